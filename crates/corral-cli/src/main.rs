@@ -1,0 +1,113 @@
+//! `corral-cli`: Corral's tools from a shell, through the same policy as the app.
+//!
+//! ```text
+//! corral-cli tools
+//! corral-cli call --root DIR [--mode MODE] [--approve] NAME [JSON]
+//! ```
+//!
+//! `call` prints the tool's result JSON and exits 0, or the standardized
+//! error object and exits 1. The input JSON is the last argument, or stdin.
+
+use clap::{Parser, Subcommand};
+use corral_tools::dispatch::{self, CallContext};
+use corral_tools::policy::{Approval, Mode};
+use corral_tools::{spec, Error, ProjectRoot};
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "corral-cli", version, about = "Corral's scoped tools from a shell")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the JSON array of tool specs.
+    Tools,
+    /// Run one tool call and print its result or error as JSON.
+    Call {
+        /// The project folder every path is confined to.
+        #[arg(long)]
+        root: PathBuf,
+        /// Permission mode: read_only, ask, auto_edit, full_auto.
+        #[arg(long, default_value = "full_auto")]
+        mode: String,
+        /// Grant approval to a call that asks for it.
+        #[arg(long)]
+        approve: bool,
+        /// The tool's name.
+        name: String,
+        /// The input JSON object (read from stdin when absent).
+        input: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help and --version are answers, not errors.
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            let message = e.render().to_string();
+            let first = message.lines().next().unwrap_or("bad arguments").trim_start_matches("error: ");
+            return fail(&Error::invalid_input(first.to_string())
+                .hint("Run `corral-cli --help` for usage.")
+                .detail("usage", "corral-cli call --root DIR [--mode MODE] [--approve] NAME [JSON]"));
+        }
+    };
+    match run(cli.command) {
+        Ok(value) => {
+            print_json(&value);
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e),
+    }
+}
+
+fn run(command: Command) -> Result<Value, Error> {
+    match command {
+        Command::Tools => serde_json::to_value(spec::specs())
+            .map_err(|e| Error::invalid_input(format!("could not encode the specs: {e}"))),
+        Command::Call { root, mode, approve, name, input } => {
+            let mode: Mode = mode.parse()?;
+            let text = match input {
+                Some(text) => text,
+                None => {
+                    let mut text = String::new();
+                    std::io::stdin().read_to_string(&mut text).map_err(|e| {
+                        Error::invalid_input(format!("could not read the input from stdin: {e}"))
+                    })?;
+                    text
+                }
+            };
+            let input: Value = serde_json::from_str(&text).map_err(|e| {
+                Error::invalid_input(format!("the input is not valid JSON: {e}"))
+                    .hint("Pass one JSON object, e.g. '{\"path\": \"src/main.rs\"}'.")
+            })?;
+            if !input.is_object() {
+                return Err(Error::invalid_input("the input must be a JSON object"));
+            }
+            let root = ProjectRoot::open(&root)?;
+            let approval = if approve { Approval::Granted } else { Approval::None };
+            dispatch::call(&root, &name, input, &CallContext::new(mode, approval))
+        }
+    }
+}
+
+fn fail(error: &Error) -> ExitCode {
+    print_json(&error.to_json());
+    ExitCode::FAILURE
+}
+
+fn print_json(value: &Value) {
+    let mut out = std::io::stdout().lock();
+    let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
+    let _ = writeln!(out, "{text}");
+}

@@ -1,0 +1,1 @@
+//! LLM provider clients. (Being built: see issue 5.)

@@ -1,0 +1,96 @@
+//! One entry point for every tool call: parse the input, decide the policy,
+//! enforce it, run the tool, return its JSON or the standardized error.
+
+use crate::error::{Error, Result};
+use crate::policy::{self, Approval, Boundaries, Decision, Mode};
+use crate::root::ProjectRoot;
+use crate::spec::{risk_of, TOOL_NAMES};
+use crate::{fs, search, shell};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+
+/// What surrounds one call: the session's mode and boundaries, whether the
+/// user approved it, and for `exec_shell` the live-output sink and cancel.
+#[derive(Default)]
+pub struct CallContext {
+    pub mode: Mode,
+    pub approval: Approval,
+    pub boundaries: Boundaries,
+    pub shell: shell::ShellRun,
+}
+
+impl CallContext {
+    /// A context with a mode and an approval, no boundaries.
+    pub fn new(mode: Mode, approval: Approval) -> Self {
+        CallContext {
+            mode,
+            approval,
+            ..CallContext::default()
+        }
+    }
+}
+
+/// Parses a tool input, mapping serde's message to `invalid_input`.
+pub fn parse<T: DeserializeOwned>(tool: &str, input: Value) -> Result<T> {
+    let input = if input.is_null() { Value::Object(Default::default()) } else { input };
+    serde_json::from_value(input).map_err(|e| {
+        Error::invalid_input(format!("invalid input for {tool}: {e}"))
+            .hint(format!("Check {tool}'s input schema."))
+            .detail("tool", tool)
+    })
+}
+
+fn unknown_tool(name: &str) -> Error {
+    Error::invalid_input(format!("there is no tool named `{name}`"))
+        .hint(format!("Use one of: {}.", TOOL_NAMES.join(", ")))
+        .detail("tool", name)
+}
+
+/// The policy decision for a proposed call, without running it.
+pub fn decide(root: &ProjectRoot, name: &str, input: &Value, ctx: &CallContext) -> Result<Decision> {
+    let risk = risk_of(name).ok_or_else(|| unknown_tool(name))?;
+    let subject = match input.get("path").and_then(Value::as_str) {
+        Some(path) => Some(root.resolve(path)?.display()),
+        None => None,
+    };
+    let shell_read_only = name == "exec_shell"
+        && parse::<shell::ExecShellInput>(name, input.clone())
+            .map(|i| shell::is_read_only(&i))
+            .unwrap_or(false);
+    Ok(policy::decide(
+        risk,
+        name,
+        subject.as_deref(),
+        shell_read_only,
+        ctx.mode,
+        &ctx.boundaries,
+    ))
+}
+
+/// Runs one tool call through the policy.
+pub fn call(root: &ProjectRoot, name: &str, input: Value, ctx: &CallContext) -> Result<Value> {
+    let decision = decide(root, name, &input, ctx)?;
+    policy::enforce(&decision, ctx.approval, name)?;
+    match name {
+        "read_file" => run(name, input, |i| fs::read_file(root, &i)),
+        "write_file" => run(name, input, |i| fs::write_file(root, &i)),
+        "edit_file" => run(name, input, |i| fs::edit_file(root, &i)),
+        "delete_file" => run(name, input, |i| fs::delete_file(root, &i)),
+        "list_directory" => run(name, input, |i| fs::list_directory(root, &i)),
+        "glob" => run(name, input, |i| search::glob(root, &i)),
+        "search_files" => run(name, input, |i| search::search_files(root, &i)),
+        "exec_shell" => run(name, input, |i| shell::exec_shell(root, &i, &ctx.shell)),
+        _ => Err(unknown_tool(name)),
+    }
+}
+
+fn run<I: DeserializeOwned, O: Serialize>(
+    name: &str,
+    input: Value,
+    tool: impl FnOnce(I) -> Result<O>,
+) -> Result<Value> {
+    let output = tool(parse(name, input)?)?;
+    serde_json::to_value(output)
+        .map_err(|e| Error::new(crate::ErrorCode::Io, format!("could not encode {name}'s result: {e}")))
+}

@@ -1,0 +1,128 @@
+//! `edit_file`: exact string replacement that keeps the file's bytes.
+//!
+//! A CRLF file stays CRLF (the model usually sends `\n`; both sides are
+//! matched with LF and written back with CRLF), a BOM stays, the trailing
+//! newline is whatever the replacement leaves.
+
+use super::{check_write_size, read_regular, write_atomic};
+use crate::error::{Error, ErrorCode, Result};
+use crate::root::ProjectRoot;
+use crate::text::{decode, is_crlf, Text};
+use serde::{Deserialize, Serialize};
+
+/// Input of `edit_file`.
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditFileInput {
+    /// File path relative to the project root.
+    pub path: String,
+    /// Exact text to replace, including whitespace and indentation. Must match once unless replace_all.
+    pub old_string: String,
+    /// The replacement text.
+    pub new_string: String,
+    /// Replace every occurrence instead of requiring exactly one (default false).
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+/// Output of `edit_file`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct EditFileOutput {
+    pub path: String,
+    pub replacements: usize,
+    /// Unified diff of the change.
+    pub diff: String,
+}
+
+/// Replaces text in a file.
+pub fn edit_file(root: &ProjectRoot, input: &EditFileInput) -> Result<EditFileOutput> {
+    let rel = root.resolve(&input.path)?;
+    let shown = rel.display();
+    if input.old_string.is_empty() {
+        return Err(Error::invalid_input("old_string is empty")
+            .hint("To create or replace a whole file, use write_file."));
+    }
+    if input.old_string == input.new_string {
+        return Err(Error::invalid_input("old_string and new_string are the same; nothing would change"));
+    }
+    check_write_size(&shown, input.new_string.len())?;
+    if rel.is_git_internal() {
+        return Err(super::git_protected(&shown));
+    }
+    let (bytes, fingerprint) = read_regular(root, &rel)?;
+    let text = decode(bytes, &shown)?;
+    let crlf = is_crlf(&text.body);
+    let (body, old, new) = if crlf {
+        (
+            text.body.replace("\r\n", "\n"),
+            input.old_string.replace("\r\n", "\n"),
+            input.new_string.replace("\r\n", "\n"),
+        )
+    } else {
+        (text.body.clone(), input.old_string.clone(), input.new_string.clone())
+    };
+
+    let starts: Vec<usize> = body.match_indices(old.as_str()).map(|(at, _)| at).collect();
+    if starts.is_empty() {
+        return Err(no_match(&shown, &body, &old));
+    }
+    if starts.len() > 1 && !input.replace_all {
+        let lines: Vec<usize> = starts.iter().map(|&at| line_of(&body, at)).collect();
+        let list = lines.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+        return Err(Error::new(
+            ErrorCode::AmbiguousMatch,
+            format!(
+                "old_string matches {} times in `{shown}` (lines {list})",
+                starts.len()
+            ),
+        )
+        .detail("path", shown)
+        .detail("lines", lines));
+    }
+    let replaced = body.replace(old.as_str(), &new);
+    let diff = similar::TextDiff::from_lines(&body, &replaced)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{shown}"), &format!("b/{shown}"))
+        .to_string();
+    let out_body = if crlf { replaced.replace('\n', "\r\n") } else { replaced };
+    let out = Text { bom: text.bom, body: out_body }.into_bytes();
+    check_write_size(&shown, out.len())?;
+    write_atomic(root, &rel, &out, Some(&fingerprint))?;
+    Ok(EditFileOutput {
+        path: shown,
+        replacements: starts.len(),
+        diff,
+    })
+}
+
+fn line_of(body: &str, at: usize) -> usize {
+    body[..at].matches('\n').count() + 1
+}
+
+/// A miss: say where the first line of `old_string`, trimmed, does appear,
+/// since the usual cause is different indentation or a stale read.
+fn no_match(shown: &str, body: &str, old: &str) -> Error {
+    let probe = old.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let similar: Vec<usize> = if probe.is_empty() {
+        Vec::new()
+    } else {
+        body.lines()
+            .enumerate()
+            .filter(|(_, line)| line.contains(probe))
+            .map(|(i, _)| i + 1)
+            .take(20)
+            .collect()
+    };
+    let mut err = Error::new(ErrorCode::NoMatch, format!("old_string was not found in `{shown}`"))
+        .detail("path", shown);
+    if !similar.is_empty() {
+        let list = similar.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+        err = err
+            .hint(format!(
+                "Its first line appears (ignoring indentation) on lines {list}; read those lines again and copy old_string exactly."
+            ))
+            .detail("similar_lines", similar);
+    }
+    err
+}

@@ -1,0 +1,257 @@
+//! The file tools, and the two primitives they share: reading a regular
+//! file beneath the root, and replacing one atomically.
+
+mod delete;
+mod edit;
+mod list;
+mod read;
+mod write;
+
+pub use delete::{delete_file, DeleteFileInput, DeleteFileOutput};
+pub use edit::{edit_file, EditFileInput, EditFileOutput};
+pub use list::{list_directory, EntryKind, ListDirectoryInput, ListDirectoryOutput, ListEntry};
+pub use read::{read_file, ReadFileInput, ReadFileOutput};
+pub use write::{write_file, WriteFileInput, WriteFileOutput};
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::root::{ProjectRoot, RelPath};
+use cap_std::fs::{Dir, Metadata, OpenOptions, OpenOptionsExt, Permissions};
+use std::io::{Read, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Largest file the tools read or edit whole.
+pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+/// Largest content `write_file` / `edit_file` accept.
+pub const MAX_WRITE_BYTES: usize = 16 * 1024 * 1024;
+
+/// What identifies one version of a file on disk, to notice a change
+/// between reading it and replacing it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Fingerprint {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    ino: u64,
+}
+
+impl Fingerprint {
+    fn of(meta: &Metadata) -> Self {
+        use cap_std::fs::MetadataExt;
+        Fingerprint {
+            len: meta.len(),
+            modified: meta.modified().ok().map(|t| t.into_std()),
+            ino: meta.ino(),
+        }
+    }
+}
+
+/// Reads a regular file beneath the root, at most `MAX_FILE_BYTES`.
+/// FIFOs and devices are refused before any read can block.
+pub(crate) fn read_regular(root: &ProjectRoot, rel: &RelPath) -> Result<(Vec<u8>, Fingerprint)> {
+    let shown = rel.display();
+    if rel.is_root() {
+        return Err(is_directory(&shown));
+    }
+    let mut options = OpenOptions::new();
+    options
+        .read(true)
+        .custom_flags((rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32);
+    let mut file = root
+        .dir()
+        .open_with(rel.as_path(), &options)
+        .map_err(|e| Error::from_io(&e, &shown))?;
+    let meta = file.metadata().map_err(|e| Error::from_io(&e, &shown))?;
+    if meta.is_dir() {
+        return Err(is_directory(&shown));
+    }
+    if !meta.is_file() {
+        return Err(Error::invalid_input(format!(
+            "`{shown}` is not a regular file (a device, socket or pipe)"
+        ))
+        .detail("path", shown));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(too_large(&shown, meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    Read::by_ref(&mut file)
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::from_io(&e, &shown))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(&shown, bytes.len() as u64));
+    }
+    Ok((bytes, Fingerprint::of(&meta)))
+}
+
+/// Replaces (or creates) `rel` with `bytes` atomically: a temp file in the
+/// same folder, fsync, rename over the target, fsync the folder. A crash
+/// leaves the old file or the new one, never a mix. The target's permissions
+/// are kept; missing parent folders are created beneath the root. With
+/// `expect`, the call fails with `stale_file` if the target changed since.
+/// Returns whether the file was created.
+pub(crate) fn write_atomic(
+    root: &ProjectRoot,
+    rel: &RelPath,
+    bytes: &[u8],
+    expect: Option<&Fingerprint>,
+) -> Result<bool> {
+    let shown = rel.display();
+    if rel.is_root() {
+        return Err(is_directory(&shown));
+    }
+    if rel.is_git_internal() {
+        return Err(git_protected(&shown));
+    }
+    let name = rel.file_name().ok_or_else(|| is_directory(&shown))?;
+    let parent = rel.parent();
+    if !parent.is_root() {
+        root.dir().create_dir_all(parent.as_path()).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                Error::new(ErrorCode::NotADirectory, format!("a parent of `{shown}` is a file"))
+                    .detail("path", shown.clone())
+            } else {
+                Error::from_io(&e, &shown)
+            }
+        })?;
+        // A symlinked parent may lead into `.git/`: check where it really is.
+        if root.canonical(&parent)?.is_git_internal() {
+            return Err(git_protected(&shown));
+        }
+    }
+    let dir = root
+        .dir()
+        .open_dir(parent.as_path())
+        .map_err(|e| Error::from_io(&e, &shown))?;
+
+    let existing = match dir.symlink_metadata(name) {
+        Ok(meta) => Some(meta),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Error::from_io(&e, &shown)),
+    };
+    let permissions: Option<Permissions> = match &existing {
+        Some(meta) if meta.is_dir() => return Err(is_directory(&shown)),
+        Some(meta) if meta.file_type().is_symlink() => {
+            // Write through a link only to where it really points, beneath
+            // the root; `canonical` fails if it leads out.
+            let target = root.canonical(rel)?;
+            return write_atomic(root, &target, bytes, expect);
+        }
+        Some(meta) => Some(meta.permissions()),
+        None => None,
+    };
+    if let (Some(expected), Some(meta)) = (expect, &existing) {
+        if &Fingerprint::of(meta) != expected {
+            return Err(stale(&shown));
+        }
+    }
+
+    let tmp = temp_name(name);
+    let result = write_temp(&dir, &tmp, bytes, permissions)
+        .and_then(|()| {
+            // Last look before the rename: did someone change the file?
+            if let Some(expected) = expect {
+                match dir.symlink_metadata(name) {
+                    Ok(meta) if &Fingerprint::of(&meta) == expected => {}
+                    _ => return Err(std::io::Error::other(StaleMarker)),
+                }
+            }
+            dir.rename(&tmp, &dir, name)
+        })
+        .map_err(|e| {
+            let _ = dir.remove_file(&tmp);
+            if e.get_ref().is_some_and(|inner| inner.is::<StaleMarker>()) {
+                stale(&shown)
+            } else {
+                Error::from_io(&e, &shown)
+            }
+        });
+    result?;
+    sync_dir(&dir);
+    Ok(existing.is_none())
+}
+
+#[derive(Debug)]
+struct StaleMarker;
+impl std::fmt::Display for StaleMarker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("file changed during the write")
+    }
+}
+impl std::error::Error for StaleMarker {}
+
+fn write_temp(
+    dir: &Dir,
+    tmp: &std::ffi::OsStr,
+    bytes: &[u8],
+    permissions: Option<Permissions>,
+) -> std::io::Result<()> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    let mut file = dir.open_with(tmp, &options)?;
+    file.write_all(bytes)?;
+    if let Some(permissions) = permissions {
+        file.set_permissions(permissions)?;
+    }
+    file.sync_all()
+}
+
+fn sync_dir(dir: &Dir) {
+    // Durability of the rename; failure here does not undo the write.
+    if let Ok(handle) = dir.try_clone() {
+        let _ = handle.into_std_file().sync_all();
+    }
+}
+
+fn temp_name(name: &std::ffi::OsStr) -> std::ffi::OsString {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let mut tmp = std::ffi::OsString::from(".");
+    tmp.push(name);
+    tmp.push(format!(".corral-{}-{n}.tmp", std::process::id()));
+    tmp
+}
+
+pub(crate) fn is_directory(shown: &str) -> Error {
+    Error::new(ErrorCode::IsDirectory, format!("`{shown}` is a folder, not a file"))
+        .detail("path", shown)
+}
+
+pub(crate) fn git_protected(shown: &str) -> Error {
+    Error::new(
+        ErrorCode::PathProtected,
+        format!("`{shown}` is inside `.git/`; git internals are never written by file tools"),
+    )
+    .hint("Use git through exec_shell to change the repository.")
+    .detail("path", shown)
+}
+
+fn too_large(shown: &str, len: u64) -> Error {
+    Error::new(
+        ErrorCode::TooLarge,
+        format!("`{shown}` is {len} bytes; the limit is {MAX_FILE_BYTES}"),
+    )
+    .detail("path", shown)
+    .detail("bytes", len)
+}
+
+fn stale(shown: &str) -> Error {
+    Error::new(
+        ErrorCode::StaleFile,
+        format!("`{shown}` changed on disk while it was being edited"),
+    )
+    .detail("path", shown)
+}
+
+/// Checks that content to write is within `MAX_WRITE_BYTES`.
+pub(crate) fn check_write_size(shown: &str, len: usize) -> Result<()> {
+    if len > MAX_WRITE_BYTES {
+        return Err(Error::new(
+            ErrorCode::TooLarge,
+            format!("the content for `{shown}` is {len} bytes; the limit is {MAX_WRITE_BYTES}"),
+        )
+        .hint("Write the file in smaller pieces, or generate it with a build step.")
+        .detail("path", shown)
+        .detail("bytes", len));
+    }
+    Ok(())
+}

@@ -1,0 +1,37 @@
+//! Corral's scoped tool layer.
+//!
+//! Everything the agent may do to the machine goes through this crate: a
+//! [`ProjectRoot`] handle that keeps every path beneath the project folder,
+//! the file tools, search, the allowlisted shell, the approval [`policy`],
+//! and one standardized [`Error`]. It knows nothing of Tauri; the app and
+//! `corral-cli` are thin adapters over [`dispatch::call`].
+//!
+//! ```
+//! use corral_tools::{dispatch, policy::{Approval, Mode}, ProjectRoot};
+//! use serde_json::json;
+//!
+//! let dir = tempfile::tempdir()?;
+//! let root = ProjectRoot::open(dir.path())?;
+//! let ctx = dispatch::CallContext::new(Mode::FullAuto, Approval::None);
+//! dispatch::call(&root, "write_file", json!({"path": "src/hi.txt", "content": "hi\n"}), &ctx)?;
+//! let out = dispatch::call(&root, "read_file", json!({"path": "src/hi.txt"}), &ctx)?;
+//! assert_eq!(out["content"], "hi\n");
+//!
+//! // Nothing outside the folder:
+//! let err = dispatch::call(&root, "read_file", json!({"path": "../x"}), &ctx).unwrap_err();
+//! assert_eq!(err.code.as_str(), "path_outside_root");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod dispatch;
+pub mod error;
+pub mod fs;
+pub mod policy;
+pub mod root;
+pub mod search;
+pub mod shell;
+pub mod spec;
+mod text;
+
+pub use error::{Error, ErrorCode, Result};
+pub use root::{ProjectRoot, RelPath};

@@ -1,0 +1,245 @@
+//! The approval policy: may this call run, must the user be asked, or is it
+//! refused? Computed here, for every caller; the UI only asks the user, and
+//! the LLM never grants anything.
+//!
+//! Hard rules (root confinement, `.git/`, the shell allowlist) are enforced
+//! by the tools themselves and hold whatever this module decides.
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::spec::Risk;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// How much the session lets the agent do without asking.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Reads only: writes and shell are denied.
+    ReadOnly,
+    /// Writes and shell ask (the default).
+    #[default]
+    Ask,
+    /// Writes run; shell asks unless read-only.
+    AutoEdit,
+    /// Everything runs, within the hard rules.
+    FullAuto,
+}
+
+impl std::str::FromStr for Mode {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Mode> {
+        serde_json::from_value(Value::String(s.to_string())).map_err(|_| {
+            Error::invalid_input(format!("unknown mode `{s}`"))
+                .hint("Use one of read_only, ask, auto_edit, full_auto.")
+                .detail("mode", s)
+        })
+    }
+}
+
+/// The decision for one call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum Decision {
+    Allow,
+    Ask { reason: String },
+    Deny { reason: String },
+}
+
+/// Whether the user approved this call (the UI after asking, or
+/// `corral-cli --approve`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Approval {
+    #[default]
+    None,
+    Granted,
+}
+
+/// Optional per-project boundaries set by the user (never by the project's
+/// own files, which the agent could edit): a read-only reviewer has
+/// `writable: Some(vec![])`, a tests-only agent `writable: Some(vec!["tests"])`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Boundaries {
+    /// If set, writes are allowed only beneath these paths.
+    #[serde(default)]
+    pub writable: Option<Vec<String>>,
+    /// Paths no tool may touch.
+    #[serde(default)]
+    pub blocked: Vec<String>,
+}
+
+/// Decides one call. `subject_path` is the normalized path the call works
+/// on (if any); `shell_read_only` says whether a shell call is on the
+/// read-only table.
+pub fn decide(
+    risk: Risk,
+    tool: &str,
+    subject_path: Option<&str>,
+    shell_read_only: bool,
+    mode: Mode,
+    boundaries: &Boundaries,
+) -> Decision {
+    if let Some(path) = subject_path {
+        if let Some(blocked) = boundaries.blocked.iter().find(|b| beneath(path, b)) {
+            return Decision::Deny {
+                reason: format!("`{path}` is inside the blocked path `{blocked}`"),
+            };
+        }
+        if risk == Risk::Write {
+            if let Some(writable) = &boundaries.writable {
+                if !writable.iter().any(|w| beneath(path, w)) {
+                    return Decision::Deny {
+                        reason: format!("`{path}` is outside this session's writable paths"),
+                    };
+                }
+            }
+        }
+    }
+    let secret = subject_path.is_some_and(is_secret_like);
+    match (risk, mode) {
+        (Risk::Read, Mode::ReadOnly) if secret => Decision::Deny {
+            reason: format!("`{}` looks like a secret", subject_path.unwrap_or_default()),
+        },
+        (Risk::Read, _) if secret => Decision::Ask {
+            reason: format!("{tool} reads `{}`, which looks like a secret", subject_path.unwrap_or_default()),
+        },
+        (Risk::Read, _) => Decision::Allow,
+        (Risk::Write | Risk::Shell, Mode::ReadOnly) => Decision::Deny {
+            reason: format!("{tool} is not allowed in read-only mode"),
+        },
+        (Risk::Write, _) if secret => Decision::Ask {
+            reason: format!("{tool} changes `{}`, which looks like a secret", subject_path.unwrap_or_default()),
+        },
+        (Risk::Write, Mode::Ask) => Decision::Ask {
+            reason: format!("{tool} changes `{}`", subject_path.unwrap_or("a file")),
+        },
+        (Risk::Write, Mode::AutoEdit | Mode::FullAuto) => Decision::Allow,
+        (Risk::Shell, Mode::FullAuto) => Decision::Allow,
+        (Risk::Shell, Mode::Ask | Mode::AutoEdit) if shell_read_only => Decision::Allow,
+        (Risk::Shell, Mode::Ask | Mode::AutoEdit) => Decision::Ask {
+            reason: "running a command".to_string(),
+        },
+    }
+}
+
+/// Turns a decision and the approval into run-or-error.
+pub fn enforce(decision: &Decision, approval: Approval, tool: &str) -> Result<()> {
+    match (decision, approval) {
+        (Decision::Allow, _) | (Decision::Ask { .. }, Approval::Granted) => Ok(()),
+        (Decision::Ask { reason }, Approval::None) => Err(Error::new(
+            ErrorCode::ApprovalRequired,
+            format!("{tool} needs the user's approval: {reason}"),
+        )
+        .detail("tool", tool)
+        .detail("reason", reason.as_str())),
+        (Decision::Deny { reason }, _) => Err(Error::new(
+            ErrorCode::Denied,
+            format!("{tool} was refused: {reason}"),
+        )
+        .detail("tool", tool)
+        .detail("reason", reason.as_str())),
+    }
+}
+
+/// Whether `path` is `base` or beneath it (component-wise).
+fn beneath(path: &str, base: &str) -> bool {
+    let base = base.trim_matches('/');
+    base.is_empty() || base == "." || path == base || path.starts_with(&format!("{base}/"))
+}
+
+/// Secret-like names: `.env*`, `*.pem`, `*.key`, SSH keys, and names with
+/// the word secret, token, credential or private_key (as a word, so
+/// `tokenizer.rs` is not a secret but `api-token.txt` is).
+pub fn is_secret_like(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    if name.starts_with(".env")
+        || name.ends_with(".pem")
+        || name.ends_with(".key")
+        || ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"].iter().any(|k| name.starts_with(k))
+    {
+        return true;
+    }
+    if name.contains("private_key") || name.contains("private-key") {
+        return true;
+    }
+    name.split(|c: char| !c.is_ascii_alphanumeric()).any(|word| {
+        let word = word.strip_suffix('s').unwrap_or(word);
+        matches!(word, "secret" | "token" | "credential")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(risk: Risk, path: Option<&str>, ro: bool, mode: Mode) -> Decision {
+        decide(risk, "tool", path, ro, mode, &Boundaries::default())
+    }
+    fn kind(d: &Decision) -> &'static str {
+        match d {
+            Decision::Allow => "allow",
+            Decision::Ask { .. } => "ask",
+            Decision::Deny { .. } => "deny",
+        }
+    }
+
+    #[test]
+    fn decision_table() {
+        use Mode::*;
+        use Risk::*;
+        // (risk, path, shell read-only, mode, expected)
+        let rows: &[(Risk, Option<&str>, bool, Mode, &str)] = &[
+            (Read, Some("src/a.rs"), false, ReadOnly, "allow"),
+            (Read, Some("src/a.rs"), false, Ask, "allow"),
+            (Read, Some(".env"), false, ReadOnly, "deny"),
+            (Read, Some(".env.local"), false, Ask, "ask"),
+            (Read, Some("certs/server.pem"), false, FullAuto, "ask"),
+            (Write, Some("src/a.rs"), false, ReadOnly, "deny"),
+            (Write, Some("src/a.rs"), false, Ask, "ask"),
+            (Write, Some("src/a.rs"), false, AutoEdit, "allow"),
+            (Write, Some("src/a.rs"), false, FullAuto, "allow"),
+            (Write, Some("config/secrets.yaml"), false, FullAuto, "ask"),
+            (Write, Some("id_rsa.pub"), false, AutoEdit, "ask"),
+            (Shell, None, true, ReadOnly, "deny"),
+            (Shell, None, false, Ask, "ask"),
+            (Shell, None, true, Ask, "allow"),
+            (Shell, None, false, AutoEdit, "ask"),
+            (Shell, None, true, AutoEdit, "allow"),
+            (Shell, None, false, FullAuto, "allow"),
+        ];
+        for (risk, path, ro, mode, want) in rows {
+            let got = d(*risk, *path, *ro, *mode);
+            assert_eq!(kind(&got), *want, "{risk:?} {path:?} ro={ro} {mode:?}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn secret_names_match_words_not_substrings() {
+        for yes in [".env", "a/.env.prod", "key.pem", "tls.key", "id_ed25519", "api-token.txt",
+            "client_secret.json", "credentials", "my_private_key.txt", "tokens.json"] {
+            assert!(is_secret_like(yes), "{yes}");
+        }
+        for no in ["src/tokenizer.rs", "environment.md", "keyboard.ts", "secretary.txt", "README.md"] {
+            assert!(!is_secret_like(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn boundaries_block_and_limit_writes() {
+        let b = Boundaries { writable: Some(vec!["tests".into()]), blocked: vec!["vendor".into()] };
+        let run = |risk, path| kind(&decide(risk, "t", Some(path), false, Mode::FullAuto, &b));
+        assert_eq!(run(Risk::Write, "tests/a.rs"), "allow");
+        assert_eq!(run(Risk::Write, "src/a.rs"), "deny");
+        assert_eq!(run(Risk::Write, "testsuite/a.rs"), "deny");
+        assert_eq!(run(Risk::Read, "vendor/x.c"), "deny");
+        assert_eq!(run(Risk::Read, "src/a.rs"), "allow");
+    }
+
+    #[test]
+    fn enforce_needs_approval_for_ask() {
+        let ask = Decision::Ask { reason: "r".into() };
+        assert_eq!(enforce(&ask, Approval::None, "write_file").unwrap_err().code, ErrorCode::ApprovalRequired);
+        assert!(enforce(&ask, Approval::Granted, "write_file").is_ok());
+        let deny = Decision::Deny { reason: "r".into() };
+        assert_eq!(enforce(&deny, Approval::Granted, "write_file").unwrap_err().code, ErrorCode::Denied);
+    }
+}

@@ -1,0 +1,6 @@
+import { defineConfig } from "vite";
+
+export default defineConfig({
+  base: "./",
+  build: { outDir: "dist", emptyOutDir: true, target: "es2022" },
+});
