@@ -18,7 +18,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "corral-cli", version, about = "Corral's scoped tools from a shell")]
+#[command(
+    name = "corral-cli",
+    version,
+    about = "Corral's scoped tools from a shell"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -56,10 +60,19 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             let message = e.render().to_string();
-            let first = message.lines().next().unwrap_or("bad arguments").trim_start_matches("error: ");
-            return fail(&Error::invalid_input(first.to_string())
-                .hint("Run `corral-cli --help` for usage.")
-                .detail("usage", "corral-cli call --root DIR [--mode MODE] [--approve] NAME [JSON]"));
+            let first = message
+                .lines()
+                .next()
+                .unwrap_or("bad arguments")
+                .trim_start_matches("error: ");
+            return fail(
+                &Error::invalid_input(first.to_string())
+                    .hint("Run `corral-cli --help` for usage.")
+                    .detail(
+                        "usage",
+                        "corral-cli call --root DIR [--mode MODE] [--approve] NAME [JSON]",
+                    ),
+            );
         }
     };
     match run(cli.command) {
@@ -75,7 +88,13 @@ fn run(command: Command) -> Result<Value, Error> {
     match command {
         Command::Tools => serde_json::to_value(spec::specs())
             .map_err(|e| Error::invalid_input(format!("could not encode the specs: {e}"))),
-        Command::Call { root, mode, approve, name, input } => {
+        Command::Call {
+            root,
+            mode,
+            approve,
+            name,
+            input,
+        } => {
             let mode: Mode = mode.parse()?;
             let text = match input {
                 Some(text) => text,
@@ -95,7 +114,11 @@ fn run(command: Command) -> Result<Value, Error> {
                 return Err(Error::invalid_input("the input must be a JSON object"));
             }
             let root = ProjectRoot::open(&root)?;
-            let approval = if approve { Approval::Granted } else { Approval::None };
+            let approval = if approve {
+                Approval::Granted
+            } else {
+                Approval::None
+            };
             dispatch::call(&root, &name, input, &CallContext::new(mode, approval))
         }
     }

@@ -33,7 +33,11 @@ impl CallContext {
 
 /// Parses a tool input, mapping serde's message to `invalid_input`.
 pub fn parse<T: DeserializeOwned>(tool: &str, input: Value) -> Result<T> {
-    let input = if input.is_null() { Value::Object(Default::default()) } else { input };
+    let input = if input.is_null() {
+        Value::Object(Default::default())
+    } else {
+        input
+    };
     serde_json::from_value(input).map_err(|e| {
         Error::invalid_input(format!("invalid input for {tool}: {e}"))
             .hint(format!("Check {tool}'s input schema."))
@@ -48,7 +52,12 @@ fn unknown_tool(name: &str) -> Error {
 }
 
 /// The policy decision for a proposed call, without running it.
-pub fn decide(root: &ProjectRoot, name: &str, input: &Value, ctx: &CallContext) -> Result<Decision> {
+pub fn decide(
+    root: &ProjectRoot,
+    name: &str,
+    input: &Value,
+    ctx: &CallContext,
+) -> Result<Decision> {
     let risk = risk_of(name).ok_or_else(|| unknown_tool(name))?;
     let subject = match input.get("path").and_then(Value::as_str) {
         Some(path) => Some(root.resolve(path)?.display()),
@@ -91,6 +100,10 @@ fn run<I: DeserializeOwned, O: Serialize>(
     tool: impl FnOnce(I) -> Result<O>,
 ) -> Result<Value> {
     let output = tool(parse(name, input)?)?;
-    serde_json::to_value(output)
-        .map_err(|e| Error::new(crate::ErrorCode::Io, format!("could not encode {name}'s result: {e}")))
+    serde_json::to_value(output).map_err(|e| {
+        Error::new(
+            crate::ErrorCode::Io,
+            format!("could not encode {name}'s result: {e}"),
+        )
+    })
 }

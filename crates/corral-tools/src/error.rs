@@ -215,13 +215,18 @@ impl Error {
             ),
             _ if err.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => (
                 ErrorCode::InvalidInput,
-                format!("`{path}` goes through a symlink loop or a symlink the tool does not follow"),
+                format!(
+                    "`{path}` goes through a symlink loop or a symlink the tool does not follow"
+                ),
             ),
             K::PermissionDenied => (
                 ErrorCode::PermissionDenied,
                 format!("the system refused access to `{path}`"),
             ),
-            K::StorageFull => (ErrorCode::Io, format!("the disk is full while writing `{path}`")),
+            K::StorageFull => (
+                ErrorCode::Io,
+                format!("the disk is full while writing `{path}`"),
+            ),
             _ => (ErrorCode::Io, format!("`{path}`: {err}")),
         };
         Error::new(code, message).detail("path", path)
@@ -240,7 +245,9 @@ impl Error {
 /// root, an absolute symlink, a symlink pointing out) with this message.
 fn is_escape(err: &std::io::Error) -> bool {
     err.raw_os_error() == Some(rustix::io::Errno::XDEV.raw_os_error())
-        || err.to_string().contains("a path led outside of the filesystem")
+        || err
+            .to_string()
+            .contains("a path led outside of the filesystem")
 }
 
 fn default_hint(code: ErrorCode) -> &'static str {
@@ -252,17 +259,23 @@ fn default_hint(code: ErrorCode) -> &'static str {
         ErrorCode::IsDirectory => "Give the path of a file, or use list_directory for folders.",
         ErrorCode::NotADirectory => "Give the path of a folder.",
         ErrorCode::NotText => "Only UTF-8 text files can be read or edited.",
-        ErrorCode::TooLarge => "Read a smaller range, or use search_files to find the part you need.",
+        ErrorCode::TooLarge => {
+            "Read a smaller range, or use search_files to find the part you need."
+        }
         ErrorCode::PathOutsideRoot => "Use a path inside the project, relative to its root.",
         ErrorCode::PathProtected => "This path may not be changed by the file tools.",
         ErrorCode::ApprovalRequired => "Ask the user to approve this call.",
         ErrorCode::Denied => "Do not retry the same call; choose another approach or ask the user.",
         ErrorCode::PermissionDenied => "Check the file's permissions.",
-        ErrorCode::NoMatch => "Read the file again and copy old_string exactly, including whitespace.",
+        ErrorCode::NoMatch => {
+            "Read the file again and copy old_string exactly, including whitespace."
+        }
         ErrorCode::AmbiguousMatch => {
             "Add surrounding lines to old_string so it matches once, or set replace_all."
         }
-        ErrorCode::StaleFile => "The file changed while the tool worked on it; read it again and retry.",
+        ErrorCode::StaleFile => {
+            "The file changed while the tool worked on it; read it again and retry."
+        }
         ErrorCode::InvalidRegex => "Fix the pattern, or set regex to false to search literally.",
         ErrorCode::CommandNotAllowed => "Use one of the allowlisted programs.",
         ErrorCode::ArgumentNotAllowed => "Remove or change the named argument.",
@@ -271,7 +284,9 @@ fn default_hint(code: ErrorCode) -> &'static str {
         ErrorCode::Io => "Try again; if it persists, check the disk and the file.",
         ErrorCode::LlmAuth => "Check the API key in Settings.",
         ErrorCode::LlmRateLimited => "Wait a moment and retry.",
-        ErrorCode::LlmUnavailable => "Check the provider's base URL and your connection, then retry.",
+        ErrorCode::LlmUnavailable => {
+            "Check the provider's base URL and your connection, then retry."
+        }
         ErrorCode::LlmBadResponse => "Retry; if it persists, try another model or provider.",
     }
 }

@@ -100,14 +100,20 @@ pub fn decide(
             reason: format!("`{}` looks like a secret", subject_path.unwrap_or_default()),
         },
         (Risk::Read, _) if secret => Decision::Ask {
-            reason: format!("{tool} reads `{}`, which looks like a secret", subject_path.unwrap_or_default()),
+            reason: format!(
+                "{tool} reads `{}`, which looks like a secret",
+                subject_path.unwrap_or_default()
+            ),
         },
         (Risk::Read, _) => Decision::Allow,
         (Risk::Write | Risk::Shell, Mode::ReadOnly) => Decision::Deny {
             reason: format!("{tool} is not allowed in read-only mode"),
         },
         (Risk::Write, _) if secret => Decision::Ask {
-            reason: format!("{tool} changes `{}`, which looks like a secret", subject_path.unwrap_or_default()),
+            reason: format!(
+                "{tool} changes `{}`, which looks like a secret",
+                subject_path.unwrap_or_default()
+            ),
         },
         (Risk::Write, Mode::Ask) => Decision::Ask {
             reason: format!("{tool} changes `{}`", subject_path.unwrap_or("a file")),
@@ -154,17 +160,20 @@ pub fn is_secret_like(path: &str) -> bool {
     if name.starts_with(".env")
         || name.ends_with(".pem")
         || name.ends_with(".key")
-        || ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"].iter().any(|k| name.starts_with(k))
+        || ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"]
+            .iter()
+            .any(|k| name.starts_with(k))
     {
         return true;
     }
     if name.contains("private_key") || name.contains("private-key") {
         return true;
     }
-    name.split(|c: char| !c.is_ascii_alphanumeric()).any(|word| {
-        let word = word.strip_suffix('s').unwrap_or(word);
-        matches!(word, "secret" | "token" | "credential")
-    })
+    name.split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|word| {
+            let word = word.strip_suffix('s').unwrap_or(word);
+            matches!(word, "secret" | "token" | "credential")
+        })
 }
 
 #[cfg(test)]
@@ -208,24 +217,47 @@ mod tests {
         ];
         for (risk, path, ro, mode, want) in rows {
             let got = d(*risk, *path, *ro, *mode);
-            assert_eq!(kind(&got), *want, "{risk:?} {path:?} ro={ro} {mode:?}: {got:?}");
+            assert_eq!(
+                kind(&got),
+                *want,
+                "{risk:?} {path:?} ro={ro} {mode:?}: {got:?}"
+            );
         }
     }
 
     #[test]
     fn secret_names_match_words_not_substrings() {
-        for yes in [".env", "a/.env.prod", "key.pem", "tls.key", "id_ed25519", "api-token.txt",
-            "client_secret.json", "credentials", "my_private_key.txt", "tokens.json"] {
+        for yes in [
+            ".env",
+            "a/.env.prod",
+            "key.pem",
+            "tls.key",
+            "id_ed25519",
+            "api-token.txt",
+            "client_secret.json",
+            "credentials",
+            "my_private_key.txt",
+            "tokens.json",
+        ] {
             assert!(is_secret_like(yes), "{yes}");
         }
-        for no in ["src/tokenizer.rs", "environment.md", "keyboard.ts", "secretary.txt", "README.md"] {
+        for no in [
+            "src/tokenizer.rs",
+            "environment.md",
+            "keyboard.ts",
+            "secretary.txt",
+            "README.md",
+        ] {
             assert!(!is_secret_like(no), "{no}");
         }
     }
 
     #[test]
     fn boundaries_block_and_limit_writes() {
-        let b = Boundaries { writable: Some(vec!["tests".into()]), blocked: vec!["vendor".into()] };
+        let b = Boundaries {
+            writable: Some(vec!["tests".into()]),
+            blocked: vec!["vendor".into()],
+        };
         let run = |risk, path| kind(&decide(risk, "t", Some(path), false, Mode::FullAuto, &b));
         assert_eq!(run(Risk::Write, "tests/a.rs"), "allow");
         assert_eq!(run(Risk::Write, "src/a.rs"), "deny");
@@ -237,9 +269,19 @@ mod tests {
     #[test]
     fn enforce_needs_approval_for_ask() {
         let ask = Decision::Ask { reason: "r".into() };
-        assert_eq!(enforce(&ask, Approval::None, "write_file").unwrap_err().code, ErrorCode::ApprovalRequired);
+        assert_eq!(
+            enforce(&ask, Approval::None, "write_file")
+                .unwrap_err()
+                .code,
+            ErrorCode::ApprovalRequired
+        );
         assert!(enforce(&ask, Approval::Granted, "write_file").is_ok());
         let deny = Decision::Deny { reason: "r".into() };
-        assert_eq!(enforce(&deny, Approval::Granted, "write_file").unwrap_err().code, ErrorCode::Denied);
+        assert_eq!(
+            enforce(&deny, Approval::Granted, "write_file")
+                .unwrap_err()
+                .code,
+            ErrorCode::Denied
+        );
     }
 }

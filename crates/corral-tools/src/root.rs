@@ -172,7 +172,10 @@ impl ProjectRoot {
         if input.len() > MAX_PATH_BYTES {
             return Err(Error::new(
                 ErrorCode::TooLarge,
-                format!("the path is {} bytes long; the limit is {MAX_PATH_BYTES}", input.len()),
+                format!(
+                    "the path is {} bytes long; the limit is {MAX_PATH_BYTES}",
+                    input.len()
+                ),
             ));
         }
         let unified = input.replace('\\', "/");

@@ -57,29 +57,43 @@ fn schema<T: schemars::JsonSchema>() -> Value {
 
 fn description(name: &str) -> &'static str {
     match name {
-        "read_file" => "Read a UTF-8 text file in the project. Returns the lines with their original \
+        "read_file" => {
+            "Read a UTF-8 text file in the project. Returns the lines with their original \
             line endings. Large files come in windows of at most 2000 lines or 256 KiB: when \
             `truncated` is true, call again with the start_line the hint names. Binary files fail \
-            with not_text. Read a file before editing it.",
-        "write_file" => "Create a file or replace its whole content, atomically. Missing parent \
+            with not_text. Read a file before editing it."
+        }
+        "write_file" => {
+            "Create a file or replace its whole content, atomically. Missing parent \
             folders are created. Prefer edit_file for changes to an existing file. Paths are \
-            relative to the project root; files under .git/ cannot be written.",
-        "edit_file" => "Replace an exact string in a text file. old_string must match exactly once \
+            relative to the project root; files under .git/ cannot be written."
+        }
+        "edit_file" => {
+            "Replace an exact string in a text file. old_string must match exactly once \
             (copy it from read_file output, including indentation), unless replace_all is true. \
             Line endings, BOM and trailing newline are kept. Returns a unified diff. A miss fails \
-            with no_match, several matches with ambiguous_match listing their lines.",
+            with no_match, several matches with ambiguous_match listing their lines."
+        }
         "delete_file" => "Delete one file (not a folder) in the project.",
-        "list_directory" => "List a folder's entries (files, folders, symlinks with sizes), \
-            depth 1 to 5. Skips .git/; lists node_modules/ and target/ without descending.",
-        "glob" => "Find files whose path matches a glob pattern such as `src/**/*.rs`, newest \
-            first. Respects .gitignore.",
-        "search_files" => "Search file contents with a regular expression (or a literal string \
+        "list_directory" => {
+            "List a folder's entries (files, folders, symlinks with sizes), \
+            depth 1 to 5. Skips .git/; lists node_modules/ and target/ without descending."
+        }
+        "glob" => {
+            "Find files whose path matches a glob pattern such as `src/**/*.rs`, newest \
+            first. Respects .gitignore."
+        }
+        "search_files" => {
+            "Search file contents with a regular expression (or a literal string \
             with regex=false), like ripgrep. Respects .gitignore, skips binary and hidden files. \
-            Returns matches as {path, line, column, text}; narrow with glob or path.",
-        "exec_shell" => "Run one allowlisted program (git cargo npm yarn pnpm node bun ls find grep \
+            Returns matches as {path, line, column, text}; narrow with glob or path."
+        }
+        "exec_shell" => {
+            "Run one allowlisted program (git cargo npm yarn pnpm node bun ls find grep \
             mkdir rm mv cp touch) with an argument list, in the project root, without a shell: \
             no pipes, redirections or globs. Returns stdout, stderr, exit_code; long output keeps \
-            its head and tail. Default timeout 30 s, max 600 s.",
+            its head and tail. Default timeout 30 s, max 600 s."
+        }
         _ => "",
     }
 }
@@ -102,7 +116,10 @@ pub fn specs() -> Vec<ToolSpec> {
             };
             ToolSpec {
                 name: name.to_string(),
-                description: description(name).split_whitespace().collect::<Vec<_>>().join(" "),
+                description: description(name)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" "),
                 input_schema,
                 risk: risk_of(name).unwrap_or(Risk::Shell),
             }

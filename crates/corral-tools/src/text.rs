@@ -50,7 +50,11 @@ pub(crate) fn decode(bytes: Vec<u8>, path: &str) -> Result<Text> {
 }
 
 fn not_text(path: &str, why: &str) -> Error {
-    Error::new(ErrorCode::NotText, format!("`{path}` is not a text file: {why}")).detail("path", path)
+    Error::new(
+        ErrorCode::NotText,
+        format!("`{path}` is not a text file: {why}"),
+    )
+    .detail("path", path)
 }
 
 /// True when every line break is CRLF (and there is at least one).
@@ -89,7 +93,10 @@ mod tests {
 
     #[test]
     fn refuses_binary_and_bad_utf8() {
-        assert_eq!(decode(b"a\0b".to_vec(), "a").unwrap_err().code, ErrorCode::NotText);
+        assert_eq!(
+            decode(b"a\0b".to_vec(), "a").unwrap_err().code,
+            ErrorCode::NotText
+        );
         let err = decode(b"ok\xFF".to_vec(), "a").unwrap_err();
         assert_eq!(err.code, ErrorCode::NotText);
         assert_eq!(err.details["byte"], 2);
@@ -104,7 +111,10 @@ mod tests {
 
     #[test]
     fn cuts_long_lines_with_marker_and_keeps_ending() {
-        assert_eq!(cut_line("abcdef\n", 3), "abc… [line cut: 3 more characters]\n");
+        assert_eq!(
+            cut_line("abcdef\n", 3),
+            "abc… [line cut: 3 more characters]\n"
+        );
         assert_eq!(cut_line("abc\n", 3), "abc\n");
     }
 }

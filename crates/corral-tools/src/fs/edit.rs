@@ -43,7 +43,9 @@ pub fn edit_file(root: &ProjectRoot, input: &EditFileInput) -> Result<EditFileOu
             .hint("To create or replace a whole file, use write_file."));
     }
     if input.old_string == input.new_string {
-        return Err(Error::invalid_input("old_string and new_string are the same; nothing would change"));
+        return Err(Error::invalid_input(
+            "old_string and new_string are the same; nothing would change",
+        ));
     }
     check_write_size(&shown, input.new_string.len())?;
     if rel.is_git_internal() {
@@ -59,7 +61,11 @@ pub fn edit_file(root: &ProjectRoot, input: &EditFileInput) -> Result<EditFileOu
             input.new_string.replace("\r\n", "\n"),
         )
     } else {
-        (text.body.clone(), input.old_string.clone(), input.new_string.clone())
+        (
+            text.body.clone(),
+            input.old_string.clone(),
+            input.new_string.clone(),
+        )
     };
 
     let starts: Vec<usize> = body.match_indices(old.as_str()).map(|(at, _)| at).collect();
@@ -68,7 +74,11 @@ pub fn edit_file(root: &ProjectRoot, input: &EditFileInput) -> Result<EditFileOu
     }
     if starts.len() > 1 && !input.replace_all {
         let lines: Vec<usize> = starts.iter().map(|&at| line_of(&body, at)).collect();
-        let list = lines.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+        let list = lines
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
         return Err(Error::new(
             ErrorCode::AmbiguousMatch,
             format!(
@@ -85,8 +95,16 @@ pub fn edit_file(root: &ProjectRoot, input: &EditFileInput) -> Result<EditFileOu
         .context_radius(3)
         .header(&format!("a/{shown}"), &format!("b/{shown}"))
         .to_string();
-    let out_body = if crlf { replaced.replace('\n', "\r\n") } else { replaced };
-    let out = Text { bom: text.bom, body: out_body }.into_bytes();
+    let out_body = if crlf {
+        replaced.replace('\n', "\r\n")
+    } else {
+        replaced
+    };
+    let out = Text {
+        bom: text.bom,
+        body: out_body,
+    }
+    .into_bytes();
     check_write_size(&shown, out.len())?;
     write_atomic(root, &rel, &out, Some(&fingerprint))?;
     Ok(EditFileOutput {
@@ -103,7 +121,11 @@ fn line_of(body: &str, at: usize) -> usize {
 /// A miss: say where the first line of `old_string`, trimmed, does appear,
 /// since the usual cause is different indentation or a stale read.
 fn no_match(shown: &str, body: &str, old: &str) -> Error {
-    let probe = old.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let probe = old
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
     let similar: Vec<usize> = if probe.is_empty() {
         Vec::new()
     } else {
@@ -114,10 +136,17 @@ fn no_match(shown: &str, body: &str, old: &str) -> Error {
             .take(20)
             .collect()
     };
-    let mut err = Error::new(ErrorCode::NoMatch, format!("old_string was not found in `{shown}`"))
-        .detail("path", shown);
+    let mut err = Error::new(
+        ErrorCode::NoMatch,
+        format!("old_string was not found in `{shown}`"),
+    )
+    .detail("path", shown);
     if !similar.is_empty() {
-        let list = similar.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+        let list = similar
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
         err = err
             .hint(format!(
                 "Its first line appears (ignoring indentation) on lines {list}; read those lines again and copy old_string exactly."

@@ -51,10 +51,16 @@ pub struct ListDirectoryOutput {
 
 /// Lists a folder, depth-first, sorted by name. Skips `.git/`; lists
 /// `node_modules/` and `target/` without descending into them.
-pub fn list_directory(root: &ProjectRoot, input: &ListDirectoryInput) -> Result<ListDirectoryOutput> {
+pub fn list_directory(
+    root: &ProjectRoot,
+    input: &ListDirectoryInput,
+) -> Result<ListDirectoryOutput> {
     let depth = input.depth.unwrap_or(1);
     if !(1..=5).contains(&depth) {
-        return Err(Error::invalid_input(format!("depth must be 1 to 5, not {depth}")).detail("depth", depth));
+        return Err(
+            Error::invalid_input(format!("depth must be 1 to 5, not {depth}"))
+                .detail("depth", depth),
+        );
     }
     let rel = root.resolve(input.path.as_deref().unwrap_or("."))?;
     let shown = rel.display();
@@ -63,9 +69,12 @@ pub fn list_directory(root: &ProjectRoot, input: &ListDirectoryInput) -> Result<
         .metadata(rel.as_path())
         .map_err(|e| Error::from_io(&e, &shown))?;
     if !meta.is_dir() {
-        return Err(Error::new(ErrorCode::NotADirectory, format!("`{shown}` is a file, not a folder"))
-            .hint("Use read_file for files.")
-            .detail("path", shown));
+        return Err(Error::new(
+            ErrorCode::NotADirectory,
+            format!("`{shown}` is a file, not a folder"),
+        )
+        .hint("Use read_file for files.")
+        .detail("path", shown));
     }
     let mut out = ListDirectoryOutput {
         path: shown,
@@ -94,7 +103,9 @@ fn walk(root: &ProjectRoot, rel: &RelPath, depth: u8, out: &mut ListDirectoryOut
             return Ok(());
         }
         let child = rel.join(&name);
-        let Ok(file_type) = entry.file_type() else { continue };
+        let Ok(file_type) = entry.file_type() else {
+            continue;
+        };
         let (kind, size) = if file_type.is_symlink() {
             (EntryKind::Symlink, None)
         } else if file_type.is_dir() {
@@ -107,9 +118,8 @@ fn walk(root: &ProjectRoot, rel: &RelPath, depth: u8, out: &mut ListDirectoryOut
             kind,
             size,
         });
-        let descend = kind == EntryKind::Dir
-            && depth > 1
-            && !NOT_DESCENDED.iter().any(|skip| name == *skip);
+        let descend =
+            kind == EntryKind::Dir && depth > 1 && !NOT_DESCENDED.iter().any(|skip| name == *skip);
         if descend {
             walk(root, &child, depth - 1, out)?;
         }

@@ -105,15 +105,20 @@ pub(crate) fn write_atomic(
     let name = rel.file_name().ok_or_else(|| is_directory(&shown))?;
     let parent = rel.parent();
     if !parent.is_root() {
+        // Where the parent really is, before anything is created: a
+        // symlinked ancestor may lead out of the root or into `.git/`.
+        check_existing_ancestor(root, &parent, &shown)?;
         root.dir().create_dir_all(parent.as_path()).map_err(|e| {
             if e.kind() == std::io::ErrorKind::AlreadyExists {
-                Error::new(ErrorCode::NotADirectory, format!("a parent of `{shown}` is a file"))
-                    .detail("path", shown.clone())
+                Error::new(
+                    ErrorCode::NotADirectory,
+                    format!("a parent of `{shown}` is a file"),
+                )
+                .detail("path", shown.clone())
             } else {
                 Error::from_io(&e, &shown)
             }
         })?;
-        // A symlinked parent may lead into `.git/`: check where it really is.
         if root.canonical(&parent)?.is_git_internal() {
             return Err(git_protected(&shown));
         }
@@ -170,6 +175,20 @@ pub(crate) fn write_atomic(
     Ok(existing.is_none())
 }
 
+/// Resolves the deepest existing ancestor of `parent` beneath the root and
+/// refuses it if it is inside `.git/` (escapes fail in `canonical`).
+fn check_existing_ancestor(root: &ProjectRoot, parent: &RelPath, shown: &str) -> Result<()> {
+    let mut probe = parent.clone();
+    loop {
+        match root.canonical(&probe) {
+            Ok(real) if real.is_git_internal() => return Err(git_protected(shown)),
+            Ok(_) => return Ok(()),
+            Err(e) if e.code == ErrorCode::NotFound && !probe.is_root() => probe = probe.parent(),
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 #[derive(Debug)]
 struct StaleMarker;
 impl std::fmt::Display for StaleMarker {
@@ -212,8 +231,11 @@ fn temp_name(name: &std::ffi::OsStr) -> std::ffi::OsString {
 }
 
 pub(crate) fn is_directory(shown: &str) -> Error {
-    Error::new(ErrorCode::IsDirectory, format!("`{shown}` is a folder, not a file"))
-        .detail("path", shown)
+    Error::new(
+        ErrorCode::IsDirectory,
+        format!("`{shown}` is a folder, not a file"),
+    )
+    .detail("path", shown)
 }
 
 pub(crate) fn git_protected(shown: &str) -> Error {

@@ -49,8 +49,9 @@ pub fn read_file(root: &ProjectRoot, input: &ReadFileInput) -> Result<ReadFileOu
     let shown = rel.display();
     let start = input.start_line.unwrap_or(1);
     if start == 0 {
-        return Err(Error::invalid_input("start_line is 1-based; 0 is not a line")
-            .detail("start_line", 0));
+        return Err(
+            Error::invalid_input("start_line is 1-based; 0 is not a line").detail("start_line", 0),
+        );
     }
     if let Some(end) = input.end_line {
         if end < start {

@@ -1,0 +1,202 @@
+//! `corral-cli` as a user runs it: JSON on stdout, exit 0 or 1, never a panic.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::disallowed_methods
+)]
+
+use serde_json::{json, Value};
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn cli(args: &[&str], stdin: Option<&str>) -> (i32, Value) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    pipe.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
+    drop(pipe);
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let value: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {stdout}\nstderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap(), value)
+}
+
+#[test]
+fn tools_prints_every_spec() {
+    let (code, specs) = cli(&["tools"], None);
+    assert_eq!(code, 0);
+    let names: Vec<&str> = specs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            "read_file",
+            "write_file",
+            "edit_file",
+            "delete_file",
+            "list_directory",
+            "glob",
+            "search_files",
+            "exec_shell"
+        ]
+    );
+    assert_eq!(specs[0]["risk"], "read");
+    assert_eq!(specs[0]["input_schema"]["type"], "object");
+}
+
+#[test]
+fn call_writes_and_reads_with_input_from_argument_and_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let (code, out) = cli(
+        &[
+            "call",
+            "--root",
+            root,
+            "write_file",
+            r#"{"path":"a/b.txt","content":"hi\n"}"#,
+        ],
+        None,
+    );
+    assert_eq!(
+        (code, out),
+        (0, json!({"path": "a/b.txt", "bytes": 3, "created": true}))
+    );
+    let (code, out) = cli(
+        &["call", "--root", root, "read_file"],
+        Some(r#"{"path":"a/b.txt"}"#),
+    );
+    assert_eq!(code, 0);
+    assert_eq!(out["content"], "hi\n");
+}
+
+#[test]
+fn errors_are_standardized_json_with_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let cases: &[(&[&str], Option<&str>, &str)] = &[
+        (
+            &["call", "--root", root, "read_file", r#"{"path":"../x"}"#],
+            None,
+            "path_outside_root",
+        ),
+        (
+            &["call", "--root", root, "read_file", "{not json"],
+            None,
+            "invalid_input",
+        ),
+        (
+            &["call", "--root", root, "read_file", "[1]"],
+            None,
+            "invalid_input",
+        ),
+        (
+            &["call", "--root", root, "read_file"],
+            Some(""),
+            "invalid_input",
+        ),
+        (
+            &["call", "--root", root, "no_such_tool", "{}"],
+            None,
+            "invalid_input",
+        ),
+        (
+            &[
+                "call",
+                "--root",
+                "/definitely/not/here",
+                "read_file",
+                r#"{"path":"a"}"#,
+            ],
+            None,
+            "not_found",
+        ),
+        (
+            &[
+                "call",
+                "--root",
+                root,
+                "--mode",
+                "yolo",
+                "read_file",
+                r#"{"path":"a"}"#,
+            ],
+            None,
+            "invalid_input",
+        ),
+        (
+            &[
+                "call",
+                "--root",
+                root,
+                "--mode",
+                "ask",
+                "write_file",
+                r#"{"path":"a","content":""}"#,
+            ],
+            None,
+            "approval_required",
+        ),
+        (
+            &[
+                "call",
+                "--root",
+                root,
+                "--mode",
+                "read_only",
+                "--approve",
+                "write_file",
+                r#"{"path":"a","content":""}"#,
+            ],
+            None,
+            "denied",
+        ),
+        (&["call", "read_file"], None, "invalid_input"),
+        (&["frobnicate"], None, "invalid_input"),
+    ];
+    for (args, stdin, want) in cases {
+        let (code, err) = cli(args, *stdin);
+        assert_eq!(code, 1, "{args:?}");
+        assert_eq!(err["code"], *want, "{args:?}: {err}");
+        for key in ["message", "hint", "retryable", "details"] {
+            assert!(err.get(key).is_some(), "{args:?} lacks {key}: {err}");
+        }
+    }
+    assert!(!dir.path().join("a").exists());
+}
+
+#[test]
+fn approve_grants_a_call_that_asks() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let (code, _) = cli(
+        &[
+            "call",
+            "--root",
+            root,
+            "--mode",
+            "ask",
+            "--approve",
+            "write_file",
+            r#"{"path":"a","content":"x"}"#,
+        ],
+        None,
+    );
+    assert_eq!(code, 0);
+    assert_eq!(std::fs::read(dir.path().join("a")).unwrap(), b"x");
+}

@@ -1,0 +1,131 @@
+//! The standardized error's JSON is a contract: pinned here, exactly.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::disallowed_methods
+)]
+
+mod common;
+
+use common::Project;
+use corral_tools::{Error, ErrorCode};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+#[test]
+fn every_code_has_its_pinned_wire_name() {
+    let names: Vec<String> = ErrorCode::ALL
+        .iter()
+        .map(|c| {
+            serde_json::to_value(c)
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            "no_project_open",
+            "invalid_input",
+            "not_found",
+            "already_exists",
+            "is_directory",
+            "not_a_directory",
+            "not_text",
+            "too_large",
+            "path_outside_root",
+            "path_protected",
+            "approval_required",
+            "denied",
+            "permission_denied",
+            "no_match",
+            "ambiguous_match",
+            "stale_file",
+            "invalid_regex",
+            "command_not_allowed",
+            "argument_not_allowed",
+            "timeout",
+            "cancelled",
+            "io",
+            "llm_auth",
+            "llm_rate_limited",
+            "llm_unavailable",
+            "llm_bad_response",
+        ]
+    );
+    for code in ErrorCode::ALL {
+        assert_eq!(serde_json::to_value(code).unwrap(), json!(code.as_str()));
+        let back: ErrorCode = serde_json::from_value(json!(code.as_str())).unwrap();
+        assert_eq!(back, code);
+        let err = Error::new(code, "m");
+        assert!(!err.hint.is_empty(), "{code} has no default hint");
+    }
+}
+
+#[test]
+fn path_outside_root_error_is_exactly_this_json() {
+    let p = Project::new();
+    let err = p
+        .call("read_file", json!({"path": "../secrets.txt"}))
+        .unwrap_err();
+    assert_eq!(
+        err.to_json(),
+        json!({
+            "code": "path_outside_root",
+            "message": "`../secrets.txt` resolves outside the project folder",
+            "hint": "Use a path inside the project, relative to its root.",
+            "retryable": false,
+            "details": {"path": "../secrets.txt"}
+        })
+    );
+}
+
+#[test]
+fn ambiguous_match_error_is_exactly_this_json() {
+    let p = Project::new();
+    p.write("a.txt", "x\nx\n");
+    let err = p
+        .call(
+            "edit_file",
+            json!({"path": "a.txt", "old_string": "x", "new_string": "y"}),
+        )
+        .unwrap_err();
+    assert_eq!(
+        err.to_json(),
+        json!({
+            "code": "ambiguous_match",
+            "message": "old_string matches 2 times in `a.txt` (lines 1, 2)",
+            "hint": "Add surrounding lines to old_string so it matches once, or set replace_all.",
+            "retryable": false,
+            "details": {"path": "a.txt", "lines": [1, 2]}
+        })
+    );
+}
+
+#[test]
+fn retryable_codes_are_the_transient_ones() {
+    let retryable: Vec<&str> = ErrorCode::ALL
+        .iter()
+        .filter(|c| Error::new(**c, "m").retryable)
+        .map(|c| c.as_str())
+        .collect();
+    assert_eq!(
+        retryable,
+        vec![
+            "stale_file",
+            "timeout",
+            "llm_rate_limited",
+            "llm_unavailable"
+        ]
+    );
+}
+
+#[test]
+fn error_round_trips_through_json() {
+    let err = Error::new(ErrorCode::NotFound, "`a` does not exist").detail("path", "a");
+    let back: Error = serde_json::from_value(err.to_json()).unwrap();
+    assert_eq!(back, err);
+}

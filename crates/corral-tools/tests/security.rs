@@ -1,0 +1,413 @@
+//! An attacker feeds the agent hostile paths. Every attempt fails with the
+//! right code, or lands harmlessly inside the project; the outside folder is
+//! never read through, written, or changed.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::disallowed_methods
+)]
+
+mod common;
+
+use common::Project;
+use pretty_assertions::assert_eq;
+use serde_json::json;
+use std::os::unix::fs::symlink;
+
+/// (payload, the code `read_file` must fail with). `{tmp}` is the temp
+/// folder holding `app/` (the project) and `outside/`.
+const PAYLOADS: &[(&str, &str)] = &[
+    ("../outside/secret.txt", "path_outside_root"),
+    ("..", "path_outside_root"),
+    ("../", "path_outside_root"),
+    ("../../../../../../etc/passwd", "path_outside_root"),
+    ("a/../../outside/secret.txt", "path_outside_root"),
+    ("./../outside/secret.txt", "path_outside_root"),
+    ("a/b/../../../outside/secret.txt", "path_outside_root"),
+    ("..\\outside\\secret.txt", "path_outside_root"),
+    ("a\\..\\..\\outside\\secret.txt", "path_outside_root"),
+    ("..\\/outside/secret.txt", "path_outside_root"),
+    ("/etc/passwd", "path_outside_root"),
+    ("//etc/passwd", "path_outside_root"),
+    ("/./etc/./passwd", "path_outside_root"),
+    ("{tmp}/outside/secret.txt", "path_outside_root"),
+    ("{tmp}/app/../outside/secret.txt", "path_outside_root"),
+    ("{tmp}/app-evil/x.txt", "path_outside_root"),
+    ("{tmp}/app-evil/../outside/secret.txt", "path_outside_root"),
+    ("{tmp}/ap", "path_outside_root"),
+    ("\\etc\\passwd", "path_outside_root"),
+    ("C:\\Windows\\win.ini", "not_found"),
+    ("%2e%2e/outside/secret.txt", "not_found"),
+    ("%252e%252e%252foutside", "not_found"),
+    ("..%2f..%2foutside", "not_found"),
+    ("..%c0%af..%c0%afoutside", "not_found"),
+    ("....//....//outside/secret.txt", "not_found"),
+    ("...", "not_found"),
+    ("\u{2025}/outside/secret.txt", "not_found"),
+    ("\u{FF0E}\u{FF0E}/outside/secret.txt", "not_found"),
+    ("..\u{2215}outside\u{2215}secret.txt", "not_found"),
+    ("\u{FE52}\u{FE52}/outside/secret.txt", "not_found"),
+    ("..\u{202E}/txt.terces", "not_found"),
+    ("~/.ssh/id_rsa", "not_found"),
+    ("$HOME/.bashrc", "not_found"),
+    ("file:///etc/passwd", "not_found"),
+    ("a.txt\0../../outside/secret.txt", "invalid_input"),
+    ("\0", "invalid_input"),
+    ("", "invalid_input"),
+];
+
+fn expand(p: &Project, payload: &str) -> String {
+    payload.replace("{tmp}", p.tmp.path().to_str().unwrap())
+}
+
+#[test]
+fn traversal_payloads_fail_with_the_right_code_for_every_tool() {
+    let p = Project::new();
+    std::fs::create_dir(p.tmp.path().join("app-evil")).unwrap();
+    std::fs::write(p.tmp.path().join("app-evil/x.txt"), "evil\n").unwrap();
+    p.write("a.txt", "inside\n");
+    let before = p.outside_snapshot();
+    let evil_before = common::snapshot(&p.tmp.path().join("app-evil"));
+    assert!(PAYLOADS.len() >= 30);
+
+    for (payload, want) in PAYLOADS {
+        let path = expand(&p, payload);
+        assert_eq!(
+            &p.code("read_file", json!({"path": path})),
+            want,
+            "read_file {payload:?}"
+        );
+
+        for (tool, input) in [
+            ("write_file", json!({"path": path, "content": "pwned"})),
+            (
+                "edit_file",
+                json!({"path": path, "old_string": "secret", "new_string": "pwned"}),
+            ),
+            ("delete_file", json!({"path": path})),
+            ("list_directory", json!({"path": path})),
+        ] {
+            match p.call(tool, input) {
+                // Look-alikes are just odd names: anything created stays inside.
+                Ok(_) => assert_eq!(*want, "not_found", "{tool} {payload:?} should have failed"),
+                Err(e) if *want == "path_outside_root" => {
+                    assert_eq!(e.code.as_str(), "path_outside_root", "{tool} {payload:?}")
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    assert_eq!(p.outside_snapshot(), before);
+    assert_eq!(
+        common::snapshot(&p.tmp.path().join("app-evil")),
+        evil_before
+    );
+    assert_eq!(
+        std::fs::read(p.tmp.path().join("outside/secret.txt")).unwrap(),
+        b"outside secret\n"
+    );
+}
+
+#[test]
+fn absolute_path_inside_the_root_is_accepted() {
+    let p = Project::new();
+    p.write("src/a.txt", "hi\n");
+    let abs = p.path("src/a.txt");
+    let out = p.call("read_file", json!({"path": abs})).unwrap();
+    assert_eq!(out["path"], "src/a.txt");
+}
+
+#[test]
+fn final_symlink_out_is_refused_and_outside_untouched() {
+    let p = Project::new();
+    symlink(p.outside("secret.txt"), p.path("link.txt")).unwrap();
+    symlink("../outside/secret.txt", p.path("rel-link.txt")).unwrap();
+    let before = p.outside_snapshot();
+    for link in ["link.txt", "rel-link.txt"] {
+        assert_eq!(
+            p.code("read_file", json!({"path": link})),
+            "path_outside_root"
+        );
+        assert_eq!(
+            p.code("write_file", json!({"path": link, "content": "pwned"})),
+            "path_outside_root"
+        );
+        assert_eq!(
+            p.code(
+                "edit_file",
+                json!({"path": link, "old_string": "outside", "new_string": "pwned"})
+            ),
+            "path_outside_root"
+        );
+    }
+    assert_eq!(p.outside_snapshot(), before);
+}
+
+#[test]
+fn intermediate_symlink_out_is_refused() {
+    let p = Project::new();
+    symlink(p.tmp.path().join("outside"), p.path("dirlink")).unwrap();
+    symlink("../outside", p.path("rel-dirlink")).unwrap();
+    let before = p.outside_snapshot();
+    for dir in ["dirlink", "rel-dirlink"] {
+        assert_eq!(
+            p.code("read_file", json!({"path": format!("{dir}/secret.txt")})),
+            "path_outside_root"
+        );
+        assert_eq!(
+            p.code(
+                "write_file",
+                json!({"path": format!("{dir}/new.txt"), "content": "x"})
+            ),
+            "path_outside_root"
+        );
+        assert_eq!(
+            p.code(
+                "write_file",
+                json!({"path": format!("{dir}/deeper/new.txt"), "content": "x"})
+            ),
+            "path_outside_root"
+        );
+        assert_eq!(
+            p.code("delete_file", json!({"path": format!("{dir}/secret.txt")})),
+            "path_outside_root"
+        );
+        assert_eq!(
+            p.code("list_directory", json!({"path": dir})),
+            "path_outside_root"
+        );
+    }
+    assert_eq!(p.outside_snapshot(), before);
+}
+
+#[test]
+fn symlink_to_sibling_prefix_folder_is_refused() {
+    let p = Project::new();
+    std::fs::create_dir(p.tmp.path().join("app-evil")).unwrap();
+    std::fs::write(p.tmp.path().join("app-evil/x.txt"), "evil\n").unwrap();
+    symlink(p.tmp.path().join("app-evil"), p.path("evil")).unwrap();
+    assert_eq!(
+        p.code("read_file", json!({"path": "evil/x.txt"})),
+        "path_outside_root"
+    );
+    assert_eq!(
+        p.code("write_file", json!({"path": "evil/y.txt", "content": "x"})),
+        "path_outside_root"
+    );
+    assert!(!p.tmp.path().join("app-evil/y.txt").exists());
+}
+
+#[test]
+fn symlink_loop_fails_cleanly() {
+    let p = Project::new();
+    symlink("loop-b", p.path("loop-a")).unwrap();
+    symlink("loop-a", p.path("loop-b")).unwrap();
+    symlink("self", p.path("self")).unwrap();
+    for path in ["loop-a", "self", "loop-a/x"] {
+        let code = p.code("read_file", json!({"path": path}));
+        assert!(
+            code == "invalid_input" || code == "path_outside_root",
+            "{path}: {code}"
+        );
+        let code = p.code("write_file", json!({"path": path, "content": "x"}));
+        assert!(
+            code == "invalid_input" || code == "path_outside_root",
+            "{path}: {code}"
+        );
+    }
+    // Listing shows the links without following them.
+    let out = p.call("list_directory", json!({"depth": 5})).unwrap();
+    assert_eq!(out["entries"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn symlink_into_git_is_protected() {
+    let p = Project::new();
+    p.write(".git/config", "[core]\n");
+    symlink(".git", p.path("gitlink")).unwrap();
+    symlink(".git/config", p.path("config-link")).unwrap();
+    assert_eq!(
+        p.code(
+            "write_file",
+            json!({"path": "gitlink/hooks/pre-commit", "content": "x"})
+        ),
+        "path_protected"
+    );
+    assert_eq!(
+        p.code(
+            "write_file",
+            json!({"path": "gitlink/config", "content": "x"})
+        ),
+        "path_protected"
+    );
+    assert_eq!(
+        p.code("write_file", json!({"path": "config-link", "content": "x"})),
+        "path_protected"
+    );
+    assert_eq!(
+        p.code(
+            "edit_file",
+            json!({"path": "config-link", "old_string": "core", "new_string": "x"})
+        ),
+        "path_protected"
+    );
+    assert_eq!(
+        p.code("delete_file", json!({"path": "gitlink/config"})),
+        "path_protected"
+    );
+    assert_eq!(p.read(".git/config"), b"[core]\n");
+    assert!(!p.path(".git/hooks").exists());
+}
+
+#[test]
+fn hard_link_to_outside_file_is_never_written_through() {
+    let p = Project::new();
+    std::fs::hard_link(p.outside("secret.txt"), p.path("hl.txt")).unwrap();
+    p.call(
+        "write_file",
+        json!({"path": "hl.txt", "content": "replaced\n"}),
+    )
+    .unwrap();
+    assert_eq!(
+        std::fs::read(p.outside("secret.txt")).unwrap(),
+        b"outside secret\n"
+    );
+
+    std::fs::remove_file(p.path("hl.txt")).unwrap();
+    std::fs::hard_link(p.outside("secret.txt"), p.path("hl.txt")).unwrap();
+    p.call(
+        "edit_file",
+        json!({"path": "hl.txt", "old_string": "outside", "new_string": "inside"}),
+    )
+    .unwrap();
+    assert_eq!(p.read("hl.txt"), b"inside secret\n");
+    assert_eq!(
+        std::fs::read(p.outside("secret.txt")).unwrap(),
+        b"outside secret\n"
+    );
+
+    p.call("delete_file", json!({"path": "hl.txt"})).unwrap();
+    assert_eq!(
+        std::fs::read(p.outside("secret.txt")).unwrap(),
+        b"outside secret\n"
+    );
+}
+
+#[test]
+fn swapping_a_folder_for_a_symlink_during_writes_never_writes_outside() {
+    let p = Project::new();
+    std::fs::create_dir(p.path("sub")).unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let sub = p.path("sub");
+        let parked = p.path("sub-real");
+        let target = p.tmp.path().join("outside");
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut swaps = 0u32;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                // Folder -> symlink out -> folder, as fast as possible.
+                if std::fs::rename(&sub, &parked).is_ok() {
+                    let _ = symlink(&target, &sub);
+                    let _ = std::fs::remove_file(&sub);
+                    let _ = std::fs::rename(&parked, &sub);
+                    swaps += 1;
+                }
+            }
+            swaps
+        })
+    };
+    let mut written = 0;
+    for i in 0..3000 {
+        if p.call(
+            "write_file",
+            json!({"path": format!("sub/f{i}.txt"), "content": "x"}),
+        )
+        .is_ok()
+        {
+            written += 1;
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let swaps = swapper.join().unwrap();
+    assert!(swaps > 10, "the race did not run ({swaps} swaps)");
+    let outside: Vec<_> = common::snapshot(&p.tmp.path().join("outside"))
+        .into_iter()
+        .map(|(path, _)| path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(outside, vec!["secret.txt"], "{written} writes succeeded");
+}
+
+#[test]
+fn oversize_inputs_are_too_large() {
+    let p = Project::new();
+    let huge = "x".repeat(16 * 1024 * 1024 + 1);
+    assert_eq!(
+        p.code("write_file", json!({"path": "big.txt", "content": huge})),
+        "too_large"
+    );
+    assert!(!p.path("big.txt").exists());
+    p.write("small.txt", "a");
+    assert_eq!(
+        p.code(
+            "edit_file",
+            json!({"path": "small.txt", "old_string": "a", "new_string": huge})
+        ),
+        "too_large"
+    );
+    assert_eq!(p.read("small.txt"), b"a");
+    let file = std::fs::File::create(p.path("sparse.log")).unwrap();
+    file.set_len(65 * 1024 * 1024).unwrap();
+    assert_eq!(
+        p.code("read_file", json!({"path": "sparse.log"})),
+        "too_large"
+    );
+    let long_path = "a/".repeat(3000);
+    assert_eq!(p.code("read_file", json!({"path": long_path})), "too_large");
+}
+
+#[test]
+fn non_utf8_file_names_are_listed_without_panic() {
+    use std::os::unix::ffi::OsStrExt;
+    let p = Project::new();
+    let name = std::ffi::OsStr::from_bytes(b"bad\xffname.txt");
+    std::fs::write(p.path("").join(name), "x").unwrap();
+    let out = p.call("list_directory", json!({})).unwrap();
+    assert_eq!(out["entries"][0]["path"], "bad\u{FFFD}name.txt");
+}
+
+#[test]
+fn approval_is_required_when_the_policy_asks() {
+    use corral_tools::dispatch::{call, CallContext};
+    use corral_tools::policy::{Approval, Mode};
+    let p = Project::new();
+    let ask = CallContext::new(Mode::Ask, Approval::None);
+    let err = call(
+        &p.root,
+        "write_file",
+        json!({"path": "a.txt", "content": "x"}),
+        &ask,
+    )
+    .unwrap_err();
+    assert_eq!(err.code.as_str(), "approval_required");
+    assert!(!p.path("a.txt").exists());
+    let approved = CallContext::new(Mode::Ask, Approval::Granted);
+    call(
+        &p.root,
+        "write_file",
+        json!({"path": "a.txt", "content": "x"}),
+        &approved,
+    )
+    .unwrap();
+    let read_only = CallContext::new(Mode::ReadOnly, Approval::Granted);
+    let err = call(&p.root, "delete_file", json!({"path": "a.txt"}), &read_only).unwrap_err();
+    assert_eq!(err.code.as_str(), "denied");
+    assert!(p.path("a.txt").exists());
+    p.write(".env", "KEY=1");
+    let err = call(&p.root, "read_file", json!({"path": ".env"}), &read_only).unwrap_err();
+    assert_eq!(err.code.as_str(), "denied");
+    let full = CallContext::new(Mode::FullAuto, Approval::None);
+    let err = call(&p.root, "read_file", json!({"path": ".env"}), &full).unwrap_err();
+    assert_eq!(err.code.as_str(), "approval_required");
+}
