@@ -1,9 +1,68 @@
-//! The Corral app: thin Tauri command adapters over corral-tools and corral-llm.
+//! The Corral app: thin Tauri command adapters over corral-tools and
+//! corral-llm, the app state (open project, approvals, runs) and what it
+//! keeps on disk. `corral PATH` opens PATH at start.
+
+pub mod approvals;
+pub mod commands;
+pub mod state;
+pub mod store;
+
+use state::AppState;
+use store::Store;
+use tauri::{Manager, Runtime};
+
+/// Registers the plugins and every command on a builder (the real app and
+/// the tests' mock runtime use the same list).
+pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
+    use commands::*;
+    builder.invoke_handler(tauri::generate_handler![
+        tools::read_file,
+        tools::write_file,
+        tools::edit_file,
+        tools::delete_file,
+        tools::list_directory,
+        tools::glob,
+        tools::search_files,
+        tools::exec_shell,
+        project::open_project,
+        project::pick_project,
+        project::close_project,
+        project::project_info,
+        project::recent_projects,
+        policy::tool_specs,
+        policy::check_policy,
+        policy::approve_call,
+        policy::cancel,
+        llm::llm_stream,
+        llm::get_settings,
+        llm::save_settings,
+        llm::test_connection,
+        llm::detect_local_servers,
+        conversation::load_conversation,
+        conversation::save_conversation,
+    ])
+}
 
 /// Builds and runs the app.
 pub fn run() {
-    let result = tauri::Builder::default().run(tauri::generate_context!("../tauri.conf.json"));
-    if let Err(error) = result {
+    let project_arg = std::env::args_os().nth(1);
+    let app = builder(tauri::Builder::default())
+        .plugin(tauri_plugin_dialog::init())
+        .setup(move |app| {
+            let paths = app.path();
+            let store = Store::new(paths.app_config_dir()?, paths.app_data_dir()?);
+            let state = AppState::new(store);
+            if let Some(path) = &project_arg {
+                match state.open_project(std::path::Path::new(path)) {
+                    Ok(info) => commands::project::set_title(app.handle(), Some(&info)),
+                    Err(e) => eprintln!("corral: could not open {}: {}", path.to_string_lossy(), e.message),
+                }
+            }
+            app.manage(state);
+            Ok(())
+        })
+        .run(tauri::generate_context!("../tauri.conf.json"));
+    if let Err(error) = app {
         eprintln!("corral: {error}");
         std::process::exit(1);
     }

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs whatever is missing on a Debian machine, and nothing twice:
+# system packages (apt-get), the UI's npm packages (npm ci from the
+# committed lockfile) and, with --test, the cargo tools the tests use.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_test=false
+[ "${1:-}" = "--test" ] && want_test=true
+
+sudo_cmd=()
+[ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+
+# Build: Tauri 2 on Linux needs WebKitGTK 4.1 (pulls gtk, soup, jsc).
+packages=(build-essential pkg-config curl file libwebkit2gtk-4.1-dev xvfb xauth)
+# Tests: the WebDriver for the end-to-end suite, ripgrep for the search benchmark.
+$want_test && packages+=(webkit2gtk-driver ripgrep)
+command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm)
+
+missing=()
+for pkg in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v cargo >/dev/null; then
+  [ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
+fi
+command -v cargo >/dev/null || { echo "setup: a Rust toolchain (cargo 1.85+) is needed; install it with rustup" >&2; exit 1; }
+
+# npm packages, reinstalled only when the lockfile changed.
+stamp=ui/node_modules/.corral-lock-stamp
+if [ ! -f "$stamp" ] || ! cmp -s ui/package-lock.json "$stamp"; then
+  echo "setup: npm ci in ui/"
+  (cd ui && npm ci --no-audit --no-fund --loglevel=error)
+  cp ui/package-lock.json "$stamp"
+fi
+
+if $want_test && ! command -v tauri-driver >/dev/null; then
+  echo "setup: cargo install tauri-driver"
+  cargo install tauri-driver --version '^2' --locked --quiet
+fi

@@ -1,0 +1,8 @@
+//! Tauri command adapters: parse, call the state or the library, return the
+//! result or the standardized error. No tool logic lives here.
+
+pub mod conversation;
+pub mod llm;
+pub mod policy;
+pub mod project;
+pub mod tools;

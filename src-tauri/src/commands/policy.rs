@@ -1,0 +1,30 @@
+//! Tool specs, policy decisions and the user's approvals.
+
+use crate::approvals::Scope;
+use crate::state::AppState;
+use corral_tools::policy::Decision;
+use corral_tools::spec::{self, ToolSpec};
+use corral_tools::Error;
+use serde_json::Value;
+use tauri::State;
+
+#[tauri::command(rename_all = "snake_case")]
+pub fn tool_specs() -> Vec<ToolSpec> {
+    spec::specs()
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub fn check_policy(state: State<'_, AppState>, tool: String, input: Value) -> Result<Decision, Error> {
+    state.check_policy(&tool, &input)
+}
+
+/// Called by the UI after the user approved; returns the token for the call.
+#[tauri::command(rename_all = "snake_case")]
+pub fn approve_call(state: State<'_, AppState>, tool: String, input: Value, scope: Scope) -> Result<String, Error> {
+    state.approve(&tool, &input, scope)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub fn cancel(state: State<'_, AppState>, run_id: String) {
+    state.cancel(&run_id);
+}

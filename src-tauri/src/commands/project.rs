@@ -1,0 +1,59 @@
+//! Opening and closing the project folder.
+
+use crate::state::AppState;
+use crate::store::ProjectInfo;
+use corral_tools::Error;
+use std::path::PathBuf;
+use tauri::{AppHandle, Manager, Runtime, State};
+
+#[tauri::command(rename_all = "snake_case")]
+pub fn open_project<R: Runtime>(app: AppHandle<R>, state: State<'_, AppState>, path: String) -> Result<ProjectInfo, Error> {
+    let info = state.open_project(&PathBuf::from(path))?;
+    set_title(&app, Some(&info));
+    Ok(info)
+}
+
+/// Shows the native folder dialog; `None` if the user dismissed it.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn pick_project<R: Runtime>(app: AppHandle<R>, state: State<'_, AppState>) -> Result<Option<ProjectInfo>, Error> {
+    use tauri_plugin_dialog::DialogExt;
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    app.dialog().file().set_title("Open a project folder").pick_folder(move |folder| {
+        let _ = tx.send(folder);
+    });
+    let picked = rx.await.ok().flatten();
+    let Some(folder) = picked else { return Ok(None) };
+    let path = folder
+        .into_path()
+        .map_err(|e| Error::invalid_input(format!("the chosen folder has no local path: {e}")))?;
+    let info = state.open_project(&path)?;
+    set_title(&app, Some(&info));
+    Ok(Some(info))
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub fn close_project<R: Runtime>(app: AppHandle<R>, state: State<'_, AppState>) {
+    state.close_project();
+    set_title(&app, None);
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub fn project_info(state: State<'_, AppState>) -> Option<ProjectInfo> {
+    state.project_info()
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub fn recent_projects(state: State<'_, AppState>) -> Vec<ProjectInfo> {
+    state.store.recent()
+}
+
+/// The window title names the project.
+pub fn set_title<R: Runtime>(app: &AppHandle<R>, project: Option<&ProjectInfo>) {
+    if let Some(window) = app.get_webview_window("main") {
+        let title = match project {
+            Some(p) => format!("{} — Corral", p.name),
+            None => "Corral".to_string(),
+        };
+        let _ = window.set_title(&title);
+    }
+}

@@ -1,0 +1,139 @@
+//! One command per tool, named as the tool, taking the tool's input fields
+//! (snake_case) plus the user's approval token.
+
+use crate::state::{AppState, Run};
+use corral_tools::shell::{CancelToken, ShellRun, Stream};
+use corral_tools::Error;
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use tauri::ipc::Channel;
+use tauri::State;
+
+type Output = Result<Value, Error>;
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn read_file(
+    state: State<'_, AppState>,
+    path: String,
+    start_line: Option<usize>,
+    end_line: Option<usize>,
+    approval: Option<String>,
+) -> Output {
+    let input = json!({"path": path, "start_line": start_line, "end_line": end_line});
+    state.call_tool("read_file", input, approval, ShellRun::default()).await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn write_file(
+    state: State<'_, AppState>,
+    path: String,
+    content: String,
+    approval: Option<String>,
+) -> Output {
+    let input = json!({"path": path, "content": content});
+    state.call_tool("write_file", input, approval, ShellRun::default()).await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn edit_file(
+    state: State<'_, AppState>,
+    path: String,
+    old_string: String,
+    new_string: String,
+    replace_all: Option<bool>,
+    approval: Option<String>,
+) -> Output {
+    let input = json!({"path": path, "old_string": old_string, "new_string": new_string,
+        "replace_all": replace_all.unwrap_or(false)});
+    state.call_tool("edit_file", input, approval, ShellRun::default()).await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn delete_file(state: State<'_, AppState>, path: String, approval: Option<String>) -> Output {
+    let input = json!({"path": path});
+    state.call_tool("delete_file", input, approval, ShellRun::default()).await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn list_directory(
+    state: State<'_, AppState>,
+    path: Option<String>,
+    depth: Option<u8>,
+    approval: Option<String>,
+) -> Output {
+    let input = json!({"path": path, "depth": depth});
+    state.call_tool("list_directory", input, approval, ShellRun::default()).await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn glob(
+    state: State<'_, AppState>,
+    pattern: String,
+    path: Option<String>,
+    approval: Option<String>,
+) -> Output {
+    let input = json!({"pattern": pattern, "path": path});
+    state.call_tool("glob", input, approval, ShellRun::default()).await
+}
+
+#[allow(clippy::too_many_arguments)]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn search_files(
+    state: State<'_, AppState>,
+    query: String,
+    regex: Option<bool>,
+    case_insensitive: Option<bool>,
+    glob: Option<String>,
+    path: Option<String>,
+    max_results: Option<usize>,
+    approval: Option<String>,
+) -> Output {
+    let input = json!({"query": query, "regex": regex, "case_insensitive": case_insensitive,
+        "glob": glob, "path": path, "max_results": max_results});
+    state.call_tool("search_files", input, approval, ShellRun::default()).await
+}
+
+/// A chunk of live command output, as the panel receives it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ShellEvent {
+    pub stream: Stream,
+    /// Lossy UTF-8 of the chunk; ANSI escapes are kept for the panel to render.
+    pub data: String,
+}
+
+#[allow(clippy::too_many_arguments)]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn exec_shell(
+    state: State<'_, AppState>,
+    command: String,
+    args: Option<Vec<String>>,
+    timeout_secs: Option<u64>,
+    approval: Option<String>,
+    run_id: String,
+    on_output: Channel<ShellEvent>,
+) -> Output {
+    let input = json!({"command": command, "args": args.unwrap_or_default(), "timeout_secs": timeout_secs});
+    run_shell(&state, input, approval, &run_id, on_output).await
+}
+
+/// `exec_shell` with its output streamed to `channel` and cancellable by `run_id`.
+pub async fn run_shell(
+    state: &AppState,
+    input: Value,
+    approval: Option<String>,
+    run_id: &str,
+    channel: Channel<ShellEvent>,
+) -> Output {
+    let cancel = CancelToken::default();
+    state.start_run(run_id, Run::Shell(cancel.clone()))?;
+    let sink = Arc::new(move |stream: Stream, bytes: &[u8]| {
+        let data = String::from_utf8_lossy(bytes).into_owned();
+        // A closed window cannot receive; the run goes on and is returned.
+        let _ = channel.send(ShellEvent { stream, data });
+    });
+    let run = ShellRun { cancel, on_output: Some(sink) };
+    let result = state.call_tool("exec_shell", input, approval, run).await;
+    state.end_run(run_id);
+    result
+}

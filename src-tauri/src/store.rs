@@ -1,0 +1,231 @@
+//! What the app keeps on disk, in its own folders (never in the project):
+//! settings, the API key (a 0600 file), recent projects and one
+//! conversation per project. Every write is atomic (temp file + rename).
+
+use corral_llm::Provider;
+use corral_tools::policy::Mode;
+use corral_tools::{Error, ErrorCode};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Settings the user chose (the API key is kept apart).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    pub provider: Provider,
+    pub base_url: String,
+    pub model: String,
+    pub max_tokens: u32,
+    pub mode: Mode,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            provider: Provider::Anthropic,
+            base_url: "https://api.anthropic.com".to_string(),
+            model: "claude-sonnet-4-5".to_string(),
+            max_tokens: 8192,
+            mode: Mode::Ask,
+        }
+    }
+}
+
+/// Settings as the webview sees them: never the key, only whether one is set.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SettingsView {
+    #[serde(flatten)]
+    pub settings: Settings,
+    pub has_api_key: bool,
+}
+
+/// Settings as the webview sends them: the key is write-only.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SettingsInput {
+    #[serde(flatten)]
+    pub settings: Settings,
+    /// A new key; `""` clears it; absent keeps it.
+    #[serde(default)]
+    pub api_key: Option<String>,
+}
+
+/// A project opened before.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProjectInfo {
+    pub root: String,
+    pub name: String,
+}
+
+/// The app's folders.
+#[derive(Debug, Clone)]
+pub struct Store {
+    config: PathBuf,
+    data: PathBuf,
+}
+
+const MAX_RECENT: usize = 10;
+
+impl Store {
+    pub fn new(config: PathBuf, data: PathBuf) -> Store {
+        Store { config, data }
+    }
+
+    pub fn settings(&self) -> Settings {
+        read_json(&self.config.join("settings.json")).unwrap_or_default()
+    }
+
+    pub fn save_settings(&self, settings: &Settings) -> Result<(), Error> {
+        write_json(&self.config.join("settings.json"), settings, 0o644)
+    }
+
+    /// The stored key for a provider, else the usual environment variable.
+    pub fn api_key(&self, provider: Provider) -> Option<String> {
+        let stored: Option<Value> = read_json(&self.key_file());
+        stored
+            .as_ref()
+            .and_then(|keys| keys.get(provider.as_str()))
+            .and_then(Value::as_str)
+            .filter(|k| !k.is_empty())
+            .map(str::to_string)
+            .or_else(|| {
+                let var = match provider {
+                    Provider::Anthropic => "ANTHROPIC_API_KEY",
+                    Provider::OpenAi => "OPENAI_API_KEY",
+                };
+                std::env::var(var).ok().filter(|k| !k.is_empty())
+            })
+    }
+
+    /// Stores (or with `""` removes) a provider's key in a 0600 file.
+    pub fn set_api_key(&self, provider: Provider, key: &str) -> Result<(), Error> {
+        let mut keys: serde_json::Map<String, Value> = read_json(&self.key_file()).unwrap_or_default();
+        if key.is_empty() {
+            keys.remove(provider.as_str());
+        } else {
+            keys.insert(provider.as_str().to_string(), Value::String(key.to_string()));
+        }
+        write_json(&self.key_file(), &keys, 0o600)
+    }
+
+    fn key_file(&self) -> PathBuf {
+        self.config.join("api-keys.json")
+    }
+
+    pub fn recent(&self) -> Vec<ProjectInfo> {
+        read_json(&self.config.join("recent.json")).unwrap_or_default()
+    }
+
+    pub fn push_recent(&self, project: &ProjectInfo) -> Result<(), Error> {
+        let mut recent = self.recent();
+        recent.retain(|p| p.root != project.root);
+        recent.insert(0, project.clone());
+        recent.truncate(MAX_RECENT);
+        write_json(&self.config.join("recent.json"), &recent, 0o644)
+    }
+
+    pub fn conversation(&self, root: &Path) -> Option<Value> {
+        read_json(&self.conversation_file(root))
+    }
+
+    pub fn save_conversation(&self, root: &Path, conversation: &Value) -> Result<(), Error> {
+        write_json(&self.conversation_file(root), conversation, 0o600)
+    }
+
+    fn conversation_file(&self, root: &Path) -> PathBuf {
+        let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let safe: String = name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+            .take(40)
+            .collect();
+        self.data
+            .join("conversations")
+            .join(format!("{safe}-{:016x}.json", fnv1a(root.as_os_str().as_encoded_bytes())))
+    }
+}
+
+/// A stable hash for file names (std's hasher may change between releases).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, b| {
+        (hash ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
+    let text = std::fs::read_to_string(path).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+fn write_json<T: Serialize>(path: &Path, value: &T, mode: u32) -> Result<(), Error> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let shown = path.display().to_string();
+    let io = |e: std::io::Error| {
+        Error::new(ErrorCode::Io, format!("could not save `{shown}`: {e}")).detail("path", shown.clone())
+    };
+    let parent = path.parent().ok_or_else(|| io(std::io::Error::other("no parent folder")))?;
+    std::fs::create_dir_all(parent).map_err(io)?;
+    let text = serde_json::to_vec_pretty(value).map_err(|e| io(std::io::Error::other(e)))?;
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(mode)
+        .open(&tmp)
+        .map_err(io)?;
+    file.write_all(&text).and_then(|()| file.sync_all()).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path().join("config"), dir.path().join("data"));
+        (dir, store)
+    }
+
+    #[test]
+    fn api_key_file_is_0600_and_clearable() {
+        let (dir, store) = store();
+        store.set_api_key(Provider::OpenAi, "sk-test").unwrap();
+        assert_eq!(store.api_key(Provider::OpenAi).as_deref(), Some("sk-test"));
+        let mode = std::fs::metadata(dir.path().join("config/api-keys.json")).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        store.set_api_key(Provider::OpenAi, "").unwrap();
+        assert_eq!(store.api_key(Provider::OpenAi), std::env::var("OPENAI_API_KEY").ok());
+    }
+
+    #[test]
+    fn recent_projects_are_newest_first_without_duplicates() {
+        let (_dir, store) = store();
+        for root in ["/a", "/b", "/a"] {
+            store.push_recent(&ProjectInfo { root: root.into(), name: root.into() }).unwrap();
+        }
+        let roots: Vec<String> = store.recent().into_iter().map(|p| p.root).collect();
+        assert_eq!(roots, vec!["/a", "/b"]);
+    }
+
+    #[test]
+    fn conversations_are_kept_per_project() {
+        let (_dir, store) = store();
+        store.save_conversation(Path::new("/p/app"), &serde_json::json!({"n": 1})).unwrap();
+        store.save_conversation(Path::new("/q/app"), &serde_json::json!({"n": 2})).unwrap();
+        assert_eq!(store.conversation(Path::new("/p/app")), Some(serde_json::json!({"n": 1})));
+        assert_eq!(store.conversation(Path::new("/q/app")), Some(serde_json::json!({"n": 2})));
+        assert_eq!(store.conversation(Path::new("/r")), None);
+    }
+
+    #[test]
+    fn settings_default_until_saved() {
+        let (_dir, store) = store();
+        assert_eq!(store.settings(), Settings::default());
+        let s = Settings { mode: Mode::FullAuto, ..Settings::default() };
+        store.save_settings(&s).unwrap();
+        assert_eq!(store.settings(), s);
+    }
+}
