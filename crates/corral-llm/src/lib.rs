@@ -1,1 +1,130 @@
-//! LLM provider clients. (Being built: see issue 5.)
+//! Corral's LLM provider clients.
+//!
+//! One call, [`stream`], sends a [`ChatRequest`] (system prompt, messages of
+//! text / tool-use / tool-result [`Block`]s, tool definitions) to either
+//! protocol Corral speaks — Anthropic Messages or OpenAI-compatible Chat
+//! Completions (OpenAI, OpenRouter, Ollama, LM Studio, llama.cpp, vLLM) —
+//! and hands back one normalized [`StreamEvent`] sequence: text deltas,
+//! tool call start / argument delta / end, usage, retries, and exactly one
+//! terminal `Done` or `Error`. Failures are the standardized
+//! [`corral_tools::Error`] with an `llm_*` code (see [`error`](crate::error)
+//! for the mapping). The crate knows nothing of Tauri; the app forwards the
+//! events to a channel.
+//!
+//! ```no_run
+//! use corral_llm::{stream, ChatRequest, Message, Provider, ProviderConfig, StreamEvent};
+//! use tokio_util::sync::CancellationToken;
+//!
+//! # async fn demo() {
+//! let mut config = ProviderConfig::new(Provider::Anthropic, "claude-sonnet-4-5");
+//! config.api_key = std::env::var("ANTHROPIC_API_KEY").ok();
+//! let request = ChatRequest {
+//!     system: "You are terse.".into(),
+//!     messages: vec![Message::user("Say hi.")],
+//!     tools: vec![],
+//! };
+//! stream(&config, &request, CancellationToken::new(), |event| match event {
+//!     StreamEvent::TextDelta { text } => print!("{text}"),
+//!     StreamEvent::Done { stop_reason } => println!("\n[{stop_reason}]"),
+//!     StreamEvent::Error { error } => eprintln!("{}: {}", error.code, error.message),
+//!     _ => {}
+//! })
+//! .await;
+//! # }
+//! ```
+//!
+//! Local OpenAI-compatible servers need no key:
+//! `ProviderConfig { base_url: "http://127.0.0.1:11434/v1".into(), ..ProviderConfig::new(Provider::OpenAi, "qwen3:8b") }`,
+//! and [`detect_local_servers`] finds the usual ones.
+
+mod anthropic;
+mod config;
+pub mod error;
+mod http;
+mod local;
+mod openai;
+mod sse;
+mod stream;
+mod types;
+
+pub use config::{Provider, ProviderConfig};
+pub use local::{detect_local_servers, probe_server, LocalServer, LOCAL_SERVERS, PROBE_TIMEOUT};
+pub use stream::MAX_RETRY_DELAY;
+pub use types::{Block, ChatRequest, Message, Role, StreamEvent, ToolDef};
+
+use crate::error::{display_url, LlmError, ProviderMessage, WireContext};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+/// Streams the model's answer to `request`, calling `on_event` for each
+/// normalized event as it arrives.
+///
+/// - The last event is always exactly one [`StreamEvent::Done`] or
+///   [`StreamEvent::Error`]; nothing follows it, and this function returns
+///   right after it. It never panics, and never waits longer than
+///   `read_timeout` for the next byte.
+/// - Cancelling `cancel` stops the request at once (the connection is
+///   dropped) and ends with `Done { stop_reason: "cancelled" }` — a normal
+///   end the user asked for, not an error. Tool calls still open get no
+///   `ToolCallEnd`.
+/// - HTTP 408/429/5xx, connection failures and timeouts are retried up to
+///   `max_retries` times, but only while nothing of the answer has been
+///   emitted: each retry is announced by a [`StreamEvent::Retrying`] and
+///   waits for the server's `retry-after` (or `retry-after-ms`), else
+///   `retry_base_delay` doubled per retry, never more than
+///   [`MAX_RETRY_DELAY`]. A stream that fails after emitting ends in
+///   `Error` (the caller decides whether to resend).
+/// - A body that ends before the protocol's end (Anthropic `message_stop`;
+///   OpenAI `[DONE]` or a finish reason) is `llm_unavailable`, so a cut
+///   answer is never taken for a whole one.
+pub async fn stream(
+    config: &ProviderConfig,
+    request: &ChatRequest,
+    cancel: CancellationToken,
+    on_event: impl FnMut(StreamEvent) + Send,
+) {
+    stream::stream(config, request, cancel, on_event).await;
+}
+
+/// Checks the settings with the smallest real request: a non-streamed
+/// completion of one token for the prompt "ping" (it checks the base URL,
+/// the key and the model at once, for about one token). No retries.
+/// Returns the model the provider says answered (it may be a dated name,
+/// e.g. `claude-sonnet-4-5-20250929`), else the configured one.
+pub async fn test_connection(config: &ProviderConfig) -> Result<String, corral_tools::Error> {
+    let url = config.endpoint();
+    let shown = display_url(&url);
+    let ctx = WireContext {
+        provider: config.provider,
+        url: &shown,
+        api_key: config.key(),
+    };
+    ping(config, &url).await.map_err(|e| e.to_wire(&ctx))
+}
+
+async fn ping(config: &ProviderConfig, url: &str) -> Result<String, LlmError> {
+    let request = ChatRequest {
+        system: String::new(),
+        messages: vec![Message::user("ping")],
+        tools: Vec::new(),
+    };
+    let body = match config.provider {
+        Provider::Anthropic => anthropic::body(config, &request, 1, false),
+        Provider::OpenAi => openai::body(config, &request, 1, false),
+    };
+    let response = http::send(config, url, Some(&body)).await?;
+    let text = http::read_text(response, config.read_timeout, 1024 * 1024).await?;
+    let value: Value = serde_json::from_str(&text).map_err(|e| LlmError::BadEvent {
+        cause: e.to_string(),
+        data: text.clone(),
+    })?;
+    if value.get("error").is_some_and(|e| !e.is_null()) {
+        return Err(LlmError::Event(ProviderMessage::from_json(&value)));
+    }
+    // Both protocols name the model that answered in `model`.
+    let model = value
+        .get("model")
+        .and_then(Value::as_str)
+        .filter(|m| !m.is_empty());
+    Ok(model.map_or_else(|| config.model.clone(), str::to_owned))
+}

@@ -1,0 +1,227 @@
+//! Anthropic Messages: the request body and the stream decoder.
+//!
+//! The stream is `message_start`, then per content block
+//! `content_block_start` / `content_block_delta`* / `content_block_stop`,
+//! then `message_delta` (stop reason, output tokens) and `message_stop`;
+//! `ping` and `error` may come at any point.
+
+use crate::config::ProviderConfig;
+use crate::error::{LlmError, ProviderMessage};
+use crate::sse::SseEvent;
+use crate::stream::{parse_tool_input, Decoder, Step};
+use crate::types::{Block, ChatRequest, Message, StreamEvent};
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+
+/// The request body. Empty text blocks and messages left empty are dropped
+/// (the API refuses them; a cancelled turn can leave one behind), as are an
+/// empty system prompt and an empty tool list.
+pub(crate) fn body(
+    config: &ProviderConfig,
+    request: &ChatRequest,
+    max_tokens: u32,
+    stream: bool,
+) -> Value {
+    let messages: Vec<Message> = request
+        .messages
+        .iter()
+        .map(|m| Message {
+            role: m.role,
+            content: m
+                .content
+                .iter()
+                .filter(|b| !matches!(b, Block::Text { text } if text.is_empty()))
+                .cloned()
+                .collect(),
+        })
+        .filter(|m| !m.content.is_empty())
+        .collect();
+    let mut body = json!({
+        "model": config.model,
+        "max_tokens": max_tokens,
+        "messages": messages,
+        "stream": stream,
+    });
+    if !request.system.is_empty() {
+        body["system"] = json!(request.system);
+    }
+    if !request.tools.is_empty() {
+        body["tools"] = json!(request.tools);
+    }
+    body
+}
+
+/// A content block being streamed.
+enum Open {
+    Text,
+    Tool {
+        id: String,
+        name: String,
+        json: String,
+        initial: Map<String, Value>,
+    },
+    /// Thinking, server tools and whatever comes next: not forwarded.
+    Other,
+}
+
+/// Decodes one Messages stream.
+#[derive(Default)]
+pub(crate) struct AnthropicDecoder {
+    blocks: HashMap<u64, Open>,
+    input_tokens: u64,
+    stop_reason: Option<String>,
+}
+
+impl Decoder for AnthropicDecoder {
+    fn event(&mut self, event: &SseEvent, out: &mut Vec<StreamEvent>) -> Result<Step, LlmError> {
+        let data: Value = serde_json::from_str(&event.data).map_err(|e| LlmError::BadEvent {
+            cause: e.to_string(),
+            data: event.data.clone(),
+        })?;
+        let kind = data
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or(&event.event);
+        let index = data.get("index").and_then(Value::as_u64).unwrap_or(0);
+        match kind {
+            "message_start" => {
+                if let Some(usage) = data.pointer("/message/usage") {
+                    self.input_tokens = input_tokens(usage);
+                }
+            }
+            "content_block_start" => {
+                let block = data.get("content_block").unwrap_or(&Value::Null);
+                let open = match block.get("type").and_then(Value::as_str) {
+                    Some("text") => {
+                        push_text(out, block.get("text"));
+                        Open::Text
+                    }
+                    Some("tool_use") => {
+                        let id = text(block, "id");
+                        let name = text(block, "name");
+                        out.push(StreamEvent::ToolCallStart {
+                            id: id.clone(),
+                            name: name.clone(),
+                        });
+                        let initial = block
+                            .get("input")
+                            .and_then(Value::as_object)
+                            .cloned()
+                            .unwrap_or_default();
+                        Open::Tool {
+                            id,
+                            name,
+                            json: String::new(),
+                            initial,
+                        }
+                    }
+                    _ => Open::Other,
+                };
+                self.blocks.insert(index, open);
+            }
+            "content_block_delta" => {
+                let delta = data.get("delta").unwrap_or(&Value::Null);
+                match (
+                    self.blocks.get_mut(&index),
+                    delta.get("type").and_then(Value::as_str),
+                ) {
+                    (Some(Open::Text), Some("text_delta")) => push_text(out, delta.get("text")),
+                    (Some(Open::Tool { id, json, .. }), Some("input_json_delta")) => {
+                        let fragment = delta
+                            .get("partial_json")
+                            .and_then(Value::as_str)
+                            .unwrap_or("");
+                        if !fragment.is_empty() {
+                            json.push_str(fragment);
+                            out.push(StreamEvent::ToolCallDelta {
+                                id: id.clone(),
+                                json: fragment.to_string(),
+                            });
+                        }
+                    }
+                    _ => {} // thinking, signatures, citations
+                }
+            }
+            "content_block_stop" => {
+                if let Some(Open::Tool {
+                    id,
+                    name,
+                    json,
+                    initial,
+                }) = self.blocks.remove(&index)
+                {
+                    let input = if json.trim().is_empty() {
+                        initial
+                    } else {
+                        parse_tool_input(&name, &json)?
+                    };
+                    out.push(StreamEvent::ToolCallEnd { id, name, input });
+                }
+            }
+            "message_delta" => {
+                if let Some(reason) = data.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                    self.stop_reason = Some(reason.to_string());
+                }
+                if let Some(usage) = data.get("usage") {
+                    // Counts here are cumulative; newer responses repeat the input.
+                    let input = input_tokens(usage);
+                    out.push(StreamEvent::Usage {
+                        input_tokens: if input > 0 { input } else { self.input_tokens },
+                        output_tokens: usage
+                            .get("output_tokens")
+                            .and_then(Value::as_u64)
+                            .unwrap_or(0),
+                    });
+                }
+            }
+            "message_stop" => return Ok(Step::Finished(self.stop_reason())),
+            "error" => return Err(LlmError::Event(ProviderMessage::from_json(&data))),
+            _ => {} // ping, and event types added later
+        }
+        Ok(Step::More)
+    }
+
+    fn end(&mut self, _out: &mut Vec<StreamEvent>) -> Result<String, LlmError> {
+        // A stream cut after the stop reason lost nothing but `message_stop`.
+        match self.stop_reason {
+            Some(_) if self.blocks.is_empty() => Ok(self.stop_reason()),
+            _ => Err(LlmError::EndedEarly),
+        }
+    }
+}
+
+impl AnthropicDecoder {
+    fn stop_reason(&self) -> String {
+        self.stop_reason
+            .clone()
+            .unwrap_or_else(|| "end_turn".to_string())
+    }
+}
+
+/// Prompt tokens, cached ones included.
+fn input_tokens(usage: &Value) -> u64 {
+    [
+        "input_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+    ]
+    .iter()
+    .filter_map(|k| usage.get(*k).and_then(Value::as_u64))
+    .sum()
+}
+
+fn push_text(out: &mut Vec<StreamEvent>, text: Option<&Value>) {
+    if let Some(text) = text.and_then(Value::as_str).filter(|t| !t.is_empty()) {
+        out.push(StreamEvent::TextDelta {
+            text: text.to_string(),
+        });
+    }
+}
+
+fn text(value: &Value, key: &str) -> String {
+    value
+        .get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}

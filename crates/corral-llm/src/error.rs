@@ -1,0 +1,417 @@
+//! What can go wrong talking to a provider, and its one mapping to the
+//! standardized wire error ([`corral_tools::Error`]).
+//!
+//! | failure | code | retryable |
+//! |---|---|---|
+//! | HTTP 401, 403, 402 | `llm_auth` | no |
+//! | HTTP 429, rate-limit error event | `llm_rate_limited` | yes |
+//! | HTTP 408, 5xx, connect failure, timeout, connection dropped, stream cut short, overloaded/other error event | `llm_unavailable` | yes |
+//! | HTTP 404 | `llm_unavailable` | no (wrong base URL or model) |
+//! | HTTP 400, 413, 422, invalid-request error event, bad base URL | `invalid_input` | no |
+//! | a body, event or tool input that is not what the protocol says | `llm_bad_response` | no |
+//!
+//! The provider's own message (from its JSON error body or event) is kept in
+//! `message`; the HTTP status, provider, error type and request id go in
+//! `details`. The API key is scrubbed from everything, whatever echoed it.
+
+use crate::config::Provider;
+use corral_tools::error::{Error, ErrorCode};
+use serde_json::Value;
+use std::time::Duration;
+
+/// A failed request or stream, before it is put on the wire.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum LlmError {
+    /// The server answered with an error status.
+    #[error("HTTP {status}")]
+    Status {
+        status: u16,
+        body: ProviderMessage,
+        retry_after: Option<Duration>,
+        request_id: Option<String>,
+    },
+    /// An error event (Anthropic) or error object (OpenAI) inside the stream.
+    #[error("error event {}", .0.kind.as_deref().unwrap_or("?"))]
+    Event(ProviderMessage),
+    /// The request could not be built (a malformed base URL).
+    #[error("bad request: {0}")]
+    Request(String),
+    /// No connection could be made.
+    #[error("connect: {0}")]
+    Connect(String),
+    /// The server took the request but sent no response headers in time.
+    #[error("no response within {0:?}")]
+    NoResponse(Duration),
+    /// The body went silent for longer than the read timeout.
+    #[error("stalled for {0:?}")]
+    Stalled(Duration),
+    /// The connection broke while the body was read.
+    #[error("dropped: {0}")]
+    Dropped(String),
+    /// The body ended cleanly but before the protocol's end.
+    #[error("ended early")]
+    EndedEarly,
+    /// A stream event is not the JSON it should be.
+    #[error("bad event: {cause}")]
+    BadEvent { cause: String, data: String },
+    /// A finished tool call's input is not a JSON object.
+    #[error("bad tool input for {name}: {cause}")]
+    BadToolInput { name: String, cause: String },
+    /// A success status with something other than an event stream.
+    #[error("not a stream: {0}")]
+    NotAStream(String),
+}
+
+/// The error type and message a provider gave, as far as it gave them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct ProviderMessage {
+    pub kind: Option<String>,
+    pub message: Option<String>,
+}
+
+impl ProviderMessage {
+    /// Reads the error out of a JSON value in any of the shapes servers use:
+    /// `{"error": {"type"|"code", "message"}}` (Anthropic, OpenAI, vLLM),
+    /// `{"error": "text"}` (Ollama), `{"message"}`, `{"detail"}` (FastAPI).
+    pub fn from_json(value: &Value) -> ProviderMessage {
+        let text = |v: Option<&Value>| match v {
+            Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_string()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            Some(v @ (Value::Array(_) | Value::Object(_))) => Some(v.to_string()),
+            _ => None,
+        };
+        match value.get("error") {
+            Some(err @ Value::Object(_)) => ProviderMessage {
+                kind: text(err.get("type")).or_else(|| text(err.get("code"))),
+                message: text(err.get("message")),
+            },
+            Some(Value::String(s)) => ProviderMessage {
+                kind: None,
+                message: text(Some(&Value::String(s.clone()))),
+            },
+            _ => ProviderMessage {
+                kind: text(value.get("type")).filter(|t| t != "error"),
+                message: text(value.get("message")).or_else(|| text(value.get("detail"))),
+            },
+        }
+    }
+
+    /// Reads an error body: JSON when it is, else its first few hundred
+    /// characters (proxies answer in HTML or plain text).
+    pub fn from_body(body: &str) -> ProviderMessage {
+        match serde_json::from_str::<Value>(body) {
+            Ok(value) => ProviderMessage::from_json(&value),
+            Err(_) => ProviderMessage {
+                kind: None,
+                message: Some(clip(body.trim(), 300)).filter(|m| !m.is_empty()),
+            },
+        }
+    }
+}
+
+/// Where the failure happened, for messages.
+pub(crate) struct WireContext<'a> {
+    pub provider: Provider,
+    /// The endpoint, as shown to people (see [`display_url`]).
+    pub url: &'a str,
+    pub api_key: Option<&'a str>,
+}
+
+impl LlmError {
+    /// The delay the server asked for, if any.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            LlmError::Status { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    /// The standardized error: the one place failures get their code.
+    pub fn to_wire(&self, ctx: &WireContext<'_>) -> Error {
+        let who = capitalized(ctx.provider.label());
+        let url = ctx.url;
+        let error = match self {
+            LlmError::Status {
+                status,
+                body,
+                retry_after,
+                request_id,
+            } => {
+                let said = body.message.as_deref().map(|m| format!(": {m}")).unwrap_or_default();
+                let (code, message, hint) = match status {
+                    401 | 403 => (
+                        ErrorCode::LlmAuth,
+                        format!("{who} rejected the credentials (HTTP {status}){said}"),
+                        None,
+                    ),
+                    402 => (
+                        ErrorCode::LlmAuth,
+                        format!("{who} refused the request for billing reasons (HTTP 402){said}"),
+                        Some("Check the account's credits or billing with the provider."),
+                    ),
+                    429 => (
+                        ErrorCode::LlmRateLimited,
+                        format!("{who} is rate limiting requests (HTTP 429){said}"),
+                        None,
+                    ),
+                    404 => (
+                        ErrorCode::LlmUnavailable,
+                        format!("{who} has nothing at `{url}` (HTTP 404){said}"),
+                        Some("Check the base URL and the model name in Settings."),
+                    ),
+                    400 | 413 | 422 => (
+                        ErrorCode::InvalidInput,
+                        format!("{who} refused the request (HTTP {status}){said}"),
+                        Some("Check the model name and max tokens in Settings; the message says what the provider refused."),
+                    ),
+                    408 | 500..=599 => (
+                        ErrorCode::LlmUnavailable,
+                        format!("{who} failed with HTTP {status}{said}"),
+                        None,
+                    ),
+                    _ => (
+                        ErrorCode::LlmBadResponse,
+                        format!("{who} answered with unexpected HTTP {status}{said}"),
+                        None,
+                    ),
+                };
+                let mut error = Error::new(code, message).detail("status", *status);
+                if *status == 404 {
+                    error = error.retryable(false);
+                }
+                if let Some(hint) = hint {
+                    error = error.hint(hint);
+                }
+                if let Some(kind) = &body.kind {
+                    error = error.detail("type", kind.as_str());
+                }
+                if let Some(id) = request_id {
+                    error = error.detail("request_id", id.as_str());
+                }
+                if let Some(delay) = retry_after {
+                    error = error.detail("retry_after_ms", millis(*delay));
+                }
+                error
+            }
+            LlmError::Event(body) => {
+                let kind = body.kind.as_deref().unwrap_or("error");
+                let said = body.message.as_deref().unwrap_or("no message");
+                let message = format!("{who} reported an error in the stream ({kind}): {said}");
+                let error = Error::new(event_code(kind), message);
+                match body.kind.as_deref() {
+                    Some(kind) => error.detail("type", kind),
+                    None => error,
+                }
+            }
+            LlmError::Request(cause) => {
+                Error::new(ErrorCode::InvalidInput, format!("the request to `{url}` could not be made: {cause}"))
+                    .hint("Check the base URL in Settings.")
+            }
+            LlmError::Connect(cause) => {
+                Error::new(ErrorCode::LlmUnavailable, format!("could not connect to `{url}`: {cause}"))
+            }
+            LlmError::NoResponse(waited) => Error::new(
+                ErrorCode::LlmUnavailable,
+                format!("`{url}` did not answer within {}", seconds(*waited)),
+            ),
+            LlmError::Stalled(waited) => Error::new(
+                ErrorCode::LlmUnavailable,
+                format!("{who} sent nothing for {}; the response was cut off", seconds(*waited)),
+            ),
+            LlmError::Dropped(cause) => Error::new(
+                ErrorCode::LlmUnavailable,
+                format!("the connection to {} dropped before the response was complete: {cause}", ctx.provider.label()),
+            ),
+            LlmError::EndedEarly => Error::new(
+                ErrorCode::LlmUnavailable,
+                format!("{who} ended the stream before the response was complete"),
+            ),
+            LlmError::BadEvent { cause, data } => Error::new(
+                ErrorCode::LlmBadResponse,
+                format!("{who} sent a stream event that could not be read: {cause}"),
+            )
+            .detail("data", clip(data, 500)),
+            LlmError::BadToolInput { name, cause } => Error::new(
+                ErrorCode::LlmBadResponse,
+                format!("the model's input for tool `{name}` is not a JSON object: {cause}"),
+            )
+            .hint("Retry; if it persists, try a model that is better at tool calls.")
+            .detail("tool", name.as_str()),
+            LlmError::NotAStream(content_type) => Error::new(
+                ErrorCode::LlmBadResponse,
+                format!("{who} answered with `{content_type}` instead of an event stream"),
+            )
+            .hint("Check that the base URL points at the provider's API and that it supports streaming."),
+        };
+        let error = error
+            .detail("provider", ctx.provider.as_str())
+            .detail("url", url);
+        redact(error, ctx.api_key)
+    }
+}
+
+/// Error event types, of either provider, to codes.
+fn event_code(kind: &str) -> ErrorCode {
+    let kind = kind.to_ascii_lowercase();
+    let has = |s: &str| kind.contains(s);
+    if has("rate_limit") || has("rate limit") || kind == "429" {
+        ErrorCode::LlmRateLimited
+    } else if has("auth") || has("permission") || has("api_key") || kind == "401" || kind == "403" {
+        ErrorCode::LlmAuth
+    } else if has("invalid_request") || has("too_large") || kind == "400" {
+        ErrorCode::InvalidInput
+    } else {
+        ErrorCode::LlmUnavailable // overloaded_error, api_error, server_error, 5xx...
+    }
+}
+
+/// The URL without credentials or query, for messages.
+pub(crate) fn display_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut parsed) => {
+            // Neither fails on http(s) URLs; ignoring keeps the original parts.
+            let _ = parsed.set_username("");
+            let _ = parsed.set_password(None);
+            parsed.set_query(None);
+            parsed.to_string()
+        }
+        Err(_) => url.to_string(),
+    }
+}
+
+/// Scrubs the key out of every string of the error (keys of 8 characters
+/// or more; shorter "keys" are placeholders of local servers).
+pub(crate) fn redact(mut error: Error, key: Option<&str>) -> Error {
+    let Some(key) = key.filter(|k| k.len() >= 8) else {
+        return error;
+    };
+    let scrub = |s: &str| s.replace(key, "[redacted]");
+    error.message = scrub(&error.message);
+    error.hint = scrub(&error.hint);
+    for value in error.details.values_mut() {
+        if let Value::String(s) = value {
+            *s = scrub(s);
+        }
+    }
+    error
+}
+
+/// The innermost cause of an error chain: the most specific text
+/// ("Connection refused (os error 111)").
+pub(crate) fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut current = err;
+    while let Some(source) = current.source() {
+        current = source;
+    }
+    current.to_string()
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+fn clip(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_string(),
+    }
+}
+
+fn seconds(duration: Duration) -> String {
+    format!("{:.1} s", duration.as_secs_f64())
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_every_error_body_shape() {
+        let cases = [
+            (
+                r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#,
+                Some("authentication_error"),
+                Some("invalid x-api-key"),
+            ),
+            (
+                r#"{"error":{"message":"Bad key","type":null,"code":"invalid_api_key"}}"#,
+                Some("invalid_api_key"),
+                Some("Bad key"),
+            ),
+            (
+                r#"{"error":"model 'x' not found"}"#,
+                None,
+                Some("model 'x' not found"),
+            ),
+            (r#"{"detail":"Not Found"}"#, None, Some("Not Found")),
+            (
+                "<html>502 Bad Gateway</html>",
+                None,
+                Some("<html>502 Bad Gateway</html>"),
+            ),
+            ("", None, None),
+        ];
+        for (body, kind, message) in cases {
+            let got = ProviderMessage::from_body(body);
+            assert_eq!(got.kind.as_deref(), kind, "{body}");
+            assert_eq!(got.message.as_deref(), message, "{body}");
+        }
+    }
+
+    #[test]
+    fn status_errors_name_the_provider_and_hide_the_key() {
+        let key = "sk-ant-very-secret";
+        let ctx = WireContext {
+            provider: Provider::Anthropic,
+            url: "https://api.anthropic.com/v1/messages",
+            api_key: Some(key),
+        };
+        let err = LlmError::Status {
+            status: 401,
+            body: ProviderMessage {
+                kind: Some("authentication_error".into()),
+                message: Some(format!("invalid x-api-key {key}")),
+            },
+            retry_after: None,
+            request_id: Some("req_1".into()),
+        };
+        let wire = err.to_wire(&ctx).to_json();
+        assert_eq!(
+            wire,
+            json!({
+                "code": "llm_auth",
+                "message": "Anthropic rejected the credentials (HTTP 401): invalid x-api-key [redacted]",
+                "hint": "Check the API key in Settings.",
+                "retryable": false,
+                "details": {"status": 401, "type": "authentication_error", "request_id": "req_1",
+                    "provider": "anthropic", "url": "https://api.anthropic.com/v1/messages"}
+            })
+        );
+    }
+
+    #[test]
+    fn event_kinds_map_to_codes() {
+        assert_eq!(event_code("overloaded_error"), ErrorCode::LlmUnavailable);
+        assert_eq!(event_code("rate_limit_error"), ErrorCode::LlmRateLimited);
+        assert_eq!(event_code("authentication_error"), ErrorCode::LlmAuth);
+        assert_eq!(event_code("invalid_request_error"), ErrorCode::InvalidInput);
+        assert_eq!(event_code("502"), ErrorCode::LlmUnavailable);
+    }
+
+    #[test]
+    fn urls_lose_credentials_and_query() {
+        assert_eq!(
+            display_url("https://u:p@host.example/v1/x?key=1"),
+            "https://host.example/v1/x"
+        );
+    }
+}

@@ -1,0 +1,301 @@
+//! OpenAI-compatible Chat Completions: the request body and the stream
+//! decoder, tolerant of the many servers that speak it (OpenAI, OpenRouter,
+//! Ollama, LM Studio, llama.cpp's llama-server, vLLM).
+
+use crate::config::ProviderConfig;
+use crate::error::{LlmError, ProviderMessage};
+use crate::sse::SseEvent;
+use crate::stream::{parse_tool_input, Decoder, Step};
+use crate::types::{Block, ChatRequest, Role, StreamEvent};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+/// The request body.
+///
+/// Our blocks become Chat Completions messages: the system prompt comes
+/// first; an assistant message's text and tool calls become one message
+/// (`content` null when it has no text); a user message's tool results
+/// become `tool` messages, in order, before its text. `is_error` has no
+/// place in this protocol: the result's content (our standardized error
+/// JSON) says it. OpenAI's own API gets `max_completion_tokens` (its newer
+/// models refuse `max_tokens`); other servers get `max_tokens`.
+pub(crate) fn body(
+    config: &ProviderConfig,
+    request: &ChatRequest,
+    max_tokens: u32,
+    stream: bool,
+) -> Value {
+    let mut messages = Vec::new();
+    if !request.system.is_empty() {
+        messages.push(json!({"role": "system", "content": request.system}));
+    }
+    for message in &request.messages {
+        let text = joined_text(&message.content);
+        match message.role {
+            Role::User => {
+                for block in &message.content {
+                    if let Block::ToolResult {
+                        tool_use_id,
+                        content,
+                        ..
+                    } = block
+                    {
+                        messages.push(json!({"role": "tool", "tool_call_id": tool_use_id, "content": content}));
+                    }
+                }
+                if !text.is_empty() {
+                    messages.push(json!({"role": "user", "content": text}));
+                }
+            }
+            Role::Assistant => {
+                let calls: Vec<Value> = message
+                    .content
+                    .iter()
+                    .filter_map(|block| match block {
+                        Block::ToolUse { id, name, input } => Some(json!({
+                            "id": id,
+                            "type": "function",
+                            "function": {"name": name, "arguments": Value::Object(input.clone()).to_string()},
+                        })),
+                        _ => None,
+                    })
+                    .collect();
+                if text.is_empty() && calls.is_empty() {
+                    continue;
+                }
+                let mut out = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { json!(text) }});
+                if !calls.is_empty() {
+                    out["tool_calls"] = json!(calls);
+                }
+                messages.push(out);
+            }
+        }
+    }
+    let mut body = json!({"model": config.model, "messages": messages, "stream": stream});
+    let is_openai = reqwest::Url::parse(config.base())
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        == Some("api.openai.com".to_string());
+    body[if is_openai {
+        "max_completion_tokens"
+    } else {
+        "max_tokens"
+    }] = json!(max_tokens);
+    if stream {
+        body["stream_options"] = json!({"include_usage": true});
+    }
+    if !request.tools.is_empty() {
+        let tools: Vec<Value> = request
+            .tools
+            .iter()
+            .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}}))
+            .collect();
+        body["tools"] = json!(tools);
+    }
+    body
+}
+
+fn joined_text(blocks: &[Block]) -> String {
+    let texts: Vec<&str> = blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Text { text } if !text.is_empty() => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    texts.join("\n\n")
+}
+
+/// A tool call being streamed.
+struct Call {
+    id: String,
+    name: String,
+    args: String,
+    /// How much of `args` went out as deltas.
+    sent: usize,
+    started: bool,
+    ended: bool,
+}
+
+/// Decodes one Chat Completions stream.
+#[derive(Default)]
+pub(crate) struct OpenAiDecoder {
+    calls: Vec<Call>,
+    /// The server's `index` of a call to its place in `calls`.
+    by_index: HashMap<u64, usize>,
+    finish_reason: Option<String>,
+}
+
+impl Decoder for OpenAiDecoder {
+    fn event(&mut self, event: &SseEvent, out: &mut Vec<StreamEvent>) -> Result<Step, LlmError> {
+        let data = event.data.trim();
+        if data == "[DONE]" {
+            self.close_calls(out)?;
+            return Ok(Step::Finished(self.stop_reason()));
+        }
+        let chunk: Value = serde_json::from_str(data).map_err(|e| LlmError::BadEvent {
+            cause: e.to_string(),
+            data: event.data.clone(),
+        })?;
+        if chunk.get("error").is_some_and(|e| !e.is_null()) {
+            return Err(LlmError::Event(ProviderMessage::from_json(&chunk)));
+        }
+        let choice = chunk
+            .get("choices")
+            .and_then(Value::as_array)
+            .and_then(|c| c.first());
+        if let Some(choice) = choice {
+            let delta = choice
+                .get("delta")
+                .or_else(|| choice.get("message"))
+                .unwrap_or(&Value::Null);
+            if let Some(text) = delta
+                .get("content")
+                .and_then(Value::as_str)
+                .filter(|t| !t.is_empty())
+            {
+                out.push(StreamEvent::TextDelta {
+                    text: text.to_string(),
+                });
+            }
+            for call in delta
+                .get("tool_calls")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                self.on_tool_call(call, out);
+            }
+            if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+                self.finish_reason = Some(reason.to_string());
+                self.close_calls(out)?;
+            }
+        }
+        if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
+            let count = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
+            out.push(StreamEvent::Usage {
+                input_tokens: count("prompt_tokens"),
+                output_tokens: count("completion_tokens"),
+            });
+        }
+        Ok(Step::More)
+    }
+
+    fn end(&mut self, out: &mut Vec<StreamEvent>) -> Result<String, LlmError> {
+        // Without `[DONE]`, only a finish reason says nothing was cut off.
+        if self.finish_reason.is_none() {
+            return Err(LlmError::EndedEarly);
+        }
+        self.close_calls(out)?;
+        Ok(self.stop_reason())
+    }
+}
+
+impl OpenAiDecoder {
+    /// One entry of `delta.tool_calls`. The first fragment of a call has its
+    /// `index` and usually its `id` and name; later ones carry argument text.
+    /// Servers differ: ids may be missing (we make `call_<n>`), repeated on
+    /// every fragment, or new at a reused index (a new call).
+    fn on_tool_call(&mut self, call: &Value, out: &mut Vec<StreamEvent>) {
+        let index = call.get("index").and_then(Value::as_u64);
+        let id = call
+            .get("id")
+            .and_then(Value::as_str)
+            .filter(|id| !id.is_empty());
+        let known_id = id.and_then(|id| self.calls.iter().position(|c| c.id == id));
+        let at_index = index.and_then(|i| self.by_index.get(&i).copied());
+        let place = match (known_id, id, index, at_index) {
+            (Some(place), ..) => place,
+            (None, Some(_), ..) | (None, None, Some(_), None) => self.new_call(id, index),
+            (None, None, Some(_), Some(place)) => place,
+            (None, None, None, _) if !self.calls.is_empty() => self.calls.len() - 1,
+            (None, None, None, _) => self.new_call(None, None),
+        };
+        let Some(entry) = self.calls.get_mut(place) else {
+            return;
+        };
+        if entry.ended {
+            return;
+        }
+        let function = call.get("function").unwrap_or(&Value::Null);
+        if let Some(name) = function.get("name").and_then(Value::as_str) {
+            if !entry.started {
+                entry.name.push_str(name);
+            }
+        }
+        match function.get("arguments") {
+            Some(Value::String(fragment)) => entry.args.push_str(fragment),
+            Some(object @ Value::Object(_)) if entry.args.is_empty() => {
+                entry.args = object.to_string()
+            }
+            _ => {}
+        }
+        if !entry.started && !entry.name.is_empty() {
+            entry.started = true;
+            out.push(StreamEvent::ToolCallStart {
+                id: entry.id.clone(),
+                name: entry.name.clone(),
+            });
+        }
+        if entry.started && entry.args.len() > entry.sent {
+            out.push(StreamEvent::ToolCallDelta {
+                id: entry.id.clone(),
+                json: entry.args[entry.sent..].to_string(),
+            });
+            entry.sent = entry.args.len();
+        }
+    }
+
+    fn new_call(&mut self, id: Option<&str>, index: Option<u64>) -> usize {
+        let place = self.calls.len();
+        self.calls.push(Call {
+            id: id.map_or_else(|| format!("call_{place}"), str::to_owned),
+            name: String::new(),
+            args: String::new(),
+            sent: 0,
+            started: false,
+            ended: false,
+        });
+        if let Some(index) = index {
+            self.by_index.insert(index, place);
+        }
+        place
+    }
+
+    /// Ends every open call, in order.
+    fn close_calls(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), LlmError> {
+        for call in self.calls.iter_mut().filter(|c| !c.ended) {
+            call.ended = true;
+            if !call.started {
+                return Err(LlmError::BadToolInput {
+                    name: "?".into(),
+                    cause: format!("tool call `{}` names no tool", call.id),
+                });
+            }
+            let input = if call.args.trim().is_empty() {
+                Default::default()
+            } else {
+                parse_tool_input(&call.name, &call.args)?
+            };
+            out.push(StreamEvent::ToolCallEnd {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                input,
+            });
+        }
+        Ok(())
+    }
+
+    /// The finish reason in our terms. Some servers say `stop` after tool
+    /// calls; the calls decide then.
+    fn stop_reason(&self) -> String {
+        let called = !self.calls.is_empty();
+        match self.finish_reason.as_deref() {
+            Some("tool_calls" | "function_call") => "tool_use".into(),
+            Some("length") => "max_tokens".into(),
+            Some("stop") | None if called => "tool_use".into(),
+            Some("stop") | None => "end_turn".into(),
+            Some(other) => other.into(),
+        }
+    }
+}

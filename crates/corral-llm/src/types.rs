@@ -1,0 +1,181 @@
+//! The provider-neutral request and event types, with the JSON shapes of
+//! `docs/ipc.md` (`LlmRequest`, `Message`, `Block`, `LlmEvent`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Who wrote a [`Message`]. The system prompt is not a message: it lives in
+/// [`ChatRequest::system`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The person, or tool results sent back for the model.
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// One piece of a message's content, tagged by `type`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Block {
+    /// Plain text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// A tool call the assistant made.
+    ToolUse {
+        /// The provider's call id; [`Block::ToolResult::tool_use_id`] refers to it.
+        id: String,
+        /// The tool's name.
+        name: String,
+        /// The tool's input object.
+        input: Map<String, Value>,
+    },
+    /// The result of a tool call, sent back in a user message.
+    ToolResult {
+        /// The id of the [`Block::ToolUse`] this answers.
+        tool_use_id: String,
+        /// The result as text (tool output or the standardized error's JSON).
+        content: String,
+        /// Whether the call failed.
+        #[serde(default, skip_serializing_if = "is_false")]
+        is_error: bool,
+    },
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_false(value: &bool) -> bool {
+    !*value
+}
+
+impl Block {
+    /// A [`Block::Text`].
+    pub fn text(text: impl Into<String>) -> Self {
+        Block::Text { text: text.into() }
+    }
+}
+
+/// One turn of the conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    /// Who wrote it.
+    pub role: Role,
+    /// What it says, in order.
+    pub content: Vec<Block>,
+}
+
+impl Message {
+    /// A user message with one text block.
+    pub fn user(text: impl Into<String>) -> Self {
+        Message {
+            role: Role::User,
+            content: vec![Block::text(text)],
+        }
+    }
+
+    /// An assistant message with one text block.
+    pub fn assistant(text: impl Into<String>) -> Self {
+        Message {
+            role: Role::Assistant,
+            content: vec![Block::text(text)],
+        }
+    }
+}
+
+/// A tool the model may call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolDef {
+    /// The tool's name (what the model calls).
+    pub name: String,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// The JSON Schema of the tool's input object.
+    pub input_schema: Value,
+}
+
+/// One request to the model: `LlmRequest` on the wire.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChatRequest {
+    /// The system prompt; empty for none.
+    #[serde(default)]
+    pub system: String,
+    /// The conversation so far, oldest first.
+    pub messages: Vec<Message>,
+    /// The tools the model may call; empty for none.
+    #[serde(default)]
+    pub tools: Vec<ToolDef>,
+}
+
+/// One normalized event of a streamed answer: `LlmEvent` on the wire.
+///
+/// Every stream ends with exactly one terminal event, [`StreamEvent::Done`]
+/// or [`StreamEvent::Error`], and sends nothing after it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum StreamEvent {
+    /// More text of the answer.
+    TextDelta {
+        /// The new text.
+        text: String,
+    },
+    /// The model started a tool call.
+    ToolCallStart {
+        /// The call id (the provider's, or `call_<n>` when it gave none).
+        id: String,
+        /// The tool's name.
+        name: String,
+    },
+    /// More of a tool call's input, as a fragment of JSON text.
+    ToolCallDelta {
+        /// The call id.
+        id: String,
+        /// The fragment; the fragments of one call concatenate to its input.
+        json: String,
+    },
+    /// A tool call is complete.
+    ToolCallEnd {
+        /// The call id.
+        id: String,
+        /// The tool's name.
+        name: String,
+        /// The parsed input (`{}` when the model sent none).
+        input: Map<String, Value>,
+    },
+    /// Token counts of this response (input includes cached prompt tokens).
+    Usage {
+        /// Prompt tokens.
+        input_tokens: u64,
+        /// Generated tokens.
+        output_tokens: u64,
+    },
+    /// The request failed before anything was streamed and will be sent again.
+    Retrying {
+        /// Which retry this is, from 1.
+        attempt: u32,
+        /// How long the bridge waits before it.
+        delay_ms: u64,
+        /// Why the previous attempt failed.
+        error: corral_tools::Error,
+    },
+    /// Terminal: the answer is complete. `stop_reason` is `end_turn`,
+    /// `tool_use`, `max_tokens`, `cancelled` (the caller cancelled), or
+    /// another reason the provider gave, passed through.
+    Done {
+        /// Why the model stopped.
+        stop_reason: String,
+    },
+    /// Terminal: the answer failed.
+    Error {
+        /// What went wrong, as the standardized error.
+        error: corral_tools::Error,
+    },
+}
+
+impl StreamEvent {
+    /// Whether this event ends the stream.
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, StreamEvent::Done { .. } | StreamEvent::Error { .. })
+    }
+}
