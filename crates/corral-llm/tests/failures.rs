@@ -1,0 +1,363 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! Retries, timeouts, dropped connections and cancellation: every stream
+//! ends with exactly one terminal event, and none hangs.
+
+mod common;
+
+use common::{collect, collect_with, terminal_error, End, Reply, Server};
+use corral_llm::{ChatRequest, Message, Provider, StreamEvent};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+const TEXT: &str = concat!(
+    r#"data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"Hello"},"finish_reason":null}]}"#,
+    "\n\n",
+    r#"data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":" there"},"finish_reason":null}]}"#,
+    "\n\n",
+    r#"data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+    "\n\n",
+    "data: [DONE]\n\n",
+);
+
+const ANTHROPIC_TEXT: &str = concat!(
+    "event: message_start\n",
+    r#"data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":1}}}"#,
+    "\n\nevent: content_block_start\n",
+    r#"data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+    "\n\nevent: content_block_delta\n",
+    r#"data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#,
+    "\n\nevent: content_block_stop\n",
+    r#"data: {"type":"content_block_stop","index":0}"#,
+    "\n\nevent: message_delta\n",
+    r#"data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":2}}"#,
+    "\n\nevent: message_stop\n",
+    r#"data: {"type":"message_stop"}"#,
+    "\n\n",
+);
+
+fn request() -> ChatRequest {
+    ChatRequest {
+        system: String::new(),
+        messages: vec![Message::user("Hi")],
+        tools: vec![],
+    }
+}
+
+fn text_events() -> Vec<StreamEvent> {
+    vec![
+        StreamEvent::TextDelta {
+            text: "Hello".into(),
+        },
+        StreamEvent::TextDelta {
+            text: " there".into(),
+        },
+        StreamEvent::Done {
+            stop_reason: "end_turn".into(),
+        },
+    ]
+}
+
+#[tokio::test]
+async fn rate_limited_waits_for_retry_after_then_succeeds() {
+    let limited = r#"{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}"#;
+    let server = Server::start(vec![
+        Reply::json(429, limited).header("retry-after", "1"),
+        Reply::sse(TEXT),
+    ])
+    .await;
+    let started = Instant::now();
+    let events = collect(&server.config(Provider::OpenAi), &request()).await;
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(1000), "waited {waited:?}");
+    assert!(waited < Duration::from_secs(3), "waited {waited:?}");
+    let mut want = vec![StreamEvent::Retrying {
+        attempt: 1,
+        delay_ms: 1000,
+        error: serde_json::from_value(json!({
+            "code": "llm_rate_limited",
+            "message": "The OpenAI-compatible server is rate limiting requests (HTTP 429): Rate limit reached for requests",
+            "hint": "Wait a moment and retry.",
+            "retryable": true,
+            "details": {"status": 429, "type": "requests", "retry_after_ms": 1000,
+                        "provider": "openai", "url": server.url("/v1/chat/completions")},
+        }))
+        .unwrap(),
+    }];
+    want.extend(text_events());
+    assert_eq!(events, want);
+    assert_eq!(server.received().len(), 2);
+}
+
+#[tokio::test]
+async fn a_server_error_is_retried_with_backoff() {
+    let failed =
+        r#"{"type":"error","error":{"type":"api_error","message":"Internal server error"}}"#;
+    let server = Server::start(vec![Reply::json(500, failed), Reply::sse(ANTHROPIC_TEXT)]).await;
+    let events = collect(&server.config(Provider::Anthropic), &request()).await;
+    assert_eq!(
+        events,
+        vec![
+            StreamEvent::Retrying {
+                attempt: 1,
+                delay_ms: 10,
+                error: serde_json::from_value(json!({
+                    "code": "llm_unavailable",
+                    "message": "Anthropic failed with HTTP 500: Internal server error",
+                    "hint": "Check the provider's base URL and your connection, then retry.",
+                    "retryable": true,
+                    "details": {"status": 500, "type": "api_error", "provider": "anthropic", "url": server.url("/v1/messages")},
+                }))
+                .unwrap(),
+            },
+            StreamEvent::TextDelta { text: "Hi".into() },
+            StreamEvent::Usage { input_tokens: 5, output_tokens: 2 },
+            StreamEvent::Done { stop_reason: "end_turn".into() },
+        ]
+    );
+}
+
+#[tokio::test]
+async fn retries_stop_at_max_retries() {
+    let busy = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+    let server = Server::start(vec![Reply::json(529, busy); 3]).await;
+    let mut config = server.config(Provider::Anthropic);
+    config.max_retries = 2;
+    let events = collect(&config, &request()).await;
+    let shape: Vec<(u32, u64)> = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::Retrying {
+                attempt, delay_ms, ..
+            } => Some((*attempt, *delay_ms)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(shape, vec![(1, 10), (2, 20)]);
+    assert_eq!(events.len(), 3);
+    let error = terminal_error(&events);
+    assert_eq!(error.message, "Anthropic failed with HTTP 529: Overloaded");
+    assert_eq!(server.received().len(), 3);
+}
+
+#[tokio::test]
+async fn client_errors_are_not_retried() {
+    let cases = [
+        (
+            400,
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: 999999 > 64000"}}"#,
+            "invalid_input",
+            false,
+        ),
+        (
+            404,
+            r#"{"type":"error","error":{"type":"not_found_error","message":"model: nope"}}"#,
+            "llm_unavailable",
+            false,
+        ),
+    ];
+    for (status, body, code, retryable) in cases {
+        let server = Server::start(vec![Reply::json(status, body)]).await;
+        let events = collect(&server.config(Provider::Anthropic), &request()).await;
+        let error = terminal_error(&events);
+        assert_eq!(
+            (error.code.as_str(), error.retryable),
+            (code, retryable),
+            "{error:?}"
+        );
+        assert_eq!(events.len(), 1);
+        assert_eq!(server.received().len(), 1);
+    }
+}
+
+#[tokio::test]
+async fn a_connection_dropped_mid_stream_is_one_error() {
+    let cut = TEXT.find(r#"data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"#).unwrap();
+    let server = Server::start(vec![Reply::sse(&TEXT[..cut]).end(End::Drop)]).await;
+    let started = Instant::now();
+    let events = collect(&server.config(Provider::OpenAi), &request()).await;
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert_eq!(events[..2], text_events()[..2]);
+    assert_eq!(events.len(), 3);
+    let error = terminal_error(&events);
+    assert_eq!(error.code.as_str(), "llm_unavailable");
+    assert!(
+        error.message.starts_with("the connection to the OpenAI-compatible server dropped before the response was complete: "),
+        "{}",
+        error.message
+    );
+    // Text was already shown: not sent again.
+    assert_eq!(server.received().len(), 1);
+}
+
+#[tokio::test]
+async fn a_silent_server_times_out() {
+    let cut = TEXT.find("\n\n").unwrap() + 2;
+    let server = Server::start(vec![Reply::sse(&TEXT[..cut]).end(End::Hang)]).await;
+    let mut config = server.config(Provider::OpenAi);
+    config.read_timeout = Duration::from_millis(300);
+    let started = Instant::now();
+    let events = collect(&config, &request()).await;
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert_eq!(
+        events[0],
+        StreamEvent::TextDelta {
+            text: "Hello".into()
+        }
+    );
+    let error = terminal_error(&events);
+    assert_eq!(
+        (error.code.as_str(), error.message.as_str()),
+        (
+            "llm_unavailable",
+            "The OpenAI-compatible server sent nothing for 0.3 s; the response was cut off"
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_times_out() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            held.push(socket);
+        }
+    });
+    let mut config = corral_llm::ProviderConfig::new(Provider::OpenAi, "m");
+    config.base_url = format!("http://127.0.0.1:{port}/v1");
+    config.read_timeout = Duration::from_millis(200);
+    config.max_retries = 0;
+    let events = collect(&config, &request()).await;
+    assert_eq!(
+        terminal_error(&events).message,
+        format!("`http://127.0.0.1:{port}/v1/chat/completions` did not answer within 0.2 s")
+    );
+}
+
+#[tokio::test]
+async fn connection_refused_is_retried_then_unavailable() {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let mut config = corral_llm::ProviderConfig::new(Provider::OpenAi, "m");
+    config.base_url = format!("http://127.0.0.1:{port}/v1");
+    config.max_retries = 1;
+    config.retry_base_delay = Duration::from_millis(10);
+    let events = collect(&config, &request()).await;
+    assert!(
+        matches!(
+            events[0],
+            StreamEvent::Retrying {
+                attempt: 1,
+                delay_ms: 10,
+                ..
+            }
+        ),
+        "{events:?}"
+    );
+    assert_eq!(events.len(), 2);
+    let error = terminal_error(&events);
+    assert_eq!(error.code.as_str(), "llm_unavailable");
+    let prefix = format!("could not connect to `http://127.0.0.1:{port}/v1/chat/completions`: ");
+    assert!(error.message.starts_with(&prefix), "{}", error.message);
+}
+
+#[tokio::test]
+async fn cancel_mid_stream_ends_with_done_cancelled() {
+    let cut = TEXT.find("\n\n").unwrap() + 2;
+    let server = Server::start(vec![Reply::sse(&TEXT[..cut]).end(End::Hang)]).await;
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    let started = Instant::now();
+    let events = collect_with(
+        &server.config(Provider::OpenAi),
+        &request(),
+        cancel,
+        move |event| {
+            if matches!(event, StreamEvent::TextDelta { .. }) {
+                trigger.cancel();
+            }
+        },
+    )
+    .await;
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert_eq!(
+        events,
+        vec![
+            StreamEvent::TextDelta {
+                text: "Hello".into()
+            },
+            StreamEvent::Done {
+                stop_reason: "cancelled".into()
+            },
+        ]
+    );
+}
+
+#[tokio::test]
+async fn cancel_during_a_retry_wait() {
+    let limited = r#"{"error":{"message":"slow down","type":"rate_limit_error"}}"#;
+    let server = Server::start(vec![Reply::json(429, limited).header("retry-after", "1")]).await;
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    let started = Instant::now();
+    let events = collect_with(
+        &server.config(Provider::OpenAi),
+        &request(),
+        cancel,
+        move |event| {
+            if matches!(event, StreamEvent::Retrying { .. }) {
+                trigger.cancel();
+            }
+        },
+    )
+    .await;
+    assert!(started.elapsed() < Duration::from_millis(900));
+    assert!(matches!(
+        events[0],
+        StreamEvent::Retrying {
+            attempt: 1,
+            delay_ms: 1000,
+            ..
+        }
+    ));
+    assert_eq!(
+        events[1..],
+        [StreamEvent::Done {
+            stop_reason: "cancelled".into()
+        }]
+    );
+}
+
+#[tokio::test]
+async fn cancelled_before_the_start_sends_nothing() {
+    let server = Server::start(vec![Reply::sse(TEXT)]).await;
+    let cancel = CancellationToken::new();
+    cancel.cancel();
+    let events = collect_with(&server.config(Provider::OpenAi), &request(), cancel, |_| {}).await;
+    assert_eq!(
+        events,
+        vec![StreamEvent::Done {
+            stop_reason: "cancelled".into()
+        }]
+    );
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(server.received().len(), 0);
+}
+
+#[tokio::test]
+async fn json_instead_of_a_stream_is_a_bad_response() {
+    let body = r#"{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"}}]}"#;
+    let server = Server::start(vec![Reply::json(200, body)]).await;
+    let events = collect(&server.config(Provider::OpenAi), &request()).await;
+    let error = terminal_error(&events);
+    assert_eq!(error.code.as_str(), "llm_bad_response");
+    assert_eq!(
+        error.message,
+        "The OpenAI-compatible server answered with `application/json` instead of an event stream"
+    );
+}
