@@ -6,9 +6,9 @@
 //! `ping` and `error` may come at any point.
 
 use crate::config::ProviderConfig;
+use crate::driver::{parse_tool_input, Decoder, Step};
 use crate::error::{LlmError, ProviderMessage};
 use crate::sse::SseEvent;
-use crate::stream::{parse_tool_input, Decoder, Step};
 use crate::types::{Block, ChatRequest, Message, StreamEvent};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;

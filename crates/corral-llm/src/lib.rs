@@ -7,7 +7,7 @@
 //! and hands back one normalized [`StreamEvent`] sequence: text deltas,
 //! tool call start / argument delta / end, usage, retries, and exactly one
 //! terminal `Done` or `Error`. Failures are the standardized
-//! [`corral_tools::Error`] with an `llm_*` code (see [`error`](crate::error)
+//! [`corral_tools::Error`] with an `llm_*` code (see [`error`]
 //! for the mapping). The crate knows nothing of Tauri; the app forwards the
 //! events to a channel.
 //!
@@ -39,17 +39,17 @@
 
 mod anthropic;
 mod config;
+mod driver;
 pub mod error;
 mod http;
 mod local;
 mod openai;
 mod sse;
-mod stream;
 mod types;
 
 pub use config::{Provider, ProviderConfig};
+pub use driver::MAX_RETRY_DELAY;
 pub use local::{detect_local_servers, probe_server, LocalServer, LOCAL_SERVERS, PROBE_TIMEOUT};
-pub use stream::MAX_RETRY_DELAY;
 pub use types::{Block, ChatRequest, Message, Role, StreamEvent, ToolDef};
 
 use crate::error::{display_url, LlmError, ProviderMessage, WireContext};
@@ -83,7 +83,7 @@ pub async fn stream(
     cancel: CancellationToken,
     on_event: impl FnMut(StreamEvent) + Send,
 ) {
-    stream::stream(config, request, cancel, on_event).await;
+    driver::stream(config, request, cancel, on_event).await;
 }
 
 /// Checks the settings with the smallest real request: a non-streamed

@@ -3,9 +3,9 @@
 //! Ollama, LM Studio, llama.cpp's llama-server, vLLM).
 
 use crate::config::ProviderConfig;
+use crate::driver::{parse_tool_input, Decoder, Step};
 use crate::error::{LlmError, ProviderMessage};
 use crate::sse::SseEvent;
-use crate::stream::{parse_tool_input, Decoder, Step};
 use crate::types::{Block, ChatRequest, Role, StreamEvent};
 use serde_json::{json, Value};
 use std::collections::HashMap;

@@ -53,7 +53,7 @@ pub(crate) fn parse_tool_input(name: &str, json: &str) -> Result<Map<String, Val
     }
 }
 
-/// Streams one answer. See [`crate::stream`].
+/// Streams one answer. See [`crate::stream()`].
 pub(crate) async fn stream(
     config: &ProviderConfig,
     request: &ChatRequest,
