@@ -1,6 +1,16 @@
-import { defineConfig } from "vite";
+import { defineConfig } from "vitest/config";
+import { svelte } from "@sveltejs/vite-plugin-svelte";
+import { svelteTesting } from "@testing-library/svelte/vite";
 
 export default defineConfig({
   base: "./",
-  build: { outDir: "dist", emptyOutDir: true, target: "es2022" },
+  plugins: [svelte(), svelteTesting()],
+  // Tauri serves ui/dist from the app; the dev server is only for hot reload.
+  server: { port: 1420, strictPort: true },
+  build: { outDir: "dist", emptyOutDir: true, target: "es2022", sourcemap: false },
+  test: {
+    environment: "jsdom",
+    include: ["src/**/*.test.ts"],
+    setupFiles: ["src/test/setup.ts"],
+  },
 });

@@ -1,0 +1,34 @@
+import js from "@eslint/js";
+import ts from "typescript-eslint";
+import svelte from "eslint-plugin-svelte";
+import globals from "globals";
+
+export default ts.config(
+  { ignores: ["dist/", "node_modules/"] },
+  js.configs.recommended,
+  ...ts.configs.recommended,
+  ...svelte.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.browser, ...globals.node } },
+  },
+  {
+    files: ["**/*.svelte", "**/*.svelte.ts"],
+    languageOptions: { parserOptions: { parser: ts.parser } },
+  },
+  {
+    // The IPC module is the one door to the Tauri runtime.
+    files: ["src/**/*.ts", "src/**/*.svelte"],
+    ignores: ["src/lib/ipc.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ group: ["@tauri-apps/*"], message: "Import from src/lib/ipc.ts instead." }] },
+      ],
+    },
+  },
+  {
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_" }],
+    },
+  },
+);

@@ -1,0 +1,290 @@
+// The agent loop: plan → tools → report. Plain TypeScript, no framework; the
+// Rust side is reached only through the `AgentIpc` functions passed in, and
+// the UI only reads `state` and calls send / retry / stop / decide.
+import { toWireError, wireError } from "../errors";
+import type { Ipc } from "../ipc";
+import { type FrameScheduler, OutputBuffer } from "../outputBuffer";
+import { type Readable, writable } from "../store";
+import type { ApprovalScope, LlmEvent, LlmRequest, Message, ToolResultBlock, ToolSpec, ToolUseBlock, WireError } from "../types";
+import { StreamAssembler } from "./assembler";
+import { fromSaved, type SavedConversation, toSaved } from "./conversation";
+import { type AgentState, emptyState, type Item, type ToolItem } from "./state";
+import { systemPrompt } from "./systemPrompt";
+import { ToolRunner } from "./toolRunner";
+import { appendUserText, CANCELLED_TEXT, textBlock } from "./transcript";
+
+export type AgentIpc = Pick<
+  Ipc,
+  "llmStream" | "cancel" | "toolSpecs" | "checkPolicy" | "approveCall" | "callTool" | "execShell" | "saveConversation"
+>;
+
+export type AgentOptions = {
+  projectRoot: string;
+  /** Model calls per user message before the loop stops and asks to continue. */
+  maxTurns?: number;
+  newId?: () => string;
+  scheduleFrame?: FrameScheduler;
+};
+
+export type Decision = ApprovalScope | "deny";
+
+/** One run of the loop; Stop flips `cancelled` and fires every hook. */
+export type RunControl = { cancelled: boolean; hooks: Set<() => void> };
+
+type TurnOutcome = { message: Message | null; stopReason: string; error: WireError | null };
+
+export const DEFAULT_MAX_TURNS = 25;
+
+export class AgentLoop {
+  private readonly store = writable<AgentState>(emptyState());
+  readonly state: Readable<AgentState> = this.store;
+  private messages: Message[] = [];
+  private specs: ToolSpec[] | null = null;
+  private control: RunControl | null = null;
+  private readonly tools: ToolRunner;
+  private readonly newId: () => string;
+
+  constructor(
+    private readonly ipc: AgentIpc,
+    private readonly options: AgentOptions,
+  ) {
+    this.newId = options.newId ?? (() => crypto.randomUUID());
+    this.tools = new ToolRunner(ipc, {
+      newId: this.newId,
+      scheduleFrame: options.scheduleFrame,
+      updateCard: (id, change) => this.updateCard(id, change),
+      riskOf: (name) => this.specs?.find((s) => s.name === name)?.risk ?? null,
+    });
+  }
+
+  /** The provider transcript, as the next request would send it. */
+  get transcript(): Message[] {
+    return this.messages;
+  }
+
+  load(saved: unknown): void {
+    const conversation = fromSaved(saved);
+    if (!conversation) return;
+    this.messages = conversation.messages;
+    this.store.set({ ...emptyState(), items: conversation.items });
+  }
+
+  snapshot(): SavedConversation {
+    return toSaved(this.messages, this.store.get().items);
+  }
+
+  async send(text: string): Promise<void> {
+    if (this.control || text.trim() === "") return;
+    this.messages = appendUserText(this.messages, text);
+    this.addItem({ kind: "user", id: this.newId(), text });
+    await this.run();
+  }
+
+  /** Re-sends the last turn after a provider failure; the conversation is kept. */
+  async retry(): Promise<void> {
+    if (this.control || this.messages.at(-1)?.role !== "user") return;
+    await this.run();
+  }
+
+  stop(): void {
+    const control = this.control;
+    if (!control || control.cancelled) return;
+    control.cancelled = true;
+    for (const hook of [...control.hooks]) hook();
+  }
+
+  /** The user's answer to an approval card. */
+  decide(cardId: string, decision: Decision): void {
+    this.tools.decide(cardId, decision);
+  }
+
+  /** Stops one running command; the loop goes on with its partial output. */
+  stopCommand(cardId: string): void {
+    const card = this.store.get().items.find((i): i is ToolItem => i.kind === "tool" && i.id === cardId);
+    if (card?.runId) void this.ipc.cancel(card.runId).catch(() => undefined);
+  }
+
+  outputFor(cardId: string): OutputBuffer | undefined {
+    return this.tools.outputs.get(cardId);
+  }
+
+  private async run(): Promise<void> {
+    const control: RunControl = { cancelled: false, hooks: new Set() };
+    this.control = control;
+    this.patch({ busy: true, error: null, retrying: null });
+    const maxTurns = this.options.maxTurns ?? DEFAULT_MAX_TURNS;
+    try {
+      this.specs ??= await this.ipc.toolSpecs();
+      for (let turn = 1; ; turn++) {
+        const outcome = await this.streamTurn(control, this.specs);
+        if (outcome.error) {
+          this.patch({ error: outcome.error });
+          break;
+        }
+        if (outcome.message) this.messages = [...this.messages, outcome.message];
+        const uses = outcome.message?.content.filter((b): b is ToolUseBlock => b.type === "tool_use") ?? [];
+        if (uses.length === 0) {
+          if (outcome.stopReason === "max_tokens") this.notice("The reply hit the max tokens limit and was cut off.");
+          break;
+        }
+        const results = control.cancelled
+          ? uses.map((use) => this.cancelCard(use))
+          : await this.tools.runAll(uses, control, this.cardIds, (use) => this.cancelCard(use));
+        this.messages = [...this.messages, { role: "user", content: results }];
+        if (control.cancelled) break;
+        if (turn >= maxTurns) {
+          this.notice(`Stopped after ${maxTurns} model turns. Send a message to let the agent continue.`);
+          break;
+        }
+      }
+    } catch (error) {
+      this.patch({ error: toWireError(error) });
+    } finally {
+      if (control.cancelled) this.notice("Stopped.");
+      this.control = null;
+      this.patch({ busy: false, retrying: null });
+      await this.save();
+    }
+  }
+
+  /** Card ids of the current turn, by the provider's tool_use id. */
+  private cardIds = new Map<string, string>();
+
+  private async streamTurn(control: RunControl, specs: ToolSpec[]): Promise<TurnOutcome> {
+    const runId = this.newId();
+    const assembler = new StreamAssembler();
+    const textId = this.newId();
+    this.cardIds = new Map();
+    this.addItem({ kind: "assistant", id: textId, text: "", streaming: true });
+    let stopReason = "";
+    let error: WireError | null = null;
+
+    let hook = (): void => undefined;
+    const cancelled = new Promise<void>((resolve) => {
+      hook = () => {
+        void this.ipc.cancel(runId).catch(() => undefined);
+        resolve();
+      };
+    });
+    control.hooks.add(hook);
+
+    const onEvent = (event: LlmEvent): void => {
+      if (control.cancelled) return;
+      assembler.apply(event);
+      if (event.type !== "retrying" && this.store.get().retrying) this.patch({ retrying: null });
+      switch (event.type) {
+        case "text_delta":
+          this.updateItem(textId, (item) => ({ ...item, text: assembler.text }));
+          return;
+        case "tool_call_start":
+          this.openCard(event.id, event.name, {});
+          return;
+        case "tool_call_end":
+          this.openCard(event.id, event.name, event.input ?? {});
+          return;
+        case "usage": {
+          const usage = this.store.get().usage;
+          this.patch({
+            usage: {
+              input_tokens: usage.input_tokens + event.input_tokens,
+              output_tokens: usage.output_tokens + event.output_tokens,
+            },
+          });
+          return;
+        }
+        case "retrying":
+          this.patch({ retrying: { attempt: event.attempt, delay_ms: event.delay_ms, error: event.error } });
+          return;
+        case "done":
+          stopReason = event.stop_reason;
+          return;
+        case "error":
+          error = event.error;
+          return;
+        case "tool_call_delta":
+          return;
+      }
+    };
+
+    const request: LlmRequest = {
+      system: systemPrompt(this.options.projectRoot, specs),
+      messages: this.messages,
+      tools: specs.map(({ name, description, input_schema }) => ({ name, description, input_schema })),
+    };
+    const stream = this.ipc.llmStream(runId, request, onEvent).then(
+      () => undefined,
+      (rejection: unknown) => {
+        error ??= toWireError(rejection);
+      },
+    );
+    await Promise.race([stream, cancelled]);
+    control.hooks.delete(hook);
+
+    // Half tool calls never reach the transcript, so their cards go too.
+    const drop = new Set(assembler.unfinished.flatMap((callId) => this.cardIds.get(callId) ?? []));
+    if (error && !control.cancelled) {
+      // The failed turn is discarded whole; Retry sends the same transcript again.
+      this.removeItems(new Set([textId, ...this.cardIds.values()]));
+      return { message: null, stopReason, error };
+    }
+    if (assembler.text.trim() === "") drop.add(textId);
+    else this.updateItem(textId, (item) => ({ ...item, streaming: false }));
+    this.removeItems(drop);
+    return { message: assembler.message(), stopReason: control.cancelled ? "cancelled" : stopReason, error: null };
+  }
+
+  private openCard(callId: string, name: string, input: Record<string, unknown>): void {
+    const existing = this.cardIds.get(callId);
+    if (existing) {
+      this.updateCard(existing, { input });
+      return;
+    }
+    const id = this.newId();
+    this.cardIds.set(callId, id);
+    const risk = this.specs?.find((s) => s.name === name)?.risk ?? null;
+    this.addItem({ kind: "tool", id, callId, name, input, risk, status: "queued" });
+  }
+
+  private cancelCard(use: ToolUseBlock): ToolResultBlock {
+    const id = this.cardIds.get(use.id);
+    if (id) this.updateCard(id, { status: "failed", error: wireError("cancelled", "Cancelled by the user.") });
+    return textBlock(use, CANCELLED_TEXT);
+  }
+
+  private async save(): Promise<void> {
+    try {
+      await this.ipc.saveConversation(this.snapshot());
+    } catch (error) {
+      const e = toWireError(error);
+      this.notice(`Could not save the conversation (${e.code}): ${e.message}`);
+    }
+  }
+
+  private notice(text: string): void {
+    this.addItem({ kind: "notice", id: this.newId(), text });
+  }
+
+  private patch(change: Partial<AgentState>): void {
+    this.store.update((state) => ({ ...state, ...change }));
+  }
+
+  private addItem(item: Item): void {
+    this.store.update((state) => ({ ...state, items: [...state.items, item] }));
+  }
+
+  private updateItem(id: string, change: (item: Item) => Item): void {
+    this.store.update((state) => ({
+      ...state,
+      items: state.items.map((item) => (item.id === id ? change(item) : item)),
+    }));
+  }
+
+  private updateCard(id: string, change: Partial<ToolItem>): void {
+    this.updateItem(id, (item) => (item.kind === "tool" ? { ...item, ...change } : item));
+  }
+
+  private removeItems(ids: Set<string>): void {
+    if (ids.size === 0) return;
+    this.store.update((state) => ({ ...state, items: state.items.filter((item) => !ids.has(item.id)) }));
+  }
+}

@@ -1,0 +1,159 @@
+// Stop, turn cap, provider errors and restore: the transcript stays one the
+// provider accepts on the next turn.
+import { describe, expect, it, vi } from "vitest";
+import { assertConsistent, callTools, deferred, fakeIpc, say, type Turn, use } from "../../test/fakeIpc";
+import type { ShellOutput, ToolResultBlock } from "../types";
+import { AgentLoop } from "./loop";
+import type { ToolItem } from "./state";
+import { CANCELLED_TEXT } from "./transcript";
+
+function setup(turns: Turn[], maxTurns?: number) {
+  const fake = fakeIpc(turns);
+  const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, maxTurns, scheduleFrame: (run) => run() });
+  const cards = () => loop.state.get().items.filter((i): i is ToolItem => i.kind === "tool");
+  const results = () => loop.transcript.flatMap((m) => m.content.filter((b): b is ToolResultBlock => b.type === "tool_result"));
+  return { ...fake, loop, cards, results };
+}
+
+describe("AgentLoop stop", () => {
+  it("drops a half tool call when stopped mid-stream, keeping the text", async () => {
+    const streaming: Turn = async (emit, { cancelled }) => {
+      emit({ type: "text_delta", text: "Let me write " });
+      emit({ type: "tool_call_start", id: "toolu_half", name: "write_file" });
+      emit({ type: "tool_call_delta", id: "toolu_half", json: '{"path": "a' });
+      await cancelled;
+      emit({ type: "done", stop_reason: "cancelled" });
+    };
+    const t = setup([streaming, say("fine")]);
+    const sent = t.loop.send("write a");
+    await vi.waitFor(() => expect(t.cards()).toHaveLength(1));
+    t.loop.stop();
+    await sent;
+    expect(t.ipc.cancel).toHaveBeenCalledWith(t.ipc.llmStream.mock.calls[0][0]);
+    expect(t.cards()).toHaveLength(0);
+    expect(t.loop.transcript).toEqual([
+      { role: "user", content: [{ type: "text", text: "write a" }] },
+      { role: "assistant", content: [{ type: "text", text: "Let me write " }] },
+    ]);
+    await t.loop.send("go on");
+    assertConsistent(t.loop.transcript);
+    expect(t.loop.state.get().busy).toBe(false);
+  });
+
+  it("answers finished tool calls with 'cancelled' when stopped before the stream ends", async () => {
+    const read = use("read_file", { path: "a" });
+    const streaming: Turn = async (emit, { cancelled }) => {
+      emit({ type: "tool_call_start", id: read.id, name: read.name });
+      emit({ type: "tool_call_end", id: read.id, name: read.name, input: read.input });
+      await cancelled;
+    };
+    const t = setup([streaming]);
+    const sent = t.loop.send("read a");
+    await vi.waitFor(() => expect(t.cards()).toHaveLength(1));
+    t.loop.stop();
+    await sent;
+    expect(t.ipc.callTool).not.toHaveBeenCalled();
+    expect(t.results()).toEqual([{ type: "tool_result", tool_use_id: read.id, content: CANCELLED_TEXT, is_error: true }]);
+    expect(t.cards()[0]).toMatchObject({ status: "failed", error: { code: "cancelled" } });
+    assertConsistent(t.loop.transcript);
+  });
+
+  it("answers every call of the turn when stopped at an approval card", async () => {
+    const w = use("write_file", { path: "a", content: "x" });
+    const r = use("read_file", { path: "b" });
+    const t = setup([callTools(w, r), say("next")]);
+    t.ipc.checkPolicy.mockImplementation(async (tool) =>
+      tool === "write_file" ? { decision: "ask", reason: "writes ask" } : { decision: "allow" },
+    );
+    const sent = t.loop.send("go");
+    await vi.waitFor(() => expect(t.cards()[0]?.status).toBe("waiting"));
+    t.loop.stop();
+    await sent;
+    expect(t.results().map((x) => [x.tool_use_id, x.content])).toEqual([
+      [w.id, CANCELLED_TEXT],
+      [r.id, CANCELLED_TEXT],
+    ]);
+    expect(t.ipc.callTool).not.toHaveBeenCalledWith("read_file", { path: "b" }, undefined);
+    await t.loop.send("try again later");
+    assertConsistent(t.loop.transcript);
+    // The next user text joins the tool results in one user message.
+    expect(t.loop.transcript.at(-2)?.content.map((b) => b.type)).toEqual(["tool_result", "tool_result", "text"]);
+  });
+
+  it("cancels a running command and reports its partial output as stopped", async () => {
+    const sh = use("exec_shell", { command: "cargo", args: ["build"] });
+    const t = setup([callTools(sh)]);
+    const finished = deferred<ShellOutput>();
+    let shellRun = "";
+    t.ipc.execShell.mockImplementation(async (_input, _approval, runId, onOutput) => {
+      shellRun = runId;
+      onOutput({ stream: "stderr", data: "Compiling corral\n" });
+      return finished.promise;
+    });
+    t.ipc.cancel.mockImplementation(async (runId) => {
+      if (runId === shellRun) {
+        finished.resolve({ command: "cargo", args: ["build"], stdout: "", stderr: "Compiling corral\n", exit_code: null, timed_out: false, duration_ms: 800, stdout_truncated_bytes: 0, stderr_truncated_bytes: 0 });
+      }
+      return null;
+    });
+    const sent = t.loop.send("build");
+    await vi.waitFor(() => expect(t.cards()[0]?.runId).toBeTruthy());
+    t.loop.stop();
+    await sent;
+    expect(t.ipc.cancel).toHaveBeenCalledWith(shellRun);
+    expect(JSON.parse(t.results()[0].content)).toMatchObject({ stopped_by_user: true, exit_code: null });
+    assertConsistent(t.loop.transcript);
+  });
+
+  it("stops after the turn cap with every tool call answered", async () => {
+    const forever: Turn[] = Array.from({ length: 10 }, () => callTools(use("list_directory", { path: "." })));
+    const t = setup(forever, 3);
+    await t.loop.send("loop forever");
+    expect(t.ipc.llmStream).toHaveBeenCalledTimes(3);
+    expect(t.results()).toHaveLength(3);
+    const last = t.loop.state.get().items.at(-1);
+    expect(last).toMatchObject({ kind: "notice" });
+    expect(last?.kind === "notice" && last.text).toContain("3 model turns");
+    assertConsistent(t.loop.transcript);
+  });
+});
+
+describe("AgentLoop errors and restore", () => {
+  it("keeps the conversation on a provider error and re-sends it on retry", async () => {
+    const failing: Turn = (emit) => {
+      emit({ type: "text_delta", text: "partial" });
+      emit({ type: "error", error: { code: "llm_rate_limited", message: "Too many requests", hint: "Wait a minute.", retryable: true, details: {} } });
+    };
+    const t = setup([say("first answer"), failing, say("second answer")]);
+    await t.loop.send("one");
+    await t.loop.send("two");
+    expect(t.loop.state.get().error).toMatchObject({ code: "llm_rate_limited", hint: "Wait a minute." });
+    expect(t.loop.state.get().items.map((i) => i.kind)).toEqual(["user", "assistant", "user"]);
+    await t.loop.retry();
+    expect(t.requests[2].messages).toEqual(t.requests[1].messages);
+    expect(t.loop.state.get().error).toBeNull();
+    expect(t.loop.transcript.at(-1)).toEqual({ role: "assistant", content: [{ type: "text", text: "second answer" }] });
+  });
+
+  it("treats a rejected llm_stream like an error event", async () => {
+    const t = setup([]);
+    t.ipc.llmStream.mockRejectedValue({ code: "llm_auth", message: "Invalid API key", hint: "Set a key in Settings.", retryable: false, details: {} });
+    await t.loop.send("hello");
+    expect(t.loop.state.get().error?.code).toBe("llm_auth");
+    expect(t.loop.state.get().busy).toBe(false);
+  });
+
+  it("restores a saved conversation and repairs a dangling tool call", () => {
+    const t = setup([]);
+    t.loop.load({
+      version: 1,
+      messages: [
+        { role: "user", content: [{ type: "text", text: "hi" }] },
+        { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "read_file", input: { path: "a" } }] },
+      ],
+      items: [{ kind: "tool", id: "c1", callId: "t1", name: "read_file", input: { path: "a" }, risk: "read", status: "running" }],
+    });
+    assertConsistent(t.loop.transcript);
+    expect(t.cards()[0]).toMatchObject({ status: "failed", error: { code: "cancelled" } });
+  });
+});

@@ -1,0 +1,56 @@
+// What the agent loop shows: the items of the conversation as the user sees
+// them. The provider transcript (Message[]) lives beside it in the loop.
+import type { Risk, WireError } from "../types";
+
+/** queued → (waiting →) running → done | failed; or denied. */
+export type ToolStatus = "queued" | "waiting" | "running" | "done" | "failed" | "denied";
+
+export type Preview =
+  | { kind: "diff"; path: string; before: string; after: string }
+  | { kind: "unavailable"; path: string; reason: string };
+
+export type UserItem = { kind: "user"; id: string; text: string };
+export type AssistantItem = { kind: "assistant"; id: string; text: string; streaming: boolean };
+export type NoticeItem = { kind: "notice"; id: string; text: string };
+export type ToolItem = {
+  kind: "tool";
+  id: string;
+  /** The provider's tool_use id (not unique across turns with every server). */
+  callId: string;
+  name: string;
+  input: Record<string, unknown>;
+  risk: Risk | null;
+  status: ToolStatus;
+  /** Why the policy asked or denied. */
+  reason?: string;
+  preview?: Preview;
+  result?: unknown;
+  error?: WireError;
+  /** Run id of a running exec_shell, for Stop. */
+  runId?: string;
+};
+export type Item = UserItem | AssistantItem | NoticeItem | ToolItem;
+
+export type Usage = { input_tokens: number; output_tokens: number };
+
+export type AgentState = {
+  items: Item[];
+  busy: boolean;
+  /** The provider failure that ended the last run; Retry re-sends. */
+  error: WireError | null;
+  /** Set while the provider is retrying after a transient failure. */
+  retrying: { attempt: number; delay_ms: number; error: WireError } | null;
+  usage: Usage;
+};
+
+export const emptyState = (): AgentState => ({
+  items: [],
+  busy: false,
+  error: null,
+  retrying: null,
+  usage: { input_tokens: 0, output_tokens: 0 },
+});
+
+export function isTerminal(status: ToolStatus): boolean {
+  return status === "done" || status === "failed" || status === "denied";
+}

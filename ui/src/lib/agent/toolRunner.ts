@@ -1,0 +1,163 @@
+// Runs one model turn's tool calls: the Rust policy decides, the user
+// approves what it asks about, then calls run in the model's order —
+// consecutive read-only calls together, each write or command alone.
+import { toWireError, wireError } from "../errors";
+import { type FrameScheduler, OutputBuffer } from "../outputBuffer";
+import type { PolicyDecision, Risk, ToolResultBlock, ToolUseBlock } from "../types";
+import type { AgentIpc, Decision, RunControl } from "./loop";
+import { computePreview, hasPreview } from "./preview";
+import type { ToolItem } from "./state";
+import { DENIED_TEXT, errorBlock, resultBlock, textBlock } from "./transcript";
+
+type Hooks = {
+  newId: () => string;
+  scheduleFrame?: FrameScheduler;
+  updateCard: (id: string, change: Partial<ToolItem>) => void;
+  riskOf: (tool: string) => Risk | null;
+};
+
+type Gate = { kind: "run"; approval?: string } | { kind: "result"; result: ToolResultBlock } | { kind: "cancelled" };
+
+export class ToolRunner {
+  /** Live output of exec_shell calls, by card id. */
+  readonly outputs = new Map<string, OutputBuffer>();
+  private readonly pending = new Map<string, (answer: Decision | "cancelled") => void>();
+
+  constructor(
+    private readonly ipc: AgentIpc,
+    private readonly hooks: Hooks,
+  ) {}
+
+  decide(cardId: string, decision: Decision): void {
+    this.pending.get(cardId)?.(decision);
+  }
+
+  /** One tool_result per tool_use, in order; calls not reached are cancelled. */
+  async runAll(
+    uses: ToolUseBlock[],
+    control: RunControl,
+    cardIds: Map<string, string>,
+    cancel: (use: ToolUseBlock) => ToolResultBlock,
+  ): Promise<ToolResultBlock[]> {
+    const results = new Map<ToolUseBlock, ToolResultBlock>();
+    const card = (use: ToolUseBlock): string => cardIds.get(use.id) ?? use.id;
+    for (const batch of this.batches(uses)) {
+      const approved: { use: ToolUseBlock; approval?: string }[] = [];
+      for (const use of batch) {
+        if (control.cancelled) break;
+        const gate = await this.gate(use, card(use), control);
+        if (gate.kind === "run") approved.push({ use, approval: gate.approval });
+        else if (gate.kind === "result") results.set(use, gate.result);
+      }
+      if (control.cancelled) break;
+      const outputs = await Promise.all(approved.map((a) => this.execute(a.use, card(a.use), a.approval, control)));
+      approved.forEach((a, i) => results.set(a.use, outputs[i]));
+      if (control.cancelled) break;
+    }
+    return uses.map((use) => results.get(use) ?? cancel(use));
+  }
+
+  /** Consecutive read calls form one batch; every other call is its own. */
+  private batches(uses: ToolUseBlock[]): ToolUseBlock[][] {
+    const batches: ToolUseBlock[][] = [];
+    let reads: ToolUseBlock[] = [];
+    for (const use of uses) {
+      if (this.hooks.riskOf(use.name) === "read") {
+        reads.push(use);
+        continue;
+      }
+      if (reads.length > 0) batches.push(reads);
+      reads = [];
+      batches.push([use]);
+    }
+    if (reads.length > 0) batches.push(reads);
+    return batches;
+  }
+
+  private fail(use: ToolUseBlock, id: string, error: unknown): Gate {
+    const wire = toWireError(error);
+    this.hooks.updateCard(id, { status: "failed", error: wire });
+    return { kind: "result", result: errorBlock(use, wire) };
+  }
+
+  private async gate(use: ToolUseBlock, id: string, control: RunControl): Promise<Gate> {
+    if (this.hooks.riskOf(use.name) === null) {
+      return this.fail(use, id, wireError("invalid_input", `There is no tool named \`${use.name}\`.`, "Use one of the tools listed in the system prompt."));
+    }
+    let policy: PolicyDecision;
+    try {
+      policy = await this.ipc.checkPolicy(use.name, use.input);
+    } catch (error) {
+      return this.fail(use, id, error);
+    }
+    if (policy.decision === "deny") {
+      const error = wireError("denied", policy.reason, "The permission mode forbids this call; do not retry it.");
+      this.hooks.updateCard(id, { status: "denied", reason: policy.reason, error });
+      return { kind: "result", result: errorBlock(use, error) };
+    }
+    if (hasPreview(use.name)) {
+      const preview = await computePreview((input) => this.ipc.callTool("read_file", input), use.name, use.input);
+      this.hooks.updateCard(id, { preview });
+    }
+    if (policy.decision === "allow") return { kind: "run" };
+
+    this.hooks.updateCard(id, { status: "waiting", reason: policy.reason });
+    const answer = await this.ask(id, control);
+    if (answer === "cancelled") return { kind: "cancelled" };
+    if (answer === "deny") {
+      this.hooks.updateCard(id, { status: "denied", reason: "You denied this call." });
+      return { kind: "result", result: textBlock(use, DENIED_TEXT) };
+    }
+    try {
+      return { kind: "run", approval: await this.ipc.approveCall(use.name, use.input, answer) };
+    } catch (error) {
+      return this.fail(use, id, error);
+    }
+  }
+
+  private ask(id: string, control: RunControl): Promise<Decision | "cancelled"> {
+    return new Promise((resolve) => {
+      const onCancel = (): void => {
+        this.pending.delete(id);
+        resolve("cancelled");
+      };
+      control.hooks.add(onCancel);
+      this.pending.set(id, (answer) => {
+        this.pending.delete(id);
+        control.hooks.delete(onCancel);
+        resolve(answer);
+      });
+    });
+  }
+
+  private async execute(use: ToolUseBlock, id: string, approval: string | undefined, control: RunControl): Promise<ToolResultBlock> {
+    this.hooks.updateCard(id, { status: "running" });
+    try {
+      const output = use.name === "exec_shell" ? await this.shell(use, id, approval, control) : await this.ipc.callTool(use.name, use.input, approval);
+      this.hooks.updateCard(id, { status: "done", result: output });
+      return resultBlock(use, output);
+    } catch (error) {
+      const wire = toWireError(error);
+      this.hooks.updateCard(id, { status: "failed", error: wire });
+      return errorBlock(use, wire);
+    }
+  }
+
+  private async shell(use: ToolUseBlock, id: string, approval: string | undefined, control: RunControl): Promise<unknown> {
+    const runId = this.hooks.newId();
+    const buffer = new OutputBuffer(this.hooks.scheduleFrame);
+    this.outputs.set(id, buffer);
+    this.hooks.updateCard(id, { runId });
+    const onCancel = (): void => void this.ipc.cancel(runId).catch(() => undefined);
+    control.hooks.add(onCancel);
+    try {
+      const output = await this.ipc.execShell(use.input, approval, runId, (event) => buffer.push(event));
+      // A stopped command resolves with its partial output; say so to the model.
+      return control.cancelled ? { ...output, stopped_by_user: true } : output;
+    } finally {
+      control.hooks.delete(onCancel);
+      buffer.flush();
+      this.hooks.updateCard(id, { runId: undefined });
+    }
+  }
+}

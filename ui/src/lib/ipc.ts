@@ -1,0 +1,90 @@
+// The only importer of @tauri-apps/api. Every command of docs/ipc.md is one
+// typed function here; every rejection becomes a WireError.
+import { Channel, invoke } from "@tauri-apps/api/core";
+import { getCurrentWindow } from "@tauri-apps/api/window";
+import { toWireError } from "./errors";
+import type {
+  ApprovalScope,
+  ConnectionOk,
+  LlmEvent,
+  LlmRequest,
+  LocalServer,
+  PolicyDecision,
+  ProjectInfo,
+  Settings,
+  SettingsInput,
+  ShellEvent,
+  ShellOutput,
+  ToolSpec,
+} from "./types";
+
+async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return await invoke<T>(command, args);
+  } catch (error) {
+    throw toWireError(error);
+  }
+}
+
+function channel<T>(onMessage: (message: T) => void): Channel<T> {
+  const ch = new Channel<T>();
+  ch.onmessage = onMessage;
+  return ch;
+}
+
+export const ipc = {
+  // Project
+  openProject: (path: string) => call<ProjectInfo>("open_project", { path }),
+  pickProject: () => call<ProjectInfo | null>("pick_project"),
+  closeProject: () => call<null>("close_project"),
+  projectInfo: () => call<ProjectInfo | null>("project_info"),
+  recentProjects: () => call<ProjectInfo[]>("recent_projects"),
+
+  // Policy and approvals
+  toolSpecs: () => call<ToolSpec[]>("tool_specs"),
+  checkPolicy: (tool: string, input: Record<string, unknown>) =>
+    call<PolicyDecision>("check_policy", { tool, input }),
+  approveCall: (tool: string, input: Record<string, unknown>, scope: ApprovalScope) =>
+    call<string>("approve_call", { tool, input, scope }),
+
+  // Tools. The model's input object passes straight through as the args.
+  callTool: (name: string, input: Record<string, unknown>, approval?: string) =>
+    call<unknown>(name, approval === undefined ? input : { ...input, approval }),
+  execShell: (
+    input: Record<string, unknown>,
+    approval: string | undefined,
+    runId: string,
+    onOutput: (event: ShellEvent) => void,
+  ) =>
+    call<ShellOutput>("exec_shell", {
+      ...input,
+      ...(approval === undefined ? {} : { approval }),
+      run_id: runId,
+      on_output: channel(onOutput),
+    }),
+
+  // LLM
+  llmStream: (runId: string, request: LlmRequest, onEvent: (event: LlmEvent) => void) =>
+    call<null>("llm_stream", { run_id: runId, request, on_event: channel(onEvent) }),
+  cancel: (runId: string) => call<null>("cancel", { run_id: runId }),
+  getSettings: () => call<Settings>("get_settings"),
+  saveSettings: (settings: SettingsInput) => call<Settings>("save_settings", { settings }),
+  testConnection: () => call<ConnectionOk>("test_connection"),
+  detectLocalServers: () => call<LocalServer[]>("detect_local_servers"),
+
+  // Conversations
+  loadConversation: () => call<unknown>("load_conversation"),
+  saveConversation: (conversation: unknown) => call<null>("save_conversation", { conversation }),
+
+  // Window
+  async setWindowTitle(title: string): Promise<void> {
+    document.title = title;
+    try {
+      await getCurrentWindow().setTitle(title);
+    } catch {
+      // Outside Tauri, or without the set-title permission: document.title stays.
+    }
+  },
+};
+
+export type Ipc = typeof ipc;

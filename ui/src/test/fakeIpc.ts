@@ -1,0 +1,103 @@
+// A scripted stand-in for the Rust side, injected into the agent loop at its
+// one seam (the AgentIpc object). Each llm_stream call plays the next turn.
+import { vi } from "vitest";
+import type { AgentIpc } from "../lib/agent/loop";
+import type { LlmEvent, LlmRequest, Message, ToolSpec } from "../lib/types";
+
+export type Turn = (emit: (event: LlmEvent) => void, ctx: { runId: string; cancelled: Promise<void> }) => Promise<void> | void;
+
+export const SPECS: ToolSpec[] = [
+  { name: "read_file", description: "Read a file", input_schema: { type: "object" }, risk: "read" },
+  { name: "list_directory", description: "List", input_schema: { type: "object" }, risk: "read" },
+  { name: "write_file", description: "Write a file", input_schema: { type: "object" }, risk: "write" },
+  { name: "edit_file", description: "Edit a file", input_schema: { type: "object" }, risk: "write" },
+  { name: "exec_shell", description: "Run a program", input_schema: { type: "object" }, risk: "shell" },
+];
+
+export function say(text: string): Turn {
+  return (emit) => {
+    emit({ type: "text_delta", text });
+    emit({ type: "done", stop_reason: "end_turn" });
+  };
+}
+
+let nextCall = 0;
+export function use(name: string, input: Record<string, unknown>): { id: string; name: string; input: Record<string, unknown> } {
+  return { id: `toolu_${++nextCall}`, name, input };
+}
+
+export function callTools(...uses: ReturnType<typeof use>[]): Turn {
+  return (emit) => {
+    for (const u of uses) {
+      emit({ type: "tool_call_start", id: u.id, name: u.name });
+      emit({ type: "tool_call_delta", id: u.id, json: JSON.stringify(u.input) });
+      emit({ type: "tool_call_end", id: u.id, name: u.name, input: u.input });
+    }
+    emit({ type: "done", stop_reason: "tool_use" });
+  };
+}
+
+export function fakeIpc(turns: Turn[]) {
+  const requests: LlmRequest[] = [];
+  const stopStream = new Map<string, () => void>();
+  let ids = 0;
+  const ipc = {
+    llmStream: vi.fn<AgentIpc["llmStream"]>(async (runId, request, onEvent) => {
+      requests.push(structuredClone(request));
+      const turn = turns.shift();
+      if (!turn) throw new Error("the test scripted no more turns");
+      const cancelled = new Promise<void>((resolve) => stopStream.set(runId, resolve));
+      await turn(onEvent, { runId, cancelled });
+      return null;
+    }),
+    cancel: vi.fn<AgentIpc["cancel"]>(async (runId) => {
+      stopStream.get(runId)?.();
+      return null;
+    }),
+    toolSpecs: vi.fn<AgentIpc["toolSpecs"]>(async () => SPECS),
+    checkPolicy: vi.fn<AgentIpc["checkPolicy"]>(async () => ({ decision: "allow" })),
+    approveCall: vi.fn<AgentIpc["approveCall"]>(async (_tool, _input, scope) => `token-${scope}`),
+    callTool: vi.fn<AgentIpc["callTool"]>(async (name, input) => ({ tool: name, path: input.path, ok: true })),
+    execShell: vi.fn<AgentIpc["execShell"]>(async (input) => ({
+      command: String(input.command),
+      args: (input.args as string[]) ?? [],
+      stdout: "",
+      stderr: "",
+      exit_code: 0,
+      timed_out: false,
+      duration_ms: 5,
+      stdout_truncated_bytes: 0,
+      stderr_truncated_bytes: 0,
+    })),
+    saveConversation: vi.fn<AgentIpc["saveConversation"]>(async () => null),
+  };
+  return { ipc, requests, newId: () => `id${++ids}` };
+}
+
+/** Throws unless the transcript is one the providers accept. */
+export function assertConsistent(messages: Message[]): void {
+  messages.forEach((message, i) => {
+    const expected = i % 2 === 0 ? "user" : "assistant";
+    if (message.role !== expected) throw new Error(`message ${i} is ${message.role}, expected ${expected}`);
+    if (message.content.length === 0) throw new Error(`message ${i} is empty`);
+    if (message.role !== "assistant") return;
+    const uses = message.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : []));
+    const next = messages[i + 1];
+    const results = next ? next.content.flatMap((b) => (b.type === "tool_result" ? [b.tool_use_id] : [])) : [];
+    for (const id of uses) {
+      if (!results.includes(id)) throw new Error(`tool_use ${id} in message ${i} has no tool_result`);
+    }
+    if (results.length !== uses.length) throw new Error(`message ${i + 1} has results for unknown tool uses`);
+  });
+}
+
+/** A promise with its resolve exposed, to hold a call in flight. */
+export function deferred<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
