@@ -1,0 +1,307 @@
+// The harness: one real Corral app per test, in its own temp HOME and XDG
+// folders (so the user's settings and conversations are never read or
+// touched), started by its own tauri-driver, pointed at a scripted LLM
+// server, with a copy of a fixture project opened from the command line.
+//
+//   test("...", async (t) => {
+//     await withApp(t, { script: [...] }, async (app) => { ... });
+//   });
+//
+// `withApp` always saves a screenshot, deletes the WebDriver session, stops
+// tauri-driver with SIGTERM (SIGKILL would orphan WebKitWebDriver and the
+// app) and closes the server, whether the body passed or threw.
+
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { startLlmServer } from "./llm-server.js";
+import { Session, isReady } from "./webdriver.js";
+
+const E2E = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const REPO = path.resolve(E2E, "..");
+export const ARTIFACTS = path.join(E2E, "artifacts");
+const IDENTIFIER = "dev.corral.desktop"; // tauri.conf.json
+
+/** The app binary the suite drives (built by scripts/e2e.sh). */
+export const APP_BINARY = process.env.CORRAL_E2E_APP ?? path.join(REPO, "target", "debug", "corral");
+
+function which(name) {
+  const dirs = [...(process.env.PATH ?? "").split(path.delimiter), path.join(os.homedir(), ".cargo", "bin")];
+  for (const dir of dirs) {
+    const candidate = path.join(dir, name);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+let checked = null;
+/** Fails at once, with what to do, when something the suite needs is missing. */
+export function preflight() {
+  if (checked) return checked;
+  const problems = [];
+  if (!process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
+    problems.push("no display: DISPLAY is not set. Run the suite with `scripts/e2e.sh`, which starts Xvfb.");
+  }
+  const tauriDriver = which("tauri-driver");
+  if (!tauriDriver) problems.push("`tauri-driver` is not installed: run `scripts/setup.sh --test`.");
+  if (!which("WebKitWebDriver")) problems.push("`WebKitWebDriver` is not installed (Debian package `webkit2gtk-driver`): run `scripts/setup.sh --test`.");
+  if (!fs.existsSync(APP_BINARY)) problems.push(`the app is not built: \`${APP_BINARY}\` is missing; run \`cargo build -p corral\` (scripts/e2e.sh does).`);
+  if (problems.length) throw new Error(`e2e: cannot run:\n  - ${problems.join("\n  - ")}`);
+  checked = { tauriDriver };
+  return checked;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Polls `probe` (async) until it returns a truthy value, which is returned.
+ * On timeout, fails with `what` and the last value seen.
+ */
+export async function waitUntil(probe, { timeout = 15_000, interval = 100, what = "condition" } = {}) {
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    last = await probe();
+    if (last) return last;
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeout} ms waiting for ${what}; last seen: ${JSON.stringify(last)}`);
+    }
+    await sleep(interval);
+  }
+}
+
+/** Where a test's files live: temp HOME, XDG folders, the project and a folder beside it. */
+function makeHome(fixture) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "corral-e2e-"));
+  const dirs = {
+    root,
+    home: path.join(root, "home"),
+    config: path.join(root, "config"),
+    data: path.join(root, "data"),
+    cache: path.join(root, "cache"),
+    runtime: path.join(root, "runtime"),
+    project: path.join(root, "work", fixture),
+    outside: path.join(root, "work", "outside"),
+  };
+  for (const dir of [dirs.home, dirs.config, dirs.data, dirs.cache, dirs.outside]) fs.mkdirSync(dir, { recursive: true });
+  fs.mkdirSync(dirs.runtime, { mode: 0o700 });
+  fs.cpSync(path.join(E2E, "fixtures", fixture), dirs.project, { recursive: true });
+  fs.writeFileSync(path.join(dirs.outside, "secret.txt"), "not for the agent\n");
+  dirs.appConfig = path.join(dirs.config, IDENTIFIER);
+  dirs.appData = path.join(dirs.data, IDENTIFIER);
+  return dirs;
+}
+
+function writeSettings(dirs, { provider, baseUrl, mode }) {
+  fs.mkdirSync(dirs.appConfig, { recursive: true });
+  const settings = { provider, base_url: baseUrl, model: "scripted", max_tokens: 1024, mode };
+  fs.writeFileSync(path.join(dirs.appConfig, "settings.json"), JSON.stringify(settings, null, 2));
+  if (provider === "anthropic") {
+    fs.writeFileSync(path.join(dirs.appConfig, "api-keys.json"), JSON.stringify({ anthropic: "test-key" }), { mode: 0o600 });
+  }
+}
+
+function driverEnv(dirs) {
+  const env = { ...process.env };
+  // Never let a real key reach the app under test.
+  delete env.ANTHROPIC_API_KEY;
+  delete env.OPENAI_API_KEY;
+  return {
+    ...env,
+    HOME: dirs.home,
+    XDG_CONFIG_HOME: dirs.config,
+    XDG_DATA_HOME: dirs.data,
+    XDG_CACHE_HOME: dirs.cache,
+    XDG_STATE_HOME: path.join(dirs.root, "state"),
+    XDG_RUNTIME_DIR: dirs.runtime,
+    // No WEBKIT_DISABLE_COMPOSITING_MODE / _DMABUF_RENDERER here: under
+    // Xvfb either one makes WebKitWebDriver's screenshot hang.
+  };
+}
+
+/** tauri-driver (and through it WebKitWebDriver, and through that the app), with `env`. */
+async function startDriver(env, logFile) {
+  const { tauriDriver } = preflight();
+  const port = await freePort();
+  const nativePort = await freePort();
+  const log = fs.openSync(logFile, "a");
+  const child = spawn(tauriDriver, ["--port", String(port), "--native-port", String(nativePort)], {
+    env,
+    stdio: ["ignore", log, log],
+  });
+  fs.closeSync(log);
+  let exited = null;
+  const exit = new Promise((resolve) => child.once("exit", (code, signal) => resolve((exited = { code, signal }))));
+  const base = `http://127.0.0.1:${port}`;
+  await waitUntil(async () => exited || (await isReady(base)), { timeout: 20_000, what: `tauri-driver on ${base}` });
+  if (exited) {
+    throw new Error(`tauri-driver exited at start (${JSON.stringify(exited)}); see ${logFile}`);
+  }
+  return {
+    base,
+    async stop() {
+      if (exited) return;
+      child.kill("SIGTERM"); // SIGTERM: it then kills WebKitWebDriver; SIGKILL would orphan it
+      let timer;
+      const done = await Promise.race([exit, new Promise((r) => (timer = setTimeout(r, 10_000, null)))]);
+      clearTimeout(timer);
+      if (!done) {
+        console.error(`e2e: tauri-driver ignored SIGTERM for 10 s; killing it (see ${logFile})`);
+        child.kill("SIGKILL");
+        await exit;
+      }
+    },
+  };
+}
+
+function artifactName(t) {
+  const file = path.basename(t.filePath ?? process.argv[1] ?? "test", ".test.js");
+  return `${file}--${t.name}`.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 120);
+}
+
+/** One running app and what it talks to. */
+export class App {
+  constructor({ dirs, llm, driver, name }) {
+    this.dirs = dirs;
+    this.llm = llm;
+    this.driver = driver;
+    this.name = name;
+    this.session = null;
+  }
+
+  /** Starts the app on the project (`corral PROJECT`) and waits for the UI. */
+  async open() {
+    this.session = await Session.create(this.driver.base, {
+      "tauri:options": { application: APP_BINARY, args: [this.dirs.project] },
+    });
+    await waitUntil(
+      () => this.session.execute("return document.readyState === 'complete' && document.body.innerText.trim().length > 0;"),
+      { timeout: 20_000, what: "the UI to render" },
+    );
+  }
+
+  /** Closes the app (ends the session) and opens it again, same folders. */
+  async restart() {
+    await this.screenshot("before-restart");
+    await this.session.delete();
+    await this.open();
+  }
+
+  /**
+   * Every element matching `css`: its rendered text, attributes and
+   * whether it is visible. `within` scopes the query to the nth match of
+   * another selector.
+   */
+  query(css) {
+    return this.session.execute(
+      `return [...document.querySelectorAll(arguments[0])].map((e) => ({
+         text: e.innerText ?? e.textContent,
+         attrs: Object.fromEntries([...e.attributes].map((a) => [a.name, a.value])),
+         visible: e.getClientRects().length > 0,
+       }));`,
+      [css],
+    );
+  }
+
+  /** The first element matching `css` once it exists and `check(el)` holds. */
+  async waitFor(css, { check = () => true, timeout = 15_000, what } = {}) {
+    return waitUntil(
+      async () => {
+        const [el] = await this.query(css);
+        return el && check(el) ? el : null;
+      },
+      { timeout, what: what ?? css },
+    );
+  }
+
+  /** Waits until nothing matches `css`. */
+  async waitGone(css, { timeout = 15_000 } = {}) {
+    await waitUntil(async () => (await this.query(css)).length === 0, { timeout, what: `${css} to disappear` });
+  }
+
+  click(css) {
+    return this.session.click(css);
+  }
+
+  /** Types a message in the chat box and sends it. */
+  async send(text) {
+    await this.waitFor(tid("chat-input"), { what: "the chat input" });
+    await this.session.type(tid("chat-input"), text);
+    await this.click(tid("send"));
+  }
+
+  /** Saves a PNG of the window under e2e/artifacts/. */
+  async screenshot(suffix = "") {
+    if (!this.session?.id) return;
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    const file = path.join(ARTIFACTS, `${this.name}${suffix ? `--${suffix}` : ""}.png`);
+    fs.writeFileSync(file, await this.session.screenshot());
+  }
+}
+
+/** `[data-testid="id"]`, with an optional extra selector part. */
+export function tid(id, extra = "") {
+  return `[data-testid="${id}"]${extra}`;
+}
+
+/**
+ * Runs `body(app)` against a fresh app: temp folders, settings pointing at
+ * a scripted LLM server running `script`, the fixture project opened.
+ * Options: provider ("openai" | "anthropic"), mode (default "ask"),
+ * fixture (a folder under e2e/fixtures, default "demo").
+ */
+export async function withApp(t, { script, provider = "openai", mode = "ask", fixture = "demo" }, body) {
+  preflight();
+  const name = artifactName(t);
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const logFile = path.join(ARTIFACTS, `${name}.log`);
+  fs.writeFileSync(logFile, "");
+  const dirs = makeHome(fixture);
+  const llm = await startLlmServer(script);
+  let driver = null;
+  let app = null;
+  let failed = false;
+  try {
+    writeSettings(dirs, { provider, baseUrl: llm.baseUrl(provider), mode });
+    driver = await startDriver(driverEnv(dirs), logFile);
+    app = new App({ dirs, llm, driver, name });
+    await app.open();
+    await body(app);
+    if (llm.unexpected.length) {
+      throw new Error(`the scripted LLM server got unexpected requests:\n${llm.unexpected.map((u) => `  ${u.path}: ${u.why}`).join("\n")}`);
+    }
+  } catch (error) {
+    failed = true;
+    throw error;
+  } finally {
+    // Each step on its own: one failing must not skip the others.
+    await app?.screenshot(failed ? "failed" : "").catch((e) => console.error(`e2e: screenshot failed: ${e.message}`));
+    await app?.session?.delete().catch((e) => console.error(`e2e: closing the session failed: ${e.message}`));
+    await driver?.stop().catch((e) => console.error(`e2e: stopping tauri-driver failed: ${e.message}`));
+    await llm.close().catch(() => {});
+    if (failed || process.env.CORRAL_E2E_KEEP) {
+      console.error(`e2e: kept the test's folders in ${dirs.root}; driver and app log: ${logFile}`);
+    } else {
+      fs.rmSync(dirs.root, { recursive: true, force: true });
+    }
+  }
+}

@@ -1,0 +1,178 @@
+// The scripted LLM server: a real HTTP server on 127.0.0.1 that answers
+// the app's streaming requests turn by turn from a script, in the real wire
+// formats (see wire.js), and records every request for assertions.
+//
+//   const llm = await startLlmServer([
+//     (req) => openai.toolCalls([{ name: "read_file", input: { path: "a.txt" } }]),
+//     (req) => openai.text("Done."),
+//   ]);
+//   llm.baseUrl("openai")   // -> http://127.0.0.1:PORT/v1
+//   await llm.waitForRequests(2);
+//   llm.requests[1].body.messages  // what the model was sent on turn 2
+//
+// A turn is a response object or a function of the received request
+// `{ method, path, headers, body }` returning one. Streaming requests
+// (`"stream": true`) take the next turn; the settings check's small
+// non-streamed request is answered without taking one.
+
+import http from "node:http";
+
+const ENDPOINTS = { openai: "/v1/chat/completions", anthropic: "/v1/messages" };
+
+export async function startLlmServer(script) {
+  const turns = [...script];
+  const requests = [];
+  const unexpected = [];
+  const waiters = [];
+  const sockets = new Set();
+
+  const notify = () => {
+    for (const w of [...waiters]) {
+      if (requests.length >= w.count) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
+  };
+
+  const server = http.createServer(async (req, res) => {
+    const raw = await readBody(req);
+    let body = null;
+    try {
+      body = raw ? JSON.parse(raw) : null;
+    } catch {
+      body = { unparsed: raw };
+    }
+    const request = { method: req.method, path: req.url, headers: req.headers, body, at: Date.now() };
+
+    if (req.method === "GET" && req.url.endsWith("/models")) {
+      return sendJson(res, 200, { object: "list", data: [{ id: "scripted", object: "model" }] });
+    }
+    if (req.method !== "POST" || !Object.values(ENDPOINTS).includes(req.url)) {
+      unexpected.push({ ...request, why: "unknown endpoint" });
+      return sendJson(res, 404, { error: { message: `scripted server: no endpoint ${req.method} ${req.url}` } });
+    }
+    if (body?.stream !== true) {
+      // The settings check ("ping", one token, not streamed).
+      return sendJson(res, 200, pingReply(req.url, body));
+    }
+
+    requests.push(request);
+    notify();
+    const turn = turns.shift();
+    if (!turn) {
+      unexpected.push({ ...request, why: "script exhausted" });
+      // 400: not retried by the app, so a surplus request fails at once.
+      return sendJson(res, 400, { error: { message: "scripted server: the script has no more turns" } });
+    }
+    let response;
+    try {
+      response = typeof turn === "function" ? await turn(request, requests) : turn;
+    } catch (error) {
+      unexpected.push({ ...request, why: `turn threw: ${error.stack ?? error}` });
+      return sendJson(res, 400, { error: { message: `scripted server: turn threw: ${error}` } });
+    }
+    if (response.format && ENDPOINTS[response.format] !== req.url) {
+      unexpected.push({ ...request, why: `a ${response.format} reply was scripted for ${req.url}` });
+    }
+    await respond(req, res, response);
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+
+  await new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", resolve);
+  });
+  const { port } = server.address();
+
+  return {
+    port,
+    requests,
+    /** Requests the script did not expect (wrong endpoint, no turn left, a turn that threw). */
+    unexpected,
+    /** Turns not yet used. */
+    get remaining() {
+      return turns.length;
+    },
+    /** The base URL to put in settings for a provider. */
+    baseUrl(provider) {
+      return provider === "openai" ? `http://127.0.0.1:${port}/v1` : `http://127.0.0.1:${port}`;
+    },
+    /** Resolves once `count` streaming requests have arrived. */
+    waitForRequests(count, timeoutMs = 20_000) {
+      if (requests.length >= count) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const waiter = { count, resolve };
+        waiters.push(waiter);
+        setTimeout(() => {
+          if (!waiters.includes(waiter)) return;
+          waiters.splice(waiters.indexOf(waiter), 1);
+          reject(new Error(`the scripted LLM server got ${requests.length} streaming request(s), expected ${count} within ${timeoutMs} ms`));
+        }, timeoutMs).unref();
+      });
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    const parts = [];
+    req.on("data", (c) => parts.push(c));
+    req.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function sendJson(res, status, value, headers = {}) {
+  const text = JSON.stringify(value);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function respond(req, res, response) {
+  if (response.json !== undefined) {
+    return sendJson(res, response.status, response.json, response.headers);
+  }
+  let closed = false;
+  res.on("close", () => {
+    closed = true;
+  });
+  res.writeHead(response.status, response.headers);
+  res.flushHeaders();
+  for (const event of response.events) {
+    if (event.delay) await sleep(event.delay);
+    if (closed) return; // the app cancelled: stop like a real server
+    res.write(`${event.event ? `event: ${event.event}\n` : ""}data: ${event.data}\n\n`);
+  }
+  res.end();
+}
+
+function pingReply(path, body) {
+  if (path === ENDPOINTS.anthropic) {
+    return {
+      id: "msg_ping",
+      type: "message",
+      role: "assistant",
+      model: body?.model ?? "scripted",
+      content: [{ type: "text", text: "pong" }],
+      stop_reason: "max_tokens",
+      usage: { input_tokens: 1, output_tokens: 1 },
+    };
+  }
+  return {
+    id: "chatcmpl-ping",
+    object: "chat.completion",
+    model: body?.model ?? "scripted",
+    choices: [{ index: 0, message: { role: "assistant", content: "pong" }, finish_reason: "length" }],
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+  };
+}

@@ -1,0 +1,109 @@
+// A small W3C WebDriver client over fetch: the dozen commands this suite
+// uses, against tauri-driver (which forwards to WebKitWebDriver).
+//
+// Why not webdriverio: it pulls ~190 packages (browser-driver downloaders
+// with install scripts among them) to drive one protocol we use a sliver of.
+
+const ELEMENT = "element-6066-11e4-a52e-4a52e4a52e4a";
+
+/** Keys for `sendKeys` (W3C WebDriver key codes). */
+export const Keys = { ENTER: "\uE007", ESCAPE: "\uE00C", SHIFT: "\uE008" };
+
+/** A WebDriver error response, with the command that caused it. */
+export class WebDriverError extends Error {
+  constructor(command, status, value) {
+    super(`WebDriver ${command} failed (${status}): ${value?.error ?? "error"}: ${value?.message ?? JSON.stringify(value)}`);
+    this.status = status;
+    this.error = value?.error;
+  }
+}
+
+async function call(base, method, path, body, timeoutMs = 60_000) {
+  const response = await fetch(base + path, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json; charset=utf-8" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await response.text();
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new WebDriverError(`${method} ${path}`, response.status, { message: text.slice(0, 500) });
+  }
+  if (!response.ok) throw new WebDriverError(`${method} ${path}`, response.status, json.value);
+  return json.value;
+}
+
+/** One WebDriver session: one running app window. */
+export class Session {
+  /**
+   * Opens a session. For tauri-driver the capabilities are
+   * `{ "tauri:options": { application, args } }`; tauri-driver only reads
+   * them from `capabilities.alwaysMatch`.
+   */
+  static async create(base, alwaysMatch, timeoutMs = 60_000) {
+    const value = await call(base, "POST", "/session", { capabilities: { alwaysMatch } }, timeoutMs);
+    return new Session(base, value.sessionId);
+  }
+
+  constructor(base, id) {
+    this.base = base;
+    this.id = id;
+  }
+
+  cmd(method, path, body, timeoutMs) {
+    return call(this.base, method, `/session/${this.id}${path}`, body, timeoutMs);
+  }
+
+  /** Ends the session (the app is closed). Safe to call twice. */
+  async delete() {
+    if (!this.id) return;
+    const id = this.id;
+    this.id = null;
+    await call(this.base, "DELETE", `/session/${id}`, undefined, 20_000);
+  }
+
+  title() {
+    return this.cmd("GET", "/title");
+  }
+
+  /** Runs `script` (a function body) in the page; `arguments` holds `args`. */
+  execute(script, args = []) {
+    return this.cmd("POST", "/execute/sync", { script, args });
+  }
+
+  /** The elements matching a CSS selector, as WebDriver element ids. */
+  async findAll(css) {
+    const found = await this.cmd("POST", "/elements", { using: "css selector", value: css });
+    return found.map((e) => e[ELEMENT]);
+  }
+
+  async click(css) {
+    const [id] = await this.findAll(css);
+    if (!id) throw new Error(`click: nothing matches ${css}`);
+    await this.cmd("POST", `/element/${id}/click`, {});
+  }
+
+  async type(css, text) {
+    const [id] = await this.findAll(css);
+    if (!id) throw new Error(`type: nothing matches ${css}`);
+    await this.cmd("POST", `/element/${id}/value`, { text });
+  }
+
+  /** A PNG of the window, as a Buffer. */
+  async screenshot() {
+    return Buffer.from(await this.cmd("GET", "/screenshot"), "base64");
+  }
+}
+
+/** Whether a WebDriver server answers `/status` at `base`. */
+export async function isReady(base) {
+  try {
+    const value = await call(base, "GET", "/status", undefined, 2_000);
+    return value?.ready !== false;
+  } catch {
+    return false;
+  }
+}
