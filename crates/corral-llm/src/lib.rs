@@ -88,7 +88,9 @@ pub async fn stream(
 
 /// Checks the settings with the smallest real request: a non-streamed
 /// completion of one token for the prompt "ping" (it checks the base URL,
-/// the key and the model at once, for about one token). No retries.
+/// the key and the model at once, for about one token). No retries. A
+/// refusal to answer in one token (HTTP 400 naming `max_tokens` or the
+/// output limit, as reasoning models give) counts as success.
 /// Returns the model the provider says answered (it may be a dated name,
 /// e.g. `claude-sonnet-4-5-20250929`), else the configured one.
 pub async fn test_connection(config: &ProviderConfig) -> Result<String, corral_tools::Error> {
@@ -112,7 +114,15 @@ async fn ping(config: &ProviderConfig, url: &str) -> Result<String, LlmError> {
         Provider::Anthropic => anthropic::body(config, &request, 1, false),
         Provider::OpenAi => openai::body(config, &request, 1, false),
     };
-    let response = http::send(config, url, Some(&body)).await?;
+    let response = match http::send(config, url, Some(&body)).await {
+        Ok(response) => response,
+        // Reasoning models may refuse to stop after one token; the refusal
+        // still proves the URL, the key and the model.
+        Err(LlmError::Status {
+            status: 400, body, ..
+        }) if hit_output_limit(&body) => return Ok(config.model.clone()),
+        Err(err) => return Err(err),
+    };
     let text = http::read_text(response, config.read_timeout, 1024 * 1024).await?;
     let value: Value = serde_json::from_str(&text).map_err(|e| LlmError::BadEvent {
         cause: e.to_string(),
@@ -127,4 +137,12 @@ async fn ping(config: &ProviderConfig, url: &str) -> Result<String, LlmError> {
         .and_then(Value::as_str)
         .filter(|m| !m.is_empty());
     Ok(model.map_or_else(|| config.model.clone(), str::to_owned))
+}
+
+/// Whether a 400 only says the one-token answer was too short.
+fn hit_output_limit(body: &ProviderMessage) -> bool {
+    let message = body.message.as_deref().unwrap_or("").to_ascii_lowercase();
+    ["max_tokens", "max_completion_tokens", "output limit"]
+        .iter()
+        .any(|needle| message.contains(needle))
 }

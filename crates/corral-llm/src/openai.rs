@@ -166,7 +166,12 @@ impl Decoder for OpenAiDecoder {
             {
                 self.on_tool_call(call, out);
             }
-            if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+            // Some servers send `""` instead of null while still generating.
+            let reason = choice
+                .get("finish_reason")
+                .and_then(Value::as_str)
+                .filter(|r| !r.is_empty());
+            if let Some(reason) = reason {
                 self.finish_reason = Some(reason.to_string());
                 self.close_calls(out)?;
             }

@@ -244,13 +244,13 @@ async fn sends_the_chat_completions_request() {
 
 #[tokio::test]
 async fn tolerates_local_server_quirks() {
-    // No index and no id; then a new id at a reused index with arguments as
+    // No index and no id (and "" for no finish reason); then a new id at a reused index with arguments as
     // an object; "stop" after tool calls; usage with the finish reason;
     // extra fields; no [DONE] before the connection closes; no key.
     let body = concat!(
         r#"data: {"id":"chatcmpl-123","object":"chat.completion.chunk","created":1,"model":"qwen3:8b","system_fingerprint":"fp_ollama","choices":[{"index":0,"delta":{"role":"assistant","content":"Looking."},"finish_reason":null}]}"#,
         "\n\n",
-        r#"data: {"id":"chatcmpl-123","object":"chat.completion.chunk","created":1,"model":"qwen3:8b","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"function":{"name":"list_directory","arguments":"{\"path\":\".\"}"}}]},"finish_reason":null}]}"#,
+        r#"data: {"id":"chatcmpl-123","object":"chat.completion.chunk","created":1,"model":"qwen3:8b","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"function":{"name":"list_directory","arguments":"{\"path\":\".\"}"}}]},"finish_reason":""}]}"#,
         "\n\n",
         r#"data: {"id":"chatcmpl-123","object":"chat.completion.chunk","created":1,"model":"qwen3:8b","choices":[{"index":0,"delta":{"content":"","tool_calls":[{"id":"abc-77","index":0,"function":{"name":"glob","arguments":{"pattern":"*.md"}}}]},"finish_reason":null}]}"#,
         "\n\n",
@@ -429,4 +429,12 @@ async fn test_connection_reports_auth_errors() {
         .unwrap_err();
     assert_eq!(error.code.as_str(), "llm_auth");
     assert_eq!(error.message, "The OpenAI-compatible server rejected the credentials (HTTP 401): No auth credentials found");
+}
+
+#[tokio::test]
+async fn test_connection_accepts_a_refusal_to_stop_after_one_token() {
+    let body = r#"{"error":{"message":"Could not finish the message because max_tokens or model output limit was reached. Please try again with higher max_tokens.","type":"invalid_request_error","param":null,"code":null}}"#;
+    let server = Server::start(vec![Reply::json(400, body)]).await;
+    let model = test_connection(&server.config(Provider::OpenAi)).await;
+    assert_eq!(model, Ok("test-model".to_string()));
 }
