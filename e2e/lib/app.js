@@ -223,14 +223,25 @@ export class App {
   }
 
   /** The first element matching `css` once it exists and `check(el)` holds. */
-  async waitFor(css, { check = () => true, timeout = 15_000, what } = {}) {
-    return waitUntil(
-      async () => {
-        const [el] = await this.query(css);
-        return el && check(el) ? el : null;
-      },
-      { timeout, what: what ?? css },
-    );
+  waitFor(css, { check = () => true, timeout = 15_000, what } = {}) {
+    return this.waitForAny(css, (el, index) => index === 0 && check(el), { timeout, what });
+  }
+
+  /** Some element matching `css` for which `check(el, index)` holds. */
+  async waitForAny(css, check, { timeout = 15_000, what } = {}) {
+    let seen = [];
+    try {
+      return await waitUntil(
+        async () => {
+          seen = await this.query(css);
+          return seen.find(check) ?? null;
+        },
+        { timeout, what: what ?? css },
+      );
+    } catch (error) {
+      error.message += `\n  elements matching ${css}: ${JSON.stringify(seen).slice(0, 2000)}`;
+      throw error;
+    }
   }
 
   /** Waits until nothing matches `css`. */

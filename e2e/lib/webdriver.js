@@ -6,6 +6,11 @@
 
 const ELEMENT = "element-6066-11e4-a52e-4a52e4a52e4a";
 
+/** An element id as a script argument (the page receives the element). */
+export function elementRef(id) {
+  return { [ELEMENT]: id };
+}
+
 /** Keys for `sendKeys` (W3C WebDriver key codes). */
 export const Keys = { ENTER: "\uE007", ESCAPE: "\uE00C", SHIFT: "\uE008" };
 

@@ -1,0 +1,118 @@
+// Issue 7 (3): a command printing coloured lines over a few seconds shows
+// them as they arrive, then its exit code and duration; a second, long
+// command is stopped with Stop, the panel says so and the model is told.
+
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import { test } from "node:test";
+import { tid, waitUntil, withApp } from "../lib/app.js";
+import { toolResults } from "../lib/requests.js";
+import { elementRef } from "../lib/webdriver.js";
+import { openai } from "../lib/wire.js";
+
+/** Processes whose working folder is `dir` (the commands run in the project root). */
+function processesIn(dir) {
+  const found = [];
+  for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (fs.readlinkSync(`/proc/${pid}/cwd`) === dir) {
+        found.push(`${pid}: ${fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ")}`);
+      }
+    } catch {
+      // gone, or not ours to look at
+    }
+  }
+  return found;
+}
+
+/**
+ * Whether some text in `root` that contains `needle` is drawn in another
+ * colour than the panel's own: the ANSI colour was rendered, not dropped.
+ */
+const COLOURED = `
+  const [root, needle] = arguments;
+  const base = getComputedStyle(root).color;
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.textContent.includes(needle) && getComputedStyle(node.parentElement).color !== base) return true;
+  }
+  return false;`;
+
+test("command output streams in with colours, then exit code and duration; Stop stops a long command", { timeout: 150_000 }, async (t) => {
+  const short = openai.toolCalls([{ name: "exec_shell", input: { command: "node", args: ["tick.js", "8", "300"] } }]);
+  const long = openai.toolCalls([{ name: "exec_shell", input: { command: "node", args: ["tick.js", "100", "300"] } }]);
+  const script = [short, long, openai.text("The second command was stopped, as you asked.")];
+
+  await withApp(t, { script }, async (app) => {
+    await app.send("Run the tick script, then a long one.");
+
+    // First command: approve for the session (grants `node` until the project closes).
+    const cards = tid("tool-card", '[data-tool="exec_shell"]');
+    await app.waitForAny(cards, (e, i) => i === 0 && e.attrs["data-status"] === "waiting", { what: "the first command waiting for approval" });
+    await app.click(`${cards} ${tid("approve-session")}`);
+
+    const panels = tid("command-panel");
+    const outputs = tid("command-output");
+
+    // Lines arrive while it runs: line 1 is shown before the exit code and line 8.
+    const early = await waitUntil(
+      async () => {
+        const [panel] = await app.query(panels);
+        const [output] = await app.query(outputs);
+        return output?.text.includes("line 1") ? { panel, output, at: Date.now() } : null;
+      },
+      { what: "`line 1` in the first command's output", timeout: 15_000 },
+    );
+    assert.equal(early.panel.attrs["data-exit-code"] ?? "", "", "no exit code while the command runs");
+    assert.doesNotMatch(early.output.text, /line 8/, "not all lines at once");
+    assert.doesNotMatch(early.output.text, /\x1b|\[32m/, "ANSI escapes are rendered, not shown");
+
+    const done = await app.waitForAny(panels, (e, i) => i === 0 && e.attrs["data-exit-code"] === "0", {
+      what: "the first command's exit code 0",
+      timeout: 15_000,
+    });
+    assert.ok(Date.now() - early.at >= 1_000, "the last line came well after the first (8 lines 300 ms apart)");
+    assert.match(done.text, /\d(\.\d+)?\s*(ms|s)\b/, `the panel shows a duration: ${JSON.stringify(done.text)}`);
+    const [output] = await app.query(outputs);
+    for (let n = 1; n <= 8; n++) assert.match(output.text, new RegExp(`line ${n}\\b`));
+    const [outputId] = await app.session.findAll(outputs);
+    assert.equal(
+      await app.session.execute(COLOURED, [elementRef(outputId), "line 1"]),
+      true,
+      "the green of `\\x1b[32m` is rendered",
+    );
+
+    // Second command: runs without asking (session grant), then Stop.
+    const second = await app.waitForAny(cards, (e, i) => i === 1 && e.attrs["data-status"] === "running", {
+      what: "the second command running without a new approval",
+    });
+    assert.doesNotMatch(second.text, /approve/i);
+    await app.waitForAny(outputs, (e, i) => i === 1 && e.text.includes("line 2"), { what: "the second command's output" });
+    const stopAt = Date.now();
+    const stopButtons = await app.session.findAll(tid("command-stop"));
+    assert.equal(stopButtons.length, 1, "only the running command has a Stop button");
+    await app.click(tid("command-stop"));
+
+    const stopped = await app.waitForAny(cards, (e, i) => i === 1 && ["done", "failed"].includes(e.attrs["data-status"]), {
+      what: "the second command finished after Stop",
+      timeout: 10_000,
+    });
+    assert.ok(Date.now() - stopAt < 5_000, "Stop ends the command at once, not after its 30 s");
+    assert.match(stopped.text, /stopped|cancel/i, `the panel says it was stopped: ${JSON.stringify(stopped.text)}`);
+    const [, secondOutput] = await app.query(outputs);
+    assert.doesNotMatch(secondOutput.text, /line 100\b/);
+    assert.deepEqual(processesIn(app.dirs.project), [], "no process is left running in the project");
+
+    // The model saw the full first output, and that the second was stopped.
+    await app.llm.waitForRequests(3);
+    const [firstResult] = toolResults(app.llm.requests[1]);
+    assert.equal(firstResult.tool_use_id, short.ids[0]);
+    const firstOut = JSON.parse(firstResult.content);
+    assert.equal(firstOut.exit_code, 0);
+    assert.ok(firstOut.stdout.includes("\x1b[32mline 8\x1b[0m"), "the model gets the raw output");
+    const secondResult = toolResults(app.llm.requests[2]).find((r) => r.tool_use_id === long.ids[0]);
+    assert.ok(secondResult, "the stopped call has a tool result");
+    assert.match(secondResult.content, /cancel|stopped/i);
+    await app.waitForAny(tid("message-assistant"), (e) => e.text.includes("was stopped"), { what: "the model's reply" });
+  });
+});
