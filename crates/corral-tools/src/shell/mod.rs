@@ -1,10 +1,44 @@
-//! `exec_shell`. (Being built: see issue 4.)
+//! `exec_shell`: one allowlisted program, an argv, no shell, cwd = the root.
+//!
+//! The steps, each in its own file:
+//! - [`allowlist`]: the program must be on the list and resolve to an
+//!   executable outside the project (a project-local `node_modules/.bin/git`
+//!   never shadows the real one);
+//! - [`rules`]: per-program argument rules, table-driven (paths stay inside
+//!   the root, `rm` never removes the root, no `find -exec`, no `git -c`...),
+//!   and the read-only table the approval policy uses;
+//! - [`env`]: the child's environment, built from nothing, and its TMPDIR;
+//! - [`sandbox`]: Landlock on Linux, writes only inside the root, TMPDIR and
+//!   the toolchain caches;
+//! - [`process`]: spawn in its own process group, stream and cap the output,
+//!   time out and cancel by killing the whole group.
+//!
+//! A timeout is a result (`timed_out: true` with the partial output). A
+//! cancel is the `cancelled` error whose details carry the partial
+//! `stdout`/`stderr`: the user stopped the call, so the agent should not
+//! read it as a finished command.
+
+mod allowlist;
+mod capture;
+mod env;
+mod process;
+mod rules;
+mod sandbox;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::root::ProjectRoot;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
+
+pub use allowlist::ALLOWED_PROGRAMS;
+pub use capture::{HEAD_BYTES, TAIL_BYTES};
+
+/// Time limit when `timeout_secs` is not given.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
+/// Largest accepted `timeout_secs`.
+pub const MAX_TIMEOUT_SECS: u64 = 600;
 
 /// Input of `exec_shell`.
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
@@ -18,6 +52,35 @@ pub struct ExecShellInput {
     /// Time limit in seconds (default 30, max 600).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_secs: Option<u64>,
+}
+
+/// Result of `exec_shell`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ExecShellOutput {
+    /// The program as given.
+    pub command: String,
+    /// The arguments as given.
+    pub args: Vec<String>,
+    /// Standard output (lossy UTF-8; head and tail kept past the cap).
+    pub stdout: String,
+    /// Standard error (lossy UTF-8; head and tail kept past the cap).
+    pub stderr: String,
+    /// The exit code; `None` when the program was killed by a signal
+    /// (including the timeout).
+    pub exit_code: Option<i32>,
+    /// Whether the time limit killed the process group.
+    pub timed_out: bool,
+    /// Wall time from spawn to the end of output.
+    pub duration_ms: u64,
+    /// Bytes of stdout dropped from the middle.
+    pub stdout_truncated_bytes: u64,
+    /// Bytes of stderr dropped from the middle.
+    pub stderr_truncated_bytes: u64,
+    /// Whether the Landlock sandbox was applied to the child.
+    pub sandboxed: bool,
+    /// Why the sandbox was not applied (only when `sandboxed` is false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_note: Option<String>,
 }
 
 /// Which stream a chunk of output came from.
@@ -43,7 +106,8 @@ impl CancelToken {
     }
 }
 
-/// Receives output chunks as they arrive.
+/// Receives output chunks as they arrive. Called from the reader threads,
+/// never after `exec_shell` has returned.
 pub type OutputSink = Arc<dyn Fn(Stream, &[u8]) + Send + Sync>;
 
 /// How a shell call is run: cancel switch and an optional live-output sink.
@@ -54,12 +118,92 @@ pub struct ShellRun {
 }
 
 /// Whether a call is on the read-only table (runs without asking in
-/// `ask` and `auto_edit` modes).
-pub fn is_read_only(_input: &ExecShellInput) -> bool {
-    false
+/// `ask` and `auto_edit` modes). Decided by [`rules`]' table only; anything
+/// not on it is not read-only. The argument rules still apply when it runs.
+pub fn is_read_only(input: &ExecShellInput) -> bool {
+    rules::is_read_only(&input.command, &input.args)
 }
 
-/// Runs one allowlisted program.
-pub fn exec_shell(_root: &ProjectRoot, _input: &ExecShellInput, _run: &ShellRun) -> Result<serde_json::Value> {
-    Err(Error::new(ErrorCode::Io, "exec_shell is not built yet"))
+/// Checks a call against the allowlist and the argument rules without
+/// running it (the same checks [`exec_shell`] makes first). Lets a caller
+/// refuse a call before asking the user to approve it.
+pub fn check(root: &ProjectRoot, input: &ExecShellInput) -> Result<()> {
+    timeout_of(input.timeout_secs)?;
+    check_nul(&input.args)?;
+    allowlist::resolve(root, &input.command)?;
+    rules::check(root, &input.command, &input.args)
+}
+
+fn check_nul(args: &[String]) -> Result<()> {
+    match args.iter().find(|a| a.contains('\0')) {
+        Some(bad) => Err(Error::invalid_input("an argument contains a NUL byte")
+            .detail("argument", bad.replace('\0', "\\0"))),
+        None => Ok(()),
+    }
+}
+
+/// Runs one allowlisted program in the project root.
+///
+/// Errors: `invalid_input` (timeout out of range, NUL in an argument),
+/// `command_not_allowed`, `argument_not_allowed`, `not_found` (allowed but
+/// not installed), `cancelled` (with the partial output in `details`), `io`.
+pub fn exec_shell(
+    root: &ProjectRoot,
+    input: &ExecShellInput,
+    run: &ShellRun,
+) -> Result<ExecShellOutput> {
+    let timeout = timeout_of(input.timeout_secs)?;
+    check_nul(&input.args)?;
+    let program = allowlist::resolve(root, &input.command)?;
+    rules::check(root, &input.command, &input.args)?;
+    let tmp = env::TempDir::create()?;
+    let vars = env::build(&input.command, tmp.path());
+    let sandbox = sandbox::prepare(root, tmp.path());
+    let spec = process::Spec {
+        program: &program,
+        name: &input.command,
+        args: &input.args,
+        cwd: root.path(),
+        env: &vars,
+        timeout,
+    };
+    let outcome = process::run(&spec, sandbox, run)?;
+    drop(tmp);
+    if outcome.cancelled {
+        return Err(Error::new(
+            ErrorCode::Cancelled,
+            format!("`{}` was stopped by the user", input.command),
+        )
+        .detail("command", input.command.as_str())
+        .detail("args", input.args.clone())
+        .detail("stdout", outcome.stdout.text)
+        .detail("stderr", outcome.stderr.text)
+        .detail("duration_ms", outcome.duration_ms));
+    }
+    Ok(ExecShellOutput {
+        command: input.command.clone(),
+        args: input.args.clone(),
+        stdout: outcome.stdout.text,
+        stderr: outcome.stderr.text,
+        exit_code: outcome.exit_code,
+        timed_out: outcome.timed_out,
+        duration_ms: outcome.duration_ms,
+        stdout_truncated_bytes: outcome.stdout.dropped,
+        stderr_truncated_bytes: outcome.stderr.dropped,
+        sandboxed: outcome.sandboxed,
+        sandbox_note: outcome.sandbox_note,
+    })
+}
+
+fn timeout_of(secs: Option<u64>) -> Result<Duration> {
+    match secs.unwrap_or(DEFAULT_TIMEOUT_SECS) {
+        s @ 1..=MAX_TIMEOUT_SECS => Ok(Duration::from_secs(s)),
+        s => Err(Error::invalid_input(format!(
+            "timeout_secs is {s}; it must be between 1 and {MAX_TIMEOUT_SECS}"
+        ))
+        .hint(format!(
+            "Leave timeout_secs out for the default of {DEFAULT_TIMEOUT_SECS} s, or give 1 to {MAX_TIMEOUT_SECS}."
+        ))
+        .detail("timeout_secs", s)),
+    }
 }

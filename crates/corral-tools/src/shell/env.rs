@@ -1,0 +1,145 @@
+//! The child's environment, built from nothing, and its per-run TMPDIR.
+//!
+//! Nothing of the app's environment is inherited (`env_clear`), so API keys
+//! and tokens never reach a child. What is set:
+//! - `PATH`: the fixed system path, with the cargo bin folder first (cargo
+//!   needs `rustc`); never a project folder.
+//! - `HOME`: the real home, so cargo and npm find their caches and
+//!   toolchains (`~/.cargo`, `~/.rustup`, `~/.npm`). Landlock keeps writes
+//!   there to the cache folders.
+//! - `CARGO_HOME`, `RUSTUP_HOME`: passed through when the app has them (they
+//!   are locations, not secrets).
+//! - `LANG` (the app's, else `C.UTF-8`), `TMPDIR` (fresh, removed after),
+//!   `PAGER=cat GIT_PAGER=cat GIT_TERMINAL_PROMPT=0 GIT_EDITOR=true
+//!   TERM=dumb`.
+//! - for git: `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n` setting
+//!   `core.fsmonitor=false` and `core.hooksPath=/dev/null`. Config from the
+//!   environment wins over every file, including a hostile `.git/config`.
+
+use crate::error::{Error, Result};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Folders searched for programs, in order (after the cargo bin folder).
+pub(crate) const SYSTEM_PATH: [&str; 6] = [
+    "/usr/local/sbin",
+    "/usr/local/bin",
+    "/usr/sbin",
+    "/usr/bin",
+    "/sbin",
+    "/bin",
+];
+
+/// Git config forced on every git run.
+pub(crate) const GIT_OVERRIDES: [(&str, &str); 2] =
+    [("core.fsmonitor", "false"), ("core.hooksPath", "/dev/null")];
+
+/// The user's home, if known.
+pub(crate) fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+}
+
+/// Cargo's home: `$CARGO_HOME`, else `~/.cargo`.
+pub(crate) fn cargo_home() -> Option<PathBuf> {
+    std::env::var_os("CARGO_HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| home().map(|h| h.join(".cargo")))
+}
+
+/// The folders searched for a program, in order.
+pub(crate) fn search_path() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = cargo_home().map(|c| c.join("bin")).into_iter().collect();
+    dirs.extend(SYSTEM_PATH.iter().map(PathBuf::from));
+    dirs
+}
+
+/// The environment of one run.
+pub(crate) fn build(program: &str, tmpdir: &Path) -> Vec<(OsString, OsString)> {
+    let path = std::env::join_paths(search_path()).unwrap_or_else(|_| SYSTEM_PATH.join(":").into());
+    let mut vars: Vec<(OsString, OsString)> = vec![
+        ("PATH".into(), path),
+        (
+            "LANG".into(),
+            std::env::var_os("LANG")
+                .filter(|l| !l.is_empty())
+                .unwrap_or_else(|| "C.UTF-8".into()),
+        ),
+        ("TMPDIR".into(), tmpdir.into()),
+        ("PAGER".into(), "cat".into()),
+        ("GIT_PAGER".into(), "cat".into()),
+        ("GIT_TERMINAL_PROMPT".into(), "0".into()),
+        ("GIT_EDITOR".into(), "true".into()),
+        ("TERM".into(), "dumb".into()),
+    ];
+    if let Some(home) = home() {
+        vars.push(("HOME".into(), home.into()));
+    }
+    for key in ["CARGO_HOME", "RUSTUP_HOME"] {
+        if let Some(value) = std::env::var_os(key).filter(|v| !v.is_empty()) {
+            vars.push((key.into(), value));
+        }
+    }
+    if program == "git" {
+        vars.push((
+            "GIT_CONFIG_COUNT".into(),
+            GIT_OVERRIDES.len().to_string().into(),
+        ));
+        for (i, (key, value)) in GIT_OVERRIDES.iter().enumerate() {
+            vars.push((format!("GIT_CONFIG_KEY_{i}").into(), (*key).into()));
+            vars.push((format!("GIT_CONFIG_VALUE_{i}").into(), (*value).into()));
+        }
+    }
+    vars
+}
+
+/// A fresh private folder under the system temp folder, removed on drop.
+#[derive(Debug)]
+pub(crate) struct TempDir(PathBuf);
+
+impl TempDir {
+    /// Creates `corral-shell-<pid>-<n>-<nanos>` with mode 0700.
+    pub(crate) fn create() -> Result<TempDir> {
+        use std::os::unix::fs::DirBuilderExt;
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let base = std::env::temp_dir();
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let mut last = None;
+        for _ in 0..8 {
+            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+            let dir = base.join(format!("corral-shell-{}-{n}-{nanos}", std::process::id()));
+            match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+                Ok(()) => return Ok(TempDir(dir)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => {
+                    return Err(Error::from_io(&e, &dir.display().to_string())
+                        .hint("Check that the system temp folder exists and is writable."))
+                }
+            }
+        }
+        let shown = base.display().to_string();
+        Err(match last {
+            Some(e) => Error::from_io(&e, &shown),
+            None => Error::invalid_input("could not create a temp folder"),
+        })
+    }
+
+    /// Its path.
+    pub(crate) fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        // Best effort: a leftover empty folder in /tmp is not worth failing a
+        // finished command for.
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

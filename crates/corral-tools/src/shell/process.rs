@@ -1,0 +1,322 @@
+//! Spawning and supervising one child.
+//!
+//! The child gets stdin from `/dev/null`, its own process group, the built
+//! environment and (on Linux) the Landlock ruleset. One thread per pipe
+//! reads output as it comes, hands each chunk to the live sink and keeps a
+//! capped copy; one thread waits for the exit. The calling thread watches
+//! the clock and the cancel switch, and kills the whole group (`SIGKILL` to
+//! `-pgid`) on timeout or cancel.
+//!
+//! A grandchild that keeps the pipes open cannot hang the call: once the
+//! program has exited, the readers get [`READ_GRACE`] to drain, then the
+//! group is killed, and readers still blocked after [`KILL_GRACE`] (a
+//! grandchild that left the group) are abandoned: they stop delivering and
+//! end by themselves when the pipe closes. When the call returns, nothing
+//! is left running in the group.
+
+use super::capture::{Capture, Captured};
+use super::sandbox::{self, Prepared};
+use super::{ShellRun, Stream};
+use crate::error::{Error, ErrorCode, Result};
+use std::ffi::OsString;
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How long readers may drain after the program exited.
+pub(crate) const READ_GRACE: Duration = Duration::from_millis(300);
+/// How long readers may drain after the group was killed.
+pub(crate) const KILL_GRACE: Duration = Duration::from_millis(200);
+/// How often the cancel switch is looked at.
+const TICK: Duration = Duration::from_millis(25);
+/// Read buffer per pipe.
+const CHUNK: usize = 64 * 1024;
+
+/// What to run.
+pub(crate) struct Spec<'a> {
+    pub program: &'a Path,
+    pub name: &'a str,
+    pub args: &'a [String],
+    pub cwd: &'a Path,
+    pub env: &'a [(OsString, OsString)],
+    pub timeout: Duration,
+}
+
+/// How it went.
+pub(crate) struct Outcome {
+    pub stdout: Captured,
+    pub stderr: Captured,
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    pub cancelled: bool,
+    pub duration_ms: u64,
+    pub sandboxed: bool,
+    pub sandbox_note: Option<String>,
+}
+
+/// One stream's capture, and whether the call has stopped listening.
+#[derive(Default)]
+struct Pipe {
+    capture: Capture,
+    closed: bool,
+}
+
+/// Runs the program to its end, its timeout or its cancel.
+pub(crate) fn run(spec: &Spec<'_>, sandbox: Prepared, shell: &ShellRun) -> Result<Outcome> {
+    let mut cmd = Command::new(spec.program);
+    cmd.arg0(spec.name)
+        .args(spec.args)
+        .current_dir(spec.cwd)
+        .env_clear()
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let status = install_sandbox(&mut cmd, sandbox)?;
+    let started = Instant::now();
+    let spawned = cmd.spawn();
+    // Drops the parent's copy of the status socket held by the hook.
+    drop(cmd);
+    let mut child = spawned.map_err(|e| spawn_error(&e, spec.name))?;
+    let (sandboxed, sandbox_note) = status.finish();
+    let pgid = rustix::process::Pid::from_child(&child);
+
+    let out = Arc::new(Mutex::new(Pipe::default()));
+    let err = Arc::new(Mutex::new(Pipe::default()));
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let mut readers = 0;
+    if let Some(pipe) = child.stdout.take() {
+        spawn_reader(pipe, Stream::Stdout, out.clone(), shell, done_tx.clone());
+        readers += 1;
+    }
+    if let Some(pipe) = child.stderr.take() {
+        spawn_reader(pipe, Stream::Stderr, err.clone(), shell, done_tx.clone());
+        readers += 1;
+    }
+    drop(done_tx);
+    let (exit_tx, exit_rx) = mpsc::channel::<std::io::Result<ExitStatus>>();
+    thread::spawn(move || {
+        let _ = exit_tx.send(child.wait());
+    });
+
+    let kill = || {
+        // ESRCH (nothing left in the group) is the usual, harmless answer.
+        let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
+    };
+    let deadline = started + spec.timeout;
+    let mut timed_out = false;
+    let mut cancelled = false;
+    let exit = loop {
+        if shell.cancel.is_cancelled() {
+            cancelled = true;
+            kill();
+            break exit_rx.recv().ok();
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            timed_out = true;
+            kill();
+            break exit_rx.recv().ok();
+        }
+        match exit_rx.recv_timeout(TICK.min(deadline - now)) {
+            Ok(status) => break Some(status),
+            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Disconnected) => break None,
+        }
+    };
+    let exit = match exit {
+        Some(Ok(status)) => status,
+        Some(Err(e)) => {
+            kill();
+            return Err(Error::new(
+                ErrorCode::Io,
+                format!("could not wait for `{}`: {e}", spec.name),
+            ));
+        }
+        None => {
+            kill();
+            return Err(Error::new(
+                ErrorCode::Io,
+                format!("lost track of `{}`", spec.name),
+            ));
+        }
+    };
+
+    let finished = wait_readers(&done_rx, readers, READ_GRACE);
+    kill();
+    if finished < readers {
+        wait_readers(&done_rx, readers - finished, KILL_GRACE);
+    }
+    let stdout = close(&out);
+    let stderr = close(&err);
+    Ok(Outcome {
+        stdout,
+        stderr,
+        exit_code: exit.code(),
+        timed_out,
+        cancelled,
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        sandboxed,
+        sandbox_note,
+    })
+}
+
+/// Waits for up to `count` readers to finish within `grace`.
+fn wait_readers(done: &mpsc::Receiver<()>, count: usize, grace: Duration) -> usize {
+    let until = Instant::now() + grace;
+    let mut finished = 0;
+    while finished < count {
+        let left = until.saturating_duration_since(Instant::now());
+        match done.recv_timeout(left) {
+            Ok(()) => finished += 1,
+            Err(_) => break,
+        }
+    }
+    finished
+}
+
+/// Stops delivery from a reader and returns what it captured.
+fn close(pipe: &Mutex<Pipe>) -> Captured {
+    let mut pipe = pipe.lock().unwrap_or_else(PoisonError::into_inner);
+    pipe.closed = true;
+    pipe.capture.finish()
+}
+
+fn spawn_reader(
+    mut source: impl Read + Send + 'static,
+    stream: Stream,
+    pipe: Arc<Mutex<Pipe>>,
+    shell: &ShellRun,
+    done: mpsc::Sender<()>,
+) {
+    let sink = shell.on_output.clone();
+    thread::spawn(move || {
+        let mut buf = vec![0u8; CHUNK];
+        loop {
+            let n = match source.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            };
+            let mut pipe = pipe.lock().unwrap_or_else(PoisonError::into_inner);
+            if pipe.closed {
+                break;
+            }
+            pipe.capture.push(&buf[..n]);
+            // Under the lock, so no chunk is delivered after the call closed
+            // the stream and returned.
+            if let Some(sink) = &sink {
+                sink(stream, &buf[..n]);
+            }
+        }
+        let _ = done.send(());
+    });
+}
+
+fn spawn_error(e: &std::io::Error, name: &str) -> Error {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => Error::new(
+            ErrorCode::NotFound,
+            format!("`{name}` could not be started: {e}"),
+        )
+        .hint(format!("Check that `{name}` is installed."))
+        .detail("command", name),
+        std::io::ErrorKind::PermissionDenied => Error::new(
+            ErrorCode::PermissionDenied,
+            format!("the system refused to start `{name}`: {e}"),
+        )
+        .detail("command", name),
+        _ => Error::new(ErrorCode::Io, format!("`{name}` could not be started: {e}"))
+            .detail("command", name),
+    }
+}
+
+/// Where the sandbox status will come from.
+enum Status {
+    /// The child's hook reports one byte here.
+    #[cfg(target_os = "linux")]
+    Reported(std::os::unix::net::UnixStream),
+    /// Known before spawning: no sandbox, and why.
+    Known(String),
+}
+
+impl Status {
+    fn finish(self) -> (bool, Option<String>) {
+        match self {
+            #[cfg(target_os = "linux")]
+            Status::Reported(mut socket) => {
+                let _ = socket.set_read_timeout(Some(Duration::from_secs(2)));
+                let mut byte = [0u8; 1];
+                let got = match socket.read(&mut byte) {
+                    Ok(1) => Some(byte[0]),
+                    _ => None,
+                };
+                sandbox::describe(got)
+            }
+            Status::Known(note) => (false, Some(note)),
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn install_sandbox(cmd: &mut Command, prepared: Prepared) -> Result<Status> {
+    use std::io::Write;
+    use std::os::unix::net::UnixStream;
+    let ruleset = match prepared {
+        Prepared::Ruleset(ruleset) => ruleset,
+        Prepared::Unavailable(note) => return Ok(Status::Known(note)),
+    };
+    // Both ends are close-on-exec: the child's copy closes at `exec`.
+    let (parent_end, child_end) = UnixStream::pair().map_err(|e| {
+        Error::new(
+            ErrorCode::Io,
+            format!("could not prepare the sandbox status channel: {e}"),
+        )
+    })?;
+    let mut ruleset = Some(ruleset);
+    let hook = move || -> std::io::Result<()> {
+        let Some(ruleset) = ruleset.take() else {
+            return Ok(());
+        };
+        let byte = match ruleset.restrict_self() {
+            Ok(status) => match status.ruleset {
+                landlock::RulesetStatus::FullyEnforced => sandbox::STATUS_FULL,
+                landlock::RulesetStatus::PartiallyEnforced => sandbox::STATUS_PARTIAL,
+                landlock::RulesetStatus::NotEnforced => sandbox::STATUS_NONE,
+            },
+            // Fail closed: a sandbox that was available but could not be
+            // applied stops the spawn. `from_raw_os_error` does not allocate.
+            Err(_) => {
+                return Err(std::io::Error::from_raw_os_error(
+                    rustix::io::Errno::PERM.raw_os_error(),
+                ))
+            }
+        };
+        let _ = (&child_end).write(&[byte]);
+        Ok(())
+    };
+    #[allow(unsafe_code)]
+    // SAFETY: the hook runs in the forked child before `exec`. It only calls
+    // `restrict_self` on a ruleset built before the fork (`prctl` and
+    // `landlock_restrict_self`, no allocation, no lock) and `write(2)` on a
+    // socket opened before the fork; both are async-signal-safe. Errors are
+    // built with `from_raw_os_error`, which does not allocate.
+    unsafe {
+        cmd.pre_exec(hook);
+    }
+    Ok(Status::Reported(parent_end))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn install_sandbox(_cmd: &mut Command, prepared: Prepared) -> Result<Status> {
+    match prepared {
+        Prepared::Unavailable(note) => Ok(Status::Known(note)),
+    }
+}

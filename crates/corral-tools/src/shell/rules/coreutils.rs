@@ -1,0 +1,453 @@
+//! Option tables of the file utilities: `ls rm mv cp mkdir touch grep`
+//! (GNU option syntax, read by [`super::gnu`]) and `find` (its own
+//! expression syntax). Every option each accepts is listed; anything else
+//! is refused. Every path operand and path option stays inside the root;
+//! `rm` and `mv` never touch the root itself; `.git/` is never a target.
+
+use super::gnu::{self, opt, Kind, Opt, Parsed};
+use super::Ctx;
+use crate::error::Result;
+use Kind::{Denied, Flag, Optional as Opt_, Path, Value};
+
+const HELP: [Opt; 2] = [opt("help", None, Flag), opt("version", None, Flag)];
+
+const LS: &[Opt] = &[
+    opt("all", Some('a'), Flag),
+    opt("almost-all", Some('A'), Flag),
+    opt("author", None, Flag),
+    opt("escape", Some('b'), Flag),
+    opt("block-size", None, Value),
+    opt("ignore-backups", Some('B'), Flag),
+    opt("", Some('c'), Flag),
+    opt("", Some('C'), Flag),
+    opt("color", None, Opt_),
+    opt("directory", Some('d'), Flag),
+    opt("dired", Some('D'), Flag),
+    opt("", Some('f'), Flag),
+    opt("classify", Some('F'), Opt_),
+    opt("file-type", None, Flag),
+    opt("format", None, Value),
+    opt("full-time", None, Flag),
+    opt("", Some('g'), Flag),
+    opt("group-directories-first", None, Flag),
+    opt("no-group", Some('G'), Flag),
+    opt("human-readable", Some('h'), Flag),
+    opt("si", None, Flag),
+    opt("dereference-command-line", Some('H'), Flag),
+    opt("dereference-command-line-symlink-to-dir", None, Flag),
+    opt("hide", None, Value),
+    opt("hyperlink", None, Opt_),
+    opt("indicator-style", None, Value),
+    opt("inode", Some('i'), Flag),
+    opt("ignore", Some('I'), Value),
+    opt("kibibytes", Some('k'), Flag),
+    opt("", Some('l'), Flag),
+    opt("dereference", Some('L'), Flag),
+    opt("", Some('m'), Flag),
+    opt("numeric-uid-gid", Some('n'), Flag),
+    opt("literal", Some('N'), Flag),
+    opt("", Some('o'), Flag),
+    opt("", Some('p'), Flag),
+    opt("hide-control-chars", Some('q'), Flag),
+    opt("show-control-chars", None, Flag),
+    opt("quote-name", Some('Q'), Flag),
+    opt("quoting-style", None, Value),
+    opt("reverse", Some('r'), Flag),
+    opt("recursive", Some('R'), Flag),
+    opt("size", Some('s'), Flag),
+    opt("", Some('S'), Flag),
+    opt("sort", None, Value),
+    opt("time", None, Value),
+    opt("time-style", None, Value),
+    opt("", Some('t'), Flag),
+    opt("tabsize", Some('T'), Value),
+    opt("", Some('u'), Flag),
+    opt("", Some('U'), Flag),
+    opt("", Some('v'), Flag),
+    opt("width", Some('w'), Value),
+    opt("", Some('x'), Flag),
+    opt("", Some('X'), Flag),
+    opt("context", Some('Z'), Flag),
+    opt("zero", None, Flag),
+    opt("", Some('1'), Flag),
+    HELP[0],
+    HELP[1],
+];
+
+const RM: &[Opt] = &[
+    opt("force", Some('f'), Flag),
+    opt("", Some('i'), Flag),
+    opt("", Some('I'), Flag),
+    opt("interactive", None, Opt_),
+    opt("one-file-system", None, Flag),
+    opt("no-preserve-root", None, Denied("rm never removes `/`")),
+    opt("preserve-root", None, Opt_),
+    opt("recursive", Some('r'), Flag),
+    opt("", Some('R'), Flag),
+    opt("dir", Some('d'), Flag),
+    opt("verbose", Some('v'), Flag),
+    HELP[0],
+    HELP[1],
+];
+
+const MKDIR: &[Opt] = &[
+    opt("mode", Some('m'), Value),
+    opt("parents", Some('p'), Flag),
+    opt("verbose", Some('v'), Flag),
+    opt("", Some('Z'), Flag),
+    opt("context", None, Opt_),
+    HELP[0],
+    HELP[1],
+];
+
+const TOUCH: &[Opt] = &[
+    opt("", Some('a'), Flag),
+    opt("no-create", Some('c'), Flag),
+    opt("date", Some('d'), Value),
+    opt("", Some('f'), Flag),
+    opt("no-dereference", Some('h'), Flag),
+    opt("", Some('m'), Flag),
+    opt("reference", Some('r'), Path),
+    opt("", Some('t'), Value),
+    opt("time", None, Value),
+    HELP[0],
+    HELP[1],
+];
+
+const MV: &[Opt] = &[
+    opt("backup", None, Opt_),
+    opt("", Some('b'), Flag),
+    opt("force", Some('f'), Flag),
+    opt("interactive", Some('i'), Flag),
+    opt("no-clobber", Some('n'), Flag),
+    opt("strip-trailing-slashes", None, Flag),
+    opt("suffix", Some('S'), Value),
+    opt("target-directory", Some('t'), Path),
+    opt("no-target-directory", Some('T'), Flag),
+    opt("update", None, Opt_),
+    opt("", Some('u'), Flag),
+    opt("verbose", Some('v'), Flag),
+    opt("context", Some('Z'), Flag),
+    opt("exchange", None, Flag),
+    opt("no-copy", None, Flag),
+    opt("debug", None, Flag),
+    HELP[0],
+    HELP[1],
+];
+
+const CP: &[Opt] = &[
+    opt("archive", Some('a'), Flag),
+    opt("attributes-only", None, Flag),
+    opt("backup", None, Opt_),
+    opt("", Some('b'), Flag),
+    opt("copy-contents", None, Flag),
+    opt("", Some('d'), Flag),
+    opt("debug", None, Flag),
+    opt("force", Some('f'), Flag),
+    opt("interactive", Some('i'), Flag),
+    opt("", Some('H'), Flag),
+    opt("link", Some('l'), Flag),
+    opt("dereference", Some('L'), Flag),
+    opt("no-clobber", Some('n'), Flag),
+    opt("no-dereference", Some('P'), Flag),
+    opt("", Some('p'), Flag),
+    opt("preserve", None, Opt_),
+    opt("no-preserve", None, Value),
+    opt("parents", None, Flag),
+    opt("recursive", Some('R'), Flag),
+    opt("", Some('r'), Flag),
+    opt("reflink", None, Opt_),
+    opt("remove-destination", None, Flag),
+    opt("sparse", None, Value),
+    opt("strip-trailing-slashes", None, Flag),
+    opt("symbolic-link", Some('s'), Flag),
+    opt("suffix", Some('S'), Value),
+    opt("target-directory", Some('t'), Path),
+    opt("no-target-directory", Some('T'), Flag),
+    opt("update", None, Opt_),
+    opt("", Some('u'), Flag),
+    opt("verbose", Some('v'), Flag),
+    opt("keep-directory-symlink", None, Flag),
+    opt("one-file-system", Some('x'), Flag),
+    opt("", Some('Z'), Flag),
+    opt("context", None, Opt_),
+    HELP[0],
+    HELP[1],
+];
+
+const GREP: &[Opt] = &[
+    opt("extended-regexp", Some('E'), Flag),
+    opt("fixed-strings", Some('F'), Flag),
+    opt("basic-regexp", Some('G'), Flag),
+    opt("perl-regexp", Some('P'), Flag),
+    opt("regexp", Some('e'), Value),
+    opt("file", Some('f'), Path),
+    opt("ignore-case", Some('i'), Flag),
+    opt("", Some('y'), Flag),
+    opt("no-ignore-case", None, Flag),
+    opt("word-regexp", Some('w'), Flag),
+    opt("line-regexp", Some('x'), Flag),
+    opt("null-data", Some('z'), Flag),
+    opt("no-messages", Some('s'), Flag),
+    opt("invert-match", Some('v'), Flag),
+    opt("version", Some('V'), Flag),
+    opt("help", None, Flag),
+    opt("max-count", Some('m'), Value),
+    opt("byte-offset", Some('b'), Flag),
+    opt("line-number", Some('n'), Flag),
+    opt("line-buffered", None, Flag),
+    opt("with-filename", Some('H'), Flag),
+    opt("no-filename", Some('h'), Flag),
+    opt("label", None, Value),
+    opt("only-matching", Some('o'), Flag),
+    opt("quiet", Some('q'), Flag),
+    opt("silent", None, Flag),
+    opt("binary-files", None, Value),
+    opt("text", Some('a'), Flag),
+    opt("", Some('I'), Flag),
+    opt("directories", Some('d'), Value),
+    opt("devices", Some('D'), Value),
+    opt("recursive", Some('r'), Flag),
+    opt("dereference-recursive", Some('R'), Flag),
+    opt("include", None, Value),
+    opt("exclude", None, Value),
+    opt("exclude-from", None, Path),
+    opt("exclude-dir", None, Value),
+    opt("files-without-match", Some('L'), Flag),
+    opt("files-with-matches", Some('l'), Flag),
+    opt("count", Some('c'), Flag),
+    opt("initial-tab", Some('T'), Flag),
+    opt("null", Some('Z'), Flag),
+    opt("before-context", Some('B'), Value),
+    opt("after-context", Some('A'), Value),
+    opt("context", Some('C'), Value),
+    opt("color", None, Opt_),
+    opt("colour", None, Opt_),
+    opt("binary", Some('U'), Flag),
+    opt("group-separator", None, Value),
+    opt("no-group-separator", None, Flag),
+];
+
+/// `ls rm mv cp mkdir touch grep`.
+pub(super) fn check(ctx: &Ctx<'_>, args: &[String]) -> Result<()> {
+    let table = match ctx.program {
+        "ls" => LS,
+        "rm" => RM,
+        "mv" => MV,
+        "cp" => CP,
+        "mkdir" => MKDIR,
+        "touch" => TOUCH,
+        _ => GREP,
+    };
+    let parsed = gnu::parse(ctx, table, ctx.program == "grep", args)?;
+    gnu::check_path_options(ctx, &parsed)?;
+    let has_pattern_option = parsed.iter().any(
+        |p| matches!(p, Parsed::Opt { opt, .. } if opt.long == "regexp" || opt.long == "file"),
+    );
+    let mut operands: Vec<&str> = parsed
+        .iter()
+        .filter_map(|p| match p {
+            Parsed::Operand(o) => Some(*o),
+            Parsed::Opt { .. } => None,
+        })
+        .collect();
+    if ctx.program == "grep" && !has_pattern_option && !operands.is_empty() {
+        operands.remove(0);
+    }
+    let mut rels = Vec::with_capacity(operands.len());
+    for operand in &operands {
+        rels.push((*operand, ctx.path(operand, operand)?));
+    }
+    let target_option = parsed.iter().find_map(|p| match p {
+        Parsed::Opt { opt, value, .. } if opt.long == "target-directory" => *value,
+        _ => None,
+    });
+    // The paths the program changes: never the root (rm, mv), never `.git/`.
+    let targets: Vec<_> = match ctx.program {
+        "rm" | "mv" | "mkdir" | "touch" => rels.clone(),
+        "cp" if target_option.is_none() => rels.last().cloned().into_iter().collect(),
+        _ => Vec::new(),
+    };
+    for (arg, rel) in &targets {
+        if matches!(ctx.program, "rm" | "mv") && ctx.is_root(rel) {
+            return Err(ctx.deny(arg, "it is the project folder itself"));
+        }
+        if rel.is_git_internal() {
+            return Err(ctx.deny(arg, "`.git/` is changed only by git"));
+        }
+    }
+    if let Some(target) = target_option {
+        if ctx.path(target, target)?.is_git_internal() {
+            return Err(ctx.deny(target, "`.git/` is changed only by git"));
+        }
+    }
+    Ok(())
+}
+
+/// What a `find` expression word is.
+#[derive(Clone, Copy)]
+enum Primary {
+    /// Takes `n` plain values.
+    Plain(usize),
+    /// Takes one path value.
+    Path,
+    Denied(&'static str),
+}
+
+const FIND_DENIED_ACTION: &str = "find may only list and print; it may not run, delete or write";
+
+/// `find`'s expression words (tests, options, actions, operators).
+const FIND: &[(&str, Primary)] = &[
+    ("(", Primary::Plain(0)),
+    (")", Primary::Plain(0)),
+    ("!", Primary::Plain(0)),
+    (",", Primary::Plain(0)),
+    ("-not", Primary::Plain(0)),
+    ("-a", Primary::Plain(0)),
+    ("-and", Primary::Plain(0)),
+    ("-o", Primary::Plain(0)),
+    ("-or", Primary::Plain(0)),
+    ("-print", Primary::Plain(0)),
+    ("-print0", Primary::Plain(0)),
+    ("-printf", Primary::Plain(1)),
+    ("-ls", Primary::Plain(0)),
+    ("-prune", Primary::Plain(0)),
+    ("-quit", Primary::Plain(0)),
+    ("-true", Primary::Plain(0)),
+    ("-false", Primary::Plain(0)),
+    ("-empty", Primary::Plain(0)),
+    ("-executable", Primary::Plain(0)),
+    ("-readable", Primary::Plain(0)),
+    ("-writable", Primary::Plain(0)),
+    ("-nouser", Primary::Plain(0)),
+    ("-nogroup", Primary::Plain(0)),
+    ("-depth", Primary::Plain(0)),
+    ("-d", Primary::Plain(0)),
+    ("-mount", Primary::Plain(0)),
+    ("-xdev", Primary::Plain(0)),
+    ("-noleaf", Primary::Plain(0)),
+    ("-ignore_readdir_race", Primary::Plain(0)),
+    ("-noignore_readdir_race", Primary::Plain(0)),
+    ("-daystart", Primary::Plain(0)),
+    ("-follow", Primary::Plain(0)),
+    ("-warn", Primary::Plain(0)),
+    ("-nowarn", Primary::Plain(0)),
+    ("-help", Primary::Plain(0)),
+    ("--help", Primary::Plain(0)),
+    ("-version", Primary::Plain(0)),
+    ("--version", Primary::Plain(0)),
+    ("-name", Primary::Plain(1)),
+    ("-iname", Primary::Plain(1)),
+    ("-path", Primary::Plain(1)),
+    ("-ipath", Primary::Plain(1)),
+    ("-wholename", Primary::Plain(1)),
+    ("-iwholename", Primary::Plain(1)),
+    ("-regex", Primary::Plain(1)),
+    ("-iregex", Primary::Plain(1)),
+    ("-regextype", Primary::Plain(1)),
+    ("-type", Primary::Plain(1)),
+    ("-xtype", Primary::Plain(1)),
+    ("-size", Primary::Plain(1)),
+    ("-mtime", Primary::Plain(1)),
+    ("-mmin", Primary::Plain(1)),
+    ("-atime", Primary::Plain(1)),
+    ("-amin", Primary::Plain(1)),
+    ("-ctime", Primary::Plain(1)),
+    ("-cmin", Primary::Plain(1)),
+    ("-used", Primary::Plain(1)),
+    ("-perm", Primary::Plain(1)),
+    ("-user", Primary::Plain(1)),
+    ("-group", Primary::Plain(1)),
+    ("-uid", Primary::Plain(1)),
+    ("-gid", Primary::Plain(1)),
+    ("-links", Primary::Plain(1)),
+    ("-inum", Primary::Plain(1)),
+    ("-lname", Primary::Plain(1)),
+    ("-ilname", Primary::Plain(1)),
+    ("-maxdepth", Primary::Plain(1)),
+    ("-mindepth", Primary::Plain(1)),
+    ("-fstype", Primary::Plain(1)),
+    ("-context", Primary::Plain(1)),
+    ("-newer", Primary::Path),
+    ("-anewer", Primary::Path),
+    ("-cnewer", Primary::Path),
+    ("-samefile", Primary::Path),
+    ("-exec", Primary::Denied(FIND_DENIED_ACTION)),
+    ("-execdir", Primary::Denied(FIND_DENIED_ACTION)),
+    ("-ok", Primary::Denied(FIND_DENIED_ACTION)),
+    ("-okdir", Primary::Denied(FIND_DENIED_ACTION)),
+    ("-delete", Primary::Denied(FIND_DENIED_ACTION)),
+    ("-fprint", Primary::Denied(FIND_DENIED_ACTION)),
+    ("-fprint0", Primary::Denied(FIND_DENIED_ACTION)),
+    ("-fprintf", Primary::Denied(FIND_DENIED_ACTION)),
+    ("-fls", Primary::Denied(FIND_DENIED_ACTION)),
+    (
+        "-files0-from",
+        Primary::Denied("starting points come from the arguments only"),
+    ),
+];
+
+/// Whether a `find` word is an action that runs, deletes or writes.
+pub(super) fn is_find_action(word: &str) -> bool {
+    FIND.iter()
+        .any(|(name, kind)| *name == word && matches!(kind, Primary::Denied(_)))
+}
+
+fn find_primary(word: &str) -> Option<Primary> {
+    if let Some((_, kind)) = FIND.iter().find(|(name, _)| *name == word) {
+        return Some(*kind);
+    }
+    // -newerXY: X, Y in a B c m t; Y = t takes a date, not a file.
+    let rest = word.strip_prefix("-newer")?;
+    let mut chars = rest.chars();
+    match (chars.next(), chars.next(), chars.next()) {
+        (Some(x), Some(y), None) if "aBcm".contains(x) && "aBcmt".contains(y) => {
+            Some(if y == 't' {
+                Primary::Plain(1)
+            } else {
+                Primary::Path
+            })
+        }
+        _ => None,
+    }
+}
+
+/// `find [-H|-L|-P] [-D opts] [-Olevel] [starting points] [expression]`.
+pub(super) fn check_find(ctx: &Ctx<'_>, args: &[String]) -> Result<()> {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        match arg.as_str() {
+            "-H" | "-L" | "-P" => i += 1,
+            "-D" => i += 2,
+            a if a.starts_with("-O") && a[2..].chars().all(|c| c.is_ascii_digit()) => i += 1,
+            _ => break,
+        }
+    }
+    while let Some(arg) = args.get(i) {
+        if arg.starts_with('-') || matches!(arg.as_str(), "(" | ")" | "!" | ",") {
+            break;
+        }
+        ctx.path(arg, arg)?;
+        i += 1;
+    }
+    while let Some(arg) = args.get(i) {
+        i += 1;
+        match find_primary(arg) {
+            Some(Primary::Plain(n)) => i += n,
+            Some(Primary::Path) => {
+                if let Some(path) = args.get(i) {
+                    ctx.path(path, path)?;
+                }
+                i += 1;
+            }
+            Some(Primary::Denied(why)) => return Err(ctx.deny(arg, why)),
+            None => {
+                return Err(ctx.deny(
+                    arg,
+                    "not a find test or option this tool allows (starting points go first)",
+                ))
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,108 @@
+//! Per-program argument rules, and the read-only table.
+//!
+//! Each program has a table: the file utilities ([`coreutils`]) list every
+//! option they accept, with its kind (flag, value, path, denied); an option
+//! not in the table is refused. The toolchains ([`toolchain`]) run project
+//! code by design (`npm run`, `cargo build`, `node`), so their option sets
+//! are open, but the options that point outside the root, reconfigure the
+//! program or run other programs are refused.
+//!
+//! Path arguments must stay inside the root twice over: lexically
+//! ([`ProjectRoot::resolve`]) and, for the longest existing prefix, after
+//! resolving symlinks ([`ProjectRoot::canonical`]), so `link/x` with
+//! `link -> /etc` is caught.
+
+mod coreutils;
+mod gnu;
+mod readonly;
+mod toolchain;
+
+pub(crate) use readonly::is_read_only;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::root::{ProjectRoot, RelPath};
+
+/// Checks `args` against the rules of `program` (already on the allowlist).
+pub(crate) fn check(root: &ProjectRoot, program: &str, args: &[String]) -> Result<()> {
+    let ctx = Ctx { root, program };
+    match program {
+        "ls" | "rm" | "mv" | "cp" | "mkdir" | "touch" | "grep" => coreutils::check(&ctx, args),
+        "find" => coreutils::check_find(&ctx, args),
+        "git" => toolchain::check_git(&ctx, args),
+        "cargo" | "npm" | "yarn" | "pnpm" | "bun" => toolchain::check_package_tool(&ctx, args),
+        "node" => toolchain::check_node(&ctx, args),
+        other => Err(Error::new(
+            ErrorCode::CommandNotAllowed,
+            format!("`{other}` has no argument rules"),
+        )
+        .detail("command", other)),
+    }
+}
+
+/// What every rule needs: the root and the program's name for messages.
+pub(super) struct Ctx<'a> {
+    pub root: &'a ProjectRoot,
+    pub program: &'a str,
+}
+
+impl Ctx<'_> {
+    /// `argument_not_allowed` naming the argument.
+    pub fn deny(&self, arg: &str, why: &str) -> Error {
+        Error::new(
+            ErrorCode::ArgumentNotAllowed,
+            format!(
+                "`{}`: the argument `{arg}` is not allowed: {why}",
+                self.program
+            ),
+        )
+        .detail("command", self.program)
+        .detail("argument", arg)
+        .detail("reason", why)
+    }
+
+    /// Checks that `path` (given in the argument `arg`) stays inside the
+    /// root, lexically and through symlinks. Returns its normalized form.
+    pub fn path(&self, arg: &str, path: &str) -> Result<RelPath> {
+        let rel = self
+            .root
+            .resolve(path)
+            .map_err(|_| self.deny(arg, "the path is outside the project folder"))?;
+        let mut probe = rel.clone();
+        loop {
+            match self.root.canonical(&probe) {
+                Ok(_) => break,
+                Err(e) if e.code == ErrorCode::PathOutsideRoot => {
+                    return Err(self.deny(
+                        arg,
+                        "the path leads outside the project folder through a symlink",
+                    ))
+                }
+                Err(e)
+                    if matches!(e.code, ErrorCode::NotFound | ErrorCode::NotADirectory)
+                        && !probe.is_root() =>
+                {
+                    probe = probe.parent();
+                }
+                // Loops and the like: the program reports them itself.
+                Err(_) => break,
+            }
+        }
+        Ok(rel)
+    }
+
+    /// Whether `rel` is the root itself, or a symlink to it.
+    pub fn is_root(&self, rel: &RelPath) -> bool {
+        rel.is_root() || self.root.canonical(rel).is_ok_and(|real| real.is_root())
+    }
+}
+
+/// Whether `value` names a file path rather than a module or package name.
+pub(super) fn looks_like_path(value: &str) -> bool {
+    value.starts_with('/')
+        || value.starts_with("./")
+        || value.starts_with("../")
+        || value.starts_with("file:")
+        || value == "."
+        || value == ".."
+        || value.starts_with('~')
+}

@@ -1,0 +1,155 @@
+//! The read-only table: invocations that only look, so the approval policy
+//! lets them run without asking in `ask` and `auto_edit` modes. Decided
+//! here from the argv alone, never by the model. Anything not on the table
+//! is not read-only. The argument rules still apply when the call runs.
+
+use super::coreutils::is_find_action;
+use super::toolchain::git_config_reads;
+
+/// git subcommands that only read, whatever their (allowed) arguments.
+const GIT_READ: &[&str] = &[
+    "status",
+    "diff",
+    "log",
+    "show",
+    "rev-parse",
+    "ls-files",
+    "ls-tree",
+    "blame",
+    "shortlog",
+    "describe",
+    "rev-list",
+    "cat-file",
+    "show-ref",
+    "merge-base",
+    "count-objects",
+    "grep",
+    "version",
+    "whatchanged",
+    "check-ignore",
+    "diff-files",
+    "diff-index",
+    "diff-tree",
+];
+
+/// Arguments that make an otherwise reading git command write or run
+/// something: a diff written to a file, an external diff program, a pager.
+fn git_arg_writes(arg: &str) -> bool {
+    arg.starts_with("--output")
+        || arg == "--ext-diff"
+        || arg.starts_with("-O")
+        || arg.starts_with("--open-files-in-pager")
+}
+
+/// `git branch` arguments that only list.
+const GIT_BRANCH_LIST: &[&str] = &[
+    "-a",
+    "-r",
+    "-v",
+    "-vv",
+    "--all",
+    "--remotes",
+    "--verbose",
+    "--list",
+    "-l",
+    "--show-current",
+    "--no-color",
+    "--color",
+    "--no-abbrev",
+];
+
+/// Whether `program args` is on the read-only table.
+pub(crate) fn is_read_only(program: &str, args: &[String]) -> bool {
+    let version_only = args.len() == 1 && matches!(args[0].as_str(), "--version" | "-V");
+    match program {
+        "ls" | "grep" => true,
+        "find" => !args.iter().any(|a| is_find_action(a)),
+        "git" => git_read_only(args),
+        "cargo" | "npm" | "yarn" | "pnpm" | "node" | "bun" => version_only,
+        _ => false,
+    }
+}
+
+fn git_read_only(args: &[String]) -> bool {
+    // Only plain global flags; `-C`, `--git-dir` and the like are for the
+    // rules to judge, and make the call ask.
+    let mut rest = args;
+    while let Some((first, tail)) = rest.split_first() {
+        match first.as_str() {
+            "--no-pager" | "-P" | "--no-optional-locks" | "--literal-pathspecs" => rest = tail,
+            "--version" | "-v" if tail.is_empty() => return true,
+            _ => break,
+        }
+    }
+    let Some((sub, sub_args)) = rest.split_first() else {
+        return false;
+    };
+    if sub_args.iter().any(|a| git_arg_writes(a)) {
+        return false;
+    }
+    let all_in = |allowed: &[&str]| sub_args.iter().all(|a| allowed.contains(&a.as_str()));
+    match sub.as_str() {
+        s if GIT_READ.contains(&s) => true,
+        "branch" => all_in(GIT_BRANCH_LIST),
+        "tag" => all_in(&["-l", "--list", "-n"]),
+        "remote" => all_in(&["-v", "--verbose"]),
+        "stash" | "worktree" => sub_args.len() == 1 && sub_args[0] == "list",
+        "config" => git_config_reads(sub_args),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_read_only;
+
+    #[test]
+    fn read_only_table() {
+        // (program, args, read-only)
+        let rows: &[(&str, &[&str], bool)] = &[
+            ("ls", &["-la"], true),
+            ("grep", &["-rn", "fn main", "src"], true),
+            ("find", &[".", "-name", "*.rs"], true),
+            ("find", &[".", "-delete"], false),
+            ("find", &[".", "-exec", "rm", "{}", ";"], false),
+            ("git", &["status"], true),
+            ("git", &["--no-pager", "log", "-5"], true),
+            ("git", &["diff", "--stat"], true),
+            ("git", &["diff", "--output=x.patch"], false),
+            ("git", &["diff", "--ext-diff"], false),
+            ("git", &["grep", "-Ovim", "x"], false),
+            ("git", &["show", "HEAD"], true),
+            ("git", &["rev-parse", "HEAD"], true),
+            ("git", &["branch"], true),
+            ("git", &["branch", "-a", "-v"], true),
+            ("git", &["branch", "new-feature"], false),
+            ("git", &["branch", "-D", "main"], false),
+            ("git", &["tag"], true),
+            ("git", &["tag", "v1"], false),
+            ("git", &["remote", "-v"], true),
+            ("git", &["remote", "add", "x", "y"], false),
+            ("git", &["stash", "list"], true),
+            ("git", &["stash"], false),
+            ("git", &["config", "--get", "user.name"], true),
+            ("git", &["config", "user.name", "x"], false),
+            ("git", &["--version"], true),
+            ("git", &["-C", "sub", "status"], false),
+            ("git", &["commit", "-m", "x"], false),
+            ("git", &["add", "."], false),
+            ("git", &["checkout", "."], false),
+            ("git", &[], false),
+            ("cargo", &["--version"], true),
+            ("cargo", &["build"], false),
+            ("npm", &["test"], false),
+            ("node", &["-e", "1"], false),
+            ("rm", &["x"], false),
+            ("touch", &["x"], false),
+            ("mkdir", &["x"], false),
+            ("bash", &["-c", "ls"], false),
+        ];
+        for (program, args, want) in rows {
+            let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+            assert_eq!(is_read_only(program, &args), *want, "{program} {args:?}");
+        }
+    }
+}
