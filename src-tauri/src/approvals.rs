@@ -30,7 +30,8 @@ impl Approvals {
             self.session.insert(session_key(tool, input));
         }
         let token = uuid::Uuid::new_v4().to_string();
-        self.once.insert(token.clone(), (tool.to_string(), normalize(input)));
+        self.once
+            .insert(token.clone(), (tool.to_string(), normalize(input)));
         token
     }
 
@@ -98,7 +99,10 @@ mod tests {
         assert_eq!(a.take("write_file", &other, Some(&token)), Approval::None);
         assert_eq!(a.take("delete_file", &input, Some(&token)), Approval::None);
         let with_null = json!({"path": "a.txt", "content": "x", "extra": null});
-        assert_eq!(a.take("write_file", &with_null, Some(&token)), Approval::Granted);
+        assert_eq!(
+            a.take("write_file", &with_null, Some(&token)),
+            Approval::Granted
+        );
         assert_eq!(a.take("write_file", &input, Some(&token)), Approval::None);
         assert_eq!(a.take("write_file", &input, Some("forged")), Approval::None);
     }
@@ -106,12 +110,22 @@ mod tests {
     #[test]
     fn session_grants_cover_the_tool_or_program() {
         let mut a = Approvals::default();
-        a.grant("exec_shell", &json!({"command": "cargo", "args": ["build"]}), Scope::Session);
+        a.grant(
+            "exec_shell",
+            &json!({"command": "cargo", "args": ["build"]}),
+            Scope::Session,
+        );
         assert!(a.covers("exec_shell", &json!({"command": "cargo", "args": ["test"]})));
         assert!(!a.covers("exec_shell", &json!({"command": "rm", "args": ["x"]})));
         a.grant("edit_file", &json!({"path": "a"}), Scope::Session);
-        assert_eq!(a.take("edit_file", &json!({"path": "b"}), None), Approval::Granted);
+        assert_eq!(
+            a.take("edit_file", &json!({"path": "b"}), None),
+            Approval::Granted
+        );
         a.clear();
-        assert_eq!(a.take("edit_file", &json!({"path": "b"}), None), Approval::None);
+        assert_eq!(
+            a.take("edit_file", &json!({"path": "b"}), None),
+            Approval::None
+        );
     }
 }

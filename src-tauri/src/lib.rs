@@ -48,14 +48,31 @@ pub fn run() {
     let project_arg = std::env::args_os().nth(1);
     let app = builder(tauri::Builder::default())
         .plugin(tauri_plugin_dialog::init())
+        .on_page_load(|_webview, payload| {
+            // bench/startup.sh measures start-up to this line.
+            if payload.event() == tauri::webview::PageLoadEvent::Finished
+                && std::env::var_os("CORRAL_STARTUP_PROBE").is_some()
+            {
+                println!("corral-ready");
+            }
+        })
         .setup(move |app| {
             let paths = app.path();
-            let store = Store::new(paths.app_config_dir()?, paths.app_data_dir()?);
+            let (config, data) = (paths.app_config_dir()?, paths.app_data_dir()?);
+            // CORRAL_NO_KEYCHAIN keeps keys in the 0600 file (tests, headless machines).
+            let store = match std::env::var_os("CORRAL_NO_KEYCHAIN") {
+                Some(_) => Store::without_keychain(config, data),
+                None => Store::new(config, data),
+            };
             let state = AppState::new(store);
             if let Some(path) = &project_arg {
                 match state.open_project(std::path::Path::new(path)) {
                     Ok(info) => commands::project::set_title(app.handle(), Some(&info)),
-                    Err(e) => eprintln!("corral: could not open {}: {}", path.to_string_lossy(), e.message),
+                    Err(e) => eprintln!(
+                        "corral: could not open {}: {}",
+                        path.to_string_lossy(),
+                        e.message
+                    ),
                 }
             }
             app.manage(state);

@@ -55,9 +55,9 @@ impl AppState {
 
     /// The open project, or `no_project_open`.
     pub fn project(&self) -> Result<Arc<ProjectRoot>, Error> {
-        lock(&self.project).clone().ok_or_else(|| {
-            Error::new(ErrorCode::NoProjectOpen, "no project folder is open")
-        })
+        lock(&self.project)
+            .clone()
+            .ok_or_else(|| Error::new(ErrorCode::NoProjectOpen, "no project folder is open"))
     }
 
     pub fn project_info(&self) -> Option<ProjectInfo> {
@@ -93,7 +93,9 @@ impl AppState {
         let ctx = CallContext::new(self.store.settings().mode, Default::default());
         let decision = dispatch::decide(&root, tool, input, &ctx)?;
         match decision {
-            Decision::Ask { .. } if lock(&self.approvals).covers(tool, input) => Ok(Decision::Allow),
+            Decision::Ask { .. } if lock(&self.approvals).covers(tool, input) => {
+                Ok(Decision::Allow)
+            }
             other => Ok(other),
         }
     }
@@ -125,7 +127,9 @@ impl AppState {
     pub fn start_run(&self, run_id: &str, run: Run) -> Result<(), Error> {
         let mut runs = lock(&self.runs);
         if runs.contains_key(run_id) {
-            return Err(Error::invalid_input(format!("run id `{run_id}` is already running")));
+            return Err(Error::invalid_input(format!(
+                "run id `{run_id}` is already running"
+            )));
         }
         runs.insert(run_id.to_string(), run);
         Ok(())

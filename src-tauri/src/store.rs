@@ -57,18 +57,43 @@ pub struct ProjectInfo {
     pub name: String,
 }
 
-/// The app's folders.
+/// The app's folders, and whether to try the OS keychain for API keys.
 #[derive(Debug, Clone)]
 pub struct Store {
     config: PathBuf,
     data: PathBuf,
+    keychain: bool,
 }
+
+/// The keychain service name (the app's identifier).
+const KEYCHAIN_SERVICE: &str = "dev.corral.desktop";
 
 const MAX_RECENT: usize = 10;
 
 impl Store {
+    /// A store that keeps API keys in the OS keychain where one answers.
     pub fn new(config: PathBuf, data: PathBuf) -> Store {
-        Store { config, data }
+        Store {
+            config,
+            data,
+            keychain: true,
+        }
+    }
+
+    /// A store that never touches the OS keychain (tests, headless runs).
+    pub fn without_keychain(config: PathBuf, data: PathBuf) -> Store {
+        Store {
+            config,
+            data,
+            keychain: false,
+        }
+    }
+
+    fn keychain_entry(&self, provider: Provider) -> Option<keyring::Entry> {
+        if !self.keychain {
+            return None;
+        }
+        keyring::Entry::new(KEYCHAIN_SERVICE, provider.as_str()).ok()
     }
 
     pub fn settings(&self) -> Settings {
@@ -79,31 +104,52 @@ impl Store {
         write_json(&self.config.join("settings.json"), settings, 0o644)
     }
 
-    /// The stored key for a provider, else the usual environment variable.
+    /// The key for a provider: the OS keychain, else the 0600 key file, else
+    /// the usual environment variable.
     pub fn api_key(&self, provider: Provider) -> Option<String> {
-        let stored: Option<Value> = read_json(&self.key_file());
-        stored
-            .as_ref()
-            .and_then(|keys| keys.get(provider.as_str()))
-            .and_then(Value::as_str)
-            .filter(|k| !k.is_empty())
-            .map(str::to_string)
-            .or_else(|| {
-                let var = match provider {
-                    Provider::Anthropic => "ANTHROPIC_API_KEY",
-                    Provider::OpenAi => "OPENAI_API_KEY",
-                };
-                std::env::var(var).ok().filter(|k| !k.is_empty())
-            })
+        let from_keychain = self
+            .keychain_entry(provider)
+            .and_then(|entry| entry.get_password().ok())
+            .filter(|k| !k.is_empty());
+        let from_file = || {
+            let stored: Option<Value> = read_json(&self.key_file());
+            stored
+                .as_ref()
+                .and_then(|keys| keys.get(provider.as_str()))
+                .and_then(Value::as_str)
+                .filter(|k| !k.is_empty())
+                .map(str::to_string)
+        };
+        let from_env = || {
+            let var = match provider {
+                Provider::Anthropic => "ANTHROPIC_API_KEY",
+                Provider::OpenAi => "OPENAI_API_KEY",
+            };
+            std::env::var(var).ok().filter(|k| !k.is_empty())
+        };
+        from_keychain.or_else(from_file).or_else(from_env)
     }
 
-    /// Stores (or with `""` removes) a provider's key in a 0600 file.
+    /// Stores a provider's key in the OS keychain, or where none answers in
+    /// a 0600 file; `""` removes it from both.
     pub fn set_api_key(&self, provider: Provider, key: &str) -> Result<(), Error> {
-        let mut keys: serde_json::Map<String, Value> = read_json(&self.key_file()).unwrap_or_default();
-        if key.is_empty() {
+        let in_keychain = match self.keychain_entry(provider) {
+            Some(entry) if key.is_empty() => {
+                let _ = entry.delete_credential();
+                false
+            }
+            Some(entry) => entry.set_password(key).is_ok(),
+            None => false,
+        };
+        let mut keys: serde_json::Map<String, Value> =
+            read_json(&self.key_file()).unwrap_or_default();
+        if key.is_empty() || in_keychain {
             keys.remove(provider.as_str());
         } else {
-            keys.insert(provider.as_str().to_string(), Value::String(key.to_string()));
+            keys.insert(
+                provider.as_str().to_string(),
+                Value::String(key.to_string()),
+            );
         }
         write_json(&self.key_file(), &keys, 0o600)
     }
@@ -133,15 +179,25 @@ impl Store {
     }
 
     fn conversation_file(&self, root: &Path) -> PathBuf {
-        let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let safe: String = name
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .take(40)
             .collect();
-        self.data
-            .join("conversations")
-            .join(format!("{safe}-{:016x}.json", fnv1a(root.as_os_str().as_encoded_bytes())))
+        self.data.join("conversations").join(format!(
+            "{safe}-{:016x}.json",
+            fnv1a(root.as_os_str().as_encoded_bytes())
+        ))
     }
 }
 
@@ -161,9 +217,12 @@ fn write_json<T: Serialize>(path: &Path, value: &T, mode: u32) -> Result<(), Err
     use std::os::unix::fs::OpenOptionsExt;
     let shown = path.display().to_string();
     let io = |e: std::io::Error| {
-        Error::new(ErrorCode::Io, format!("could not save `{shown}`: {e}")).detail("path", shown.clone())
+        Error::new(ErrorCode::Io, format!("could not save `{shown}`: {e}"))
+            .detail("path", shown.clone())
     };
-    let parent = path.parent().ok_or_else(|| io(std::io::Error::other("no parent folder")))?;
+    let parent = path
+        .parent()
+        .ok_or_else(|| io(std::io::Error::other("no parent folder")))?;
     std::fs::create_dir_all(parent).map_err(io)?;
     let text = serde_json::to_vec_pretty(value).map_err(|e| io(std::io::Error::other(e)))?;
     let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
@@ -174,7 +233,9 @@ fn write_json<T: Serialize>(path: &Path, value: &T, mode: u32) -> Result<(), Err
         .mode(mode)
         .open(&tmp)
         .map_err(io)?;
-    file.write_all(&text).and_then(|()| file.sync_all()).map_err(io)?;
+    file.write_all(&text)
+        .and_then(|()| file.sync_all())
+        .map_err(io)?;
     std::fs::rename(&tmp, path).map_err(io)
 }
 
@@ -185,7 +246,7 @@ mod tests {
 
     fn store() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::new(dir.path().join("config"), dir.path().join("data"));
+        let store = Store::without_keychain(dir.path().join("config"), dir.path().join("data"));
         (dir, store)
     }
 
@@ -194,17 +255,28 @@ mod tests {
         let (dir, store) = store();
         store.set_api_key(Provider::OpenAi, "sk-test").unwrap();
         assert_eq!(store.api_key(Provider::OpenAi).as_deref(), Some("sk-test"));
-        let mode = std::fs::metadata(dir.path().join("config/api-keys.json")).unwrap().permissions().mode();
+        let mode = std::fs::metadata(dir.path().join("config/api-keys.json"))
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
         store.set_api_key(Provider::OpenAi, "").unwrap();
-        assert_eq!(store.api_key(Provider::OpenAi), std::env::var("OPENAI_API_KEY").ok());
+        assert_eq!(
+            store.api_key(Provider::OpenAi),
+            std::env::var("OPENAI_API_KEY").ok()
+        );
     }
 
     #[test]
     fn recent_projects_are_newest_first_without_duplicates() {
         let (_dir, store) = store();
         for root in ["/a", "/b", "/a"] {
-            store.push_recent(&ProjectInfo { root: root.into(), name: root.into() }).unwrap();
+            store
+                .push_recent(&ProjectInfo {
+                    root: root.into(),
+                    name: root.into(),
+                })
+                .unwrap();
         }
         let roots: Vec<String> = store.recent().into_iter().map(|p| p.root).collect();
         assert_eq!(roots, vec!["/a", "/b"]);
@@ -213,10 +285,20 @@ mod tests {
     #[test]
     fn conversations_are_kept_per_project() {
         let (_dir, store) = store();
-        store.save_conversation(Path::new("/p/app"), &serde_json::json!({"n": 1})).unwrap();
-        store.save_conversation(Path::new("/q/app"), &serde_json::json!({"n": 2})).unwrap();
-        assert_eq!(store.conversation(Path::new("/p/app")), Some(serde_json::json!({"n": 1})));
-        assert_eq!(store.conversation(Path::new("/q/app")), Some(serde_json::json!({"n": 2})));
+        store
+            .save_conversation(Path::new("/p/app"), &serde_json::json!({"n": 1}))
+            .unwrap();
+        store
+            .save_conversation(Path::new("/q/app"), &serde_json::json!({"n": 2}))
+            .unwrap();
+        assert_eq!(
+            store.conversation(Path::new("/p/app")),
+            Some(serde_json::json!({"n": 1}))
+        );
+        assert_eq!(
+            store.conversation(Path::new("/q/app")),
+            Some(serde_json::json!({"n": 2}))
+        );
         assert_eq!(store.conversation(Path::new("/r")), None);
     }
 
@@ -224,7 +306,10 @@ mod tests {
     fn settings_default_until_saved() {
         let (_dir, store) = store();
         assert_eq!(store.settings(), Settings::default());
-        let s = Settings { mode: Mode::FullAuto, ..Settings::default() };
+        let s = Settings {
+            mode: Mode::FullAuto,
+            ..Settings::default()
+        };
         store.save_settings(&s).unwrap();
         assert_eq!(store.settings(), s);
     }

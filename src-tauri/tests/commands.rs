@@ -1,6 +1,11 @@
 //! The app's commands through Tauri's own IPC test tooling (mock runtime,
 //! real commands, real temp folders).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::disallowed_methods)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::disallowed_methods
+)]
 
 use corral_app::state::AppState;
 use corral_app::store::Store;
@@ -23,13 +28,20 @@ fn app() -> App {
     let project = tmp.path().join("project");
     std::fs::create_dir(&project).unwrap();
     std::fs::write(project.join("hello.txt"), "hello\n").unwrap();
-    let store = Store::new(tmp.path().join("config"), tmp.path().join("data"));
+    let store = Store::without_keychain(tmp.path().join("config"), tmp.path().join("data"));
     let app = corral_app::builder(mock_builder())
         .manage(AppState::new(store))
         .build(mock_context(noop_assets()))
         .unwrap();
-    let webview = WebviewWindowBuilder::new(&app, "main", Default::default()).build().unwrap();
-    App { _tmp: tmp, project, _app: app, webview }
+    let webview = WebviewWindowBuilder::new(&app, "main", Default::default())
+        .build()
+        .unwrap();
+    App {
+        _tmp: tmp,
+        project,
+        _app: app,
+        webview,
+    }
 }
 
 impl App {
@@ -38,18 +50,18 @@ impl App {
             cmd: cmd.into(),
             callback: CallbackFn(0),
             error: CallbackFn(1),
-            url: "http://tauri.localhost".parse().unwrap(),
+            // Linux serves the app from the `tauri://` protocol: a local origin.
+            url: "tauri://localhost".parse().unwrap(),
             body: InvokeBody::Json(args),
             headers: Default::default(),
             invoke_key: INVOKE_KEY.to_string(),
         };
-        get_ipc_response(&self.webview, request)
-            .map(|body| body.deserialize::<Value>().unwrap())
-            .map_err(|e| e)
+        get_ipc_response(&self.webview, request).map(|body| body.deserialize::<Value>().unwrap())
     }
 
     fn open(&self) {
-        self.invoke("open_project", json!({"path": self.project})).unwrap();
+        self.invoke("open_project", json!({"path": self.project}))
+            .unwrap();
     }
 
     fn state(&self) -> tauri::State<'_, AppState> {
@@ -60,8 +72,10 @@ impl App {
 #[test]
 fn tools_need_an_open_project() {
     let app = app();
-    let err = app.invoke("read_file", json!({"path": "hello.txt"})).unwrap_err();
-    assert_eq!(err["code"], "no_project_open");
+    let err = app
+        .invoke("read_file", json!({"path": "hello.txt"}))
+        .unwrap_err();
+    assert_eq!(err["code"], "no_project_open", "{err}");
     assert_eq!(app.invoke("project_info", json!({})).unwrap(), Value::Null);
 }
 
@@ -69,7 +83,9 @@ fn tools_need_an_open_project() {
 fn a_tool_succeeds_with_the_llm_input_passed_straight_through() {
     let app = app();
     app.open();
-    let out = app.invoke("read_file", json!({"path": "hello.txt", "start_line": 1})).unwrap();
+    let out = app
+        .invoke("read_file", json!({"path": "hello.txt", "start_line": 1}))
+        .unwrap();
     assert_eq!(out["content"], "hello\n");
     assert_eq!(out["total_lines"], 1);
     let info = app.invoke("project_info", json!({})).unwrap();
@@ -82,7 +98,9 @@ fn a_tool_succeeds_with_the_llm_input_passed_straight_through() {
 fn a_failure_is_the_standardized_error() {
     let app = app();
     app.open();
-    let err = app.invoke("read_file", json!({"path": "../secret"})).unwrap_err();
+    let err = app
+        .invoke("read_file", json!({"path": "../secret"}))
+        .unwrap_err();
     assert_eq!(
         err,
         json!({"code": "path_outside_root", "message": "`../secret` resolves outside the project folder",
@@ -96,30 +114,55 @@ fn policy_asks_and_only_a_user_approval_token_lets_the_write_through() {
     let app = app();
     app.open();
     let input = json!({"path": "new.txt", "content": "x"});
-    let decision = app.invoke("check_policy", json!({"tool": "write_file", "input": input})).unwrap();
+    let decision = app
+        .invoke(
+            "check_policy",
+            json!({"tool": "write_file", "input": input}),
+        )
+        .unwrap();
     assert_eq!(decision["decision"], "ask");
     let err = app.invoke("write_file", input.clone()).unwrap_err();
     assert_eq!(err["code"], "approval_required");
     let mut forged = input.clone();
     forged["approval"] = json!("not-a-token");
-    assert_eq!(app.invoke("write_file", forged).unwrap_err()["code"], "approval_required");
+    assert_eq!(
+        app.invoke("write_file", forged).unwrap_err()["code"],
+        "approval_required"
+    );
     assert!(!app.project.join("new.txt").exists());
 
     let token = app
-        .invoke("approve_call", json!({"tool": "write_file", "input": input, "scope": "once"}))
+        .invoke(
+            "approve_call",
+            json!({"tool": "write_file", "input": input, "scope": "once"}),
+        )
         .unwrap();
     let mut approved = input.clone();
     approved["approval"] = token.clone();
-    assert_eq!(app.invoke("write_file", approved.clone()).unwrap()["created"], true);
+    assert_eq!(
+        app.invoke("write_file", approved.clone()).unwrap()["created"],
+        true
+    );
     assert_eq!(std::fs::read(app.project.join("new.txt")).unwrap(), b"x");
     // The token was used up.
-    assert_eq!(app.invoke("write_file", approved).unwrap_err()["code"], "approval_required");
+    assert_eq!(
+        app.invoke("write_file", approved).unwrap_err()["code"],
+        "approval_required"
+    );
 
     // A session grant turns later asks into allows.
-    app.invoke("approve_call", json!({"tool": "write_file", "input": input, "scope": "session"}))
-        .unwrap();
+    app.invoke(
+        "approve_call",
+        json!({"tool": "write_file", "input": input, "scope": "session"}),
+    )
+    .unwrap();
     let other = json!({"path": "other.txt", "content": "y"});
-    let decision = app.invoke("check_policy", json!({"tool": "write_file", "input": other})).unwrap();
+    let decision = app
+        .invoke(
+            "check_policy",
+            json!({"tool": "write_file", "input": other}),
+        )
+        .unwrap();
     assert_eq!(decision["decision"], "allow");
     app.invoke("write_file", other).unwrap();
 }
@@ -154,15 +197,27 @@ fn settings_never_send_the_key_back() {
 fn conversations_are_saved_per_project() {
     let app = app();
     app.open();
-    app.invoke("save_conversation", json!({"conversation": {"messages": [1, 2]}})).unwrap();
-    assert_eq!(app.invoke("load_conversation", json!({})).unwrap(), json!({"messages": [1, 2]}));
+    app.invoke(
+        "save_conversation",
+        json!({"conversation": {"messages": [1, 2]}}),
+    )
+    .unwrap();
+    assert_eq!(
+        app.invoke("load_conversation", json!({})).unwrap(),
+        json!({"messages": [1, 2]})
+    );
 }
 
-fn collecting_channel() -> (Channel<corral_app::commands::tools::ShellEvent>, Arc<Mutex<Vec<Value>>>) {
+fn collecting_channel() -> (
+    Channel<corral_app::commands::tools::ShellEvent>,
+    Arc<Mutex<Vec<Value>>>,
+) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = seen.clone();
     let channel = Channel::new(move |body| {
-        sink.lock().unwrap().push(body.deserialize::<Value>().unwrap());
+        sink.lock()
+            .unwrap()
+            .push(body.deserialize::<Value>().unwrap());
         Ok(())
     });
     (channel, seen)
@@ -172,9 +227,12 @@ fn collecting_channel() -> (Channel<corral_app::commands::tools::ShellEvent>, Ar
 fn a_shell_run_streams_its_output_through_the_channel() {
     let app = app();
     app.open();
-    app.invoke("save_settings", json!({"settings": {"provider": "anthropic", "base_url": "", "model": "m",
-        "max_tokens": 100, "mode": "full_auto"}}))
-        .unwrap();
+    app.invoke(
+        "save_settings",
+        json!({"settings": {"provider": "anthropic", "base_url": "", "model": "m",
+        "max_tokens": 100, "mode": "full_auto"}}),
+    )
+    .unwrap();
     let (channel, seen) = collecting_channel();
     let input = json!({"command": "node", "args": ["-e", "console.log('one'); setTimeout(() => console.log('two'), 200)"]});
     let state = app.state();
@@ -194,9 +252,12 @@ fn a_shell_run_streams_its_output_through_the_channel() {
 fn cancel_stops_a_running_shell_command() {
     let app = app();
     app.open();
-    app.invoke("save_settings", json!({"settings": {"provider": "anthropic", "base_url": "", "model": "m",
-        "max_tokens": 100, "mode": "full_auto"}}))
-        .unwrap();
+    app.invoke(
+        "save_settings",
+        json!({"settings": {"provider": "anthropic", "base_url": "", "model": "m",
+        "max_tokens": 100, "mode": "full_auto"}}),
+    )
+    .unwrap();
     let (channel, _seen) = collecting_channel();
     let input = json!({"command": "node", "args": ["-e", "setTimeout(() => {}, 20000)"]});
     let started = std::time::Instant::now();
@@ -212,9 +273,32 @@ fn cancel_stops_a_running_shell_command() {
         &state, input, None, "run-2", channel,
     ));
     canceller.join().unwrap();
-    assert!(started.elapsed().as_secs() < 10, "cancel did not stop the run");
+    assert!(
+        started.elapsed().as_secs() < 10,
+        "cancel did not stop the run"
+    );
     match result {
         Ok(out) => assert_ne!(out["exit_code"], 0, "{out}"),
         Err(e) => assert_eq!(e.code.as_str(), "cancelled"),
     }
+}
+
+#[test]
+fn a_remote_origin_cannot_reach_the_commands() {
+    let app = app();
+    app.open();
+    let request = InvokeRequest {
+        cmd: "read_file".into(),
+        callback: CallbackFn(0),
+        error: CallbackFn(1),
+        url: "https://attacker.invalid/page".parse().unwrap(),
+        body: InvokeBody::Json(json!({"path": "hello.txt"})),
+        headers: Default::default(),
+        invoke_key: INVOKE_KEY.to_string(),
+    };
+    let err = get_ipc_response(&app.webview, request).unwrap_err();
+    assert!(
+        err.as_str().unwrap_or_default().contains("not allowed"),
+        "{err}"
+    );
 }

@@ -55,13 +55,18 @@ pub fn get_settings(state: State<'_, AppState>) -> SettingsView {
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub fn save_settings(state: State<'_, AppState>, settings: SettingsInput) -> Result<SettingsView, Error> {
+pub fn save_settings(
+    state: State<'_, AppState>,
+    settings: SettingsInput,
+) -> Result<SettingsView, Error> {
     if settings.settings.max_tokens == 0 {
         return Err(Error::invalid_input("max_tokens must be at least 1"));
     }
     state.store.save_settings(&settings.settings)?;
     if let Some(key) = &settings.api_key {
-        state.store.set_api_key(settings.settings.provider, key.trim())?;
+        state
+            .store
+            .set_api_key(settings.settings.provider, key.trim())?;
     }
     Ok(view(&state))
 }
@@ -69,7 +74,10 @@ pub fn save_settings(state: State<'_, AppState>, settings: SettingsInput) -> Res
 fn view(state: &AppState) -> SettingsView {
     let settings = state.store.settings();
     let has_api_key = state.store.api_key(settings.provider).is_some();
-    SettingsView { settings, has_api_key }
+    SettingsView {
+        settings,
+        has_api_key,
+    }
 }
 
 #[derive(Debug, Serialize)]

@@ -14,13 +14,22 @@ pub fn tool_specs() -> Vec<ToolSpec> {
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub fn check_policy(state: State<'_, AppState>, tool: String, input: Value) -> Result<Decision, Error> {
+pub fn check_policy(
+    state: State<'_, AppState>,
+    tool: String,
+    input: Value,
+) -> Result<Decision, Error> {
     state.check_policy(&tool, &input)
 }
 
 /// Called by the UI after the user approved; returns the token for the call.
 #[tauri::command(rename_all = "snake_case")]
-pub fn approve_call(state: State<'_, AppState>, tool: String, input: Value, scope: Scope) -> Result<String, Error> {
+pub fn approve_call(
+    state: State<'_, AppState>,
+    tool: String,
+    input: Value,
+    scope: Scope,
+) -> Result<String, Error> {
     state.approve(&tool, &input, scope)
 }
 

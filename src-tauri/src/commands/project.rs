@@ -7,7 +7,11 @@ use std::path::PathBuf;
 use tauri::{AppHandle, Manager, Runtime, State};
 
 #[tauri::command(rename_all = "snake_case")]
-pub fn open_project<R: Runtime>(app: AppHandle<R>, state: State<'_, AppState>, path: String) -> Result<ProjectInfo, Error> {
+pub fn open_project<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    path: String,
+) -> Result<ProjectInfo, Error> {
     let info = state.open_project(&PathBuf::from(path))?;
     set_title(&app, Some(&info));
     Ok(info)
@@ -15,14 +19,22 @@ pub fn open_project<R: Runtime>(app: AppHandle<R>, state: State<'_, AppState>, p
 
 /// Shows the native folder dialog; `None` if the user dismissed it.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn pick_project<R: Runtime>(app: AppHandle<R>, state: State<'_, AppState>) -> Result<Option<ProjectInfo>, Error> {
+pub async fn pick_project<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+) -> Result<Option<ProjectInfo>, Error> {
     use tauri_plugin_dialog::DialogExt;
     let (tx, rx) = tokio::sync::oneshot::channel();
-    app.dialog().file().set_title("Open a project folder").pick_folder(move |folder| {
-        let _ = tx.send(folder);
-    });
+    app.dialog()
+        .file()
+        .set_title("Open a project folder")
+        .pick_folder(move |folder| {
+            let _ = tx.send(folder);
+        });
     let picked = rx.await.ok().flatten();
-    let Some(folder) = picked else { return Ok(None) };
+    let Some(folder) = picked else {
+        return Ok(None);
+    };
     let path = folder
         .into_path()
         .map_err(|e| Error::invalid_input(format!("the chosen folder has no local path: {e}")))?;

@@ -21,7 +21,9 @@ pub async fn read_file(
     approval: Option<String>,
 ) -> Output {
     let input = json!({"path": path, "start_line": start_line, "end_line": end_line});
-    state.call_tool("read_file", input, approval, ShellRun::default()).await
+    state
+        .call_tool("read_file", input, approval, ShellRun::default())
+        .await
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -32,7 +34,9 @@ pub async fn write_file(
     approval: Option<String>,
 ) -> Output {
     let input = json!({"path": path, "content": content});
-    state.call_tool("write_file", input, approval, ShellRun::default()).await
+    state
+        .call_tool("write_file", input, approval, ShellRun::default())
+        .await
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -46,13 +50,21 @@ pub async fn edit_file(
 ) -> Output {
     let input = json!({"path": path, "old_string": old_string, "new_string": new_string,
         "replace_all": replace_all.unwrap_or(false)});
-    state.call_tool("edit_file", input, approval, ShellRun::default()).await
+    state
+        .call_tool("edit_file", input, approval, ShellRun::default())
+        .await
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn delete_file(state: State<'_, AppState>, path: String, approval: Option<String>) -> Output {
+pub async fn delete_file(
+    state: State<'_, AppState>,
+    path: String,
+    approval: Option<String>,
+) -> Output {
     let input = json!({"path": path});
-    state.call_tool("delete_file", input, approval, ShellRun::default()).await
+    state
+        .call_tool("delete_file", input, approval, ShellRun::default())
+        .await
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -63,7 +75,9 @@ pub async fn list_directory(
     approval: Option<String>,
 ) -> Output {
     let input = json!({"path": path, "depth": depth});
-    state.call_tool("list_directory", input, approval, ShellRun::default()).await
+    state
+        .call_tool("list_directory", input, approval, ShellRun::default())
+        .await
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -74,7 +88,9 @@ pub async fn glob(
     approval: Option<String>,
 ) -> Output {
     let input = json!({"pattern": pattern, "path": path});
-    state.call_tool("glob", input, approval, ShellRun::default()).await
+    state
+        .call_tool("glob", input, approval, ShellRun::default())
+        .await
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -91,7 +107,9 @@ pub async fn search_files(
 ) -> Output {
     let input = json!({"query": query, "regex": regex, "case_insensitive": case_insensitive,
         "glob": glob, "path": path, "max_results": max_results});
-    state.call_tool("search_files", input, approval, ShellRun::default()).await
+    state
+        .call_tool("search_files", input, approval, ShellRun::default())
+        .await
 }
 
 /// A chunk of live command output, as the panel receives it.
@@ -113,7 +131,8 @@ pub async fn exec_shell(
     run_id: String,
     on_output: Channel<ShellEvent>,
 ) -> Output {
-    let input = json!({"command": command, "args": args.unwrap_or_default(), "timeout_secs": timeout_secs});
+    let input =
+        json!({"command": command, "args": args.unwrap_or_default(), "timeout_secs": timeout_secs});
     run_shell(&state, input, approval, &run_id, on_output).await
 }
 
@@ -132,7 +151,10 @@ pub async fn run_shell(
         // A closed window cannot receive; the run goes on and is returned.
         let _ = channel.send(ShellEvent { stream, data });
     });
-    let run = ShellRun { cancel, on_output: Some(sink) };
+    let run = ShellRun {
+        cancel,
+        on_output: Some(sink),
+    };
     let result = state.call_tool("exec_shell", input, approval, run).await;
     state.end_run(run_id);
     result

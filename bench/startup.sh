@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Cold start to a loaded window, and idle memory of the whole process tree
+# (the app and its WebKit processes), under Xvfb.
+# Usage: bench/startup.sh [RUNS]   (default 5; builds the release app first)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-5}
+scripts/setup.sh >/dev/null
+(cd ui && npm run build --silent >/dev/null)
+cargo build --release -p corral --quiet
+app=$PWD/target/release/corral
+project=$(mktemp -d)
+home=$(mktemp -d)
+echo 'fn main() {}' > "$project/main.rs"
+
+# Sum a value over a process and all its descendants.
+tree_pids() {
+  local pid=$1
+  echo "$pid"
+  for child in $(pgrep -P "$pid" 2>/dev/null); do tree_pids "$child"; done
+}
+tree_kib() { # field: Pss or Rss (from smaps_rollup)
+  local total=0 pid v
+  for pid in $(tree_pids "$1"); do
+    v=$(awk -v f="$2:" '$1 == f {print $2}' "/proc/$pid/smaps_rollup" 2>/dev/null || echo 0)
+    total=$((total + ${v:-0}))
+  done
+  echo "$total"
+}
+
+run_once() {
+  local start_ns ready_ns pid out
+  out=$(mktemp)
+  start_ns=$(date +%s%N)
+  HOME=$home XDG_CONFIG_HOME=$home/config XDG_DATA_HOME=$home/data CORRAL_STARTUP_PROBE=1 \
+    "$app" "$project" >"$out" 2>/dev/null &
+  pid=$!
+  for _ in $(seq 1 400); do
+    grep -q corral-ready "$out" && break
+    sleep 0.005
+  done
+  ready_ns=$(date +%s%N)
+  grep -q corral-ready "$out" || { echo "the app did not become ready" >&2; kill "$pid"; exit 1; }
+  sleep 3 # idle
+  echo "$(( (ready_ns - start_ns) / 1000000 )) $(tree_kib "$pid" Pss) $(tree_kib "$pid" Rss) $(tree_pids "$pid" | wc -l)"
+  local pids; pids=$(tree_pids "$pid")
+  kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
+  sleep 0.5
+  for p in $pids; do
+    if kill -0 "$p" 2>/dev/null; then echo "process $p outlived the app" >&2; exit 1; fi
+  done
+  rm -f "$out"
+}
+
+main() {
+  echo "run  ready_ms  pss_mib  rss_mib  processes"
+  for i in $(seq 1 "$runs"); do
+    read -r ms pss rss n < <(run_once)
+    printf "%3d  %8d  %7d  %7d  %9d\n" "$i" "$ms" $((pss / 1024)) $((rss / 1024)) "$n"
+  done
+}
+
+if [ -z "${DISPLAY:-}" ]; then
+  exec xvfb-run -a "$0" "$@"
+fi
+main
+rm -rf "$project" "$home"
