@@ -1,0 +1,200 @@
+//! `search_files`: a parallel walk, one `grep-searcher` per thread, matches
+//! gathered per file and merged, sorted once at the end.
+
+use super::walk::{self, PathGlob};
+use super::{line, SearchFilesInput, SearchFilesOutput, SearchMatch};
+use super::{DEFAULT_MAX_RESULTS, MAX_RESULTS};
+use crate::error::{Error, ErrorCode, Result};
+use crate::root::ProjectRoot;
+use grep_matcher::{LineTerminator, Matcher};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
+use ignore::{DirEntry, WalkState};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// What the worker threads share.
+struct Shared<'a> {
+    root: &'a ProjectRoot,
+    start: &'a Path,
+    matcher: &'a RegexMatcher,
+    filter: Option<&'a PathGlob>,
+    cap: usize,
+    /// Matches handed in so far, by all threads. Past `cap` the walk quits.
+    seen: AtomicUsize,
+    found: Mutex<Vec<SearchMatch>>,
+}
+
+pub(super) fn search(root: &ProjectRoot, input: &SearchFilesInput) -> Result<SearchFilesOutput> {
+    let cap = input.max_results.unwrap_or(DEFAULT_MAX_RESULTS);
+    if cap == 0 || cap > MAX_RESULTS {
+        return Err(Error::invalid_input(format!(
+            "max_results must be 1 to {MAX_RESULTS}, not {cap}"
+        ))
+        .detail("max_results", cap));
+    }
+    let matcher = matcher(input)?;
+    let start = walk::start(root, input.path.as_deref())?;
+    let filter = match input.glob.as_deref() {
+        Some(glob) => Some(PathGlob::new(glob, &start.rel, "glob")?),
+        None => None,
+    };
+    let shared = Shared {
+        root,
+        start: &start.abs,
+        matcher: &matcher,
+        filter: filter.as_ref(),
+        cap,
+        seen: AtomicUsize::new(0),
+        found: Mutex::new(Vec::new()),
+    };
+    walk::walker(&start.abs).build_parallel().run(|| {
+        let shared = &shared;
+        let mut searcher = searcher();
+        Box::new(move |entry| visit(shared, &mut searcher, entry))
+    });
+    let seen = shared.seen.load(Ordering::Acquire);
+    let mut matches = shared
+        .found
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    matches.sort_unstable_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+    matches.truncate(cap);
+    Ok(SearchFilesOutput {
+        matches,
+        truncated: seen > cap,
+    })
+}
+
+fn matcher(input: &SearchFilesInput) -> Result<RegexMatcher> {
+    let query = &input.query;
+    if query.is_empty() {
+        return Err(Error::invalid_input("the query is empty")
+            .hint("Give a regular expression, or a literal string with regex set to false."));
+    }
+    if query.contains('\n') {
+        return Err(Error::invalid_input(
+            "the query contains a line break; matches are within one line",
+        )
+        .hint("Search for one line at a time.")
+        .detail("query", query.as_str()));
+    }
+    RegexMatcherBuilder::new()
+        .case_insensitive(input.case_insensitive.unwrap_or(false))
+        .fixed_strings(!input.regex.unwrap_or(true))
+        // `$` matches before `\r\n` too; lines never include their ending.
+        .crlf(true)
+        .build(query)
+        .map_err(|e| {
+            Error::new(
+                ErrorCode::InvalidRegex,
+                format!("`{query}` is not a valid regular expression: {e}"),
+            )
+            .detail("query", query.as_str())
+            .detail("error", e.to_string())
+        })
+}
+
+fn searcher() -> Searcher {
+    SearcherBuilder::new()
+        .line_number(true)
+        .line_terminator(LineTerminator::crlf())
+        // A NUL byte makes a file binary: it is skipped (see `FileSink`).
+        .binary_detection(BinaryDetection::quit(b'\0'))
+        .build()
+}
+
+fn visit(
+    shared: &Shared<'_>,
+    searcher: &mut Searcher,
+    entry: std::result::Result<DirEntry, ignore::Error>,
+) -> WalkState {
+    if shared.seen.load(Ordering::Acquire) > shared.cap {
+        return WalkState::Quit;
+    }
+    // Unreadable entries are skipped, as ripgrep does (it only warns).
+    let Ok(entry) = entry else {
+        return WalkState::Continue;
+    };
+    if !entry.file_type().is_some_and(|t| t.is_file()) {
+        return WalkState::Continue;
+    }
+    let Some(rel) = walk::relative(shared.root, entry.path()) else {
+        return WalkState::Continue;
+    };
+    if let Some(filter) = shared.filter {
+        let under_start = entry.path().strip_prefix(shared.start).unwrap_or(rel);
+        if !filter.is_match(under_start, entry.file_name()) {
+            return WalkState::Continue;
+        }
+    }
+    // Opened through the root handle: even if the file was swapped for a
+    // symlink since the walk saw it, the kernel refuses to leave the root.
+    let Ok(file) = shared.root.dir().open(rel) else {
+        return WalkState::Continue;
+    };
+    let mut sink = FileSink {
+        shared,
+        rel,
+        path: None,
+        found: Vec::new(),
+        binary: false,
+    };
+    let searched = searcher.search_file(shared.matcher, &file.into_std(), &mut sink);
+    if searched.is_err() || sink.binary || sink.found.is_empty() {
+        return WalkState::Continue;
+    }
+    let count = sink.found.len();
+    shared
+        .found
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .append(&mut sink.found);
+    if shared.seen.fetch_add(count, Ordering::AcqRel) + count > shared.cap {
+        WalkState::Quit
+    } else {
+        WalkState::Continue
+    }
+}
+
+/// Collects one file's matches; they are handed in only if the whole file
+/// turned out to be text.
+struct FileSink<'s, 'a> {
+    shared: &'s Shared<'a>,
+    rel: &'s Path,
+    /// Display path, made on the first match only.
+    path: Option<String>,
+    found: Vec<SearchMatch>,
+    binary: bool,
+}
+
+impl Sink for FileSink<'_, '_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> std::io::Result<bool> {
+        let text = line::strip_ending(mat.bytes());
+        let at = match self.shared.matcher.find(text) {
+            Ok(Some(m)) => m.start(),
+            _ => 0,
+        };
+        let (column, text) = line::excerpt(text, at);
+        let path = self
+            .path
+            .get_or_insert_with(|| walk::display(self.rel))
+            .clone();
+        self.found.push(SearchMatch {
+            path,
+            line: mat.line_number().unwrap_or(0),
+            column,
+            text,
+        });
+        // Stop this file once all threads together have one more than the cap.
+        Ok(self.shared.seen.load(Ordering::Acquire) + self.found.len() <= self.shared.cap)
+    }
+
+    fn binary_data(&mut self, _: &Searcher, _: u64) -> std::io::Result<bool> {
+        self.binary = true;
+        Ok(false)
+    }
+}
