@@ -155,3 +155,20 @@ fn providers_are_snake_case_names() {
         Provider::OpenAi
     );
 }
+
+/// The app spawns these on a multi-threaded runtime: their futures must be `Send`.
+#[test]
+fn futures_are_send() {
+    fn send<T: Send>(_: T) {}
+    let config = corral_llm::ProviderConfig::new(Provider::OpenAi, "m");
+    let request = ChatRequest::default();
+    let mut events = Vec::new();
+    send(corral_llm::stream(
+        &config,
+        &request,
+        tokio_util::sync::CancellationToken::new(),
+        |e| events.push(e),
+    ));
+    send(corral_llm::test_connection(&config));
+    send(corral_llm::detect_local_servers());
+}
