@@ -1,2 +1,7 @@
-const app = document.querySelector<HTMLDivElement>("#app");
-if (app) app.textContent = "Corral";
+import { mount } from "svelte";
+import App from "./App.svelte";
+import "./app.css";
+
+const target = document.getElementById("app");
+if (!target) throw new Error("index.html lacks #app");
+export default mount(App, { target });

@@ -93,6 +93,18 @@ export class AgentLoop {
     for (const hook of [...control.hooks]) hook();
   }
 
+  dismissError(): void {
+    this.patch({ error: null });
+  }
+
+  /** Starts a new conversation (saved, so it also replaces the old one on disk). */
+  async clear(): Promise<void> {
+    if (this.control) return;
+    this.messages = [];
+    this.store.set(emptyState());
+    await this.save();
+  }
+
   /** The user's answer to an approval card. */
   decide(cardId: string, decision: Decision): void {
     this.tools.decide(cardId, decision);
