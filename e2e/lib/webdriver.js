@@ -79,6 +79,14 @@ export class Session {
     return this.cmd("POST", "/execute/sync", { script, args });
   }
 
+  /**
+   * Runs `script` in the page and waits for it to call its last argument
+   * (the callback) with the result.
+   */
+  executeAsync(script, args = [], timeoutMs = 60_000) {
+    return this.cmd("POST", "/execute/async", { script, args }, timeoutMs);
+  }
+
   /** The elements matching a CSS selector, as WebDriver element ids. */
   async findAll(css) {
     const found = await this.cmd("POST", "/elements", { using: "css selector", value: css });
