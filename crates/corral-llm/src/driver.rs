@@ -135,6 +135,10 @@ async fn attempt(
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_ascii_lowercase();
+    if content_type.starts_with("text/html") {
+        // A web page: the base URL points at a site, not at the API.
+        return Err(LlmError::NotAStream(content_type));
+    }
     if content_type.starts_with("application/json") {
         // A server that ignores `stream: true`, or a proxy's error with 200.
         let text = http::read_text(response, config.read_timeout, 64 * 1024).await?;

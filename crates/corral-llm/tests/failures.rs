@@ -350,6 +350,25 @@ async fn cancelled_before_the_start_sends_nothing() {
 }
 
 #[tokio::test]
+async fn a_web_page_instead_of_a_stream_is_a_bad_response() {
+    let page = Reply::typed(
+        200,
+        "text/html; charset=utf-8",
+        "<!doctype html><title>Home</title>",
+    );
+    let server = Server::start(vec![page]).await;
+    let events = collect(&server.config(Provider::OpenAi), &request()).await;
+    let error = terminal_error(&events);
+    assert_eq!(
+        (error.code.as_str(), error.message.as_str()),
+        (
+            "llm_bad_response",
+            "The OpenAI-compatible server answered with `text/html; charset=utf-8` instead of an event stream"
+        )
+    );
+}
+
+#[tokio::test]
 async fn json_instead_of_a_stream_is_a_bad_response() {
     let body = r#"{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"}}]}"#;
     let server = Server::start(vec![Reply::json(200, body)]).await;

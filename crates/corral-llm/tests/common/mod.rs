@@ -58,9 +58,14 @@ impl Reply {
 
     /// A JSON body with this status.
     pub fn json(status: u16, body: &str) -> Reply {
+        Reply::typed(status, "application/json", body)
+    }
+
+    /// A body of this content type and status.
+    pub fn typed(status: u16, content_type: &str, body: &str) -> Reply {
         Reply {
             status,
-            headers: vec![("content-type".into(), "application/json".into())],
+            headers: vec![("content-type".into(), content_type.into())],
             ..Reply::sse(body)
         }
     }
