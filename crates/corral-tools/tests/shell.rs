@@ -234,7 +234,8 @@ fn output_is_streamed_to_the_sink_by_stream() {
         return;
     }
     let (_d, root) = project();
-    let seen: Arc<Mutex<Vec<(Stream, Vec<u8>)>>> = Arc::default();
+    type Chunks = Vec<(Stream, Vec<u8>)>;
+    let seen: Arc<Mutex<Chunks>> = Arc::default();
     let sink = seen.clone();
     let shell_run = ShellRun {
         cancel: CancelToken::default(),
