@@ -23,6 +23,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod diff;
 pub mod dispatch;
 pub mod error;
 pub mod fs;

@@ -90,11 +90,7 @@ pub fn edit_file(root: &ProjectRoot, input: &EditFileInput) -> Result<EditFileOu
         .detail("lines", lines));
     }
     let replaced = body.replace(old.as_str(), &new);
-    let diff = similar::TextDiff::from_lines(&body, &replaced)
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{shown}"), &format!("b/{shown}"))
-        .to_string();
+    let diff = crate::diff::unified(&shown, &body, &replaced);
     let out_body = if crlf {
         replaced.replace('\n', "\r\n")
     } else {
