@@ -881,9 +881,8 @@ fn landlock_confines_writes_to_the_root() {
 }
 
 #[test]
-fn landlock_stops_file_utilities_too() {
-    // Belt and braces: a write outside that slipped past the rules (here a
-    // symlink swapped in after the check is simulated by git's own path).
+fn landlock_stops_git_writing_outside() {
+    // git's clone target is not an argument rule; Landlock is the fence.
     let (dir, root) = project();
     let outside = tempfile::tempdir().unwrap();
     git_repo(dir.path());
@@ -947,4 +946,26 @@ fn dispatch_runs_exec_shell_and_returns_its_json() {
     assert_eq!(out["exit_code"], 0);
     assert_eq!(out["timed_out"], false);
     assert!(out["stdout"].as_str().unwrap().contains('.'));
+}
+
+#[test]
+fn cargo_builds_a_crate_inside_the_sandbox() {
+    let (dir, root) = project();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"probe\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("src/main.rs"),
+        "fn main() { println!(\"built\"); }\n",
+    )
+    .unwrap();
+    let mut call = input("cargo", &["run", "--offline", "-q"]);
+    call.timeout_secs = Some(300);
+    let out = exec_shell(&root, &call, &ShellRun::default()).unwrap();
+    assert!(out.sandboxed);
+    assert_eq!(out.exit_code, Some(0), "{out:?}");
+    assert_eq!(out.stdout, "built\n");
 }
