@@ -1,0 +1,77 @@
+import { fireEvent, render, screen } from "@testing-library/svelte";
+import { tick } from "svelte";
+import { describe, expect, it, vi } from "vitest";
+import { callTools, fakeIpc, say, type Turn, use } from "../test/fakeIpc";
+import { AgentLoop } from "../lib/agent/loop";
+import Chat from "./Chat.svelte";
+
+function setup(turns: Turn[]) {
+  const fake = fakeIpc(turns);
+  const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, scheduleFrame: (run) => run() });
+  render(Chat, { props: { loop } });
+  return { ...fake, loop };
+}
+
+describe("Chat", () => {
+  it("sends on Enter, keeps Shift+Enter as a newline, and renders Markdown replies", async () => {
+    const t = setup([say("Here is `main`:\n\n```rust\nfn main() {}\n```\n<img src=x onerror=alert(1)>")]);
+    const input = screen.getByTestId("chat-input") as HTMLTextAreaElement;
+    await fireEvent.input(input, { target: { value: "first line" } });
+    await fireEvent.keyDown(input, { key: "Enter", shiftKey: true });
+    expect(t.ipc.llmStream).not.toHaveBeenCalled();
+    await fireEvent.keyDown(input, { key: "Enter" });
+    await vi.waitFor(() => expect(screen.getAllByTestId("message-assistant")).toHaveLength(1));
+    expect(screen.getByTestId("message-user").textContent).toBe("first line");
+    const reply = screen.getByTestId("message-assistant");
+    expect(reply.querySelector("pre code.language-rust .hljs-keyword")?.textContent).toBe("fn");
+    expect(reply.querySelector("img")?.getAttribute("onerror")).toBeNull();
+    expect(input.value).toBe("");
+  });
+
+  it("stops on Esc and shows Stop only while running", async () => {
+    const hanging: Turn = async (emit, { cancelled }) => {
+      emit({ type: "text_delta", text: "thinking" });
+      await cancelled;
+    };
+    const t = setup([hanging]);
+    expect(screen.queryByTestId("stop")).toBeNull();
+    void t.loop.send("go");
+    await vi.waitFor(() => expect(screen.getByTestId("stop")).toBeTruthy());
+    await fireEvent.keyDown(window, { key: "Escape" });
+    await vi.waitFor(() => expect(screen.queryByTestId("stop")).toBeNull());
+    expect(t.ipc.cancel).toHaveBeenCalled();
+    expect(screen.getByTestId("message-assistant").textContent).toContain("thinking");
+  });
+
+  it("shows an error banner that keeps the conversation, and retries", async () => {
+    const failing: Turn = (emit) =>
+      emit({ type: "error", error: { code: "llm_unavailable", message: "Provider returned 503", hint: "Try again in a moment.", retryable: true, details: {} } });
+    const t = setup([failing, say("recovered")]);
+    await t.loop.send("hello");
+    await tick();
+    const banner = screen.getByTestId("error-banner");
+    expect(banner.querySelector("[data-testid=error-code]")?.textContent).toBe("llm_unavailable");
+    expect(banner.textContent).toContain("Provider returned 503");
+    expect(banner.textContent).toContain("Try again in a moment.");
+    expect(screen.getByTestId("message-user").textContent).toBe("hello");
+    await fireEvent.click(screen.getByTestId("retry"));
+    await vi.waitFor(() => expect(screen.getByTestId("message-assistant").textContent).toContain("recovered"));
+    expect(screen.queryByTestId("error-banner")).toBeNull();
+  });
+
+  it("renders approval cards whose buttons drive the loop", async () => {
+    const w = use("write_file", { path: "a.txt", content: "hi\n" });
+    const t = setup([callTools(w), say("written")]);
+    t.ipc.checkPolicy.mockResolvedValue({ decision: "ask", reason: "writes need approval" });
+    t.ipc.callTool.mockImplementation(async (name, input) => {
+      if (name === "read_file") throw { code: "not_found", message: "no such file", hint: "", retryable: false, details: {} };
+      return { path: input.path, bytes: 3, created: true };
+    });
+    void t.loop.send("write a");
+    await vi.waitFor(() => expect(screen.getByTestId("approve-once")).toBeTruthy());
+    expect(screen.getByTestId("diff").textContent).toContain("+hi");
+    await fireEvent.click(screen.getByTestId("approve-once"));
+    await vi.waitFor(() => expect(screen.getByTestId("tool-card").dataset.status).toBe("done"));
+    expect(t.ipc.callTool).toHaveBeenCalledWith("write_file", w.input, "token-once");
+  });
+});

@@ -1,0 +1,83 @@
+import { fireEvent, render, screen } from "@testing-library/svelte";
+import { describe, expect, it, vi } from "vitest";
+import type { ToolItem } from "../lib/agent/state";
+import ToolCard from "./ToolCard.svelte";
+
+const base: ToolItem = { kind: "tool", id: "c1", callId: "t1", name: "read_file", input: { path: "src/lib.rs" }, risk: "read", status: "queued" };
+
+function card(item: Partial<ToolItem>) {
+  const onDecide = vi.fn();
+  const onStopCommand = vi.fn();
+  const view = render(ToolCard, { props: { item: { ...base, ...item }, onDecide, onStopCommand } });
+  return { ...view, onDecide, onStopCommand, root: screen.getByTestId("tool-card") };
+}
+
+describe("ToolCard", () => {
+  it("shows tool, subject and status as attributes", () => {
+    const { root } = card({ status: "done", result: { path: "src/lib.rs", content: "fn main() {}\n", start_line: 1, end_line: 1, total_lines: 1, truncated: false } });
+    expect(root.dataset.tool).toBe("read_file");
+    expect(root.dataset.status).toBe("done");
+    expect(root.textContent).toContain("src/lib.rs");
+    expect(root.textContent).toContain("lines 1–1 of 1");
+    expect(root.querySelector("pre.result")?.textContent).toContain("fn main() {}");
+  });
+
+  it("asks for approval with the diff and reports the choice", async () => {
+    const { root, onDecide } = card({
+      name: "write_file",
+      input: { path: "a.txt", content: "one\nTWO\n" },
+      risk: "write",
+      status: "waiting",
+      reason: "writes need approval",
+      preview: { kind: "diff", path: "a.txt", before: "one\ntwo\n", after: "one\nTWO\n" },
+    });
+    expect(root.dataset.status).toBe("waiting");
+    expect(root.textContent).toContain("writes need approval");
+    const diff = screen.getByTestId("diff");
+    expect(diff.querySelector(".del")?.textContent).toContain("-two");
+    expect(diff.querySelector(".add")?.textContent).toContain("+TWO");
+    await fireEvent.click(screen.getByTestId("approve-session"));
+    expect(onDecide).toHaveBeenCalledWith("session");
+    await fireEvent.click(screen.getByTestId("approve-once"));
+    await fireEvent.click(screen.getByTestId("deny"));
+    expect(onDecide.mock.calls.map((c) => c[0])).toEqual(["session", "once", "deny"]);
+  });
+
+  it("shows the full command line of a shell call awaiting approval", () => {
+    const { root } = card({ name: "exec_shell", input: { command: "git", args: ["commit", "-m", "fix it"] }, risk: "shell", status: "waiting" });
+    expect(root.querySelector("pre.cmdline")?.textContent).toBe("$ git commit -m 'fix it'");
+    expect(screen.queryByTestId("command-panel")).toBeNull();
+  });
+
+  it("shows a failed call's code, message and hint", () => {
+    card({
+      status: "failed",
+      error: { code: "path_outside_root", message: "`../x` resolves outside the project folder", hint: "Use a path inside the project.", retryable: false, details: {} },
+    });
+    expect(screen.getByTestId("tool-card").dataset.status).toBe("failed");
+    expect(screen.getByTestId("error-code").textContent).toBe("path_outside_root");
+    expect(screen.getByTestId("error-message").textContent).toBe("../x resolves outside the project folder");
+    expect(screen.getByTestId("error-message").querySelector("code")?.textContent).toBe("../x");
+    expect(screen.getByTestId("error-hint").textContent).toContain("Use a path inside the project.");
+  });
+
+  it("shows a denial without approval buttons", () => {
+    card({ name: "write_file", status: "denied", reason: "You denied this call." });
+    expect(screen.getByTestId("tool-card").dataset.status).toBe("denied");
+    expect(screen.queryByTestId("approve-once")).toBeNull();
+    expect(screen.getByTestId("tool-card").textContent).toContain("You denied this call.");
+  });
+
+  it("renders a finished command from its result after a restart", () => {
+    card({
+      name: "exec_shell",
+      input: { command: "cargo", args: ["test"] },
+      status: "done",
+      result: { command: "cargo", args: ["test"], stdout: "ok\n", stderr: "", exit_code: 101, timed_out: false, duration_ms: 1500, stdout_truncated_bytes: 0, stderr_truncated_bytes: 0 },
+    });
+    const panel = screen.getByTestId("command-panel");
+    expect(panel.dataset.exitCode).toBe("101");
+    expect(screen.getByTestId("command-output").textContent).toContain("ok");
+    expect(screen.queryByTestId("command-stop")).toBeNull();
+  });
+});

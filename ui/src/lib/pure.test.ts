@@ -1,0 +1,102 @@
+// The small pure pieces the components and the loop stand on.
+import { describe, expect, it } from "vitest";
+import { applyEdit, computePreview, readWhole } from "./agent/preview";
+import { diffRows } from "./diffRows";
+import { OutputBuffer } from "./outputBuffer";
+import { visibleRange } from "./virtualRange";
+import { visibleText } from "./ansi";
+import { commandLine } from "./subject";
+import { renderMarkdown } from "./markdown";
+
+describe("diffRows", () => {
+  it("numbers old and new lines of a unified diff", () => {
+    const { rows, added, removed } = diffRows("a\nb\nc\n", "a\nB\nc\nd\n");
+    expect(rows).toEqual([
+      { kind: "hunk", text: "@@ -1,3 +1,4 @@" },
+      { kind: "context", old: 1, new: 1, text: "a" },
+      { kind: "del", old: 2, new: null, text: "b" },
+      { kind: "add", old: null, new: 2, text: "B" },
+      { kind: "context", old: 3, new: 3, text: "c" },
+      { kind: "add", old: null, new: 4, text: "d" },
+    ]);
+    expect([added, removed]).toEqual([2, 1]);
+  });
+});
+
+describe("applyEdit", () => {
+  it("replaces one occurrence, refuses ambiguity, and honours replace_all", () => {
+    expect(applyEdit("x = 1\ny = 1\n", "x = 1", "x = 2", false)).toEqual({ ok: true, after: "x = 2\ny = 1\n" });
+    expect(applyEdit("a a", "a", "b", false).ok).toBe(false);
+    expect(applyEdit("a a", "a", "b", true)).toEqual({ ok: true, after: "b b" });
+    expect(applyEdit("abc", "zzz", "y", false).ok).toBe(false);
+  });
+
+  it("keeps CRLF files CRLF and $ patterns literal", () => {
+    expect(applyEdit("one\r\ntwo\r\n", "one\ntwo", "1\n2", false)).toEqual({ ok: true, after: "1\r\n2\r\n" });
+    expect(applyEdit("price", "price", "$& $1", false)).toEqual({ ok: true, after: "$& $1" });
+  });
+});
+
+describe("previews", () => {
+  it("reads a large file in windows and treats not_found as empty", async () => {
+    const windows = [
+      { content: "1\n2\n", start_line: 1, end_line: 2, total_lines: 3, truncated: true },
+      { content: "3\n", start_line: 3, end_line: 3, total_lines: 3, truncated: false },
+    ];
+    const starts: unknown[] = [];
+    const read = async (input: Record<string, unknown>) => {
+      starts.push(input.start_line);
+      return windows.shift();
+    };
+    expect(await readWhole(read, "big.txt")).toBe("1\n2\n3\n");
+    expect(starts).toEqual([1, 3]);
+    const missing = async () => {
+      throw { code: "not_found", message: "nope", hint: "", retryable: false, details: {} };
+    };
+    expect(await computePreview(missing, "write_file", { path: "new.txt", content: "x" })).toEqual({ kind: "diff", path: "new.txt", before: "", after: "x" });
+    expect((await computePreview(missing, "edit_file", { path: "new.txt", old_string: "a", new_string: "b" })).kind).toBe("unavailable");
+  });
+});
+
+describe("OutputBuffer", () => {
+  it("joins chunks split mid-line and keeps streams apart", () => {
+    const frames: (() => void)[] = [];
+    const buffer = new OutputBuffer((run) => frames.push(run));
+    buffer.push({ stream: "stdout", data: "hel" });
+    buffer.push({ stream: "stderr", data: "warn\n" });
+    buffer.push({ stream: "stdout", data: "lo\nworld" });
+    expect(frames).toHaveLength(1);
+    expect(buffer.lines).toHaveLength(0);
+    frames[0]();
+    expect(buffer.lines).toEqual([
+      { stream: "stdout", text: "hello" },
+      { stream: "stderr", text: "warn" },
+      { stream: "stdout", text: "world" },
+    ]);
+    expect(buffer.text()).toBe("hello\nwarn\nworld");
+  });
+});
+
+describe("small helpers", () => {
+  it("computes visible rows", () => {
+    expect(visibleRange(0, 180, 18, 100_000, 5)).toEqual({ start: 0, end: 15 });
+    expect(visibleRange(18_000, 180, 18, 100_000, 5)).toEqual({ start: 995, end: 1015 });
+    expect(visibleRange(0, 180, 18, 0)).toEqual({ start: 0, end: 0 });
+  });
+
+  it("shows the last redraw of a carriage-return line", () => {
+    expect(visibleText("10%\r50%\r100%")).toBe("100%");
+    expect(visibleText("done\r")).toBe("done");
+  });
+
+  it("quotes command lines like a shell would show them", () => {
+    expect(commandLine({ command: "grep", args: ["-rn", "two words", "src/"] })).toBe("grep -rn 'two words' src/");
+  });
+
+  it("sanitizes Markdown and never keeps navigating links", () => {
+    const html = renderMarkdown("[site](https://example.org) <script>x()</script>");
+    expect(html).not.toContain("<script");
+    expect(html).not.toContain("href");
+    expect(html).toContain('title="https://example.org"');
+  });
+});
