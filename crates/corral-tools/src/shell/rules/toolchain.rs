@@ -453,13 +453,16 @@ pub(super) fn check_node(ctx: &Ctx<'_>, args: &[String]) -> Result<()> {
             _ => None,
         };
         if NODE_PATH_OPTIONS.contains(&name) {
-            if let Some(v) = value.filter(|v| {
-                looks_like_path(v)
-                    || !name.contains("require")
-                        && !name.contains("import")
-                        && !name.contains("loader")
-            }) {
-                let path = v.strip_prefix("file://").unwrap_or(v);
+            // A module option names a package (`ts-node/register`) or a file.
+            let module = matches!(
+                name,
+                "-r" | "--require" | "--import" | "--loader" | "--experimental-loader"
+            );
+            if let Some(v) = value.filter(|v| !module || looks_like_path(v)) {
+                let path = v
+                    .strip_prefix("file://")
+                    .or_else(|| v.strip_prefix("file:"))
+                    .unwrap_or(v);
                 ctx.path(v, path)?;
             }
         }
