@@ -193,9 +193,19 @@ export class App {
     this.session = await Session.create(this.driver.base, {
       "tauri:options": { application: APP_BINARY, args: [this.dirs.project] },
     });
+    // Ready: the project view or the welcome screen, unchanged for a moment
+    // (the UI first asks the app which project is open).
+    let last = null;
+    let since = 0;
     await waitUntil(
-      () => this.session.execute("return document.readyState === 'complete' && document.body.innerText.trim().length > 0;"),
-      { timeout: 20_000, what: "the UI to render" },
+      async () => {
+        const ids = await this.session.execute(
+          `return [...document.querySelectorAll("[data-testid]")].map((e) => e.dataset.testid).join(",");`,
+        );
+        if (ids !== last) [last, since] = [ids, Date.now()];
+        return /\b(project-name|welcome)\b/.test(ids) && Date.now() - since >= 300;
+      },
+      { timeout: 20_000, what: "the UI to show the project or the welcome screen" },
     );
   }
 
@@ -249,14 +259,33 @@ export class App {
     await waitUntil(async () => (await this.query(css)).length === 0, { timeout, what: `${css} to disappear` });
   }
 
+  /** Clicks the first match of `css`, waiting for it (the UI may be re-rendering). */
   click(css) {
-    return this.session.click(css);
+    return this.retrying(css, () => this.session.click(css));
+  }
+
+  /** Types into the first match of `css`, waiting for it. */
+  type(css, text) {
+    return this.retrying(css, () => this.session.type(css, text));
+  }
+
+  async retrying(css, action, timeout = 10_000) {
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      try {
+        return await action();
+      } catch (error) {
+        const transient = /nothing matches|stale element|not interactable/i.test(error.message);
+        if (!transient || Date.now() > deadline) throw error;
+        await sleep(100);
+      }
+    }
   }
 
   /** Types a message in the chat box and sends it. */
   async send(text) {
     await this.waitFor(tid("chat-input"), { what: "the chat input" });
-    await this.session.type(tid("chat-input"), text);
+    await this.type(tid("chat-input"), text);
     await this.click(tid("send"));
   }
 
@@ -312,7 +341,12 @@ export async function withApp(t, { script, provider = "openai", mode = "ask", fi
     if (failed || process.env.CORRAL_E2E_KEEP) {
       console.error(`e2e: kept the test's folders in ${dirs.root}; driver and app log: ${logFile}`);
     } else {
-      fs.rmSync(dirs.root, { recursive: true, force: true });
+      // The app's web processes may still be flushing caches for a moment.
+      try {
+        fs.rmSync(dirs.root, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+      } catch (error) {
+        console.error(`e2e: could not remove ${dirs.root}: ${error.message}`);
+      }
     }
   }
 }

@@ -4,7 +4,7 @@
 // Why not webdriverio: it pulls ~190 packages (browser-driver downloaders
 // with install scripts among them) to drive one protocol we use a sliver of.
 
-const ELEMENT = "element-6066-11e4-a52e-4a52e4a52e4a";
+const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
 
 /** An element id as a script argument (the page receives the element). */
 export function elementRef(id) {
