@@ -13,7 +13,9 @@
 //! `link -> /etc` is caught.
 
 mod coreutils;
+mod find;
 mod gnu;
+mod node;
 mod readonly;
 mod toolchain;
 
@@ -27,10 +29,10 @@ pub(crate) fn check(root: &ProjectRoot, program: &str, args: &[String]) -> Resul
     let ctx = Ctx { root, program };
     match program {
         "ls" | "rm" | "mv" | "cp" | "mkdir" | "touch" | "grep" => coreutils::check(&ctx, args),
-        "find" => coreutils::check_find(&ctx, args),
+        "find" => find::check_find(&ctx, args),
         "git" => toolchain::check_git(&ctx, args),
         "cargo" | "npm" | "yarn" | "pnpm" | "bun" => toolchain::check_package_tool(&ctx, args),
-        "node" => toolchain::check_node(&ctx, args),
+        "node" => node::check_node(&ctx, args),
         other => Err(Error::new(
             ErrorCode::CommandNotAllowed,
             format!("`{other}` has no argument rules"),

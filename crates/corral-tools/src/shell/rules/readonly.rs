@@ -3,7 +3,7 @@
 //! here from the argv alone, never by the model. Anything not on the table
 //! is not read-only. The argument rules still apply when the call runs.
 
-use super::coreutils::is_find_action;
+use super::find::is_find_action;
 use super::toolchain::git_config_reads;
 
 /// git subcommands that only read, whatever their (allowed) arguments.
