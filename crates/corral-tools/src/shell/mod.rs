@@ -1,16 +1,16 @@
 //! `exec_shell`: one allowlisted program, an argv, no shell, cwd = the root.
 //!
 //! The steps, each in its own file:
-//! - [`allowlist`]: the program must be on the list and resolve to an
+//! - `allowlist`: the program must be on the list and resolve to an
 //!   executable outside the project (a project-local `node_modules/.bin/git`
 //!   never shadows the real one);
-//! - [`rules`]: per-program argument rules, table-driven (paths stay inside
+//! - `rules`: per-program argument rules, table-driven (paths stay inside
 //!   the root, `rm` never removes the root, no `find -exec`, no `git -c`...),
 //!   and the read-only table the approval policy uses;
-//! - [`env`]: the child's environment, built from nothing, and its TMPDIR;
-//! - [`sandbox`]: Landlock on Linux, writes only inside the root, TMPDIR and
+//! - `env`: the child's environment, built from nothing, and its TMPDIR;
+//! - `sandbox`: Landlock on Linux, writes only inside the root, TMPDIR and
 //!   the toolchain caches;
-//! - [`process`]: spawn in its own process group, stream and cap the output,
+//! - `process`: spawn in its own process group, stream and cap the output,
 //!   time out and cancel by killing the whole group.
 //!
 //! A timeout is a result (`timed_out: true` with the partial output). A
@@ -118,7 +118,7 @@ pub struct ShellRun {
 }
 
 /// Whether a call is on the read-only table (runs without asking in
-/// `ask` and `auto_edit` modes). Decided by [`rules`]' table only; anything
+/// `ask` and `auto_edit` modes). Decided by the table in `shell/rules/readonly.rs` only; anything
 /// not on it is not read-only. The argument rules still apply when it runs.
 pub fn is_read_only(input: &ExecShellInput) -> bool {
     rules::is_read_only(&input.command, &input.args)
