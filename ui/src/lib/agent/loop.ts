@@ -144,6 +144,8 @@ export class AgentLoop {
           : await this.tools.runAll(uses, control, this.cardIds, (use) => this.cancelCard(use));
         this.messages = [...this.messages, { role: "user", content: results }];
         if (control.cancelled) break;
+        // Each finished round is saved, so a crash loses at most the current one.
+        await this.save();
         if (turn >= maxTurns) {
           this.notice(`Stopped after ${maxTurns} model turns. Send a message to let the agent continue.`);
           break;

@@ -1,0 +1,119 @@
+// The window's flow with the IPC module mocked at its one seam.
+import { fireEvent, render, screen } from "@testing-library/svelte";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import type { Settings } from "../lib/types";
+
+const { ipc } = vi.hoisted(() => ({
+  ipc: {
+    projectInfo: vi.fn(),
+    recentProjects: vi.fn(),
+    openProject: vi.fn(),
+    pickProject: vi.fn(),
+    closeProject: vi.fn(),
+    loadConversation: vi.fn(),
+    saveConversation: vi.fn(),
+    callTool: vi.fn(),
+    setWindowTitle: vi.fn(),
+    getSettings: vi.fn(),
+    saveSettings: vi.fn(),
+    testConnection: vi.fn(),
+    detectLocalServers: vi.fn(),
+  },
+}));
+vi.mock("../lib/ipc", () => ({ ipc }));
+
+import App from "../App.svelte";
+import SettingsView from "./Settings.svelte";
+
+const app = { root: "/home/me/app", name: "app" };
+
+beforeEach(() => {
+  vi.clearAllMocks();
+  ipc.recentProjects.mockResolvedValue([app, { root: "/home/me/lib", name: "lib" }]);
+  ipc.openProject.mockResolvedValue(app);
+  ipc.loadConversation.mockResolvedValue(null);
+  ipc.callTool.mockImplementation(async (_name: string, input: { path: string }) => ({
+    path: input.path,
+    entries: input.path === "." ? [{ path: "README.md", kind: "file", size: 10 }, { path: "src", kind: "dir" }] : [{ path: "src/main.rs", kind: "file" }],
+    truncated: false,
+  }));
+});
+
+describe("App", () => {
+  it("starts on the welcome screen and opens a recent project", async () => {
+    ipc.projectInfo.mockResolvedValue(null);
+    render(App);
+    await vi.waitFor(() => expect(screen.getByTestId("welcome")).toBeTruthy());
+    await vi.waitFor(() => expect(screen.getAllByTestId("recent-project")).toHaveLength(2));
+    await fireEvent.click(screen.getAllByTestId("recent-project")[0]);
+    expect(ipc.openProject).toHaveBeenCalledWith("/home/me/app");
+    await vi.waitFor(() => expect(screen.getByTestId("project-name").textContent).toBe("app"));
+    expect(ipc.setWindowTitle).toHaveBeenLastCalledWith("app — Corral");
+    const tree = screen.getByTestId("file-tree");
+    await vi.waitFor(() => expect(tree.textContent).toContain("README.md"));
+    await fireEvent.click(screen.getByRole("button", { name: /src/ }));
+    await vi.waitFor(() => expect(tree.textContent).toContain("main.rs"));
+    expect(ipc.callTool).toHaveBeenCalledWith("list_directory", { path: "src", depth: 1 });
+  });
+
+  it("goes straight to a project given at start and restores its conversation", async () => {
+    ipc.projectInfo.mockResolvedValue(app);
+    ipc.loadConversation.mockResolvedValue({
+      version: 1,
+      messages: [
+        { role: "user", content: [{ type: "text", text: "fix the build" }] },
+        { role: "assistant", content: [{ type: "text", text: "Fixed `src/main.rs`." }] },
+      ],
+      items: [
+        { kind: "user", id: "u1", text: "fix the build" },
+        { kind: "assistant", id: "a1", text: "Fixed `src/main.rs`.", streaming: false },
+      ],
+    });
+    render(App);
+    await vi.waitFor(() => expect(screen.getByTestId("message-assistant").textContent).toContain("Fixed src/main.rs."));
+    expect(screen.queryByTestId("welcome")).toBeNull();
+    expect(screen.getByTestId("message-user").textContent).toBe("fix the build");
+  });
+});
+
+describe("Settings", () => {
+  const saved: Settings = { provider: "anthropic", base_url: "https://api.example", model: "claude-x", max_tokens: 4096, mode: "ask", has_api_key: true };
+
+  beforeEach(() => {
+    ipc.getSettings.mockResolvedValue(saved);
+    ipc.saveSettings.mockImplementation(async (input: Record<string, unknown>) => ({ ...saved, ...input, has_api_key: input.api_key !== "" }));
+    ipc.detectLocalServers.mockResolvedValue([{ name: "Ollama", base_url: "http://127.0.0.1:11434/v1", models: ["qwen3:8b"] }]);
+  });
+
+  it("never shows the key, saves it only when typed, and says a key is saved", async () => {
+    render(SettingsView, { props: { onClose: () => {} } });
+    await vi.waitFor(() => expect((screen.getByTestId("settings-model") as HTMLInputElement).value).toBe("claude-x"));
+    const key = screen.getByTestId("settings-api-key") as HTMLInputElement;
+    expect(key.type).toBe("password");
+    expect(key.value).toBe("");
+    expect(screen.getByTestId("settings-key-status").textContent).toBe("key saved");
+
+    await fireEvent.click(screen.getByTestId("settings-save"));
+    await vi.waitFor(() => expect(ipc.saveSettings).toHaveBeenCalledTimes(1));
+    expect(ipc.saveSettings.mock.calls[0][0]).not.toHaveProperty("api_key");
+
+    await fireEvent.input(key, { target: { value: "sk-secret" } });
+    await fireEvent.click(screen.getByTestId("settings-save"));
+    await vi.waitFor(() => expect(ipc.saveSettings).toHaveBeenCalledTimes(2));
+    expect(ipc.saveSettings.mock.calls[1][0]).toMatchObject({ api_key: "sk-secret", model: "claude-x", mode: "ask" });
+    await vi.waitFor(() => expect(key.value).toBe(""));
+  });
+
+  it("picks a detected local server and tests the connection", async () => {
+    ipc.testConnection.mockRejectedValue({ code: "llm_auth", message: "401 Unauthorized", hint: "Check the API key.", retryable: false, details: {} });
+    render(SettingsView, { props: { onClose: () => {} } });
+    await vi.waitFor(() => expect(screen.getByRole("button", { name: "Use qwen3:8b" })).toBeTruthy());
+    await fireEvent.click(screen.getByRole("button", { name: "Use qwen3:8b" }));
+    expect((screen.getByTestId("settings-provider") as HTMLSelectElement).value).toBe("openai");
+    expect((screen.getByTestId("settings-base-url") as HTMLInputElement).value).toBe("http://127.0.0.1:11434/v1");
+    await fireEvent.click(screen.getByTestId("settings-test"));
+    await vi.waitFor(() => expect(screen.getByTestId("error-code").textContent).toBe("llm_auth"));
+    expect(ipc.saveSettings).toHaveBeenCalledWith(expect.objectContaining({ provider: "openai", model: "qwen3:8b" }));
+    expect(screen.getByTestId("error-hint").textContent).toContain("Check the API key.");
+  });
+});
