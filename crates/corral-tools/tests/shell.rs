@@ -969,3 +969,48 @@ fn cargo_builds_a_crate_inside_the_sandbox() {
     assert_eq!(out.exit_code, Some(0), "{out:?}");
     assert_eq!(out.stdout, "built\n");
 }
+
+#[test]
+fn cargo_builds_a_crate_with_a_registry_dependency_inside_the_sandbox() {
+    let (dir, root) = project();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"probe\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [dependencies]\nitoa = \"1\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("src/main.rs"),
+        "fn main() { println!(\"{}\", itoa::Buffer::new().format(42)); }\n",
+    )
+    .unwrap();
+    let mut call = input("cargo", &["run", "--offline", "-q"]);
+    call.timeout_secs = Some(300);
+    let out = exec_shell(&root, &call, &ShellRun::default()).unwrap();
+    assert!(out.sandboxed);
+    assert_eq!(out.exit_code, Some(0), "{out:?}");
+    assert_eq!(out.stdout, "42\n");
+    assert!(!out.stderr.contains("warning"), "{}", out.stderr);
+}
+
+#[test]
+fn npm_runs_inside_the_sandbox() {
+    if !has_node()
+        || !Path::new("/usr/bin/npm").exists() && !Path::new("/usr/local/bin/npm").exists()
+    {
+        return;
+    }
+    let (dir, root) = project();
+    let out = run(&root, "npm", &["--version"]);
+    assert_eq!(out.exit_code, Some(0), "{out:?}");
+    assert!(out.sandboxed);
+    std::fs::write(
+        dir.path().join("package.json"),
+        r#"{"name":"probe","version":"1.0.0","scripts":{"hello":"node -e \"console.log('hi')\""}}"#,
+    )
+    .unwrap();
+    let out = run(&root, "npm", &["run", "-s", "hello"]);
+    assert_eq!(out.exit_code, Some(0), "{out:?}");
+    assert_eq!(out.stdout, "hi\n");
+}
