@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# search_files against ripgrep, on the same large real tree and queries.
+#
+#   bench/search.sh            # prepare the tree once, build, check, time
+#
+# The tree is the sources of every crate in the local cargo registry, copied
+# COPIES times into bench/work/tree (bench/work is gitignored). It is not a
+# git repository, so ripgrep runs with --no-require-git, which is what
+# search_files does everywhere. Both tools start a process per query;
+# corral-cli's time includes its JSON output.
+#
+# Environment: COPIES (default 5), RUNS (default 10), WARMUP (default 3).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+REPO=$PWD
+WORK=$REPO/bench/work
+TREE=$WORK/tree
+COPIES=${COPIES:-5}
+RUNS=${RUNS:-10}
+WARMUP=${WARMUP:-3}
+CLI=${CARGO_TARGET_DIR:-$REPO/target}/release/corral-cli
+
+as_root() {
+    if [ "$(id -u)" = 0 ]; then "$@"
+    elif command -v sudo >/dev/null; then sudo "$@"
+    else return 1
+    fi
+}
+
+if ! command -v rg >/dev/null; then
+    as_root apt-get install -y ripgrep
+fi
+if ! command -v hyperfine >/dev/null; then
+    as_root apt-get install -y hyperfine || echo "no hyperfine: timing with a shell loop"
+fi
+for tool in jq; do
+    command -v "$tool" >/dev/null || as_root apt-get install -y "$tool"
+done
+
+# --- the tree -------------------------------------------------------------
+if [ ! -f "$WORK/tree.ready" ] || [ "$(cat "$WORK/tree.ready")" != "$COPIES" ]; then
+    echo "preparing $TREE ($COPIES copies of the cargo registry sources)..."
+    rm -rf "$TREE"
+    mkdir -p "$TREE"
+    for i in $(seq 1 "$COPIES"); do
+        mkdir "$TREE/copy$i"
+        for src in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
+            cp -r "$src." "$TREE/copy$i/"
+        done
+    done
+    echo "$COPIES" >"$WORK/tree.ready"
+fi
+files=$(find "$TREE" -type f | wc -l)
+size=$(du -sh "$TREE" | cut -f1)
+echo "tree: $files files, $size; $(nproc) cores; $(rg --version | head -1)"
+
+# --- the binary -----------------------------------------------------------
+cargo build --release -p corral-cli >/dev/null 2>&1 || cargo build --release -p corral-cli
+echo "corral-cli: $CLI"
+
+# --- queries: name, search_files input, ripgrep flags and pattern ----------
+# Rare enough that all matches fit under the cap of 1000, so both tools must
+# return exactly the same (path, line) set.
+names=(literal regex case_insensitive)
+inputs=(
+    '{"query":"SAFETY: the caller","regex":false,"max_results":1000}'
+    '{"query":"fn [a-z_]+_utf8_lossy\\(","max_results":1000}'
+    '{"query":"deprecated since","case_insensitive":true,"max_results":1000}'
+)
+rg_flags=(-F '' -i)
+rg_patterns=(
+    'SAFETY: the caller'
+    'fn [a-z_]+_utf8_lossy\('
+    'deprecated since'
+)
+capped_input='{"query":"fn ","max_results":100}'
+
+corral() { "$CLI" call --root "$TREE" search_files "$1"; }
+# ripgrep's command line for query $1, as one shell-quoted string.
+rg_line() {
+    printf 'cd %q && rg --no-require-git -n --no-heading --color never %s -e %q ./' \
+        "$TREE" "${rg_flags[$1]}" "${rg_patterns[$1]}"
+}
+corral_line() { printf '%q call --root %q search_files %q' "$CLI" "$TREE" "$1"; }
+
+# --- same matches -----------------------------------------------------------
+echo
+echo "checking that both return the same matches..."
+for i in "${!names[@]}"; do
+    out=$(corral "${inputs[$i]}")
+    if [ "$(jq -r .truncated <<<"$out")" != false ]; then
+        echo "FAIL ${names[$i]}: truncated; pick a rarer query" >&2
+        exit 1
+    fi
+    jq -r '.matches[] | "\(.path):\(.line)"' <<<"$out" | sort >"$WORK/corral.${names[$i]}"
+    bash -c "$(rg_line "$i")" | cut -d: -f1,2 | sed 's#^\./##' | sort >"$WORK/rg.${names[$i]}"
+    n=$(wc -l <"$WORK/rg.${names[$i]}")
+    if cmp -s "$WORK/corral.${names[$i]}" "$WORK/rg.${names[$i]}"; then
+        echo "  ${names[$i]}: same $n matches"
+    else
+        echo "FAIL ${names[$i]}: the matches differ:" >&2
+        diff "$WORK/corral.${names[$i]}" "$WORK/rg.${names[$i]}" | head -20 >&2
+        exit 1
+    fi
+done
+
+# --- timing -------------------------------------------------------------------
+# Mean wall time in ms of a command line (run through bash).
+time_ms() {
+    if command -v hyperfine >/dev/null; then
+        hyperfine --style none --warmup "$WARMUP" --runs "$RUNS" \
+            --export-json "$WORK/hyperfine.json" "$1" >/dev/null 2>&1
+        jq '.results[0].mean * 1000' "$WORK/hyperfine.json"
+    else
+        for _ in $(seq 1 "$WARMUP"); do bash -c "$1" >/dev/null 2>&1; done
+        local t0 t1
+        t0=$(date +%s%N)
+        for _ in $(seq 1 "$RUNS"); do bash -c "$1" >/dev/null 2>&1; done
+        t1=$(date +%s%N)
+        echo "($t1 - $t0) / 1000000 / $RUNS" | bc -l
+    fi
+}
+
+echo
+printf '%-18s %12s %12s %8s\n' query corral_ms rg_ms ratio
+for i in "${!names[@]}"; do
+    c=$(time_ms "$(corral_line "${inputs[$i]}")")
+    r=$(time_ms "$(rg_line "$i")")
+    printf '%-18s %12.1f %12.1f %8.2f\n' "${names[$i]}" "$c" "$r" "$(echo "$c / $r" | bc -l)"
+done
+c=$(time_ms "$(corral_line "$capped_input")")
+printf '%-18s %12.1f %12s %8s\n' "capped(fn ,100)" "$c" - -
