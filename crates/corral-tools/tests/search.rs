@@ -546,3 +546,23 @@ fn glob_errors() {
         "path_outside_root"
     );
 }
+
+#[test]
+fn ignore_rules_of_the_root_and_above_apply_under_a_subfolder() {
+    let p = Project::new();
+    // The project may be a subfolder of a repository: its rules hide files
+    // (they never reveal any), as in ripgrep.
+    std::fs::write(p.tmp.path().join(".gitignore"), "*.skip\n").unwrap();
+    p.write(".gitignore", "*.log\n");
+    p.write("src/a.log", "needle\n");
+    p.write("src/a.skip", "needle\n");
+    p.write("src/a.rs", "needle\n");
+    assert_eq!(
+        search(&p, json!({"query": "needle", "path": "src"})),
+        found(vec![m("src/a.rs", 1, 1, "needle")])
+    );
+    assert_eq!(
+        glob(&p, json!({"pattern": "*", "path": "src"})),
+        files(&["src/a.rs"])
+    );
+}
