@@ -63,10 +63,14 @@ pub fn decide(
         Some(path) => Some(root.resolve(path)?.display()),
         None => None,
     };
-    let shell_read_only = name == "exec_shell"
-        && parse::<shell::ExecShellInput>(name, input.clone())
-            .map(|i| shell::is_read_only(&i))
-            .unwrap_or(false);
+    // A shell call the hard rules refuse fails here, before anyone is asked.
+    let shell_read_only = if name == "exec_shell" {
+        let shell_input: shell::ExecShellInput = parse(name, input.clone())?;
+        shell::check(root, &shell_input)?;
+        shell::is_read_only(&shell_input)
+    } else {
+        false
+    };
     Ok(policy::decide(
         risk,
         name,

@@ -411,3 +411,29 @@ fn approval_is_required_when_the_policy_asks() {
     let err = call(&p.root, "read_file", json!({"path": ".env"}), &full).unwrap_err();
     assert_eq!(err.code.as_str(), "approval_required");
 }
+
+#[test]
+fn a_shell_call_the_rules_refuse_is_refused_before_anyone_is_asked() {
+    use corral_tools::dispatch::{decide, CallContext};
+    use corral_tools::policy::{Approval, Mode};
+    let p = Project::new();
+    let ask = CallContext::new(Mode::Ask, Approval::None);
+    let err = decide(
+        &p.root,
+        "exec_shell",
+        &json!({"command": "bash", "args": ["-c", "id"]}),
+        &ask,
+    )
+    .unwrap_err();
+    assert_eq!(err.code.as_str(), "command_not_allowed");
+    let err = decide(
+        &p.root,
+        "exec_shell",
+        &json!({"command": "rm", "args": ["-rf", "."]}),
+        &ask,
+    )
+    .unwrap_err();
+    assert_eq!(err.code.as_str(), "argument_not_allowed");
+    let err = decide(&p.root, "exec_shell", &json!({"command": "git"}), &ask);
+    assert!(err.is_ok(), "{err:?}");
+}

@@ -6,7 +6,7 @@ use corral_tools::shell::{CancelToken, ShellRun, Stream};
 use corral_tools::Error;
 use serde::Serialize;
 use serde_json::{json, Value};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use tauri::ipc::Channel;
 use tauri::State;
 
@@ -146,10 +146,15 @@ pub async fn run_shell(
 ) -> Output {
     let cancel = CancelToken::default();
     state.start_run(run_id, Run::Shell(cancel.clone()))?;
+    let decoders = Mutex::new([Utf8Stream::default(), Utf8Stream::default()]);
     let sink = Arc::new(move |stream: Stream, bytes: &[u8]| {
-        let data = String::from_utf8_lossy(bytes).into_owned();
-        // A closed window cannot receive; the run goes on and is returned.
-        let _ = channel.send(ShellEvent { stream, data });
+        let mut decoders = decoders.lock().unwrap_or_else(PoisonError::into_inner);
+        let decoder = &mut decoders[matches!(stream, Stream::Stderr) as usize];
+        let data = decoder.push(bytes);
+        if !data.is_empty() {
+            // A closed window cannot receive; the run goes on and is returned.
+            let _ = channel.send(ShellEvent { stream, data });
+        }
     });
     let run = ShellRun {
         cancel,
@@ -158,4 +163,64 @@ pub async fn run_shell(
     let result = state.call_tool("exec_shell", input, approval, run).await;
     state.end_run(run_id);
     result
+}
+
+/// Decodes a byte stream chunk by chunk without breaking a UTF-8 character
+/// split between two chunks (invalid bytes still become U+FFFD).
+#[derive(Debug, Default)]
+pub struct Utf8Stream {
+    pending: Vec<u8>,
+}
+
+impl Utf8Stream {
+    /// The text of `bytes`, holding back an incomplete character at the end.
+    pub fn push(&mut self, bytes: &[u8]) -> String {
+        self.pending.extend_from_slice(bytes);
+        let keep = incomplete_tail(&self.pending);
+        let ready: Vec<u8> = self.pending.drain(..self.pending.len() - keep).collect();
+        String::from_utf8_lossy(&ready).into_owned()
+    }
+}
+
+/// How many bytes at the end start a UTF-8 character that is not complete yet.
+fn incomplete_tail(bytes: &[u8]) -> usize {
+    for back in 1..=bytes.len().min(3) {
+        let byte = bytes[bytes.len() - back];
+        if byte & 0b1100_0000 != 0b1000_0000 {
+            let needed = match byte {
+                0xC0..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                0xF0..=0xF7 => 4,
+                _ => 1,
+            };
+            return if needed > back { back } else { 0 };
+        }
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Utf8Stream;
+
+    #[test]
+    fn characters_split_between_chunks_stay_whole() {
+        let text = "héllo 🦀 wörld";
+        let bytes = text.as_bytes();
+        for split in 0..bytes.len() {
+            let mut decoder = Utf8Stream::default();
+            let joined = decoder.push(&bytes[..split]) + &decoder.push(&bytes[split..]);
+            assert_eq!(joined, text, "split at {split}");
+        }
+        // One byte at a time too.
+        let mut decoder = Utf8Stream::default();
+        let joined: String = bytes.iter().map(|b| decoder.push(&[*b])).collect();
+        assert_eq!(joined, text);
+    }
+
+    #[test]
+    fn invalid_bytes_still_come_through_as_replacement() {
+        let mut decoder = Utf8Stream::default();
+        assert_eq!(decoder.push(b"a\xffb"), "a\u{FFFD}b");
+    }
 }
