@@ -56,6 +56,6 @@ unset WAYLAND_DISPLAY
 echo "e2e: Xvfb on $DISPLAY"
 
 if [ $# -eq 0 ]; then
-  set -- e2e/tests/
+  set -- e2e/tests/*.test.js
 fi
 node --test --test-concurrency=1 --test-reporter=spec "$@"

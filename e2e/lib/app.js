@@ -138,6 +138,16 @@ function driverEnv(dirs) {
   };
 }
 
+// Drivers still running if this process is interrupted: stop them with
+// SIGTERM on the way out, so no WebKitWebDriver or app outlives the suite.
+const liveDrivers = new Set();
+process.on("exit", () => {
+  for (const child of liveDrivers) child.kill("SIGTERM");
+});
+for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]]) {
+  process.once(signal, () => process.exit(code));
+}
+
 /** tauri-driver (and through it WebKitWebDriver, and through that the app), with `env`. */
 async function startDriver(env, logFile) {
   const { tauriDriver } = preflight();
@@ -149,8 +159,14 @@ async function startDriver(env, logFile) {
     stdio: ["ignore", log, log],
   });
   fs.closeSync(log);
+  liveDrivers.add(child);
   let exited = null;
-  const exit = new Promise((resolve) => child.once("exit", (code, signal) => resolve((exited = { code, signal }))));
+  const exit = new Promise((resolve) =>
+    child.once("exit", (code, signal) => {
+      liveDrivers.delete(child);
+      resolve((exited = { code, signal }));
+    }),
+  );
   const base = `http://127.0.0.1:${port}`;
   await waitUntil(async () => exited || (await isReady(base)), { timeout: 20_000, what: `tauri-driver on ${base}` });
   if (exited) {
@@ -171,6 +187,58 @@ async function startDriver(env, logFile) {
       }
     },
   };
+}
+
+/** Processes started with `HOME=home` (the driver, the app and its web processes), as "pid cmdline". */
+function processesWithHome(home) {
+  const marker = Buffer.from(`\0HOME=${home}\0`);
+  const found = [];
+  for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      const env = Buffer.concat([Buffer.from([0]), fs.readFileSync(`/proc/${pid}/environ`)]);
+      if (env.includes(marker) && !fs.readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z ")) {
+        found.push(`${pid} ${fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim()}`);
+      }
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
+/**
+ * Waits for every process of the test (found by its unique HOME) to end;
+ * after `timeout`, ends the stragglers with SIGTERM and says so.
+ */
+async function waitForProcessesGone(home, timeout = 10_000) {
+  const deadline = Date.now() + timeout;
+  let left = processesWithHome(home);
+  while (left.length && Date.now() < deadline) {
+    await sleep(100);
+    left = processesWithHome(home);
+  }
+  if (left.length) {
+    console.error(`e2e: still running ${timeout} ms after the session closed; sending SIGTERM:\n  ${left.join("\n  ")}`);
+    for (const line of left) {
+      try {
+        process.kill(Number(line.split(" ")[0]), "SIGTERM");
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+/** Waits up to `timeout` for the app (not the driver) started with `HOME=home` to end. */
+async function waitForAppGone(home, timeout) {
+  const deadline = Date.now() + timeout;
+  const app = () => processesWithHome(home).filter((p) => !/WebKitWebDriver|tauri-driver/.test(p));
+  let left = app();
+  while (left.length && Date.now() < deadline) {
+    await sleep(100);
+    left = app();
+  }
+  if (left.length) console.error(`e2e: the app still runs ${timeout} ms after its session was closed:\n  ${left.join("\n  ")}`);
 }
 
 function artifactName(t) {
@@ -213,6 +281,7 @@ export class App {
   async restart() {
     await this.screenshot("before-restart");
     await this.session.delete();
+    await waitForAppGone(this.dirs.home, 10_000);
     await this.open();
   }
 
@@ -336,8 +405,13 @@ export async function withApp(t, { script, provider = "openai", mode = "ask", fi
     // Each step on its own: one failing must not skip the others.
     await app?.screenshot(failed ? "failed" : "").catch((e) => console.error(`e2e: screenshot failed: ${e.message}`));
     await app?.session?.delete().catch((e) => console.error(`e2e: closing the session failed: ${e.message}`));
+    // Let WebKitWebDriver see the app out before it is stopped itself.
+    const t0 = Date.now();
+    await waitForAppGone(dirs.home, 5_000);
+    if (process.env.CORRAL_E2E_DEBUG) console.error(`e2e: app gone after ${Date.now() - t0} ms`);
     await driver?.stop().catch((e) => console.error(`e2e: stopping tauri-driver failed: ${e.message}`));
     await llm.close().catch(() => {});
+    await waitForProcessesGone(dirs.home);
     if (failed || process.env.CORRAL_E2E_KEEP) {
       console.error(`e2e: kept the test's folders in ${dirs.root}; driver and app log: ${logFile}`);
     } else {
