@@ -6,7 +6,8 @@ export default defineConfig({
   base: "./",
   plugins: [svelte(), svelteTesting()],
   // Tauri serves ui/dist from the app; the dev server is only for hot reload.
-  server: { port: 1420, strictPort: true },
+  // The contract test reads docs/ipc.md from outside ui/.
+  server: { port: 1420, strictPort: true, fs: { allow: [".", "../docs"] } },
   build: { outDir: "dist", emptyOutDir: true, target: "es2022", sourcemap: false },
   test: {
     environment: "jsdom",

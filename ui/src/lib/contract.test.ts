@@ -1,13 +1,9 @@
 // docs/ipc.md is the contract with the Rust app. This test fails when a
 // command or type named there is missing from ipc.ts / types.ts.
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-
-const read = (relative: string): string => readFileSync(fileURLToPath(new URL(relative, import.meta.url)), "utf8");
-const contract = read("../../../docs/ipc.md");
-const ipcSource = read("./ipc.ts");
-const typesSource = read("./types.ts");
+import contract from "../../../docs/ipc.md?raw";
+import ipcSource from "./ipc.ts?raw";
+import typesSource from "./types.ts?raw";
 
 describe("docs/ipc.md", () => {
   it("has every command it lists wrapped in ipc.ts", () => {
@@ -23,6 +19,7 @@ describe("docs/ipc.md", () => {
   it("has every type it declares in types.ts", () => {
     const declared = [...contract.matchAll(/^type (\w+)/gm)].map((m) => m[1]);
     expect(declared.length).toBeGreaterThan(10);
+    expect(declared).toContain("LlmEvent");
     const missing = declared.filter((name) => !new RegExp(`export type ${name}\\b`).test(typesSource));
     expect(missing).toEqual([]);
   });
