@@ -302,12 +302,12 @@ export class App {
   }
 
   /** The first element matching `css` once it exists and `check(el)` holds. */
-  waitFor(css, { check = () => true, timeout = 15_000, what } = {}) {
+  waitFor(css, { check = () => true, timeout = 20_000, what } = {}) {
     return this.waitForAny(css, (el, index) => index === 0 && check(el), { timeout, what });
   }
 
   /** Some element matching `css` for which `check(el, index)` holds. */
-  async waitForAny(css, check, { timeout = 15_000, what } = {}) {
+  async waitForAny(css, check, { timeout = 20_000, what } = {}) {
     let seen = [];
     try {
       return await waitUntil(
