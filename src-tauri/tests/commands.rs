@@ -302,3 +302,22 @@ fn a_remote_origin_cannot_reach_the_commands() {
         "{err}"
     );
 }
+
+#[test]
+fn an_approval_of_the_models_raw_input_matches_the_command_call() {
+    let app = app();
+    app.open();
+    std::fs::write(app.project.join("a.txt"), "one\n").unwrap();
+    // The model sent no replace_all; the command sees it as absent, not false.
+    let input = json!({"path": "a.txt", "old_string": "one", "new_string": "two"});
+    let token = app
+        .invoke(
+            "approve_call",
+            json!({"tool": "edit_file", "input": input, "scope": "once"}),
+        )
+        .unwrap();
+    let mut call = input.clone();
+    call["approval"] = token;
+    assert_eq!(app.invoke("edit_file", call).unwrap()["replacements"], 1);
+    assert_eq!(std::fs::read(app.project.join("a.txt")).unwrap(), b"two\n");
+}

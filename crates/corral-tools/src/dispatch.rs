@@ -33,10 +33,13 @@ impl CallContext {
 
 /// Parses a tool input, mapping serde's message to `invalid_input`.
 pub fn parse<T: DeserializeOwned>(tool: &str, input: Value) -> Result<T> {
-    let input = if input.is_null() {
-        Value::Object(Default::default())
-    } else {
-        input
+    // A null field means "not given" (adapters pass absent optionals as null).
+    let input = match input {
+        Value::Null => Value::Object(Default::default()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().filter(|(_, v)| !v.is_null()).collect())
+        }
+        other => other,
     };
     serde_json::from_value(input).map_err(|e| {
         Error::invalid_input(format!("invalid input for {tool}: {e}"))

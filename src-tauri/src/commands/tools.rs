@@ -49,7 +49,7 @@ pub async fn edit_file(
     approval: Option<String>,
 ) -> Output {
     let input = json!({"path": path, "old_string": old_string, "new_string": new_string,
-        "replace_all": replace_all.unwrap_or(false)});
+        "replace_all": replace_all});
     state
         .call_tool("edit_file", input, approval, ShellRun::default())
         .await
@@ -131,8 +131,7 @@ pub async fn exec_shell(
     run_id: String,
     on_output: Channel<ShellEvent>,
 ) -> Output {
-    let input =
-        json!({"command": command, "args": args.unwrap_or_default(), "timeout_secs": timeout_secs});
+    let input = json!({"command": command, "args": args, "timeout_secs": timeout_secs});
     run_shell(&state, input, approval, &run_id, on_output).await
 }
 
