@@ -914,7 +914,7 @@ fn policy_uses_the_read_only_table() {
         (&["commit", "-m", "x"], "git", Mode::FullAuto, "allow"),
         (&["-la"], "ls", Mode::Ask, "allow"),
         (&[".", "-name", "x"], "find", Mode::AutoEdit, "allow"),
-        (&[".", "-delete"], "find", Mode::AutoEdit, "ask"),
+        (&["x"], "touch", Mode::AutoEdit, "ask"),
         (&["-rf", "x"], "rm", Mode::AutoEdit, "ask"),
         (&["test"], "npm", Mode::Ask, "ask"),
         (&["-e", "1"], "node", Mode::Ask, "ask"),
@@ -930,6 +930,11 @@ fn policy_uses_the_read_only_table() {
         };
         assert_eq!(kind, *want, "{command} {args:?} in {mode:?}");
     }
+    // What the rules refuse is refused before anyone is asked.
+    let ctx = CallContext::new(Mode::AutoEdit, Approval::None);
+    let call = json!({"command": "find", "args": [".", "-delete"]});
+    let err = dispatch::decide(&root, "exec_shell", &call, &ctx).unwrap_err();
+    assert_eq!(err.code.as_str(), "argument_not_allowed");
 }
 
 #[test]
