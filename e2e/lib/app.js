@@ -362,6 +362,17 @@ export class App {
   async screenshot(suffix = "") {
     if (!this.session?.id) return;
     fs.mkdirSync(ARTIFACTS, { recursive: true });
+    // Under Xvfb WebKit may not have painted the latest DOM yet, and the
+    // screenshot shows the last painted frame: wait for two frames first.
+    await this.session
+      .executeAsync(
+        `const done = arguments[arguments.length - 1];
+         setTimeout(done, 1000);
+         requestAnimationFrame(() => requestAnimationFrame(() => done()));`,
+        [],
+        5_000,
+      )
+      .catch(() => {});
     const file = path.join(ARTIFACTS, `${this.name}${suffix ? `--${suffix}` : ""}.png`);
     fs.writeFileSync(file, await this.session.screenshot());
   }
