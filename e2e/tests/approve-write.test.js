@@ -34,6 +34,7 @@ test("an approved write_file creates the file shown in the diff", { timeout: 120
       what: "the diff with the new content",
     });
     assert.equal(fs.existsSync(file), false, "nothing is written before the approval");
+    await app.screenshot("approval");
 
     await app.click(`${card} ${tid("approve-once")}`);
     await app.waitFor(card, { check: (e) => e.attrs["data-status"] === "done", what: "the write_file card done" });

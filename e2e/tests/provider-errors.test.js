@@ -44,6 +44,7 @@ test("a 401 and a mid-stream 500 show clear errors, keep the conversation, and R
       { what: "the error banner with llm_unavailable after the mid-stream error" },
     );
     assert.deepEqual((await app.query(tid("message-user"))).map((u) => u.text.trim()), [question]);
+    await app.screenshot("mid-stream-error");
 
     // Retry again: the answer streams in and the banner goes.
     await app.click(tid("retry"));

@@ -87,6 +87,7 @@ test("command output streams in with colours, then exit code and duration; Stop 
     });
     assert.doesNotMatch(second.text, /approve/i);
     await app.waitForAny(outputs, (e, i) => i === 1 && e.text.includes("line 2"), { what: "the second command's output" });
+    await app.screenshot("running");
     const stopAt = Date.now();
     const stopButtons = await app.session.findAll(tid("command-stop"));
     assert.equal(stopButtons.length, 1, "only the running command has a Stop button");
