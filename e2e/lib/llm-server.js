@@ -43,7 +43,8 @@ export async function startLlmServer(script) {
     } catch {
       body = { unparsed: raw };
     }
-    const request = { method: req.method, path: req.url, headers: req.headers, body, at: Date.now() };
+    // `aborted` is set once answered: whether the app hung up mid-stream.
+    const request = { method: req.method, path: req.url, headers: req.headers, body, at: Date.now(), aborted: null };
 
     if (req.method === "GET" && req.url.endsWith("/models")) {
       return sendJson(res, 200, { object: "list", data: [{ id: "scripted", object: "model" }] });
@@ -75,7 +76,7 @@ export async function startLlmServer(script) {
     if (response.format && ENDPOINTS[response.format] !== req.url) {
       unexpected.push({ ...request, why: `a ${response.format} reply was scripted for ${req.url}` });
     }
-    await respond(req, res, response);
+    request.aborted = !(await respond(req, res, response));
   });
   server.on("connection", (socket) => {
     sockets.add(socket);
@@ -138,9 +139,11 @@ function sendJson(res, status, value, headers = {}) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** Sends a scripted response; false when the app hung up before its end. */
 async function respond(req, res, response) {
   if (response.json !== undefined) {
-    return sendJson(res, response.status, response.json, response.headers);
+    sendJson(res, response.status, response.json, response.headers);
+    return true;
   }
   let closed = false;
   res.on("close", () => {
@@ -150,10 +153,11 @@ async function respond(req, res, response) {
   res.flushHeaders();
   for (const event of response.events) {
     if (event.delay) await sleep(event.delay);
-    if (closed) return; // the app cancelled: stop like a real server
+    if (closed) return false; // the app hung up (cancel): stop like a real server
     res.write(`${event.event ? `event: ${event.event}\n` : ""}data: ${event.data}\n\n`);
   }
   res.end();
+  return true;
 }
 
 function pingReply(path, body) {

@@ -8,6 +8,11 @@
 
 const GAP = 15; // ms between events, so the app really sees a stream
 
+/** The same response with `ms` between its events (a slow model). */
+export function slow(response, ms) {
+  return { ...response, events: response.events.map((e) => ({ ...e, delay: ms })) };
+}
+
 /** Splits `text` into about `n` pieces (tool arguments arrive in pieces). */
 export function pieces(text, n = 3) {
   const size = Math.max(1, Math.ceil(text.length / n));
@@ -24,11 +29,11 @@ export function callId(prefix) {
 }
 
 export const openai = {
-  /** A streamed assistant reply with only text. */
-  text(text) {
+  /** A streamed assistant reply with only text, in `parts` chunks. */
+  text(text, { parts = 4 } = {}) {
     return sse("openai", [
       ...openaiStart(),
-      ...pieces(text, 4).map((content) => openaiChunk({ content })),
+      ...pieces(text, parts).map((content) => openaiChunk({ content })),
       ...openaiFinish("stop"),
     ]);
   },
