@@ -31,10 +31,7 @@ as_root() {
 if ! command -v rg >/dev/null; then
     as_root apt-get install -y ripgrep
 fi
-if ! command -v hyperfine >/dev/null; then
-    as_root apt-get install -y hyperfine || echo "no hyperfine: timing with a shell loop"
-fi
-for tool in jq; do
+for tool in jq bc; do
     command -v "$tool" >/dev/null || as_root apt-get install -y "$tool"
 done
 
@@ -53,7 +50,7 @@ if [ ! -f "$WORK/tree.ready" ] || [ "$(cat "$WORK/tree.ready")" != "$COPIES" ]; 
 fi
 files=$(find "$TREE" -type f | wc -l)
 size=$(du -sh "$TREE" | cut -f1)
-echo "tree: $files files, $size; $(nproc) cores; $(rg --version | head -1)"
+echo "tree: $files files, $size; $(nproc) cores; $(rg --version | sed -n 1p)"
 
 # --- the binary -----------------------------------------------------------
 cargo build --release -p corral-cli >/dev/null 2>&1 || cargo build --release -p corral-cli
@@ -77,12 +74,11 @@ rg_patterns=(
 capped_input='{"query":"fn ","max_results":100}'
 
 corral() { "$CLI" call --root "$TREE" search_files "$1"; }
-# ripgrep's command line for query $1, as one shell-quoted string.
-rg_line() {
-    printf 'cd %q && rg --no-require-git -n --no-heading --color never %s -e %q ./' \
-        "$TREE" "${rg_flags[$1]}" "${rg_patterns[$1]}"
+# ripgrep with the flags and pattern of query number $1.
+ripgrep() {
+    # shellcheck disable=SC2086 # the flags are words
+    (cd "$TREE" && rg --no-require-git -n --no-heading --color never ${rg_flags[$1]} -e "${rg_patterns[$1]}" ./)
 }
-corral_line() { printf '%q call --root %q search_files %q' "$CLI" "$TREE" "$1"; }
 
 # --- same matches -----------------------------------------------------------
 echo
@@ -94,7 +90,7 @@ for i in "${!names[@]}"; do
         exit 1
     fi
     jq -r '.matches[] | "\(.path):\(.line)"' <<<"$out" | sort >"$WORK/corral.${names[$i]}"
-    bash -c "$(rg_line "$i")" | cut -d: -f1,2 | sed 's#^\./##' | sort >"$WORK/rg.${names[$i]}"
+    ripgrep "$i" | cut -d: -f1,2 | sed 's#^\./##' | sort >"$WORK/rg.${names[$i]}"
     n=$(wc -l <"$WORK/rg.${names[$i]}")
     if cmp -s "$WORK/corral.${names[$i]}" "$WORK/rg.${names[$i]}"; then
         echo "  ${names[$i]}: same $n matches"
@@ -106,28 +102,32 @@ for i in "${!names[@]}"; do
 done
 
 # --- timing -------------------------------------------------------------------
-# Mean wall time in ms of a command line (run through bash).
-time_ms() {
-    if command -v hyperfine >/dev/null; then
-        hyperfine --style none --warmup "$WARMUP" --runs "$RUNS" \
-            --export-json "$WORK/hyperfine.json" "$1" >/dev/null 2>&1
-        jq '.results[0].mean * 1000' "$WORK/hyperfine.json"
-    else
-        for _ in $(seq 1 "$WARMUP"); do bash -c "$1" >/dev/null 2>&1; done
-        local t0 t1
-        t0=$(date +%s%N)
-        for _ in $(seq 1 "$RUNS"); do bash -c "$1" >/dev/null 2>&1; done
-        t1=$(date +%s%N)
-        echo "($t1 - $t0) / 1000000 / $RUNS" | bc -l
-    fi
+# Runs alternate (corral, rg, corral, rg...) so that both see the same noise
+# from whatever else the machine is doing; the medians are compared.
+elapsed_ns() {
+    local t0
+    t0=$(date +%s%N)
+    "$@" >/dev/null 2>&1
+    echo $(($(date +%s%N) - t0))
 }
+median_ms() { sort -n | awk '{a[NR]=$1} END {m = NR % 2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2; printf "%.1f", m/1e6}'; }
 
 echo
+echo "timing: median of $RUNS interleaved runs after $WARMUP warm-up runs"
 printf '%-18s %12s %12s %8s\n' query corral_ms rg_ms ratio
 for i in "${!names[@]}"; do
-    c=$(time_ms "$(corral_line "${inputs[$i]}")")
-    r=$(time_ms "$(rg_line "$i")")
-    printf '%-18s %12.1f %12.1f %8.2f\n' "${names[$i]}" "$c" "$r" "$(echo "$c / $r" | bc -l)"
+    for _ in $(seq 1 "$WARMUP"); do corral "${inputs[$i]}" >/dev/null; ripgrep "$i" >/dev/null; done
+    : >"$WORK/t.corral"
+    : >"$WORK/t.rg"
+    for _ in $(seq 1 "$RUNS"); do
+        elapsed_ns corral "${inputs[$i]}" >>"$WORK/t.corral"
+        elapsed_ns ripgrep "$i" >>"$WORK/t.rg"
+    done
+    c=$(median_ms <"$WORK/t.corral")
+    r=$(median_ms <"$WORK/t.rg")
+    printf '%-18s %12s %12s %8.2f\n' "${names[$i]}" "$c" "$r" "$(echo "$c / $r" | bc -l)"
 done
-c=$(time_ms "$(corral_line "$capped_input")")
-printf '%-18s %12.1f %12s %8s\n' "capped(fn ,100)" "$c" - -
+for _ in $(seq 1 "$WARMUP"); do corral "$capped_input" >/dev/null; done
+: >"$WORK/t.corral"
+for _ in $(seq 1 "$RUNS"); do elapsed_ns corral "$capped_input" >>"$WORK/t.corral"; done
+printf '%-18s %12s %12s %8s\n' "capped: fn , 100" "$(median_ms <"$WORK/t.corral")" - -

@@ -566,3 +566,22 @@ fn ignore_rules_of_the_root_and_above_apply_under_a_subfolder() {
         files(&["src/a.rs"])
     );
 }
+
+#[test]
+fn a_bom_is_not_part_of_the_first_line() {
+    let p = Project::new();
+    p.write("bom.txt", "\u{feff}needle\n");
+    // UTF-16 with a BOM is transcoded, as ripgrep does.
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain("x needle\n".encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    p.write("wide.txt", utf16);
+    assert_eq!(
+        search(&p, json!({"query": "needle"})),
+        found(vec![
+            m("bom.txt", 1, 1, "needle"),
+            m("wide.txt", 1, 3, "x needle")
+        ])
+    );
+}
