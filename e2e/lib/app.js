@@ -248,8 +248,9 @@ function artifactName(t) {
 
 /** One running app and what it talks to. */
 export class App {
-  constructor({ dirs, llm, driver, name }) {
+  constructor({ dirs, llm, driver, name, openProject = true }) {
     this.dirs = dirs;
+    this.openProject = openProject;
     this.llm = llm;
     this.driver = driver;
     this.name = name;
@@ -259,7 +260,7 @@ export class App {
   /** Starts the app on the project (`corral PROJECT`) and waits for the UI. */
   async open() {
     this.session = await Session.create(this.driver.base, {
-      "tauri:options": { application: APP_BINARY, args: [this.dirs.project] },
+      "tauri:options": { application: APP_BINARY, args: this.openProject ? [this.dirs.project] : [] },
     });
     // Ready: the project view or the welcome screen, unchanged for a moment
     // (the UI first asks the app which project is open).
@@ -360,8 +361,13 @@ export class App {
 
   /** Saves a PNG of the window under e2e/artifacts/. */
   async screenshot(suffix = "") {
+    await this.screenshotTo(path.join(ARTIFACTS, `${this.name}${suffix ? `--${suffix}` : ""}.png`));
+  }
+
+  /** Saves a PNG of the window as `file`, once the latest DOM is painted. */
+  async screenshotTo(file) {
     if (!this.session?.id) return;
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    fs.mkdirSync(path.dirname(file), { recursive: true });
     // Under Xvfb WebKit may not have painted the latest DOM yet, and the
     // screenshot shows the last painted frame: wait for two frames first.
     await this.session
@@ -373,7 +379,6 @@ export class App {
         5_000,
       )
       .catch(() => {});
-    const file = path.join(ARTIFACTS, `${this.name}${suffix ? `--${suffix}` : ""}.png`);
     fs.writeFileSync(file, await this.session.screenshot());
   }
 }
@@ -387,9 +392,16 @@ export function tid(id, extra = "") {
  * Runs `body(app)` against a fresh app: temp folders, settings pointing at
  * a scripted LLM server running `script`, the fixture project opened.
  * Options: provider ("openai" | "anthropic"), mode (default "ask"),
- * fixture (a folder under e2e/fixtures, default "demo").
+ * fixture (a folder under e2e/fixtures, default "demo"), openProject
+ * (default true; false starts on the welcome screen), env (extra
+ * variables for the app, e.g. GTK_THEME), setup(dirs) (runs before the
+ * app starts, e.g. to seed recent projects).
  */
-export async function withApp(t, { script, provider = "openai", mode = "ask", fixture = "demo" }, body) {
+export async function withApp(
+  t,
+  { script, provider = "openai", mode = "ask", fixture = "demo", openProject = true, env = {}, setup },
+  body,
+) {
   preflight();
   const name = artifactName(t);
   fs.mkdirSync(ARTIFACTS, { recursive: true });
@@ -402,8 +414,9 @@ export async function withApp(t, { script, provider = "openai", mode = "ask", fi
   let failed = false;
   try {
     writeSettings(dirs, { provider, baseUrl: llm.baseUrl(provider), mode });
-    driver = await startDriver(driverEnv(dirs), logFile);
-    app = new App({ dirs, llm, driver, name });
+    await setup?.(dirs);
+    driver = await startDriver({ ...driverEnv(dirs), ...env }, logFile);
+    app = new App({ dirs, llm, driver, name, openProject });
     await app.open();
     await body(app);
     if (llm.unexpected.length) {

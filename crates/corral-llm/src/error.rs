@@ -167,7 +167,7 @@ impl LlmError {
                     408 | 500..=599 => (
                         ErrorCode::LlmUnavailable,
                         format!("{who} failed with HTTP {status}{said}"),
-                        None,
+                        Some(SERVER_SIDE),
                     ),
                     _ => (
                         ErrorCode::LlmBadResponse,
@@ -197,7 +197,11 @@ impl LlmError {
                 let kind = body.kind.as_deref().unwrap_or("error");
                 let said = body.message.as_deref().unwrap_or("no message");
                 let message = format!("{who} reported an error in the stream ({kind}): {said}");
-                let error = Error::new(event_code(kind), message);
+                let code = event_code(kind);
+                let mut error = Error::new(code, message);
+                if code == ErrorCode::LlmUnavailable {
+                    error = error.hint(SERVER_SIDE);
+                }
                 match body.kind.as_deref() {
                     Some(kind) => error.detail("type", kind),
                     None => error,
@@ -217,15 +221,18 @@ impl LlmError {
             LlmError::Stalled(waited) => Error::new(
                 ErrorCode::LlmUnavailable,
                 format!("{who} sent nothing for {}; the response was cut off", seconds(*waited)),
-            ),
+            )
+            .hint(CUT_OFF),
             LlmError::Dropped(cause) => Error::new(
                 ErrorCode::LlmUnavailable,
                 format!("the connection to {} dropped before the response was complete: {cause}", ctx.provider.label()),
-            ),
+            )
+            .hint(CUT_OFF),
             LlmError::EndedEarly => Error::new(
                 ErrorCode::LlmUnavailable,
                 format!("{who} ended the stream before the response was complete"),
-            ),
+            )
+            .hint(CUT_OFF),
             LlmError::BadEvent { cause, data } => Error::new(
                 ErrorCode::LlmBadResponse,
                 format!("{who} sent a stream event that could not be read: {cause}"),
@@ -249,6 +256,13 @@ impl LlmError {
         redact(error, ctx.api_key)
     }
 }
+
+/// The hint when the provider was reached but failed on its side (the
+/// default one says to check the base URL and the connection).
+const SERVER_SIDE: &str =
+    "The provider had a problem on its side; retry in a moment (the conversation is kept).";
+/// The hint when a response was cut off after it began.
+const CUT_OFF: &str = "The response was cut off; retry (the conversation is kept).";
 
 /// Error event types, of either provider, to codes.
 fn event_code(kind: &str) -> ErrorCode {

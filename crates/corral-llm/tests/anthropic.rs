@@ -216,7 +216,7 @@ async fn an_error_event_after_text_ends_the_stream() {
         json!({
             "code": "llm_unavailable",
             "message": "Anthropic reported an error in the stream (overloaded_error): Overloaded",
-            "hint": "Check the provider's base URL and your connection, then retry.",
+            "hint": "The provider had a problem on its side; retry in a moment (the conversation is kept).",
             "retryable": true,
             "details": {"type": "overloaded_error", "provider": "anthropic", "url": server.url("/v1/messages")},
         })
@@ -321,6 +321,10 @@ async fn a_stream_cut_before_message_stop_is_unavailable() {
     assert_eq!(
         error.message,
         "Anthropic ended the stream before the response was complete"
+    );
+    assert_eq!(
+        error.hint,
+        "The response was cut off; retry (the conversation is kept)."
     );
 }
 

@@ -105,7 +105,7 @@ async fn a_server_error_is_retried_with_backoff() {
                 error: serde_json::from_value(json!({
                     "code": "llm_unavailable",
                     "message": "Anthropic failed with HTTP 500: Internal server error",
-                    "hint": "Check the provider's base URL and your connection, then retry.",
+                    "hint": "The provider had a problem on its side; retry in a moment (the conversation is kept).",
                     "retryable": true,
                     "details": {"status": 500, "type": "api_error", "provider": "anthropic", "url": server.url("/v1/messages")},
                 }))
@@ -186,6 +186,10 @@ async fn a_connection_dropped_mid_stream_is_one_error() {
         error.message.starts_with("the connection to the OpenAI-compatible server dropped before the response was complete: "),
         "{}",
         error.message
+    );
+    assert_eq!(
+        error.hint,
+        "The response was cut off; retry (the conversation is kept)."
     );
     // Text was already shown: not sent again.
     assert_eq!(server.received().len(), 1);

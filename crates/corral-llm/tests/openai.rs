@@ -344,7 +344,7 @@ async fn an_error_object_in_a_chunk_ends_the_stream() {
         json!({
             "code": "llm_unavailable",
             "message": "The OpenAI-compatible server reported an error in the stream (502): Provider returned error",
-            "hint": "Check the provider's base URL and your connection, then retry.",
+            "hint": "The provider had a problem on its side; retry in a moment (the conversation is kept).",
             "retryable": true,
             "details": {"type": "502", "provider": "openai", "url": server.url("/v1/chat/completions")},
         })

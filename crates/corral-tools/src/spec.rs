@@ -80,12 +80,14 @@ fn description(name: &str) -> &'static str {
             depth 1 to 5. Skips .git/; lists node_modules/ and target/ without descending."
         }
         "glob" => {
-            "Find files whose path matches a glob pattern such as `src/**/*.rs`, newest \
-            first. Respects .gitignore."
+            "Find files whose path matches a glob pattern such as `src/**/*.rs`, or `*.md` \
+            (a pattern without `/` matches file names at any depth), newest first, at most \
+            500. Respects .gitignore, skips hidden files unless the pattern names them."
         }
         "search_files" => {
             "Search file contents with a regular expression (or a literal string \
-            with regex=false), like ripgrep. Respects .gitignore, skips binary and hidden files. \
+            with regex=false), like ripgrep. Respects .gitignore, skips binary and hidden files, \
+            and files that look like secrets (read those with read_file, which asks the user). \
             Returns matches as {path, line, column, text}; narrow with glob or path."
         }
         "exec_shell" => {

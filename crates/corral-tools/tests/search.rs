@@ -12,6 +12,8 @@
 mod common;
 
 use common::Project;
+use corral_tools::dispatch::{self, CallContext};
+use corral_tools::policy::{Approval, Mode};
 use corral_tools::search::{
     self, GlobInput, GlobOutput, SearchFilesInput, SearchFilesOutput, SearchMatch,
 };
@@ -174,6 +176,34 @@ fn hidden_files_and_folders_are_skipped() {
     assert_eq!(
         glob(&p, json!({"pattern": "**/*.txt"})),
         files(&["visible.txt"])
+    );
+}
+
+#[test]
+fn secret_like_files_are_searched_only_when_named_and_approved() {
+    let p = Project::new();
+    p.write("config/secrets.yaml", "password: needle\n");
+    p.write("server.key", "needle\n");
+    p.write("api-token.txt", "needle\n");
+    p.write("tokenizer.rs", "needle\n");
+    assert_eq!(
+        search(&p, json!({"query": "needle"})),
+        found(vec![m("tokenizer.rs", 1, 1, "needle")])
+    );
+    // Named as the path, the policy asks as it does for read_file...
+    let input = json!({"query": "needle", "path": "config/secrets.yaml"});
+    let ctx = CallContext::new(Mode::FullAuto, Approval::None);
+    let err = dispatch::call(&p.root, "search_files", input.clone(), &ctx).unwrap_err();
+    assert_eq!(err.code.as_str(), "approval_required");
+    // ...and once approved the file is searched.
+    assert_eq!(
+        search(&p, input),
+        found(vec![m("config/secrets.yaml", 1, 11, "password: needle")])
+    );
+    // A folder named as the path does not let its secrets through.
+    assert_eq!(
+        search(&p, json!({"query": "needle", "path": "config"})),
+        found(vec![])
     );
 }
 

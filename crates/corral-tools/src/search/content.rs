@@ -5,6 +5,7 @@ use super::walk::{self, PathGlob};
 use super::{line, SearchFilesInput, SearchFilesOutput, SearchMatch};
 use super::{DEFAULT_MAX_RESULTS, MAX_RESULTS};
 use crate::error::{Error, ErrorCode, Result};
+use crate::policy::is_secret_like;
 use crate::root::ProjectRoot;
 use grep_matcher::{LineTerminator, Matcher};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -123,6 +124,12 @@ fn visit(
     let Some(rel) = walk::relative(shared.root, entry.path()) else {
         return WalkState::Continue;
     };
+    // A secret-like file (`config/secrets.yaml`, `server.key`) is read only
+    // with the user's approval: a search skips it unless it was asked to
+    // search that very file (the policy then asked, as for `read_file`).
+    if entry.path() != shared.start && is_secret_like(&rel.to_string_lossy()) {
+        return WalkState::Continue;
+    }
     if let Some(filter) = shared.filter {
         let under_start = entry.path().strip_prefix(shared.start).unwrap_or(rel);
         if !filter.is_match(under_start, entry.file_name()) {
