@@ -6,7 +6,7 @@
 //! `ping` and `error` may come at any point.
 
 use crate::config::ProviderConfig;
-use crate::driver::{parse_tool_input, Decoder, Step};
+use crate::driver::{tool_call_end, Decoder, Step};
 use crate::error::{LlmError, ProviderMessage};
 use crate::sse::SseEvent;
 use crate::types::{Block, ChatRequest, Message, StreamEvent};
@@ -150,12 +150,16 @@ impl Decoder for AnthropicDecoder {
                     initial,
                 }) = self.blocks.remove(&index)
                 {
-                    let input = if json.trim().is_empty() {
-                        initial
+                    out.push(if json.trim().is_empty() {
+                        StreamEvent::ToolCallEnd {
+                            id,
+                            name,
+                            input: initial,
+                            input_error: None,
+                        }
                     } else {
-                        parse_tool_input(&name, &json)?
-                    };
-                    out.push(StreamEvent::ToolCallEnd { id, name, input });
+                        tool_call_end(id, name, &json)
+                    });
                 }
             }
             "message_delta" => {

@@ -3,7 +3,7 @@
 
 use crate::anthropic::{self, AnthropicDecoder};
 use crate::config::{Provider, ProviderConfig};
-use crate::error::{display_url, root_cause, LlmError, WireContext};
+use crate::error::{bad_tool_input, clip, display_url, root_cause, LlmError, WireContext};
 use crate::http;
 use crate::openai::{self, OpenAiDecoder};
 use crate::sse::{SseEvent, SseParser};
@@ -35,25 +35,34 @@ pub(crate) trait Decoder: Send {
     fn end(&mut self, out: &mut Vec<StreamEvent>) -> Result<String, LlmError>;
 }
 
-/// Parses a finished tool call's argument text into its input object. A
-/// JSON string holding an object (some local models encode twice) is
-/// accepted too.
-pub(crate) fn parse_tool_input(name: &str, json: &str) -> Result<Map<String, Value>, LlmError> {
-    let bad = |cause: String| LlmError::BadToolInput {
-        name: name.to_string(),
-        cause,
-    };
-    match serde_json::from_str::<Value>(json).map_err(|e| bad(e.to_string()))? {
-        Value::Object(input) => Ok(input),
-        Value::String(inner) => match serde_json::from_str::<Value>(&inner) {
+/// The event for a finished tool call, from its argument text. Text that
+/// is not a JSON object does not end the stream: the call ends with
+/// `input_error` and an empty input, and the agent hands that error back to
+/// the model as the call's result, so it can send the call again. A JSON
+/// string holding an object (some local models encode twice) is accepted.
+pub(crate) fn tool_call_end(id: String, name: String, json: &str) -> StreamEvent {
+    let parsed = match serde_json::from_str::<Value>(json) {
+        Ok(Value::Object(input)) => Ok(input),
+        Ok(Value::String(inner)) => match serde_json::from_str::<Value>(&inner) {
             Ok(Value::Object(input)) => Ok(input),
-            _ => Err(bad("it is a JSON string".into())),
+            _ => Err("it is a JSON string".to_string()),
         },
-        other => Err(bad(format!("it is `{other}`"))),
+        Ok(other) => Err(format!("it is `{}`", clip(&other.to_string(), 100))),
+        Err(e) => Err(e.to_string()),
+    };
+    let (input, input_error) = match parsed {
+        Ok(input) => (input, None),
+        Err(cause) => (Map::new(), Some(bad_tool_input(&name, json, &cause))),
+    };
+    StreamEvent::ToolCallEnd {
+        id,
+        name,
+        input,
+        input_error,
     }
 }
 
-/// Streams one answer. See [`crate::stream()`].
+/// Streams one answer./// Streams one answer. See [`crate::stream()`].
 pub(crate) async fn stream(
     config: &ProviderConfig,
     request: &ChatRequest,
@@ -199,19 +208,33 @@ mod tests {
         assert!(backoff(Duration::from_secs(1), 40) >= MAX_RETRY_DELAY);
     }
 
+    fn end(json: &str) -> (usize, Option<String>) {
+        match tool_call_end("c".into(), "t".into(), json) {
+            StreamEvent::ToolCallEnd {
+                input, input_error, ..
+            } => (input.len(), input_error.map(|e| e.message)),
+            other => panic!("not a tool call end: {other:?}"),
+        }
+    }
+
     #[test]
     fn tool_inputs() {
+        assert_eq!(end(r#"{"a":1}"#), (1, None));
+        assert_eq!(end(r#""{\"a\":1}""#), (1, None));
         assert_eq!(
-            parse_tool_input("t", r#"{"a":1}"#).ok().map(|m| m.len()),
-            Some(1)
+            end("[1]"),
+            (
+                0,
+                Some("the input for tool `t` is not a JSON object: it is `[1]`".into())
+            )
         );
         assert_eq!(
-            parse_tool_input("t", r#""{\"a\":1}""#)
-                .ok()
-                .map(|m| m.len()),
-            Some(1)
+            end(r#""a""#),
+            (
+                0,
+                Some("the input for tool `t` is not a JSON object: it is a JSON string".into())
+            )
         );
-        assert!(parse_tool_input("t", "[1]").is_err());
-        assert!(parse_tool_input("t", r#"{"a":"#).is_err());
+        assert!(end(r#"{"a":"#).1.is_some());
     }
 }

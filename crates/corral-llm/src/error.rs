@@ -54,9 +54,10 @@ pub(crate) enum LlmError {
     /// A stream event is not the JSON it should be.
     #[error("bad event: {cause}")]
     BadEvent { cause: String, data: String },
-    /// A finished tool call's input is not a JSON object.
-    #[error("bad tool input for {name}: {cause}")]
-    BadToolInput { name: String, cause: String },
+    /// A tool call that cannot be given back to the model (it names no
+    /// tool). Bad input text is not this: see `bad_tool_input`.
+    #[error("bad tool call: {0}")]
+    BadToolCall(String),
     /// A success status with something other than an event stream.
     #[error("not a stream: {0}")]
     NotAStream(String),
@@ -238,12 +239,11 @@ impl LlmError {
                 format!("{who} sent a stream event that could not be read: {cause}"),
             )
             .detail("data", clip(data, 500)),
-            LlmError::BadToolInput { name, cause } => Error::new(
+            LlmError::BadToolCall(cause) => Error::new(
                 ErrorCode::LlmBadResponse,
-                format!("the model's input for tool `{name}` is not a JSON object: {cause}"),
+                format!("{who} sent a tool call that cannot be used: {cause}"),
             )
-            .hint("Retry; if it persists, try a model that is better at tool calls.")
-            .detail("tool", name.as_str()),
+            .hint("Retry; if it persists, try a model that is better at tool calls."),
             LlmError::NotAStream(content_type) => Error::new(
                 ErrorCode::LlmBadResponse,
                 format!("{who} answered with `{content_type}` instead of an event stream"),
@@ -263,6 +263,18 @@ const SERVER_SIDE: &str =
     "The provider had a problem on its side; retry in a moment (the conversation is kept).";
 /// The hint when a response was cut off after it began.
 const CUT_OFF: &str = "The response was cut off; retry (the conversation is kept).";
+
+/// The error a tool call carries when the model's input for it is not a
+/// JSON object (see [`crate::StreamEvent::ToolCallEnd`]).
+pub(crate) fn bad_tool_input(name: &str, json: &str, cause: &str) -> Error {
+    Error::new(
+        ErrorCode::InvalidInput,
+        format!("the input for tool `{name}` is not a JSON object: {cause}"),
+    )
+    .hint("Call the tool again with its input as one JSON object that matches its schema.")
+    .detail("tool", name)
+    .detail("input", clip(json, 500))
+}
 
 /// Error event types, of either provider, to codes.
 fn event_code(kind: &str) -> ErrorCode {
@@ -328,7 +340,7 @@ fn capitalized(text: &str) -> String {
     }
 }
 
-fn clip(text: &str, max_chars: usize) -> String {
+pub(crate) fn clip(text: &str, max_chars: usize) -> String {
     match text.char_indices().nth(max_chars) {
         Some((end, _)) => format!("{}…", &text[..end]),
         None => text.to_string(),

@@ -3,7 +3,7 @@
 //! Ollama, LM Studio, llama.cpp's llama-server, vLLM).
 
 use crate::config::ProviderConfig;
-use crate::driver::{parse_tool_input, Decoder, Step};
+use crate::driver::{tool_call_end, Decoder, Step};
 use crate::error::{LlmError, ProviderMessage};
 use crate::sse::SseEvent;
 use crate::types::{Block, ChatRequest, Role, StreamEvent};
@@ -272,21 +272,17 @@ impl OpenAiDecoder {
         for call in self.calls.iter_mut().filter(|c| !c.ended) {
             call.ended = true;
             if !call.started {
-                return Err(LlmError::BadToolInput {
-                    name: "?".into(),
-                    cause: format!("tool call `{}` names no tool", call.id),
-                });
+                return Err(LlmError::BadToolCall(format!(
+                    "tool call `{}` names no tool",
+                    call.id
+                )));
             }
-            let input = if call.args.trim().is_empty() {
-                Default::default()
+            let args = if call.args.trim().is_empty() {
+                "{}"
             } else {
-                parse_tool_input(&call.name, &call.args)?
+                &call.args
             };
-            out.push(StreamEvent::ToolCallEnd {
-                id: call.id.clone(),
-                name: call.name.clone(),
-                input,
-            });
+            out.push(tool_call_end(call.id.clone(), call.name.clone(), args));
         }
         Ok(())
     }

@@ -1,6 +1,7 @@
 //! The provider-neutral request and event types, with the JSON shapes of
 //! `docs/ipc.md` (`LlmRequest`, `Message`, `Block`, `LlmEvent`).
 
+use corral_tools::Error;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -140,8 +141,14 @@ pub enum StreamEvent {
         id: String,
         /// The tool's name.
         name: String,
-        /// The parsed input (`{}` when the model sent none).
+        /// The parsed input (`{}` when the model sent none, or sent text
+        /// that is not a JSON object).
         input: Map<String, Value>,
+        /// Set when the model's input text is not a JSON object: an
+        /// `invalid_input` error to give back to the model as the call's
+        /// result (the call is not run). The stream goes on.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        input_error: Option<Error>,
     },
     /// Token counts of this response (input includes cached prompt tokens).
     Usage {

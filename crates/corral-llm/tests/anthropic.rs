@@ -137,6 +137,7 @@ async fn streams_text_and_a_tool_call_split_anywhere() {
                     id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6".into(),
                     name: "read_file".into(),
                     input: object(json!({"path": "src/main.rs", "start_line": 3})),
+                    input_error: None,
                 },
                 StreamEvent::Usage {
                     input_tokens: 572,

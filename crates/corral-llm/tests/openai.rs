@@ -127,12 +127,14 @@ async fn streams_parallel_tool_calls_in_fragments() {
             StreamEvent::ToolCallEnd {
                 id: a.into(),
                 name: "read_file".into(),
-                input: object(json!({"path": "src/main.rs"}))
+                input: object(json!({"path": "src/main.rs"})),
+                input_error: None,
             },
             StreamEvent::ToolCallEnd {
                 id: b.into(),
                 name: "glob".into(),
-                input: object(json!({"pattern": "**/*.rs"}))
+                input: object(json!({"pattern": "**/*.rs"})),
+                input_error: None,
             },
             StreamEvent::Usage {
                 input_tokens: 120,
@@ -286,12 +288,14 @@ async fn tolerates_local_server_quirks() {
             StreamEvent::ToolCallEnd {
                 id: "call_0".into(),
                 name: "list_directory".into(),
-                input: object(json!({"path": "."}))
+                input: object(json!({"path": "."})),
+                input_error: None,
             },
             StreamEvent::ToolCallEnd {
                 id: "abc-77".into(),
                 name: "glob".into(),
-                input: object(json!({"pattern": "*.md"}))
+                input: object(json!({"pattern": "*.md"})),
+                input_error: None,
             },
             StreamEvent::Usage {
                 input_tokens: 30,
@@ -372,21 +376,52 @@ async fn a_malformed_chunk_is_a_bad_response() {
 }
 
 #[tokio::test]
-async fn invalid_tool_arguments_are_a_bad_response() {
+async fn invalid_tool_arguments_end_the_call_with_an_error_for_the_model() {
+    // The first call's arguments are cut off; the second is fine. Neither
+    // ends the stream: the first carries an error the agent gives back.
     let body = concat!(
         r#"data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"glob","arguments":"{\"pattern\": "}}]},"finish_reason":null}]}"#,
+        "\n\n",
+        r#"data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_2","type":"function","function":{"name":"glob","arguments":"{\"pattern\": \"*\"}"}}]},"finish_reason":null}]}"#,
         "\n\n",
         r#"data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
         "\n\ndata: [DONE]\n\n",
     );
     let server = Server::start(vec![Reply::sse(body)]).await;
     let events = collect(&server.config(Provider::OpenAi), &request()).await;
-    assert_eq!(events.len(), 3, "{events:#?}");
-    let error = terminal_error(&events);
-    assert_eq!(error.code.as_str(), "llm_bad_response");
+    let ends: Vec<&StreamEvent> = events
+        .iter()
+        .filter(|e| matches!(e, StreamEvent::ToolCallEnd { .. }))
+        .collect();
+    assert_eq!(ends.len(), 2, "{events:#?}");
+    let StreamEvent::ToolCallEnd {
+        id,
+        input,
+        input_error: Some(error),
+        ..
+    } = ends[0]
+    else {
+        panic!("the first call has no input_error: {:?}", ends[0]);
+    };
+    assert_eq!((id.as_str(), input.len()), ("call_1", 0));
     assert_eq!(
-        error.message,
-        "the model's input for tool `glob` is not a JSON object: EOF while parsing a value at line 1 column 12"
+        error.to_json(),
+        json!({
+            "code": "invalid_input",
+            "message": "the input for tool `glob` is not a JSON object: EOF while parsing a value at line 1 column 12",
+            "hint": "Call the tool again with its input as one JSON object that matches its schema.",
+            "retryable": false,
+            "details": {"tool": "glob", "input": "{\"pattern\": "},
+        })
+    );
+    assert!(
+        matches!(ends[1], StreamEvent::ToolCallEnd { id, input_error: None, .. } if id == "call_2")
+    );
+    assert_eq!(
+        events.last(),
+        Some(&StreamEvent::Done {
+            stop_reason: "tool_use".into()
+        })
     );
 }
 

@@ -101,6 +101,7 @@ fn events_have_the_ipc_shape() {
                 id: "c".into(),
                 name: "glob".into(),
                 input: object(json!({"pattern": "*"})),
+                input_error: None,
             },
             json!({"type": "tool_call_end", "id": "c", "name": "glob", "input": {"pattern": "*"}}),
         ),

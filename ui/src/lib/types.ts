@@ -67,7 +67,7 @@ export type LlmEvent =
   | { type: "text_delta"; text: string }
   | { type: "tool_call_start"; id: string; name: string }
   | { type: "tool_call_delta"; id: string; json: string }
-  | { type: "tool_call_end"; id: string; name: string; input: Record<string, unknown> }
+  | { type: "tool_call_end"; id: string; name: string; input: Record<string, unknown>; input_error?: WireError }
   | { type: "usage"; input_tokens: number; output_tokens: number }
   | { type: "retrying"; attempt: number; delay_ms: number; error: WireError }
   | { type: "done"; stop_reason: string }

@@ -174,6 +174,31 @@ describe("AgentLoop", () => {
     expect(JSON.parse(t.results()[0].content)).toMatchObject({ code: "invalid_input" });
   });
 
+  it("gives a garbled tool input's error back to the model without running the call", async () => {
+    const bad = use("read_file", {});
+    const good = use("read_file", { path: "a.txt" });
+    const inputError = wireError("invalid_input", "the input for tool `read_file` is not a JSON object: EOF", "Call the tool again.");
+    const t = setup([
+      (emit) => {
+        emit({ type: "tool_call_start", id: bad.id, name: bad.name });
+        emit({ type: "tool_call_delta", id: bad.id, json: '{"path": ' });
+        emit({ type: "tool_call_end", id: bad.id, name: bad.name, input: {}, input_error: inputError });
+        emit({ type: "tool_call_start", id: good.id, name: good.name });
+        emit({ type: "tool_call_end", id: good.id, name: good.name, input: good.input });
+        emit({ type: "done", stop_reason: "tool_use" });
+      },
+      say("retrying"),
+    ]);
+    await t.loop.send("read a.txt");
+    expect(t.ipc.callTool).toHaveBeenCalledTimes(1);
+    expect(t.ipc.callTool).toHaveBeenCalledWith("read_file", { path: "a.txt" }, undefined);
+    expect(t.results()[0]).toEqual({ type: "tool_result", tool_use_id: bad.id, content: JSON.stringify(inputError), is_error: true });
+    expect(t.results()[1]).toMatchObject({ tool_use_id: good.id });
+    expect(t.cards()[0]).toMatchObject({ status: "failed", error: inputError });
+    expect(t.requests).toHaveLength(2);
+    assertConsistent(t.loop.transcript);
+  });
+
   it("streams shell output into the card's buffer", async () => {
     const sh = use("exec_shell", { command: "npm", args: ["test"] });
     const t = setup([callTools(sh), say("ok")]);

@@ -54,6 +54,7 @@ export class AgentLoop {
       scheduleFrame: options.scheduleFrame,
       updateCard: (id, change) => this.updateCard(id, change),
       riskOf: (name) => this.specs?.find((s) => s.name === name)?.risk ?? null,
+      inputError: (callId) => this.inputErrors.get(callId),
     });
   }
 
@@ -163,12 +164,15 @@ export class AgentLoop {
 
   /** Card ids of the current turn, by the provider's tool_use id. */
   private cardIds = new Map<string, string>();
+  /** Calls of the current turn whose input the model garbled, by tool_use id. */
+  private inputErrors = new Map<string, WireError>();
 
   private async streamTurn(control: RunControl, specs: ToolSpec[]): Promise<TurnOutcome> {
     const runId = this.newId();
     const assembler = new StreamAssembler();
     const textId = this.newId();
     this.cardIds = new Map();
+    this.inputErrors = new Map();
     this.addItem({ kind: "assistant", id: textId, text: "", streaming: true });
     let stopReason = "";
     let error: WireError | null = null;
@@ -194,6 +198,7 @@ export class AgentLoop {
           this.openCard(event.id, event.name, {});
           return;
         case "tool_call_end":
+          if (event.input_error) this.inputErrors.set(event.id, event.input_error);
           this.openCard(event.id, event.name, event.input ?? {});
           return;
         case "usage": {

@@ -3,7 +3,7 @@
 // consecutive read-only calls together, each write or command alone.
 import { toWireError, wireError } from "../errors";
 import { type FrameScheduler, OutputBuffer } from "../outputBuffer";
-import type { PolicyDecision, Risk, ToolResultBlock, ToolUseBlock } from "../types";
+import type { PolicyDecision, Risk, ToolResultBlock, ToolUseBlock, WireError } from "../types";
 import type { AgentIpc, Decision, RunControl } from "./loop";
 import { computePreview, hasPreview } from "./preview";
 import type { ToolItem } from "./state";
@@ -14,6 +14,8 @@ type Hooks = {
   scheduleFrame?: FrameScheduler;
   updateCard: (id: string, change: Partial<ToolItem>) => void;
   riskOf: (tool: string) => Risk | null;
+  /** The error of a call whose input was not a JSON object (see LlmEvent). */
+  inputError: (callId: string) => WireError | undefined;
 };
 
 type Gate = { kind: "run"; approval?: string } | { kind: "result"; result: ToolResultBlock } | { kind: "cancelled" };
@@ -84,6 +86,8 @@ export class ToolRunner {
     if (this.hooks.riskOf(use.name) === null) {
       return this.fail(use, id, wireError("invalid_input", `There is no tool named \`${use.name}\`.`, "Use one of the tools listed in the system prompt."));
     }
+    const inputError = this.hooks.inputError(use.id);
+    if (inputError) return this.fail(use, id, inputError);
     let policy: PolicyDecision;
     try {
       policy = await this.ipc.checkPolicy(use.name, use.input);
