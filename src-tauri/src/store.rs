@@ -1,6 +1,6 @@
 //! What the app keeps on disk, in its own folders (never in the project):
-//! settings, the API key (a 0600 file), recent projects and one
-//! conversation per project. Every write is atomic (temp file + rename).
+//! settings, the API keys (the OS keychain, else a 0600 file), recent
+//! projects and one conversation per project. Every write is atomic (temp file + rename).
 
 use corral_llm::Provider;
 use corral_tools::policy::Mode;
