@@ -62,3 +62,53 @@ fn kill_9_during_large_writes_never_tears_the_file() {
         );
     }
 }
+
+/// Whether a process runs (a zombie has ended: where nothing reaps
+/// orphans, as in some containers, the ended command stays one).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|stat| !stat.rsplit(") ").next().unwrap_or("").starts_with('Z'))
+        .unwrap_or(false)
+}
+
+#[test]
+fn a_command_dies_with_its_caller_even_by_kill_9() {
+    let dir = tempfile::tempdir().unwrap();
+    let script =
+        "require('fs').writeFileSync('pid', String(process.pid)); setInterval(() => {}, 1000)";
+    let input = serde_json::json!({"command": "node", "args": ["-e", script]}).to_string();
+    let mut cli = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+        .args([
+            "call",
+            "--root",
+            dir.path().to_str().unwrap(),
+            "exec_shell",
+            &input,
+        ])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid_file = dir.path().join("pid");
+    let mut waited = 0;
+    let pid: u32 = loop {
+        if let Some(pid) = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|s| s.parse().ok())
+        {
+            break pid;
+        }
+        assert!(waited < 200, "the command never started");
+        std::thread::sleep(Duration::from_millis(50));
+        waited += 1;
+    };
+    assert!(running(pid));
+    cli.kill().unwrap(); // SIGKILL: no exit hook of the caller runs
+    cli.wait().unwrap();
+    for _ in 0..100 {
+        if !running(pid) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("the command {pid} outlived its caller");
+}

@@ -78,6 +78,8 @@ pub(crate) fn run(spec: &Spec<'_>, sandbox: Prepared, shell: &ShellRun) -> Resul
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    #[cfg(target_os = "linux")]
+    die_with_caller(&mut cmd);
     let status = install_sandbox(&mut cmd, sandbox)?;
     let started = Instant::now();
     let spawned = cmd.spawn();
@@ -312,6 +314,34 @@ fn install_sandbox(cmd: &mut Command, prepared: Prepared) -> Result<Status> {
         cmd.pre_exec(hook);
     }
     Ok(Status::Reported(parent_end))
+}
+
+/// The command gets SIGKILL if the thread that started it ends — that
+/// thread waits for it, so only when the caller dies, even by SIGKILL,
+/// which no exit hook of the app can see. Its own children are not reached
+/// this way (see docs/security.md).
+#[cfg(target_os = "linux")]
+fn die_with_caller(cmd: &mut Command) {
+    use rustix::process::{getpid, getppid, set_parent_process_death_signal, Signal};
+    let caller = getpid();
+    let hook = move || -> std::io::Result<()> {
+        set_parent_process_death_signal(Some(Signal::KILL))
+            .map_err(|e| std::io::Error::from_raw_os_error(e.raw_os_error()))?;
+        // The caller may have died between the fork and the line above.
+        if getppid() != Some(caller) {
+            return Err(std::io::Error::from_raw_os_error(
+                rustix::io::Errno::SRCH.raw_os_error(),
+            ));
+        }
+        Ok(())
+    };
+    #[allow(unsafe_code)]
+    // SAFETY: the hook runs in the forked child before `exec` and only makes
+    // two syscalls (`prctl(PR_SET_PDEATHSIG)`, `getppid`); errors are built
+    // with `from_raw_os_error`, which does not allocate.
+    unsafe {
+        cmd.pre_exec(hook);
+    }
 }
 
 #[cfg(not(target_os = "linux"))]
