@@ -189,8 +189,23 @@ async function startDriver(env, logFile) {
   };
 }
 
+/** Processes whose working folder is `dir` (the commands run in the project root). */
+export function processesIn(dir) {
+  const found = [];
+  for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (fs.readlinkSync(`/proc/${pid}/cwd`) === dir) {
+        found.push(`${pid}: ${fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ")}`);
+      }
+    } catch {
+      // gone, or not ours to look at
+    }
+  }
+  return found;
+}
+
 /** Processes started with `HOME=home` (the driver, the app and its web processes), as "pid cmdline". */
-function processesWithHome(home) {
+export function processesWithHome(home) {
   const marker = Buffer.from(`\0HOME=${home}\0`);
   const found = [];
   for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
@@ -276,6 +291,12 @@ export class App {
       },
       { timeout: 20_000, what: "the UI to show the project or the welcome screen" },
     );
+  }
+
+  /** Closes the window as the user would; the app then exits. */
+  async closeWindow() {
+    this.windowClosed = true;
+    await this.session.closeWindow();
   }
 
   /** Closes the app (ends the session) and opens it again, same folders. */
@@ -366,7 +387,7 @@ export class App {
 
   /** Saves a PNG of the window as `file`, once the latest DOM is painted. */
   async screenshotTo(file) {
-    if (!this.session?.id) return;
+    if (!this.session?.id || this.windowClosed) return;
     fs.mkdirSync(path.dirname(file), { recursive: true });
     // Under Xvfb WebKit may not have painted the latest DOM yet, and the
     // screenshot shows the last painted frame: wait for two frames first.

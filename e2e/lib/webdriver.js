@@ -70,6 +70,11 @@ export class Session {
     await call(this.base, "DELETE", `/session/${id}`, undefined, 20_000);
   }
 
+  /** Closes the window, as the user would (the app then exits). */
+  closeWindow() {
+    return this.cmd("DELETE", "/window", undefined, 20_000);
+  }
+
   title() {
     return this.cmd("GET", "/title");
   }

@@ -3,27 +3,11 @@
 // command is stopped with Stop, the panel says so and the model is told.
 
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import { test } from "node:test";
-import { tid, waitUntil, withApp } from "../lib/app.js";
+import { processesIn, tid, waitUntil, withApp } from "../lib/app.js";
 import { toolResults } from "../lib/requests.js";
 import { elementRef } from "../lib/webdriver.js";
 import { openai } from "../lib/wire.js";
-
-/** Processes whose working folder is `dir` (the commands run in the project root). */
-function processesIn(dir) {
-  const found = [];
-  for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
-    try {
-      if (fs.readlinkSync(`/proc/${pid}/cwd`) === dir) {
-        found.push(`${pid}: ${fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ")}`);
-      }
-    } catch {
-      // gone, or not ours to look at
-    }
-  }
-  return found;
-}
 
 /**
  * Whether some text in `root` that contains `needle` is drawn in another

@@ -76,11 +76,49 @@ pub fn run() {
                 }
             }
             app.manage(state);
+            stop_runs_on_signals(app.handle().clone());
             Ok(())
         })
-        .run(tauri::generate_context!("../tauri.conf.json"));
-    if let Err(error) = app {
-        eprintln!("corral: {error}");
-        std::process::exit(1);
+        .build(tauri::generate_context!("../tauri.conf.json"));
+    match app {
+        Ok(app) => app.run(|handle, event| {
+            if let tauri::RunEvent::Exit = event {
+                // Commands run in their own process groups: stop them, or
+                // they would outlive the window.
+                if let Some(state) = handle.try_state::<AppState>() {
+                    let left = state.stop_all(std::time::Duration::from_secs(3));
+                    if left > 0 {
+                        eprintln!("corral: {left} run(s) did not stop within 3 s of exit");
+                    }
+                }
+            }
+        }),
+        Err(error) => {
+            eprintln!("corral: {error}");
+            std::process::exit(1);
+        }
     }
+}
+
+/// On SIGTERM, SIGINT or SIGHUP (a logout, a `kill`, Ctrl-C in the
+/// terminal), stops running commands before the app goes: they run in
+/// their own process groups and would outlive it.
+fn stop_runs_on_signals(handle: tauri::AppHandle) {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = match signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]) {
+        Ok(signals) => signals,
+        Err(e) => {
+            eprintln!("corral: cannot watch for signals ({e}); commands may outlive a killed app");
+            return;
+        }
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            eprintln!("corral: signal {signal}");
+            if let Some(state) = handle.try_state::<AppState>() {
+                state.stop_all(std::time::Duration::from_secs(3));
+            }
+            std::process::exit(128 + signal);
+        }
+    });
 }

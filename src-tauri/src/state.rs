@@ -12,6 +12,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
 
 /// Something running that `cancel(run_id)` can stop.
 #[derive(Clone)]
@@ -143,6 +144,23 @@ impl AppState {
     pub fn cancel(&self, run_id: &str) {
         if let Some(run) = lock(&self.runs).get(run_id) {
             run.cancel();
+        }
+    }
+
+    /// Cancels every run and waits up to `wait` for them to end: on exit,
+    /// so no command (in its own process group) outlives the app. Returns
+    /// how many were still running when the wait ran out.
+    pub fn stop_all(&self, wait: Duration) -> usize {
+        for run in lock(&self.runs).values() {
+            run.cancel();
+        }
+        let deadline = Instant::now() + wait;
+        loop {
+            let left = lock(&self.runs).len();
+            if left == 0 || Instant::now() >= deadline {
+                return left;
+            }
+            std::thread::sleep(Duration::from_millis(10));
         }
     }
 }

@@ -284,6 +284,57 @@ fn cancel_stops_a_running_shell_command() {
 }
 
 #[test]
+fn stop_all_on_exit_ends_running_commands_and_their_children() {
+    let app = app();
+    app.open();
+    app.invoke(
+        "save_settings",
+        json!({"settings": {"provider": "anthropic", "base_url": "", "model": "m",
+        "max_tokens": 100, "mode": "full_auto"}}),
+    )
+    .unwrap();
+    // A command that starts a grandchild and prints its pid, then waits.
+    let script = "const c = require('child_process').spawn('sleep', ['30'], {stdio: 'ignore'}); \
+                  console.log(c.pid); setTimeout(() => {}, 30000)";
+    let (channel, seen) = collecting_channel();
+    let runner = {
+        let webview = app.webview.clone();
+        std::thread::spawn(move || {
+            let state = webview.state::<AppState>();
+            let input = json!({"command": "node", "args": ["-e", script]});
+            tauri::async_runtime::block_on(corral_app::commands::tools::run_shell(
+                &state, input, None, "run-exit", channel,
+            ))
+        })
+    };
+    let started = std::time::Instant::now();
+    let pid = loop {
+        let text: String = seen
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|c| c["data"].as_str().unwrap().to_string())
+            .collect();
+        if let Ok(pid) = text.trim().parse::<u32>() {
+            break pid;
+        }
+        assert!(started.elapsed().as_secs() < 10, "no pid printed: {text:?}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let alive = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| !s.rsplit(") ").next().unwrap_or("").starts_with('Z'))
+            .unwrap_or(false)
+    };
+    assert!(alive(pid));
+    let left = app.state().stop_all(std::time::Duration::from_secs(5));
+    assert_eq!(left, 0, "a run was still registered after stop_all");
+    assert!(!alive(pid), "the command's child outlived stop_all");
+    let result = runner.join().unwrap();
+    assert_eq!(result.unwrap_err().code.as_str(), "cancelled");
+}
+
+#[test]
 fn a_remote_origin_cannot_reach_the_commands() {
     let app = app();
     app.open();
