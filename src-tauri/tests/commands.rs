@@ -64,6 +64,18 @@ impl App {
             .unwrap();
     }
 
+    /// Opens the project with the mode set to `full_auto` (commands run
+    /// without approval tokens).
+    fn open_in_full_auto(&self) {
+        self.open();
+        self.invoke(
+            "save_settings",
+            json!({"settings": {"provider": "anthropic", "base_url": "", "model": "m",
+            "max_tokens": 100, "mode": "full_auto"}}),
+        )
+        .unwrap();
+    }
+
     fn state(&self) -> tauri::State<'_, AppState> {
         self.webview.state::<AppState>()
     }
@@ -226,13 +238,7 @@ fn collecting_channel() -> (
 #[test]
 fn a_shell_run_streams_its_output_through_the_channel() {
     let app = app();
-    app.open();
-    app.invoke(
-        "save_settings",
-        json!({"settings": {"provider": "anthropic", "base_url": "", "model": "m",
-        "max_tokens": 100, "mode": "full_auto"}}),
-    )
-    .unwrap();
+    app.open_in_full_auto();
     let (channel, seen) = collecting_channel();
     let input = json!({"command": "node", "args": ["-e", "console.log('one'); setTimeout(() => console.log('two'), 200)"]});
     let state = app.state();
@@ -251,13 +257,7 @@ fn a_shell_run_streams_its_output_through_the_channel() {
 #[test]
 fn cancel_stops_a_running_shell_command() {
     let app = app();
-    app.open();
-    app.invoke(
-        "save_settings",
-        json!({"settings": {"provider": "anthropic", "base_url": "", "model": "m",
-        "max_tokens": 100, "mode": "full_auto"}}),
-    )
-    .unwrap();
+    app.open_in_full_auto();
     let (channel, _seen) = collecting_channel();
     let input = json!({"command": "node", "args": ["-e", "setTimeout(() => {}, 20000)"]});
     let started = std::time::Instant::now();
@@ -286,13 +286,7 @@ fn cancel_stops_a_running_shell_command() {
 #[test]
 fn stop_all_on_exit_ends_running_commands_and_their_children() {
     let app = app();
-    app.open();
-    app.invoke(
-        "save_settings",
-        json!({"settings": {"provider": "anthropic", "base_url": "", "model": "m",
-        "max_tokens": 100, "mode": "full_auto"}}),
-    )
-    .unwrap();
+    app.open_in_full_auto();
     // A command that starts a grandchild and prints its pid, then waits.
     let script = "const c = require('child_process').spawn('sleep', ['30'], {stdio: 'ignore'}); \
                   console.log(c.pid); setTimeout(() => {}, 30000)";
