@@ -148,11 +148,33 @@ fn search_honours_git_info_exclude_and_skips_git_dir() {
 #[test]
 fn search_honours_global_git_excludes() {
     // The global excludes file is `$XDG_CONFIG_HOME/git/ignore` when git's
-    // config names none. This is the only test that sets the variable.
+    // config names none. Setting the variable in this process would race
+    // the other tests' reads of the environment (they run on threads), so
+    // the check runs in a child process of this test binary.
     let config = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(config.path().join("git")).unwrap();
     std::fs::write(config.path().join("git/ignore"), "*.globalignored\n").unwrap();
-    std::env::set_var("XDG_CONFIG_HOME", config.path());
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "global_git_excludes_in_a_child", "--ignored"])
+        .env("XDG_CONFIG_HOME", config.path())
+        .env("CORRAL_TEST_CHILD", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+#[ignore = "run by search_honours_global_git_excludes, in a child process"]
+fn global_git_excludes_in_a_child() {
+    assert!(
+        std::env::var_os("CORRAL_TEST_CHILD").is_some(),
+        "run by search_honours_global_git_excludes"
+    );
     let p = Project::new();
     p.write("x.globalignored", "needle\n");
     p.write("x.txt", "needle\n");
