@@ -49,16 +49,21 @@ const marked = new Marked({
   },
 });
 
-// A link would navigate the app's own window away; keep the URL as a title.
+// Any link would navigate the app's own window away. Every element loses
+// its href (SVG `<a>` and `<area>` carry one too, and SVG spells it
+// `xlink:href`); an HTML anchor keeps the URL as a title so it stays readable.
+const LINK_ATTRIBUTES = ["href", "xlink:href"];
 DOMPurify.addHook("afterSanitizeAttributes", (node) => {
-  if (node.tagName === "A") {
-    const href = node.getAttribute("href");
-    node.removeAttribute("href");
-    if (href) node.setAttribute("title", href);
-  }
+  const href = node.getAttribute("href");
+  for (const name of LINK_ATTRIBUTES) node.removeAttribute(name);
+  if (href && node instanceof HTMLAnchorElement) node.setAttribute("title", href);
 });
+
+// SVG and MathML are not needed in a reply and bring their own link and
+// animation elements; image maps are links by another name.
+const FORBID_TAGS = ["style", "form", "input", "svg", "math", "map", "area"];
 
 export function renderMarkdown(source: string): string {
   const html = marked.parse(source, { async: false });
-  return DOMPurify.sanitize(html, { FORBID_TAGS: ["style", "form", "input"], FORBID_ATTR: ["style"] });
+  return DOMPurify.sanitize(html, { FORBID_TAGS, FORBID_ATTR: ["style"] });
 }

@@ -1,0 +1,69 @@
+// The model's replies and command output are untrusted: whatever they
+// contain, the HTML made from them holds no markup of theirs and nothing
+// that could navigate the app window away.
+import { describe, expect, it } from "vitest";
+import { ansiLineToHtml } from "./ansi";
+import { renderMarkdown } from "./markdown";
+
+/** Every element of the HTML that carries a link attribute, as tag names. */
+function linked(html: string): string[] {
+  const box = document.createElement("div");
+  box.innerHTML = html;
+  return [...box.querySelectorAll("*")]
+    .filter((el) => [...el.attributes].some((a) => a.localName === "href" || a.name.endsWith(":href")))
+    .map((el) => el.tagName);
+}
+
+describe("renderMarkdown", () => {
+  it.each([
+    ["an SVG link", '<svg><a href="https://evil.example/"><text>x</text></a></svg>'],
+    ["an SVG xlink:href", '<svg><a xlink:href="https://evil.example/"><text>x</text></a></svg>'],
+    ["an image map area", '<map name="m"><area href="https://evil.example/" shape="rect" coords="0,0,9,9"></map><img usemap="#m" src="x.png">'],
+    ["a MathML xlink:href", '<math><mi xlink:href="https://evil.example/">x</mi></math>'],
+    ["a Markdown link", "[site](https://evil.example/)"],
+    ["an HTML link", '<a href="https://evil.example/" target="_top">x</a>'],
+  ])("leaves no link attribute in %s", (_what, source) => {
+    const html = renderMarkdown(source);
+    expect(linked(html)).toEqual([]);
+    expect(html).not.toMatch(/href=/i);
+  });
+
+  it("keeps a plain link's text and its URL as a title", () => {
+    const box = document.createElement("div");
+    box.innerHTML = renderMarkdown("see [the docs](https://example.org/docs)");
+    const a = box.querySelector("a");
+    expect(a?.textContent).toBe("the docs");
+    expect(a?.getAttribute("title")).toBe("https://example.org/docs");
+  });
+
+  it("drops SVG and image maps", () => {
+    const html = renderMarkdown('<svg><text>chart</text></svg> <map name="m"><area href="x"></map>');
+    expect(html).not.toMatch(/<svg|<map|<area/);
+  });
+});
+
+describe("ansiLineToHtml", () => {
+  it("turns an OSC 8 hyperlink into plain text", () => {
+    const html = ansiLineToHtml("see \x1b]8;;https://evil.example/\x07click\x1b]8;;\x07 here");
+    expect(linked(html)).toEqual([]);
+    expect(html).not.toContain("<a");
+    expect(html).not.toContain("evil.example");
+    expect(html).toContain("see click here");
+  });
+
+  it("keeps the colour of a hyperlink's text (ESC \\ terminators too)", () => {
+    const box = document.createElement("div");
+    box.innerHTML = ansiLineToHtml("\x1b[32m\x1b]8;id=1;file:///etc/passwd\x1b\\ok\x1b]8;;\x1b\\\x1b[0m");
+    expect(box.querySelector("a")).toBeNull();
+    expect(box.querySelector(".ansi-green-fg")?.textContent).toBe("ok");
+  });
+
+  it("escapes HTML in coloured and plain text", () => {
+    const html = ansiLineToHtml('\x1b[31m<img src=x onerror="alert(1)">\x1b[0m <a href="https://evil.example/">x</a>');
+    const box = document.createElement("div");
+    box.innerHTML = html;
+    expect(box.querySelector("img, a")).toBeNull();
+    expect(box.querySelector(".ansi-red-fg")?.textContent).toBe('<img src=x onerror="alert(1)">');
+    expect(box.textContent).toContain('<a href="https://evil.example/">x</a>');
+  });
+});
