@@ -59,63 +59,123 @@ fn text_events() -> Vec<StreamEvent> {
     ]
 }
 
+const PROVIDERS: [Provider; 2] = [Provider::OpenAi, Provider::Anthropic];
+
+/// A provider's text answer as its server streams it, and the events it becomes.
+fn answer(provider: Provider) -> (&'static str, Vec<StreamEvent>) {
+    match provider {
+        Provider::OpenAi => (TEXT, text_events()),
+        Provider::Anthropic => (
+            ANTHROPIC_TEXT,
+            vec![
+                StreamEvent::TextDelta { text: "Hi".into() },
+                StreamEvent::Usage {
+                    input_tokens: 5,
+                    output_tokens: 2,
+                },
+                StreamEvent::Done {
+                    stop_reason: "end_turn".into(),
+                },
+            ],
+        ),
+    }
+}
+
+/// The endpoint a provider's requests go to on `server`.
+fn endpoint(server: &Server, provider: Provider) -> String {
+    match provider {
+        Provider::OpenAi => server.url("/v1/chat/completions"),
+        Provider::Anthropic => server.url("/v1/messages"),
+    }
+}
+
+/// Runs one test body per provider, concurrently (some wait a second).
+async fn for_each_provider<F: std::future::Future<Output = ()>>(test: impl Fn(Provider) -> F) {
+    futures_util::future::join_all(PROVIDERS.map(test)).await;
+}
+
 #[tokio::test]
 async fn rate_limited_waits_for_retry_after_then_succeeds() {
-    let limited = r#"{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}"#;
-    let server = Server::start(vec![
-        Reply::json(429, limited).header("retry-after", "1"),
-        Reply::sse(TEXT),
-    ])
+    for_each_provider(|provider| async move {
+        // Each provider's 429, as it sends it.
+        let (limited, kind, said) = match provider {
+            Provider::OpenAi => (
+                r#"{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}"#,
+                "requests",
+                "The OpenAI-compatible server is rate limiting requests (HTTP 429): Rate limit reached for requests",
+            ),
+            Provider::Anthropic => (
+                r#"{"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}"#,
+                "rate_limit_error",
+                "Anthropic is rate limiting requests (HTTP 429): Number of request tokens has exceeded your per-minute rate limit",
+            ),
+        };
+        let (stream, events) = answer(provider);
+        let server = Server::start(vec![
+            Reply::json(429, limited).header("retry-after", "1"),
+            Reply::sse(stream),
+        ])
+        .await;
+        let started = Instant::now();
+        let got = collect(&server.config(provider), &request()).await;
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_millis(1000), "waited {waited:?}");
+        assert!(waited < Duration::from_secs(3), "waited {waited:?}");
+        let mut want = vec![StreamEvent::Retrying {
+            attempt: 1,
+            delay_ms: 1000,
+            error: serde_json::from_value(json!({
+                "code": "llm_rate_limited",
+                "message": said,
+                "hint": "Wait a moment and retry.",
+                "retryable": true,
+                "details": {"status": 429, "type": kind, "retry_after_ms": 1000,
+                            "provider": provider.as_str(), "url": endpoint(&server, provider)},
+            }))
+            .unwrap(),
+        }];
+        want.extend(events);
+        assert_eq!(got, want);
+        assert_eq!(server.received().len(), 2);
+    })
     .await;
-    let started = Instant::now();
-    let events = collect(&server.config(Provider::OpenAi), &request()).await;
-    let waited = started.elapsed();
-    assert!(waited >= Duration::from_millis(1000), "waited {waited:?}");
-    assert!(waited < Duration::from_secs(3), "waited {waited:?}");
-    let mut want = vec![StreamEvent::Retrying {
-        attempt: 1,
-        delay_ms: 1000,
-        error: serde_json::from_value(json!({
-            "code": "llm_rate_limited",
-            "message": "The OpenAI-compatible server is rate limiting requests (HTTP 429): Rate limit reached for requests",
-            "hint": "Wait a moment and retry.",
-            "retryable": true,
-            "details": {"status": 429, "type": "requests", "retry_after_ms": 1000,
-                        "provider": "openai", "url": server.url("/v1/chat/completions")},
-        }))
-        .unwrap(),
-    }];
-    want.extend(text_events());
-    assert_eq!(events, want);
-    assert_eq!(server.received().len(), 2);
 }
 
 #[tokio::test]
 async fn a_server_error_is_retried_with_backoff() {
-    let failed =
-        r#"{"type":"error","error":{"type":"api_error","message":"Internal server error"}}"#;
-    let server = Server::start(vec![Reply::json(500, failed), Reply::sse(ANTHROPIC_TEXT)]).await;
-    let events = collect(&server.config(Provider::Anthropic), &request()).await;
-    assert_eq!(
-        events,
-        vec![
-            StreamEvent::Retrying {
-                attempt: 1,
-                delay_ms: 10,
-                error: serde_json::from_value(json!({
-                    "code": "llm_unavailable",
-                    "message": "Anthropic failed with HTTP 500: Internal server error",
-                    "hint": "The provider had a problem on its side; retry in a moment (the conversation is kept).",
-                    "retryable": true,
-                    "details": {"status": 500, "type": "api_error", "provider": "anthropic", "url": server.url("/v1/messages")},
-                }))
-                .unwrap(),
-            },
-            StreamEvent::TextDelta { text: "Hi".into() },
-            StreamEvent::Usage { input_tokens: 5, output_tokens: 2 },
-            StreamEvent::Done { stop_reason: "end_turn".into() },
-        ]
-    );
+    for_each_provider(|provider| async move {
+        let (failed, kind, said) = match provider {
+            Provider::OpenAi => (
+                r#"{"error":{"message":"The server had an error while processing your request. Sorry about that!","type":"server_error","param":null,"code":null}}"#,
+                "server_error",
+                "The OpenAI-compatible server failed with HTTP 500: The server had an error while processing your request. Sorry about that!",
+            ),
+            Provider::Anthropic => (
+                r#"{"type":"error","error":{"type":"api_error","message":"Internal server error"}}"#,
+                "api_error",
+                "Anthropic failed with HTTP 500: Internal server error",
+            ),
+        };
+        let (stream, events) = answer(provider);
+        let server = Server::start(vec![Reply::json(500, failed), Reply::sse(stream)]).await;
+        let got = collect(&server.config(provider), &request()).await;
+        let mut want = vec![StreamEvent::Retrying {
+            attempt: 1,
+            delay_ms: 10,
+            error: serde_json::from_value(json!({
+                "code": "llm_unavailable",
+                "message": said,
+                "hint": "The provider had a problem on its side; retry in a moment (the conversation is kept).",
+                "retryable": true,
+                "details": {"status": 500, "type": kind, "provider": provider.as_str(), "url": endpoint(&server, provider)},
+            }))
+            .unwrap(),
+        }];
+        want.extend(events);
+        assert_eq!(got, want);
+        assert_eq!(server.received().len(), 2);
+    })
+    .await;
 }
 
 #[tokio::test]
@@ -173,26 +233,36 @@ async fn client_errors_are_not_retried() {
 
 #[tokio::test]
 async fn a_connection_dropped_mid_stream_is_one_error() {
-    let cut = TEXT.find(r#"data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"#).unwrap();
-    let server = Server::start(vec![Reply::sse(&TEXT[..cut]).end(End::Drop)]).await;
-    let started = Instant::now();
-    let events = collect(&server.config(Provider::OpenAi), &request()).await;
-    assert!(started.elapsed() < Duration::from_secs(2));
-    assert_eq!(events[..2], text_events()[..2]);
-    assert_eq!(events.len(), 3);
-    let error = terminal_error(&events);
-    assert_eq!(error.code.as_str(), "llm_unavailable");
-    assert!(
-        error.message.starts_with("the connection to the OpenAI-compatible server dropped before the response was complete: "),
-        "{}",
-        error.message
-    );
-    assert_eq!(
-        error.hint,
-        "The response was cut off; retry (the conversation is kept)."
-    );
-    // Text was already shown: not sent again.
-    assert_eq!(server.received().len(), 1);
+    for_each_provider(|provider| async move {
+        // Cut before the last events (no finish reason, no `message_stop`):
+        // the server closes the socket inside a chunked body.
+        let (stream, events) = answer(provider);
+        let (last, who) = match provider {
+            Provider::OpenAi => (r#"data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"#, "the OpenAI-compatible server"),
+            Provider::Anthropic => ("event: content_block_stop", "Anthropic"),
+        };
+        let cut = stream.find(last).unwrap();
+        let server = Server::start(vec![Reply::sse(&stream[..cut]).end(End::Drop)]).await;
+        let started = Instant::now();
+        let got = collect(&server.config(provider), &request()).await;
+        assert!(started.elapsed() < Duration::from_secs(2));
+        let shown: Vec<_> = events
+            .into_iter()
+            .filter(|e| matches!(e, StreamEvent::TextDelta { .. }))
+            .collect();
+        assert_eq!(got[..got.len() - 1], shown, "{provider:?}");
+        let error = terminal_error(&got);
+        assert_eq!(error.code.as_str(), "llm_unavailable");
+        let prefix = format!("the connection to {who} dropped before the response was complete: ");
+        assert!(error.message.starts_with(&prefix), "{}", error.message);
+        assert_eq!(
+            error.hint,
+            "The response was cut off; retry (the conversation is kept)."
+        );
+        // Text was already shown: not sent again.
+        assert_eq!(server.received().len(), 1);
+    })
+    .await;
 }
 
 #[tokio::test]
