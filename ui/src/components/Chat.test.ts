@@ -1,7 +1,7 @@
 import { fireEvent, render, screen } from "@testing-library/svelte";
 import { tick } from "svelte";
 import { describe, expect, it, vi } from "vitest";
-import { callTools, fakeIpc, say, type Turn, use } from "../test/fakeIpc";
+import { callTools, fakeIpc, hangingShell, say, type Turn, use } from "../test/fakeIpc";
 import { AgentLoop } from "../lib/agent/loop";
 import Chat from "./Chat.svelte";
 
@@ -73,5 +73,20 @@ describe("Chat", () => {
     await fireEvent.click(screen.getByTestId("approve-once"));
     await vi.waitFor(() => expect(screen.getByTestId("tool-card").dataset.status).toBe("done"));
     expect(t.ipc.callTool).toHaveBeenCalledWith("write_file", w.input, "token-once");
+  });
+
+  it("keeps a stopped command's streamed output and says it was stopped, and after how long", async () => {
+    const t = setup([callTools(use("exec_shell", { command: "npm", args: ["test"] })), say("stopped it")]);
+    hangingShell(t.ipc, [{ stream: "stdout", data: "\x1b[32mPASS\x1b[0m a.test.ts\nRUNS b.test.ts\n" }], 800);
+    void t.loop.send("test");
+    await vi.waitFor(() => expect(screen.getByTestId("command-stop")).toBeTruthy());
+    await fireEvent.click(screen.getByTestId("command-stop"));
+    await vi.waitFor(() => expect(screen.getByTestId("tool-card").dataset.status).toBe("cancelled"));
+    const panel = screen.getByTestId("command-panel");
+    expect(screen.getByTestId("command-stopped").textContent).toBe("stopped");
+    expect(panel.textContent).toContain("after 800 ms");
+    expect(screen.getByTestId("command-output").textContent).toContain("RUNS b.test.ts");
+    expect(screen.queryByTestId("command-stop")).toBeNull();
+    await vi.waitFor(() => expect(screen.getByTestId("message-assistant").textContent).toContain("stopped it"));
   });
 });

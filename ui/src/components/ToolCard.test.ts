@@ -1,6 +1,7 @@
 import { fireEvent, render, screen } from "@testing-library/svelte";
 import { describe, expect, it, vi } from "vitest";
 import type { ToolItem } from "../lib/agent/state";
+import { shellCancelled } from "../test/fakeIpc";
 import ToolCard from "./ToolCard.svelte";
 
 const base: ToolItem = { kind: "tool", id: "c1", callId: "t1", name: "read_file", input: { path: "src/lib.rs" }, risk: "read", status: "queued" };
@@ -79,5 +80,25 @@ describe("ToolCard", () => {
     expect(panel.dataset.exitCode).toBe("101");
     expect(screen.getByTestId("command-output").textContent).toContain("ok");
     expect(screen.queryByTestId("command-stop")).toBeNull();
+  });
+
+  it("shows a command stopped by the user with its partial output and run time after a restart", () => {
+    const input = { command: "cargo", args: ["build"] };
+    const { root } = card({ name: "exec_shell", input, risk: "shell", status: "cancelled", error: shellCancelled(input, "", "Compiling corral\n", 4200) });
+    expect(root.dataset.status).toBe("cancelled");
+    expect(screen.getByTestId("tool-status").textContent).toBe("cancelled");
+    expect(screen.getByTestId("command-stopped").textContent).toBe("stopped");
+    expect(screen.getByTestId("command-panel").textContent).toContain("after 4.20 s");
+    expect(screen.getByTestId("command-output").textContent).toContain("Compiling corral");
+    expect(screen.queryByTestId("error-code")).toBeNull();
+    expect(screen.queryByTestId("command-stop")).toBeNull();
+  });
+
+  it("shows a call cancelled before it ran as cancelled, without a command panel", () => {
+    const { root } = card({ name: "exec_shell", input: { command: "ls" }, risk: "shell", status: "cancelled", error: { code: "cancelled", message: "Cancelled by the user.", hint: "", retryable: false, details: {} } });
+    expect(root.dataset.status).toBe("cancelled");
+    expect(root.textContent).toContain("Cancelled by the user.");
+    expect(screen.queryByTestId("command-panel")).toBeNull();
+    expect(screen.queryByTestId("error-code")).toBeNull();
   });
 });

@@ -2,7 +2,7 @@
 // one seam (the AgentIpc object). Each llm_stream call plays the next turn.
 import { vi } from "vitest";
 import type { AgentIpc } from "../lib/agent/loop";
-import type { LlmEvent, LlmRequest, Message, ToolSpec } from "../lib/types";
+import type { LlmEvent, LlmRequest, Message, ShellEvent, ToolSpec, WireError } from "../lib/types";
 
 export type Turn = (emit: (event: LlmEvent) => void, ctx: { runId: string; cancelled: Promise<void> }) => Promise<void> | void;
 
@@ -100,4 +100,39 @@ export function deferred<T>() {
     reject = rej;
   });
   return { promise, resolve, reject };
+}
+
+/** The error Rust rejects a stopped exec_shell with (crates/corral-tools, shell/mod.rs). */
+export function shellCancelled(input: Record<string, unknown>, stdout: string, stderr: string, duration_ms: number): WireError {
+  return {
+    code: "cancelled",
+    message: `\`${String(input.command)}\` was stopped by the user`,
+    hint: "The user stopped this; do not retry unless asked.",
+    retryable: false,
+    details: { command: input.command, args: input.args ?? [], stdout, stderr, duration_ms },
+  };
+}
+
+/**
+ * Makes exec_shell print `events` and then run until its run id is
+ * cancelled, when it rejects with `cancelled` and the partial output, as
+ * Rust does. Returns the run id of the latest run.
+ */
+export function hangingShell(ipc: ReturnType<typeof fakeIpc>["ipc"], events: ShellEvent[], duration_ms = 800): () => string {
+  let current = "";
+  const stops = new Map<string, () => void>();
+  ipc.execShell.mockImplementation((input, _approval, runId, onOutput) => {
+    current = runId;
+    for (const event of events) onOutput(event);
+    const text = (stream: ShellEvent["stream"]) => events.filter((e) => e.stream === stream).map((e) => e.data).join("");
+    return new Promise((_resolve, reject) => {
+      stops.set(runId, () => reject(shellCancelled(input, text("stdout"), text("stderr"), duration_ms)));
+    });
+  });
+  const cancelStream = ipc.cancel.getMockImplementation();
+  ipc.cancel.mockImplementation(async (runId) => {
+    stops.get(runId)?.();
+    return (await cancelStream?.(runId)) ?? null;
+  });
+  return () => current;
 }

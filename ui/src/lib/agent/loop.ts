@@ -266,7 +266,7 @@ export class AgentLoop {
 
   private cancelCard(use: ToolUseBlock): ToolResultBlock {
     const id = this.cardIds.get(use.id);
-    if (id) this.updateCard(id, { status: "failed", error: wireError("cancelled", "Cancelled by the user.") });
+    if (id) this.updateCard(id, { status: "cancelled", error: wireError("cancelled", "Cancelled by the user.") });
     return textBlock(use, CANCELLED_TEXT);
   }
 

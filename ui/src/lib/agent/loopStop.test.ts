@@ -1,8 +1,8 @@
 // Stop, turn cap, provider errors and restore: the transcript stays one the
 // provider accepts on the next turn.
 import { describe, expect, it, vi } from "vitest";
-import { assertConsistent, callTools, deferred, fakeIpc, say, type Turn, use } from "../../test/fakeIpc";
-import type { ShellOutput, ToolResultBlock } from "../types";
+import { assertConsistent, callTools, fakeIpc, hangingShell, say, type Turn, use } from "../../test/fakeIpc";
+import type { ToolResultBlock } from "../types";
 import { AgentLoop } from "./loop";
 import type { ToolItem } from "./state";
 import { CANCELLED_TEXT } from "./transcript";
@@ -54,7 +54,7 @@ describe("AgentLoop stop", () => {
     await sent;
     expect(t.ipc.callTool).not.toHaveBeenCalled();
     expect(t.results()).toEqual([{ type: "tool_result", tool_use_id: read.id, content: CANCELLED_TEXT, is_error: true }]);
-    expect(t.cards()[0]).toMatchObject({ status: "failed", error: { code: "cancelled" } });
+    expect(t.cards()[0]).toMatchObject({ status: "cancelled", error: { code: "cancelled" } });
     assertConsistent(t.loop.transcript);
   });
 
@@ -80,28 +80,40 @@ describe("AgentLoop stop", () => {
     expect(t.loop.transcript.at(-2)?.content.map((b) => b.type)).toEqual(["tool_result", "tool_result", "text"]);
   });
 
-  it("cancels a running command and reports its partial output as stopped", async () => {
+  it("cancels a running command: the card is cancelled and the model gets the error with the partial output", async () => {
     const sh = use("exec_shell", { command: "cargo", args: ["build"] });
     const t = setup([callTools(sh)]);
-    const finished = deferred<ShellOutput>();
-    let shellRun = "";
-    t.ipc.execShell.mockImplementation(async (_input, _approval, runId, onOutput) => {
-      shellRun = runId;
-      onOutput({ stream: "stderr", data: "Compiling corral\n" });
-      return finished.promise;
-    });
-    t.ipc.cancel.mockImplementation(async (runId) => {
-      if (runId === shellRun) {
-        finished.resolve({ command: "cargo", args: ["build"], stdout: "", stderr: "Compiling corral\n", exit_code: null, timed_out: false, duration_ms: 800, stdout_truncated_bytes: 0, stderr_truncated_bytes: 0 });
-      }
-      return null;
-    });
+    const shellRun = hangingShell(t.ipc, [{ stream: "stderr", data: "Compiling corral\n" }], 800);
     const sent = t.loop.send("build");
     await vi.waitFor(() => expect(t.cards()[0]?.runId).toBeTruthy());
     t.loop.stop();
     await sent;
-    expect(t.ipc.cancel).toHaveBeenCalledWith(shellRun);
-    expect(JSON.parse(t.results()[0].content)).toMatchObject({ stopped_by_user: true, exit_code: null });
+    expect(t.ipc.cancel).toHaveBeenCalledWith(shellRun());
+    const card = t.cards()[0];
+    expect(card).toMatchObject({ status: "cancelled", runId: undefined, error: { code: "cancelled", details: { duration_ms: 800 } } });
+    expect(t.loop.outputFor(card.id)?.lines).toEqual([{ stream: "stderr", text: "Compiling corral" }]);
+    expect(t.results()[0].is_error).toBe(true);
+    expect(JSON.parse(t.results()[0].content)).toMatchObject({
+      code: "cancelled",
+      message: "`cargo` was stopped by the user",
+      details: { stderr: "Compiling corral\n", duration_ms: 800 },
+    });
+    expect(t.loop.state.get().items.at(-1)).toMatchObject({ kind: "notice", text: "Stopped." });
+    assertConsistent(t.loop.transcript);
+  });
+
+  it("stops one command from its panel and goes on with the next turn", async () => {
+    const sh = use("exec_shell", { command: "npm", args: ["run", "dev"] });
+    const t = setup([callTools(sh), say("The dev server was stopped.")]);
+    hangingShell(t.ipc, [{ stream: "stdout", data: "listening on 5173\n" }], 12_000);
+    const sent = t.loop.send("start it");
+    await vi.waitFor(() => expect(t.cards()[0]?.runId).toBeTruthy());
+    t.loop.stopCommand(t.cards()[0].id);
+    await sent;
+    expect(t.cards()[0].status).toBe("cancelled");
+    expect(JSON.parse(t.results()[0].content)).toMatchObject({ code: "cancelled", details: { stdout: "listening on 5173\n" } });
+    expect(t.ipc.llmStream).toHaveBeenCalledTimes(2);
+    expect(t.loop.transcript.at(-1)).toEqual({ role: "assistant", content: [{ type: "text", text: "The dev server was stopped." }] });
     assertConsistent(t.loop.transcript);
   });
 

@@ -2,8 +2,8 @@
 // them. The provider transcript (Message[]) lives beside it in the loop.
 import type { Risk, WireError } from "../types";
 
-/** queued → (waiting →) running → done | failed; or denied. */
-export type ToolStatus = "queued" | "waiting" | "running" | "done" | "failed" | "denied";
+/** queued → (waiting →) running → done | failed; or denied; or cancelled by Stop. */
+export type ToolStatus = "queued" | "waiting" | "running" | "done" | "failed" | "denied" | "cancelled";
 
 export type Preview =
   | { kind: "diff"; path: string; before: string; after: string }
@@ -52,5 +52,5 @@ export const emptyState = (): AgentState => ({
 });
 
 export function isTerminal(status: ToolStatus): boolean {
-  return status === "done" || status === "failed" || status === "denied";
+  return status === "done" || status === "failed" || status === "denied" || status === "cancelled";
 }

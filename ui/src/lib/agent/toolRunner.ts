@@ -142,7 +142,9 @@ export class ToolRunner {
       return resultBlock(use, output);
     } catch (error) {
       const wire = toWireError(error);
-      this.hooks.updateCard(id, { status: "failed", error: wire });
+      // A stopped call is the user's doing, not a failure; the model still
+      // gets the error (for a command, with its partial output in details).
+      this.hooks.updateCard(id, { status: wire.code === "cancelled" ? "cancelled" : "failed", error: wire });
       return errorBlock(use, wire);
     }
   }
@@ -155,9 +157,8 @@ export class ToolRunner {
     const onCancel = (): void => void this.ipc.cancel(runId).catch(() => undefined);
     control.hooks.add(onCancel);
     try {
-      const output = await this.ipc.execShell(use.input, approval, runId, (event) => buffer.push(event));
-      // A stopped command resolves with its partial output; say so to the model.
-      return control.cancelled ? { ...output, stopped_by_user: true } : output;
+      // A stopped command rejects with `cancelled`; what it printed is already in the buffer.
+      return await this.ipc.execShell(use.input, approval, runId, (event) => buffer.push(event));
     } finally {
       control.hooks.delete(onCancel);
       buffer.flush();
