@@ -205,6 +205,40 @@ impl ProjectRoot {
         Ok(RelPath(out))
     }
 
+    /// Resolves `input` the way the kernel will when a program is given it:
+    /// each symlink first, then a `..` against the folder it really is in
+    /// (`link/../x` with `link -> a/b` is `a/x`, not `x`). For the longest
+    /// prefix that exists; `path_outside_root` if it leads out. Lexical
+    /// checks ([`ProjectRoot::resolve`]) come first.
+    pub fn canonical_prefix(&self, input: &str) -> Result<RelPath> {
+        self.resolve(input)?;
+        let candidate = Path::new(input);
+        let relative = candidate
+            .strip_prefix(&self.path)
+            .or_else(|_| candidate.strip_prefix(&self.given))
+            .unwrap_or(candidate);
+        let parts: Vec<Component> = relative
+            .components()
+            .filter(|c| !matches!(c, Component::CurDir))
+            .collect();
+        for n in (0..=parts.len()).rev() {
+            let prefix: PathBuf = parts[..n].iter().collect();
+            let probe = if n == 0 { Path::new(".") } else { &prefix };
+            match self.dir.canonicalize(probe) {
+                Ok(real) => return RelPath::from_resolved(&real),
+                Err(e) => {
+                    let err = Error::from_io(&e, input);
+                    let missing =
+                        matches!(err.code, ErrorCode::NotFound | ErrorCode::NotADirectory);
+                    if !missing || n == 0 {
+                        return Err(err);
+                    }
+                }
+            }
+        }
+        Ok(RelPath::root())
+    }
+
     /// Resolves every symlink of `rel` beneath the root, returning the real
     /// path relative to the root. Fails with `path_outside_root` if any link
     /// leads out.

@@ -18,8 +18,8 @@ pub const ALLOWED_PROGRAMS: [&str; 15] = [
     "mv", "cp", "touch",
 ];
 
-/// The absolute path to run for `name`.
-pub(crate) fn resolve(root: &ProjectRoot, name: &str) -> Result<PathBuf> {
+/// `command_not_allowed` unless `name` is on the allowlist.
+pub(crate) fn ensure_allowed(name: &str) -> Result<()> {
     if !ALLOWED_PROGRAMS.contains(&name) {
         return Err(Error::new(
             ErrorCode::CommandNotAllowed,
@@ -32,6 +32,12 @@ pub(crate) fn resolve(root: &ProjectRoot, name: &str) -> Result<PathBuf> {
         .detail("command", name)
         .detail("allowed", ALLOWED_PROGRAMS.to_vec()));
     }
+    Ok(())
+}
+
+/// The absolute path to run for `name`.
+pub(crate) fn resolve(root: &ProjectRoot, name: &str) -> Result<PathBuf> {
+    ensure_allowed(name)?;
     for dir in search_path() {
         let candidate = dir.join(name);
         if is_usable(root, &candidate) {

@@ -15,6 +15,8 @@
 //! - for git: `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n` setting
 //!   `core.fsmonitor=false` and `core.hooksPath=/dev/null`. Config from the
 //!   environment wins over every file, including a hostile `.git/config`.
+//!   And `GIT_TEST_DISALLOW_ABBREVIATED_OPTIONS=1`: git refuses abbreviated
+//!   long options, so `--upload-pa=x` cannot slip past the rules.
 
 use crate::error::{Error, Result};
 use std::ffi::OsString;
@@ -84,6 +86,9 @@ pub(crate) fn build(program: &str, tmpdir: &Path) -> Vec<(OsString, OsString)> {
         }
     }
     if program == "git" {
+        // git accepts any unique prefix of a long option (`--upload-pa`);
+        // this makes it refuse them, so the argument rules see full names.
+        vars.push(("GIT_TEST_DISALLOW_ABBREVIATED_OPTIONS".into(), "1".into()));
         vars.push((
             "GIT_CONFIG_COUNT".into(),
             GIT_OVERRIDES.len().to_string().into(),

@@ -130,8 +130,10 @@ pub fn is_read_only(input: &ExecShellInput) -> bool {
 pub fn check(root: &ProjectRoot, input: &ExecShellInput) -> Result<()> {
     timeout_of(input.timeout_secs)?;
     check_nul(&input.args)?;
-    allowlist::resolve(root, &input.command)?;
-    rules::check(root, &input.command, &input.args)
+    // The rules judge the arguments whether or not the program is installed.
+    allowlist::ensure_allowed(&input.command)?;
+    rules::check(root, &input.command, &input.args)?;
+    allowlist::resolve(root, &input.command).map(|_| ())
 }
 
 fn check_nul(args: &[String]) -> Result<()> {

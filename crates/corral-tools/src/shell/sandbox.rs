@@ -26,11 +26,15 @@ pub(crate) const STATUS_FULL: u8 = b'F';
 pub(crate) const STATUS_PARTIAL: u8 = b'P';
 pub(crate) const STATUS_NONE: u8 = b'N';
 
-/// Folders beneath `~` a toolchain writes to (caches, never `bin`).
-const HOME_CACHES: [&str; 6] = [
+/// Folders beneath `~` a toolchain writes to (caches, never `bin`, nor a
+/// folder on the user's PATH such as pnpm's home, nor corepack's cache of
+/// package-manager programs).
+const HOME_CACHES: [&str; 8] = [
     ".npm",
-    ".cache",
-    ".local/share/pnpm",
+    ".cache/pnpm",
+    ".cache/yarn",
+    ".cache/node-gyp",
+    ".local/share/pnpm/store",
     ".yarn/berry",
     ".bun/install/cache",
     ".node-gyp",

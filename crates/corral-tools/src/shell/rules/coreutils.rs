@@ -272,12 +272,12 @@ pub(super) fn check(ctx: &Ctx<'_>, args: &[String]) -> Result<()> {
         if matches!(ctx.program, "rm" | "mv") && ctx.is_root(rel) {
             return Err(ctx.deny(arg, "it is the project folder itself"));
         }
-        if rel.is_git_internal() {
+        if ctx.is_git_internal(rel, arg) {
             return Err(ctx.deny(arg, "`.git/` is changed only by git"));
         }
     }
     if let Some(target) = target_option {
-        if ctx.path(target, target)?.is_git_internal() {
+        if ctx.is_git_internal(&ctx.path(target, target)?, target) {
             return Err(ctx.deny(target, "`.git/` is changed only by git"));
         }
     }

@@ -8,9 +8,10 @@
 //! program or run other programs are refused.
 //!
 //! Path arguments must stay inside the root twice over: lexically
-//! ([`ProjectRoot::resolve`]) and, for the longest existing prefix, after
-//! resolving symlinks ([`ProjectRoot::canonical`]), so `link/x` with
-//! `link -> /etc` is caught.
+//! ([`ProjectRoot::resolve`]) and, for the longest existing prefix, the way
+//! the kernel resolves them ([`ProjectRoot::canonical_prefix`]: symlinks
+//! first, then `..`), so `link/x` with `link -> /etc` and `up/../x` with
+//! `up -> .` are caught.
 
 mod coreutils;
 mod find;
@@ -69,27 +70,24 @@ impl Ctx<'_> {
             .root
             .resolve(path)
             .map_err(|_| self.deny(arg, "the path is outside the project folder"))?;
-        let mut probe = rel.clone();
-        loop {
-            match self.root.canonical(&probe) {
-                Ok(_) => break,
-                Err(e) if e.code == ErrorCode::PathOutsideRoot => {
-                    return Err(self.deny(
-                        arg,
-                        "the path leads outside the project folder through a symlink",
-                    ))
-                }
-                Err(e)
-                    if matches!(e.code, ErrorCode::NotFound | ErrorCode::NotADirectory)
-                        && !probe.is_root() =>
-                {
-                    probe = probe.parent();
-                }
-                // Loops and the like: the program reports them itself.
-                Err(_) => break,
-            }
+        match self.root.canonical_prefix(path) {
+            Err(e) if e.code == ErrorCode::PathOutsideRoot => Err(self.deny(
+                arg,
+                "the path leads outside the project folder through a symlink",
+            )),
+            // Loops and the like: the program reports them itself.
+            Ok(_) | Err(_) => Ok(rel),
         }
-        Ok(rel)
+    }
+
+    /// Whether the program, resolving `path` itself, lands in `.git/`
+    /// (named so, or through a symlink).
+    pub fn is_git_internal(&self, rel: &RelPath, path: &str) -> bool {
+        rel.is_git_internal()
+            || self
+                .root
+                .canonical_prefix(path)
+                .is_ok_and(|real| real.is_git_internal())
     }
 
     /// Whether `rel` is the root itself, or a symlink to it.

@@ -5,6 +5,7 @@
 
 use super::find::is_find_action;
 use super::toolchain::git_config_reads;
+use crate::policy::is_secret_like;
 
 /// git subcommands that only read, whatever their (allowed) arguments.
 const GIT_READ: &[&str] = &[
@@ -32,13 +33,36 @@ const GIT_READ: &[&str] = &[
     "diff-tree",
 ];
 
-/// Arguments that make an otherwise reading git command write or run
-/// something: a diff written to a file, an external diff program, a pager.
-fn git_arg_writes(arg: &str) -> bool {
+/// Arguments that make an otherwise reading git command write, run
+/// something or read outside the repository: a diff written to a file, an
+/// external diff or textconv program, a pager, files compared or blamed
+/// from anywhere.
+fn git_arg_not_read_only(arg: &str) -> bool {
+    let short_cluster = arg.starts_with('-') && !arg.starts_with("--");
     arg.starts_with("--output")
-        || arg == "--ext-diff"
-        || arg.starts_with("-O")
-        || arg.starts_with("--open-files-in-pager")
+        || arg.starts_with("--ext-diff")
+        || arg.starts_with("--textconv")
+        || arg.starts_with("--no-index")
+        || arg.starts_with("--contents")
+        || (short_cluster && arg.contains('O'))
+        || arg.starts_with("--open")
+}
+
+/// Whether an argument names a secret-like file: `.env`, `HEAD:.env`,
+/// `--file=id_rsa`. Reading one always asks, also through a command.
+fn names_secret(arg: &str) -> bool {
+    arg.split([':', '='])
+        .any(|part| !part.is_empty() && is_secret_like(part))
+}
+
+/// Whether a `grep` argument asks it to search folders recursively (which
+/// would read secret-like files the call does not name).
+fn grep_recursive(arg: &str) -> bool {
+    let short_cluster = arg.starts_with('-') && !arg.starts_with("--");
+    (short_cluster && (arg.contains('r') || arg.contains('R') || arg.contains('d')))
+        || arg.starts_with("--recursive")
+        || arg.starts_with("--dereference-recursive")
+        || arg.starts_with("--directories")
 }
 
 /// `git branch` arguments that only list.
@@ -61,8 +85,12 @@ const GIT_BRANCH_LIST: &[&str] = &[
 /// Whether `program args` is on the read-only table.
 pub(crate) fn is_read_only(program: &str, args: &[String]) -> bool {
     let version_only = args.len() == 1 && matches!(args[0].as_str(), "--version" | "-V");
+    if args.iter().any(|a| names_secret(a)) {
+        return false;
+    }
     match program {
-        "ls" | "grep" => true,
+        "ls" => true,
+        "grep" => !args.iter().any(|a| grep_recursive(a)),
         "find" => !args.iter().any(|a| is_find_action(a)),
         "git" => git_read_only(args),
         "cargo" | "npm" | "yarn" | "pnpm" | "node" | "bun" => version_only,
@@ -84,7 +112,7 @@ fn git_read_only(args: &[String]) -> bool {
     let Some((sub, sub_args)) = rest.split_first() else {
         return false;
     };
-    if sub_args.iter().any(|a| git_arg_writes(a)) {
+    if sub_args.iter().any(|a| git_arg_not_read_only(a)) {
         return false;
     }
     let all_in = |allowed: &[&str]| sub_args.iter().all(|a| allowed.contains(&a.as_str()));
@@ -108,7 +136,25 @@ mod tests {
         // (program, args, read-only)
         let rows: &[(&str, &[&str], bool)] = &[
             ("ls", &["-la"], true),
-            ("grep", &["-rn", "fn main", "src"], true),
+            ("grep", &["-n", "fn main", "src/main.rs"], true),
+            // Recursive grep would read `.env` and keys without naming them.
+            ("grep", &["-rn", "fn main", "src"], false),
+            ("grep", &["-nR", "x", "."], false),
+            ("grep", &["--recursive", "x"], false),
+            ("grep", &["--directories=recurse", "x", "."], false),
+            ("grep", &["KEY", ".env"], false),
+            ("ls", &["-la", "certs/server.pem"], false),
+            ("git", &["show", "HEAD:.env"], false),
+            (
+                "git",
+                &["diff", "--no-index", "/dev/null", "/etc/passwd"],
+                false,
+            ),
+            ("git", &["blame", "--contents", "/etc/passwd", "x"], false),
+            ("git", &["show", "--textconv", "HEAD:x"], false),
+            ("git", &["grep", "-iO", "x"], false),
+            ("git", &["grep", "--open=vim", "x"], false),
+            ("git", &["log", "--grep=fix"], true),
             ("find", &[".", "-name", "*.rs"], true),
             ("find", &[".", "-delete"], false),
             ("find", &[".", "-exec", "rm", "{}", ";"], false),
@@ -132,6 +178,13 @@ mod tests {
             ("git", &["stash"], false),
             ("git", &["config", "--get", "user.name"], true),
             ("git", &["config", "user.name", "x"], false),
+            // The legacy set form with a value that looks like a read word.
+            ("git", &["config", "core.hooksPath", "get"], false),
+            ("git", &["config", "core.hooksPath", "list"], false),
+            ("git", &["config", "--global", "--get", "user.name"], true),
+            ("git", &["config", "get", "user.name"], true),
+            ("git", &["config", "--list"], true),
+            ("git", &["config", "--file", "x", "--get", "a.b"], false),
             ("git", &["--version"], true),
             ("git", &["-C", "sub", "status"], false),
             ("git", &["commit", "-m", "x"], false),

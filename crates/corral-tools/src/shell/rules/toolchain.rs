@@ -122,13 +122,14 @@ const GIT_SUB_PATHS: &[&str] = &[
     "--template",
     "--git-dir",
     "--work-tree",
+    "--file",
 ];
 
 /// `git [global options] <subcommand> [args]`.
 pub(super) fn check_git(ctx: &Ctx<'_>, args: &[String]) -> Result<()> {
     for arg in args {
         for (name, why) in GIT_DENIED_ANYWHERE {
-            if option_is(arg, name) {
+            if option_or_abbreviation(arg, name) {
                 return Err(ctx.deny(arg, why));
             }
         }
@@ -206,60 +207,116 @@ pub(super) fn check_git(ctx: &Ctx<'_>, args: &[String]) -> Result<()> {
 }
 
 fn check_git_sub_arg(ctx: &Ctx<'_>, sub: &str, arg: &str) -> Result<()> {
-    let short = arg.starts_with('-') && !arg.starts_with("--");
+    // Short options may come clustered (`-qu cmd`); a value-taking one ends
+    // the cluster (`-bdev` is `-b dev`).
+    let short = |denied: char, with_value: &str| short_cluster(arg, with_value).contains(&denied);
     match sub {
         // `-u` is upload-pack here (in `git add` it means --update).
-        "clone" | "ls-remote" if short && arg.starts_with("-u") => {
+        "clone" | "ls-remote" if short('u', CLONE_SHORT_VALUES) => {
             Err(ctx.deny(arg, "it names a program for git to run (upload-pack)"))
         }
-        "clone" if (short && arg.starts_with("-c")) || option_is(arg, "--config") => Err(ctx.deny(
-            arg,
-            "git configuration comes from the project, not the call",
-        )),
-        "rebase" if (short && arg.starts_with("-x")) || arg == "--exec" => {
+        "clone" if short('c', CLONE_SHORT_VALUES) || option_or_abbreviation(arg, "--config") => {
+            Err(ctx.deny(
+                arg,
+                "git configuration comes from the project, not the call",
+            ))
+        }
+        "rebase" if short('x', REBASE_SHORT_VALUES) => {
             Err(ctx.deny(arg, "git rebase --exec runs a shell command"))
         }
-        "grep" if (short && arg.starts_with("-O")) || option_is(arg, "--open-files-in-pager") => {
+        "grep"
+            if short('O', GREP_SHORT_VALUES)
+                || option_or_abbreviation(arg, "--open-files-in-pager") =>
+        {
             Err(ctx.deny(arg, "it runs a pager program"))
         }
         _ => Ok(()),
     }
 }
 
-/// The read forms of `git config`.
+/// Short options that take a value, per subcommand (the value may follow
+/// in the same argument).
+const CLONE_SHORT_VALUES: &str = "bcjou";
+const REBASE_SHORT_VALUES: &str = "sxXS";
+const GREP_SHORT_VALUES: &str = "ABCefmO";
+
+/// The option letters of a short-option argument (`-qu` → `q`, `u`), up to
+/// and including the first that takes a value. Empty for anything else.
+fn short_cluster(arg: &str, with_value: &str) -> Vec<char> {
+    let Some(letters) = arg.strip_prefix('-').filter(|r| !r.starts_with('-')) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for c in letters.chars() {
+        out.push(c);
+        if with_value.contains(c) {
+            break;
+        }
+    }
+    out
+}
+
+/// The read forms of `git config`: scope and format flags, then a read
+/// action (`--get`, `--list`, `get`, `list`...) and what it reads. The
+/// action must come first: `git config core.hooksPath get` is the legacy
+/// way to *set* `core.hooksPath` to `get`.
 pub(super) fn git_config_reads(rest: &[String]) -> bool {
     const READS: &[&str] = &[
         "--get",
         "--get-all",
         "--get-regexp",
         "--get-urlmatch",
+        "--get-color",
+        "--get-colorbool",
         "-l",
         "--list",
         "get",
         "list",
     ];
-    const WRITES: &[&str] = &[
-        "--add",
-        "--unset",
-        "--unset-all",
-        "--replace-all",
-        "--rename-section",
-        "--remove-section",
-        "-e",
-        "--edit",
-        "set",
-        "unset",
-        "rename-section",
-        "remove-section",
-        "edit",
+    const FLAGS: &[&str] = &[
+        "--global",
+        "--system",
+        "--local",
+        "--worktree",
+        "--show-origin",
+        "--show-scope",
+        "-z",
+        "--null",
+        "--name-only",
+        "--includes",
+        "--no-includes",
+        "--bool",
+        "--int",
+        "--bool-or-int",
+        "--path",
+        "--expiry-date",
     ];
-    rest.iter().any(|a| READS.contains(&a.as_str()))
-        && !rest.iter().any(|a| WRITES.contains(&a.as_str()))
+    let mut args = rest.iter().map(String::as_str);
+    for arg in args.by_ref() {
+        if READS.contains(&arg) {
+            // What follows is names, patterns and format flags; a second
+            // action (`--unset`, `--add`...) would make git refuse anyway.
+            return true;
+        }
+        if !(FLAGS.contains(&arg) || arg.starts_with("--type=")) {
+            return false;
+        }
+    }
+    false
 }
 
 /// Whether `arg` is the long option `name`, bare or with `=value`.
 fn option_is(arg: &str, name: &str) -> bool {
     arg == name || arg.strip_prefix(name).is_some_and(|r| r.starts_with('='))
+}
+
+/// Whether `arg` is the long option `name` or an abbreviation of it
+/// (`--upload-pa=x`): git accepts any unique prefix. The child also runs
+/// with `GIT_TEST_DISALLOW_ABBREVIATED_OPTIONS=1`, so git itself refuses
+/// the abbreviations this misses.
+fn option_or_abbreviation(arg: &str, name: &str) -> bool {
+    let given = arg.split_once('=').map_or(arg, |(n, _)| n);
+    given.len() > 3 && given.starts_with("--") && name.starts_with(given)
 }
 
 /// If `arg` is one of `names` (`--x value`, `--x=value`; `-C value`),
