@@ -1,9 +1,9 @@
 //! One entry point for every tool call: parse the input, decide the policy,
 //! enforce it, run the tool, return its JSON or the standardized error.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::policy::{self, Approval, Boundaries, Decision, Mode};
-use crate::root::ProjectRoot;
+use crate::root::{ProjectRoot, RelPath};
 use crate::spec::{risk_of, TOOL_NAMES};
 use crate::{fs, search, shell};
 use serde::de::DeserializeOwned;
@@ -62,10 +62,18 @@ pub fn decide(
     ctx: &CallContext,
 ) -> Result<Decision> {
     let risk = risk_of(name).ok_or_else(|| unknown_tool(name))?;
-    let subject = match input.get("path").and_then(Value::as_str) {
-        Some(path) => Some(root.resolve(path)?.display()),
-        None => None,
-    };
+    // The path as typed and where it really leads: `notes.txt -> .env` is
+    // judged as `.env` too, and a boundary cannot be stepped over by a link.
+    let mut subjects = Vec::new();
+    if let Some(path) = input.get("path").and_then(Value::as_str) {
+        let rel = root.resolve(path)?;
+        subjects.push(rel.display());
+        if let Some(real) = real_path(root, &rel) {
+            if !subjects.contains(&real) {
+                subjects.push(real);
+            }
+        }
+    }
     // A shell call the hard rules refuse fails here, before anyone is asked.
     let shell_read_only = if name == "exec_shell" {
         let shell_input: shell::ExecShellInput = parse(name, input.clone())?;
@@ -74,14 +82,49 @@ pub fn decide(
     } else {
         false
     };
-    Ok(policy::decide(
-        risk,
-        name,
-        subject.as_deref(),
-        shell_read_only,
-        ctx.mode,
-        &ctx.boundaries,
-    ))
+    let decide_for = |subject: Option<&str>| {
+        policy::decide(
+            risk,
+            name,
+            subject,
+            shell_read_only,
+            ctx.mode,
+            &ctx.boundaries,
+        )
+    };
+    if subjects.is_empty() {
+        return Ok(decide_for(None));
+    }
+    Ok(subjects
+        .iter()
+        .map(|s| decide_for(Some(s)))
+        .fold(Decision::Allow, Decision::stricter))
+}
+
+/// Where a tool working on `rel` really lands: its deepest existing
+/// ancestor with symlinks resolved, plus the part yet to be created.
+/// `None` when it cannot be resolved (the tool itself then fails).
+fn real_path(root: &ProjectRoot, rel: &RelPath) -> Option<String> {
+    let mut probe = rel.clone();
+    let mut tail: Vec<std::ffi::OsString> = Vec::new();
+    loop {
+        match root.canonical(&probe) {
+            Ok(mut real) => {
+                for name in tail.iter().rev() {
+                    real = real.join(name);
+                }
+                return Some(real.display());
+            }
+            Err(e)
+                if matches!(e.code, ErrorCode::NotFound | ErrorCode::NotADirectory)
+                    && !probe.is_root() =>
+            {
+                tail.push(probe.file_name()?.to_owned());
+                probe = probe.parent();
+            }
+            Err(_) => return None,
+        }
+    }
 }
 
 /// Runs one tool call through the policy.
@@ -109,7 +152,7 @@ fn run<I: DeserializeOwned, O: Serialize>(
     let output = tool(parse(name, input)?)?;
     serde_json::to_value(output).map_err(|e| {
         Error::new(
-            crate::ErrorCode::Io,
+            ErrorCode::Io,
             format!("could not encode {name}'s result: {e}"),
         )
     })

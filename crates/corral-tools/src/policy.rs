@@ -45,6 +45,23 @@ pub enum Decision {
     Deny { reason: String },
 }
 
+impl Decision {
+    /// The stricter of two decisions: deny over ask over allow (the first
+    /// of two of a kind).
+    pub fn stricter(self, other: Decision) -> Decision {
+        let rank = |d: &Decision| match d {
+            Decision::Allow => 0,
+            Decision::Ask { .. } => 1,
+            Decision::Deny { .. } => 2,
+        };
+        if rank(&other) > rank(&self) {
+            other
+        } else {
+            self
+        }
+    }
+}
+
 /// Whether the user approved this call (the UI after asking, or
 /// `corral-cli --approve`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -153,8 +170,9 @@ fn beneath(path: &str, base: &str) -> bool {
 }
 
 /// Secret-like names: `.env*`, `*.pem`, `*.key`, SSH keys, and names with
-/// the word secret, token, credential or private_key (as a word, so
-/// `tokenizer.rs` is not a secret but `api-token.txt` is).
+/// a word that is or ends in secret, token or credential (`api-token.txt`,
+/// `apiToken.json`, `mysecret.txt`; plurals too), or `private_key`.
+/// `tokenizer.rs`, `TokenStream.java` and `secretary.txt` are not secrets.
 pub fn is_secret_like(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
     if name.starts_with(".env")
@@ -172,7 +190,9 @@ pub fn is_secret_like(path: &str) -> bool {
     name.split(|c: char| !c.is_ascii_alphanumeric())
         .any(|word| {
             let word = word.strip_suffix('s').unwrap_or(word);
-            matches!(word, "secret" | "token" | "credential")
+            ["secret", "token", "credential"]
+                .iter()
+                .any(|w| word.ends_with(w))
         })
 }
 
@@ -238,6 +258,11 @@ mod tests {
             "credentials",
             "my_private_key.txt",
             "tokens.json",
+            "apiToken.json",
+            "accesstoken.json",
+            "mysecret.txt",
+            "GITHUB_TOKEN",
+            "AwsCredentials.cfg",
         ] {
             assert!(is_secret_like(yes), "{yes}");
         }
@@ -247,6 +272,9 @@ mod tests {
             "keyboard.ts",
             "secretary.txt",
             "README.md",
+            "tokenize.py",
+            "detokenizer.rs",
+            "TokenStream.java",
         ] {
             assert!(!is_secret_like(no), "{no}");
         }

@@ -437,3 +437,70 @@ fn a_shell_call_the_rules_refuse_is_refused_before_anyone_is_asked() {
     let err = decide(&p.root, "exec_shell", &json!({"command": "git"}), &ask);
     assert!(err.is_ok(), "{err:?}");
 }
+
+#[test]
+fn a_symlink_to_a_secret_is_judged_as_the_secret() {
+    use corral_tools::dispatch::{call, CallContext};
+    use corral_tools::policy::{Approval, Mode};
+    let p = Project::new();
+    p.write(".env", "KEY=1\n");
+    std::fs::create_dir(p.path("docs")).unwrap();
+    std::os::unix::fs::symlink("../.env", p.path("docs/notes.txt")).unwrap();
+    let read = json!({"path": "docs/notes.txt"});
+    let read_only = CallContext::new(Mode::ReadOnly, Approval::None);
+    let err = call(&p.root, "read_file", read.clone(), &read_only).unwrap_err();
+    assert_eq!(err.code.as_str(), "denied");
+    assert!(err.message.contains(".env"), "{}", err.message);
+    let full = CallContext::new(Mode::FullAuto, Approval::None);
+    let err = call(&p.root, "read_file", read.clone(), &full).unwrap_err();
+    assert_eq!(err.code.as_str(), "approval_required");
+    let write = json!({"path": "docs/notes.txt", "content": "KEY=2\n"});
+    let err = call(&p.root, "write_file", write, &full).unwrap_err();
+    assert_eq!(err.code.as_str(), "approval_required");
+    assert_eq!(std::fs::read_to_string(p.path(".env")).unwrap(), "KEY=1\n");
+}
+
+#[test]
+fn a_boundary_cannot_be_stepped_over_through_a_symlink() {
+    use corral_tools::dispatch::{call, CallContext};
+    use corral_tools::policy::{Approval, Boundaries, Mode};
+    let p = Project::new();
+    p.write("src/main.rs", "fn main() {}\n");
+    std::fs::create_dir(p.path("tests")).unwrap();
+    std::os::unix::fs::symlink("../src", p.path("tests/link")).unwrap();
+    let mut ctx = CallContext::new(Mode::FullAuto, Approval::Granted);
+    ctx.boundaries = Boundaries {
+        writable: Some(vec!["tests".into()]),
+        blocked: vec![],
+    };
+    // A new file in a new folder inside the boundary is fine.
+    call(
+        &p.root,
+        "write_file",
+        json!({"path": "tests/unit/a.rs", "content": "x"}),
+        &ctx,
+    )
+    .unwrap();
+    for path in ["tests/link/main.rs", "tests/link/new.rs"] {
+        let input = json!({"path": path, "content": "pwned"});
+        let err = call(&p.root, "write_file", input, &ctx).unwrap_err();
+        assert_eq!(err.code.as_str(), "denied", "{path}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(p.path("src/main.rs")).unwrap(),
+        "fn main() {}\n"
+    );
+    assert!(!p.path("src/new.rs").exists());
+    ctx.boundaries = Boundaries {
+        writable: None,
+        blocked: vec!["src".into()],
+    };
+    let err = call(
+        &p.root,
+        "read_file",
+        json!({"path": "tests/link/main.rs"}),
+        &ctx,
+    )
+    .unwrap_err();
+    assert_eq!(err.code.as_str(), "denied");
+}
