@@ -27,6 +27,16 @@ describe("CommandPanel", () => {
     expect(onStop).toHaveBeenCalledOnce();
   });
 
+  it("keeps a colour across lines until it is reset", async () => {
+    const buffer = new OutputBuffer((run) => run());
+    render(CommandPanel, { props: { input: { command: "make", args: [] }, buffer, running: true, onStop: () => {} } });
+    buffer.push({ stream: "stdout", data: "\x1b[31mred\nstill red\x1b[0m\nplain\n" });
+    await tick();
+    const lines = [...screen.getByTestId("command-output").querySelectorAll(".line")];
+    expect(lines.map((l) => l.querySelector(".ansi-red-fg")?.textContent ?? null)).toEqual(["red", "still red", null]);
+    expect(lines[2].textContent).toBe("plain");
+  });
+
   it("shows exit code, duration, timed-out and truncation badges", () => {
     const out = result({ exit_code: 1, timed_out: true, stderr: "boom\n", stderr_truncated_bytes: 4096 });
     render(CommandPanel, { props: { input: { command: "npm", args: ["test"] }, buffer: OutputBuffer.fromResult(out), result: out, running: false, onStop: () => {} } });

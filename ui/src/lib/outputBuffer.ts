@@ -2,10 +2,12 @@
 // Channel at any rate; they are queued and folded in once per animation
 // frame, and subscribers hear about it once per frame, so 100k lines of
 // output append without re-rendering what is already there.
+import { carrySgr } from "./ansi";
 import type { ShellEvent, ShellOutput } from "./types";
 
 export type Stream = ShellEvent["stream"];
-export type OutputLine = { stream: Stream; text: string };
+/** `sgr`: the ANSI colour state the line starts in, left by the stream's earlier lines. */
+export type OutputLine = { stream: Stream; text: string; sgr: string };
 export type FrameScheduler = (run: () => void) => void;
 
 export const nextFrame: FrameScheduler = (run) => {
@@ -19,6 +21,8 @@ export class OutputBuffer {
   private scheduled = false;
   /** Index of the line each stream is still writing (no newline yet). */
   private openLine: Record<Stream, number | null> = { stdout: null, stderr: null };
+  /** The colour state each stream's next line starts in (streams are separate pipes). */
+  private sgr: Record<Stream, string> = { stdout: "", stderr: "" };
   private listeners = new Set<(lineCount: number) => void>();
 
   constructor(private readonly schedule: FrameScheduler = nextFrame) {}
@@ -70,19 +74,23 @@ export class OutputBuffer {
     // The last piece has no newline yet ("" when the chunk ended with one).
     const tail = pieces.pop() ?? "";
     for (const piece of pieces) {
-      this.append(stream, piece);
+      const line = this.lines[this.append(stream, piece)];
+      this.sgr[stream] = carrySgr(line.sgr, line.text);
       this.openLine[stream] = null;
     }
     if (tail !== "") this.append(stream, tail);
   }
 
-  private append(stream: Stream, text: string): void {
+  /** Adds text to the stream's open line (or a new one); returns the line's index. */
+  private append(stream: Stream, text: string): number {
     const open = this.openLine[stream];
     if (open === null) {
-      this.lines.push({ stream, text });
+      this.lines.push({ stream, text, sgr: this.sgr[stream] });
       this.openLine[stream] = this.lines.length - 1;
-    } else {
-      this.lines[open] = { stream, text: this.lines[open].text + text };
+      return this.lines.length - 1;
     }
+    const line = this.lines[open];
+    this.lines[open] = { ...line, text: line.text + text };
+    return open;
   }
 }

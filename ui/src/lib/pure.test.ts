@@ -4,7 +4,7 @@ import { applyEdit, computePreview, readWhole } from "./agent/preview";
 import { diffRows } from "./diffRows";
 import { OutputBuffer } from "./outputBuffer";
 import { visibleRange } from "./virtualRange";
-import { visibleText } from "./ansi";
+import { ansiLineToHtml, carrySgr, visibleText } from "./ansi";
 import { commandLine } from "./subject";
 import { renderMarkdown } from "./markdown";
 
@@ -69,11 +69,56 @@ describe("OutputBuffer", () => {
     expect(buffer.lines).toHaveLength(0);
     frames[0]();
     expect(buffer.lines).toEqual([
-      { stream: "stdout", text: "hello" },
-      { stream: "stderr", text: "warn" },
-      { stream: "stdout", text: "world" },
+      { stream: "stdout", text: "hello", sgr: "" },
+      { stream: "stderr", text: "warn", sgr: "" },
+      { stream: "stdout", text: "world", sgr: "" },
     ]);
     expect(buffer.text()).toBe("hello\nwarn\nworld");
+  });
+});
+
+describe("ANSI colour across lines", () => {
+  const html = (buffer: OutputBuffer, i: number) => {
+    const box = document.createElement("div");
+    box.innerHTML = ansiLineToHtml(buffer.lines[i].text, buffer.lines[i].sgr);
+    return box;
+  };
+
+  it("keeps a colour set on one line until it is reset lines later, rendering each line alone", () => {
+    const buffer = new OutputBuffer((run) => run());
+    buffer.push({ stream: "stdout", data: "\x1b[31mred\nstill red\x1b[0m\nplain" });
+    // Out of order, as the virtual list may render them.
+    expect(html(buffer, 2).querySelector("[class]")).toBeNull();
+    expect(html(buffer, 2).textContent).toBe("plain");
+    expect(html(buffer, 1).querySelector(".ansi-red-fg")?.textContent).toBe("still red");
+    expect(html(buffer, 0).querySelector(".ansi-red-fg")?.textContent).toBe("red");
+  });
+
+  it("carries state per stream, across chunks split mid-sequence and mid-line", () => {
+    const buffer = new OutputBuffer((run) => run());
+    buffer.push({ stream: "stdout", data: "\x1b[1;3" });
+    buffer.push({ stream: "stdout", data: "2mok\n" });
+    buffer.push({ stream: "stderr", data: "warning\n" });
+    buffer.push({ stream: "stdout", data: "bold green\n" });
+    expect(buffer.lines.map((l) => [l.stream, l.sgr])).toEqual([
+      ["stdout", ""],
+      ["stderr", ""],
+      ["stdout", "\x1b[1;32m"],
+    ]);
+    expect(html(buffer, 2).querySelector(".ansi-green-fg")?.textContent).toBe("bold green");
+  });
+
+  it("reduces SGR sequences to the state they leave", () => {
+    expect(carrySgr("", "no escapes")).toBe("");
+    expect(carrySgr("\x1b[31m", "plain text")).toBe("\x1b[31m");
+    expect(carrySgr("\x1b[1;31m", "a\x1b[39mb")).toBe("\x1b[1m");
+    expect(carrySgr("", "\x1b[38;5;208;48;2;1;2;3mx")).toBe("\x1b[38;5;208;48;2;1;2;3m");
+    expect(carrySgr("\x1b[4;44m", "\x1b[mx")).toBe("");
+    expect(carrySgr("", "\x1b[3;2;22m")).toBe("\x1b[3m");
+  });
+
+  it("applies the colour of text overwritten by a carriage return", () => {
+    expect(ansiLineToHtml("\x1b[33m10%\r50%")).toContain('<span class="ansi-yellow-fg">50%</span>');
   });
 });
 

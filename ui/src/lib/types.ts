@@ -21,7 +21,6 @@ export type ErrorCode =
   | "invalid_regex"
   | "command_not_allowed"
   | "argument_not_allowed"
-  | "timeout"
   | "cancelled"
   | "io"
   | "llm_auth"

@@ -211,9 +211,9 @@ describe("AgentLoop", () => {
     await t.loop.send("test");
     const buffer = t.loop.outputFor(t.cards()[0].id);
     expect(buffer?.lines).toEqual([
-      { stream: "stdout", text: "line 1" },
-      { stream: "stdout", text: "line 2" },
-      { stream: "stderr", text: "warn" },
+      { stream: "stdout", text: "line 1", sgr: "" },
+      { stream: "stdout", text: "line 2", sgr: "" },
+      { stream: "stderr", text: "warn", sgr: "" },
     ]);
     expect(t.cards()[0]).toMatchObject({ status: "done", result: { exit_code: 1 } });
   });

@@ -91,7 +91,7 @@ describe("AgentLoop stop", () => {
     expect(t.ipc.cancel).toHaveBeenCalledWith(shellRun());
     const card = t.cards()[0];
     expect(card).toMatchObject({ status: "cancelled", runId: undefined, error: { code: "cancelled", details: { duration_ms: 800 } } });
-    expect(t.loop.outputFor(card.id)?.lines).toEqual([{ stream: "stderr", text: "Compiling corral" }]);
+    expect(t.loop.outputFor(card.id)?.lines).toEqual([{ stream: "stderr", text: "Compiling corral", sgr: "" }]);
     expect(t.results()[0].is_error).toBe(true);
     expect(JSON.parse(t.results()[0].content)).toMatchObject({
       code: "cancelled",
