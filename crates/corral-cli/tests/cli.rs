@@ -200,3 +200,44 @@ fn approve_grants_a_call_that_asks() {
     assert_eq!(code, 0);
     assert_eq!(std::fs::read(dir.path().join("a")).unwrap(), b"x");
 }
+
+/// `permission_denied` from the OS. Root reads every file, so as root the
+/// call runs as `nobody` (through util-linux's `setpriv`).
+#[test]
+fn an_unreadable_file_is_permission_denied() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let file = dir.path().join("locked.txt");
+    std::fs::write(&file, "x").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let root = dir.path().to_str().unwrap();
+    let cli_args = [
+        "call",
+        "--root",
+        root,
+        "read_file",
+        r#"{"path":"locked.txt"}"#,
+    ];
+    // The file was created by this process: its owner is who we are.
+    let as_root = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(&file).unwrap()) == 0;
+    let mut command = if as_root {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_corral-cli"));
+        c
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+    };
+    let out = command.args(cli_args).output().unwrap();
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(value["code"], "permission_denied", "{value}");
+    assert_eq!(value["details"]["path"], "locked.txt");
+}

@@ -51,8 +51,6 @@ pub enum ErrorCode {
     CommandNotAllowed,
     /// An argument breaks the program's argument rules.
     ArgumentNotAllowed,
-    /// The operation took longer than its time limit.
-    Timeout,
     /// The operation was cancelled.
     Cancelled,
     /// Any other input/output failure.
@@ -69,7 +67,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in declaration order (used by docs and tests).
-    pub const ALL: [ErrorCode; 26] = [
+    pub const ALL: [ErrorCode; 25] = [
         ErrorCode::NoProjectOpen,
         ErrorCode::InvalidInput,
         ErrorCode::NotFound,
@@ -89,7 +87,6 @@ impl ErrorCode {
         ErrorCode::InvalidRegex,
         ErrorCode::CommandNotAllowed,
         ErrorCode::ArgumentNotAllowed,
-        ErrorCode::Timeout,
         ErrorCode::Cancelled,
         ErrorCode::Io,
         ErrorCode::LlmAuth,
@@ -120,7 +117,6 @@ impl ErrorCode {
             ErrorCode::InvalidRegex => "invalid_regex",
             ErrorCode::CommandNotAllowed => "command_not_allowed",
             ErrorCode::ArgumentNotAllowed => "argument_not_allowed",
-            ErrorCode::Timeout => "timeout",
             ErrorCode::Cancelled => "cancelled",
             ErrorCode::Io => "io",
             ErrorCode::LlmAuth => "llm_auth",
@@ -134,10 +130,7 @@ impl ErrorCode {
     pub fn default_retryable(self) -> bool {
         matches!(
             self,
-            ErrorCode::StaleFile
-                | ErrorCode::Timeout
-                | ErrorCode::LlmRateLimited
-                | ErrorCode::LlmUnavailable
+            ErrorCode::StaleFile | ErrorCode::LlmRateLimited | ErrorCode::LlmUnavailable
         )
     }
 }
@@ -279,7 +272,6 @@ fn default_hint(code: ErrorCode) -> &'static str {
         ErrorCode::InvalidRegex => "Fix the pattern, or set regex to false to search literally.",
         ErrorCode::CommandNotAllowed => "Use one of the allowlisted programs.",
         ErrorCode::ArgumentNotAllowed => "Remove or change the named argument.",
-        ErrorCode::Timeout => "Raise timeout_secs (max 600) or run something smaller.",
         ErrorCode::Cancelled => "The user stopped this; do not retry unless asked.",
         ErrorCode::Io => "Try again; if it persists, check the disk and the file.",
         ErrorCode::LlmAuth => "Check the API key in Settings.",

@@ -47,7 +47,6 @@ fn every_code_has_its_pinned_wire_name() {
             "invalid_regex",
             "command_not_allowed",
             "argument_not_allowed",
-            "timeout",
             "cancelled",
             "io",
             "llm_auth",
@@ -100,7 +99,7 @@ fn ambiguous_match_error_is_exactly_this_json() {
             "message": "old_string matches 2 times in `a.txt` (lines 1, 2)",
             "hint": "Add surrounding lines to old_string so it matches once, or set replace_all.",
             "retryable": false,
-            "details": {"path": "a.txt", "lines": [1, 2]}
+            "details": {"path": "a.txt", "count": 2, "lines": [1, 2]}
         })
     );
 }
@@ -114,12 +113,7 @@ fn retryable_codes_are_the_transient_ones() {
         .collect();
     assert_eq!(
         retryable,
-        vec![
-            "stale_file",
-            "timeout",
-            "llm_rate_limited",
-            "llm_unavailable"
-        ]
+        vec!["stale_file", "llm_rate_limited", "llm_unavailable"]
     );
 }
 
@@ -128,4 +122,28 @@ fn error_round_trips_through_json() {
     let err = Error::new(ErrorCode::NotFound, "`a` does not exist").detail("path", "a");
     let back: Error = serde_json::from_value(err.to_json()).unwrap();
     assert_eq!(back, err);
+}
+
+#[test]
+fn os_errors_map_to_their_codes() {
+    use std::io::{Error as IoError, ErrorKind};
+    // The OS's EEXIST and EIO cannot be provoked portably on a temp folder;
+    // their mapping is pinned here, whole.
+    assert_eq!(
+        Error::from_io(&IoError::from(ErrorKind::AlreadyExists), "a.txt").to_json(),
+        json!({
+            "code": "already_exists",
+            "message": "`a.txt` already exists",
+            "hint": "Choose another path or remove the existing one first.",
+            "retryable": false,
+            "details": {"path": "a.txt"}
+        })
+    );
+    let eio = Error::from_io(&IoError::from_raw_os_error(5), "a.txt");
+    assert_eq!(eio.code, ErrorCode::Io);
+    assert!(eio.message.starts_with("`a.txt`: "), "{}", eio.message);
+    assert_eq!(
+        Error::from_io(&IoError::from(ErrorKind::PermissionDenied), "a.txt").code,
+        ErrorCode::PermissionDenied
+    );
 }

@@ -335,6 +335,37 @@ fn edit_file_ambiguous_lists_lines_and_replace_all_replaces_all() {
 }
 
 #[test]
+fn edit_file_many_matches_list_the_first_fifty_lines() {
+    let p = Project::new();
+    p.write("a.txt", "x\n".repeat(10_000));
+    let err = p
+        .call(
+            "edit_file",
+            json!({"path": "a.txt", "old_string": "x", "new_string": "y"}),
+        )
+        .unwrap_err();
+    assert_eq!(err.code.as_str(), "ambiguous_match");
+    assert_eq!(err.details["count"], 10_000);
+    assert_eq!(err.details["lines"], json!((1..=50).collect::<Vec<_>>()));
+    assert!(err.message.contains("48, 49, 50, …)"), "{}", err.message);
+}
+
+#[test]
+fn edit_file_refuses_a_result_over_the_limit_before_building_it() {
+    let p = Project::new();
+    // 1 MiB of `a`, each replaced by 64 KiB: 64 GiB if it were built.
+    p.write("a.txt", "a".repeat(1 << 20));
+    let err = p
+        .call(
+            "edit_file",
+            json!({"path": "a.txt", "old_string": "a", "new_string": "b".repeat(1 << 16), "replace_all": true}),
+        )
+        .unwrap_err();
+    assert_eq!(err.code.as_str(), "too_large");
+    assert_eq!(p.read("a.txt").len(), 1 << 20);
+}
+
+#[test]
 fn edit_file_no_match_points_at_similar_lines() {
     let p = Project::new();
     p.write("a.py", "def f():\n    return 1\n");

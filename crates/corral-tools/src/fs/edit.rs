@@ -73,12 +73,16 @@ pub fn edit_file(root: &ProjectRoot, input: &EditFileInput) -> Result<EditFileOu
         return Err(no_match(&shown, &body, &old));
     }
     if starts.len() > 1 && !input.replace_all {
-        let lines: Vec<usize> = starts.iter().map(|&at| line_of(&body, at)).collect();
-        let list = lines
+        let lines = lines_of(&body, &starts);
+        let mut list = lines
             .iter()
+            .take(MAX_LISTED_LINES)
             .map(usize::to_string)
             .collect::<Vec<_>>()
             .join(", ");
+        if starts.len() > MAX_LISTED_LINES {
+            list.push_str(", …");
+        }
         return Err(Error::new(
             ErrorCode::AmbiguousMatch,
             format!(
@@ -87,8 +91,14 @@ pub fn edit_file(root: &ProjectRoot, input: &EditFileInput) -> Result<EditFileOu
             ),
         )
         .detail("path", shown)
+        .detail("count", starts.len())
         .detail("lines", lines));
     }
+    // The size of the result before building it: a short old_string
+    // replaced everywhere by a long new_string could ask for gigabytes.
+    let projected = (body.len() - starts.len() * old.len())
+        .saturating_add(starts.len().saturating_mul(new.len()));
+    check_write_size(&shown, projected)?;
     let replaced = body.replace(old.as_str(), &new);
     let diff = crate::diff::unified(&shown, &body, &replaced);
     let out_body = if crlf {
@@ -110,8 +120,23 @@ pub fn edit_file(root: &ProjectRoot, input: &EditFileInput) -> Result<EditFileOu
     })
 }
 
-fn line_of(body: &str, at: usize) -> usize {
-    body[..at].matches('\n').count() + 1
+/// Most match lines an `ambiguous_match` lists.
+const MAX_LISTED_LINES: usize = 50;
+
+/// The 1-based line of each of `starts` (ascending byte offsets), in one
+/// pass over the text.
+fn lines_of(body: &str, starts: &[usize]) -> Vec<usize> {
+    let mut lines = Vec::with_capacity(starts.len().min(MAX_LISTED_LINES));
+    let (mut line, mut counted) = (1, 0);
+    for &at in starts.iter().take(MAX_LISTED_LINES) {
+        line += body.as_bytes()[counted..at]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        counted = at;
+        lines.push(line);
+    }
+    lines
 }
 
 /// A miss: say where the first line of `old_string`, trimmed, does appear,

@@ -150,8 +150,9 @@ pub(crate) fn write_atomic(
         }
     }
 
-    let tmp = temp_name(name);
-    let result = write_temp(&dir, &tmp, bytes, permissions)
+    let tmp =
+        create_temp(&dir, name, permissions.is_some()).map_err(|e| Error::from_io(&e, &shown))?;
+    let result = write_temp(tmp.1, bytes, permissions)
         .and_then(|()| {
             // Last look before the rename: did someone change the file?
             if let Some(expected) = expect {
@@ -160,10 +161,10 @@ pub(crate) fn write_atomic(
                     _ => return Err(std::io::Error::other(StaleMarker)),
                 }
             }
-            dir.rename(&tmp, &dir, name)
+            dir.rename(&tmp.0, &dir, name)
         })
         .map_err(|e| {
-            let _ = dir.remove_file(&tmp);
+            let _ = dir.remove_file(&tmp.0);
             if e.get_ref().is_some_and(|inner| inner.is::<StaleMarker>()) {
                 stale(&shown)
             } else {
@@ -198,15 +199,36 @@ impl std::fmt::Display for StaleMarker {
 }
 impl std::error::Error for StaleMarker {}
 
-fn write_temp(
+/// Creates the temp file next to `name`, under a fresh name (a killed
+/// write may have left one behind). When it replaces an existing file it
+/// starts private (0600) and gets the file's permissions only once its
+/// content is written, so a secret is never readable by others meanwhile.
+fn create_temp(
     dir: &Dir,
-    tmp: &std::ffi::OsStr,
+    name: &std::ffi::OsStr,
+    private: bool,
+) -> std::io::Result<(std::ffi::OsString, cap_std::fs::File)> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    if private {
+        options.mode(0o600);
+    }
+    let mut attempt = 0;
+    loop {
+        let tmp = temp_name(name);
+        match dir.open_with(&tmp, &options) {
+            Ok(file) => return Ok((tmp, file)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 16 => attempt += 1,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+fn write_temp(
+    mut file: cap_std::fs::File,
     bytes: &[u8],
     permissions: Option<Permissions>,
 ) -> std::io::Result<()> {
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
-    let mut file = dir.open_with(tmp, &options)?;
     file.write_all(bytes)?;
     if let Some(permissions) = permissions {
         file.set_permissions(permissions)?;
@@ -224,9 +246,13 @@ fn sync_dir(dir: &Dir) {
 fn temp_name(name: &std::ffi::OsStr) -> std::ffi::OsString {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
     let mut tmp = std::ffi::OsString::from(".");
     tmp.push(name);
-    tmp.push(format!(".corral-{}-{n}.tmp", std::process::id()));
+    tmp.push(format!(".corral-{}-{n}-{nanos:x}.tmp", std::process::id()));
     tmp
 }
 
@@ -276,4 +302,58 @@ pub(crate) fn check_write_size(shown: &str, len: usize) -> Result<()> {
         .detail("bytes", len));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
+    use super::*;
+
+    fn project() -> (tempfile::TempDir, ProjectRoot) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = ProjectRoot::open(dir.path()).unwrap();
+        (dir, root)
+    }
+
+    #[test]
+    fn a_file_changed_since_it_was_read_is_stale_and_kept() {
+        let (dir, root) = project();
+        std::fs::write(dir.path().join("a.txt"), "old\n").unwrap();
+        let rel = root.resolve("a.txt").unwrap();
+        let (_, fingerprint) = read_regular(&root, &rel).unwrap();
+        // Someone else writes between the read and the replace.
+        std::fs::write(dir.path().join("a.txt"), "theirs, longer\n").unwrap();
+        let err = write_atomic(&root, &rel, b"mine\n", Some(&fingerprint)).unwrap_err();
+        assert_eq!(err.code, ErrorCode::StaleFile);
+        assert!(err.retryable);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+            "theirs, longer\n"
+        );
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "the temp file is removed");
+    }
+
+    #[test]
+    fn a_private_file_is_never_readable_by_others_while_replaced() {
+        use std::os::unix::fs::PermissionsExt;
+        let (dir, root) = project();
+        let path = dir.path().join(".env");
+        std::fs::write(&path, "KEY=1\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let dir_handle = root.dir().open_dir(".").unwrap();
+        let (tmp, file) = create_temp(&dir_handle, std::ffi::OsStr::new(".env"), true).unwrap();
+        let mode = std::fs::metadata(dir.path().join(&tmp))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o600, "the temp file starts private");
+        drop(file);
+        dir_handle.remove_file(&tmp).unwrap();
+        let rel = root.resolve(".env").unwrap();
+        write_atomic(&root, &rel, b"KEY=2\n", None).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "the file keeps its permissions");
+    }
 }
