@@ -101,4 +101,41 @@ describe("ToolCard", () => {
     expect(screen.queryByTestId("command-panel")).toBeNull();
     expect(screen.queryByTestId("error-code")).toBeNull();
   });
+
+  it("renders `code` in the approval reason instead of raw backticks", () => {
+    card({ name: "write_file", input: { path: "src/greet.js", content: "" }, risk: "write", status: "waiting", reason: "changes `src/greet.js`" });
+    const reason = screen.getByRole("group", { name: "Approve this call" }).querySelector(".reason");
+    expect(reason?.textContent).toBe("changes src/greet.js");
+    expect(reason?.querySelector("code")?.textContent).toBe("src/greet.js");
+  });
+
+  it("marks a command that exited non-zero with a warning, not as failed", () => {
+    const { root } = card({
+      name: "exec_shell",
+      input: { command: "npm", args: ["test"] },
+      risk: "shell",
+      status: "done",
+      result: { command: "npm", args: ["test"], stdout: "", stderr: "1 failing\n", exit_code: 1, timed_out: false, duration_ms: 900, stdout_truncated_bytes: 0, stderr_truncated_bytes: 0 },
+    });
+    expect(root.dataset.status).toBe("done");
+    const status = screen.getByTestId("tool-status");
+    expect(status.textContent).toBe("exit 1");
+    expect(status.classList.contains("warn")).toBe(true);
+    expect(root.classList.contains("exit-problem")).toBe(true);
+    expect(screen.getByTestId("exit-code").classList.contains("warn")).toBe(true);
+    expect(screen.queryByTestId("error-code")).toBeNull();
+  });
+
+  it("shows a command that exited 0 as done", () => {
+    const { root } = card({
+      name: "exec_shell",
+      input: { command: "npm", args: ["test"] },
+      risk: "shell",
+      status: "done",
+      result: { command: "npm", args: ["test"], stdout: "ok\n", stderr: "", exit_code: 0, timed_out: false, duration_ms: 900, stdout_truncated_bytes: 0, stderr_truncated_bytes: 0 },
+    });
+    expect(screen.getByTestId("tool-status").textContent).toBe("done");
+    expect(screen.getByTestId("tool-status").classList.contains("ok")).toBe(true);
+    expect(root.classList.contains("exit-problem")).toBe(false);
+  });
 });

@@ -5,6 +5,7 @@ import { diffRows } from "./diffRows";
 import { OutputBuffer } from "./outputBuffer";
 import { visibleRange } from "./virtualRange";
 import { ansiLineToHtml, carrySgr, visibleText } from "./ansi";
+import { exitProblem } from "./shellOutcome";
 import { commandLine } from "./subject";
 import { renderMarkdown } from "./markdown";
 
@@ -132,6 +133,14 @@ describe("small helpers", () => {
   it("shows the last redraw of a carriage-return line", () => {
     expect(visibleText("10%\r50%\r100%")).toBe("100%");
     expect(visibleText("done\r")).toBe("done");
+  });
+
+  it("names what went wrong with a command that ran", () => {
+    const ran = { command: "x", args: [], stdout: "", stderr: "", exit_code: 0, timed_out: false, duration_ms: 1, stdout_truncated_bytes: 0, stderr_truncated_bytes: 0 };
+    expect(exitProblem(ran)).toBeNull();
+    expect(exitProblem({ ...ran, exit_code: 101 })).toBe("exit 101");
+    expect(exitProblem({ ...ran, exit_code: null, timed_out: true })).toBe("timed out");
+    expect(exitProblem(undefined)).toBeNull();
   });
 
   it("quotes command lines like a shell would show them", () => {

@@ -2,7 +2,7 @@
 // still be a non-zero exit or a timeout), or a stop. Rust answers a stopped
 // run by rejecting with a `cancelled` error whose details carry the partial
 // output and the time it ran (docs/design.md, "Shell").
-import type { WireError } from "./types";
+import type { ShellOutput, WireError } from "./types";
 
 export type StoppedRun = { stdout: string; stderr: string; duration_ms: number | null };
 
@@ -18,3 +18,14 @@ export function stoppedRun(error: WireError | undefined): StoppedRun | undefined
   };
 }
 
+
+/**
+ * What went wrong with a command that ran: a non-zero exit or a timeout.
+ * The tool call itself succeeded, so this is a warning, not a failure.
+ */
+export function exitProblem(result: ShellOutput | undefined): string | null {
+  if (!result) return null;
+  if (result.timed_out) return "timed out";
+  if (result.exit_code !== null && result.exit_code !== 0) return `exit ${result.exit_code}`;
+  return null;
+}

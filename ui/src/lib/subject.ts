@@ -1,6 +1,5 @@
-// What a tool call is about, in a few words, and a one-line preview of its result.
-import type { ShellOutput } from "./types";
-
+// What a tool call is about, in a few words, and a one-line preview of its
+// result (a command's exit and time are on its panel instead).
 export function commandLine(input: Record<string, unknown>): string {
   const args = Array.isArray(input.args) ? input.args.map(String) : [];
   return [String(input.command ?? ""), ...args.map(quote)].join(" ");
@@ -50,10 +49,6 @@ export function resultSummary(tool: string, result: unknown): string {
       return `${plural(Number(r.count ?? 0), "file")}${more}`;
     case "search_files":
       return `${plural(Array.isArray(r.matches) ? r.matches.length : 0, "match")}${more}`.replace("matchs", "matches");
-    case "exec_shell": {
-      const out = r as unknown as ShellOutput;
-      return out.timed_out ? "timed out" : `exit ${out.exit_code ?? "—"}`;
-    }
     default:
       return "";
   }
