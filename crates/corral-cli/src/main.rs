@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! corral-cli tools
-//! corral-cli call --root DIR [--mode MODE] [--approve] NAME [JSON]
+//! corral-cli call --root DIR [--mode MODE] [--approve]
+//!                 [--writable PATH]... [--blocked PATH]... NAME [JSON]
 //! ```
 //!
 //! `call` prints the tool's result JSON and exits 0, or the standardized
@@ -10,7 +11,7 @@
 
 use clap::{Parser, Subcommand};
 use corral_tools::dispatch::{self, CallContext};
-use corral_tools::policy::{Approval, Mode};
+use corral_tools::policy::{Approval, Boundaries, Mode};
 use corral_tools::{spec, Error, ProjectRoot};
 use serde_json::Value;
 use std::io::{Read, Write};
@@ -43,6 +44,13 @@ enum Command {
         /// Grant approval to a call that asks for it.
         #[arg(long)]
         approve: bool,
+        /// Allow writes only beneath this path (repeatable); commands that
+        /// change things are then refused.
+        #[arg(long, value_name = "PATH")]
+        writable: Vec<String>,
+        /// A path no tool may touch (repeatable); commands are then refused.
+        #[arg(long, value_name = "PATH")]
+        blocked: Vec<String>,
         /// The tool's name.
         name: String,
         /// The input JSON object (read from stdin when absent).
@@ -92,6 +100,8 @@ fn run(command: Command) -> Result<Value, Error> {
             root,
             mode,
             approve,
+            writable,
+            blocked,
             name,
             input,
         } => {
@@ -119,7 +129,12 @@ fn run(command: Command) -> Result<Value, Error> {
             } else {
                 Approval::None
             };
-            dispatch::call(&root, &name, input, &CallContext::new(mode, approval))
+            let mut ctx = CallContext::new(mode, approval);
+            ctx.boundaries = Boundaries {
+                writable: (!writable.is_empty()).then_some(writable),
+                blocked,
+            };
+            dispatch::call(&root, &name, input, &ctx)
         }
     }
 }

@@ -241,3 +241,55 @@ fn an_unreadable_file_is_permission_denied() {
     assert_eq!(value["code"], "permission_denied", "{value}");
     assert_eq!(value["details"]["path"], "locked.txt");
 }
+
+#[test]
+fn boundaries_limit_writes_hide_blocked_paths_and_refuse_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("tests")).unwrap();
+    std::fs::create_dir_all(dir.path().join("private")).unwrap();
+    std::fs::write(dir.path().join("private/notes.txt"), "needle\n").unwrap();
+    std::fs::write(dir.path().join("src.txt"), "needle\n").unwrap();
+    let root = dir.path().to_str().unwrap();
+    let with = |extra: &[&str], name: &str, input: &str| {
+        let mut args = vec!["call", "--root", root];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&[name, input]);
+        cli(&args, None)
+    };
+    let tests_only = ["--writable", "tests"];
+    let (code, out) = with(
+        &tests_only,
+        "write_file",
+        r#"{"path":"tests/a.rs","content":"x"}"#,
+    );
+    assert_eq!((code, out["created"].clone()), (0, json!(true)));
+    let (code, err) = with(
+        &tests_only,
+        "write_file",
+        r#"{"path":"src.txt","content":"x"}"#,
+    );
+    assert_eq!((code, err["code"].clone()), (1, json!("denied")));
+    let (code, err) = with(
+        &tests_only,
+        "exec_shell",
+        r#"{"command":"touch","args":["x"]}"#,
+    );
+    assert_eq!((code, err["code"].clone()), (1, json!("denied")));
+    let (code, _) = with(&tests_only, "exec_shell", r#"{"command":"ls","args":[]}"#);
+    assert_eq!(code, 0);
+
+    let blocked = ["--blocked", "private"];
+    let (code, err) = with(&blocked, "read_file", r#"{"path":"private/notes.txt"}"#);
+    assert_eq!((code, err["code"].clone()), (1, json!("denied")));
+    let (code, out) = with(&blocked, "search_files", r#"{"query":"needle"}"#);
+    assert_eq!(code, 0);
+    assert_eq!(out["matches"].as_array().unwrap().len(), 1, "{out}");
+    assert_eq!(out["matches"][0]["path"], "src.txt");
+    let (code, out) = with(&blocked, "glob", r#"{"pattern":"*.txt"}"#);
+    assert_eq!((code, out["files"].clone()), (0, json!(["src.txt"])));
+    let (code, out) = with(&blocked, "list_directory", r#"{"depth":2}"#);
+    assert_eq!(code, 0);
+    assert!(!out.to_string().contains("private"), "{out}");
+    let (code, err) = with(&blocked, "exec_shell", r#"{"command":"ls","args":[]}"#);
+    assert_eq!((code, err["code"].clone()), (1, json!("denied")));
+}

@@ -136,9 +136,23 @@ pub fn call(root: &ProjectRoot, name: &str, input: Value, ctx: &CallContext) -> 
         "write_file" => run(name, input, |i| fs::write_file(root, &i)),
         "edit_file" => run(name, input, |i| fs::edit_file(root, &i)),
         "delete_file" => run(name, input, |i| fs::delete_file(root, &i)),
-        "list_directory" => run(name, input, |i| fs::list_directory(root, &i)),
-        "glob" => run(name, input, |i| search::glob(root, &i)),
-        "search_files" => run(name, input, |i| search::search_files(root, &i)),
+        // What a walk finds beneath a blocked path is left out.
+        "list_directory" => run(name, input, |i| {
+            let mut out = fs::list_directory(root, &i)?;
+            out.entries.retain(|e| !ctx.boundaries.blocks(&e.path));
+            Ok(out)
+        }),
+        "glob" => run(name, input, |i| {
+            let mut out = search::glob(root, &i)?;
+            out.files.retain(|f| !ctx.boundaries.blocks(f));
+            out.count = out.files.len();
+            Ok(out)
+        }),
+        "search_files" => run(name, input, |i| {
+            let mut out = search::search_files(root, &i)?;
+            out.matches.retain(|m| !ctx.boundaries.blocks(&m.path));
+            Ok(out)
+        }),
         "exec_shell" => run(name, input, |i| shell::exec_shell(root, &i, &ctx.shell)),
         _ => Err(unknown_tool(name)),
     }

@@ -84,6 +84,13 @@ pub struct Boundaries {
     pub blocked: Vec<String>,
 }
 
+impl Boundaries {
+    /// Whether `path` (relative to the root) is beneath a blocked path.
+    pub fn blocks(&self, path: &str) -> bool {
+        self.blocked.iter().any(|b| beneath(path, b))
+    }
+}
+
 /// Decides one call. `subject_path` is the normalized path the call works
 /// on (if any); `shell_read_only` says whether a shell call is on the
 /// read-only table.
@@ -109,6 +116,21 @@ pub fn decide(
                     };
                 }
             }
+        }
+    }
+    // A command's effects cannot be held to paths: with blocked paths no
+    // command runs, with writable paths only read-only ones do.
+    if risk == Risk::Shell {
+        if !boundaries.blocked.is_empty() {
+            return Decision::Deny {
+                reason: "this session has blocked paths, and a command cannot be held to them"
+                    .to_string(),
+            };
+        }
+        if boundaries.writable.is_some() && !shell_read_only {
+            return Decision::Deny {
+                reason: "this session may write only in its writable paths, and a command that changes things cannot be held to them".to_string(),
+            };
         }
     }
     let secret = subject_path.is_some_and(is_secret_like);

@@ -143,6 +143,13 @@ fn search_honours_git_info_exclude_and_skips_git_dir() {
         search(&p, json!({"query": "needle"})),
         found(vec![m("src/main.rs", 1, 4, "fn needle() {}")])
     );
+    // Naming `.git` does not let the walk in either.
+    for path in [".git", ".git/info"] {
+        let err = search_error(&p, json!({"query": "needle", "path": path}));
+        assert_eq!(err.code.as_str(), "invalid_input", "{path}");
+    }
+    assert_eq!(glob(&p, json!({"pattern": ".git/*"})), files(&[]));
+    assert_eq!(glob(&p, json!({"pattern": ".git/**/*"})), files(&[]));
 }
 
 #[test]

@@ -94,6 +94,8 @@ fn walk_base(root: &ProjectRoot, start: &Start, pattern: &PathGlob) -> Option<Pa
         rel = rel.join(std::ffi::OsStr::new(folder));
     }
     match root.canonical(&rel) {
+        // `.git/` is skipped, also when a pattern names it.
+        Ok(real) if real.is_git_internal() => None,
         // Only a plain folder: through a symlink the walk from the start
         // would not go either.
         Ok(real) if real == rel && root.dir().metadata(rel.as_path()).is_ok_and(|m| m.is_dir()) => {

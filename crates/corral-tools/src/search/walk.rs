@@ -19,8 +19,16 @@ pub(super) struct Start {
 /// Resolves a tool's `path` input. A missing path is `not_found`; a symlink
 /// leading out is `path_outside_root`.
 pub(super) fn start(root: &ProjectRoot, path: Option<&str>) -> Result<Start> {
-    let rel = root.resolve(path.unwrap_or("."))?;
+    let given = path.unwrap_or(".");
+    let rel = root.resolve(given)?;
     let rel = root.canonical(&rel)?;
+    if rel.is_git_internal() {
+        return Err(Error::invalid_input(format!(
+            "`{given}` is inside `.git/`, which search and glob skip"
+        ))
+        .hint("Read git internals with read_file, or ask git through exec_shell (`git log`, `git show`).")
+        .detail("path", given));
+    }
     let abs = absolute(root, &rel);
     Ok(Start { rel, abs })
 }
