@@ -143,23 +143,8 @@ impl Decoder for AnthropicDecoder {
                 }
             }
             "content_block_stop" => {
-                if let Some(Open::Tool {
-                    id,
-                    name,
-                    json,
-                    initial,
-                }) = self.blocks.remove(&index)
-                {
-                    out.push(if json.trim().is_empty() {
-                        StreamEvent::ToolCallEnd {
-                            id,
-                            name,
-                            input: initial,
-                            input_error: None,
-                        }
-                    } else {
-                        tool_call_end(id, name, &json)
-                    });
+                if let Some(open) = self.blocks.remove(&index) {
+                    out.extend(close(open));
                 }
             }
             "message_delta" => {
@@ -178,7 +163,16 @@ impl Decoder for AnthropicDecoder {
                     });
                 }
             }
-            "message_stop" => return Ok(Step::Finished(self.stop_reason())),
+            "message_stop" => {
+                // The message is over, whether or not each block got its
+                // `content_block_stop` (some compatible servers skip it):
+                // tool calls still open end as they are, as in OpenAI's
+                // protocol, with an `input_error` if their input is cut.
+                let mut open: Vec<_> = self.blocks.drain().collect();
+                open.sort_unstable_by_key(|(index, _)| *index);
+                out.extend(open.into_iter().filter_map(|(_, block)| close(block)));
+                return Ok(Step::Finished(self.stop_reason()));
+            }
             "error" => return Err(LlmError::Event(ProviderMessage::from_json(&data))),
             _ => {} // ping, and event types added later
         }
@@ -199,6 +193,29 @@ impl AnthropicDecoder {
         self.stop_reason
             .clone()
             .unwrap_or_else(|| "end_turn".to_string())
+    }
+}
+
+/// The end of a tool call's block; other blocks end silently. Input sent
+/// whole in `content_block_start` stands when no deltas followed.
+fn close(block: Open) -> Option<StreamEvent> {
+    match block {
+        Open::Tool {
+            id,
+            name,
+            json,
+            initial,
+        } => Some(if json.trim().is_empty() {
+            StreamEvent::ToolCallEnd {
+                id,
+                name,
+                input: initial,
+                input_error: None,
+            }
+        } else {
+            tool_call_end(id, name, &json)
+        }),
+        Open::Text | Open::Other => None,
     }
 }
 

@@ -152,6 +152,74 @@ async fn streams_text_and_a_tool_call_split_anywhere() {
 }
 
 #[tokio::test]
+async fn message_stop_ends_a_tool_call_left_open() {
+    // Some Anthropic-compatible servers skip the tool block's
+    // `content_block_stop`. The call ends at `message_stop` as it is: its
+    // input, or an `input_error` for the model when that input is cut.
+    let stop = concat!(
+        "event: content_block_stop\n",
+        r#"data: {"type":"content_block_stop","index":1}"#,
+        "\n\n"
+    );
+    let last_delta = concat!(
+        "event: content_block_delta\n",
+        r#"data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"in.rs\", \"start_line\": 3}"}}"#,
+        "\n\n",
+    );
+    let unclosed = TOOL_STREAM.replace(stop, "");
+    let cut = unclosed.replace(last_delta, "");
+    assert!(unclosed.len() < TOOL_STREAM.len() && cut.len() < unclosed.len());
+    let cases = [
+        (
+            unclosed,
+            object(json!({"path": "src/main.rs", "start_line": 3})),
+            None,
+        ),
+        (
+            cut,
+            Map::new(),
+            Some("the input for tool `read_file` is not a JSON object: EOF while parsing a string at line 1 column 16"),
+        ),
+    ];
+    for (body, want_input, want_error) in cases {
+        let server = Server::start(vec![Reply::sse(&body)]).await;
+        let events = collect(&server.config(Provider::Anthropic), &request()).await;
+        let [.., usage, StreamEvent::ToolCallEnd {
+            id,
+            name,
+            input,
+            input_error,
+        }, done] = &events[..]
+        else {
+            panic!("no tool call end before the end: {events:#?}");
+        };
+        assert_eq!(
+            usage,
+            &StreamEvent::Usage {
+                input_tokens: 572,
+                output_tokens: 89
+            }
+        );
+        assert_eq!(
+            (id.as_str(), name.as_str(), input),
+            ("toolu_01T1x1fJ34qAmk2tNTrN7Up6", "read_file", &want_input)
+        );
+        assert_eq!(
+            input_error
+                .as_ref()
+                .map(|e| (e.code.as_str(), e.message.as_str())),
+            want_error.map(|message| ("invalid_input", message))
+        );
+        assert_eq!(
+            done,
+            &StreamEvent::Done {
+                stop_reason: "tool_use".into()
+            }
+        );
+    }
+}
+
+#[tokio::test]
 async fn sends_the_messages_request() {
     let server = Server::start(vec![Reply::sse(TOOL_STREAM)]).await;
     collect(&server.config(Provider::Anthropic), &request()).await;
