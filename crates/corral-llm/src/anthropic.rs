@@ -6,7 +6,7 @@
 //! `ping` and `error` may come at any point.
 
 use crate::config::ProviderConfig;
-use crate::driver::{tool_call_end, Decoder, Step};
+use crate::driver::{tool_call_end, Decoder, Step, ToolInputBudget};
 use crate::error::{LlmError, ProviderMessage};
 use crate::sse::SseEvent;
 use crate::types::{Block, ChatRequest, Message, StreamEvent};
@@ -68,6 +68,8 @@ enum Open {
 #[derive(Default)]
 pub(crate) struct AnthropicDecoder {
     blocks: HashMap<u64, Open>,
+    /// Tool input received so far, all calls together.
+    tool_input: ToolInputBudget,
     input_tokens: u64,
     stop_reason: Option<String>,
 }
@@ -132,6 +134,7 @@ impl Decoder for AnthropicDecoder {
                             .and_then(Value::as_str)
                             .unwrap_or("");
                         if !fragment.is_empty() {
+                            self.tool_input.spend(fragment.len())?;
                             json.push_str(fragment);
                             out.push(StreamEvent::ToolCallDelta {
                                 id: id.clone(),
@@ -245,4 +248,35 @@ fn text(value: &Value, key: &str) -> String {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_input_past_the_limit_fails() {
+        let mut decoder = AnthropicDecoder {
+            tool_input: ToolInputBudget::with_limit(8),
+            ..AnthropicDecoder::default()
+        };
+        let mut feed = |data: Value| {
+            let event = SseEvent {
+                event: String::new(),
+                data: data.to_string(),
+            };
+            let step = decoder.event(&event, &mut Vec::new());
+            step.map(|_| ()).map_err(|e| e.to_string())
+        };
+        let delta = |json: &str| {
+            json!({"type": "content_block_delta", "index": 0,
+                   "delta": {"type": "input_json_delta", "partial_json": json}})
+        };
+        let tool = json!({"type": "tool_use", "id": "t1", "name": "t", "input": {}});
+        let start = json!({"type": "content_block_start", "index": 0, "content_block": tool});
+        assert_eq!(feed(start), Ok(()));
+        assert_eq!(feed(delta(r#"{"a":"#)), Ok(()));
+        assert_eq!(feed(delta("12}")), Ok(()));
+        assert_eq!(feed(delta(" ")), Err("tool call input over 8 bytes".into()));
+    }
 }

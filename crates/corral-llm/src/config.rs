@@ -61,7 +61,9 @@ pub struct ProviderConfig {
     /// Limit for opening the TCP/TLS connection.
     pub connect_timeout: Duration,
     /// Limit for waiting on the server: for the response headers after the
-    /// request was sent, and between two pieces of the body.
+    /// request was sent, between two complete events of a stream (or
+    /// keep-alive comments; bytes that complete nothing do not count), and
+    /// for the whole of a body that is not a stream.
     pub read_timeout: Duration,
     /// How many times a failed request is sent again (on 408, 429, 5xx,
     /// connection failures and timeouts, only before anything was streamed).

@@ -11,7 +11,7 @@ use crate::types::{ChatRequest, StreamEvent};
 use futures_util::StreamExt;
 use serde_json::{Map, Value};
 use std::time::Duration;
-use tokio::time::timeout;
+use tokio::time::{timeout_at, Instant};
 use tokio_util::sync::CancellationToken;
 
 /// No wait between retries is longer than this, whatever `retry-after` says.
@@ -33,6 +33,46 @@ pub(crate) trait Decoder: Send {
     /// The body ended without the protocol's last event: the stop reason
     /// if nothing was lost, else why not.
     fn end(&mut self, out: &mut Vec<StreamEvent>) -> Result<String, LlmError>;
+}
+
+/// The most tool call input one response may hold, all calls together:
+/// the decoders keep it until each call ends.
+pub(crate) const MAX_TOOL_INPUT_BYTES: usize = 16 * 1024 * 1024;
+
+/// The tool call input a response has sent so far, against its limit.
+#[derive(Debug)]
+pub(crate) struct ToolInputBudget {
+    used: usize,
+    limit: usize,
+}
+
+impl Default for ToolInputBudget {
+    fn default() -> Self {
+        ToolInputBudget {
+            used: 0,
+            limit: MAX_TOOL_INPUT_BYTES,
+        }
+    }
+}
+
+impl ToolInputBudget {
+    /// A smaller limit, for tests.
+    #[cfg(test)]
+    pub fn with_limit(limit: usize) -> Self {
+        ToolInputBudget { used: 0, limit }
+    }
+
+    /// Counts `bytes` more of input; fails past the limit.
+    pub fn spend(&mut self, bytes: usize) -> Result<(), LlmError> {
+        self.used = self.used.saturating_add(bytes);
+        if self.used > self.limit {
+            return Err(LlmError::TooLarge {
+                what: "tool call input",
+                limit: self.limit,
+            });
+        }
+        Ok(())
+    }
 }
 
 /// The event for a finished tool call, from its argument text. Text that
@@ -62,7 +102,7 @@ pub(crate) fn tool_call_end(id: String, name: String, json: &str) -> StreamEvent
     }
 }
 
-/// Streams one answer./// Streams one answer. See [`crate::stream()`].
+/// Streams one answer. See [`crate::stream()`].
 pub(crate) async fn stream(
     config: &ProviderConfig,
     request: &ChatRequest,
@@ -167,19 +207,25 @@ async fn attempt(
     let mut bytes = response.bytes_stream();
     let mut events = Vec::new();
     let mut out = Vec::new();
+    // The read timeout runs from one complete event (or keep-alive comment)
+    // to the next, so a server dripping a line byte by byte ends too.
+    let idle = config.read_timeout;
+    let mut deadline = Instant::now() + idle;
     loop {
-        let ended = match timeout(config.read_timeout, bytes.next()).await {
-            Err(_) => return Err(LlmError::Stalled(config.read_timeout)),
+        let (parsed, ended) = match timeout_at(deadline, bytes.next()).await {
+            Err(_) => {
+                return Err(LlmError::Stalled {
+                    waited: idle,
+                    partial: parser.has_partial(),
+                })
+            }
             Ok(Some(Err(err))) => return Err(LlmError::Dropped(root_cause(&err))),
-            Ok(Some(Ok(piece))) => {
-                parser.push(&piece, &mut events);
-                false
-            }
-            Ok(None) => {
-                parser.finish(&mut events);
-                true
-            }
+            Ok(Some(Ok(piece))) => (parser.push(&piece, &mut events), false),
+            Ok(None) => (parser.finish(&mut events), true),
         };
+        if parser.take_progress() {
+            deadline = Instant::now() + idle;
+        }
         for event in events.drain(..) {
             let step = decoder.event(&event, &mut out);
             out.drain(..).for_each(&mut *emit);
@@ -187,6 +233,7 @@ async fn attempt(
                 return Ok(stop_reason);
             }
         }
+        parsed?;
         if ended {
             let stop_reason = decoder.end(&mut out);
             out.drain(..).for_each(&mut *emit);

@@ -8,7 +8,7 @@
 //! | HTTP 408, 5xx, connect failure, timeout, connection dropped, stream cut short, overloaded/other error event | `llm_unavailable` | yes |
 //! | HTTP 404 | `llm_unavailable` | no (wrong base URL or model) |
 //! | HTTP 400, 413, 422, invalid-request error event, bad base URL | `invalid_input` | no |
-//! | a body, event or tool input that is not what the protocol says | `llm_bad_response` | no |
+//! | a body, event or tool input that is not what the protocol says, or over its size limit; HTTP 3xx (redirects are not followed) | `llm_bad_response` | no |
 //!
 //! The provider's own message (from its JSON error body or event) is kept in
 //! `message`; the HTTP status, provider, error type and request id go in
@@ -42,9 +42,10 @@ pub(crate) enum LlmError {
     /// The server took the request but sent no response headers in time.
     #[error("no response within {0:?}")]
     NoResponse(Duration),
-    /// The body went silent for longer than the read timeout.
-    #[error("stalled for {0:?}")]
-    Stalled(Duration),
+    /// No complete event (or keep-alive comment) for longer than the read
+    /// timeout; `partial` when bytes of an unfinished one did arrive.
+    #[error("stalled for {waited:?}")]
+    Stalled { waited: Duration, partial: bool },
     /// The connection broke while the body was read.
     #[error("dropped: {0}")]
     Dropped(String),
@@ -58,6 +59,19 @@ pub(crate) enum LlmError {
     /// tool). Bad input text is not this: see `bad_tool_input`.
     #[error("bad tool call: {0}")]
     BadToolCall(String),
+    /// A 3xx answer. Redirects are not followed: the key would go along to
+    /// wherever they point. `location` is absolute and shown without
+    /// credentials; `base` is the base URL that would reach it directly.
+    #[error("redirect {status}")]
+    Redirect {
+        status: u16,
+        location: Option<String>,
+        base: Option<String>,
+    },
+    /// The server sent more than the bridge holds in memory for one thing
+    /// (`what`, e.g. "a stream event").
+    #[error("{what} over {limit} bytes")]
+    TooLarge { what: &'static str, limit: usize },
     /// A success status with something other than an event stream.
     #[error("not a stream: {0}")]
     NotAStream(String),
@@ -219,11 +233,14 @@ impl LlmError {
                 ErrorCode::LlmUnavailable,
                 format!("`{url}` did not answer within {}", seconds(*waited)),
             ),
-            LlmError::Stalled(waited) => Error::new(
-                ErrorCode::LlmUnavailable,
-                format!("{who} sent nothing for {}; the response was cut off", seconds(*waited)),
-            )
-            .hint(CUT_OFF),
+            LlmError::Stalled { waited, partial } => {
+                let sent = if *partial { "pieces of data but nothing complete" } else { "nothing" };
+                Error::new(
+                    ErrorCode::LlmUnavailable,
+                    format!("{who} sent {sent} for {}; the response was cut off", seconds(*waited)),
+                )
+                .hint(CUT_OFF)
+            }
             LlmError::Dropped(cause) => Error::new(
                 ErrorCode::LlmUnavailable,
                 format!("the connection to {} dropped before the response was complete: {cause}", ctx.provider.label()),
@@ -244,6 +261,28 @@ impl LlmError {
                 format!("{who} sent a tool call that cannot be used: {cause}"),
             )
             .hint("Retry; if it persists, try a model that is better at tool calls."),
+            LlmError::Redirect { status, location, base } => {
+                let to = location.as_deref().map(|l| format!(" to `{l}`")).unwrap_or_default();
+                let hint = match base {
+                    Some(base) => format!("Set the base URL in Settings to `{base}`, where it redirects; redirects are not followed, so the key only goes where you set it."),
+                    None => "Set the base URL in Settings to the address it redirects to; redirects are not followed, so the key only goes where you set it.".to_string(),
+                };
+                let error = Error::new(
+                    ErrorCode::LlmBadResponse,
+                    format!("{who} redirected the request{to} (HTTP {status})"),
+                )
+                .hint(hint)
+                .detail("status", *status);
+                match location {
+                    Some(location) => error.detail("location", location.as_str()),
+                    None => error,
+                }
+            }
+            LlmError::TooLarge { what, limit } => Error::new(
+                ErrorCode::LlmBadResponse,
+                format!("{who} sent {what} larger than {}, the limit; the response was stopped", size(*limit)),
+            )
+            .detail("limit_bytes", *limit),
             LlmError::NotAStream(content_type) => Error::new(
                 ErrorCode::LlmBadResponse,
                 format!("{who} answered with `{content_type}` instead of an event stream"),
@@ -349,6 +388,16 @@ pub(crate) fn clip(text: &str, max_chars: usize) -> String {
 
 fn seconds(duration: Duration) -> String {
     format!("{:.1} s", duration.as_secs_f64())
+}
+
+/// `16 MiB`, or `300 bytes` when not a whole number of MiB.
+fn size(bytes: usize) -> String {
+    const MIB: usize = 1024 * 1024;
+    if bytes >= MIB && bytes % MIB == 0 {
+        format!("{} MiB", bytes / MIB)
+    } else {
+        format!("{bytes} bytes")
+    }
 }
 
 fn millis(duration: Duration) -> u64 {

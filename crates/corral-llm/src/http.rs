@@ -2,7 +2,7 @@
 //! statuses into [`LlmError::Status`].
 
 use crate::config::{Provider, ProviderConfig};
-use crate::error::{root_cause, LlmError, ProviderMessage};
+use crate::error::{display_url, root_cause, LlmError, ProviderMessage};
 use futures_util::StreamExt;
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE};
 use reqwest::{Client, Response};
@@ -10,13 +10,17 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
-use tokio::time::timeout;
+use tokio::time::{timeout, timeout_at, Instant};
 
 /// Error bodies are read up to this size; the rest is not needed.
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
 /// A client per (connect timeout, loopback?) so connections are pooled
 /// across requests. Loopback servers are reached without a proxy.
+/// Redirects are not followed: reqwest would send Anthropic's `x-api-key`
+/// along to any host a redirect names (it strips only the standard
+/// credential headers), and an API base URL that redirects is better fixed
+/// in the settings (see [`LlmError::Redirect`]).
 pub(crate) fn client(connect_timeout: Duration, loopback: bool) -> Result<Client, LlmError> {
     static CLIENTS: OnceLock<Mutex<HashMap<(Duration, bool), Client>>> = OnceLock::new();
     let clients = CLIENTS.get_or_init(Default::default);
@@ -28,6 +32,7 @@ pub(crate) fn client(connect_timeout: Duration, loopback: bool) -> Result<Client
     }
     let mut builder = Client::builder()
         .connect_timeout(connect_timeout)
+        .redirect(reqwest::redirect::Policy::none())
         .user_agent(concat!("corral/", env!("CARGO_PKG_VERSION")));
     if loopback {
         builder = builder.no_proxy();
@@ -110,6 +115,9 @@ pub(crate) async fn send(
     if status.is_success() {
         return Ok(response);
     }
+    if status.is_redirection() {
+        return Err(redirect(config, url, &response));
+    }
     let retry_after = retry_after(response.headers());
     let request_id = ["request-id", "x-request-id"].iter().find_map(|name| {
         response
@@ -130,18 +138,49 @@ pub(crate) async fn send(
     })
 }
 
-/// Reads a (non-streamed) body as text, up to `limit` bytes, with the read
-/// timeout between pieces.
+/// The error for a 3xx answer to a request sent to `url`: where it
+/// points, and the base URL that would reach that place directly (when the
+/// target ends in the same API path).
+fn redirect(config: &ProviderConfig, url: &str, response: &Response) -> LlmError {
+    let location = response
+        .headers()
+        .get(reqwest::header::LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|l| reqwest::Url::parse(url).ok()?.join(l).ok())
+        .map(|l| display_url(l.as_str()));
+    let api_path = url.strip_prefix(config.base()).filter(|p| !p.is_empty());
+    let base = match (&location, api_path) {
+        (Some(location), Some(path)) => location
+            .strip_suffix(path)
+            .filter(|b| !b.is_empty())
+            .map(str::to_owned),
+        _ => None,
+    };
+    LlmError::Redirect {
+        status: response.status().as_u16(),
+        location,
+        base,
+    }
+}
+
+/// Reads a (non-streamed) body as text, up to `limit` bytes, within the
+/// read timeout as a whole (a body dripping in byte by byte ends too).
 pub(crate) async fn read_text(
     response: Response,
     idle: Duration,
     limit: usize,
 ) -> Result<String, LlmError> {
+    let deadline = Instant::now() + idle;
     let mut body = response.bytes_stream();
     let mut bytes = Vec::new();
     while bytes.len() < limit {
-        match timeout(idle, body.next()).await {
-            Err(_) => return Err(LlmError::Stalled(idle)),
+        match timeout_at(deadline, body.next()).await {
+            Err(_) => {
+                return Err(LlmError::Stalled {
+                    waited: idle,
+                    partial: !bytes.is_empty(),
+                })
+            }
             Ok(None) => break,
             Ok(Some(Err(err))) => return Err(LlmError::Dropped(root_cause(&err))),
             Ok(Some(Ok(piece))) => bytes.extend_from_slice(&piece),

@@ -62,7 +62,8 @@ use tokio_util::sync::CancellationToken;
 /// - The last event is always exactly one [`StreamEvent::Done`] or
 ///   [`StreamEvent::Error`]; nothing follows it, and this function returns
 ///   right after it. It never panics, and never waits longer than
-///   `read_timeout` for the next byte.
+///   `read_timeout` for the next complete event (or keep-alive comment):
+///   bytes that never complete one do not keep the stream alive.
 /// - Cancelling `cancel` stops the request at once (the connection is
 ///   dropped) and ends with `Done { stop_reason: "cancelled" }` — a normal
 ///   end the user asked for, not an error. Tool calls still open get no
@@ -74,6 +75,12 @@ use tokio_util::sync::CancellationToken;
 ///   `retry_base_delay` doubled per retry, never more than
 ///   [`MAX_RETRY_DELAY`]. A stream that fails after emitting ends in
 ///   `Error` (the caller decides whether to resend).
+/// - Redirects are not followed (the key would go along): a 3xx ends in
+///   `llm_bad_response` naming where it points.
+/// - Memory is bounded: one event, and a response's tool call input, may
+///   hold 16 MiB each; past that the stream ends in `llm_bad_response`.
+/// - An Anthropic `message_stop` ends tool calls whose block was not closed,
+///   as their input stands (an `input_error` if it is cut).
 /// - A body that ends before the protocol's end (Anthropic `message_stop`;
 ///   OpenAI `[DONE]` or a finish reason) is `llm_unavailable`, so a cut
 ///   answer is never taken for a whole one.

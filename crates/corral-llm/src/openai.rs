@@ -3,7 +3,7 @@
 //! Ollama, LM Studio, llama.cpp's llama-server, vLLM).
 
 use crate::config::ProviderConfig;
-use crate::driver::{tool_call_end, Decoder, Step};
+use crate::driver::{tool_call_end, Decoder, Step, ToolInputBudget};
 use crate::error::{LlmError, ProviderMessage};
 use crate::sse::SseEvent;
 use crate::types::{Block, ChatRequest, Role, StreamEvent};
@@ -123,6 +123,8 @@ pub(crate) struct OpenAiDecoder {
     calls: Vec<Call>,
     /// The server's `index` of a call to its place in `calls`.
     by_index: HashMap<u64, usize>,
+    /// Tool input received so far, all calls together.
+    tool_input: ToolInputBudget,
     finish_reason: Option<String>,
 }
 
@@ -164,7 +166,7 @@ impl Decoder for OpenAiDecoder {
                 .into_iter()
                 .flatten()
             {
-                self.on_tool_call(call, out);
+                self.on_tool_call(call, out)?;
             }
             // Some servers send `""` instead of null while still generating.
             let reason = choice
@@ -201,7 +203,7 @@ impl OpenAiDecoder {
     /// `index` and usually its `id` and name; later ones carry argument text.
     /// Servers differ: ids may be missing (we make `call_<n>`), repeated on
     /// every fragment, or new at a reused index (a new call).
-    fn on_tool_call(&mut self, call: &Value, out: &mut Vec<StreamEvent>) {
+    fn on_tool_call(&mut self, call: &Value, out: &mut Vec<StreamEvent>) -> Result<(), LlmError> {
         let index = call.get("index").and_then(Value::as_u64);
         let id = call
             .get("id")
@@ -217,10 +219,10 @@ impl OpenAiDecoder {
             (None, None, None, _) => self.new_call(None, None),
         };
         let Some(entry) = self.calls.get_mut(place) else {
-            return;
+            return Ok(());
         };
         if entry.ended {
-            return;
+            return Ok(());
         }
         let function = call.get("function").unwrap_or(&Value::Null);
         if let Some(name) = function.get("name").and_then(Value::as_str) {
@@ -229,9 +231,13 @@ impl OpenAiDecoder {
             }
         }
         match function.get("arguments") {
-            Some(Value::String(fragment)) => entry.args.push_str(fragment),
+            Some(Value::String(fragment)) => {
+                self.tool_input.spend(fragment.len())?;
+                entry.args.push_str(fragment);
+            }
             Some(object @ Value::Object(_)) if entry.args.is_empty() => {
-                entry.args = object.to_string()
+                entry.args = object.to_string();
+                self.tool_input.spend(entry.args.len())?;
             }
             _ => {}
         }
@@ -249,6 +255,7 @@ impl OpenAiDecoder {
             });
             entry.sent = entry.args.len();
         }
+        Ok(())
     }
 
     fn new_call(&mut self, id: Option<&str>, index: Option<u64>) -> usize {
@@ -298,5 +305,38 @@ impl OpenAiDecoder {
             Some("stop") | None => "end_turn".into(),
             Some(other) => other.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_input_past_the_limit_fails() {
+        let mut decoder = OpenAiDecoder {
+            tool_input: ToolInputBudget::with_limit(8),
+            ..OpenAiDecoder::default()
+        };
+        let mut feed = |calls: Value| {
+            let data = json!({"choices": [{"index": 0, "delta": {"tool_calls": calls}}]});
+            let event = SseEvent {
+                event: String::new(),
+                data: data.to_string(),
+            };
+            let step = decoder.event(&event, &mut Vec::new());
+            step.map(|_| ()).map_err(|e| e.to_string())
+        };
+        let start = |index: u64, id: &str, args: &str| json!([{"index": index, "id": id, "function": {"name": "t", "arguments": args}}]);
+        assert_eq!(feed(start(0, "a", r#"{"a":"#)), Ok(()));
+        assert_eq!(
+            feed(json!([{"index": 0, "function": {"arguments": "1}"}}])),
+            Ok(())
+        );
+        // All calls count together: 7 bytes, then 2 more.
+        assert_eq!(
+            feed(start(1, "b", "{}")),
+            Err("tool call input over 8 bytes".into())
+        );
     }
 }
