@@ -64,8 +64,10 @@ pub fn read_file(root: &ProjectRoot, input: &ReadFileInput) -> Result<ReadFileOu
     }
     let (bytes, _) = read_regular(root, &rel)?;
     let text = decode(bytes, &shown)?;
-    let lines: Vec<&str> = text.body.split_inclusive('\n').collect();
-    let total = lines.len();
+    // Counted and walked lazily: a 64 MiB file of empty lines must not
+    // become 64 million slices.
+    let lines = || text.body.split_inclusive('\n');
+    let total = lines().count();
     if start > total.max(1) {
         return Err(Error::invalid_input(format!(
             "start_line {start} is past the end of `{shown}` ({total} lines)"
@@ -82,7 +84,7 @@ pub fn read_file(root: &ProjectRoot, input: &ReadFileInput) -> Result<ReadFileOu
     let mut content = String::new();
     let mut end = start.saturating_sub(1);
     let mut cut = false;
-    for line in lines.iter().take(wanted_end).skip(start - 1) {
+    for line in lines().take(wanted_end).skip(start - 1) {
         let shown_line = cut_line(line, MAX_LINE_CHARS);
         cut |= shown_line.len() != line.len();
         if content.len() + shown_line.len() > MAX_BYTES && end >= start {
