@@ -116,4 +116,31 @@ describe("Settings", () => {
     expect(ipc.saveSettings).toHaveBeenCalledWith(expect.objectContaining({ provider: "openai", model: "qwen3:8b" }));
     expect(screen.getByTestId("error-hint").textContent).toContain("Check the API key.");
   });
+
+  it("keeps keyboard focus inside while open, closes on Esc, and gives focus back to its opener", async () => {
+    ipc.projectInfo.mockResolvedValue(null);
+    render(App);
+    await vi.waitFor(() => expect(screen.getByTestId("welcome")).toBeTruthy());
+    const opener = screen.getByRole("button", { name: "Settings" });
+    opener.focus();
+    await fireEvent.click(opener);
+    const dialog = await vi.waitFor(() => screen.getByTestId("settings"));
+    const first = screen.getByTestId("settings-provider");
+    const last = screen.getByTestId("settings-close");
+    expect(document.activeElement).toBe(first);
+
+    last.focus();
+    await fireEvent.keyDown(last, { key: "Tab" });
+    expect(document.activeElement).toBe(first);
+    await fireEvent.keyDown(first, { key: "Tab", shiftKey: true });
+    expect(document.activeElement).toBe(last);
+
+    // Focus that escapes (here: to the app behind the dialog) is pulled back in.
+    screen.getByTestId("open-folder").focus();
+    expect(dialog.contains(document.activeElement)).toBe(true);
+
+    await fireEvent.keyDown(document.activeElement ?? document.body, { key: "Escape" });
+    await vi.waitFor(() => expect(screen.queryByTestId("settings")).toBeNull());
+    expect(document.activeElement).toBe(opener);
+  });
 });

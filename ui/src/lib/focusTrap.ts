@@ -1,0 +1,70 @@
+// A modal dialog for keyboard users: focus starts on its first field, Tab
+// and Shift+Tab wrap around its controls instead of reaching the app behind
+// it, Esc closes it, and focus goes back to whatever opened it. Used as a
+// Svelte action (`use:trapFocus={onClose}`); plain DOM, no framework import.
+
+const FOCUSABLE = [
+  "a[href]",
+  "button:not([disabled])",
+  "input:not([disabled])",
+  "select:not([disabled])",
+  "textarea:not([disabled])",
+  '[tabindex]:not([tabindex="-1"])',
+].join(", ");
+
+function focusables(root: HTMLElement): HTMLElement[] {
+  return [...root.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => !el.closest("[hidden], [inert]"));
+}
+
+export function trapFocus(dialog: HTMLElement, onEscape: () => void): { update: (next: () => void) => void; destroy: () => void } {
+  const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+  let escape = onEscape;
+  const firstStop = (): HTMLElement => dialog.querySelector<HTMLElement>("input, select, textarea") ?? focusables(dialog)[0] ?? dialog;
+  firstStop().focus();
+
+  // On the document, in the capture phase: it works even when a click on the
+  // backdrop left focus on <body>, and Esc here must not also stop the agent
+  // (the chat listens for Esc on the window).
+  function onKeydown(event: KeyboardEvent): void {
+    if (event.key === "Escape") {
+      event.preventDefault();
+      event.stopPropagation();
+      escape();
+      return;
+    }
+    if (event.key !== "Tab") return;
+    const items = focusables(dialog);
+    const first = items[0];
+    const last = items.at(-1);
+    const active = document.activeElement;
+    const outside = !(active instanceof Node) || !dialog.contains(active) || active === dialog;
+    if (!first || !last) {
+      event.preventDefault();
+      dialog.focus();
+    } else if (event.shiftKey && (active === first || outside)) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && (active === last || outside)) {
+      event.preventDefault();
+      first.focus();
+    }
+  }
+
+  // Focus moved outside by other means (a script, a stray click) comes back in.
+  function onFocusIn(event: FocusEvent): void {
+    if (event.target instanceof Node && !dialog.contains(event.target)) firstStop().focus();
+  }
+
+  document.addEventListener("keydown", onKeydown, true);
+  document.addEventListener("focusin", onFocusIn);
+  return {
+    update(next) {
+      escape = next;
+    },
+    destroy() {
+      document.removeEventListener("keydown", onKeydown, true);
+      document.removeEventListener("focusin", onFocusIn);
+      if (opener?.isConnected) opener.focus();
+    },
+  };
+}
