@@ -191,10 +191,18 @@ fn beneath(path: &str, base: &str) -> bool {
     base.is_empty() || base == "." || path == base || path.starts_with(&format!("{base}/"))
 }
 
+/// Extensions of source files, to which the word rules (secret, token,
+/// credential, private_key) do not apply.
+const SOURCE_EXTENSIONS: &[&str] = &[
+    "rs", "ts", "tsx", "js", "jsx", "mjs", "cjs", "py", "go", "java", "kt", "c", "h", "cc", "cpp",
+    "hpp", "cs", "rb", "php", "swift", "scala", "svelte", "vue", "md",
+];
+
 /// Secret-like names: `.env*`, `*.pem`, `*.key`, SSH keys, and names with
 /// a word that is or ends in secret, token or credential (`api-token.txt`,
 /// `apiToken.json`, `mysecret.txt`; plurals too), or `private_key`.
-/// `tokenizer.rs`, `TokenStream.java` and `secretary.txt` are not secrets.
+/// `tokenizer.rs`, `TokenStream.java` and `secretary.txt` are not secrets,
+/// nor is any source file by a word of its name (`token.rs`).
 pub fn is_secret_like(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
     if name.starts_with(".env")
@@ -205,6 +213,15 @@ pub fn is_secret_like(path: &str) -> bool {
             .any(|k| name.starts_with(k))
     {
         return true;
+    }
+    // Source files are code, whatever their names say (`token.rs` in a
+    // parser, `credentials.ts` in an auth module): the word rules would hide
+    // them from search and make every read ask.
+    let code = name
+        .rsplit_once('.')
+        .is_some_and(|(_, ext)| SOURCE_EXTENSIONS.contains(&ext));
+    if code {
+        return false;
     }
     if name.contains("private_key") || name.contains("private-key") {
         return true;
@@ -297,6 +314,9 @@ mod tests {
             "tokenize.py",
             "detokenizer.rs",
             "TokenStream.java",
+            "syn/src/token.rs",
+            "src/auth/credentials.ts",
+            "cancellation_token.rs",
         ] {
             assert!(!is_secret_like(no), "{no}");
         }
