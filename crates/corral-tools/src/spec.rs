@@ -151,4 +151,21 @@ mod tests {
         assert!(spec.input_schema["properties"]["start_line"].is_object());
         assert_eq!(spec.risk, Risk::Read);
     }
+
+    #[test]
+    fn numeric_limits_are_in_the_schemas() {
+        let prop = |tool: &str, field: &str| {
+            let spec = specs().into_iter().find(|s| s.name == tool).unwrap();
+            spec.input_schema["properties"][field].clone()
+        };
+        for (tool, field, min, max) in [
+            ("list_directory", "depth", 1, 5),
+            ("search_files", "max_results", 1, 1000),
+            ("exec_shell", "timeout_secs", 1, 600),
+        ] {
+            let schema = prop(tool, field);
+            assert_eq!(schema["minimum"], min, "{tool}.{field}: {schema}");
+            assert_eq!(schema["maximum"], max, "{tool}.{field}: {schema}");
+        }
+    }
 }

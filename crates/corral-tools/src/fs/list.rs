@@ -18,6 +18,7 @@ pub struct ListDirectoryInput {
     pub path: Option<String>,
     /// How many levels to list, 1 to 5 (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 5))]
     pub depth: Option<u8>,
 }
 

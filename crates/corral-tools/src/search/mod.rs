@@ -72,6 +72,7 @@ pub struct SearchFilesInput {
     pub path: Option<String>,
     /// Most matches to return, 1 to 1000 (default 100).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 1000))]
     pub max_results: Option<usize>,
 }
 

@@ -51,6 +51,7 @@ pub struct ExecShellInput {
     pub args: Vec<String>,
     /// Time limit in seconds (default 30, max 600).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 600))]
     pub timeout_secs: Option<u64>,
 }
 
