@@ -10,17 +10,24 @@
 use corral_app::state::AppState;
 use corral_app::store::Store;
 use serde_json::{json, Value};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use tauri::ipc::{CallbackFn, Channel, InvokeBody};
+use std::time::{Duration, Instant};
+use tauri::ipc::{CallbackFn, InvokeBody, InvokeResponseBody};
 use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, INVOKE_KEY};
 use tauri::webview::InvokeRequest;
 use tauri::{Manager, WebviewWindow, WebviewWindowBuilder};
+
+/// What arrived on each channel, by the channel's id (the webview side of
+/// a `Channel` argument `"__CHANNEL__:<id>"`): each message with its index.
+type Channels = Arc<Mutex<HashMap<u32, Vec<(usize, Value)>>>>;
 
 struct App {
     _tmp: tempfile::TempDir,
     project: std::path::PathBuf,
     _app: tauri::App<tauri::test::MockRuntime>,
     webview: WebviewWindow<tauri::test::MockRuntime>,
+    channels: Channels,
 }
 
 fn app() -> App {
@@ -29,7 +36,24 @@ fn app() -> App {
     std::fs::create_dir(&project).unwrap();
     std::fs::write(project.join("hello.txt"), "hello\n").unwrap();
     let store = Store::without_keychain(tmp.path().join("config"), tmp.path().join("data"));
-    let app = corral_app::builder(mock_builder())
+    let channels = Channels::default();
+    let sink = channels.clone();
+    // A command's `Channel` argument sends to the webview by evaluating a
+    // script, which the mock runtime drops; Tauri's channel interceptor is
+    // the hook that sees each message instead.
+    let builder = mock_builder().channel_interceptor(move |_webview, channel, index, body| {
+        let message = match body {
+            InvokeResponseBody::Json(json) => serde_json::from_str(json).unwrap(),
+            InvokeResponseBody::Raw(bytes) => json!(bytes),
+        };
+        sink.lock()
+            .unwrap()
+            .entry(channel.0)
+            .or_default()
+            .push((index, message));
+        true
+    });
+    let app = corral_app::builder(builder)
         .manage(AppState::new(store))
         .build(mock_context(noop_assets()))
         .unwrap();
@@ -41,22 +65,80 @@ fn app() -> App {
         project,
         _app: app,
         webview,
+        channels,
+    }
+}
+
+fn request(cmd: &str, args: Value) -> InvokeRequest {
+    InvokeRequest {
+        cmd: cmd.into(),
+        callback: CallbackFn(0),
+        error: CallbackFn(1),
+        // Linux serves the app from the `tauri://` protocol: a local origin.
+        url: "tauri://localhost".parse().unwrap(),
+        body: InvokeBody::Json(args),
+        headers: Default::default(),
+        invoke_key: INVOKE_KEY.to_string(),
     }
 }
 
 impl App {
     fn invoke(&self, cmd: &str, args: Value) -> Result<Value, Value> {
-        let request = InvokeRequest {
-            cmd: cmd.into(),
-            callback: CallbackFn(0),
-            error: CallbackFn(1),
-            // Linux serves the app from the `tauri://` protocol: a local origin.
-            url: "tauri://localhost".parse().unwrap(),
-            body: InvokeBody::Json(args),
-            headers: Default::default(),
-            invoke_key: INVOKE_KEY.to_string(),
-        };
-        get_ipc_response(&self.webview, request).map(|body| body.deserialize::<Value>().unwrap())
+        get_ipc_response(&self.webview, request(cmd, args))
+            .map(|body| body.deserialize::<Value>().unwrap())
+    }
+
+    /// Invokes a command from another thread, as the webview does while it
+    /// goes on with other calls.
+    fn invoke_in_background(
+        &self,
+        cmd: &str,
+        args: Value,
+    ) -> std::thread::JoinHandle<Result<Value, Value>> {
+        let webview = self.webview.clone();
+        let request = request(cmd, args);
+        std::thread::spawn(move || {
+            get_ipc_response(&webview, request).map(|body| body.deserialize::<Value>().unwrap())
+        })
+    }
+
+    /// The messages that arrived on a channel so far, checked to be in
+    /// the order they were sent.
+    fn received(&self, channel: u32) -> Vec<Value> {
+        let received = self
+            .channels
+            .lock()
+            .unwrap()
+            .get(&channel)
+            .cloned()
+            .unwrap_or_default();
+        let indices: Vec<usize> = received.iter().map(|(index, _)| *index).collect();
+        assert_eq!(indices, (0..received.len()).collect::<Vec<_>>());
+        received.into_iter().map(|(_, message)| message).collect()
+    }
+
+    /// The text a shell run streamed on a channel so far.
+    fn streamed(&self, channel: u32) -> String {
+        self.received(channel)
+            .iter()
+            .map(|event| event["data"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    /// Waits (up to 10 s) until the text streamed on a channel passes `done`.
+    fn wait_for_output<T>(&self, channel: u32, done: impl Fn(&str) -> Option<T>) -> T {
+        let started = Instant::now();
+        loop {
+            let text = self.streamed(channel);
+            if let Some(value) = done(&text) {
+                return value;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "still waiting; streamed so far: {text:?}"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 
     fn open(&self) {
@@ -220,37 +302,37 @@ fn conversations_are_saved_per_project() {
     );
 }
 
-fn collecting_channel() -> (
-    Channel<corral_app::commands::tools::ShellEvent>,
-    Arc<Mutex<Vec<Value>>>,
-) {
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let sink = seen.clone();
-    let channel = Channel::new(move |body| {
-        sink.lock()
-            .unwrap()
-            .push(body.deserialize::<Value>().unwrap());
-        Ok(())
-    });
-    (channel, seen)
+/// Whether a process is running (a zombie is not).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| !s.rsplit(") ").next().unwrap_or("").starts_with('Z'))
+        .unwrap_or(false)
 }
 
 #[test]
 fn a_shell_run_streams_its_output_through_the_channel() {
     let app = app();
     app.open_in_full_auto();
-    let (channel, seen) = collecting_channel();
-    let input = json!({"command": "node", "args": ["-e", "console.log('one'); setTimeout(() => console.log('two'), 200)"]});
-    let state = app.state();
-    let out = tauri::async_runtime::block_on(corral_app::commands::tools::run_shell(
-        &state, input, None, "run-1", channel,
-    ))
-    .unwrap();
-    assert_eq!(out["exit_code"], 0);
-    let chunks = seen.lock().unwrap().clone();
-    let streamed: String = chunks.iter().map(|c| c["data"].as_str().unwrap()).collect();
-    assert_eq!(streamed, "one\ntwo\n");
-    assert!(chunks.iter().all(|c| c["stream"] == "stdout"));
+    // Prints `one`, then waits for the test to create `go` before `two`.
+    let script = "console.log('one'); const t = setInterval(() => { \
+                  if (require('fs').existsSync('go')) { console.log('two'); clearInterval(t); } }, 20)";
+    let run = app.invoke_in_background(
+        "exec_shell",
+        json!({"command": "node", "args": ["-e", script], "run_id": "run-1",
+               "on_output": "__CHANNEL__:7"}),
+    );
+    app.wait_for_output(7, |text| (text == "one\n").then_some(()));
+    assert!(
+        !run.is_finished(),
+        "the first chunk arrived while the command still ran"
+    );
+    std::fs::write(app.project.join("go"), "").unwrap();
+    let out = run.join().unwrap().unwrap();
+    assert_eq!(out["exit_code"], 0, "{out}");
+    assert_eq!(out["stdout"], "one\ntwo\n");
+    let chunks = app.received(7);
+    assert_eq!(app.streamed(7), "one\ntwo\n");
+    assert!(chunks.iter().all(|c| c["stream"] == "stdout"), "{chunks:?}");
     assert!(chunks.len() >= 2, "output arrived as it came: {chunks:?}");
 }
 
@@ -258,29 +340,30 @@ fn a_shell_run_streams_its_output_through_the_channel() {
 fn cancel_stops_a_running_shell_command() {
     let app = app();
     app.open_in_full_auto();
-    let (channel, _seen) = collecting_channel();
-    let input = json!({"command": "node", "args": ["-e", "setTimeout(() => {}, 20000)"]});
-    let started = std::time::Instant::now();
-    let canceller = {
-        let webview = app.webview.clone();
-        std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(400));
-            webview.state::<AppState>().cancel("run-2");
-        })
-    };
-    let state = app.state();
-    let result = tauri::async_runtime::block_on(corral_app::commands::tools::run_shell(
-        &state, input, None, "run-2", channel,
-    ));
-    canceller.join().unwrap();
+    let run = app.invoke_in_background(
+        "exec_shell",
+        json!({"command": "node", "args": ["-e", "console.log(process.pid); setTimeout(() => {}, 30000)"],
+               "run_id": "run-2", "on_output": "__CHANNEL__:8"}),
+    );
+    let pid = app.wait_for_output(8, |text| text.trim().parse::<u32>().ok());
+    assert!(alive(pid));
+    let started = Instant::now();
+    assert_eq!(
+        app.invoke("cancel", json!({"run_id": "run-2"})).unwrap(),
+        Value::Null
+    );
+    let err = run.join().unwrap().unwrap_err();
     assert!(
-        started.elapsed().as_secs() < 10,
+        started.elapsed() < Duration::from_secs(10),
         "cancel did not stop the run"
     );
-    match result {
-        Ok(out) => assert_ne!(out["exit_code"], 0, "{out}"),
-        Err(e) => assert_eq!(e.code.as_str(), "cancelled"),
-    }
+    assert_eq!(err["code"], "cancelled", "{err}");
+    assert!(!alive(pid), "the command outlived its cancel");
+    // The run id is free again.
+    assert_eq!(
+        app.invoke("cancel", json!({"run_id": "run-2"})).unwrap(),
+        Value::Null
+    );
 }
 
 #[test]
@@ -290,42 +373,17 @@ fn stop_all_on_exit_ends_running_commands_and_their_children() {
     // A command that starts a grandchild and prints its pid, then waits.
     let script = "const c = require('child_process').spawn('sleep', ['30'], {stdio: 'ignore'}); \
                   console.log(c.pid); setTimeout(() => {}, 30000)";
-    let (channel, seen) = collecting_channel();
-    let runner = {
-        let webview = app.webview.clone();
-        std::thread::spawn(move || {
-            let state = webview.state::<AppState>();
-            let input = json!({"command": "node", "args": ["-e", script]});
-            tauri::async_runtime::block_on(corral_app::commands::tools::run_shell(
-                &state, input, None, "run-exit", channel,
-            ))
-        })
-    };
-    let started = std::time::Instant::now();
-    let pid = loop {
-        let text: String = seen
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|c| c["data"].as_str().unwrap().to_string())
-            .collect();
-        if let Ok(pid) = text.trim().parse::<u32>() {
-            break pid;
-        }
-        assert!(started.elapsed().as_secs() < 10, "no pid printed: {text:?}");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    let alive = |pid: u32| {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map(|s| !s.rsplit(") ").next().unwrap_or("").starts_with('Z'))
-            .unwrap_or(false)
-    };
+    let run = app.invoke_in_background(
+        "exec_shell",
+        json!({"command": "node", "args": ["-e", script], "run_id": "run-exit",
+               "on_output": "__CHANNEL__:9"}),
+    );
+    let pid = app.wait_for_output(9, |text| text.trim().parse::<u32>().ok());
     assert!(alive(pid));
-    let left = app.state().stop_all(std::time::Duration::from_secs(5));
+    let left = app.state().stop_all(Duration::from_secs(5));
     assert_eq!(left, 0, "a run was still registered after stop_all");
     assert!(!alive(pid), "the command's child outlived stop_all");
-    let result = runner.join().unwrap();
-    assert_eq!(result.unwrap_err().code.as_str(), "cancelled");
+    assert_eq!(run.join().unwrap().unwrap_err()["code"], "cancelled");
 }
 
 #[test]
