@@ -424,3 +424,69 @@ fn an_approval_of_the_models_raw_input_matches_the_command_call() {
     assert_eq!(app.invoke("edit_file", call).unwrap()["replacements"], 1);
     assert_eq!(std::fs::read(app.project.join("a.txt")).unwrap(), b"two\n");
 }
+
+#[test]
+fn approvals_belong_to_the_project_they_were_given_in() {
+    let app = app();
+    app.open();
+    let write = json!({"tool": "write_file", "input": {"path": "a.txt", "content": "x"}});
+    let grant = json!({"tool": "write_file", "input": {"path": "a.txt", "content": "x"},
+                       "scope": "session"});
+    app.invoke("approve_call", grant.clone()).unwrap();
+    assert_eq!(
+        app.invoke("check_policy", write.clone()).unwrap()["decision"],
+        "allow"
+    );
+
+    let other = app.project.parent().unwrap().join("other");
+    std::fs::create_dir(&other).unwrap();
+    app.invoke("open_project", json!({"path": other})).unwrap();
+    assert_eq!(
+        app.invoke("check_policy", write.clone()).unwrap()["decision"],
+        "ask"
+    );
+    let err = app
+        .invoke("write_file", json!({"path": "a.txt", "content": "x"}))
+        .unwrap_err();
+    assert_eq!(err["code"], "approval_required");
+    assert!(!other.join("a.txt").exists());
+
+    // With no project open there is nothing to approve in.
+    app.invoke("close_project", json!({})).unwrap();
+    let err = app.invoke("approve_call", grant).unwrap_err();
+    assert_eq!(err["code"], "no_project_open", "{err}");
+    app.open();
+    assert_eq!(
+        app.invoke("check_policy", write).unwrap()["decision"],
+        "ask"
+    );
+}
+
+#[test]
+fn a_session_grant_asks_again_for_secret_like_paths() {
+    let app = app();
+    app.open();
+    std::fs::write(app.project.join(".env"), "KEY=1\n").unwrap();
+    app.invoke(
+        "approve_call",
+        json!({"tool": "write_file", "input": {"path": "a.txt", "content": "x"},
+               "scope": "session"}),
+    )
+    .unwrap();
+    app.invoke("write_file", json!({"path": "b.txt", "content": "y"}))
+        .unwrap();
+    for path in [".env", "certs/server.pem", "./.env/"] {
+        let decision = app
+            .invoke(
+                "check_policy",
+                json!({"tool": "write_file", "input": {"path": path, "content": "z"}}),
+            )
+            .unwrap();
+        assert_eq!(decision["decision"], "ask", "{path}: {decision}");
+    }
+    let err = app
+        .invoke("write_file", json!({"path": ".env", "content": "z"}))
+        .unwrap_err();
+    assert_eq!(err["code"], "approval_required");
+    assert_eq!(std::fs::read(app.project.join(".env")).unwrap(), b"KEY=1\n");
+}
