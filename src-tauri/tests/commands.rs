@@ -25,7 +25,7 @@ type Channels = Arc<Mutex<HashMap<u32, Vec<(usize, Value)>>>>;
 struct App {
     _tmp: tempfile::TempDir,
     project: std::path::PathBuf,
-    _app: tauri::App<tauri::test::MockRuntime>,
+    app: tauri::App<tauri::test::MockRuntime>,
     webview: WebviewWindow<tauri::test::MockRuntime>,
     channels: Channels,
 }
@@ -63,7 +63,7 @@ fn app() -> App {
     App {
         _tmp: tmp,
         project,
-        _app: app,
+        app,
         webview,
         channels,
     }
@@ -489,4 +489,26 @@ fn a_session_grant_asks_again_for_secret_like_paths() {
         .unwrap_err();
     assert_eq!(err["code"], "approval_required");
     assert_eq!(std::fs::read(app.project.join(".env")).unwrap(), b"KEY=1\n");
+}
+
+#[test]
+fn the_window_cannot_be_navigated_away_from_the_app() {
+    use tauri::plugin::Plugin;
+    let app = app();
+    let webview: &tauri::Webview<_> = app.webview.as_ref();
+    let mut guard = corral_app::navigation::guard();
+    for (url, allowed) in [
+        ("tauri://localhost/index.html", true),
+        ("http://tauri.localhost/", true),
+        ("https://example.com/phish", false),
+        ("http://127.0.0.1:8080/", false),
+    ] {
+        let url = url.parse().unwrap();
+        assert_eq!(guard.on_navigation(webview, &url), allowed, "{url}");
+    }
+    // And the app's builder installs it.
+    assert!(app
+        .app
+        .handle()
+        .remove_plugin(corral_app::navigation::GUARD));
 }
