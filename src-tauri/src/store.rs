@@ -41,13 +41,23 @@ pub struct SettingsView {
 }
 
 /// Settings as the webview sends them: the key is write-only.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Clone, Deserialize)]
 pub struct SettingsInput {
     #[serde(flatten)]
     pub settings: Settings,
     /// A new key; `""` clears it; absent keeps it.
     #[serde(default)]
     pub api_key: Option<String>,
+}
+
+/// Never prints the key.
+impl std::fmt::Debug for SettingsInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SettingsInput")
+            .field("settings", &self.settings)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .finish()
+    }
 }
 
 /// A project opened before.
@@ -312,5 +322,16 @@ mod tests {
         };
         store.save_settings(&s).unwrap();
         assert_eq!(store.settings(), s);
+    }
+
+    #[test]
+    fn settings_input_debug_hides_the_key() {
+        let input: SettingsInput = serde_json::from_value(serde_json::json!({
+            "provider": "openai", "base_url": "https://api.openai.com/v1", "model": "m",
+            "max_tokens": 1, "mode": "ask", "api_key": "sk-very-secret"}))
+        .unwrap();
+        let shown = format!("{input:?}");
+        assert!(!shown.contains("sk-very-secret"), "{shown}");
+        assert!(shown.contains("[redacted]"), "{shown}");
     }
 }
