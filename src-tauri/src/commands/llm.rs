@@ -22,7 +22,7 @@ async fn with_store<T: Send + 'static>(
         .map_err(|e| Error::new(ErrorCode::Io, format!("the settings store stopped: {e}")))?
 }
 
-/// The provider settings and key.
+/// The provider settings, with the key saved for the base URL's origin.
 fn config(store: &Store) -> ProviderConfig {
     let settings = store.settings();
     let mut config = ProviderConfig::new(settings.provider, settings.model);
@@ -30,7 +30,7 @@ fn config(store: &Store) -> ProviderConfig {
         config.base_url = settings.base_url;
     }
     config.max_tokens = settings.max_tokens;
-    config.api_key = store.api_key(settings.provider);
+    config.api_key = store.api_key(settings.provider, &config.base_url);
     config
 }
 
@@ -68,6 +68,8 @@ pub async fn get_settings(state: State<'_, AppState>) -> Result<SettingsView, Er
     with_store(&state, |store| Ok(view(store))).await
 }
 
+/// Saves the settings; a key given with them is saved for the origin of
+/// their base URL.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn save_settings(
     state: State<'_, AppState>,
@@ -79,20 +81,26 @@ pub async fn save_settings(
     with_store(&state, move |store| {
         let SettingsInput { settings, api_key } = settings;
         let key = api_key.as_deref().map(str::trim);
+        // A key that cannot be kept fails before anything is saved.
+        if key.is_some_and(|k| !k.is_empty()) {
+            crate::store::check_key_base_url(settings.provider, &settings.base_url)?;
+        }
         store.save_settings(&settings)?;
         if let Some(key) = key {
-            store.set_api_key(settings.provider, key)?;
+            store.set_api_key(settings.provider, &settings.base_url, key)?;
         }
         Ok(view(store))
     })
     .await
 }
 
-/// The settings as the webview sees them: whether there is a key, never
-/// the key.
+/// The settings as the webview sees them: whether there is a key for the
+/// current base URL's origin, never the key.
 fn view(store: &Store) -> SettingsView {
     let settings = store.settings();
-    let has_api_key = store.api_key(settings.provider).is_some();
+    let has_api_key = store
+        .api_key(settings.provider, &settings.base_url)
+        .is_some();
     SettingsView {
         settings,
         has_api_key,
