@@ -116,7 +116,10 @@ function writeSettings(dirs, { provider, baseUrl, mode }) {
   const settings = { provider, base_url: baseUrl, model: "scripted", max_tokens: 1024, mode };
   fs.writeFileSync(path.join(dirs.appConfig, "settings.json"), JSON.stringify(settings, null, 2));
   if (provider === "anthropic") {
-    fs.writeFileSync(path.join(dirs.appConfig, "api-keys.json"), JSON.stringify({ anthropic: "test-key" }), { mode: 0o600 });
+    // A key is only sent to the origin it was saved for: `provider origin`
+    // (a bare `anthropic` would be Anthropic's own, not this server's).
+    const keys = { [`anthropic ${new URL(baseUrl).origin}`]: "test-key" };
+    fs.writeFileSync(path.join(dirs.appConfig, "api-keys.json"), JSON.stringify(keys), { mode: 0o600 });
   }
 }
 

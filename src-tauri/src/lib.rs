@@ -4,6 +4,7 @@
 
 pub mod approvals;
 pub mod commands;
+pub mod navigation;
 pub mod state;
 pub mod store;
 
@@ -11,36 +12,38 @@ use state::AppState;
 use store::Store;
 use tauri::{Manager, Runtime};
 
-/// Registers the plugins and every command on a builder (the real app and
-/// the tests' mock runtime use the same list).
+/// Registers the navigation guard and every command on a builder (the real
+/// app and the tests' mock runtime use the same list).
 pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
     use commands::*;
-    builder.invoke_handler(tauri::generate_handler![
-        tools::read_file,
-        tools::write_file,
-        tools::edit_file,
-        tools::delete_file,
-        tools::list_directory,
-        tools::glob,
-        tools::search_files,
-        tools::exec_shell,
-        project::open_project,
-        project::pick_project,
-        project::close_project,
-        project::project_info,
-        project::recent_projects,
-        policy::tool_specs,
-        policy::check_policy,
-        policy::approve_call,
-        policy::cancel,
-        llm::llm_stream,
-        llm::get_settings,
-        llm::save_settings,
-        llm::test_connection,
-        llm::detect_local_servers,
-        conversation::load_conversation,
-        conversation::save_conversation,
-    ])
+    builder
+        .plugin(navigation::guard())
+        .invoke_handler(tauri::generate_handler![
+            tools::read_file,
+            tools::write_file,
+            tools::edit_file,
+            tools::delete_file,
+            tools::list_directory,
+            tools::glob,
+            tools::search_files,
+            tools::exec_shell,
+            project::open_project,
+            project::pick_project,
+            project::close_project,
+            project::project_info,
+            project::recent_projects,
+            policy::tool_specs,
+            policy::check_policy,
+            policy::approve_call,
+            policy::cancel,
+            llm::llm_stream,
+            llm::get_settings,
+            llm::save_settings,
+            llm::test_connection,
+            llm::detect_local_servers,
+            conversation::load_conversation,
+            conversation::save_conversation,
+        ])
 }
 
 /// Builds and runs the app.

@@ -30,10 +30,16 @@ impl Run {
     }
 }
 
+/// The open project and the approvals given in it. One lock holds both,
+/// so a call never pairs one project's root with another's grants.
+struct OpenProject {
+    root: Arc<ProjectRoot>,
+    approvals: Approvals,
+}
+
 /// Shared app state (managed by Tauri).
 pub struct AppState {
-    project: Mutex<Option<Arc<ProjectRoot>>>,
-    approvals: Mutex<Approvals>,
+    project: Mutex<Option<OpenProject>>,
     runs: Mutex<HashMap<String, Run>>,
     pub store: Store,
 }
@@ -48,64 +54,68 @@ impl AppState {
     pub fn new(store: Store) -> AppState {
         AppState {
             project: Mutex::new(None),
-            approvals: Mutex::new(Approvals::default()),
             runs: Mutex::new(HashMap::new()),
             store,
         }
     }
 
-    /// The open project, or `no_project_open`.
-    pub fn project(&self) -> Result<Arc<ProjectRoot>, Error> {
+    /// Runs `f` on the open project, under its lock, or fails with
+    /// `no_project_open`.
+    fn with_project<T>(&self, f: impl FnOnce(&mut OpenProject) -> T) -> Result<T, Error> {
         lock(&self.project)
-            .clone()
+            .as_mut()
+            .map(f)
             .ok_or_else(|| Error::new(ErrorCode::NoProjectOpen, "no project folder is open"))
     }
 
-    pub fn project_info(&self) -> Option<ProjectInfo> {
-        lock(&self.project).as_ref().map(|root| info(root))
+    /// The open project, or `no_project_open`.
+    pub fn project(&self) -> Result<Arc<ProjectRoot>, Error> {
+        self.with_project(|open| open.root.clone())
     }
 
-    /// Opens a project folder (approvals start empty) and records it as recent.
+    pub fn project_info(&self) -> Option<ProjectInfo> {
+        lock(&self.project).as_ref().map(|open| info(&open.root))
+    }
+
+    /// Opens a project folder and records it as recent. Its approvals start
+    /// empty: the root and its grants are replaced together, so none of the
+    /// previous project's grants ever applies to it.
     pub fn open_project(&self, path: &Path) -> Result<ProjectInfo, Error> {
         let root = ProjectRoot::open(path)?;
         let info = info(&root);
-        *lock(&self.project) = Some(Arc::new(root));
-        lock(&self.approvals).clear();
+        *lock(&self.project) = Some(OpenProject {
+            root: Arc::new(root),
+            approvals: Approvals::default(),
+        });
         // A failure to remember it is not a failure to open it.
         let _ = self.store.push_recent(&info);
         Ok(info)
     }
 
+    /// Closes the project; its approvals go with it.
     pub fn close_project(&self) {
         *lock(&self.project) = None;
-        lock(&self.approvals).clear();
-    }
-
-    fn context(&self, tool: &str, input: &Value, approval: Option<&str>) -> CallContext {
-        let mut ctx = CallContext::new(self.store.settings().mode, Default::default());
-        ctx.approval = lock(&self.approvals).take(tool, input, approval);
-        ctx
     }
 
     /// The policy decision for a proposed call; a session grant turns `ask`
     /// into `allow`.
     pub fn check_policy(&self, tool: &str, input: &Value) -> Result<Decision, Error> {
-        let root = self.project()?;
+        let (root, covered) =
+            self.with_project(|open| (open.root.clone(), open.approvals.covers(tool, input)))?;
         let ctx = CallContext::new(self.store.settings().mode, Default::default());
         let decision = dispatch::decide(&root, tool, input, &ctx)?;
         match decision {
-            Decision::Ask { .. } if lock(&self.approvals).covers(tool, input) => {
-                Ok(Decision::Allow)
-            }
+            Decision::Ask { .. } if covered => Ok(Decision::Allow),
             other => Ok(other),
         }
     }
 
-    /// Records the user's approval of a call and returns its token.
+    /// Records the user's approval of a call in the open project and
+    /// returns its token.
     pub fn approve(&self, tool: &str, input: &Value, scope: Scope) -> Result<String, Error> {
         corral_tools::spec::risk_of(tool)
             .ok_or_else(|| Error::invalid_input(format!("there is no tool named `{tool}`")))?;
-        Ok(lock(&self.approvals).grant(tool, input, scope))
+        self.with_project(|open| open.approvals.grant(tool, input, scope))
     }
 
     /// Runs one tool call off the async runtime.
@@ -116,8 +126,13 @@ impl AppState {
         approval: Option<String>,
         shell: ShellRun,
     ) -> Result<Value, Error> {
-        let root = self.project()?;
-        let mut ctx = self.context(tool, &input, approval.as_deref());
+        let mut ctx = CallContext::new(self.store.settings().mode, Default::default());
+        // The root and the approval come from one look at the project.
+        let (root, granted) = self.with_project(|open| {
+            let granted = open.approvals.take(tool, &input, approval.as_deref());
+            (open.root.clone(), granted)
+        })?;
+        ctx.approval = granted;
         ctx.shell = shell;
         tauri::async_runtime::spawn_blocking(move || dispatch::call(&root, tool, input, &ctx))
             .await

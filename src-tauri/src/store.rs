@@ -1,8 +1,12 @@
 //! What the app keeps on disk, in its own folders (never in the project):
 //! settings, the API keys (the OS keychain, else a 0600 file), recent
 //! projects and one conversation per project. Every write is atomic (temp file + rename).
+//!
+//! A key is bound to the origin (scheme, host, port) of the base URL it was
+//! saved with and is only sent there: pointing the OpenAI provider at a
+//! local server does not hand that server the OpenAI key.
 
-use corral_llm::Provider;
+use corral_llm::{Provider, ProviderConfig};
 use corral_tools::policy::Mode;
 use corral_tools::{Error, ErrorCode};
 use serde::{Deserialize, Serialize};
@@ -41,13 +45,23 @@ pub struct SettingsView {
 }
 
 /// Settings as the webview sends them: the key is write-only.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Clone, Deserialize)]
 pub struct SettingsInput {
     #[serde(flatten)]
     pub settings: Settings,
-    /// A new key; `""` clears it; absent keeps it.
+    /// A new key for the base URL's origin; `""` clears it; absent keeps it.
     #[serde(default)]
     pub api_key: Option<String>,
+}
+
+/// Never prints the key.
+impl std::fmt::Debug for SettingsInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SettingsInput")
+            .field("settings", &self.settings)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .finish()
+    }
 }
 
 /// A project opened before.
@@ -89,11 +103,11 @@ impl Store {
         }
     }
 
-    fn keychain_entry(&self, provider: Provider) -> Option<keyring::Entry> {
+    fn keychain_entry(&self, name: &str) -> Option<keyring::Entry> {
         if !self.keychain {
             return None;
         }
-        keyring::Entry::new(KEYCHAIN_SERVICE, provider.as_str()).ok()
+        keyring::Entry::new(KEYCHAIN_SERVICE, name).ok()
     }
 
     pub fn settings(&self) -> Settings {
@@ -104,23 +118,30 @@ impl Store {
         write_json(&self.config.join("settings.json"), settings, 0o644)
     }
 
-    /// The key for a provider: the OS keychain, else the 0600 key file, else
-    /// the usual environment variable.
-    pub fn api_key(&self, provider: Provider) -> Option<String> {
+    /// The key for requests of `provider` to `base_url`: the one saved for
+    /// that origin (OS keychain, else the 0600 key file); for the provider's
+    /// own origin only, else the usual environment variable. `None` for any
+    /// other origin without a key of its own (local servers need none).
+    pub fn api_key(&self, provider: Provider, base_url: &str) -> Option<String> {
+        let origin = key_origin(provider, base_url)?;
+        let name = key_name(provider, &origin);
         let from_keychain = self
-            .keychain_entry(provider)
+            .keychain_entry(&name)
             .and_then(|entry| entry.get_password().ok())
             .filter(|k| !k.is_empty());
         let from_file = || {
             let stored: Option<Value> = read_json(&self.key_file());
             stored
                 .as_ref()
-                .and_then(|keys| keys.get(provider.as_str()))
+                .and_then(|keys| keys.get(&name))
                 .and_then(Value::as_str)
                 .filter(|k| !k.is_empty())
                 .map(str::to_string)
         };
         let from_env = || {
+            if Some(origin.as_str()) != default_origin(provider).as_deref() {
+                return None;
+            }
             let var = match provider {
                 Provider::Anthropic => "ANTHROPIC_API_KEY",
                 Provider::OpenAi => "OPENAI_API_KEY",
@@ -130,10 +151,17 @@ impl Store {
         from_keychain.or_else(from_file).or_else(from_env)
     }
 
-    /// Stores a provider's key in the OS keychain, or where none answers in
-    /// a 0600 file; `""` removes it from both.
-    pub fn set_api_key(&self, provider: Provider, key: &str) -> Result<(), Error> {
-        let in_keychain = match self.keychain_entry(provider) {
+    /// Stores the key for requests of `provider` to `base_url`'s origin in
+    /// the OS keychain, or where none answers in a 0600 file; `""` removes
+    /// it from both. Keys of other origins are kept.
+    pub fn set_api_key(&self, provider: Provider, base_url: &str, key: &str) -> Result<(), Error> {
+        let origin = match key_origin(provider, base_url) {
+            Some(origin) => origin,
+            None if key.is_empty() => return Ok(()),
+            None => return Err(no_origin(base_url)),
+        };
+        let name = key_name(provider, &origin);
+        let in_keychain = match self.keychain_entry(&name) {
             Some(entry) if key.is_empty() => {
                 let _ = entry.delete_credential();
                 false
@@ -144,12 +172,9 @@ impl Store {
         let mut keys: serde_json::Map<String, Value> =
             read_json(&self.key_file()).unwrap_or_default();
         if key.is_empty() || in_keychain {
-            keys.remove(provider.as_str());
+            keys.remove(&name);
         } else {
-            keys.insert(
-                provider.as_str().to_string(),
-                Value::String(key.to_string()),
-            );
+            keys.insert(name, Value::String(key.to_string()));
         }
         write_json(&self.key_file(), &keys, 0o600)
     }
@@ -198,6 +223,51 @@ impl Store {
             "{safe}-{:016x}.json",
             fnv1a(root.as_os_str().as_encoded_bytes())
         ))
+    }
+}
+
+/// Where a key for `provider` at `base_url` may be sent: the origin
+/// (`scheme://host[:port]`, default port left out) of the endpoint the
+/// requests go to. `None` for anything but an http(s) URL.
+pub fn key_origin(provider: Provider, base_url: &str) -> Option<String> {
+    let mut config = ProviderConfig::new(provider, "");
+    config.base_url = base_url.to_string();
+    let url = tauri::Url::parse(&config.endpoint()).ok()?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return None;
+    }
+    let origin = url.origin();
+    origin.is_tuple().then(|| origin.ascii_serialization())
+}
+
+/// Checks that a key can be saved for `base_url` (see [`key_origin`]).
+pub fn check_key_base_url(provider: Provider, base_url: &str) -> Result<(), Error> {
+    key_origin(provider, base_url)
+        .map(|_| ())
+        .ok_or_else(|| no_origin(base_url))
+}
+
+fn no_origin(base_url: &str) -> Error {
+    Error::invalid_input(format!(
+        "`{base_url}` is not an http or https URL, so there is nowhere to send a key"
+    ))
+    .hint("Set the base URL of the provider's API, then enter the key.")
+    .detail("base_url", base_url)
+}
+
+/// The provider's own origin (`https://api.anthropic.com`, `https://api.openai.com`).
+fn default_origin(provider: Provider) -> Option<String> {
+    key_origin(provider, provider.default_base_url())
+}
+
+/// The name a key is stored under, in the keychain and in the key file:
+/// the provider's name for its own origin (so keys saved before keys had
+/// origins stay where they were, bound to it), else `provider origin`.
+fn key_name(provider: Provider, origin: &str) -> String {
+    if Some(origin) == default_origin(provider).as_deref() {
+        provider.as_str().to_string()
+    } else {
+        format!("{} {origin}", provider.as_str())
     }
 }
 
@@ -250,21 +320,157 @@ mod tests {
         (dir, store)
     }
 
+    const OPENAI: &str = "https://api.openai.com/v1";
+    const LOCAL: &str = "http://127.0.0.1:11434/v1";
+
     #[test]
     fn api_key_file_is_0600_and_clearable() {
         let (dir, store) = store();
-        store.set_api_key(Provider::OpenAi, "sk-test").unwrap();
-        assert_eq!(store.api_key(Provider::OpenAi).as_deref(), Some("sk-test"));
+        store
+            .set_api_key(Provider::OpenAi, OPENAI, "sk-test")
+            .unwrap();
+        assert_eq!(
+            store.api_key(Provider::OpenAi, OPENAI).as_deref(),
+            Some("sk-test")
+        );
         let mode = std::fs::metadata(dir.path().join("config/api-keys.json"))
             .unwrap()
             .permissions()
             .mode();
         assert_eq!(mode & 0o777, 0o600);
-        store.set_api_key(Provider::OpenAi, "").unwrap();
+        store.set_api_key(Provider::OpenAi, OPENAI, "").unwrap();
         assert_eq!(
-            store.api_key(Provider::OpenAi),
+            store.api_key(Provider::OpenAi, OPENAI),
             std::env::var("OPENAI_API_KEY").ok()
         );
+    }
+
+    #[test]
+    fn a_key_goes_only_to_the_origin_it_was_saved_for() {
+        let (_dir, store) = store();
+        store
+            .set_api_key(Provider::OpenAi, OPENAI, "sk-openai")
+            .unwrap();
+        // The same provider pointed at a local server gets no key...
+        for other in [
+            LOCAL,
+            "http://api.openai.com/v1",
+            "https://api.openai.com:8443/v1",
+            "https://api.openai.com.evil.example/v1",
+            "https://openrouter.ai/api/v1",
+        ] {
+            assert_eq!(store.api_key(Provider::OpenAi, other), None, "{other}");
+        }
+        // ...and nor does the other provider at the same place.
+        assert_eq!(store.api_key(Provider::Anthropic, OPENAI), None);
+        // Any path, a trailing slash, an empty base (the default) or an
+        // explicit default port are the same origin.
+        for same in [
+            "https://api.openai.com/v1/",
+            "https://API.openai.com:443/other",
+            "",
+        ] {
+            assert_eq!(
+                store.api_key(Provider::OpenAi, same).as_deref(),
+                Some("sk-openai"),
+                "{same:?}"
+            );
+        }
+
+        // A key saved for the local server is its own, and clearing it
+        // leaves the other one.
+        store
+            .set_api_key(Provider::OpenAi, LOCAL, "local-key")
+            .unwrap();
+        assert_eq!(
+            store
+                .api_key(Provider::OpenAi, "http://127.0.0.1:11434/v1/")
+                .as_deref(),
+            Some("local-key")
+        );
+        assert_eq!(
+            store.api_key(Provider::OpenAi, "http://127.0.0.1:1234/v1"),
+            None
+        );
+        store.set_api_key(Provider::OpenAi, LOCAL, "").unwrap();
+        assert_eq!(store.api_key(Provider::OpenAi, LOCAL), None);
+        assert_eq!(
+            store.api_key(Provider::OpenAi, OPENAI).as_deref(),
+            Some("sk-openai")
+        );
+    }
+
+    #[test]
+    fn a_key_saved_without_an_origin_is_the_providers_own() {
+        let (dir, store) = store();
+        std::fs::create_dir_all(dir.path().join("config")).unwrap();
+        std::fs::write(
+            dir.path().join("config/api-keys.json"),
+            r#"{"anthropic": "sk-ant-old", "openai": "sk-old"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            store
+                .api_key(Provider::Anthropic, "https://api.anthropic.com")
+                .as_deref(),
+            Some("sk-ant-old")
+        );
+        assert_eq!(
+            store.api_key(Provider::OpenAi, OPENAI).as_deref(),
+            Some("sk-old")
+        );
+        assert_eq!(store.api_key(Provider::OpenAi, LOCAL), None);
+        assert_eq!(
+            store.api_key(Provider::Anthropic, "http://127.0.0.1:8080"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_key_needs_an_http_base_url() {
+        let (_dir, store) = store();
+        let err = store
+            .set_api_key(Provider::OpenAi, "file:///tmp/x", "sk-x")
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput);
+        assert_eq!(store.api_key(Provider::OpenAi, "file:///tmp/x"), None);
+        store
+            .set_api_key(Provider::OpenAi, "not a url", "")
+            .unwrap();
+    }
+
+    #[test]
+    fn key_origins() {
+        for (provider, base, origin) in [
+            (Provider::Anthropic, "", Some("https://api.anthropic.com")),
+            (Provider::OpenAi, " ", Some("https://api.openai.com")),
+            (Provider::OpenAi, LOCAL, Some("http://127.0.0.1:11434")),
+            (
+                Provider::OpenAi,
+                "http://[::1]:8080/v1",
+                Some("http://[::1]:8080"),
+            ),
+            (
+                Provider::OpenAi,
+                "https://user:pw@host.example:443/v1",
+                Some("https://host.example"),
+            ),
+            (Provider::OpenAi, "file:///etc", None),
+            (Provider::OpenAi, "localhost:1234", None),
+        ] {
+            assert_eq!(key_origin(provider, base).as_deref(), origin, "{base}");
+        }
+    }
+
+    #[test]
+    fn settings_input_debug_hides_the_key() {
+        let input: SettingsInput = serde_json::from_value(serde_json::json!({
+            "provider": "openai", "base_url": OPENAI, "model": "m", "max_tokens": 1,
+            "mode": "ask", "api_key": "sk-very-secret"}))
+        .unwrap();
+        let shown = format!("{input:?}");
+        assert!(!shown.contains("sk-very-secret"), "{shown}");
+        assert!(shown.contains("[redacted]"), "{shown}");
     }
 
     #[test]

@@ -10,17 +10,24 @@
 use corral_app::state::AppState;
 use corral_app::store::Store;
 use serde_json::{json, Value};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use tauri::ipc::{CallbackFn, Channel, InvokeBody};
+use std::time::{Duration, Instant};
+use tauri::ipc::{CallbackFn, InvokeBody, InvokeResponseBody};
 use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, INVOKE_KEY};
 use tauri::webview::InvokeRequest;
 use tauri::{Manager, WebviewWindow, WebviewWindowBuilder};
 
+/// What arrived on each channel, by the channel's id (the webview side of
+/// a `Channel` argument `"__CHANNEL__:<id>"`): each message with its index.
+type Channels = Arc<Mutex<HashMap<u32, Vec<(usize, Value)>>>>;
+
 struct App {
     _tmp: tempfile::TempDir,
     project: std::path::PathBuf,
-    _app: tauri::App<tauri::test::MockRuntime>,
+    app: tauri::App<tauri::test::MockRuntime>,
     webview: WebviewWindow<tauri::test::MockRuntime>,
+    channels: Channels,
 }
 
 fn app() -> App {
@@ -29,7 +36,24 @@ fn app() -> App {
     std::fs::create_dir(&project).unwrap();
     std::fs::write(project.join("hello.txt"), "hello\n").unwrap();
     let store = Store::without_keychain(tmp.path().join("config"), tmp.path().join("data"));
-    let app = corral_app::builder(mock_builder())
+    let channels = Channels::default();
+    let sink = channels.clone();
+    // A command's `Channel` argument sends to the webview by evaluating a
+    // script, which the mock runtime drops; Tauri's channel interceptor is
+    // the hook that sees each message instead.
+    let builder = mock_builder().channel_interceptor(move |_webview, channel, index, body| {
+        let message = match body {
+            InvokeResponseBody::Json(json) => serde_json::from_str(json).unwrap(),
+            InvokeResponseBody::Raw(bytes) => json!(bytes),
+        };
+        sink.lock()
+            .unwrap()
+            .entry(channel.0)
+            .or_default()
+            .push((index, message));
+        true
+    });
+    let app = corral_app::builder(builder)
         .manage(AppState::new(store))
         .build(mock_context(noop_assets()))
         .unwrap();
@@ -39,24 +63,82 @@ fn app() -> App {
     App {
         _tmp: tmp,
         project,
-        _app: app,
+        app,
         webview,
+        channels,
+    }
+}
+
+fn request(cmd: &str, args: Value) -> InvokeRequest {
+    InvokeRequest {
+        cmd: cmd.into(),
+        callback: CallbackFn(0),
+        error: CallbackFn(1),
+        // Linux serves the app from the `tauri://` protocol: a local origin.
+        url: "tauri://localhost".parse().unwrap(),
+        body: InvokeBody::Json(args),
+        headers: Default::default(),
+        invoke_key: INVOKE_KEY.to_string(),
     }
 }
 
 impl App {
     fn invoke(&self, cmd: &str, args: Value) -> Result<Value, Value> {
-        let request = InvokeRequest {
-            cmd: cmd.into(),
-            callback: CallbackFn(0),
-            error: CallbackFn(1),
-            // Linux serves the app from the `tauri://` protocol: a local origin.
-            url: "tauri://localhost".parse().unwrap(),
-            body: InvokeBody::Json(args),
-            headers: Default::default(),
-            invoke_key: INVOKE_KEY.to_string(),
-        };
-        get_ipc_response(&self.webview, request).map(|body| body.deserialize::<Value>().unwrap())
+        get_ipc_response(&self.webview, request(cmd, args))
+            .map(|body| body.deserialize::<Value>().unwrap())
+    }
+
+    /// Invokes a command from another thread, as the webview does while it
+    /// goes on with other calls.
+    fn invoke_in_background(
+        &self,
+        cmd: &str,
+        args: Value,
+    ) -> std::thread::JoinHandle<Result<Value, Value>> {
+        let webview = self.webview.clone();
+        let request = request(cmd, args);
+        std::thread::spawn(move || {
+            get_ipc_response(&webview, request).map(|body| body.deserialize::<Value>().unwrap())
+        })
+    }
+
+    /// The messages that arrived on a channel so far, checked to be in
+    /// the order they were sent.
+    fn received(&self, channel: u32) -> Vec<Value> {
+        let received = self
+            .channels
+            .lock()
+            .unwrap()
+            .get(&channel)
+            .cloned()
+            .unwrap_or_default();
+        let indices: Vec<usize> = received.iter().map(|(index, _)| *index).collect();
+        assert_eq!(indices, (0..received.len()).collect::<Vec<_>>());
+        received.into_iter().map(|(_, message)| message).collect()
+    }
+
+    /// The text a shell run streamed on a channel so far.
+    fn streamed(&self, channel: u32) -> String {
+        self.received(channel)
+            .iter()
+            .map(|event| event["data"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    /// Waits (up to 10 s) until the text streamed on a channel passes `done`.
+    fn wait_for_output<T>(&self, channel: u32, done: impl Fn(&str) -> Option<T>) -> T {
+        let started = Instant::now();
+        loop {
+            let text = self.streamed(channel);
+            if let Some(value) = done(&text) {
+                return value;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "still waiting; streamed so far: {text:?}"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 
     fn open(&self) {
@@ -220,37 +302,37 @@ fn conversations_are_saved_per_project() {
     );
 }
 
-fn collecting_channel() -> (
-    Channel<corral_app::commands::tools::ShellEvent>,
-    Arc<Mutex<Vec<Value>>>,
-) {
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let sink = seen.clone();
-    let channel = Channel::new(move |body| {
-        sink.lock()
-            .unwrap()
-            .push(body.deserialize::<Value>().unwrap());
-        Ok(())
-    });
-    (channel, seen)
+/// Whether a process is running (a zombie is not).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| !s.rsplit(") ").next().unwrap_or("").starts_with('Z'))
+        .unwrap_or(false)
 }
 
 #[test]
 fn a_shell_run_streams_its_output_through_the_channel() {
     let app = app();
     app.open_in_full_auto();
-    let (channel, seen) = collecting_channel();
-    let input = json!({"command": "node", "args": ["-e", "console.log('one'); setTimeout(() => console.log('two'), 200)"]});
-    let state = app.state();
-    let out = tauri::async_runtime::block_on(corral_app::commands::tools::run_shell(
-        &state, input, None, "run-1", channel,
-    ))
-    .unwrap();
-    assert_eq!(out["exit_code"], 0);
-    let chunks = seen.lock().unwrap().clone();
-    let streamed: String = chunks.iter().map(|c| c["data"].as_str().unwrap()).collect();
-    assert_eq!(streamed, "one\ntwo\n");
-    assert!(chunks.iter().all(|c| c["stream"] == "stdout"));
+    // Prints `one`, then waits for the test to create `go` before `two`.
+    let script = "console.log('one'); const t = setInterval(() => { \
+                  if (require('fs').existsSync('go')) { console.log('two'); clearInterval(t); } }, 20)";
+    let run = app.invoke_in_background(
+        "exec_shell",
+        json!({"command": "node", "args": ["-e", script], "run_id": "run-1",
+               "on_output": "__CHANNEL__:7"}),
+    );
+    app.wait_for_output(7, |text| (text == "one\n").then_some(()));
+    assert!(
+        !run.is_finished(),
+        "the first chunk arrived while the command still ran"
+    );
+    std::fs::write(app.project.join("go"), "").unwrap();
+    let out = run.join().unwrap().unwrap();
+    assert_eq!(out["exit_code"], 0, "{out}");
+    assert_eq!(out["stdout"], "one\ntwo\n");
+    let chunks = app.received(7);
+    assert_eq!(app.streamed(7), "one\ntwo\n");
+    assert!(chunks.iter().all(|c| c["stream"] == "stdout"), "{chunks:?}");
     assert!(chunks.len() >= 2, "output arrived as it came: {chunks:?}");
 }
 
@@ -258,29 +340,30 @@ fn a_shell_run_streams_its_output_through_the_channel() {
 fn cancel_stops_a_running_shell_command() {
     let app = app();
     app.open_in_full_auto();
-    let (channel, _seen) = collecting_channel();
-    let input = json!({"command": "node", "args": ["-e", "setTimeout(() => {}, 20000)"]});
-    let started = std::time::Instant::now();
-    let canceller = {
-        let webview = app.webview.clone();
-        std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(400));
-            webview.state::<AppState>().cancel("run-2");
-        })
-    };
-    let state = app.state();
-    let result = tauri::async_runtime::block_on(corral_app::commands::tools::run_shell(
-        &state, input, None, "run-2", channel,
-    ));
-    canceller.join().unwrap();
+    let run = app.invoke_in_background(
+        "exec_shell",
+        json!({"command": "node", "args": ["-e", "console.log(process.pid); setTimeout(() => {}, 30000)"],
+               "run_id": "run-2", "on_output": "__CHANNEL__:8"}),
+    );
+    let pid = app.wait_for_output(8, |text| text.trim().parse::<u32>().ok());
+    assert!(alive(pid));
+    let started = Instant::now();
+    assert_eq!(
+        app.invoke("cancel", json!({"run_id": "run-2"})).unwrap(),
+        Value::Null
+    );
+    let err = run.join().unwrap().unwrap_err();
     assert!(
-        started.elapsed().as_secs() < 10,
+        started.elapsed() < Duration::from_secs(10),
         "cancel did not stop the run"
     );
-    match result {
-        Ok(out) => assert_ne!(out["exit_code"], 0, "{out}"),
-        Err(e) => assert_eq!(e.code.as_str(), "cancelled"),
-    }
+    assert_eq!(err["code"], "cancelled", "{err}");
+    assert!(!alive(pid), "the command outlived its cancel");
+    // The run id is free again.
+    assert_eq!(
+        app.invoke("cancel", json!({"run_id": "run-2"})).unwrap(),
+        Value::Null
+    );
 }
 
 #[test]
@@ -290,42 +373,17 @@ fn stop_all_on_exit_ends_running_commands_and_their_children() {
     // A command that starts a grandchild and prints its pid, then waits.
     let script = "const c = require('child_process').spawn('sleep', ['30'], {stdio: 'ignore'}); \
                   console.log(c.pid); setTimeout(() => {}, 30000)";
-    let (channel, seen) = collecting_channel();
-    let runner = {
-        let webview = app.webview.clone();
-        std::thread::spawn(move || {
-            let state = webview.state::<AppState>();
-            let input = json!({"command": "node", "args": ["-e", script]});
-            tauri::async_runtime::block_on(corral_app::commands::tools::run_shell(
-                &state, input, None, "run-exit", channel,
-            ))
-        })
-    };
-    let started = std::time::Instant::now();
-    let pid = loop {
-        let text: String = seen
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|c| c["data"].as_str().unwrap().to_string())
-            .collect();
-        if let Ok(pid) = text.trim().parse::<u32>() {
-            break pid;
-        }
-        assert!(started.elapsed().as_secs() < 10, "no pid printed: {text:?}");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    let alive = |pid: u32| {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map(|s| !s.rsplit(") ").next().unwrap_or("").starts_with('Z'))
-            .unwrap_or(false)
-    };
+    let run = app.invoke_in_background(
+        "exec_shell",
+        json!({"command": "node", "args": ["-e", script], "run_id": "run-exit",
+               "on_output": "__CHANNEL__:9"}),
+    );
+    let pid = app.wait_for_output(9, |text| text.trim().parse::<u32>().ok());
     assert!(alive(pid));
-    let left = app.state().stop_all(std::time::Duration::from_secs(5));
+    let left = app.state().stop_all(Duration::from_secs(5));
     assert_eq!(left, 0, "a run was still registered after stop_all");
     assert!(!alive(pid), "the command's child outlived stop_all");
-    let result = runner.join().unwrap();
-    assert_eq!(result.unwrap_err().code.as_str(), "cancelled");
+    assert_eq!(run.join().unwrap().unwrap_err()["code"], "cancelled");
 }
 
 #[test]
@@ -365,4 +423,187 @@ fn an_approval_of_the_models_raw_input_matches_the_command_call() {
     call["approval"] = token;
     assert_eq!(app.invoke("edit_file", call).unwrap()["replacements"], 1);
     assert_eq!(std::fs::read(app.project.join("a.txt")).unwrap(), b"two\n");
+}
+
+#[test]
+fn approvals_belong_to_the_project_they_were_given_in() {
+    let app = app();
+    app.open();
+    let write = json!({"tool": "write_file", "input": {"path": "a.txt", "content": "x"}});
+    let grant = json!({"tool": "write_file", "input": {"path": "a.txt", "content": "x"},
+                       "scope": "session"});
+    app.invoke("approve_call", grant.clone()).unwrap();
+    assert_eq!(
+        app.invoke("check_policy", write.clone()).unwrap()["decision"],
+        "allow"
+    );
+
+    let other = app.project.parent().unwrap().join("other");
+    std::fs::create_dir(&other).unwrap();
+    app.invoke("open_project", json!({"path": other})).unwrap();
+    assert_eq!(
+        app.invoke("check_policy", write.clone()).unwrap()["decision"],
+        "ask"
+    );
+    let err = app
+        .invoke("write_file", json!({"path": "a.txt", "content": "x"}))
+        .unwrap_err();
+    assert_eq!(err["code"], "approval_required");
+    assert!(!other.join("a.txt").exists());
+
+    // With no project open there is nothing to approve in.
+    app.invoke("close_project", json!({})).unwrap();
+    let err = app.invoke("approve_call", grant).unwrap_err();
+    assert_eq!(err["code"], "no_project_open", "{err}");
+    app.open();
+    assert_eq!(
+        app.invoke("check_policy", write).unwrap()["decision"],
+        "ask"
+    );
+}
+
+#[test]
+fn a_session_grant_asks_again_for_secret_like_paths() {
+    let app = app();
+    app.open();
+    std::fs::write(app.project.join(".env"), "KEY=1\n").unwrap();
+    app.invoke(
+        "approve_call",
+        json!({"tool": "write_file", "input": {"path": "a.txt", "content": "x"},
+               "scope": "session"}),
+    )
+    .unwrap();
+    app.invoke("write_file", json!({"path": "b.txt", "content": "y"}))
+        .unwrap();
+    for path in [".env", "certs/server.pem", "./.env/"] {
+        let decision = app
+            .invoke(
+                "check_policy",
+                json!({"tool": "write_file", "input": {"path": path, "content": "z"}}),
+            )
+            .unwrap();
+        assert_eq!(decision["decision"], "ask", "{path}: {decision}");
+    }
+    let err = app
+        .invoke("write_file", json!({"path": ".env", "content": "z"}))
+        .unwrap_err();
+    assert_eq!(err["code"], "approval_required");
+    assert_eq!(std::fs::read(app.project.join(".env")).unwrap(), b"KEY=1\n");
+}
+
+#[test]
+fn the_window_cannot_be_navigated_away_from_the_app() {
+    use tauri::plugin::Plugin;
+    let app = app();
+    let webview: &tauri::Webview<_> = app.webview.as_ref();
+    let mut guard = corral_app::navigation::guard();
+    for (url, allowed) in [
+        ("tauri://localhost/index.html", true),
+        ("http://tauri.localhost/", true),
+        ("https://example.com/phish", false),
+        ("http://127.0.0.1:8080/", false),
+    ] {
+        let url = url.parse().unwrap();
+        assert_eq!(guard.on_navigation(webview, &url), allowed, "{url}");
+    }
+    // And the app's builder installs it.
+    assert!(app
+        .app
+        .handle()
+        .remove_plugin(corral_app::navigation::GUARD));
+}
+
+/// A one-shot OpenAI-compatible server on 127.0.0.1: answers each request
+/// with a short stream and hands back the request's head.
+fn scripted_server(requests: usize) -> (String, std::thread::JoinHandle<Vec<String>>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let server = std::thread::spawn(move || {
+        let mut heads = Vec::new();
+        for _ in 0..requests {
+            let (stream, _) = listener.accept().unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut head = String::new();
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if line == "\r\n" || line.is_empty() {
+                    break;
+                }
+                head.push_str(&line.to_ascii_lowercase());
+            }
+            let length: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .map(|n| n.trim().parse().unwrap())
+                .unwrap_or(0);
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            let chunk = r#"{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}"#;
+            let events = format!("data: {chunk}\n\ndata: [DONE]\n\n");
+            let mut stream = stream;
+            write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{events}",
+                events.len()
+            )
+            .unwrap();
+            heads.push(head);
+        }
+        heads
+    });
+    (base_url, server)
+}
+
+#[test]
+fn a_key_is_only_sent_to_the_origin_it_was_saved_for() {
+    let app = app();
+    let (local, server) = scripted_server(2);
+    let settings = |base_url: &str, api_key: Option<&str>| {
+        let mut settings = json!({"provider": "openai", "base_url": base_url, "model": "m",
+                                  "max_tokens": 100, "mode": "ask"});
+        if let Some(key) = api_key {
+            settings["api_key"] = json!(key);
+        }
+        app.invoke("save_settings", json!({"settings": settings}))
+            .unwrap()
+    };
+    let stream = |run_id: &str, channel: u32| {
+        app.invoke(
+            "llm_stream",
+            json!({"run_id": run_id, "on_event": format!("__CHANNEL__:{channel}"),
+                   "request": {"system": "", "messages": [{"role": "user",
+                   "content": [{"type": "text", "text": "hello"}]}], "tools": []}}),
+        )
+        .unwrap();
+        let events = app.received(channel);
+        assert_eq!(events.last().unwrap()["type"], "done", "{events:?}");
+    };
+
+    let saved = settings("https://api.openai.com/v1", Some("sk-user-openai"));
+    assert_eq!(saved["has_api_key"], true);
+    // Pointed at a local server (as when one is detected), the OpenAI key
+    // is neither shown as set nor sent.
+    assert_eq!(settings(&local, None)["has_api_key"], false);
+    stream("r1", 30);
+    // A key saved for the local server is its own.
+    assert_eq!(settings(&local, Some("local-key"))["has_api_key"], true);
+    stream("r2", 31);
+    let heads = server.join().unwrap();
+    assert!(!heads[0].contains("authorization"), "{}", heads[0]);
+    assert!(!heads[0].contains("sk-user-openai"), "{}", heads[0]);
+    assert!(
+        heads[1].contains("authorization: bearer local-key"),
+        "{}",
+        heads[1]
+    );
+    // Back on OpenAI, its own key is there again.
+    assert_eq!(
+        settings("https://api.openai.com/v1/", None)["has_api_key"],
+        true
+    );
+    let got = app.invoke("get_settings", json!({})).unwrap();
+    assert_eq!(got["has_api_key"], true);
+    assert!(!got.to_string().contains("sk-user-openai"), "{got}");
 }

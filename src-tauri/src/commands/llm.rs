@@ -2,22 +2,35 @@
 //! here, streamed back through a Channel, cancellable by run id.
 
 use crate::state::{AppState, Run};
-use crate::store::{SettingsInput, SettingsView};
+use crate::store::{SettingsInput, SettingsView, Store};
 use corral_llm::{ChatRequest, LocalServer, ProviderConfig, StreamEvent};
-use corral_tools::Error;
+use corral_tools::{Error, ErrorCode};
 use serde::Serialize;
 use tauri::ipc::Channel;
 use tauri::State;
 use tokio_util::sync::CancellationToken;
 
-fn config(state: &AppState) -> ProviderConfig {
-    let settings = state.store.settings();
+/// Runs `f` on the store off the async runtime: reading or writing a key
+/// may be a D-Bus round trip to the keychain.
+async fn with_store<T: Send + 'static>(
+    state: &AppState,
+    f: impl FnOnce(&Store) -> Result<T, Error> + Send + 'static,
+) -> Result<T, Error> {
+    let store = state.store.clone();
+    tauri::async_runtime::spawn_blocking(move || f(&store))
+        .await
+        .map_err(|e| Error::new(ErrorCode::Io, format!("the settings store stopped: {e}")))?
+}
+
+/// The provider settings, with the key saved for the base URL's origin.
+fn config(store: &Store) -> ProviderConfig {
+    let settings = store.settings();
     let mut config = ProviderConfig::new(settings.provider, settings.model);
     if !settings.base_url.trim().is_empty() {
         config.base_url = settings.base_url;
     }
     config.max_tokens = settings.max_tokens;
-    config.api_key = state.store.api_key(settings.provider);
+    config.api_key = store.api_key(settings.provider, &config.base_url);
     config
 }
 
@@ -42,38 +55,52 @@ pub async fn stream_to(
     request: ChatRequest,
     on_event: impl FnMut(StreamEvent) + Send,
 ) -> Result<(), Error> {
+    let config = with_store(state, |store| Ok(config(store))).await?;
     let cancel = CancellationToken::new();
     state.start_run(run_id, Run::Llm(cancel.clone()))?;
-    corral_llm::stream(&config(state), &request, cancel, on_event).await;
+    corral_llm::stream(&config, &request, cancel, on_event).await;
     state.end_run(run_id);
     Ok(())
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub fn get_settings(state: State<'_, AppState>) -> SettingsView {
-    view(&state)
+pub async fn get_settings(state: State<'_, AppState>) -> Result<SettingsView, Error> {
+    with_store(&state, |store| Ok(view(store))).await
 }
 
+/// Saves the settings; a key given with them is saved for the origin of
+/// their base URL.
 #[tauri::command(rename_all = "snake_case")]
-pub fn save_settings(
+pub async fn save_settings(
     state: State<'_, AppState>,
     settings: SettingsInput,
 ) -> Result<SettingsView, Error> {
     if settings.settings.max_tokens == 0 {
         return Err(Error::invalid_input("max_tokens must be at least 1"));
     }
-    state.store.save_settings(&settings.settings)?;
-    if let Some(key) = &settings.api_key {
-        state
-            .store
-            .set_api_key(settings.settings.provider, key.trim())?;
-    }
-    Ok(view(&state))
+    with_store(&state, move |store| {
+        let SettingsInput { settings, api_key } = settings;
+        let key = api_key.as_deref().map(str::trim);
+        // A key that cannot be kept fails before anything is saved.
+        if key.is_some_and(|k| !k.is_empty()) {
+            crate::store::check_key_base_url(settings.provider, &settings.base_url)?;
+        }
+        store.save_settings(&settings)?;
+        if let Some(key) = key {
+            store.set_api_key(settings.provider, &settings.base_url, key)?;
+        }
+        Ok(view(store))
+    })
+    .await
 }
 
-fn view(state: &AppState) -> SettingsView {
-    let settings = state.store.settings();
-    let has_api_key = state.store.api_key(settings.provider).is_some();
+/// The settings as the webview sees them: whether there is a key for the
+/// current base URL's origin, never the key.
+fn view(store: &Store) -> SettingsView {
+    let settings = store.settings();
+    let has_api_key = store
+        .api_key(settings.provider, &settings.base_url)
+        .is_some();
     SettingsView {
         settings,
         has_api_key,
@@ -88,7 +115,8 @@ pub struct ConnectionOk {
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn test_connection(state: State<'_, AppState>) -> Result<ConnectionOk, Error> {
-    let model = corral_llm::test_connection(&config(&state)).await?;
+    let config = with_store(&state, |store| Ok(config(store))).await?;
+    let model = corral_llm::test_connection(&config).await?;
     Ok(ConnectionOk { ok: true, model })
 }
 

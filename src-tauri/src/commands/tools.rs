@@ -136,7 +136,7 @@ pub async fn exec_shell(
 }
 
 /// `exec_shell` with its output streamed to `channel` and cancellable by `run_id`.
-pub async fn run_shell(
+async fn run_shell(
     state: &AppState,
     input: Value,
     approval: Option<String>,
