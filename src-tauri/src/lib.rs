@@ -4,6 +4,7 @@
 
 pub mod approvals;
 pub mod commands;
+pub mod key_origin;
 pub mod navigation;
 pub mod state;
 pub mod store;

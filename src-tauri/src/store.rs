@@ -6,7 +6,8 @@
 //! saved with and is only sent there: pointing the OpenAI provider at a
 //! local server does not hand that server the OpenAI key.
 
-use corral_llm::{Provider, ProviderConfig};
+use crate::key_origin::{default_origin, key_name, key_origin, no_origin};
+use corral_llm::Provider;
 use corral_tools::policy::Mode;
 use corral_tools::{Error, ErrorCode};
 use serde::{Deserialize, Serialize};
@@ -195,8 +196,23 @@ impl Store {
         write_json(&self.config.join("recent.json"), &recent, 0o644)
     }
 
+    /// The project's saved conversation. A file that cannot be read back
+    /// (cut short, hand-edited) is moved aside as `NAME.corrupt-SECS.json`
+    /// rather than overwritten by the next save: nothing is lost.
     pub fn conversation(&self, root: &Path) -> Option<Value> {
-        read_json(&self.conversation_file(root))
+        let file = self.conversation_file(root);
+        let text = std::fs::read(&file).ok()?;
+        match serde_json::from_slice(&text) {
+            Ok(value) => Some(value),
+            Err(_) => {
+                let secs = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_secs())
+                    .unwrap_or(0);
+                let _ = std::fs::rename(&file, file.with_extension(format!("corrupt-{secs}.json")));
+                None
+            }
+        }
     }
 
     pub fn save_conversation(&self, root: &Path, conversation: &Value) -> Result<(), Error> {
@@ -223,51 +239,6 @@ impl Store {
             "{safe}-{:016x}.json",
             fnv1a(root.as_os_str().as_encoded_bytes())
         ))
-    }
-}
-
-/// Where a key for `provider` at `base_url` may be sent: the origin
-/// (`scheme://host[:port]`, default port left out) of the endpoint the
-/// requests go to. `None` for anything but an http(s) URL.
-pub fn key_origin(provider: Provider, base_url: &str) -> Option<String> {
-    let mut config = ProviderConfig::new(provider, "");
-    config.base_url = base_url.to_string();
-    let url = tauri::Url::parse(&config.endpoint()).ok()?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return None;
-    }
-    let origin = url.origin();
-    origin.is_tuple().then(|| origin.ascii_serialization())
-}
-
-/// Checks that a key can be saved for `base_url` (see [`key_origin`]).
-pub fn check_key_base_url(provider: Provider, base_url: &str) -> Result<(), Error> {
-    key_origin(provider, base_url)
-        .map(|_| ())
-        .ok_or_else(|| no_origin(base_url))
-}
-
-fn no_origin(base_url: &str) -> Error {
-    Error::invalid_input(format!(
-        "`{base_url}` is not an http or https URL, so there is nowhere to send a key"
-    ))
-    .hint("Set the base URL of the provider's API, then enter the key.")
-    .detail("base_url", base_url)
-}
-
-/// The provider's own origin (`https://api.anthropic.com`, `https://api.openai.com`).
-fn default_origin(provider: Provider) -> Option<String> {
-    key_origin(provider, provider.default_base_url())
-}
-
-/// The name a key is stored under, in the keychain and in the key file:
-/// the provider's name for its own origin (so keys saved before keys had
-/// origins stay where they were, bound to it), else `provider origin`.
-fn key_name(provider: Provider, origin: &str) -> String {
-    if Some(origin) == default_origin(provider).as_deref() {
-        provider.as_str().to_string()
-    } else {
-        format!("{} {origin}", provider.as_str())
     }
 }
 
@@ -440,29 +411,6 @@ mod tests {
     }
 
     #[test]
-    fn key_origins() {
-        for (provider, base, origin) in [
-            (Provider::Anthropic, "", Some("https://api.anthropic.com")),
-            (Provider::OpenAi, " ", Some("https://api.openai.com")),
-            (Provider::OpenAi, LOCAL, Some("http://127.0.0.1:11434")),
-            (
-                Provider::OpenAi,
-                "http://[::1]:8080/v1",
-                Some("http://[::1]:8080"),
-            ),
-            (
-                Provider::OpenAi,
-                "https://user:pw@host.example:443/v1",
-                Some("https://host.example"),
-            ),
-            (Provider::OpenAi, "file:///etc", None),
-            (Provider::OpenAi, "localhost:1234", None),
-        ] {
-            assert_eq!(key_origin(provider, base).as_deref(), origin, "{base}");
-        }
-    }
-
-    #[test]
     fn settings_input_debug_hides_the_key() {
         let input: SettingsInput = serde_json::from_value(serde_json::json!({
             "provider": "openai", "base_url": OPENAI, "model": "m", "max_tokens": 1,
@@ -506,6 +454,29 @@ mod tests {
             Some(serde_json::json!({"n": 2}))
         );
         assert_eq!(store.conversation(Path::new("/r")), None);
+    }
+
+    #[test]
+    fn an_unreadable_conversation_is_kept_aside_not_overwritten() {
+        let (dir, store) = store();
+        let root = Path::new("/p/app");
+        store
+            .save_conversation(root, &serde_json::json!({"n": 1}))
+            .unwrap();
+        let file = store.conversation_file(root);
+        std::fs::write(&file, b"{\"messages\": [cut sh").unwrap();
+        assert_eq!(store.conversation(root), None);
+        store
+            .save_conversation(root, &serde_json::json!({"n": 2}))
+            .unwrap();
+        let kept: Vec<_> = std::fs::read_dir(file.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().contains(".corrupt-"))
+            .collect();
+        assert_eq!(kept.len(), 1, "{:?}", dir.path());
+        assert_eq!(std::fs::read(&kept[0]).unwrap(), b"{\"messages\": [cut sh");
+        assert_eq!(store.conversation(root), Some(serde_json::json!({"n": 2})));
     }
 
     #[test]

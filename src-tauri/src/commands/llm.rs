@@ -83,7 +83,7 @@ pub async fn save_settings(
         let key = api_key.as_deref().map(str::trim);
         // A key that cannot be kept fails before anything is saved.
         if key.is_some_and(|k| !k.is_empty()) {
-            crate::store::check_key_base_url(settings.provider, &settings.base_url)?;
+            crate::key_origin::check_key_base_url(settings.provider, &settings.base_url)?;
         }
         store.save_settings(&settings)?;
         if let Some(key) = key {
