@@ -22,9 +22,7 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "rust: tests"
 cargo test --workspace --locked
 
-if [ -x scripts/e2e.sh ]; then
-  step "end to end"
-  scripts/e2e.sh
-fi
+step "end to end"
+scripts/e2e.sh
 echo
 echo "all tests passed"
