@@ -112,13 +112,12 @@ async fn an_endless_line_is_cut_at_the_limit() {
     );
 }
 
-#[tokio::test]
-async fn a_stream_dripping_in_byte_by_byte_times_out() {
-    // Each byte comes well within the read timeout; no event is ever complete.
-    let reply = Reply::sse(TEXT).every(1);
+/// Serves `reply` one byte every 50 ms to a client with a 300 ms read
+/// timeout and no retries; returns the events and how long it took.
+async fn dripped(reply: Reply) -> (Vec<StreamEvent>, Duration) {
     let reply = Reply {
         delay: Duration::from_millis(50),
-        ..reply
+        ..reply.every(1)
     };
     let server = Server::start(vec![reply]).await;
     let mut config = server.config(Provider::OpenAi);
@@ -126,11 +125,15 @@ async fn a_stream_dripping_in_byte_by_byte_times_out() {
     config.max_retries = 0;
     let started = Instant::now();
     let events = collect(&config, &request()).await;
-    assert!(
-        started.elapsed() < Duration::from_secs(1),
-        "{:?}",
-        started.elapsed()
-    );
+    (events, started.elapsed())
+}
+
+#[tokio::test]
+async fn a_stream_dripping_in_byte_by_byte_times_out() {
+    // Each byte comes well within the read timeout; no event is ever complete.
+    let (events, took) = dripped(Reply::sse(TEXT)).await;
+    // The whole stream would take over 10 s to drip in.
+    assert!(took < Duration::from_secs(5), "{took:?}");
     assert_eq!(events.len(), 1);
     let error = terminal_error(&events);
     assert_eq!(
@@ -170,22 +173,9 @@ async fn keep_alive_comments_keep_a_slow_stream_open() {
 #[tokio::test]
 async fn a_dripping_error_body_is_read_within_the_read_timeout() {
     let body = r#"{"error":{"message":"The server had an error while processing your request","type":"server_error"}}"#;
-    let reply = Reply::json(500, body).every(1);
-    let reply = Reply {
-        delay: Duration::from_millis(50),
-        ..reply
-    };
-    let server = Server::start(vec![reply]).await;
-    let mut config = server.config(Provider::OpenAi);
-    config.read_timeout = Duration::from_millis(300);
-    config.max_retries = 0;
-    let started = Instant::now();
-    let events = collect(&config, &request()).await;
-    assert!(
-        started.elapsed() < Duration::from_secs(1),
-        "{:?}",
-        started.elapsed()
-    );
+    let (events, took) = dripped(Reply::json(500, body)).await;
+    // The whole body would take 5 s to drip in.
+    assert!(took < Duration::from_secs(3), "{took:?}");
     // The status is known; the message that was still dripping is not.
     assert_eq!(
         terminal_error(&events).message,
