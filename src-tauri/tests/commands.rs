@@ -337,6 +337,37 @@ fn a_shell_run_streams_its_output_through_the_channel() {
 }
 
 #[test]
+fn live_output_stops_at_its_limit_and_says_so() {
+    use corral_app::commands::tools::LIVE_OUTPUT_LIMIT;
+    let app = app();
+    app.open_in_full_auto();
+    // 12 MiB of output, in 1 MiB writes.
+    let script =
+        "const s = 'x'.repeat(1 << 20); for (let i = 0; i < 12; i++) process.stdout.write(s)";
+    let out = app
+        .invoke(
+            "exec_shell",
+            json!({"command": "node", "args": ["-e", script], "run_id": "run-big",
+                   "on_output": "__CHANNEL__:11"}),
+        )
+        .unwrap();
+    assert_eq!(out["exit_code"], 0, "{}", out["stderr"]);
+    assert!(out["stdout_truncated_bytes"].as_u64().unwrap() > 0);
+    let streamed = app.streamed(11);
+    let cut = streamed
+        .rfind("\n[live output stopped")
+        .expect("the marker");
+    let (body, marker) = streamed.split_at(cut);
+    assert!(
+        body.len() <= LIVE_OUTPUT_LIMIT && body.len() > LIVE_OUTPUT_LIMIT / 2,
+        "{} bytes streamed",
+        body.len()
+    );
+    assert!(body.bytes().all(|b| b == b'x'));
+    assert!(marker.contains("after 8 MiB"), "{marker}");
+}
+
+#[test]
 fn cancel_stops_a_running_shell_command() {
     let app = app();
     app.open_in_full_auto();

@@ -145,14 +145,12 @@ async fn run_shell(
 ) -> Output {
     let cancel = CancelToken::default();
     state.start_run(run_id, Run::Shell(cancel.clone()))?;
-    let decoders = Mutex::new([Utf8Stream::default(), Utf8Stream::default()]);
+    let live = Mutex::new(LiveOutput::default());
     let sink = Arc::new(move |stream: Stream, bytes: &[u8]| {
-        let mut decoders = decoders.lock().unwrap_or_else(PoisonError::into_inner);
-        let decoder = &mut decoders[matches!(stream, Stream::Stderr) as usize];
-        let data = decoder.push(bytes);
-        if !data.is_empty() {
+        let mut live = live.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(event) = live.next(stream, bytes) {
             // A closed window cannot receive; the run goes on and is returned.
-            let _ = channel.send(ShellEvent { stream, data });
+            let _ = channel.send(event);
         }
     });
     let run = ShellRun {
@@ -162,6 +160,40 @@ async fn run_shell(
     let result = state.call_tool("exec_shell", input, approval, run).await;
     state.end_run(run_id);
     result
+}
+
+/// Most bytes of one run's output streamed to the window; the result keeps
+/// the head and tail of each stream whatever was streamed. 100 MB of output
+/// must not become 100 MB of strings in the webview.
+pub const LIVE_OUTPUT_LIMIT: usize = 8 * 1024 * 1024;
+
+/// One run's live output: decoded per stream, cut after [`LIVE_OUTPUT_LIMIT`]
+/// with one last event saying so.
+#[derive(Debug, Default)]
+struct LiveOutput {
+    decoders: [Utf8Stream; 2],
+    sent: usize,
+    stopped: bool,
+}
+
+impl LiveOutput {
+    fn next(&mut self, stream: Stream, bytes: &[u8]) -> Option<ShellEvent> {
+        if self.stopped {
+            return None;
+        }
+        if self.sent + bytes.len() > LIVE_OUTPUT_LIMIT {
+            self.stopped = true;
+            let data = format!(
+                "\n[live output stopped after {} MiB; the result keeps the first and last {} KiB of each stream]\n",
+                LIVE_OUTPUT_LIMIT / (1024 * 1024),
+                corral_tools::shell::HEAD_BYTES / 1024
+            );
+            return Some(ShellEvent { stream, data });
+        }
+        self.sent += bytes.len();
+        let data = self.decoders[matches!(stream, Stream::Stderr) as usize].push(bytes);
+        (!data.is_empty()).then_some(ShellEvent { stream, data })
+    }
 }
 
 /// Decodes a byte stream chunk by chunk without breaking a UTF-8 character
