@@ -509,6 +509,35 @@ fn git_runs_with_fsmonitor_and_hooks_neutralized_despite_a_hostile_config() {
 /// One row per rule: (program, args, allowed). A denied row must fail with
 /// `argument_not_allowed` naming `denied_arg`.
 #[test]
+fn file_tools_cannot_plant_a_bare_repository_whose_config_runs_programs() {
+    // What write_file may write at the root (only `.git/` is refused) is
+    // enough for git to see a bare repository there, whose `config` names
+    // an external diff program; a read-only `git diff` would run it.
+    let (dir, root) = project();
+    let auto_edit = CallContext::new(Mode::AutoEdit, Approval::None);
+    let config =
+        "[core]\n\tbare = false\n\tworktree = .\n[diff]\n\texternal = \"touch pwned; echo ran\"\n";
+    for (path, content) in [
+        ("HEAD", "ref: refs/heads/main\n"),
+        ("objects/info/keep", ""),
+        ("refs/heads/keep", ""),
+        ("config", config),
+        ("a.txt", "a\n"),
+    ] {
+        let input = json!({"path": path, "content": content});
+        dispatch::call(&root, "write_file", input, &auto_edit).unwrap();
+    }
+    let call = json!({"command": "git", "args": ["diff", "a.txt", "/dev/null"]});
+    let full_auto = CallContext::new(Mode::FullAuto, Approval::None);
+    let out = dispatch::call(&root, "exec_shell", call, &full_auto).unwrap();
+    assert!(!dir.path().join("pwned").exists(), "{out}");
+    assert!(!out["stdout"].as_str().unwrap().contains("ran"), "{out}");
+    // git refuses to use the planted repository at all.
+    let out = run(&root, "git", &["status"]);
+    assert!(out.stderr.contains("bare repository"), "{}", out.stderr);
+}
+
+#[test]
 fn git_refuses_abbreviated_options_the_rules_might_miss() {
     let (dir, root) = project();
     git_repo(dir.path());

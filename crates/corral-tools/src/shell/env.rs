@@ -13,7 +13,8 @@
 //!   `PAGER=cat GIT_PAGER=cat GIT_TERMINAL_PROMPT=0 GIT_EDITOR=true
 //!   TERM=dumb`.
 //! - for git: `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n` setting
-//!   `core.fsmonitor=false` and `core.hooksPath=/dev/null`. Config from the
+//!   `core.fsmonitor=false`, `core.hooksPath=/dev/null` and
+//!   `safe.bareRepository=explicit`. Config from the
 //!   environment wins over every file, including a hostile `.git/config`.
 //!   And `GIT_TEST_DISALLOW_ABBREVIATED_OPTIONS=1`: git refuses abbreviated
 //!   long options, so `--upload-pa=x` cannot slip past the rules.
@@ -33,9 +34,15 @@ pub(crate) const SYSTEM_PATH: [&str; 6] = [
     "/bin",
 ];
 
-/// Git config forced on every git run.
-pub(crate) const GIT_OVERRIDES: [(&str, &str); 2] =
-    [("core.fsmonitor", "false"), ("core.hooksPath", "/dev/null")];
+/// Git config forced on every git run. `safe.bareRepository=explicit`:
+/// the file tools may write `HEAD`, `config`, `objects/` and `refs/` at the
+/// root (they only refuse `.git/`), which git would otherwise take for a
+/// bare repository whose `config` names programs (`diff.external`).
+pub(crate) const GIT_OVERRIDES: [(&str, &str); 3] = [
+    ("core.fsmonitor", "false"),
+    ("core.hooksPath", "/dev/null"),
+    ("safe.bareRepository", "explicit"),
+];
 
 /// The user's home, if known.
 pub(crate) fn home() -> Option<PathBuf> {
