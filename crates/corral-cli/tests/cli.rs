@@ -293,3 +293,32 @@ fn boundaries_limit_writes_hide_blocked_paths_and_refuse_commands() {
     let (code, err) = with(&blocked, "exec_shell", r#"{"command":"ls","args":[]}"#);
     assert_eq!((code, err["code"].clone()), (1, json!("denied")));
 }
+
+/// A root given as a relative path (`--root p`) must not make a path
+/// argument that starts with the same name (`p/data.txt`) lose its first
+/// component: inside the project, `p` is a link leading out.
+#[test]
+fn a_relative_root_does_not_shorten_path_arguments() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::write(outside.join("data.txt"), "TOPSECRET\n").unwrap();
+    let project = tmp.path().join("p");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join("data.txt"), "inside\n").unwrap();
+    std::os::unix::fs::symlink(&outside, project.join("p")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+        .current_dir(tmp.path())
+        .args([
+            "call",
+            "--root",
+            "p",
+            "exec_shell",
+            r#"{"command":"grep","args":["-H","","p/data.txt"]}"#,
+        ])
+        .output()
+        .unwrap();
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["code"], "argument_not_allowed", "{value}");
+    assert!(!value.to_string().contains("TOPSECRET"));
+}

@@ -75,9 +75,11 @@ pub fn decide(
         }
     }
     // A shell call the hard rules refuse fails here, before anyone is asked.
+    let mut shell_secret = None;
     let shell_read_only = if name == "exec_shell" {
         let shell_input: shell::ExecShellInput = parse(name, input.clone())?;
         shell::check(root, &shell_input)?;
+        shell_secret = shell::named_secret(root, &shell_input);
         shell::is_read_only(&shell_input)
     } else {
         false
@@ -92,13 +94,21 @@ pub fn decide(
             &ctx.boundaries,
         )
     };
-    if subjects.is_empty() {
-        return Ok(decide_for(None));
-    }
-    Ok(subjects
-        .iter()
-        .map(|s| decide_for(Some(s)))
-        .fold(Decision::Allow, Decision::stricter))
+    let decision = if subjects.is_empty() {
+        decide_for(None)
+    } else {
+        subjects
+            .iter()
+            .map(|s| decide_for(Some(s)))
+            .fold(Decision::Allow, Decision::stricter)
+    };
+    // A command that names a secret asks in every mode, as reading it does.
+    Ok(match shell_secret {
+        Some(arg) => decision.stricter(Decision::Ask {
+            reason: format!("the command names `{arg}`, which looks like a secret"),
+        }),
+        None => decision,
+    })
 }
 
 /// Where a tool working on `rel` really lands: its deepest existing

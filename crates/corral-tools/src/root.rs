@@ -213,10 +213,16 @@ impl ProjectRoot {
     pub fn canonical_prefix(&self, input: &str) -> Result<RelPath> {
         self.resolve(input)?;
         let candidate = Path::new(input);
-        let relative = candidate
-            .strip_prefix(&self.path)
-            .or_else(|_| candidate.strip_prefix(&self.given))
-            .unwrap_or(candidate);
+        // Only an absolute input carries the root (`resolve` checked it is
+        // beneath); a relative one is relative to the root already.
+        let relative = if candidate.is_absolute() {
+            candidate
+                .strip_prefix(&self.path)
+                .or_else(|_| candidate.strip_prefix(&self.given))
+                .unwrap_or(candidate)
+        } else {
+            candidate
+        };
         let parts: Vec<Component> = relative
             .components()
             .filter(|c| !matches!(c, Component::CurDir))
@@ -225,7 +231,22 @@ impl ProjectRoot {
             let prefix: PathBuf = parts[..n].iter().collect();
             let probe = if n == 0 { Path::new(".") } else { &prefix };
             match self.dir.canonicalize(probe) {
-                Ok(real) => return RelPath::from_resolved(&real),
+                Ok(real) => {
+                    // Where a `..` climbs out of a folder that does not exist
+                    // yet (`mkdir -p up/new/../../x`) depends on what the
+                    // program creates first: refused rather than guessed.
+                    if parts[n..].iter().any(|c| matches!(c, Component::ParentDir)) {
+                        return Err(Error::new(
+                            ErrorCode::PathOutsideRoot,
+                            format!(
+                                "`{input}` climbs with `..` out of a folder that does not exist yet"
+                            ),
+                        )
+                        .hint("Give the path without `..`.")
+                        .detail("path", input));
+                    }
+                    return RelPath::from_resolved(&real);
+                }
                 Err(e) => {
                     let err = Error::from_io(&e, input);
                     let missing =

@@ -596,6 +596,12 @@ fn argument_rules_table() {
         // the kernel follows `self` before `..`: `self/../x` is outside
         ("touch", vec!["self/../x"], Some("self/../x")),
         ("mkdir", vec!["-p", "self/../up"], Some("self/../up")),
+        (
+            "mkdir",
+            vec!["-p", "self/new/../../out"],
+            Some("self/new/../../out"),
+        ),
+        ("mkdir", vec!["-p", "new/../src/x"], Some("new/../src/x")),
         ("touch", vec!["inner/../a.txt"], None),
         // `.git/` through a symlink
         ("touch", vec!["gitlink/x"], Some("gitlink/x")),
@@ -1062,6 +1068,34 @@ fn policy_uses_the_read_only_table() {
     let call = json!({"command": "find", "args": [".", "-delete"]});
     let err = dispatch::decide(&root, "exec_shell", &call, &ctx).unwrap_err();
     assert_eq!(err.code.as_str(), "argument_not_allowed");
+}
+
+#[test]
+fn a_command_naming_a_secret_asks_in_every_mode() {
+    let (dir, root) = project();
+    std::fs::write(dir.path().join(".env"), "API_KEY=sk-live\n").unwrap();
+    std::os::unix::fs::symlink(".env", dir.path().join("notes.txt")).unwrap();
+    for args in [
+        vec!["", "-H", ".env"],
+        vec!["-H", "", "notes.txt"],
+        vec!["-H", "", "./notes.txt"],
+    ] {
+        for mode in [Mode::Ask, Mode::AutoEdit, Mode::FullAuto] {
+            let ctx = CallContext::new(mode, Approval::None);
+            let call = json!({"command": "grep", "args": args});
+            let decision = dispatch::decide(&root, "exec_shell", &call, &ctx).unwrap();
+            assert!(
+                matches!(&decision, Decision::Ask { reason } if reason.contains("secret")),
+                "grep {args:?} in {mode:?}: {decision:?}"
+            );
+            let err = dispatch::call(&root, "exec_shell", call, &ctx).unwrap_err();
+            assert_eq!(err.code.as_str(), "approval_required");
+        }
+    }
+    let call = json!({"command": "git", "args": ["show", "HEAD:.env"]});
+    let ctx = CallContext::new(Mode::FullAuto, Approval::None);
+    let decision = dispatch::decide(&root, "exec_shell", &call, &ctx).unwrap();
+    assert!(matches!(decision, Decision::Ask { .. }), "{decision:?}");
 }
 
 #[test]

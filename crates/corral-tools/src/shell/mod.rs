@@ -125,6 +125,13 @@ pub fn is_read_only(input: &ExecShellInput) -> bool {
     rules::is_read_only(&input.command, &input.args)
 }
 
+/// The first argument that names a secret-like file, by name or through a
+/// symlink (`.env`, `HEAD:.env`, `notes.txt -> .env`); such a command asks
+/// in every mode, as `read_file` of that file does.
+pub fn named_secret(root: &ProjectRoot, input: &ExecShellInput) -> Option<String> {
+    rules::named_secret(root, &input.args)
+}
+
 /// Checks a call against the allowlist and the argument rules without
 /// running it (the same checks [`exec_shell`] makes first). Lets a caller
 /// refuse a call before asking the user to approve it.

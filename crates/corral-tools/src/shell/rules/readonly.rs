@@ -4,8 +4,9 @@
 //! is not read-only. The argument rules still apply when the call runs.
 
 use super::find::is_find_action;
-use super::toolchain::git_config_reads;
+use super::toolchain::{git_config_reads, option_or_abbreviation};
 use crate::policy::is_secret_like;
+use crate::root::ProjectRoot;
 
 /// git subcommands that only read, whatever their (allowed) arguments.
 const GIT_READ: &[&str] = &[
@@ -37,32 +38,61 @@ const GIT_READ: &[&str] = &[
 /// something or read outside the repository: a diff written to a file, an
 /// external diff or textconv program, a pager, files compared or blamed
 /// from anywhere.
+/// Matched also when abbreviated (`--cont` is `--contents`; `git blame`
+/// accepts abbreviations whatever the environment says).
 fn git_arg_not_read_only(arg: &str) -> bool {
+    const LONG: &[&str] = &[
+        "--output",
+        "--output-directory",
+        "--ext-diff",
+        "--textconv",
+        "--no-index",
+        "--contents",
+        "--open-files-in-pager",
+        "--untracked",
+        "--no-exclude-standard",
+        "--file",
+        "--blob",
+    ];
     let short_cluster = arg.starts_with('-') && !arg.starts_with("--");
-    arg.starts_with("--output")
-        || arg.starts_with("--ext-diff")
-        || arg.starts_with("--textconv")
-        || arg.starts_with("--no-index")
-        || arg.starts_with("--contents")
-        || (short_cluster && arg.contains('O'))
-        || arg.starts_with("--open")
+    (short_cluster && arg.contains('O'))
+        || LONG.iter().any(|name| option_or_abbreviation(arg, name))
+        || (!arg.starts_with('-') && leaves_root(arg))
 }
 
-/// Whether an argument names a secret-like file: `.env`, `HEAD:.env`,
-/// `--file=id_rsa`. Reading one always asks, also through a command.
-fn names_secret(arg: &str) -> bool {
-    arg.split([':', '='])
-        .any(|part| !part.is_empty() && is_secret_like(part))
+/// Whether a plain argument points outside the project: absolute, `~`, or
+/// climbing with `..`. `git diff a /etc/x` compares files outside the
+/// repository (no `--no-index` needed); revisions (`main..dev`) are fine.
+fn leaves_root(arg: &str) -> bool {
+    arg.starts_with('/') || arg.starts_with('~') || arg.split('/').any(|part| part == "..")
 }
 
 /// Whether a `grep` argument asks it to search folders recursively (which
-/// would read secret-like files the call does not name).
+/// would read secret-like files the call does not name), also abbreviated
+/// (`--recur`, `--dir=recurse`).
 fn grep_recursive(arg: &str) -> bool {
     let short_cluster = arg.starts_with('-') && !arg.starts_with("--");
     (short_cluster && (arg.contains('r') || arg.contains('R') || arg.contains('d')))
-        || arg.starts_with("--recursive")
-        || arg.starts_with("--dereference-recursive")
-        || arg.starts_with("--directories")
+        || ["--recursive", "--dereference-recursive", "--directories"]
+            .iter()
+            .any(|name| option_or_abbreviation(arg, name))
+}
+
+/// The first argument that names a secret-like file, by its name or where
+/// it leads (`.env`, `HEAD:.env`, `--file=id_rsa`, `notes.txt -> .env`).
+/// Reading a secret asks in every mode, also through a command.
+pub(crate) fn named_secret(root: &ProjectRoot, args: &[String]) -> Option<String> {
+    let leads_to_secret = |part: &str| {
+        root.resolve(part)
+            .and_then(|rel| root.canonical(&rel))
+            .is_ok_and(|real| is_secret_like(&real.display()))
+    };
+    args.iter()
+        .find(|arg| {
+            arg.split([':', '='])
+                .any(|part| !part.is_empty() && (is_secret_like(part) || leads_to_secret(part)))
+        })
+        .cloned()
 }
 
 /// `git branch` arguments that only list.
@@ -85,9 +115,6 @@ const GIT_BRANCH_LIST: &[&str] = &[
 /// Whether `program args` is on the read-only table.
 pub(crate) fn is_read_only(program: &str, args: &[String]) -> bool {
     let version_only = args.len() == 1 && matches!(args[0].as_str(), "--version" | "-V");
-    if args.iter().any(|a| names_secret(a)) {
-        return false;
-    }
     match program {
         "ls" => true,
         "grep" => !args.iter().any(|a| grep_recursive(a)),
@@ -142,9 +169,6 @@ mod tests {
             ("grep", &["-nR", "x", "."], false),
             ("grep", &["--recursive", "x"], false),
             ("grep", &["--directories=recurse", "x", "."], false),
-            ("grep", &["KEY", ".env"], false),
-            ("ls", &["-la", "certs/server.pem"], false),
-            ("git", &["show", "HEAD:.env"], false),
             (
                 "git",
                 &["diff", "--no-index", "/dev/null", "/etc/passwd"],
@@ -155,6 +179,18 @@ mod tests {
             ("git", &["grep", "-iO", "x"], false),
             ("git", &["grep", "--open=vim", "x"], false),
             ("git", &["log", "--grep=fix"], true),
+            // abbreviated, and paths outside the repository
+            ("git", &["blame", "--cont", "/etc/hostname", "x"], false),
+            ("git", &["diff", "/etc/hostname", "x.txt"], false),
+            ("git", &["diff", "../other/x", "x.txt"], false),
+            ("git", &["diff", "main..dev"], true),
+            ("git", &["grep", "--untracked", "-e", "="], false),
+            ("git", &["grep", "--no-exclude-standard", "x"], false),
+            ("git", &["status", "--untracked-files=all"], true),
+            ("grep", &["--recur", "-H", "x", "."], false),
+            ("grep", &["--dir=recurse", "x", "."], false),
+            ("grep", &["--direc", "recurse", "x", "."], false),
+            ("grep", &["--dereference-r", "x", "."], false),
             ("find", &[".", "-name", "*.rs"], true),
             ("find", &[".", "-delete"], false),
             ("find", &[".", "-exec", "rm", "{}", ";"], false),

@@ -312,9 +312,10 @@ fn option_is(arg: &str, name: &str) -> bool {
 
 /// Whether `arg` is the long option `name` or an abbreviation of it
 /// (`--upload-pa=x`): git accepts any unique prefix. The child also runs
-/// with `GIT_TEST_DISALLOW_ABBREVIATED_OPTIONS=1`, so git itself refuses
-/// the abbreviations this misses.
-fn option_or_abbreviation(arg: &str, name: &str) -> bool {
+/// with `GIT_TEST_DISALLOW_ABBREVIATED_OPTIONS=1`, so the commands that
+/// parse options the usual way refuse abbreviations themselves (`blame`
+/// does not).
+pub(super) fn option_or_abbreviation(arg: &str, name: &str) -> bool {
     let given = arg.split_once('=').map_or(arg, |(n, _)| n);
     given.len() > 3 && given.starts_with("--") && name.starts_with(given)
 }
