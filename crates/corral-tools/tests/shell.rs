@@ -824,6 +824,18 @@ fn argument_rules_table() {
             Some("/etc/passwd"),
         ),
         ("git", vec!["commit", "--file", "src/a.txt"], None),
+        (
+            "git",
+            vec!["config", "--list", "-f", "/etc/my.cnf"],
+            Some("/etc/my.cnf"),
+        ),
+        (
+            "git",
+            vec!["config", "-f/etc/my.cnf", "--list"],
+            Some("/etc/my.cnf"),
+        ),
+        ("git", vec!["config", "-f", "src/a.txt", "--list"], None),
+        ("git", vec!["checkout", "-f", "main"], None),
         // cargo, npm & co: folders they point at stay inside
         ("cargo", vec!["--version"], None),
         (

@@ -68,11 +68,18 @@ pub fn edit_file(root: &ProjectRoot, input: &EditFileInput) -> Result<EditFileOu
         )
     };
 
-    let starts: Vec<usize> = body.match_indices(old.as_str()).map(|(at, _)| at).collect();
-    if starts.is_empty() {
+    // Counted, not collected: a 1-byte old_string in a 64 MiB file would be
+    // 64 million offsets. Only the lines an error lists are located.
+    let count = body.matches(old.as_str()).count();
+    if count == 0 {
         return Err(no_match(&shown, &body, &old));
     }
-    if starts.len() > 1 && !input.replace_all {
+    if count > 1 && !input.replace_all {
+        let starts: Vec<usize> = body
+            .match_indices(old.as_str())
+            .take(MAX_LISTED_LINES)
+            .map(|(at, _)| at)
+            .collect();
         let lines = lines_of(&body, &starts);
         let mut list = lines
             .iter()
@@ -80,24 +87,21 @@ pub fn edit_file(root: &ProjectRoot, input: &EditFileInput) -> Result<EditFileOu
             .map(usize::to_string)
             .collect::<Vec<_>>()
             .join(", ");
-        if starts.len() > MAX_LISTED_LINES {
+        if count > MAX_LISTED_LINES {
             list.push_str(", …");
         }
         return Err(Error::new(
             ErrorCode::AmbiguousMatch,
-            format!(
-                "old_string matches {} times in `{shown}` (lines {list})",
-                starts.len()
-            ),
+            format!("old_string matches {count} times in `{shown}` (lines {list})"),
         )
         .detail("path", shown)
-        .detail("count", starts.len())
+        .detail("count", count)
         .detail("lines", lines));
     }
     // The size of the result before building it: a short old_string
     // replaced everywhere by a long new_string could ask for gigabytes.
-    let projected = (body.len() - starts.len() * old.len())
-        .saturating_add(starts.len().saturating_mul(new.len()));
+    let projected =
+        (body.len() - count * old.len()).saturating_add(count.saturating_mul(new.len()));
     check_write_size(&shown, projected)?;
     let replaced = body.replace(old.as_str(), &new);
     let diff = crate::diff::unified(&shown, &body, &replaced);
@@ -115,7 +119,7 @@ pub fn edit_file(root: &ProjectRoot, input: &EditFileInput) -> Result<EditFileOu
     write_atomic(root, &rel, &out, Some(&fingerprint))?;
     Ok(EditFileOutput {
         path: shown,
-        replacements: starts.len(),
+        replacements: count,
         diff,
     })
 }

@@ -189,6 +189,20 @@ pub(super) fn check_git(ctx: &Ctx<'_>, args: &[String]) -> Result<()> {
             }
             continue;
         }
+        // `git config -f FILE` is `--file FILE` (elsewhere `-f` is --force).
+        if sub == "config" && arg.starts_with("-f") && !arg.starts_with("--") {
+            let value = match &arg[2..] {
+                "" => {
+                    j += 1;
+                    rest.get(j - 1).map(String::as_str)
+                }
+                attached => Some(attached),
+            };
+            if let Some(value) = value {
+                ctx.path(value, value)?;
+            }
+            continue;
+        }
         check_git_sub_arg(ctx, sub, arg)?;
     }
     match sub {
@@ -292,7 +306,18 @@ pub(super) fn git_config_reads(rest: &[String]) -> bool {
         "--expiry-date",
     ];
     let mut args = rest.iter().map(String::as_str);
-    for arg in args.by_ref() {
+    while let Some(arg) = args.next() {
+        // Which file to read (its path is checked by the rules).
+        if matches!(arg, "-f" | "--file" | "--blob") {
+            args.next();
+            continue;
+        }
+        if arg.starts_with("--file=")
+            || arg.starts_with("--blob=")
+            || arg.starts_with("-f") && !arg.starts_with("--")
+        {
+            continue;
+        }
         if READS.contains(&arg) {
             // What follows is names, patterns and format flags; a second
             // action (`--unset`, `--add`...) would make git refuse anyway.
