@@ -133,7 +133,8 @@ fn run(command: Command) -> Result<Value, Error> {
             ctx.boundaries = Boundaries {
                 writable: (!writable.is_empty()).then_some(writable),
                 blocked,
-            };
+            }
+            .normalized(&root)?;
             dispatch::call(&root, &name, input, &ctx)
         }
     }

@@ -292,6 +292,26 @@ fn boundaries_limit_writes_hide_blocked_paths_and_refuse_commands() {
     assert!(!out.to_string().contains("private"), "{out}");
     let (code, err) = with(&blocked, "exec_shell", r#"{"command":"ls","args":[]}"#);
     assert_eq!((code, err["code"].clone()), (1, json!("denied")));
+    // However the boundary is written, it is the same folder.
+    let absolute = format!("{root}/private");
+    for spelled in ["./private", "private/", absolute.as_str()] {
+        let (code, err) = with(
+            &["--blocked", spelled],
+            "read_file",
+            r#"{"path":"private/notes.txt"}"#,
+        );
+        assert_eq!(
+            (code, err["code"].clone()),
+            (1, json!("denied")),
+            "{spelled}"
+        );
+    }
+    let (code, err) = with(
+        &["--blocked", "../elsewhere"],
+        "read_file",
+        r#"{"path":"src.txt"}"#,
+    );
+    assert_eq!((code, err["code"].clone()), (1, json!("path_outside_root")));
 }
 
 /// A root given as a relative path (`--root p`) must not make a path

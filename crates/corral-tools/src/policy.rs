@@ -85,6 +85,23 @@ pub struct Boundaries {
 }
 
 impl Boundaries {
+    /// The boundaries with every path normalized against the root
+    /// (`./secrets`, `secrets/`, `/abs/root/secrets` are all `secrets`), as
+    /// the paths they are compared with are. A path outside the root is an
+    /// error, not a boundary that silently matches nothing.
+    pub fn normalized(self, root: &crate::root::ProjectRoot) -> Result<Boundaries> {
+        let norm = |paths: Vec<String>| -> Result<Vec<String>> {
+            paths
+                .iter()
+                .map(|p| root.resolve(p).map(|rel| rel.display()))
+                .collect()
+        };
+        Ok(Boundaries {
+            writable: self.writable.map(norm).transpose()?,
+            blocked: norm(self.blocked)?,
+        })
+    }
+
     /// Whether `path` (relative to the root) is beneath a blocked path.
     pub fn blocks(&self, path: &str) -> bool {
         self.blocked.iter().any(|b| beneath(path, b))
@@ -195,22 +212,49 @@ fn beneath(path: &str, base: &str) -> bool {
 /// credential, private_key) do not apply.
 const SOURCE_EXTENSIONS: &[&str] = &[
     "rs", "ts", "tsx", "js", "jsx", "mjs", "cjs", "py", "go", "java", "kt", "c", "h", "cc", "cpp",
-    "hpp", "cs", "rb", "php", "swift", "scala", "svelte", "vue", "md",
+    "hpp", "cs", "rb", "php", "swift", "scala", "svelte", "vue",
 ];
 
-/// Secret-like names: `.env*`, `*.pem`, `*.key`, SSH keys, and names with
-/// a word that is or ends in secret, token or credential (`api-token.txt`,
+/// Extensions of key stores, certificates with keys and infrastructure
+/// state that holds secrets.
+const SECRET_EXTENSIONS: &[&str] = &[
+    "pem", "key", "p12", "pfx", "jks", "keystore", "ppk", "tfvars", "tfstate",
+];
+
+/// Files that hold credentials by convention.
+const SECRET_NAMES: &[&str] = &[
+    ".npmrc",
+    ".pypirc",
+    ".netrc",
+    "_netrc",
+    ".pgpass",
+    ".my.cnf",
+    ".htpasswd",
+    ".git-credentials",
+    "kubeconfig",
+];
+
+/// Secret-like names: `.env*` and `*.env`, key stores (`*.pem`, `*.key`,
+/// `*.p12`, `*.pfx`, `*.jks`, `*.ppk`), Terraform state and variables,
+/// credential files by convention (`.npmrc`, `.netrc`, `.pgpass`,
+/// `kubeconfig`, `.kube/config`, `.docker/config.json`...), SSH keys, and names with
+/// a word that is or ends in secret, token, credential, password or passwd (`api-token.txt`,
 /// `apiToken.json`, `mysecret.txt`; plurals too), or `private_key`.
 /// `tokenizer.rs`, `TokenStream.java` and `secretary.txt` are not secrets,
 /// nor is any source file by a word of its name (`token.rs`).
 pub fn is_secret_like(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let lower = path.to_ascii_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    let ext = name.rsplit_once('.').map(|(_, ext)| ext);
     if name.starts_with(".env")
-        || name.ends_with(".pem")
-        || name.ends_with(".key")
+        || name.ends_with(".env")
+        || ext.is_some_and(|ext| SECRET_EXTENSIONS.contains(&ext))
+        || SECRET_NAMES.contains(&name)
         || ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"]
             .iter()
             .any(|k| name.starts_with(k))
+        || lower.ends_with(".kube/config")
+        || lower.ends_with(".docker/config.json")
     {
         return true;
     }
@@ -229,7 +273,7 @@ pub fn is_secret_like(path: &str) -> bool {
     name.split(|c: char| !c.is_ascii_alphanumeric())
         .any(|word| {
             let word = word.strip_suffix('s').unwrap_or(word);
-            ["secret", "token", "credential"]
+            ["secret", "token", "credential", "password", "passwd"]
                 .iter()
                 .any(|w| word.ends_with(w))
         })
@@ -302,6 +346,20 @@ mod tests {
             "mysecret.txt",
             "GITHUB_TOKEN",
             "AwsCredentials.cfg",
+            "prod.env",
+            "cert.p12",
+            "release.keystore",
+            "infra/main.tfstate",
+            "prod.tfvars",
+            ".npmrc",
+            "home/.netrc",
+            ".pgpass",
+            ".kube/config",
+            ".docker/config.json",
+            "kubeconfig",
+            "passwords.txt",
+            "db_password",
+            "docs/secrets.md",
         ] {
             assert!(is_secret_like(yes), "{yes}");
         }
@@ -317,6 +375,10 @@ mod tests {
             "syn/src/token.rs",
             "src/auth/credentials.ts",
             "cancellation_token.rs",
+            "src/password.rs",
+            "config/app.toml",
+            "docker-compose.yml",
+            "config.json",
         ] {
             assert!(!is_secret_like(no), "{no}");
         }
