@@ -9,7 +9,9 @@
 //! its input: a call that then fails validation has spent it (the UI asks
 //! again for the corrected call).
 
-use corral_tools::policy::{is_secret_like, Approval};
+use corral_tools::dispatch::touches_secret;
+use corral_tools::policy::Approval;
+use corral_tools::ProjectRoot;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -30,9 +32,11 @@ pub struct Approvals {
 }
 
 impl Approvals {
-    /// Records the user's approval and returns its token.
-    pub fn grant(&mut self, tool: &str, input: &Value, scope: Scope) -> String {
-        if scope == Scope::Session {
+    /// Records the user's approval and returns its token. "For this
+    /// session" on a call that touches a secret grants that call only: the
+    /// user agreed to this secret, not to every other call of the tool.
+    pub fn grant(&mut self, root: &ProjectRoot, tool: &str, input: &Value, scope: Scope) -> String {
+        if scope == Scope::Session && !touches_secret(root, tool, input) {
             self.session.insert(session_key(tool, input));
         }
         let token = uuid::Uuid::new_v4().to_string();
@@ -41,15 +45,21 @@ impl Approvals {
         token
     }
 
-    /// Whether a session grant covers this call. It never covers a call on
-    /// a secret-like path.
-    pub fn covers(&self, tool: &str, input: &Value) -> bool {
-        !touches_secret(tool, input) && self.session.contains(&session_key(tool, input))
+    /// Whether a session grant covers this call in `root`. It never covers
+    /// a call on a secret-like path, by its name or where it leads.
+    pub fn covers(&self, root: &ProjectRoot, tool: &str, input: &Value) -> bool {
+        self.session.contains(&session_key(tool, input)) && !touches_secret(root, tool, input)
     }
 
     /// The approval of one call: a matching token is used up; a session
     /// grant stays.
-    pub fn take(&mut self, tool: &str, input: &Value, token: Option<&str>) -> Approval {
+    pub fn take(
+        &mut self,
+        root: &ProjectRoot,
+        tool: &str,
+        input: &Value,
+        token: Option<&str>,
+    ) -> Approval {
         if let Some(token) = token {
             if let Some((granted_tool, granted_input)) = self.once.get(token) {
                 if granted_tool == tool && *granted_input == normalize(input) {
@@ -58,56 +68,12 @@ impl Approvals {
                 }
             }
         }
-        if self.covers(tool, input) {
+        if self.covers(root, tool, input) {
             Approval::Granted
         } else {
             Approval::None
         }
     }
-}
-
-/// Whether a call names a secret-like path: its `path` (by the name it
-/// resolves to, as the policy sees it), or for `exec_shell` any argument
-/// (`cp .env out.txt`, `--output=id_rsa`).
-fn touches_secret(tool: &str, input: &Value) -> bool {
-    let path_is_secret = input
-        .get("path")
-        .and_then(Value::as_str)
-        .is_some_and(|path| is_secret_like(&final_name(path)));
-    let arg_is_secret = || {
-        tool == "exec_shell"
-            && input
-                .get("args")
-                .and_then(Value::as_array)
-                .is_some_and(|args| {
-                    args.iter().filter_map(Value::as_str).any(|arg| {
-                        let value = arg.rsplit('=').next().unwrap_or(arg);
-                        is_secret_like(&final_name(value))
-                    })
-                })
-    };
-    path_is_secret || arg_is_secret()
-}
-
-/// The last name a path resolves to, lexically as `ProjectRoot::resolve`
-/// does (`\` is a separator, `.` is skipped, `..` goes up): `a/.env/.`
-/// and `.env/x/..` are `.env`.
-fn final_name(path: &str) -> String {
-    let unified = path.replace('\\', "/");
-    let mut names: Vec<&str> = Vec::new();
-    for part in unified.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                names.pop();
-            }
-            name => names.push(name),
-        }
-    }
-    names
-        .last()
-        .map(|name| name.to_string())
-        .unwrap_or_default()
 }
 
 fn session_key(tool: &str, input: &Value) -> String {
@@ -135,46 +101,77 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn root() -> (tempfile::TempDir, ProjectRoot) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = ProjectRoot::open(dir.path()).unwrap();
+        (dir, root)
+    }
+
     #[test]
     fn once_tokens_are_single_use_and_bound_to_the_input() {
+        let (_dir, r) = root();
         let mut a = Approvals::default();
         let input = json!({"path": "a.txt", "content": "x"});
-        let token = a.grant("write_file", &input, Scope::Once);
+        let token = a.grant(&r, "write_file", &input, Scope::Once);
         let other = json!({"path": "b.txt", "content": "x"});
-        assert_eq!(a.take("write_file", &other, Some(&token)), Approval::None);
-        assert_eq!(a.take("delete_file", &input, Some(&token)), Approval::None);
+        assert_eq!(
+            a.take(&r, "write_file", &other, Some(&token)),
+            Approval::None
+        );
+        assert_eq!(
+            a.take(&r, "delete_file", &input, Some(&token)),
+            Approval::None
+        );
         let with_null = json!({"path": "a.txt", "content": "x", "extra": null});
         assert_eq!(
-            a.take("write_file", &with_null, Some(&token)),
+            a.take(&r, "write_file", &with_null, Some(&token)),
             Approval::Granted
         );
-        assert_eq!(a.take("write_file", &input, Some(&token)), Approval::None);
-        assert_eq!(a.take("write_file", &input, Some("forged")), Approval::None);
+        assert_eq!(
+            a.take(&r, "write_file", &input, Some(&token)),
+            Approval::None
+        );
+        assert_eq!(
+            a.take(&r, "write_file", &input, Some("forged")),
+            Approval::None
+        );
     }
 
     #[test]
     fn session_grants_cover_the_tool_or_program() {
+        let (_dir, r) = root();
         let mut a = Approvals::default();
         a.grant(
+            &r,
             "exec_shell",
             &json!({"command": "cargo", "args": ["build"]}),
             Scope::Session,
         );
-        assert!(a.covers("exec_shell", &json!({"command": "cargo", "args": ["test"]})));
-        assert!(!a.covers("exec_shell", &json!({"command": "rm", "args": ["x"]})));
-        a.grant("edit_file", &json!({"path": "a"}), Scope::Session);
+        assert!(a.covers(
+            &r,
+            "exec_shell",
+            &json!({"command": "cargo", "args": ["test"]})
+        ));
+        assert!(!a.covers(&r, "exec_shell", &json!({"command": "rm", "args": ["x"]})));
+        a.grant(&r, "edit_file", &json!({"path": "a"}), Scope::Session);
         assert_eq!(
-            a.take("edit_file", &json!({"path": "b"}), None),
+            a.take(&r, "edit_file", &json!({"path": "b"}), None),
             Approval::Granted
         );
     }
 
     #[test]
     fn session_grants_never_cover_secret_like_paths() {
+        let (_dir, r) = root();
         let mut a = Approvals::default();
-        a.grant("edit_file", &json!({"path": "src/a.rs"}), Scope::Session);
-        a.grant("read_file", &json!({"path": ".env"}), Scope::Session);
-        assert!(a.covers("edit_file", &json!({"path": "src/b.rs"})));
+        a.grant(
+            &r,
+            "edit_file",
+            &json!({"path": "src/a.rs"}),
+            Scope::Session,
+        );
+        a.grant(&r, "read_file", &json!({"path": ".env"}), Scope::Session);
+        assert!(a.covers(&r, "edit_file", &json!({"path": "src/b.rs"})));
         for path in [
             ".env",
             "config/.env.local",
@@ -185,52 +182,70 @@ mod tests {
             "keys\\id_rsa",
             "api-token.txt",
         ] {
-            assert!(!a.covers("edit_file", &json!({"path": path})), "{path}");
-            assert!(!a.covers("read_file", &json!({"path": path})), "{path}");
+            assert!(!a.covers(&r, "edit_file", &json!({"path": path})), "{path}");
+            assert!(!a.covers(&r, "read_file", &json!({"path": path})), "{path}");
             assert_eq!(
-                a.take("edit_file", &json!({"path": path}), None),
+                a.take(&r, "edit_file", &json!({"path": path}), None),
                 Approval::None,
                 "{path}"
             );
         }
         // `..` leaving the secret name behind is judged by where it lands.
-        assert!(a.covers("edit_file", &json!({"path": ".env/../src/c.rs"})));
+        assert!(a.covers(&r, "edit_file", &json!({"path": ".env/../src/c.rs"})));
 
         a.grant(
+            &r,
             "exec_shell",
             &json!({"command": "cp", "args": ["a", "b"]}),
             Scope::Session,
         );
-        assert!(a.covers("exec_shell", &json!({"command": "cp", "args": ["x", "y"]})));
+        assert!(a.covers(
+            &r,
+            "exec_shell",
+            &json!({"command": "cp", "args": ["x", "y"]})
+        ));
         for args in [
             json!([".env", "leak.txt"]),
             json!(["notes.txt", "deploy/server.key"]),
             json!(["--target-directory=.ssh/id_ed25519", "x"]),
         ] {
             assert!(
-                !a.covers("exec_shell", &json!({"command": "cp", "args": args})),
+                !a.covers(&r, "exec_shell", &json!({"command": "cp", "args": args})),
                 "{args}"
             );
         }
 
         // A once token for exactly that secret-like call still works, once.
         let input = json!({"path": ".env", "old_string": "a", "new_string": "b"});
-        let token = a.grant("edit_file", &input, Scope::Once);
-        assert_eq!(a.take("edit_file", &input, Some(&token)), Approval::Granted);
-        assert_eq!(a.take("edit_file", &input, Some(&token)), Approval::None);
+        let token = a.grant(&r, "edit_file", &input, Scope::Once);
+        assert_eq!(
+            a.take(&r, "edit_file", &input, Some(&token)),
+            Approval::Granted
+        );
+        assert_eq!(
+            a.take(&r, "edit_file", &input, Some(&token)),
+            Approval::None
+        );
     }
 
     #[test]
-    fn final_names_resolve_like_the_root_does() {
-        for (path, name) in [
-            ("a/b.txt", "b.txt"),
-            ("a/.env/.", ".env"),
-            ("./x/../y", "y"),
-            ("a\\b", "b"),
-            (".", ""),
-            ("/abs/inside/.env", ".env"),
-        ] {
-            assert_eq!(final_name(path), name, "{path}");
-        }
+    fn a_link_to_a_secret_is_a_secret_and_a_session_grant_on_one_grants_nothing_more() {
+        let (dir, r) = root();
+        std::fs::write(dir.path().join(".env"), "KEY=1\n").unwrap();
+        std::os::unix::fs::symlink(".env", dir.path().join("notes.txt")).unwrap();
+        let mut a = Approvals::default();
+        a.grant(&r, "write_file", &json!({"path": "a.txt"}), Scope::Session);
+        assert!(a.covers(&r, "write_file", &json!({"path": "b.txt"})));
+        assert!(!a.covers(&r, "write_file", &json!({"path": "notes.txt"})));
+        assert!(!a.covers(&r, "read_file", &json!({"path": "notes.txt"})));
+
+        let mut a = Approvals::default();
+        let secret = json!({"path": ".env", "content": "KEY=2\n"});
+        let token = a.grant(&r, "write_file", &secret, Scope::Session);
+        assert!(!a.covers(&r, "write_file", &json!({"path": "src/main.rs"})));
+        assert_eq!(
+            a.take(&r, "write_file", &secret, Some(&token)),
+            Approval::Granted
+        );
     }
 }

@@ -100,8 +100,12 @@ impl AppState {
     /// The policy decision for a proposed call; a session grant turns `ask`
     /// into `allow`.
     pub fn check_policy(&self, tool: &str, input: &Value) -> Result<Decision, Error> {
-        let (root, covered) =
-            self.with_project(|open| (open.root.clone(), open.approvals.covers(tool, input)))?;
+        let (root, covered) = self.with_project(|open| {
+            (
+                open.root.clone(),
+                open.approvals.covers(&open.root, tool, input),
+            )
+        })?;
         let ctx = CallContext::new(self.store.settings().mode, Default::default());
         let decision = dispatch::decide(&root, tool, input, &ctx)?;
         match decision {
@@ -115,7 +119,7 @@ impl AppState {
     pub fn approve(&self, tool: &str, input: &Value, scope: Scope) -> Result<String, Error> {
         corral_tools::spec::risk_of(tool)
             .ok_or_else(|| Error::invalid_input(format!("there is no tool named `{tool}`")))?;
-        self.with_project(|open| open.approvals.grant(tool, input, scope))
+        self.with_project(|open| open.approvals.grant(&open.root, tool, input, scope))
     }
 
     /// Runs one tool call off the async runtime.
@@ -129,7 +133,9 @@ impl AppState {
         let mut ctx = CallContext::new(self.store.settings().mode, Default::default());
         // The root and the approval come from one look at the project.
         let (root, granted) = self.with_project(|open| {
-            let granted = open.approvals.take(tool, &input, approval.as_deref());
+            let granted = open
+                .approvals
+                .take(&open.root, tool, &input, approval.as_deref());
             (open.root.clone(), granted)
         })?;
         ctx.approval = granted;

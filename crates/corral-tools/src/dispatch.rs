@@ -111,6 +111,26 @@ pub fn decide(
     })
 }
 
+/// Whether a call touches a secret-like file: its `path` as typed or where
+/// it really leads, or for `exec_shell` an argument naming one. A grant
+/// "for this session" never covers such a call (the app asks every time).
+pub fn touches_secret(root: &ProjectRoot, name: &str, input: &Value) -> bool {
+    if let Some(Ok(rel)) = input
+        .get("path")
+        .and_then(Value::as_str)
+        .map(|p| root.resolve(p))
+    {
+        if policy::is_secret_like(&rel.display())
+            || real_path(root, &rel).is_some_and(|real| policy::is_secret_like(&real))
+        {
+            return true;
+        }
+    }
+    name == "exec_shell"
+        && parse::<shell::ExecShellInput>(name, input.clone())
+            .is_ok_and(|call| shell::named_secret(root, &call).is_some())
+}
+
 /// Where a tool working on `rel` really lands: its deepest existing
 /// ancestor with symlinks resolved, plus the part yet to be created.
 /// `None` when it cannot be resolved (the tool itself then fails).

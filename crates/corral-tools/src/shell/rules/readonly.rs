@@ -82,10 +82,14 @@ fn grep_recursive(arg: &str) -> bool {
 /// it leads (`.env`, `HEAD:.env`, `--file=id_rsa`, `notes.txt -> .env`).
 /// Reading a secret asks in every mode, also through a command.
 pub(crate) fn named_secret(root: &ProjectRoot, args: &[String]) -> Option<String> {
+    // `a/.env/.` is `.env` once normalized; a link leads where it points.
     let leads_to_secret = |part: &str| {
-        root.resolve(part)
-            .and_then(|rel| root.canonical(&rel))
-            .is_ok_and(|real| is_secret_like(&real.display()))
+        root.resolve(part).is_ok_and(|rel| {
+            is_secret_like(&rel.display())
+                || root
+                    .canonical(&rel)
+                    .is_ok_and(|real| is_secret_like(&real.display()))
+        })
     };
     args.iter()
         .find(|arg| {
