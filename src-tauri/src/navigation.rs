@@ -12,11 +12,15 @@ use tauri::{Runtime, Url};
 /// Whether `url` is one of the app's own pages. The app is always built
 /// with `custom-protocol` (no dev server), so its pages are served as
 /// `tauri://localhost` (Linux, macOS) or `http(s)://tauri.localhost`
-/// (Windows), with no port and no user name.
+/// (Windows, Android) — only the one this platform serves — with no port
+/// and no user name.
 pub fn is_app_url(url: &Url) -> bool {
+    // Windows (and Android) serve the app over http(s); elsewhere that
+    // host would be whatever answers on 127.0.0.1, not the app.
+    let served_over_http = cfg!(any(windows, target_os = "android"));
     let host = match url.scheme() {
-        "tauri" => "localhost",
-        "http" | "https" => "tauri.localhost",
+        "tauri" if !served_over_http => "localhost",
+        "http" | "https" if served_over_http => "tauri.localhost",
         _ => return false,
     };
     url.host_str() == Some(host)
@@ -47,14 +51,31 @@ mod tests {
 
     #[test]
     fn only_the_apps_own_pages_are_allowed() {
-        for url in [
-            "tauri://localhost",
-            "tauri://localhost/",
-            "tauri://localhost/index.html#/settings",
-            "http://tauri.localhost/",
-            "https://tauri.localhost/assets/app.js?v=1",
-        ] {
+        let (own, other) = if cfg!(any(windows, target_os = "android")) {
+            (
+                [
+                    "http://tauri.localhost/",
+                    "https://tauri.localhost/assets/app.js?v=1",
+                ],
+                ["tauri://localhost/", "tauri://localhost/index.html"],
+            )
+        } else {
+            (
+                [
+                    "tauri://localhost/",
+                    "tauri://localhost/index.html#/settings",
+                ],
+                [
+                    "http://tauri.localhost/",
+                    "https://tauri.localhost/assets/app.js",
+                ],
+            )
+        };
+        for url in own {
             assert!(is_app_url(&url.parse().unwrap()), "{url}");
+        }
+        for url in other {
+            assert!(!is_app_url(&url.parse().unwrap()), "{url}");
         }
         for url in [
             "https://example.com/",

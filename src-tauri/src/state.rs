@@ -9,7 +9,7 @@ use corral_tools::policy::Decision;
 use corral_tools::shell::{CancelToken, ShellRun};
 use corral_tools::{Error, ErrorCode, ProjectRoot};
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -41,8 +41,14 @@ struct OpenProject {
 pub struct AppState {
     project: Mutex<Option<OpenProject>>,
     runs: Mutex<HashMap<String, Run>>,
+    /// Run ids cancelled before they started (a Stop that overtook its
+    /// command on the way in); the newest few are remembered.
+    early_cancels: Mutex<VecDeque<String>>,
     pub store: Store,
 }
+
+/// How many early cancels are remembered.
+const EARLY_CANCELS: usize = 64;
 
 /// A poisoned lock only means another thread panicked mid-update; the data
 /// (maps and options) is still usable.
@@ -55,6 +61,7 @@ impl AppState {
         AppState {
             project: Mutex::new(None),
             runs: Mutex::new(HashMap::new()),
+            early_cancels: Mutex::new(VecDeque::new()),
             store,
         }
     }
@@ -153,6 +160,11 @@ impl AppState {
                 "run id `{run_id}` is already running"
             )));
         }
+        let mut early = lock(&self.early_cancels);
+        if let Some(at) = early.iter().position(|id| id == run_id) {
+            early.remove(at);
+            run.cancel();
+        }
         runs.insert(run_id.to_string(), run);
         Ok(())
     }
@@ -161,10 +173,19 @@ impl AppState {
         lock(&self.runs).remove(run_id);
     }
 
-    /// Cancels a run; an unknown or finished run is not an error.
+    /// Cancels a run; an unknown or finished run is not an error. A run
+    /// id not started yet is remembered, and that run starts cancelled.
     pub fn cancel(&self, run_id: &str) {
-        if let Some(run) = lock(&self.runs).get(run_id) {
-            run.cancel();
+        let runs = lock(&self.runs);
+        match runs.get(run_id) {
+            Some(run) => run.cancel(),
+            None => {
+                let mut early = lock(&self.early_cancels);
+                if early.len() == EARLY_CANCELS {
+                    early.pop_front();
+                }
+                early.push_back(run_id.to_string());
+            }
         }
     }
 
