@@ -1,6 +1,7 @@
 import { fireEvent, render, screen } from "@testing-library/svelte";
 import { describe, expect, it, vi } from "vitest";
 import type { ToolItem } from "../lib/agent/state";
+import { OutputBuffer } from "../lib/outputBuffer";
 import { shellCancelled } from "../test/fakeIpc";
 import ToolCard from "./ToolCard.svelte";
 
@@ -80,6 +81,28 @@ describe("ToolCard", () => {
     expect(panel.dataset.exitCode).toBe("101");
     expect(screen.getByTestId("command-output").textContent).toContain("ok");
     expect(screen.queryByTestId("command-stop")).toBeNull();
+  });
+
+  it("shows the end of a huge output from the result once the app stopped streaming it", async () => {
+    const output = new OutputBuffer((run) => run());
+    output.push({ stream: "stdout", data: "x".repeat(100) + "\n" });
+    output.push({ stream: "stdout", data: "\n[live output stopped after 8 MiB; the result keeps the first and last 64 KiB of each stream]\n" });
+    const result = { command: "node", args: ["big.js"], stdout: "x\n[… 12582912 bytes dropped …]\nTHE END\n", stderr: "", exit_code: 0, timed_out: false, duration_ms: 900, stdout_truncated_bytes: 12_582_912, stderr_truncated_bytes: 0 };
+    const { rerender } = render(ToolCard, {
+      props: { item: { ...base, name: "exec_shell", input: { command: "node", args: ["big.js"] }, status: "running" }, output, onDecide: vi.fn(), onStopCommand: vi.fn() },
+    });
+    expect(screen.getByTestId("command-output").textContent).toContain("live output stopped");
+    await rerender({ item: { ...base, name: "exec_shell", input: { command: "node", args: ["big.js"] }, status: "done", result }, output, onDecide: vi.fn(), onStopCommand: vi.fn() });
+    expect(screen.getByTestId("command-output").textContent).toContain("THE END");
+  });
+
+  it("keeps the live output of a finished command that was streamed whole", () => {
+    const output = new OutputBuffer((run) => run());
+    output.push({ stream: "stdout", data: "every line\n" });
+    const result = { command: "ls", args: [], stdout: "every line\n", stderr: "", exit_code: 0, timed_out: false, duration_ms: 5, stdout_truncated_bytes: 0, stderr_truncated_bytes: 0 };
+    render(ToolCard, { props: { item: { ...base, name: "exec_shell", input: { command: "ls", args: [] }, status: "done", result }, output, onDecide: vi.fn(), onStopCommand: vi.fn() } });
+    expect(output.cut).toBe(false);
+    expect(screen.getByTestId("command-output").textContent).toContain("every line");
   });
 
   it("shows a command stopped by the user with its partial output and run time after a restart", () => {

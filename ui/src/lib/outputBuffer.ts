@@ -15,8 +15,13 @@ export const nextFrame: FrameScheduler = (run) => {
   else setTimeout(run, 16);
 };
 
+/** How the app's last live event begins when it stopped streaming a run (docs/ipc.md). */
+export const LIVE_CUT_MARKER = "\n[live output stopped";
+
 export class OutputBuffer {
   readonly lines: OutputLine[] = [];
+  /** The app stopped streaming this run's output (too much of it); the result has its end. */
+  cut = false;
   private pending: ShellEvent[] = [];
   private scheduled = false;
   /** Index of the line each stream is still writing (no newline yet). */
@@ -70,6 +75,7 @@ export class OutputBuffer {
 
   private fold({ stream, data }: ShellEvent): void {
     if (data === "") return;
+    if (data.startsWith(LIVE_CUT_MARKER)) this.cut = true;
     const pieces = data.split("\n");
     // The last piece has no newline yet ("" when the chunk ended with one).
     const tail = pieces.pop() ?? "";
