@@ -104,6 +104,16 @@ describe("Settings", () => {
     await vi.waitFor(() => expect(key.value).toBe(""));
   });
 
+  it("speaks of a saved key only for the server it was saved for", async () => {
+    render(SettingsView, { props: { onClose: () => {} } });
+    await vi.waitFor(() => expect(screen.getByTestId("settings-key-status").textContent).toBe("key saved"));
+    expect(screen.getByRole("button", { name: "Remove key" })).toBeTruthy();
+    await vi.waitFor(() => expect(screen.getByRole("button", { name: "Use qwen3:8b" })).toBeTruthy());
+    await fireEvent.click(screen.getByRole("button", { name: "Use qwen3:8b" }));
+    expect(screen.getByTestId("settings-key-status").textContent).toContain("save to see");
+    expect(screen.queryByRole("button", { name: "Remove key" })).toBeNull();
+  });
+
   it("picks a detected local server and tests the connection", async () => {
     ipc.testConnection.mockRejectedValue({ code: "llm_auth", message: "401 Unauthorized", hint: "Check the API key.", retryable: false, details: {} });
     render(SettingsView, { props: { onClose: () => {} } });
@@ -135,9 +145,13 @@ describe("Settings", () => {
     await fireEvent.keyDown(first, { key: "Tab", shiftKey: true });
     expect(document.activeElement).toBe(last);
 
-    // Focus that escapes (here: to the app behind the dialog) is pulled back in.
+    // Focus that escapes (here: to the app behind the dialog) is pulled back
+    // to the field the user was in, not to the provider list.
+    const model = screen.getByTestId("settings-model");
+    model.focus();
     screen.getByTestId("open-folder").focus();
     expect(dialog.contains(document.activeElement)).toBe(true);
+    expect(document.activeElement).toBe(model);
 
     await fireEvent.keyDown(document.activeElement ?? document.body, { key: "Escape" });
     await vi.waitFor(() => expect(screen.queryByTestId("settings")).toBeNull());

@@ -50,9 +50,18 @@ export function trapFocus(dialog: HTMLElement, onEscape: () => void): { update: 
     }
   }
 
-  // Focus moved outside by other means (a script, a stray click) comes back in.
+  // Focus moved outside by other means (an approval card grabbing it, a
+  // stray click) comes back to where it was in the dialog, not to the first
+  // field: a keystroke meant for one field must not change another.
+  let last: HTMLElement | null =
+    document.activeElement instanceof HTMLElement && dialog.contains(document.activeElement) ? document.activeElement : null;
   function onFocusIn(event: FocusEvent): void {
-    if (event.target instanceof Node && !dialog.contains(event.target)) firstStop().focus();
+    if (!(event.target instanceof Node)) return;
+    if (dialog.contains(event.target)) {
+      if (event.target instanceof HTMLElement) last = event.target;
+      return;
+    }
+    (last?.isConnected ? last : firstStop()).focus();
   }
 
   document.addEventListener("keydown", onKeydown, true);
