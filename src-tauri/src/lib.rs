@@ -68,6 +68,12 @@ pub fn run() {
                 Some(_) => Store::without_keychain(config, data),
                 None => Store::new(config, data),
             };
+            if let Err(e) = store.bind_legacy_keys() {
+                eprintln!(
+                    "corral: could not bind saved API keys to their servers: {}",
+                    e.message
+                );
+            }
             let state = AppState::new(store);
             if let Some(path) = &project_arg {
                 match state.open_project(std::path::Path::new(path)) {

@@ -184,6 +184,40 @@ impl Store {
         self.config.join("api-keys.json")
     }
 
+    /// Once per config folder: a key saved before keys had origins (under
+    /// the bare provider name) was sent to whatever base URL was set, so it
+    /// is bound to that base URL's origin, not to the provider's own server
+    /// (it may be a proxy's or a gateway's key). Later bare keys are the
+    /// provider's own.
+    pub fn bind_legacy_keys(&self) -> Result<(), Error> {
+        let marker = self.config.join(".keys-bound-to-origins");
+        if marker.exists() {
+            return Ok(());
+        }
+        if self.config.join("settings.json").exists() {
+            let settings = self.settings();
+            let provider = settings.provider;
+            let origin = key_origin(provider, &settings.base_url);
+            let default = provider.default_base_url();
+            if origin.is_some() && origin != key_origin(provider, default) {
+                let bare = self.api_key(provider, default);
+                let from_env = std::env::var(match provider {
+                    Provider::Anthropic => "ANTHROPIC_API_KEY",
+                    Provider::OpenAi => "OPENAI_API_KEY",
+                })
+                .ok();
+                let own = self.api_key(provider, &settings.base_url);
+                if let Some(key) = bare.filter(|k| Some(k) != from_env.as_ref()) {
+                    if own.is_none() {
+                        self.set_api_key(provider, &settings.base_url, &key)?;
+                    }
+                    self.set_api_key(provider, default, "")?;
+                }
+            }
+        }
+        write_json(&marker, &Value::Null, 0o644)
+    }
+
     pub fn recent(&self) -> Vec<ProjectInfo> {
         read_json(&self.config.join("recent.json")).unwrap_or_default()
     }
@@ -477,6 +511,47 @@ mod tests {
         assert_eq!(kept.len(), 1, "{:?}", dir.path());
         assert_eq!(std::fs::read(&kept[0]).unwrap(), b"{\"messages\": [cut sh");
         assert_eq!(store.conversation(root), Some(serde_json::json!({"n": 2})));
+    }
+
+    #[test]
+    fn a_key_saved_before_origins_is_bound_to_the_base_url_it_was_used_with() {
+        let (dir, store) = store();
+        let proxy = "https://gateway.example/v1";
+        store
+            .save_settings(&Settings {
+                provider: Provider::OpenAi,
+                base_url: proxy.into(),
+                ..Settings::default()
+            })
+            .unwrap();
+        // The old store kept one key per provider, under its bare name.
+        std::fs::write(
+            dir.path().join("config/api-keys.json"),
+            r#"{"openai": "gateway-key"}"#,
+        )
+        .unwrap();
+        store.bind_legacy_keys().unwrap();
+        assert_eq!(
+            store.api_key(Provider::OpenAi, proxy).as_deref(),
+            Some("gateway-key")
+        );
+        let default = Provider::OpenAi.default_base_url();
+        if std::env::var_os("OPENAI_API_KEY").is_none() {
+            assert_eq!(store.api_key(Provider::OpenAi, default), None);
+        }
+        // Once only: a key saved later for the provider's own server stays.
+        store
+            .set_api_key(Provider::OpenAi, default, "openai-key")
+            .unwrap();
+        store.bind_legacy_keys().unwrap();
+        assert_eq!(
+            store.api_key(Provider::OpenAi, default).as_deref(),
+            Some("openai-key")
+        );
+        assert_eq!(
+            store.api_key(Provider::OpenAi, proxy).as_deref(),
+            Some("gateway-key")
+        );
     }
 
     #[test]
