@@ -1,0 +1,304 @@
+//! What the app keeps on disk, in its own folders (never in the project):
+//! settings, the API keys (the OS keychain, else a 0600 file), recent
+//! projects and one conversation per project. Every write is atomic (temp file + rename).
+//!
+//! A key is bound to the origin (scheme, host, port) of the base URL it was
+//! saved with and is only sent there: pointing the OpenAI provider at a
+//! local server does not hand that server the OpenAI key.
+
+use corral_llm::Provider;
+use corral_tools::policy::Mode;
+use corral_tools::{Error, ErrorCode};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Settings the user chose (the API key is kept apart).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    pub provider: Provider,
+    pub base_url: String,
+    pub model: String,
+    pub max_tokens: u32,
+    pub mode: Mode,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            provider: Provider::Anthropic,
+            base_url: "https://api.anthropic.com".to_string(),
+            model: "claude-sonnet-4-5".to_string(),
+            max_tokens: 8192,
+            mode: Mode::Ask,
+        }
+    }
+}
+
+/// Settings as the webview sees them: never the key, only whether one is set.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SettingsView {
+    #[serde(flatten)]
+    pub settings: Settings,
+    pub has_api_key: bool,
+}
+
+/// Settings as the webview sends them: the key is write-only.
+#[derive(Clone, Deserialize)]
+pub struct SettingsInput {
+    #[serde(flatten)]
+    pub settings: Settings,
+    /// A new key for the base URL's origin; `""` clears it; absent keeps it.
+    #[serde(default)]
+    pub api_key: Option<String>,
+}
+
+/// Never prints the key.
+impl std::fmt::Debug for SettingsInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SettingsInput")
+            .field("settings", &self.settings)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .finish()
+    }
+}
+
+/// A project opened before.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProjectInfo {
+    pub root: String,
+    pub name: String,
+}
+
+/// The app's folders, and whether to try the OS keychain for API keys.
+#[derive(Debug, Clone)]
+pub struct Store {
+    config: PathBuf,
+    data: PathBuf,
+    keychain: bool,
+}
+
+/// The keychain service name (the app's identifier).
+const KEYCHAIN_SERVICE: &str = "dev.corral.desktop";
+
+const MAX_RECENT: usize = 10;
+
+mod keys;
+
+impl Store {
+    /// A store that keeps API keys in the OS keychain where one answers.
+    pub fn new(config: PathBuf, data: PathBuf) -> Store {
+        Store {
+            config,
+            data,
+            keychain: true,
+        }
+    }
+
+    /// A store that never touches the OS keychain (tests, headless runs).
+    pub fn without_keychain(config: PathBuf, data: PathBuf) -> Store {
+        Store {
+            config,
+            data,
+            keychain: false,
+        }
+    }
+
+    pub fn settings(&self) -> Settings {
+        read_json(&self.config.join("settings.json")).unwrap_or_default()
+    }
+
+    pub fn save_settings(&self, settings: &Settings) -> Result<(), Error> {
+        write_json(&self.config.join("settings.json"), settings, 0o644)
+    }
+
+    pub fn recent(&self) -> Vec<ProjectInfo> {
+        read_json(&self.config.join("recent.json")).unwrap_or_default()
+    }
+
+    pub fn push_recent(&self, project: &ProjectInfo) -> Result<(), Error> {
+        let mut recent = self.recent();
+        recent.retain(|p| p.root != project.root);
+        recent.insert(0, project.clone());
+        recent.truncate(MAX_RECENT);
+        write_json(&self.config.join("recent.json"), &recent, 0o644)
+    }
+
+    /// The project's saved conversation. A file that cannot be read back
+    /// (cut short, hand-edited) is moved aside as `NAME.corrupt-SECS.json`
+    /// rather than overwritten by the next save: nothing is lost.
+    pub fn conversation(&self, root: &Path) -> Option<Value> {
+        let file = self.conversation_file(root);
+        let text = std::fs::read(&file).ok()?;
+        match serde_json::from_slice(&text) {
+            Ok(value) => Some(value),
+            Err(_) => {
+                let secs = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_secs())
+                    .unwrap_or(0);
+                let _ = std::fs::rename(&file, file.with_extension(format!("corrupt-{secs}.json")));
+                None
+            }
+        }
+    }
+
+    pub fn save_conversation(&self, root: &Path, conversation: &Value) -> Result<(), Error> {
+        write_json(&self.conversation_file(root), conversation, 0o600)
+    }
+
+    fn conversation_file(&self, root: &Path) -> PathBuf {
+        let name = root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let safe: String = name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(40)
+            .collect();
+        self.data.join("conversations").join(format!(
+            "{safe}-{:016x}.json",
+            fnv1a(root.as_os_str().as_encoded_bytes())
+        ))
+    }
+}
+
+/// A stable hash for file names (std's hasher may change between releases).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, b| {
+        (hash ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
+    let text = std::fs::read_to_string(path).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+fn write_json<T: Serialize>(path: &Path, value: &T, mode: u32) -> Result<(), Error> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let shown = path.display().to_string();
+    let io = |e: std::io::Error| {
+        Error::new(ErrorCode::Io, format!("could not save `{shown}`: {e}"))
+            .detail("path", shown.clone())
+    };
+    let parent = path
+        .parent()
+        .ok_or_else(|| io(std::io::Error::other("no parent folder")))?;
+    std::fs::create_dir_all(parent).map_err(io)?;
+    let text = serde_json::to_vec_pretty(value).map_err(|e| io(std::io::Error::other(e)))?;
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(mode)
+        .open(&tmp)
+        .map_err(io)?;
+    file.write_all(&text)
+        .and_then(|()| file.sync_all())
+        .map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OPENAI: &str = "https://api.openai.com/v1";
+
+    pub(super) fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::without_keychain(dir.path().join("config"), dir.path().join("data"));
+        (dir, store)
+    }
+
+    #[test]
+    fn settings_input_debug_hides_the_key() {
+        let input: SettingsInput = serde_json::from_value(serde_json::json!({
+            "provider": "openai", "base_url": OPENAI, "model": "m", "max_tokens": 1,
+            "mode": "ask", "api_key": "sk-very-secret"}))
+        .unwrap();
+        let shown = format!("{input:?}");
+        assert!(!shown.contains("sk-very-secret"), "{shown}");
+        assert!(shown.contains("[redacted]"), "{shown}");
+    }
+
+    #[test]
+    fn recent_projects_are_newest_first_without_duplicates() {
+        let (_dir, store) = store();
+        for root in ["/a", "/b", "/a"] {
+            store
+                .push_recent(&ProjectInfo {
+                    root: root.into(),
+                    name: root.into(),
+                })
+                .unwrap();
+        }
+        let roots: Vec<String> = store.recent().into_iter().map(|p| p.root).collect();
+        assert_eq!(roots, vec!["/a", "/b"]);
+    }
+
+    #[test]
+    fn conversations_are_kept_per_project() {
+        let (_dir, store) = store();
+        store
+            .save_conversation(Path::new("/p/app"), &serde_json::json!({"n": 1}))
+            .unwrap();
+        store
+            .save_conversation(Path::new("/q/app"), &serde_json::json!({"n": 2}))
+            .unwrap();
+        assert_eq!(
+            store.conversation(Path::new("/p/app")),
+            Some(serde_json::json!({"n": 1}))
+        );
+        assert_eq!(
+            store.conversation(Path::new("/q/app")),
+            Some(serde_json::json!({"n": 2}))
+        );
+        assert_eq!(store.conversation(Path::new("/r")), None);
+    }
+
+    #[test]
+    fn an_unreadable_conversation_is_kept_aside_not_overwritten() {
+        let (dir, store) = store();
+        let root = Path::new("/p/app");
+        store
+            .save_conversation(root, &serde_json::json!({"n": 1}))
+            .unwrap();
+        let file = store.conversation_file(root);
+        std::fs::write(&file, b"{\"messages\": [cut sh").unwrap();
+        assert_eq!(store.conversation(root), None);
+        store
+            .save_conversation(root, &serde_json::json!({"n": 2}))
+            .unwrap();
+        let kept: Vec<_> = std::fs::read_dir(file.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().contains(".corrupt-"))
+            .collect();
+        assert_eq!(kept.len(), 1, "{:?}", dir.path());
+        assert_eq!(std::fs::read(&kept[0]).unwrap(), b"{\"messages\": [cut sh");
+        assert_eq!(store.conversation(root), Some(serde_json::json!({"n": 2})));
+    }
+
+    #[test]
+    fn settings_default_until_saved() {
+        let (_dir, store) = store();
+        assert_eq!(store.settings(), Settings::default());
+        let s = Settings {
+            mode: Mode::FullAuto,
+            ..Settings::default()
+        };
+        store.save_settings(&s).unwrap();
+        assert_eq!(store.settings(), s);
+    }
+}
