@@ -260,6 +260,11 @@ impl ProjectRoot {
         Ok(RelPath::root())
     }
 
+    /// Whether the root is the top of its own git repository (has `.git`).
+    pub fn is_git_top(&self) -> bool {
+        self.dir.symlink_metadata(".git").is_ok()
+    }
+
     /// Resolves every symlink of `rel` beneath the root, returning the real
     /// path relative to the root. Fails with `path_outside_root` if any link
     /// leads out.

@@ -12,7 +12,7 @@ mod shell_common;
 use corral_tools::dispatch::{self, CallContext};
 use corral_tools::policy::{Approval, Decision, Mode};
 use corral_tools::shell::{self, exec_shell, ShellRun};
-use corral_tools::ErrorCode;
+use corral_tools::{ErrorCode, ProjectRoot};
 use serde_json::json;
 use shell_common::*;
 
@@ -498,7 +498,9 @@ fn a_denied_call_runs_nothing() {
 
 #[test]
 fn policy_uses_the_read_only_table() {
-    let (_d, root) = project();
+    let (dir, root) = project();
+    // Read-only git needs the project's own repository.
+    git_repo(dir.path());
     // (args, mode, decision)
     let rows: &[(&[&str], &str, Mode, &str)] = &[
         (&["status"], "git", Mode::Ask, "allow"),
@@ -562,6 +564,90 @@ fn a_command_naming_a_secret_asks_in_every_mode() {
     let ctx = CallContext::new(Mode::FullAuto, Approval::None);
     let decision = dispatch::decide(&root, "exec_shell", &call, &ctx).unwrap();
     assert!(matches!(decision, Decision::Ask { .. }), "{decision:?}");
+}
+
+#[test]
+fn read_only_git_needs_the_projects_own_repository() {
+    // Not a repository: `git diff a b` would compare any two folders.
+    let (dir, root) = project();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join(".env"), "API_KEY=sk-live\n").unwrap();
+    let ask = CallContext::new(Mode::Ask, Approval::None);
+    for args in [vec!["diff", "src", "."], vec!["status"]] {
+        let call = json!({"command": "git", "args": args});
+        let err = dispatch::call(&root, "exec_shell", call, &ask).unwrap_err();
+        assert_eq!(err.code.as_str(), "approval_required", "git {args:?}");
+    }
+    // Its own repository: plain reads run without asking.
+    git_repo(dir.path());
+    let call = json!({"command": "git", "args": ["status", "--short"]});
+    dispatch::call(&root, "exec_shell", call, &ask).unwrap();
+}
+
+#[test]
+fn git_never_uses_a_repository_above_the_project() {
+    // The project is a folder of a larger repository (a monorepo, `~`).
+    let outer = tempfile::tempdir().unwrap();
+    git_repo(outer.path());
+    std::fs::create_dir_all(outer.path().join("other")).unwrap();
+    std::fs::write(outer.path().join("other/data.txt"), "outside-data\n").unwrap();
+    std::fs::create_dir(outer.path().join("proj")).unwrap();
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(outer.path())
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["add", "."]);
+    git(&[
+        "-c",
+        "user.email=a@b",
+        "-c",
+        "user.name=a",
+        "commit",
+        "-qm",
+        "x",
+    ]);
+    let root = ProjectRoot::open(outer.path().join("proj")).unwrap();
+    let out = run(&root, "git", &["show", "HEAD:other/data.txt"]);
+    assert!(!out.stdout.contains("outside-data"), "{out:?}");
+    assert!(
+        out.stderr.contains("not a git repository"),
+        "{}",
+        out.stderr
+    );
+    let ask = CallContext::new(Mode::Ask, Approval::None);
+    let call = json!({"command": "git", "args": ["status"]});
+    let err = dispatch::call(&root, "exec_shell", call, &ask).unwrap_err();
+    assert_eq!(err.code.as_str(), "approval_required");
+}
+
+#[test]
+fn a_secret_attached_to_an_option_is_a_secret() {
+    let (dir, root) = project();
+    git_repo(dir.path());
+    std::fs::write(
+        dir.path().join(".npmrc"),
+        "//registry/:_authToken=npm_SECRET\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join(".env"), "API_KEY=sk-live\n").unwrap();
+    std::os::unix::fs::symlink(".env", dir.path().join("cfglink")).unwrap();
+    let ask = CallContext::new(Mode::Ask, Approval::None);
+    for args in [
+        vec!["blame", "-S.npmrc", "a.txt"],
+        vec!["blame", "-Scfglink", "a.txt"],
+        vec!["blame", "--ignore-revs-file=.npmrc", "a.txt"],
+    ] {
+        let call = json!({"command": "git", "args": args});
+        let decision = dispatch::decide(&root, "exec_shell", &call, &ask).unwrap();
+        assert!(
+            matches!(&decision, Decision::Ask { reason } if reason.contains("secret")),
+            "git {args:?}: {decision:?}"
+        );
+    }
 }
 
 #[test]

@@ -16,8 +16,11 @@
 //!   `core.fsmonitor=false`, `core.hooksPath=/dev/null` and
 //!   `safe.bareRepository=explicit`. Config from the
 //!   environment wins over every file, including a hostile `.git/config`.
-//!   And `GIT_TEST_DISALLOW_ABBREVIATED_OPTIONS=1`: git refuses abbreviated
-//!   long options, so `--upload-pa=x` cannot slip past the rules.
+//!   And `GIT_TEST_DISALLOW_ABBREVIATED_OPTIONS=1` (git refuses abbreviated
+//!   long options, so `--upload-pa=x` cannot slip past the rules),
+//!   `GIT_OPTIONAL_LOCKS=0` (a status does not rewrite the index) and
+//!   `GIT_CEILING_DIRECTORIES` = the root's parent (no repository above
+//!   the project is ever used).
 
 use crate::error::{Error, Result};
 use std::ffi::OsString;
@@ -67,7 +70,7 @@ pub(crate) fn search_path() -> Vec<PathBuf> {
 }
 
 /// The environment of one run.
-pub(crate) fn build(program: &str, tmpdir: &Path) -> Vec<(OsString, OsString)> {
+pub(crate) fn build(program: &str, tmpdir: &Path, root: &Path) -> Vec<(OsString, OsString)> {
     let path = std::env::join_paths(search_path()).unwrap_or_else(|_| SYSTEM_PATH.join(":").into());
     let mut vars: Vec<(OsString, OsString)> = vec![
         ("PATH".into(), path),
@@ -96,6 +99,14 @@ pub(crate) fn build(program: &str, tmpdir: &Path) -> Vec<(OsString, OsString)> {
         // git accepts any unique prefix of a long option (`--upload-pa`);
         // this makes it refuse them, so the argument rules see full names.
         vars.push(("GIT_TEST_DISALLOW_ABBREVIATED_OPTIONS".into(), "1".into()));
+        // A status or diff does not rewrite `.git/index` to refresh it.
+        vars.push(("GIT_OPTIONAL_LOCKS".into(), "0".into()));
+        // The repository is the project's own or none: git never looks
+        // above the root for one (a monorepo or a dotfiles repo in `~`
+        // would let it read, and show, what lies outside the project).
+        if let Some(parent) = root.parent() {
+            vars.push(("GIT_CEILING_DIRECTORIES".into(), parent.into()));
+        }
         vars.push((
             "GIT_CONFIG_COUNT".into(),
             GIT_OVERRIDES.len().to_string().into(),

@@ -167,7 +167,7 @@ pub fn exec_shell(
     let program = allowlist::resolve(root, &input.command)?;
     rules::check(root, &input.command, &input.args)?;
     let tmp = env::TempDir::create()?;
-    let vars = env::build(&input.command, tmp.path());
+    let vars = env::build(&input.command, tmp.path(), root.path());
     let sandbox = sandbox::prepare(root, tmp.path());
     let spec = process::Spec {
         program: &program,

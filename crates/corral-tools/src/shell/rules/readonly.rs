@@ -57,7 +57,25 @@ fn git_arg_not_read_only(arg: &str) -> bool {
     let short_cluster = arg.starts_with('-') && !arg.starts_with("--");
     (short_cluster && arg.contains('O'))
         || LONG.iter().any(|name| option_or_abbreviation(arg, name))
-        || (!arg.starts_with('-') && leaves_root(arg))
+        || values(arg).any(leaves_root)
+        // Verifying a signature runs gpg.
+        || option_or_abbreviation(arg, "--show-signature")
+        || (arg.contains("%G") && (arg.starts_with("--format") || arg.starts_with("--pretty")))
+}
+
+/// What an argument may name: itself, the value of `--name=value`, and the
+/// value attached to a short option (`-S.npmrc`, `-f/etc/x`).
+fn values(arg: &str) -> impl Iterator<Item = &str> {
+    let long_value = arg
+        .strip_prefix("--")
+        .and_then(|rest| rest.split_once('='))
+        .map(|(_, value)| value);
+    let short_value = (arg.starts_with('-') && !arg.starts_with("--"))
+        .then(|| arg.get(2..))
+        .flatten()
+        .filter(|v| !v.is_empty());
+    let plain = (!arg.starts_with('-')).then_some(arg);
+    plain.into_iter().chain(long_value).chain(short_value)
 }
 
 /// Whether a plain argument points outside the project: absolute, `~`, or
@@ -94,9 +112,18 @@ pub(crate) fn named_secret(root: &ProjectRoot, args: &[String]) -> Option<String
     args.iter()
         .find(|arg| {
             arg.split([':', '='])
+                .chain(values(arg))
                 .any(|part| !part.is_empty() && (is_secret_like(part) || leads_to_secret(part)))
         })
         .cloned()
+}
+
+/// Whether an `ls` argument follows symlinks (`-L`, `--dereference`),
+/// which lists what a link inside leads to outside.
+fn follows_links(arg: &str, long: &[&str]) -> bool {
+    let short_cluster = arg.starts_with('-') && !arg.starts_with("--");
+    (short_cluster && arg.contains('L'))
+        || long.iter().any(|name| option_or_abbreviation(arg, name))
 }
 
 /// `git branch` arguments that only list.
@@ -120,9 +147,13 @@ const GIT_BRANCH_LIST: &[&str] = &[
 pub(crate) fn is_read_only(program: &str, args: &[String]) -> bool {
     let version_only = args.len() == 1 && matches!(args[0].as_str(), "--version" | "-V");
     match program {
-        "ls" => true,
-        "grep" => !args.iter().any(|a| grep_recursive(a)),
-        "find" => !args.iter().any(|a| is_find_action(a)),
+        "ls" => !args.iter().any(|a| follows_links(a, &["--dereference"])),
+        "grep" => !args
+            .iter()
+            .any(|a| grep_recursive(a) || values(a).any(leaves_root)),
+        "find" => !args
+            .iter()
+            .any(|a| is_find_action(a) || matches!(a.as_str(), "-L" | "-H" | "-follow")),
         "git" => git_read_only(args),
         "cargo" | "npm" | "yarn" | "pnpm" | "node" | "bun" => version_only,
         _ => false,
@@ -153,7 +184,20 @@ fn git_read_only(args: &[String]) -> bool {
         "tag" => all_in(&["-l", "--list", "-n"]),
         "remote" => all_in(&["-v", "--verbose"]),
         "stash" | "worktree" => sub_args.len() == 1 && sub_args[0] == "list",
-        "config" => git_config_reads(sub_args),
+        // One named key of the repository's config; listings and other
+        // scopes (`--global`: `~/.gitconfig`) read outside the project.
+        "config" => {
+            git_config_reads(sub_args)
+                && sub_args
+                    .iter()
+                    .any(|a| matches!(a.as_str(), "--get" | "--get-all" | "get"))
+                && !sub_args.iter().any(|a| {
+                    matches!(
+                        a.as_str(),
+                        "--global" | "--system" | "-l" | "--list" | "list"
+                    )
+                })
+        }
         _ => false,
     }
 }
@@ -221,9 +265,26 @@ mod tests {
             // The legacy set form with a value that looks like a read word.
             ("git", &["config", "core.hooksPath", "get"], false),
             ("git", &["config", "core.hooksPath", "list"], false),
-            ("git", &["config", "--global", "--get", "user.name"], true),
+            ("git", &["config", "--global", "--get", "user.name"], false),
+            ("git", &["config", "--get", "user.name"], true),
+            ("git", &["config", "--list", "--show-origin"], false),
+            ("git", &["blame", "-S.npmrc", "a.txt"], true),
+            ("git", &["blame", "-S../outside/x", "a.txt"], false),
+            (
+                "git",
+                &["blame", "--ignore-revs-file=/tmp/x", "a.txt"],
+                false,
+            ),
+            ("git", &["log", "-Sneedle"], true),
+            ("git", &["log", "--show-signature", "-1"], false),
+            ("git", &["log", "--format=%G?"], false),
+            ("ls", &["-laL", "."], false),
+            ("ls", &["--dereference", "out"], false),
+            ("find", &["-L", ".", "-name", "*.txt"], false),
+            ("find", &[".", "-follow"], false),
+            ("grep", &["-f/etc/x", "y", "a.txt"], false),
             ("git", &["config", "get", "user.name"], true),
-            ("git", &["config", "--list"], true),
+            ("git", &["config", "--list"], false),
             ("git", &["config", "--file", "x", "--get", "a.b"], false),
             ("git", &["--version"], true),
             ("git", &["-C", "sub", "status"], false),
