@@ -1,11 +1,17 @@
 import { fireEvent, render, screen } from "@testing-library/svelte";
 import { describe, expect, it, vi } from "vitest";
 import type { ToolItem } from "../lib/agent/state";
+import type { ShellOutput } from "../lib/types";
 import { OutputBuffer } from "../lib/outputBuffer";
 import { shellCancelled } from "../test/fakeIpc";
 import ToolCard from "./ToolCard.svelte";
 
 const base: ToolItem = { kind: "tool", id: "c1", callId: "t1", name: "read_file", input: { path: "src/lib.rs" }, risk: "read", status: "queued" };
+
+/** A finished exec_shell result: exit 0, nothing dropped, unless overridden. */
+function shellResult(over: Partial<ShellOutput> & Pick<ShellOutput, "command" | "args">): ShellOutput {
+  return { stdout: "", stderr: "", exit_code: 0, timed_out: false, duration_ms: 900, stdout_truncated_bytes: 0, stderr_truncated_bytes: 0, ...over };
+}
 
 function card(item: Partial<ToolItem>) {
   const onDecide = vi.fn();
@@ -75,7 +81,7 @@ describe("ToolCard", () => {
       name: "exec_shell",
       input: { command: "cargo", args: ["test"] },
       status: "done",
-      result: { command: "cargo", args: ["test"], stdout: "ok\n", stderr: "", exit_code: 101, timed_out: false, duration_ms: 1500, stdout_truncated_bytes: 0, stderr_truncated_bytes: 0 },
+      result: shellResult({ command: "cargo", args: ["test"], stdout: "ok\n", exit_code: 101, duration_ms: 1500 }),
     });
     const panel = screen.getByTestId("command-panel");
     expect(panel.dataset.exitCode).toBe("101");
@@ -87,7 +93,7 @@ describe("ToolCard", () => {
     const output = new OutputBuffer((run) => run());
     output.push({ stream: "stdout", data: "x".repeat(100) + "\n" });
     output.push({ stream: "stdout", data: "\n[live output stopped after 8 MiB; the result keeps the first and last 64 KiB of each stream]\n" });
-    const result = { command: "node", args: ["big.js"], stdout: "x\n[… 12582912 bytes dropped …]\nTHE END\n", stderr: "", exit_code: 0, timed_out: false, duration_ms: 900, stdout_truncated_bytes: 12_582_912, stderr_truncated_bytes: 0 };
+    const result = shellResult({ command: "node", args: ["big.js"], stdout: "x\n[… 12582912 bytes dropped …]\nTHE END\n", stdout_truncated_bytes: 12_582_912 });
     const { rerender } = render(ToolCard, {
       props: { item: { ...base, name: "exec_shell", input: { command: "node", args: ["big.js"] }, status: "running" }, output, onDecide: vi.fn(), onStopCommand: vi.fn() },
     });
@@ -99,7 +105,7 @@ describe("ToolCard", () => {
   it("keeps the live output of a finished command that was streamed whole", () => {
     const output = new OutputBuffer((run) => run());
     output.push({ stream: "stdout", data: "every line\n" });
-    const result = { command: "ls", args: [], stdout: "every line\n", stderr: "", exit_code: 0, timed_out: false, duration_ms: 5, stdout_truncated_bytes: 0, stderr_truncated_bytes: 0 };
+    const result = shellResult({ command: "ls", args: [], stdout: "every line\n", duration_ms: 5 });
     render(ToolCard, { props: { item: { ...base, name: "exec_shell", input: { command: "ls", args: [] }, status: "done", result }, output, onDecide: vi.fn(), onStopCommand: vi.fn() } });
     expect(output.cut).toBe(false);
     expect(screen.getByTestId("command-output").textContent).toContain("every line");
@@ -138,7 +144,7 @@ describe("ToolCard", () => {
       input: { command: "npm", args: ["test"] },
       risk: "shell",
       status: "done",
-      result: { command: "npm", args: ["test"], stdout: "", stderr: "1 failing\n", exit_code: 1, timed_out: false, duration_ms: 900, stdout_truncated_bytes: 0, stderr_truncated_bytes: 0 },
+      result: shellResult({ command: "npm", args: ["test"], stderr: "1 failing\n", exit_code: 1 }),
     });
     expect(root.dataset.status).toBe("done");
     const status = screen.getByTestId("tool-status");
@@ -155,7 +161,7 @@ describe("ToolCard", () => {
       input: { command: "npm", args: ["test"] },
       risk: "shell",
       status: "done",
-      result: { command: "npm", args: ["test"], stdout: "ok\n", stderr: "", exit_code: 0, timed_out: false, duration_ms: 900, stdout_truncated_bytes: 0, stderr_truncated_bytes: 0 },
+      result: shellResult({ command: "npm", args: ["test"], stdout: "ok\n" }),
     });
     expect(screen.getByTestId("tool-status").textContent).toBe("done");
     expect(screen.getByTestId("tool-status").classList.contains("ok")).toBe(true);
