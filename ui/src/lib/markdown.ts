@@ -1,6 +1,6 @@
 // Assistant replies as sanitized HTML: marked for Markdown, highlight.js core
-// with a handful of languages (the full build is ~1 MB), DOMPurify last.
-import DOMPurify from "dompurify";
+// with a handful of languages (the full build is ~1 MB), then the
+// allowlist of sanitize.ts.
 import hljs from "highlight.js/lib/core";
 import bash from "highlight.js/lib/languages/bash";
 import css from "highlight.js/lib/languages/css";
@@ -17,6 +17,7 @@ import typescript from "highlight.js/lib/languages/typescript";
 import xml from "highlight.js/lib/languages/xml";
 import yaml from "highlight.js/lib/languages/yaml";
 import { Marked } from "marked";
+import { sanitizeReply } from "./sanitize";
 
 const languages = { bash, css, diff, go, ini, javascript, json, markdown, python, rust, shell, typescript, xml, yaml };
 for (const [name, language] of Object.entries(languages)) hljs.registerLanguage(name, language);
@@ -46,24 +47,17 @@ const marked = new Marked({
       const cls = lang ? ` language-${escapeHtml(lang.split(/\s+/)[0])}` : "";
       return `<pre><code class="hljs${cls}">${highlight(text, lang)}</code></pre>\n`;
     },
+    // No image is fetched or drawn (a picture could be a fake window): its
+    // alt text stands in. A task list's box is a character, not an input.
+    image({ text }) {
+      return escapeHtml(text);
+    },
+    checkbox({ checked }) {
+      return checked ? "☑ " : "☐ ";
+    },
   },
 });
 
-// Any link would navigate the app's own window away. Every element loses
-// its href (SVG `<a>` and `<area>` carry one too, and SVG spells it
-// `xlink:href`); an HTML anchor keeps the URL as a title so it stays readable.
-const LINK_ATTRIBUTES = ["href", "xlink:href"];
-DOMPurify.addHook("afterSanitizeAttributes", (node) => {
-  const href = node.getAttribute("href");
-  for (const name of LINK_ATTRIBUTES) node.removeAttribute(name);
-  if (href && node instanceof HTMLAnchorElement) node.setAttribute("title", href);
-});
-
-// SVG and MathML are not needed in a reply and bring their own link and
-// animation elements; image maps are links by another name.
-const FORBID_TAGS = ["style", "form", "input", "svg", "math", "map", "area"];
-
 export function renderMarkdown(source: string): string {
-  const html = marked.parse(source, { async: false });
-  return DOMPurify.sanitize(html, { FORBID_TAGS, FORBID_ATTR: ["style"] });
+  return sanitizeReply(marked.parse(source, { async: false }));
 }
