@@ -14,20 +14,33 @@ export function visibleText(line: string): string {
   return line.slice(redrawPoint(line)).replace(/\r$/, "");
 }
 
-// OSC 8 hyperlink markers (ESC ] 8 ; params ; url ST): dropped, keeping
-// the link's text, so command output can never put a link in the window.
+// Every OSC sequence (ESC ] … BEL or ESC \\, or its C1 form; OSC 8 links,
+// window titles, clipboard writes) and every other string sequence (DCS,
+// SOS, PM, APC) is dropped, up to the next terminator or escape, and again
+// until nothing changes: a marker nested in another cannot reassemble into
+// one. A link's text stays, its target never reaches the window.
 // eslint-disable-next-line no-control-regex
-const HYPERLINK = /\x1b\]8;[^\x07\x1b]*(?:\x07|\x1b\\)/g;
+const STRING_SEQUENCE = /(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?/g;
+
+export function stripStringSequences(text: string): string {
+  let previous: string;
+  do {
+    previous = text;
+    text = text.replace(STRING_SEQUENCE, "");
+  } while (text !== previous);
+  return text;
+}
 
 /** `sgr`: the escape sequence of the state the line starts in (see carrySgr). */
 export function ansiLineToHtml(line: string, sgr = ""): string {
   const converter = new AnsiUp();
   converter.use_classes = true;
-  // Belt and braces: no URL scheme may become an <a href>.
-  converter.url_allowlist = {};
+  // Belt and braces: no URL scheme may become an <a href>. No prototype, so
+  // `__proto__` or `constructor` is not a scheme it knows either.
+  converter.url_allowlist = Object.create(null) as Record<string, never>;
   const visible = redrawPoint(line);
   const start = carrySgr(sgr, line.slice(0, visible));
-  return converter.ansi_to_html(start + visibleText(line).replace(HYPERLINK, ""));
+  return converter.ansi_to_html(start + stripStringSequences(visibleText(line)));
 }
 
 // The part of ansi_up's SGR handling that outlives a line, mirrored so the

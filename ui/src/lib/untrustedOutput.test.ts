@@ -51,6 +51,21 @@ describe("ansiLineToHtml", () => {
     expect(html).toContain("see click here");
   });
 
+  it.each([
+    // The inner marker, once dropped, used to leave an outer one whole;
+    // an escape ends the outer one, as in a terminal, and the rest is text.
+    ["a marker nested in another", "A\x1b]8;\x1b]8;;\x07;__proto__:/../index.html?x\x07B\x1b]8;\x1b]8;;\x07;\x07C", "A;__proto__:/../index.html?x\x07B;\x07C"],
+    ["a scheme every object has", "\x1b]8;;__proto__:/../index.html?x\x07reload\x1b]8;;\x07", "reload"],
+    ["constructor as a scheme", "\x1b]8;;constructor:x\x1b\\y\x1b]8;;\x1b\\", "y"],
+    ["the C1 form", "\x9d8;;https://evil.example/\x9clink\x9d8;;\x9c", "link"],
+    ["a window title and a clipboard write", "\x1b]0;Corral — approved\x07\x1b]52;c;cm0gLXJmIC4=\x07ok", "ok"],
+    ["an unterminated marker", "before\x1b]8;;https://evil.example/ after", "before"],
+    ["device control and application strings", "\x1bPq#0;2;0;0;0\x1b\\\x1b_G a=T\x1b\\text", "text"],
+  ])("drops every OSC sequence: %s", (_what, line, text) => {
+    const html = ansiLineToHtml(line);
+    expect(html).toBe(text);
+  });
+
   it("keeps the colour of a hyperlink's text (ESC \\ terminators too)", () => {
     const box = document.createElement("div");
     box.innerHTML = ansiLineToHtml("\x1b[32m\x1b]8;id=1;file:///etc/passwd\x1b\\ok\x1b]8;;\x1b\\\x1b[0m");
