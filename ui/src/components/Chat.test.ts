@@ -68,9 +68,18 @@ describe("Chat", () => {
       return { path: input.path, bytes: 3, created: true };
     });
     void t.loop.send("write a");
-    await vi.waitFor(() => expect(screen.getByTestId("approve-once")).toBeTruthy());
-    expect(screen.getByTestId("diff").textContent).toContain("+hi");
-    await fireEvent.click(screen.getByTestId("approve-once"));
+    await vi.waitFor(() => expect(screen.getByTestId("approval").dataset.tool).toBe("write_file"));
+    // The approval area sits outside the message log, under it.
+    const log = document.querySelector(".log");
+    expect(log?.contains(screen.getByTestId("approval"))).toBe(false);
+    expect(log?.contains(screen.getByTestId("tool-card"))).toBe(true);
+    expect(screen.getByTestId("tool-card").querySelectorAll("button")).toHaveLength(0);
+    expect(screen.getByTestId("approval").querySelector("[data-testid=diff]")?.textContent).toContain("+hi");
+    const once = screen.getByTestId("approve-once") as HTMLButtonElement;
+    await vi.waitFor(() => expect(once.disabled).toBe(false), { timeout: 2000 });
+    await fireEvent.mouseDown(once);
+    await fireEvent.click(once, { detail: 1 });
+    await vi.waitFor(() => expect(screen.queryByTestId("approval")).toBeNull());
     await vi.waitFor(() => expect(screen.getByTestId("tool-card").dataset.status).toBe("done"));
     expect(t.ipc.callTool).toHaveBeenCalledWith("write_file", w.input, "token-once");
   });

@@ -1,4 +1,4 @@
-import { fireEvent, render, screen } from "@testing-library/svelte";
+import { render, screen } from "@testing-library/svelte";
 import { describe, expect, it, vi } from "vitest";
 import type { ToolItem } from "../lib/agent/state";
 import type { ShellOutput } from "../lib/types";
@@ -14,10 +14,9 @@ function shellResult(over: Partial<ShellOutput> & Pick<ShellOutput, "command" | 
 }
 
 function card(item: Partial<ToolItem>) {
-  const onDecide = vi.fn();
   const onStopCommand = vi.fn();
-  const view = render(ToolCard, { props: { item: { ...base, ...item }, onDecide, onStopCommand } });
-  return { ...view, onDecide, onStopCommand, root: screen.getByTestId("tool-card") };
+  const view = render(ToolCard, { props: { item: { ...base, ...item }, onStopCommand } });
+  return { ...view, onStopCommand, root: screen.getByTestId("tool-card") };
 }
 
 describe("ToolCard", () => {
@@ -30,31 +29,29 @@ describe("ToolCard", () => {
     expect(root.querySelector("pre.result")?.textContent).toContain("fn main() {}");
   });
 
-  it("asks for approval with the diff and reports the choice", async () => {
-    const { root, onDecide } = card({
+  it("has no approval controls while it waits: it points at the approval area, and shows the diff once answered", async () => {
+    const item: ToolItem = {
+      ...base,
       name: "write_file",
       input: { path: "a.txt", content: "one\nTWO\n" },
       risk: "write",
       status: "waiting",
       reason: "writes need approval",
       preview: { kind: "diff", path: "a.txt", before: "one\ntwo\n", after: "one\nTWO\n" },
-    });
+    };
+    const { root, rerender } = card(item);
     expect(root.dataset.status).toBe("waiting");
-    expect(root.textContent).toContain("writes need approval");
-    const diff = screen.getByTestId("diff");
-    expect(diff.querySelector(".del")?.textContent).toContain("-two");
-    expect(diff.querySelector(".add")?.textContent).toContain("+TWO");
-    await fireEvent.click(screen.getByTestId("approve-session"));
-    expect(onDecide).toHaveBeenCalledWith("session");
-    await fireEvent.click(screen.getByTestId("approve-once"));
-    await fireEvent.click(screen.getByTestId("deny"));
-    expect(onDecide.mock.calls.map((c) => c[0])).toEqual(["session", "once", "deny"]);
+    expect(root.querySelectorAll("button")).toHaveLength(0);
+    expect(root.querySelector(".waiting-note")?.textContent).toBe("Waiting for your answer below the conversation.");
+    expect(screen.queryByTestId("diff")).toBeNull();
+    await rerender({ item: { ...item, status: "done", result: { path: "a.txt", bytes: 8, created: false } } });
+    expect(screen.getByTestId("diff").querySelector(".add")?.textContent).toContain("+TWO");
   });
 
-  it("shows the full command line of a shell call awaiting approval", () => {
-    const { root } = card({ name: "exec_shell", input: { command: "git", args: ["commit", "-m", "fix it"] }, risk: "shell", status: "waiting" });
-    expect(root.querySelector("pre.cmdline")?.textContent).toBe("$ git commit -m 'fix it'");
-    expect(screen.queryByTestId("command-panel")).toBeNull();
+  it("shows hidden characters of its subject as markers", () => {
+    const { root } = card({ name: "delete_file", input: { path: "invoice\u202Etxt.exe" }, risk: "write", status: "done", result: {} });
+    expect(root.querySelector(".subject")?.textContent).toBe("invoice⟨U+202E⟩txt.exe");
+    expect(root.querySelector(".subject .mark")?.getAttribute("title")).toBe("U+202E right-to-left override");
   });
 
   it("shows a failed call's code, message and hint", () => {
@@ -95,10 +92,10 @@ describe("ToolCard", () => {
     output.push({ stream: "stdout", data: "\n[live output stopped after 8 MiB; the result keeps the first and last 64 KiB of each stream]\n" });
     const result = shellResult({ command: "node", args: ["big.js"], stdout: "x\n[… 12582912 bytes dropped …]\nTHE END\n", stdout_truncated_bytes: 12_582_912 });
     const { rerender } = render(ToolCard, {
-      props: { item: { ...base, name: "exec_shell", input: { command: "node", args: ["big.js"] }, status: "running" }, output, onDecide: vi.fn(), onStopCommand: vi.fn() },
+      props: { item: { ...base, name: "exec_shell", input: { command: "node", args: ["big.js"] }, status: "running" }, output, onStopCommand: vi.fn() },
     });
     expect(screen.getByTestId("command-output").textContent).toContain("live output stopped");
-    await rerender({ item: { ...base, name: "exec_shell", input: { command: "node", args: ["big.js"] }, status: "done", result }, output, onDecide: vi.fn(), onStopCommand: vi.fn() });
+    await rerender({ item: { ...base, name: "exec_shell", input: { command: "node", args: ["big.js"] }, status: "done", result }, output, onStopCommand: vi.fn() });
     expect(screen.getByTestId("command-output").textContent).toContain("THE END");
   });
 
@@ -106,7 +103,7 @@ describe("ToolCard", () => {
     const output = new OutputBuffer((run) => run());
     output.push({ stream: "stdout", data: "every line\n" });
     const result = shellResult({ command: "ls", args: [], stdout: "every line\n", duration_ms: 5 });
-    render(ToolCard, { props: { item: { ...base, name: "exec_shell", input: { command: "ls", args: [] }, status: "done", result }, output, onDecide: vi.fn(), onStopCommand: vi.fn() } });
+    render(ToolCard, { props: { item: { ...base, name: "exec_shell", input: { command: "ls", args: [] }, status: "done", result }, output, onStopCommand: vi.fn() } });
     expect(output.cut).toBe(false);
     expect(screen.getByTestId("command-output").textContent).toContain("every line");
   });
@@ -129,13 +126,6 @@ describe("ToolCard", () => {
     expect(root.textContent).toContain("Cancelled by the user.");
     expect(screen.queryByTestId("command-panel")).toBeNull();
     expect(screen.queryByTestId("error-code")).toBeNull();
-  });
-
-  it("renders `code` in the approval reason instead of raw backticks", () => {
-    card({ name: "write_file", input: { path: "src/greet.js", content: "" }, risk: "write", status: "waiting", reason: "changes `src/greet.js`" });
-    const reason = screen.getByRole("group", { name: "Approve this call" }).querySelector(".reason");
-    expect(reason?.textContent).toBe("changes src/greet.js");
-    expect(reason?.querySelector("code")?.textContent).toBe("src/greet.js");
   });
 
   it("marks a command that exited non-zero with a warning, not as failed", () => {

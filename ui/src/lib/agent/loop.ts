@@ -58,6 +58,11 @@ export class AgentLoop {
     });
   }
 
+  /** The project folder the tools resolve paths against. */
+  get projectRoot(): string {
+    return this.options.projectRoot;
+  }
+
   /** The provider transcript, as the next request would send it. */
   get transcript(): Message[] {
     return this.messages;

@@ -1,0 +1,106 @@
+import { fireEvent, render, screen } from "@testing-library/svelte";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { ToolItem } from "../lib/agent/state";
+import { ARM_DELAY_MS } from "../lib/approvalGuard";
+import ApprovalDock from "./ApprovalDock.svelte";
+
+const shell: ToolItem = { kind: "tool", id: "c1", callId: "t1", name: "exec_shell", input: { command: "node", args: ["-e", "x"] }, risk: "shell", status: "waiting", reason: "commands need approval" };
+
+function dock(item: Partial<ToolItem> = {}) {
+  const onDecide = vi.fn();
+  render(ApprovalDock, { props: { item: { ...shell, ...item }, root: "/p/app", onDecide } });
+  return { onDecide, root: screen.getByTestId("approval") };
+}
+
+/** A click as the mouse makes it: a press on the control, then the click. */
+async function mouseClick(testid: string): Promise<void> {
+  const button = screen.getByTestId(testid);
+  await fireEvent.mouseDown(button);
+  await fireEvent.click(button, { detail: 1 });
+}
+
+afterEach(() => vi.useRealTimers());
+
+describe("ApprovalDock", () => {
+  it("shows the program and every argument whole, forty empty lines as one row of markers", () => {
+    const script = `console.log('tidy')${"\n".repeat(40)}require('fs').rmSync('src', { recursive: true })`;
+    const { root } = dock({ input: { command: "node", args: ["-e", script] } });
+    expect(root.dataset.tool).toBe("exec_shell");
+    expect(screen.getByTestId("call-program").textContent).toBe("node");
+    const args = [...screen.getByTestId("call-args").querySelectorAll("li")].map((li) => li.textContent);
+    expect(args).toEqual(["-e", `console.log('tidy')${"↵".repeat(40)}\nrequire('fs').rmSync('src', { recursive: true })`]);
+    expect(root.querySelector("header")?.textContent).toBe("approval needed exec_shell commands need approval");
+  });
+
+  it("shows a file name's bidi override as a marker and the path as the tool resolves it", () => {
+    dock({ name: "delete_file", input: { path: "./docs/../invoice\u202Etxt.exe" }, risk: "write" });
+    expect(screen.getByTestId("call-path").textContent).toBe("./docs/../invoice⟨U+202E⟩txt.exe");
+    expect(screen.getByTestId("call-resolved").textContent).toBe("invoice⟨U+202E⟩txt.exe");
+  });
+
+  it("says when a path leads outside the project", () => {
+    dock({ name: "read_file", input: { path: "../outside/.env" }, risk: "read" });
+    expect(screen.getByTestId("call-resolved").textContent).toBe("outside the project folder (the tool will refuse it)");
+  });
+
+  it("shows a write's diff, and its content only there", () => {
+    dock({
+      name: "write_file",
+      input: { path: "a.txt", content: "one\nTWO\n" },
+      risk: "write",
+      preview: { kind: "diff", path: "a.txt", before: "one\ntwo\n", after: "one\nTWO\n" },
+    });
+    expect(screen.getByTestId("diff").querySelector(".add")?.textContent).toContain("+TWO");
+    expect([...screen.getByTestId("call-details").querySelectorAll("dt")].map((dt) => dt.textContent)).toEqual(["path"]);
+  });
+
+  it("renders `code` in the reason", () => {
+    const { root } = dock({ name: "write_file", input: { path: "src/greet.js", content: "" }, reason: "changes `src/greet.js`" });
+    const reason = root.querySelector(".reason");
+    expect(reason?.textContent).toBe("changes src/greet.js");
+    expect(reason?.querySelector("code")?.textContent).toBe("src/greet.js");
+  });
+
+  it("focuses the area as a group, never a button", () => {
+    const { root } = dock();
+    expect(document.activeElement).toBe(root);
+  });
+
+  it("leaves the focus in a text field the user is in", () => {
+    const field = document.createElement("textarea");
+    document.body.append(field);
+    field.focus();
+    dock();
+    expect(document.activeElement).toBe(field);
+    field.remove();
+  });
+
+  it("ignores clicks for a moment after it appears, then reports the choice", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    const { onDecide } = dock();
+    const buttons = screen.getByTestId("approve-once").parentElement as HTMLElement;
+    expect(buttons.dataset.armed).toBe("false");
+    expect((screen.getByTestId("approve-once") as HTMLButtonElement).disabled).toBe(true);
+    await mouseClick("approve-once");
+    vi.advanceTimersByTime(ARM_DELAY_MS);
+    await vi.waitFor(() => expect(buttons.dataset.armed).toBe("true"));
+    await mouseClick("approve-session");
+    await mouseClick("approve-once");
+    await mouseClick("deny");
+    expect(onDecide.mock.calls.map((c) => c[0])).toEqual(["session", "once", "deny"]);
+  });
+
+  it("ignores a key's repeats on a button, takes a fresh press", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    const { onDecide } = dock();
+    vi.advanceTimersByTime(ARM_DELAY_MS);
+    const once = screen.getByTestId("approve-once");
+    await vi.waitFor(() => expect((once as HTMLButtonElement).disabled).toBe(false));
+    await fireEvent.keyDown(once, { key: "Enter", repeat: true });
+    await fireEvent.click(once, { detail: 0 });
+    expect(onDecide).not.toHaveBeenCalled();
+    await fireEvent.keyDown(once, { key: "Enter" });
+    await fireEvent.click(once, { detail: 0 });
+    expect(onDecide.mock.calls).toEqual([["once"]]);
+  });
+});
