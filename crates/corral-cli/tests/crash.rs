@@ -63,19 +63,34 @@ fn kill_9_during_large_writes_never_tears_the_file() {
     }
 }
 
-/// Whether a process runs (a zombie has ended: where nothing reaps
-/// orphans, as in some containers, the ended command stays one).
-fn running(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|stat| !stat.rsplit(") ").next().unwrap_or("").starts_with('Z'))
-        .unwrap_or(false)
+/// Live processes whose command line contains `marker` (the sandbox's PID
+/// namespace hides a command's real pid from itself). A zombie has ended:
+/// where nothing reaps orphans, as in some containers, it stays one.
+fn processes_with(marker: &str) -> Vec<u32> {
+    let me = std::process::id();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| pid != me)
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|stat| !stat.rsplit(") ").next().unwrap_or("").starts_with('Z'))
+        })
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(marker))
+        })
+        .collect()
 }
 
 #[test]
 fn a_command_dies_with_its_caller_even_by_kill_9() {
     let dir = tempfile::tempdir().unwrap();
-    let script =
-        "require('fs').writeFileSync('pid', String(process.pid)); setInterval(() => {}, 1000)";
+    let marker = format!("corral-crash-probe-{}", std::process::id());
+    let script = format!(
+        "/* {marker} */ require('fs').writeFileSync('started', ''); setInterval(() => {{}}, 1000)"
+    );
     let input = serde_json::json!({"command": "node", "args": ["-e", script]}).to_string();
     let mut cli = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
         .args([
@@ -88,27 +103,25 @@ fn a_command_dies_with_its_caller_even_by_kill_9() {
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
-    let pid_file = dir.path().join("pid");
+    let started = dir.path().join("started");
     let mut waited = 0;
-    let pid: u32 = loop {
-        if let Some(pid) = std::fs::read_to_string(&pid_file)
-            .ok()
-            .and_then(|s| s.parse().ok())
-        {
-            break pid;
-        }
+    while !started.exists() {
         assert!(waited < 200, "the command never started");
         std::thread::sleep(Duration::from_millis(50));
         waited += 1;
-    };
-    assert!(running(pid));
+    }
+    // node, and the sandbox around it, name the marker in their argv.
+    assert!(!processes_with(&marker).is_empty());
     cli.kill().unwrap(); // SIGKILL: no exit hook of the caller runs
     cli.wait().unwrap();
     for _ in 0..100 {
-        if !running(pid) {
+        if processes_with(&marker).is_empty() {
             return;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    panic!("the command {pid} outlived its caller");
+    panic!(
+        "the command outlived its caller: {:?}",
+        processes_with(&marker)
+    );
 }

@@ -80,9 +80,9 @@ pub fn decide(
         let shell_input: shell::ExecShellInput = parse(name, input.clone())?;
         shell::check(root, &shell_input)?;
         shell_secret = shell::named_secret(root, &shell_input);
-        // Outside a repository, `git diff a b` compares any two folders
-        // (`--no-index` implied): read-only git needs the project's own.
-        shell::is_read_only(&shell_input) && (shell_input.command != "git" || root.is_git_top())
+        // Without the namespaces there is no read-only profile to run it
+        // in, so every command asks.
+        shell::is_read_only(root, &shell_input) && shell::namespaces_available()
     } else {
         false
     };

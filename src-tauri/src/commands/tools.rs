@@ -156,6 +156,7 @@ async fn run_shell(
     let run = ShellRun {
         cancel,
         on_output: Some(sink),
+        ..ShellRun::default()
     };
     let result = state.call_tool("exec_shell", input, approval, run).await;
     state.end_run(run_id);

@@ -157,6 +157,17 @@ impl TempDir {
     pub(crate) fn path(&self) -> &Path {
         &self.0
     }
+
+    /// Creates the folder `name` inside it (mode 0700) and returns its path.
+    pub(crate) fn subdir(&self, name: &str) -> Result<PathBuf> {
+        use std::os::unix::fs::DirBuilderExt;
+        let dir = self.0.join(name);
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&dir)
+            .map_err(|e| Error::from_io(&e, &dir.display().to_string()))?;
+        Ok(dir)
+    }
 }
 
 impl Drop for TempDir {

@@ -8,8 +8,12 @@
 //!   the root, `rm` never removes the root, no `find -exec`, no `git -c`...),
 //!   and the read-only table the approval policy uses;
 //! - `env`: the child's environment, built from nothing, and its TMPDIR;
-//! - `sandbox`: Landlock on Linux, writes only inside the root, TMPDIR and
-//!   the toolchain caches;
+//! - `profile`: which fence a call gets (read-only, build, network), chosen
+//!   from the call and the caller's grants, never by the model;
+//! - `namespace`: the fence itself, bubblewrap's mount, network and PID
+//!   namespaces: `/` read-only, no home, the project writable or not,
+//!   secrets masked, no network unless granted;
+//! - `sandbox`: Landlock, the fallback where namespaces cannot be made;
 //! - `process`: spawn in its own process group, stream and cap the output,
 //!   time out and cancel by killing the whole group.
 //!
@@ -21,7 +25,9 @@
 mod allowlist;
 mod capture;
 mod env;
+mod namespace;
 mod process;
+mod profile;
 mod rules;
 mod sandbox;
 
@@ -34,6 +40,8 @@ use std::time::Duration;
 
 pub use allowlist::ALLOWED_PROGRAMS;
 pub use capture::{HEAD_BYTES, TAIL_BYTES};
+pub use namespace::available as namespaces_available;
+pub use profile::{is_read_only, Profile};
 
 /// Time limit when `timeout_secs` is not given.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
@@ -77,11 +85,29 @@ pub struct ExecShellOutput {
     pub stdout_truncated_bytes: u64,
     /// Bytes of stderr dropped from the middle.
     pub stderr_truncated_bytes: u64,
-    /// Whether the Landlock sandbox was applied to the child.
+    /// The profile the command ran in.
+    pub profile: Profile,
+    /// What fenced it in.
+    pub sandbox: Sandbox,
+    /// Whether any sandbox was applied (`sandbox` is not `none`).
     pub sandboxed: bool,
-    /// Why the sandbox was not applied (only when `sandboxed` is false).
+    /// What could not be applied, and why (absent when the whole profile
+    /// was enforced).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox_note: Option<String>,
+}
+
+/// What fenced a command in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Sandbox {
+    /// bubblewrap's namespaces: the whole profile.
+    Namespaces,
+    /// Landlock only: writes confined, but reads, metadata outside the
+    /// project and the network are not.
+    Landlock,
+    /// Nothing.
+    None,
 }
 
 /// Which stream a chunk of output came from.
@@ -111,18 +137,14 @@ impl CancelToken {
 /// never after `exec_shell` has returned.
 pub type OutputSink = Arc<dyn Fn(Stream, &[u8]) + Send + Sync>;
 
-/// How a shell call is run: cancel switch and an optional live-output sink.
+/// How a shell call is run: cancel switch, an optional live-output sink,
+/// and whether the user granted this call the network.
 #[derive(Clone, Default)]
 pub struct ShellRun {
     pub cancel: CancelToken,
     pub on_output: Option<OutputSink>,
-}
-
-/// Whether a call is on the read-only table (runs without asking in
-/// `ask` and `auto_edit` modes). Decided by the table in `shell/rules/readonly.rs` only; anything
-/// not on it is not read-only. The argument rules still apply when it runs.
-pub fn is_read_only(input: &ExecShellInput) -> bool {
-    rules::is_read_only(&input.command, &input.args)
+    /// Run in the network profile (a grant of the user's, never the model's).
+    pub network: bool,
 }
 
 /// The first argument that names a secret-like file, by name or through a
@@ -166,19 +188,24 @@ pub fn exec_shell(
     check_nul(&input.args)?;
     let program = allowlist::resolve(root, &input.command)?;
     rules::check(root, &input.command, &input.args)?;
+    let profile = profile::choose(root, input, run.network);
     let tmp = env::TempDir::create()?;
-    let vars = env::build(&input.command, tmp.path(), root.path());
-    let sandbox = sandbox::prepare(root, tmp.path());
+    let tmpdir = tmp.subdir("tmp")?;
+    let vars = env::build(&input.command, &tmpdir, root.path());
+    let (fence, mut notes) = fence(root, input, profile, &tmpdir, &tmp)?;
     let spec = process::Spec {
         program: &program,
+        fence,
         name: &input.command,
         args: &input.args,
         cwd: root.path(),
         env: &vars,
         timeout,
     };
-    let outcome = process::run(&spec, sandbox, run)?;
+    let outcome = process::run(spec, run)?;
     drop(tmp);
+    notes.extend(outcome.sandbox_note);
+    let sandbox_note = (!notes.is_empty()).then(|| notes.join("; "));
     if outcome.cancelled {
         return Err(Error::new(
             ErrorCode::Cancelled,
@@ -200,9 +227,47 @@ pub fn exec_shell(
         duration_ms: outcome.duration_ms,
         stdout_truncated_bytes: outcome.stdout.dropped,
         stderr_truncated_bytes: outcome.stderr.dropped,
-        sandboxed: outcome.sandboxed,
-        sandbox_note: outcome.sandbox_note,
+        profile,
+        sandbox: outcome.sandbox,
+        sandboxed: outcome.sandbox != Sandbox::None,
+        sandbox_note,
     })
+}
+
+/// The fence for one run: bwrap's namespaces where they can be made, else
+/// Landlock. Notes say what of the profile could not be applied.
+fn fence(
+    root: &ProjectRoot,
+    input: &ExecShellInput,
+    profile: Profile,
+    tmpdir: &std::path::Path,
+    tmp: &env::TempDir,
+) -> Result<(process::Fence, Vec<String>)> {
+    match namespace::bwrap() {
+        Ok(bwrap) => {
+            let mask_dir = tmp.path().join("mask");
+            if !profile.writes_project() {
+                namespace::create_masks(&mask_dir)
+                    .map_err(|e| Error::from_io(&e, &mask_dir.display().to_string()))?;
+            }
+            let layout = namespace::Layout {
+                root,
+                profile,
+                program: &input.command,
+                tmpdir,
+                mask_dir: &mask_dir,
+            };
+            let (args, notes) = namespace::argv(&layout);
+            Ok((process::Fence::Namespaces { bwrap, args }, notes))
+        }
+        Err(why) => {
+            let prepared = sandbox::prepare(root, tmpdir, profile);
+            let why = format!(
+                "no namespaces ({why}): reads, metadata outside the project and the network were not fenced"
+            );
+            Ok((process::Fence::Landlock { prepared, why }, Vec::new()))
+        }
+    }
 }
 
 fn timeout_of(secs: Option<u64>) -> Result<Duration> {

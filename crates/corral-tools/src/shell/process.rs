@@ -16,7 +16,7 @@
 
 use super::capture::{Capture, Captured};
 use super::sandbox::{self, Prepared};
-use super::{ShellRun, Stream};
+use super::{Sandbox, ShellRun, Stream};
 use crate::error::{Error, ErrorCode, Result};
 use std::ffi::OsString;
 use std::io::Read;
@@ -40,6 +40,8 @@ const CHUNK: usize = 64 * 1024;
 /// What to run.
 pub(crate) struct Spec<'a> {
     pub program: &'a Path,
+    /// How the child is fenced in.
+    pub fence: Fence,
     pub name: &'a str,
     pub args: &'a [String],
     pub cwd: &'a Path,
@@ -55,7 +57,7 @@ pub(crate) struct Outcome {
     pub timed_out: bool,
     pub cancelled: bool,
     pub duration_ms: u64,
-    pub sandboxed: bool,
+    pub sandbox: Sandbox,
     pub sandbox_note: Option<String>,
 }
 
@@ -66,11 +68,33 @@ struct Pipe {
     closed: bool,
 }
 
+/// How the child is fenced in.
+pub(crate) enum Fence {
+    /// Inside bwrap's namespaces: bwrap, and its arguments up to `--`.
+    Namespaces {
+        bwrap: &'static Path,
+        args: Vec<OsString>,
+    },
+    /// Landlock only (no namespaces here), and why.
+    Landlock { prepared: Prepared, why: String },
+}
+
 /// Runs the program to its end, its timeout or its cancel.
-pub(crate) fn run(spec: &Spec<'_>, sandbox: Prepared, shell: &ShellRun) -> Result<Outcome> {
-    let mut cmd = Command::new(spec.program);
-    cmd.arg0(spec.name)
-        .args(spec.args)
+pub(crate) fn run(spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
+    let (mut cmd, status) = match spec.fence {
+        Fence::Namespaces { bwrap, args } => {
+            let mut cmd = Command::new(bwrap);
+            cmd.args(args).arg(spec.program);
+            (cmd, Status::Namespaces)
+        }
+        Fence::Landlock { prepared, why } => {
+            let mut cmd = Command::new(spec.program);
+            cmd.arg0(spec.name);
+            let status = install_sandbox(&mut cmd, prepared, why)?;
+            (cmd, status)
+        }
+    };
+    cmd.args(spec.args)
         .current_dir(spec.cwd)
         .env_clear()
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
@@ -80,13 +104,12 @@ pub(crate) fn run(spec: &Spec<'_>, sandbox: Prepared, shell: &ShellRun) -> Resul
         .process_group(0);
     #[cfg(target_os = "linux")]
     die_with_caller(&mut cmd);
-    let status = install_sandbox(&mut cmd, sandbox)?;
     let started = Instant::now();
     let spawned = cmd.spawn();
     // Drops the parent's copy of the status socket held by the hook.
     drop(cmd);
     let mut child = spawned.map_err(|e| spawn_error(&e, spec.name))?;
-    let (sandboxed, sandbox_note) = status.finish();
+    let (sandbox, sandbox_note) = status.finish();
     let pgid = rustix::process::Pid::from_child(&child);
 
     let out = Arc::new(Mutex::new(Pipe::default()));
@@ -164,7 +187,7 @@ pub(crate) fn run(spec: &Spec<'_>, sandbox: Prepared, shell: &ShellRun) -> Resul
         timed_out,
         cancelled,
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-        sandboxed,
+        sandbox,
         sandbox_note,
     })
 }
@@ -242,38 +265,56 @@ fn spawn_error(e: &std::io::Error, name: &str) -> Error {
 
 /// Where the sandbox status will come from.
 enum Status {
+    /// bwrap built the namespaces (it fails the spawn otherwise).
+    Namespaces,
     /// The child's hook reports one byte here.
     #[cfg(target_os = "linux")]
-    Reported(std::os::unix::net::UnixStream),
+    Reported {
+        socket: std::os::unix::net::UnixStream,
+        why: String,
+    },
     /// Known before spawning: no sandbox, and why.
     Known(String),
 }
 
 impl Status {
-    fn finish(self) -> (bool, Option<String>) {
+    fn finish(self) -> (Sandbox, Option<String>) {
         match self {
+            Status::Namespaces => (Sandbox::Namespaces, None),
             #[cfg(target_os = "linux")]
-            Status::Reported(mut socket) => {
+            Status::Reported { mut socket, why } => {
                 let _ = socket.set_read_timeout(Some(Duration::from_secs(2)));
                 let mut byte = [0u8; 1];
                 let got = match socket.read(&mut byte) {
                     Ok(1) => Some(byte[0]),
                     _ => None,
                 };
-                sandbox::describe(got)
+                let (applied, note) = sandbox::describe(got);
+                let kind = if applied {
+                    Sandbox::Landlock
+                } else {
+                    Sandbox::None
+                };
+                (
+                    kind,
+                    Some(format!(
+                        "{why}; {note}",
+                        note = note.unwrap_or_else(|| "Landlock confined its writes".into())
+                    )),
+                )
             }
-            Status::Known(note) => (false, Some(note)),
+            Status::Known(note) => (Sandbox::None, Some(note)),
         }
     }
 }
 
 #[cfg(target_os = "linux")]
-fn install_sandbox(cmd: &mut Command, prepared: Prepared) -> Result<Status> {
+fn install_sandbox(cmd: &mut Command, prepared: Prepared, why: String) -> Result<Status> {
     use std::io::Write;
     use std::os::unix::net::UnixStream;
     let ruleset = match prepared {
         Prepared::Ruleset(ruleset) => ruleset,
-        Prepared::Unavailable(note) => return Ok(Status::Known(note)),
+        Prepared::Unavailable(note) => return Ok(Status::Known(format!("{why}; {note}"))),
     };
     // Both ends are close-on-exec: the child's copy closes at `exec`.
     let (parent_end, child_end) = UnixStream::pair().map_err(|e| {
@@ -313,7 +354,10 @@ fn install_sandbox(cmd: &mut Command, prepared: Prepared) -> Result<Status> {
     unsafe {
         cmd.pre_exec(hook);
     }
-    Ok(Status::Reported(parent_end))
+    Ok(Status::Reported {
+        socket: parent_end,
+        why,
+    })
 }
 
 /// The command gets SIGKILL if the thread that started it ends — that
@@ -345,8 +389,8 @@ fn die_with_caller(cmd: &mut Command) {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn install_sandbox(_cmd: &mut Command, prepared: Prepared) -> Result<Status> {
+fn install_sandbox(_cmd: &mut Command, prepared: Prepared, why: String) -> Result<Status> {
     match prepared {
-        Prepared::Unavailable(note) => Ok(Status::Known(note)),
+        Prepared::Unavailable(note) => Ok(Status::Known(format!("{why}; {note}"))),
     }
 }

@@ -1,6 +1,9 @@
-//! Landlock for the child (Linux): reads and execution anywhere, writes only
-//! beneath the project root, the run's TMPDIR, a few device files and the
-//! toolchain caches.
+//! Landlock for the child (Linux), the fallback where bubblewrap cannot
+//! build namespaces (see [`super::namespace`]): reads and execution
+//! anywhere, writes only beneath the run's TMPDIR, a few device files and,
+//! outside the read-only profile, the project root and the toolchain
+//! caches. It cannot be stacked under bwrap: a Landlock-restricted process
+//! may not mount, and bwrap's fence is made of mounts.
 //!
 //! The ruleset is built in the parent, before `fork`: opening the paths and
 //! the ruleset file descriptor allocate, and allocating between `fork` and
@@ -9,6 +12,7 @@
 //! `landlock_restrict_self`) and writes one status byte to a close-on-exec
 //! socket, from which the parent learns whether the sandbox was enforced.
 
+use super::profile::Profile;
 use crate::root::ProjectRoot;
 use std::path::{Path, PathBuf};
 
@@ -58,8 +62,12 @@ const DEVICES: [&str; 6] = [
 ];
 
 /// The folders the child may write beneath.
-pub(crate) fn writable_dirs(root: &Path, tmpdir: &Path) -> Vec<PathBuf> {
-    let mut dirs = vec![root.to_path_buf(), tmpdir.to_path_buf()];
+pub(crate) fn writable_dirs(root: &Path, tmpdir: &Path, profile: Profile) -> Vec<PathBuf> {
+    let mut dirs = vec![tmpdir.to_path_buf()];
+    if !profile.writes_project() {
+        return dirs;
+    }
+    dirs.push(root.to_path_buf());
     if let Some(home) = super::env::home() {
         dirs.extend(HOME_CACHES.iter().map(|c| home.join(c)));
     }
@@ -70,8 +78,11 @@ pub(crate) fn writable_dirs(root: &Path, tmpdir: &Path) -> Vec<PathBuf> {
 }
 
 /// The single files the child may write.
-pub(crate) fn writable_files() -> Vec<PathBuf> {
+pub(crate) fn writable_files(profile: Profile) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = DEVICES.iter().map(PathBuf::from).collect();
+    if !profile.writes_project() {
+        return files;
+    }
     if let Some(cargo) = super::env::cargo_home() {
         files.extend(CARGO_FILES.iter().map(|f| cargo.join(f)));
     }
@@ -80,15 +91,19 @@ pub(crate) fn writable_files() -> Vec<PathBuf> {
 
 /// Builds the ruleset for one run. Missing cache folders are skipped.
 #[cfg(target_os = "linux")]
-pub(crate) fn prepare(root: &ProjectRoot, tmpdir: &Path) -> Prepared {
-    match build(root.path(), tmpdir) {
+pub(crate) fn prepare(root: &ProjectRoot, tmpdir: &Path, profile: Profile) -> Prepared {
+    match build(root.path(), tmpdir, profile) {
         Ok(ruleset) => Prepared::Ruleset(ruleset),
         Err(e) => Prepared::Unavailable(format!("the Landlock ruleset could not be built: {e}")),
     }
 }
 
 #[cfg(target_os = "linux")]
-fn build(root: &Path, tmpdir: &Path) -> Result<landlock::RulesetCreated, landlock::RulesetError> {
+fn build(
+    root: &Path,
+    tmpdir: &Path,
+    profile: Profile,
+) -> Result<landlock::RulesetCreated, landlock::RulesetError> {
     use landlock::{
         AccessFs, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset, RulesetAttr,
         RulesetCreatedAttr, ABI,
@@ -105,12 +120,12 @@ fn build(root: &Path, tmpdir: &Path) -> Result<landlock::RulesetCreated, landloc
         .create()?;
     // The root and TMPDIR must be writable; if they cannot be opened the
     // spawn will fail on its own, so a missing one is skipped like a cache.
-    for dir in writable_dirs(root, tmpdir) {
+    for dir in writable_dirs(root, tmpdir, profile) {
         if let Ok(fd) = PathFd::new(&dir) {
             ruleset = ruleset.add_rule(PathBeneath::new(fd, write))?;
         }
     }
-    for file in writable_files() {
+    for file in writable_files(profile) {
         if let Ok(fd) = PathFd::new(&file) {
             ruleset = ruleset.add_rule(PathBeneath::new(fd, file_write))?;
         }
@@ -119,7 +134,7 @@ fn build(root: &Path, tmpdir: &Path) -> Result<landlock::RulesetCreated, landloc
 }
 
 #[cfg(not(target_os = "linux"))]
-pub(crate) fn prepare(_root: &ProjectRoot, _tmpdir: &Path) -> Prepared {
+pub(crate) fn prepare(_root: &ProjectRoot, _tmpdir: &Path, _profile: Profile) -> Prepared {
     Prepared::Unavailable("Landlock exists only on Linux; the command ran without a sandbox".into())
 }
 

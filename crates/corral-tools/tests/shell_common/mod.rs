@@ -62,6 +62,45 @@ pub fn wait_gone(pid: u32) -> bool {
     false
 }
 
+/// A marker unique to this call, to find a command's processes by their
+/// command line (the sandbox's PID namespace hides their real pids).
+pub fn marker() -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(1);
+    format!(
+        "{}.{}",
+        40 + N.fetch_add(1, Ordering::Relaxed),
+        std::process::id()
+    )
+}
+
+/// Live processes whose command line contains `marker`, other than us.
+pub fn processes_with(marker: &str) -> Vec<u32> {
+    let me = std::process::id();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| pid != me && alive(pid))
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(marker))
+        })
+        .collect()
+}
+
+/// Waits up to 3 s for every process with `marker` to end.
+pub fn wait_all_gone(marker: &str) -> bool {
+    let until = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < until {
+        if processes_with(marker).is_empty() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
 pub fn git_repo(dir: &Path) {
     let root = ProjectRoot::open(dir).unwrap();
     run(&root, "git", &["init", "-q"]);

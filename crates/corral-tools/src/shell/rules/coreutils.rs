@@ -7,6 +7,7 @@
 use super::gnu::{self, opt, Kind, Opt, Parsed};
 use super::Ctx;
 use crate::error::Result;
+use crate::root::RelPath;
 use Kind::{Denied, Flag, Optional as Opt_, Path, Value};
 
 const HELP: [Opt; 2] = [opt("help", None, Flag), opt("version", None, Flag)];
@@ -281,5 +282,72 @@ pub(super) fn check(ctx: &Ctx<'_>, args: &[String]) -> Result<()> {
             return Err(ctx.deny(target, "`.git/` is changed only by git"));
         }
     }
+    if matches!(ctx.program, "cp" | "mv") {
+        check_links(ctx, &parsed, &rels, target_option)?;
+    }
     Ok(())
+}
+
+/// A path operand as given, and normalized.
+type Operand<'a> = (&'a str, RelPath);
+
+/// `cp` and `mv` write through what a destination already is: a file with
+/// more than one name (`cp -l .git/config notes.txt` made one) changes
+/// every other name too, `.git/config` included. And `cp -l`/`cp -s`
+/// never link to what lies in `.git/`. (The sandbox also mounts `.git/`
+/// read-only for every program but git; this is the clear early refusal.)
+fn check_links(
+    ctx: &Ctx<'_>,
+    parsed: &[Parsed<'_>],
+    rels: &[Operand<'_>],
+    target_option: Option<&str>,
+) -> Result<()> {
+    let links = parsed.iter().any(|p| {
+        matches!(p, Parsed::Opt { opt, .. } if opt.long == "link" || opt.long == "symbolic-link")
+    });
+    let (sources, dest): (&[Operand<'_>], Option<Operand<'_>>) = match target_option {
+        Some(t) => (rels, Some((t, ctx.path(t, t)?))),
+        None => match rels.split_last() {
+            Some((last, rest)) => (rest, Some(last.clone())),
+            None => (rels, None),
+        },
+    };
+    if links {
+        if let Some((arg, _)) = sources
+            .iter()
+            .find(|(arg, rel)| ctx.is_git_internal(rel, arg))
+        {
+            return Err(ctx.deny(arg, "a link to `.git/` would let other programs change it"));
+        }
+    }
+    let Some((dest_arg, dest)) = dest else {
+        return Ok(());
+    };
+    let mut written = vec![dest.clone()];
+    if ctx.root.dir().is_dir(dest.as_path()) {
+        written.extend(
+            sources
+                .iter()
+                .filter_map(|(_, src)| src.file_name().map(|name| dest.join(name))),
+        );
+    }
+    // `mv` renames its sources: a source with other names keeps them.
+    for rel in written {
+        if has_other_names(ctx, &rel) {
+            return Err(ctx.deny(
+                dest_arg,
+                "it is a hard link: writing it would change the file's other names too",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `rel` is a regular file with more than one hard link.
+fn has_other_names(ctx: &Ctx<'_>, rel: &RelPath) -> bool {
+    use cap_std::fs::MetadataExt;
+    ctx.root
+        .dir()
+        .symlink_metadata(rel.as_path())
+        .is_ok_and(|m| m.is_file() && m.nlink() > 1)
 }

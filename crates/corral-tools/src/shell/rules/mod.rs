@@ -20,7 +20,7 @@ mod node;
 mod readonly;
 mod toolchain;
 
-pub(crate) use readonly::{is_read_only, named_secret};
+pub(crate) use readonly::{is_read_only, named_secret, toolchain_override};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::root::{ProjectRoot, RelPath};

@@ -5,6 +5,7 @@
 
 use super::find::is_find_action;
 use super::toolchain::{git_config_reads, option_or_abbreviation};
+use crate::error::ErrorCode;
 use crate::policy::is_secret_like;
 use crate::root::ProjectRoot;
 
@@ -40,7 +41,7 @@ const GIT_READ: &[&str] = &[
 /// from anywhere.
 /// Matched also when abbreviated (`--cont` is `--contents`; `git blame`
 /// accepts abbreviations whatever the environment says).
-fn git_arg_not_read_only(arg: &str) -> bool {
+fn git_arg_not_read_only(root: &ProjectRoot, arg: &str) -> bool {
     const LONG: &[&str] = &[
         "--output",
         "--output-directory",
@@ -57,7 +58,7 @@ fn git_arg_not_read_only(arg: &str) -> bool {
     let short_cluster = arg.starts_with('-') && !arg.starts_with("--");
     (short_cluster && arg.contains('O'))
         || LONG.iter().any(|name| option_or_abbreviation(arg, name))
-        || values(arg).any(leaves_root)
+        || values(arg).any(|v| leads_outside(root, v))
         // Verifying a signature runs gpg.
         || option_or_abbreviation(arg, "--show-signature")
         || (arg.contains("%G") && (arg.starts_with("--format") || arg.starts_with("--pretty")))
@@ -83,6 +84,16 @@ fn values(arg: &str) -> impl Iterator<Item = &str> {
 /// repository (no `--no-index` needed); revisions (`main..dev`) are fine.
 fn leaves_root(arg: &str) -> bool {
     arg.starts_with('/') || arg.starts_with('~') || arg.split('/').any(|part| part == "..")
+}
+
+/// Whether an argument, taken as a path, leads outside the project as
+/// written or where the kernel will resolve it (`notes.txt -> /etc/x`:
+/// `git blame -S notes.txt` prints that file as "bad graft data").
+fn leads_outside(root: &ProjectRoot, arg: &str) -> bool {
+    leaves_root(arg)
+        || root
+            .canonical_prefix(arg)
+            .is_err_and(|e| e.code == ErrorCode::PathOutsideRoot)
 }
 
 /// Whether a `grep` argument asks it to search folders recursively (which
@@ -143,24 +154,48 @@ const GIT_BRANCH_LIST: &[&str] = &[
     "--no-abbrev",
 ];
 
+/// Files of the project that choose which program a toolchain command
+/// really runs: rustup obeys `rust-toolchain.toml` (a `path` toolchain is
+/// a folder of the project), yarn obeys `yarnPath`, corepack obeys
+/// `packageManager`. Their `--version` is then project code.
+const TOOLCHAIN_FILES: &[(&str, &[&str])] = &[
+    ("cargo", &["rust-toolchain", "rust-toolchain.toml"]),
+    ("yarn", &[".yarnrc.yml", ".yarnrc", "package.json"]),
+    ("pnpm", &["package.json"]),
+];
+
+/// The project file that chooses the program behind `program`, if any
+/// (`package.json` only when it names a `packageManager`).
+pub(crate) fn toolchain_override(root: &ProjectRoot, program: &str) -> Option<&'static str> {
+    let files = TOOLCHAIN_FILES.iter().find(|(p, _)| *p == program)?.1;
+    let chooses = |file: &&str| match *file {
+        "package.json" => root
+            .dir()
+            .read_to_string(file)
+            .is_ok_and(|text| text.contains("packageManager")),
+        _ => root.dir().symlink_metadata(file).is_ok(),
+    };
+    files.iter().copied().find(chooses)
+}
+
 /// Whether `program args` is on the read-only table.
-pub(crate) fn is_read_only(program: &str, args: &[String]) -> bool {
+pub(crate) fn is_read_only(root: &ProjectRoot, program: &str, args: &[String]) -> bool {
     let version_only = args.len() == 1 && matches!(args[0].as_str(), "--version" | "-V");
     match program {
         "ls" => !args.iter().any(|a| follows_links(a, &["--dereference"])),
         "grep" => !args
             .iter()
-            .any(|a| grep_recursive(a) || values(a).any(leaves_root)),
+            .any(|a| grep_recursive(a) || values(a).any(|v| leads_outside(root, v))),
         "find" => !args
             .iter()
             .any(|a| is_find_action(a) || matches!(a.as_str(), "-L" | "-H" | "-follow")),
-        "git" => git_read_only(args),
+        "git" => git_read_only(root, args),
         "cargo" | "npm" | "yarn" | "pnpm" | "node" | "bun" => version_only,
         _ => false,
     }
 }
 
-fn git_read_only(args: &[String]) -> bool {
+fn git_read_only(root: &ProjectRoot, args: &[String]) -> bool {
     // Only plain global flags; `-C`, `--git-dir` and the like are for the
     // rules to judge, and make the call ask.
     let mut rest = args;
@@ -174,7 +209,7 @@ fn git_read_only(args: &[String]) -> bool {
     let Some((sub, sub_args)) = rest.split_first() else {
         return false;
     };
-    if sub_args.iter().any(|a| git_arg_not_read_only(a)) {
+    if sub_args.iter().any(|a| git_arg_not_read_only(root, a)) {
         return false;
     }
     let all_in = |allowed: &[&str]| sub_args.iter().all(|a| allowed.contains(&a.as_str()));
@@ -205,9 +240,12 @@ fn git_read_only(args: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::is_read_only;
+    use crate::root::ProjectRoot;
 
     #[test]
     fn read_only_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = ProjectRoot::open(dir.path()).unwrap();
         // (program, args, read-only)
         let rows: &[(&str, &[&str], bool)] = &[
             ("ls", &["-la"], true),
@@ -303,7 +341,11 @@ mod tests {
         ];
         for (program, args, want) in rows {
             let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-            assert_eq!(is_read_only(program, &args), *want, "{program} {args:?}");
+            assert_eq!(
+                is_read_only(&root, program, &args),
+                *want,
+                "{program} {args:?}"
+            );
         }
     }
 }
