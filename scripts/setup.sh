@@ -12,7 +12,8 @@ sudo_cmd=()
 [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
 
 # Build: Tauri 2 on Linux needs WebKitGTK 4.1 (pulls gtk, soup, jsc).
-packages=(build-essential pkg-config curl file libwebkit2gtk-4.1-dev xvfb xauth)
+# Run: bubblewrap builds the namespaces every command runs in.
+packages=(build-essential pkg-config curl file libwebkit2gtk-4.1-dev xvfb xauth bubblewrap)
 # Tests: the WebDriver for the end-to-end suite, ripgrep for the search benchmark.
 $want_test && packages+=(webkit2gtk-driver ripgrep)
 command -v node >/dev/null || packages+=(nodejs)

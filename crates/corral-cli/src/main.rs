@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! corral-cli tools
-//! corral-cli call --root DIR [--mode MODE] [--approve]
+//! corral-cli call --root DIR [--mode MODE] [--approve] [--network]
 //!                 [--writable PATH]... [--blocked PATH]... NAME [JSON]
 //! ```
 //!
@@ -44,6 +44,10 @@ enum Command {
         /// Grant approval to a call that asks for it.
         #[arg(long)]
         approve: bool,
+        /// Grant an `exec_shell` call the network (its sandbox's network
+        /// profile); without it commands have no network at all.
+        #[arg(long)]
+        network: bool,
         /// Allow writes only beneath this path (repeatable); commands that
         /// change things are then refused.
         #[arg(long, value_name = "PATH")]
@@ -100,6 +104,7 @@ fn run(command: Command) -> Result<Value, Error> {
             root,
             mode,
             approve,
+            network,
             writable,
             blocked,
             name,
@@ -130,6 +135,7 @@ fn run(command: Command) -> Result<Value, Error> {
                 Approval::None
             };
             let mut ctx = CallContext::new(mode, approval);
+            ctx.shell.network = network;
             ctx.boundaries = Boundaries {
                 writable: (!writable.is_empty()).then_some(writable),
                 blocked,
