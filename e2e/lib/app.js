@@ -376,6 +376,17 @@ export class App {
     }
   }
 
+  /**
+   * Answers the call waiting in the approval area (`approve-once`,
+   * `approve-session` or `deny`), once its buttons take clicks (they
+   * ignore any for half a second after they appear).
+   */
+  async answer(testid) {
+    const area = tid("approval");
+    await this.waitFor(`${area} [data-armed="true"]`, { what: "the approval's buttons to take clicks" });
+    await this.click(`${area} ${tid(testid)}`);
+  }
+
   /** Types a message in the chat box and sends it. */
   async send(text) {
     await this.waitFor(tid("chat-input"), { what: "the chat input" });

@@ -12,7 +12,7 @@ export function elementRef(id) {
 }
 
 /** Keys for `sendKeys` (W3C WebDriver key codes). */
-export const Keys = { ENTER: "\uE007", ESCAPE: "\uE00C", SHIFT: "\uE008" };
+export const Keys = { ENTER: "\uE007", ESCAPE: "\uE00C", SHIFT: "\uE008", TAB: "\uE004" };
 
 /** A WebDriver error response, with the command that caused it. */
 export class WebDriverError extends Error {
@@ -108,6 +108,30 @@ export class Session {
     const [id] = await this.findAll(css);
     if (!id) throw new Error(`type: nothing matches ${css}`);
     await this.cmd("POST", `/element/${id}/value`, { text });
+  }
+
+  /**
+   * Presses and releases each key of `keys` in turn, sent to whatever has
+   * the focus (W3C actions), as a user typing on without looking.
+   */
+  async keys(keys) {
+    const actions = [...keys].flatMap((key) => [
+      { type: "keyDown", value: key },
+      { type: "keyUp", value: key },
+    ]);
+    await this.cmd("POST", "/actions", { actions: [{ type: "key", id: "keyboard", actions }] });
+    await this.cmd("DELETE", "/actions");
+  }
+
+  /** A left click at a point of the window's viewport, whatever is drawn there. */
+  async clickAt(x, y) {
+    const actions = [
+      { type: "pointerMove", origin: "viewport", x: Math.round(x), y: Math.round(y), duration: 0 },
+      { type: "pointerDown", button: 0 },
+      { type: "pointerUp", button: 0 },
+    ];
+    await this.cmd("POST", "/actions", { actions: [{ type: "pointer", id: "mouse", parameters: { pointerType: "mouse" }, actions }] });
+    await this.cmd("DELETE", "/actions");
   }
 
   /** A PNG of the window, as a Buffer. */

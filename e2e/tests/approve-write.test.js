@@ -29,14 +29,14 @@ test("an approved write_file creates the file shown in the diff", { timeout: 120
 
     const card = tid("tool-card", '[data-tool="write_file"]');
     await app.waitFor(card, { check: (e) => e.attrs["data-status"] === "waiting", what: "the write_file card waiting for approval" });
-    await app.waitFor(`${card} ${tid("diff")}`, {
+    await app.waitFor(`${tid("approval")} ${tid("diff")}`, {
       check: (e) => e.text.includes("Hello from Corral") && e.text.includes("héllo ✓"),
       what: "the diff with the new content",
     });
     assert.equal(fs.existsSync(file), false, "nothing is written before the approval");
     await app.screenshot("approval");
 
-    await app.click(`${card} ${tid("approve-once")}`);
+    await app.answer("approve-once");
     await app.waitFor(card, { check: (e) => e.attrs["data-status"] === "done", what: "the write_file card done" });
     assert.deepEqual(fs.readFileSync(file), Buffer.from(CONTENT, "utf8"), "the file holds exactly the proposed bytes");
 

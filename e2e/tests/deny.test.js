@@ -25,8 +25,8 @@ test("a denied write_file writes nothing and the model is told it was denied", {
 
     const card = tid("tool-card", '[data-tool="write_file"]');
     await app.waitFor(card, { check: (e) => e.attrs["data-status"] === "waiting", what: "the write_file card waiting for approval" });
-    await app.waitFor(`${card} ${tid("diff")}`, { check: (e) => e.text.includes("should never exist"), what: "the diff" });
-    await app.click(`${card} ${tid("deny")}`);
+    await app.waitFor(`${tid("approval")} ${tid("diff")}`, { check: (e) => e.text.includes("should never exist"), what: "the diff" });
+    await app.answer("deny");
     await app.waitFor(card, { check: (e) => e.attrs["data-status"] === "denied", what: "the card denied" });
 
     await app.llm.waitForRequests(2);

@@ -33,7 +33,7 @@ test("command output streams in with colours, then exit code and duration; Stop 
     // First command: approve for the session (grants `node` until the project closes).
     const cards = tid("tool-card", '[data-tool="exec_shell"]');
     await app.waitForAny(cards, (e, i) => i === 0 && e.attrs["data-status"] === "waiting", { what: "the first command waiting for approval" });
-    await app.click(`${cards} ${tid("approve-session")}`);
+    await app.answer("approve-session");
 
     const panels = tid("command-panel");
     const outputs = tid("command-output");

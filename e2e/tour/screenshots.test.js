@@ -75,13 +75,14 @@ test("chat with tool cards, an approval with a diff, a command panel", { timeout
     await shot(app, "chat");
 
     await app.send("Add a shout option to greet, then run the tests.");
+    await app.waitFor(`${tid("approval")} [data-armed="true"]`, { what: "the approval, ready" });
     await app.waitFor(tid("diff"), { what: "the diff of the edit" });
     await shot(app, "approval");
-    await app.click(tid("approve-once"));
+    await app.answer("approve-once");
 
     const cards = tid("tool-card", '[data-tool="exec_shell"]');
     await app.waitForAny(cards, (e) => e.attrs["data-status"] === "waiting", { what: "the command waiting" });
-    await app.click(`${cards} ${tid("approve-once")}`);
+    await app.answer("approve-once");
     await app.waitFor(tid("command-panel"), { check: (e) => e.attrs["data-exit-code"] === "1", what: "the command's exit code" });
     await app.waitForAny(tid("message-assistant"), (e) => e.text.includes("One test fails"), { what: "the report" });
     await shot(app, "command");
