@@ -11,7 +11,8 @@
 //!   their caches, writable in the build profiles;
 //! - the project: read-only in the read-only profile, with every
 //!   secret-like file masked by an empty read-only one; writable in build
-//!   and network, with `.git/` read-only unless the program is git;
+//!   and network, with `.git/` (and any hard link to a file in it)
+//!   read-only unless the program is git;
 //! - no network (every protocol, DNS included) unless the profile has it.
 //!
 //! `--die-with-parent` and the PID namespace end every process of the
@@ -198,6 +199,11 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<String>) {
         let git = root.join(".git");
         if layout.program != "git" && git.symlink_metadata().is_ok() {
             a.path2("--ro-bind", &git, &git);
+            // A hard link made earlier is another name for a file of
+            // `.git/` in the writable mount: it is bound read-only too.
+            for link in links_into_git(root) {
+                a.path2("--ro-bind", &link, &link);
+            }
         }
     } else {
         a.path2("--ro-bind", root, root);
@@ -257,6 +263,39 @@ fn secret_paths(root: &ProjectRoot) -> (Vec<(PathBuf, bool)>, bool) {
         }
     }
     (found, true)
+}
+
+/// Files of the project outside `.git/` that are hard links to a file in
+/// `.git/` (its objects aside: they are written once and never read as
+/// configuration). New links cannot be made: `.git/` is its own mount.
+fn links_into_git(root: &Path) -> Vec<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let git = root.join(".git");
+    let linked: std::collections::HashSet<(u64, u64)> = ignore::WalkBuilder::new(&git)
+        .standard_filters(false)
+        .follow_links(false)
+        .filter_entry(|e| e.file_name() != "objects")
+        .build()
+        .flatten()
+        .filter_map(|e| e.metadata().ok())
+        .filter(|m| m.is_file() && m.nlink() > 1)
+        .map(|m| (m.dev(), m.ino()))
+        .collect();
+    if linked.is_empty() {
+        return Vec::new();
+    }
+    ignore::WalkBuilder::new(root)
+        .standard_filters(false)
+        .follow_links(false)
+        .filter_entry(|e| e.file_name() != ".git")
+        .build()
+        .flatten()
+        .filter(|e| {
+            e.metadata()
+                .is_ok_and(|m| m.is_file() && linked.contains(&(m.dev(), m.ino())))
+        })
+        .map(|e| e.into_path())
+        .collect()
 }
 
 /// Creates the empty file and folder that mask secrets, read-only.
