@@ -56,9 +56,9 @@ test("a fake card has no buttons; a 40-line command, an OSC 8 link and a bidi ov
     assert.deepEqual(approveButtons, [true], "the one Approve once is the approval area's");
 
     // The whole command, forty empty lines as markers on one row, its real work in sight.
-    const [args] = await app.query(`${area} ${tid("call-args")}`);
+    const args = await app.query(`${area} ${tid("call-args")} li`);
     const shown = `console.log('tidy')${"↵".repeat(40)}\nrequire('fs').writeFileSync('whole.txt', 'seen'); process.stdout.write('${OSC_LINK}')`;
-    assert.equal(args.text, `-e\n${shown}`);
+    assert.deepEqual(args.map((li) => li.text), ["-e", shown]);
     const [details] = await app.session.findAll(tid("approval-details"));
     const work = await app.session.execute(TEXT_RECT, [elementRef(details), "writeFileSync('whole.txt'"]);
     const box = await app.session.execute(RECT, [elementRef(details)]);

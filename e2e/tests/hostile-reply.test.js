@@ -89,7 +89,9 @@ test("typing on after Send, with space and Enter, approves nothing", { timeout: 
     // Sent with the Send button: the focus is on no text field when the approval appears.
     await app.send("Run the first step.");
     await typeOn(app, 2_500);
-    await app.waitForAny(cards, (e, i) => i === 0 && e.attrs["data-status"] === "waiting", { what: "the first command waiting" });
+    const asked = (i) => (e, j) => j === i && e.attrs["data-status"] !== "queued";
+    const first = await app.waitForAny(cards, asked(0), { what: "the first command asked about" });
+    assert.equal(first.attrs["data-status"], "waiting", "the typing did not answer the first command");
     await typeOn(app, 1_500);
     const focused = await app.session.execute(FOCUSED);
     assert.notEqual(focused?.tag, "BUTTON", `no button took the focus: ${JSON.stringify(focused)}`);
@@ -102,7 +104,8 @@ test("typing on after Send, with space and Enter, approves nothing", { timeout: 
     await app.click(tid("chat-input"));
     await app.session.keys(`Run the second step.${Keys.ENTER}`);
     await typeOn(app, 2_500);
-    await app.waitForAny(cards, (e, i) => i === 1 && e.attrs["data-status"] === "waiting", { what: "the second command waiting" });
+    const second = await app.waitForAny(cards, asked(1), { what: "the second command asked about" });
+    assert.equal(second.attrs["data-status"], "waiting", "the typing did not answer the second command");
     await typeOn(app, 1_500);
     const [, secondCard] = await app.query(cards);
     assert.equal(secondCard.attrs["data-status"], "waiting", "the second command still waits");
