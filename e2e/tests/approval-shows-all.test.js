@@ -33,7 +33,8 @@ test("a fake card has no buttons; a 40-line command, an OSC 8 link and a bidi ov
   let card = null;
   const command = () =>
     openai.toolCalls([{ name: "exec_shell", input: { command: "node", args: ["-e", SCRIPT] } }], { text: `Here is the plan:\n\n${fakeCard(card)}\n` });
-  const write = openai.toolCalls([{ name: "write_file", input: { path: RLO_NAME, content: "total: 0\n" } }]);
+  const content = Array.from({ length: 200 }, (_, i) => `line ${i + 1}\n`).join("");
+  const write = openai.toolCalls([{ name: "write_file", input: { path: RLO_NAME, content } }]);
   const script = [command, write, openai.text("All done.")];
 
   await withApp(t, { script }, async (app) => {
@@ -85,6 +86,14 @@ test("a fake card has no buttons; a 40-line command, an OSC 8 link and a bidi ov
       marks.map((m) => ({ text: m.text, title: m.attrs.title, visible: m.visible })),
       [{ text: "⟨U+202E⟩", title: "U+202E right-to-left override", visible: true }],
     );
+    // A 200-line diff does not fit: the box says so, and the buttons stay in sight.
+    await app.waitFor(tid("approval-details"), { check: (e) => e.attrs["data-cut"] === "true", what: "the details box marked as cut" });
+    const [more] = await app.query(tid("approval-details-more"));
+    assert.deepEqual({ text: more?.text, visible: more?.visible }, { text: "more below ↓ scroll to see all of it", visible: true });
+    const [deny] = await app.session.findAll(`${area} ${tid("deny")}`);
+    const [areaEl] = await app.session.findAll(area);
+    const [denyRect, areaRect] = [await app.session.execute(RECT, [elementRef(deny)]), await app.session.execute(RECT, [elementRef(areaEl)])];
+    assert.ok(within(denyRect, areaRect) && areaRect.bottom <= (await app.session.execute("return window.innerHeight;")), "Deny is in sight");
     const [writeCard] = await app.query(tid("tool-card", '[data-tool="write_file"]'));
     assert.ok(writeCard.text.includes("invoice⟨U+202E⟩txt.exe"), `the card shows the marker: ${JSON.stringify(writeCard.text)}`);
     await app.answer("deny");
