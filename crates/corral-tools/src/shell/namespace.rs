@@ -80,6 +80,31 @@ const CARGO_CACHES: [&str; 5] = [
     ".global-cache",
 ];
 
+/// The caches each program writes, created before the run when missing:
+/// the home around them is read-only in the sandbox, so the program could
+/// not create them itself.
+fn create_caches(program: &str) {
+    let home_caches: &[&str] = match program {
+        "npm" | "node" => &[".npm"],
+        "yarn" => &[".cache/yarn", ".yarn/berry"],
+        "pnpm" => &[".cache/pnpm", ".local/share/pnpm/store"],
+        "bun" => &[".bun/install/cache"],
+        _ => &[],
+    };
+    let mut dirs: Vec<PathBuf> = env::home()
+        .map(|h| home_caches.iter().map(|c| h.join(c)).collect())
+        .unwrap_or_default();
+    if program == "cargo" {
+        if let Some(cargo) = env::cargo_home().filter(|c| c.is_dir()) {
+            dirs.extend(["registry", "git"].map(|c| cargo.join(c)));
+        }
+    }
+    for dir in dirs {
+        // Best effort: without it the program reports its own error.
+        let _ = std::fs::DirBuilder::new().recursive(true).create(dir);
+    }
+}
+
 /// Most entries looked at when finding secret-like files to mask.
 const MASK_WALK_LIMIT: usize = 200_000;
 
@@ -165,6 +190,9 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<String>) {
     for dir in &hidden {
         a.path("--tmpfs", dir);
     }
+    if layout.profile.writes_project() {
+        create_caches(layout.program);
+    }
     if let Some(home) = &home {
         for dir in HOME_TOOLCHAINS {
             a.path2("--ro-bind-try", &home.join(dir), &home.join(dir));
@@ -222,7 +250,7 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<String>) {
     // with the sandbox (the mounts made inside them keep their own modes).
     for dir in hidden
         .iter()
-        .filter(|d| !d.starts_with("/tmp") && !d.starts_with("/var/tmp"))
+        .filter(|d| !matches!(d.to_str(), Some("/tmp" | "/var/tmp")))
     {
         a.path("--remount-ro", dir);
     }
