@@ -33,6 +33,8 @@ pub mod search;
 pub mod shell;
 pub mod spec;
 mod text;
+pub mod tool;
+pub mod tools;
 
 pub use error::{Error, ErrorCode, Result};
 pub use root::{ProjectRoot, RelPath};

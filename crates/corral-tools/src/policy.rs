@@ -6,9 +6,17 @@
 //! by the tools themselves and hold whatever this module decides.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::spec::Risk;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// How risky a tool is; the policy starts from this.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Risk {
+    Read,
+    Write,
+    Shell,
+}
 
 /// How much the session lets the agent do without asking.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -11,6 +11,9 @@
 mod common;
 
 use common::Project;
+use corral_tools::policy::Risk;
+use corral_tools::tool::DynTool;
+use corral_tools::tools;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use std::os::unix::fs::symlink;
@@ -61,52 +64,58 @@ fn expand(p: &Project, payload: &str) -> String {
     payload.replace("{tmp}", p.tmp.path().to_str().unwrap())
 }
 
-#[test]
-fn traversal_payloads_fail_with_the_right_code_for_every_tool() {
+/// Runs one payload through one tool in a fresh project (so a look-alike
+/// one tool creates is not what the next one finds) and checks that the
+/// outside, and the sibling whose name extends the project's, are untouched.
+fn run_payload(tool: &dyn DynTool, payload: &str, want: &str) {
     let p = Project::new();
     std::fs::create_dir(p.tmp.path().join("app-evil")).unwrap();
     std::fs::write(p.tmp.path().join("app-evil/x.txt"), "evil\n").unwrap();
     p.write("a.txt", "inside\n");
     let before = p.outside_snapshot();
     let evil_before = common::snapshot(&p.tmp.path().join("app-evil"));
-    assert!(PAYLOADS.len() >= 30);
-
-    for (payload, want) in PAYLOADS {
-        let path = expand(&p, payload);
-        assert_eq!(
-            &p.code("read_file", json!({"path": path})),
-            want,
-            "read_file {payload:?}"
-        );
-
-        // write_file last: for a look-alike it creates an oddly named file
-        // inside, which the others would then find.
-        for (tool, input) in [
-            (
-                "edit_file",
-                json!({"path": path, "old_string": "secret", "new_string": "pwned"}),
-            ),
-            ("delete_file", json!({"path": path})),
-            ("list_directory", json!({"path": path})),
-            ("write_file", json!({"path": path, "content": "pwned"})),
-        ] {
-            match p.call(tool, input) {
-                // Look-alikes are just odd names: anything created stays inside.
-                Ok(_) => assert_eq!(*want, "not_found", "{tool} {payload:?} should have failed"),
-                // Every tool fails the way read_file does.
-                Err(e) => assert_eq!(e.code.as_str(), *want, "{tool} {payload:?}"),
-            }
+    let name = tool.name();
+    match p.call(name, tool.probe(&expand(&p, payload))) {
+        // Look-alikes are just odd names: anything created stays inside,
+        // and nothing outside is read through them.
+        Ok(out) => {
+            assert_eq!(
+                want, "not_found",
+                "{name} {payload:?} should have failed: {out}"
+            );
+            assert!(
+                !out.to_string().contains("outside secret"),
+                "{name} {payload:?}: {out}"
+            );
         }
+        // A command's arguments are judged by its argument rules: what a
+        // file tool refuses, they refuse too.
+        Err(e) if tool.risk() == Risk::Shell && want != "not_found" => assert!(
+            [want, "argument_not_allowed"].contains(&e.code.as_str()),
+            "{name} {payload:?}: {e:?}"
+        ),
+        // Every file and search tool fails the way read_file does.
+        Err(e) => assert_eq!(e.code.as_str(), want, "{name} {payload:?}"),
     }
-    assert_eq!(p.outside_snapshot(), before);
+    assert_eq!(p.outside_snapshot(), before, "{name} {payload:?}");
     assert_eq!(
         common::snapshot(&p.tmp.path().join("app-evil")),
-        evil_before
+        evil_before,
+        "{name} {payload:?}"
     );
-    assert_eq!(
-        std::fs::read(p.tmp.path().join("outside/secret.txt")).unwrap(),
-        b"outside secret\n"
-    );
+}
+
+/// Every registered tool, every payload: a tool added to the registry is
+/// covered without anyone adding it here.
+#[test]
+fn traversal_payloads_fail_with_the_right_code_for_every_tool() {
+    assert!(PAYLOADS.len() >= 30);
+    assert!(tools::REGISTRY.len() >= 8);
+    for tool in tools::REGISTRY {
+        for (payload, want) in PAYLOADS {
+            run_payload(*tool, payload, want);
+        }
+    }
 }
 
 #[test]

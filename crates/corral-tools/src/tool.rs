@@ -1,0 +1,213 @@
+//! What a tool is: one [`Tool`] implementation per tool (in `tools/`), so
+//! that its name, risk, description, input schema, the paths it touches,
+//! its policy facts, its dry-run preview and its run live in one file.
+//!
+//! [`DynTool`] is the same thing with the input as JSON, implemented for
+//! every [`Tool`]: the registry holds `&dyn DynTool`s, and `spec`,
+//! `dispatch`, the CLI and the app read only that.
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::policy::{Approval, Boundaries, Mode, Risk};
+use crate::root::ProjectRoot;
+use crate::shell::ShellRun;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One tool as the LLM sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+    pub risk: Risk,
+}
+
+/// What surrounds one call: the session's mode and boundaries, whether the
+/// user approved it, and for `exec_shell` the live-output sink and cancel.
+#[derive(Default)]
+pub struct CallContext {
+    pub mode: Mode,
+    pub approval: Approval,
+    pub boundaries: Boundaries,
+    pub shell: ShellRun,
+}
+
+impl CallContext {
+    /// A context with a mode and an approval, no boundaries.
+    pub fn new(mode: Mode, approval: Approval) -> Self {
+        CallContext {
+            mode,
+            approval,
+            ..CallContext::default()
+        }
+    }
+}
+
+/// The would-be change of a call, computed without making it, by the same
+/// code that makes it: `after` is exactly the text that will be written
+/// (a BOM as U+FEFF, line endings as they will be on disk), and `diff` the
+/// unified diff from `before` to `after`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Preview {
+    /// The path as the tool resolves it, relative to the root.
+    pub path: String,
+    /// The current text; empty for a file that does not exist yet.
+    pub before: String,
+    /// The text after the call; empty for a deletion.
+    pub after: String,
+    /// Unified diff from `a/{path}` to `b/{path}`.
+    pub diff: String,
+}
+
+/// One tool. Implement it in `tools/<name>.rs` and add the value to
+/// `tools::REGISTRY`; nothing else needs to know the tool exists.
+pub trait Tool: Sync {
+    /// What the model sends; its JSON Schema is what the model is shown.
+    type Input: DeserializeOwned + schemars::JsonSchema;
+    /// What the tool returns, as JSON.
+    type Output: Serialize;
+    /// The name the model calls it by.
+    const NAME: &'static str;
+    /// Where the policy starts from.
+    const RISK: Risk;
+    /// What the model is told (whitespace is collapsed in the spec).
+    const DESCRIPTION: &'static str;
+
+    /// The paths the call works on, as typed; the policy judges each, and
+    /// where each really leads.
+    fn paths(&self, _input: &Self::Input) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Hard rules that refuse the call before anyone is asked to approve it.
+    fn precheck(&self, _root: &ProjectRoot, _input: &Self::Input) -> Result<()> {
+        Ok(())
+    }
+
+    /// Whether the call changes nothing (only a [`Risk::Shell`] tool is
+    /// asked: reads and writes are known by their risk).
+    fn read_only(&self, _root: &ProjectRoot, _input: &Self::Input) -> bool {
+        false
+    }
+
+    /// An argument naming a secret-like file the paths do not show (a
+    /// command's `HEAD:.env`); such a call asks in every mode.
+    fn named_secret(&self, _root: &ProjectRoot, _input: &Self::Input) -> Option<String> {
+        None
+    }
+
+    /// The change the call would make, without making it.
+    fn preview(&self, _root: &ProjectRoot, _input: &Self::Input) -> Result<Option<Preview>> {
+        Ok(None)
+    }
+
+    /// Runs the call (the policy has already allowed it).
+    fn run(
+        &self,
+        root: &ProjectRoot,
+        input: Self::Input,
+        ctx: &CallContext,
+    ) -> Result<Self::Output>;
+
+    /// An input that makes this tool work on `path`: the security suite
+    /// feeds every hostile path through every registered tool with it.
+    fn probe(&self, path: &str) -> Value;
+}
+
+/// What the policy needs to know of one call, from one parse of its input.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Assessment {
+    /// The paths it works on, as typed.
+    pub paths: Vec<String>,
+    /// It changes nothing ([`Tool::read_only`]).
+    pub read_only: bool,
+    /// An argument naming a secret-like file ([`Tool::named_secret`]).
+    pub named_secret: Option<String>,
+}
+
+/// A [`Tool`] with its input as JSON, so tools of different types can sit
+/// in one registry. Every method parses the input first.
+pub trait DynTool: Sync {
+    fn name(&self) -> &'static str;
+    fn risk(&self) -> Risk;
+    fn spec(&self) -> ToolSpec;
+    /// Parses the input and judges it: [`Tool::precheck`] first (its
+    /// refusal is the error), then the policy facts.
+    fn assess(&self, root: &ProjectRoot, input: &Value) -> Result<Assessment>;
+    fn preview(&self, root: &ProjectRoot, input: &Value) -> Result<Option<Preview>>;
+    fn run(&self, root: &ProjectRoot, input: Value, ctx: &CallContext) -> Result<Value>;
+    fn probe(&self, path: &str) -> Value;
+}
+
+impl<T: Tool> DynTool for T {
+    fn name(&self) -> &'static str {
+        T::NAME
+    }
+    fn risk(&self) -> Risk {
+        T::RISK
+    }
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: T::NAME.to_string(),
+            description: T::DESCRIPTION
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
+            input_schema: schema::<T::Input>(),
+            risk: T::RISK,
+        }
+    }
+    fn assess(&self, root: &ProjectRoot, input: &Value) -> Result<Assessment> {
+        let input: T::Input = parse(T::NAME, input.clone())?;
+        self.precheck(root, &input)?;
+        Ok(Assessment {
+            paths: self.paths(&input),
+            read_only: self.read_only(root, &input),
+            named_secret: self.named_secret(root, &input),
+        })
+    }
+    fn preview(&self, root: &ProjectRoot, input: &Value) -> Result<Option<Preview>> {
+        Tool::preview(self, root, &parse(T::NAME, input.clone())?)
+    }
+    fn run(&self, root: &ProjectRoot, input: Value, ctx: &CallContext) -> Result<Value> {
+        let output = Tool::run(self, root, parse(T::NAME, input)?, ctx)?;
+        serde_json::to_value(output).map_err(|e| {
+            Error::new(
+                ErrorCode::Io,
+                format!("could not encode {}'s result: {e}", T::NAME),
+            )
+        })
+    }
+    fn probe(&self, path: &str) -> Value {
+        Tool::probe(self, path)
+    }
+}
+
+/// Parses a tool input, mapping serde's message to `invalid_input`.
+pub fn parse<T: DeserializeOwned>(tool: &str, input: Value) -> Result<T> {
+    // A null field means "not given" (adapters pass absent optionals as null).
+    let input = match input {
+        Value::Null => Value::Object(Default::default()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().filter(|(_, v)| !v.is_null()).collect())
+        }
+        other => other,
+    };
+    serde_json::from_value(input).map_err(|e| {
+        Error::invalid_input(format!("invalid input for {tool}: {e}"))
+            .hint(format!("Check {tool}'s input schema."))
+            .detail("tool", tool)
+    })
+}
+
+/// The JSON Schema of an input type, without the meta fields the providers
+/// do not want.
+fn schema<T: schemars::JsonSchema>() -> Value {
+    let mut value = serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null);
+    if let Some(obj) = value.as_object_mut() {
+        obj.remove("$schema");
+        obj.remove("title");
+    }
+    value
+}

@@ -1,0 +1,35 @@
+//! `delete_file`: remove one file (or symlink), never a folder.
+
+use crate::error::Result;
+use crate::fs::{self, DeleteFileInput, DeleteFileOutput};
+use crate::policy::Risk;
+use crate::root::ProjectRoot;
+use crate::tool::{CallContext, Tool};
+use serde_json::{json, Value};
+
+pub struct DeleteFile;
+
+impl Tool for DeleteFile {
+    type Input = DeleteFileInput;
+    type Output = DeleteFileOutput;
+    const NAME: &'static str = "delete_file";
+    const RISK: Risk = Risk::Write;
+    const DESCRIPTION: &'static str = "Delete one file (not a folder) in the project.";
+
+    fn paths(&self, input: &DeleteFileInput) -> Vec<String> {
+        vec![input.path.clone()]
+    }
+
+    fn run(
+        &self,
+        root: &ProjectRoot,
+        input: DeleteFileInput,
+        _: &CallContext,
+    ) -> Result<DeleteFileOutput> {
+        fs::delete_file(root, &input)
+    }
+
+    fn probe(&self, path: &str) -> Value {
+        json!({"path": path})
+    }
+}

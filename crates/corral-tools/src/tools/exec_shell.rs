@@ -1,0 +1,51 @@
+//! `exec_shell`: one allowlisted program with an argument list, sandboxed.
+//! The policy facts of a command live here: the argument rules refuse it
+//! before anyone is asked, the read-only table lets it run unasked, and an
+//! argument naming a secret makes it ask in every mode.
+
+use crate::error::Result;
+use crate::policy::Risk;
+use crate::root::ProjectRoot;
+use crate::shell::{self, ExecShellInput, ExecShellOutput};
+use crate::tool::{CallContext, Tool};
+use serde_json::{json, Value};
+
+pub struct ExecShell;
+
+impl Tool for ExecShell {
+    type Input = ExecShellInput;
+    type Output = ExecShellOutput;
+    const NAME: &'static str = "exec_shell";
+    const RISK: Risk = Risk::Shell;
+    const DESCRIPTION: &'static str = "Run one allowlisted program (git cargo npm yarn pnpm node \
+        bun ls find grep mkdir rm mv cp touch) with an argument list, in the project root, \
+        without a shell: no pipes, redirections or globs. Returns stdout, stderr, exit_code; long \
+        output keeps its head and tail. Default timeout 30 s, max 600 s.";
+
+    fn precheck(&self, root: &ProjectRoot, input: &ExecShellInput) -> Result<()> {
+        shell::check(root, input)
+    }
+
+    fn read_only(&self, root: &ProjectRoot, input: &ExecShellInput) -> bool {
+        // Without the namespaces there is no read-only profile to run it
+        // in, so every command asks.
+        shell::is_read_only(root, input) && shell::namespaces_available()
+    }
+
+    fn named_secret(&self, root: &ProjectRoot, input: &ExecShellInput) -> Option<String> {
+        shell::named_secret(root, input)
+    }
+
+    fn run(
+        &self,
+        root: &ProjectRoot,
+        input: ExecShellInput,
+        ctx: &CallContext,
+    ) -> Result<ExecShellOutput> {
+        shell::exec_shell(root, &input, &ctx.shell)
+    }
+
+    fn probe(&self, path: &str) -> Value {
+        json!({"command": "ls", "args": [path]})
+    }
+}

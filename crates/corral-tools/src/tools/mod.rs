@@ -1,0 +1,36 @@
+//! The registry: every tool, once. `spec`, `dispatch`, the CLI and the app
+//! read this list and nothing else, so a tool added here (one file, one
+//! line) is specced, policed, callable and covered by the security suite.
+
+mod delete_file;
+mod edit_file;
+mod exec_shell;
+mod glob;
+mod list_directory;
+mod read_file;
+mod search_files;
+mod write_file;
+
+use crate::tool::DynTool;
+
+/// Every tool, in the order the model is shown them.
+pub static REGISTRY: &[&dyn DynTool] = &[
+    &read_file::ReadFile,
+    &write_file::WriteFile,
+    &edit_file::EditFile,
+    &delete_file::DeleteFile,
+    &list_directory::ListDirectory,
+    &glob::Glob,
+    &search_files::SearchFiles,
+    &exec_shell::ExecShell,
+];
+
+/// The tool called `name`.
+pub fn find(name: &str) -> Option<&'static dyn DynTool> {
+    REGISTRY.iter().copied().find(|tool| tool.name() == name)
+}
+
+/// The registered names, in registry order.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    REGISTRY.iter().map(|tool| tool.name())
+}
