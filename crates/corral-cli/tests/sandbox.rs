@@ -128,3 +128,28 @@ fn read_only_commands_cannot_write_connect_or_read_home_with_planted_code() {
         assert!(!dir.join("pwned").exists(), "{dir:?}");
     }
 }
+
+#[test]
+fn without_namespaces_every_command_asks_and_the_result_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let call = |extra: &[&str]| -> Value {
+        let out = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+            .args(["call", "--root", root, "--mode", "ask"])
+            .args(extra)
+            .args(["exec_shell", r#"{"command":"ls","args":["-a"]}"#])
+            // A bubblewrap that is not there: the fallback.
+            .env("CORRAL_BWRAP", "/nonexistent/bwrap")
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    // `ls` is read-only, but there is no read-only profile to run it in.
+    assert_eq!(call(&[])["code"], "approval_required");
+    let out = call(&["--approve"]);
+    assert_eq!(out["exit_code"], 0, "{out}");
+    assert_eq!(out["sandbox"], "landlock", "{out}");
+    assert_eq!(out["profile"], "read_only", "{out}");
+    let note = out["sandbox_note"].as_str().unwrap();
+    assert!(note.starts_with("no namespaces (bubblewrap"), "{note}");
+}

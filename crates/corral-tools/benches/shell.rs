@@ -5,8 +5,11 @@
     clippy::disallowed_methods
 )]
 //! Spawn overhead of `exec_shell` (allowlist, rules, env, TMPDIR, process
-//! group, reader threads, Landlock) over a raw `std::process::Command` of
-//! the same program with piped output.
+//! group, reader threads, and the sandbox: bubblewrap's namespaces, or
+//! Landlock where they cannot be made) over a raw `std::process::Command`
+//! of the same program with piped output. `ls -la` and `git --version` run
+//! in the read-only profile (which also looks for secrets to mask), `touch`
+//! in build.
 //!
 //! Run: `cargo bench -p corral-tools --bench shell` (plain timing loop, no
 //! extra dependency; `ITERS=500` to change the sample count).
@@ -49,7 +52,19 @@ fn main() {
         "{:<16} {:>22} {:>22} {:>10}",
         "program", "raw median/p90/mean", "exec_shell median/p90/mean", "overhead"
     );
-    for (name, args) in [("git", vec!["--version"]), ("ls", vec!["-la"])] {
+    println!(
+        "sandbox: {}",
+        if corral_tools::shell::namespaces_available() {
+            "namespaces"
+        } else {
+            "Landlock"
+        }
+    );
+    for (name, args) in [
+        ("git", vec!["--version"]),
+        ("ls", vec!["-la"]),
+        ("touch", vec!["a.txt"]),
+    ] {
         let path = which(name);
         let input = ExecShellInput {
             command: name.to_string(),
