@@ -34,7 +34,7 @@ beforeEach(() => {
   ipc.loadConversation.mockResolvedValue(null);
   ipc.callTool.mockImplementation(async (_name: string, input: { path: string }) => ({
     path: input.path,
-    entries: input.path === "." ? [{ path: "README.md", kind: "file", size: 10 }, { path: "src", kind: "dir" }] : [{ path: "src/main.rs", kind: "file" }],
+    entries: input.path === "." ? [{ path: "README.md", kind: "file", size: 10 }, { path: "invoice\u202Etxt.exe", kind: "file", size: 1 }, { path: "src", kind: "dir" }] : [{ path: "src/main.rs", kind: "file" }],
     truncated: false,
   }));
 });
@@ -51,6 +51,8 @@ describe("App", () => {
     expect(ipc.setWindowTitle).toHaveBeenLastCalledWith("app — Corral");
     const tree = screen.getByTestId("file-tree");
     await vi.waitFor(() => expect(tree.textContent).toContain("README.md"));
+    // A name's bidi override is a marker, not a reordering (`invoiceexe.txt`).
+    expect([...tree.querySelectorAll(".file")].map((f) => f.textContent)).toEqual(["invoice⟨U+202E⟩txt.exe", "README.md"]);
     await fireEvent.click(screen.getByRole("button", { name: /src/ }));
     await vi.waitFor(() => expect(tree.textContent).toContain("main.rs"));
     expect(ipc.callTool).toHaveBeenCalledWith("list_directory", { path: "src", depth: 1 });
