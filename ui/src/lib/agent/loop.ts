@@ -11,6 +11,7 @@ import { fromSaved, type SavedConversation, toSaved } from "./conversation";
 import { type AgentState, emptyState, type Item, type ToolItem } from "./state";
 import { systemPrompt } from "./systemPrompt";
 import { ToolRunner } from "./toolRunner";
+import { sandboxNotice } from "../sandboxNotice";
 import { appendUserText, CANCELLED_TEXT, textBlock } from "./transcript";
 
 export type AgentIpc = Pick<
@@ -52,7 +53,10 @@ export class AgentLoop {
     this.tools = new ToolRunner(ipc, {
       newId: this.newId,
       scheduleFrame: options.scheduleFrame,
-      updateCard: (id, change) => this.updateCard(id, change),
+      updateCard: (id, change) => {
+        this.updateCard(id, change);
+        this.noteSandbox(change.result);
+      },
       riskOf: (name) => this.specs?.find((s) => s.name === name)?.risk ?? null,
       inputError: (callId) => this.inputErrors.get(callId),
     });
@@ -283,6 +287,16 @@ export class AgentLoop {
       this.notice(`Could not save the conversation (${e.code}): ${e.message}`);
     }
   }
+
+  /** Says once per conversation that commands ran without the namespaces. */
+  private noteSandbox(result: unknown): void {
+    const text = this.sandboxNoted ? null : sandboxNotice(result);
+    if (text === null) return;
+    this.sandboxNoted = true;
+    this.notice(text);
+  }
+
+  private sandboxNoted = false;
 
   private notice(text: string): void {
     this.addItem({ kind: "notice", id: this.newId(), text });
