@@ -4,7 +4,7 @@
 use crate::error::{Error, ErrorCode, Result};
 use crate::policy::{self, Decision};
 use crate::root::{ProjectRoot, RelPath};
-use crate::tool::{DynTool, Preview};
+use crate::tool::{Assessment, DynTool, Preview};
 use crate::tools;
 use serde_json::Value;
 
@@ -32,7 +32,7 @@ pub fn decide(
     ctx: &CallContext,
 ) -> Result<Decision> {
     let tool = tool(name)?;
-    let facts = tool.assess(root, input)?;
+    let facts = tool.assess(root, input, true)?;
     // The path as typed and where it really leads: `notes.txt -> .env` is
     // judged as `.env` too, and a boundary cannot be stepped over by a link.
     let mut subjects = Vec::new();
@@ -100,11 +100,19 @@ pub fn touches_secret(root: &ProjectRoot, name: &str, input: &Value) -> bool {
     let Ok(tool) = tool(name) else {
         return false;
     };
-    // A call that cannot be judged is treated as touching one: a session
-    // grant must never cover what could not be looked at.
-    let Ok(facts) = tool.assess(root, input) else {
-        return true;
-    };
+    // An input that does not parse will fail when it runs; what it names
+    // is still judged, by its `path`, so a grant never covers it.
+    let facts = tool
+        .assess(root, input, false)
+        .unwrap_or_else(|_| Assessment {
+            paths: input
+                .get("path")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .into_iter()
+                .collect(),
+            ..Assessment::default()
+        });
     facts.named_secret.is_some()
         || facts.paths.iter().any(|path| match root.resolve(path) {
             Ok(rel) => {

@@ -44,21 +44,7 @@ impl CallContext {
     }
 }
 
-/// The would-be change of a call, computed without making it, by the same
-/// code that makes it: `after` is exactly the text that will be written
-/// (a BOM as U+FEFF, line endings as they will be on disk), and `diff` the
-/// unified diff from `before` to `after`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Preview {
-    /// The path as the tool resolves it, relative to the root.
-    pub path: String,
-    /// The current text; empty for a file that does not exist yet.
-    pub before: String,
-    /// The text after the call; empty for a deletion.
-    pub after: String,
-    /// Unified diff from `a/{path}` to `b/{path}`.
-    pub diff: String,
-}
+pub use crate::fs::Preview;
 
 /// One tool. Implement it in `tools/<name>.rs` and add the value to
 /// `tools::REGISTRY`; nothing else needs to know the tool exists.
@@ -132,9 +118,10 @@ pub trait DynTool: Sync {
     fn name(&self) -> &'static str;
     fn risk(&self) -> Risk;
     fn spec(&self) -> ToolSpec;
-    /// Parses the input and judges it: [`Tool::precheck`] first (its
-    /// refusal is the error), then the policy facts.
-    fn assess(&self, root: &ProjectRoot, input: &Value) -> Result<Assessment>;
+    /// Parses the input and gathers the policy facts. With `precheck`, the
+    /// tool's hard rules ([`Tool::precheck`]) run first and their refusal
+    /// is the error.
+    fn assess(&self, root: &ProjectRoot, input: &Value, precheck: bool) -> Result<Assessment>;
     fn preview(&self, root: &ProjectRoot, input: &Value) -> Result<Option<Preview>>;
     fn run(&self, root: &ProjectRoot, input: Value, ctx: &CallContext) -> Result<Value>;
     fn probe(&self, path: &str) -> Value;
@@ -158,9 +145,11 @@ impl<T: Tool> DynTool for T {
             risk: T::RISK,
         }
     }
-    fn assess(&self, root: &ProjectRoot, input: &Value) -> Result<Assessment> {
+    fn assess(&self, root: &ProjectRoot, input: &Value, precheck: bool) -> Result<Assessment> {
         let input: T::Input = parse(T::NAME, input.clone())?;
-        self.precheck(root, &input)?;
+        if precheck {
+            self.precheck(root, &input)?;
+        }
         Ok(Assessment {
             paths: self.paths(&input),
             read_only: self.read_only(root, &input),

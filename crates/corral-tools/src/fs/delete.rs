@@ -1,8 +1,8 @@
 //! `delete_file`: remove one file (or symlink), never a folder.
 
-use super::{git_protected, is_directory};
+use super::{current_text, git_protected, is_directory, Preview};
 use crate::error::{Error, Result};
-use crate::root::ProjectRoot;
+use crate::root::{ProjectRoot, RelPath};
 use serde::{Deserialize, Serialize};
 
 /// Input of `delete_file`.
@@ -19,8 +19,31 @@ pub struct DeleteFileOutput {
     pub path: String,
 }
 
-/// Deletes a file. A symlink is removed itself; its target is untouched.
-pub fn delete_file(root: &ProjectRoot, input: &DeleteFileInput) -> Result<DeleteFileOutput> {
+/// What [`delete_file`] would remove: the file's text against nothing. A
+/// symlink has no text of its own (deleting it leaves its target), so it
+/// has no preview; nor has a file that is not text.
+pub fn preview_delete(root: &ProjectRoot, input: &DeleteFileInput) -> Result<Preview> {
+    let rel = checked(root, input)?;
+    let shown = rel.display();
+    let meta = root
+        .dir()
+        .symlink_metadata(rel.as_path())
+        .map_err(|e| Error::from_io(&e, &shown))?;
+    if meta.file_type().is_symlink() {
+        return Err(Error::invalid_input(format!(
+            "`{shown}` is a symlink: deleting it removes the link, not what it points to"
+        ))
+        .detail("path", shown));
+    }
+    if meta.is_dir() {
+        return Err(is_directory(&shown).hint("delete_file removes files only."));
+    }
+    let before = current_text(root, &rel)?.unwrap_or_default();
+    Ok(Preview::new(shown, before, String::new()))
+}
+
+/// The path to delete, refused if it is the root or inside `.git/`.
+fn checked(root: &ProjectRoot, input: &DeleteFileInput) -> Result<RelPath> {
     let rel = root.resolve(&input.path)?;
     let shown = rel.display();
     if rel.is_root() {
@@ -29,6 +52,13 @@ pub fn delete_file(root: &ProjectRoot, input: &DeleteFileInput) -> Result<Delete
     if rel.is_git_internal() || root.canonical(&rel.parent())?.is_git_internal() {
         return Err(git_protected(&shown));
     }
+    Ok(rel)
+}
+
+/// Deletes a file. A symlink is removed itself; its target is untouched.
+pub fn delete_file(root: &ProjectRoot, input: &DeleteFileInput) -> Result<DeleteFileOutput> {
+    let rel = checked(root, input)?;
+    let shown = rel.display();
     let meta = root
         .dir()
         .symlink_metadata(rel.as_path())

@@ -4,9 +4,9 @@
 //! matched with LF and written back with CRLF), a BOM stays, the trailing
 //! newline is whatever the replacement leaves.
 
-use super::{check_write_size, read_regular, write_atomic};
+use super::{check_write_size, read_regular, write_atomic, Fingerprint, Preview};
 use crate::error::{Error, ErrorCode, Result};
-use crate::root::ProjectRoot;
+use crate::root::{ProjectRoot, RelPath};
 use crate::text::{decode, is_crlf, Text};
 use serde::{Deserialize, Serialize};
 
@@ -34,8 +34,45 @@ pub struct EditFileOutput {
     pub diff: String,
 }
 
-/// Replaces text in a file.
+/// Replaces text in a file: exactly the bytes [`preview_edit`] shows.
 pub fn edit_file(root: &ProjectRoot, input: &EditFileInput) -> Result<EditFileOutput> {
+    let loaded = load(root, input)?;
+    let planned = plan(&loaded.shown, &loaded.text, input)?;
+    write_atomic(root, &loaded.rel, &planned.bytes, Some(&loaded.fingerprint))?;
+    Ok(EditFileOutput {
+        path: loaded.shown,
+        replacements: planned.replacements,
+        diff: planned.diff,
+    })
+}
+
+/// What [`edit_file`] would write, without writing it: the same checks,
+/// the same bytes, or the same error.
+pub fn preview_edit(root: &ProjectRoot, input: &EditFileInput) -> Result<Preview> {
+    let loaded = load(root, input)?;
+    let planned = plan(&loaded.shown, &loaded.text, input)?;
+    let before = String::from_utf8(loaded.text.into_bytes());
+    let after = String::from_utf8(planned.bytes);
+    match (before, after) {
+        (Ok(before), Ok(after)) => Ok(Preview::new(loaded.shown, before, after)),
+        // Both were decoded from or built of UTF-8 strings.
+        _ => Err(Error::new(
+            ErrorCode::Io,
+            format!("the edit of `{}` could not be shown", loaded.shown),
+        )),
+    }
+}
+
+/// A file to edit, read and decoded once.
+struct Loaded {
+    rel: RelPath,
+    shown: String,
+    text: Text,
+    fingerprint: Fingerprint,
+}
+
+/// Checks the input and reads the file it names.
+fn load(root: &ProjectRoot, input: &EditFileInput) -> Result<Loaded> {
     let rel = root.resolve(&input.path)?;
     let shown = rel.display();
     if input.old_string.is_empty() {
@@ -53,6 +90,26 @@ pub fn edit_file(root: &ProjectRoot, input: &EditFileInput) -> Result<EditFileOu
     }
     let (bytes, fingerprint) = read_regular(root, &rel)?;
     let text = decode(bytes, &shown)?;
+    Ok(Loaded {
+        rel,
+        shown,
+        text,
+        fingerprint,
+    })
+}
+
+/// An edit worked out on a file's text before anything is written.
+struct Planned {
+    /// The file's new bytes: BOM, line endings and all.
+    bytes: Vec<u8>,
+    replacements: usize,
+    /// The diff the tool reports (of the text with CRLF read as LF, as the
+    /// model sent it).
+    diff: String,
+}
+
+/// The one place an edit is computed; writing and previewing both use it.
+fn plan(shown: &str, text: &Text, input: &EditFileInput) -> Result<Planned> {
     let crlf = is_crlf(&text.body);
     let (body, old, new) = if crlf {
         (
@@ -72,7 +129,7 @@ pub fn edit_file(root: &ProjectRoot, input: &EditFileInput) -> Result<EditFileOu
     // 64 million offsets. Only the lines an error lists are located.
     let count = body.matches(old.as_str()).count();
     if count == 0 {
-        return Err(no_match(&shown, &body, &old));
+        return Err(no_match(shown, &body, &old));
     }
     if count > 1 && !input.replace_all {
         let starts: Vec<usize> = body
@@ -102,23 +159,22 @@ pub fn edit_file(root: &ProjectRoot, input: &EditFileInput) -> Result<EditFileOu
     // replaced everywhere by a long new_string could ask for gigabytes.
     let projected =
         (body.len() - count * old.len()).saturating_add(count.saturating_mul(new.len()));
-    check_write_size(&shown, projected)?;
+    check_write_size(shown, projected)?;
     let replaced = body.replace(old.as_str(), &new);
-    let diff = crate::diff::unified(&shown, &body, &replaced);
+    let diff = crate::diff::unified(shown, &body, &replaced);
     let out_body = if crlf {
         replaced.replace('\n', "\r\n")
     } else {
         replaced
     };
-    let out = Text {
+    let bytes = Text {
         bom: text.bom,
         body: out_body,
     }
     .into_bytes();
-    check_write_size(&shown, out.len())?;
-    write_atomic(root, &rel, &out, Some(&fingerprint))?;
-    Ok(EditFileOutput {
-        path: shown,
+    check_write_size(shown, bytes.len())?;
+    Ok(Planned {
+        bytes,
         replacements: count,
         diff,
     })

@@ -7,15 +7,16 @@ mod list;
 mod read;
 mod write;
 
-pub use delete::{delete_file, DeleteFileInput, DeleteFileOutput};
-pub use edit::{edit_file, EditFileInput, EditFileOutput};
+pub use delete::{delete_file, preview_delete, DeleteFileInput, DeleteFileOutput};
+pub use edit::{edit_file, preview_edit, EditFileInput, EditFileOutput};
 pub use list::{list_directory, EntryKind, ListDirectoryInput, ListDirectoryOutput, ListEntry};
 pub use read::{read_file, ReadFileInput, ReadFileOutput};
-pub use write::{write_file, WriteFileInput, WriteFileOutput};
+pub use write::{preview_write, write_file, WriteFileInput, WriteFileOutput};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::root::{ProjectRoot, RelPath};
 use cap_std::fs::{Dir, Metadata, OpenOptions, OpenOptionsExt, Permissions};
+use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -23,6 +24,49 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// Largest content `write_file` / `edit_file` accept.
 pub const MAX_WRITE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The would-be change of a write, edit or delete, computed without making
+/// it, by the code that makes it: `after` is exactly the text that will be
+/// on disk (a BOM as U+FEFF, line endings as they will be), and `diff` the
+/// unified diff from `before` to `after`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Preview {
+    /// The path as the tool resolves it, relative to the root.
+    pub path: String,
+    /// The current text; empty for a file that does not exist yet.
+    pub before: String,
+    /// The text after the call; empty for a deletion.
+    pub after: String,
+    /// Unified diff from `a/{path}` to `b/{path}`.
+    pub diff: String,
+}
+
+impl Preview {
+    fn new(path: String, before: String, after: String) -> Preview {
+        let diff = crate::diff::unified(&path, &before, &after);
+        Preview {
+            path,
+            before,
+            after,
+            diff,
+        }
+    }
+}
+
+/// The whole current text of `rel` as it is on disk (BOM included), or
+/// `None` when there is no such file yet.
+fn current_text(root: &ProjectRoot, rel: &RelPath) -> Result<Option<String>> {
+    let shown = rel.display();
+    let bytes = match read_regular(root, rel) {
+        Ok((bytes, _)) => bytes,
+        Err(e) if e.code == ErrorCode::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let text = crate::text::decode(bytes, &shown)?;
+    String::from_utf8(text.into_bytes())
+        .map(Some)
+        .map_err(|_| Error::new(ErrorCode::NotText, format!("`{shown}` is not a text file")))
+}
 
 /// What identifies one version of a file on disk, to notice a change
 /// between reading it and replacing it.

@@ -4,7 +4,7 @@ use crate::error::Result;
 use crate::fs::{self, DeleteFileInput, DeleteFileOutput};
 use crate::policy::Risk;
 use crate::root::ProjectRoot;
-use crate::tool::{CallContext, Tool};
+use crate::tool::{CallContext, Preview, Tool};
 use serde_json::{json, Value};
 
 pub struct DeleteFile;
@@ -18,6 +18,10 @@ impl Tool for DeleteFile {
 
     fn paths(&self, input: &DeleteFileInput) -> Vec<String> {
         vec![input.path.clone()]
+    }
+
+    fn preview(&self, root: &ProjectRoot, input: &DeleteFileInput) -> Result<Option<Preview>> {
+        fs::preview_delete(root, input).map(Some)
     }
 
     fn run(

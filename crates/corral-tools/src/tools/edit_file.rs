@@ -4,7 +4,7 @@ use crate::error::Result;
 use crate::fs::{self, EditFileInput, EditFileOutput};
 use crate::policy::Risk;
 use crate::root::ProjectRoot;
-use crate::tool::{CallContext, Tool};
+use crate::tool::{CallContext, Preview, Tool};
 use serde_json::{json, Value};
 
 pub struct EditFile;
@@ -22,6 +22,10 @@ impl Tool for EditFile {
 
     fn paths(&self, input: &EditFileInput) -> Vec<String> {
         vec![input.path.clone()]
+    }
+
+    fn preview(&self, root: &ProjectRoot, input: &EditFileInput) -> Result<Option<Preview>> {
+        fs::preview_edit(root, input).map(Some)
     }
 
     fn run(

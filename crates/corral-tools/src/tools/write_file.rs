@@ -4,7 +4,7 @@ use crate::error::Result;
 use crate::fs::{self, WriteFileInput, WriteFileOutput};
 use crate::policy::Risk;
 use crate::root::ProjectRoot;
-use crate::tool::{CallContext, Tool};
+use crate::tool::{CallContext, Preview, Tool};
 use serde_json::{json, Value};
 
 pub struct WriteFile;
@@ -20,6 +20,10 @@ impl Tool for WriteFile {
 
     fn paths(&self, input: &WriteFileInput) -> Vec<String> {
         vec![input.path.clone()]
+    }
+
+    fn preview(&self, root: &ProjectRoot, input: &WriteFileInput) -> Result<Option<Preview>> {
+        fs::preview_write(root, input).map(Some)
     }
 
     fn run(
