@@ -1,4 +1,4 @@
-// Issue 7 (1): open a project by its command-line path, the agent proposes
+// open a project by its command-line path, the agent proposes
 // a new file, the approval card shows the diff, the user approves, the file
 // is on disk with exactly the proposed bytes and the card says done.
 

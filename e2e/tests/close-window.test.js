@@ -1,4 +1,4 @@
-// Issue 5: nothing outlives the app — not its WebKit processes, not a
+// Nothing outlives the app — not its WebKit processes, not a
 // command still running (commands run in their own process groups).
 //
 // WebKitWebDriver ends the app with SIGKILL when its window is closed, so
@@ -17,10 +17,13 @@ function quietCommand({ withChild }) {
   return { command: "node", args: ["-e", `${child}console.log('started'); setInterval(() => {}, 1000);`] };
 }
 
+/** The command's own processes in the project, not the sandbox (bwrap) around them. */
+const commandsIn = (dir) => processesIn(dir).filter((p) => !/^\d+: \S*bwrap /.test(p));
+
 async function startCommand(app, expected) {
   await app.send("Start the server.");
   await app.waitForAny(tid("command-output"), (e) => e.text.includes("started"), { what: "the command's output" });
-  await waitUntil(() => processesIn(app.dirs.project).length === expected, { what: `${expected} processes running in the project` });
+  await waitUntil(() => commandsIn(app.dirs.project).length === expected, { what: `${expected} processes running in the project` });
 }
 
 /** The app and its WebKit processes (not the driver). */

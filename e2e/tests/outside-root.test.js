@@ -1,4 +1,4 @@
-// Issue 7 (2): the model asks to read a file outside the project (by `..`,
+// the model asks to read a file outside the project (by `..`,
 // by absolute path, through a symlink). Each card shows `path_outside_root`
 // with its message and hint, the model gets the standardized error as the
 // tool result, and nothing outside is touched.

@@ -1,4 +1,4 @@
-// Issue 7 (5), over the Anthropic wire format: the provider refuses the key
+// the provider refuses the key
 // (HTTP 401), then fails mid-stream (an `api_error` event, Anthropic's 500).
 // Each time the window shows a clear error and keeps the conversation;
 // Retry sends the same conversation again, and the third try works.

@@ -1,4 +1,4 @@
-// Issue 7 (6): the conversation of a project survives a restart of the
+// the conversation of a project survives a restart of the
 // app, on screen and in what the model is sent next.
 
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Issue 7 (3): a command printing coloured lines over a few seconds shows
+// a command printing coloured lines over a few seconds shows
 // them as they arrive, then its exit code and duration; a second, long
 // command is stopped with Stop, the panel says so and the model is told.
 
