@@ -1,4 +1,4 @@
-// the user denies a write.
+// Over the Anthropic wire format: the user denies a write.
 // Nothing is written, and the next request tells the model, in a
 // tool_result marked as an error, that the user denied it.
 

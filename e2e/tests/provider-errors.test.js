@@ -1,4 +1,4 @@
-// the provider refuses the key
+// Over the Anthropic wire format: the provider refuses the key
 // (HTTP 401), then fails mid-stream (an `api_error` event, Anthropic's 500).
 // Each time the window shows a clear error and keeps the conversation;
 // Retry sends the same conversation again, and the third try works.
