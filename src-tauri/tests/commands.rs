@@ -82,7 +82,34 @@ fn request(cmd: &str, args: Value) -> InvokeRequest {
     }
 }
 
+/// `call_tool`'s arguments for a tool call written flat, as the model's
+/// input with the app's own `approval`, `run_id` and `on_output` beside it.
+fn tool_args(name: &str, flat: Value) -> Value {
+    let mut input = flat.as_object().cloned().unwrap_or_default();
+    let mut args = json!({"name": name});
+    for key in ["approval", "run_id", "on_output"] {
+        if let Some(value) = input.remove(key) {
+            args[key] = value;
+        }
+    }
+    args["input"] = Value::Object(input);
+    args
+}
+
 impl App {
+    /// Calls a tool through the one `call_tool` command.
+    fn tool(&self, name: &str, flat: Value) -> Result<Value, Value> {
+        self.invoke("call_tool", tool_args(name, flat))
+    }
+
+    fn tool_in_background(
+        &self,
+        name: &str,
+        flat: Value,
+    ) -> std::thread::JoinHandle<Result<Value, Value>> {
+        self.invoke_in_background("call_tool", tool_args(name, flat))
+    }
+
     fn invoke(&self, cmd: &str, args: Value) -> Result<Value, Value> {
         get_ipc_response(&self.webview, request(cmd, args))
             .map(|body| body.deserialize::<Value>().unwrap())
@@ -167,7 +194,7 @@ impl App {
 fn tools_need_an_open_project() {
     let app = app();
     let err = app
-        .invoke("read_file", json!({"path": "hello.txt"}))
+        .tool("read_file", json!({"path": "hello.txt"}))
         .unwrap_err();
     assert_eq!(err["code"], "no_project_open", "{err}");
     assert_eq!(app.invoke("project_info", json!({})).unwrap(), Value::Null);
@@ -178,7 +205,7 @@ fn a_tool_succeeds_with_the_llm_input_passed_straight_through() {
     let app = app();
     app.open();
     let out = app
-        .invoke("read_file", json!({"path": "hello.txt", "start_line": 1}))
+        .tool("read_file", json!({"path": "hello.txt", "start_line": 1}))
         .unwrap();
     assert_eq!(out["content"], "hello\n");
     assert_eq!(out["total_lines"], 1);
@@ -193,7 +220,7 @@ fn a_failure_is_the_standardized_error() {
     let app = app();
     app.open();
     let err = app
-        .invoke("read_file", json!({"path": "../secret"}))
+        .tool("read_file", json!({"path": "../secret"}))
         .unwrap_err();
     assert_eq!(
         err,
@@ -215,12 +242,12 @@ fn policy_asks_and_only_a_user_approval_token_lets_the_write_through() {
         )
         .unwrap();
     assert_eq!(decision["decision"], "ask");
-    let err = app.invoke("write_file", input.clone()).unwrap_err();
+    let err = app.tool("write_file", input.clone()).unwrap_err();
     assert_eq!(err["code"], "approval_required");
     let mut forged = input.clone();
     forged["approval"] = json!("not-a-token");
     assert_eq!(
-        app.invoke("write_file", forged).unwrap_err()["code"],
+        app.tool("write_file", forged).unwrap_err()["code"],
         "approval_required"
     );
     assert!(!app.project.join("new.txt").exists());
@@ -234,13 +261,13 @@ fn policy_asks_and_only_a_user_approval_token_lets_the_write_through() {
     let mut approved = input.clone();
     approved["approval"] = token.clone();
     assert_eq!(
-        app.invoke("write_file", approved.clone()).unwrap()["created"],
+        app.tool("write_file", approved.clone()).unwrap()["created"],
         true
     );
     assert_eq!(std::fs::read(app.project.join("new.txt")).unwrap(), b"x");
     // The token was used up.
     assert_eq!(
-        app.invoke("write_file", approved).unwrap_err()["code"],
+        app.tool("write_file", approved).unwrap_err()["code"],
         "approval_required"
     );
 
@@ -258,16 +285,57 @@ fn policy_asks_and_only_a_user_approval_token_lets_the_write_through() {
         )
         .unwrap();
     assert_eq!(decision["decision"], "allow");
-    app.invoke("write_file", other).unwrap();
+    app.tool("write_file", other).unwrap();
 }
 
 #[test]
 fn tool_specs_come_from_the_registry() {
     let app = app();
     let specs = app.invoke("tool_specs", json!({})).unwrap();
-    assert_eq!(specs.as_array().unwrap().len(), 8);
+    assert_eq!(
+        specs,
+        serde_json::to_value(corral_tools::spec::specs()).unwrap()
+    );
+    assert!(specs.as_array().unwrap().len() >= 8);
     assert_eq!(specs[7]["name"], "exec_shell");
     assert_eq!(specs[7]["risk"], "shell");
+}
+
+#[test]
+fn check_policy_shows_the_change_the_call_will_write() {
+    let app = app();
+    app.open();
+    std::fs::write(app.project.join("crlf.txt"), "a\r\nb\r\n").unwrap();
+    let input = json!({"path": "crlf.txt", "old_string": "b", "new_string": "c"});
+    let check = app
+        .invoke("check_policy", json!({"tool": "edit_file", "input": input}))
+        .unwrap();
+    assert_eq!(
+        check,
+        json!({"decision": "ask", "reason": "edit_file changes `crlf.txt`",
+               "preview": {"path": "crlf.txt", "before": "a\r\nb\r\n", "after": "a\r\nc\r\n",
+                           "diff": "--- a/crlf.txt\n+++ b/crlf.txt\n@@ -1,2 +1,2 @@\n a\r\n-b\r\n+c\r\n"}})
+    );
+    let token = app
+        .invoke(
+            "approve_call",
+            json!({"tool": "edit_file", "input": input, "scope": "once"}),
+        )
+        .unwrap();
+    let mut call = input.clone();
+    call["approval"] = token;
+    app.tool("edit_file", call).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(app.project.join("crlf.txt")).unwrap(),
+        check["preview"]["after"].as_str().unwrap()
+    );
+    // An edit that will miss has no preview, but the error it will fail with.
+    let miss = json!({"path": "crlf.txt", "old_string": "zzz", "new_string": "y"});
+    let check = app
+        .invoke("check_policy", json!({"tool": "edit_file", "input": miss}))
+        .unwrap();
+    assert_eq!(check["preview_error"]["code"], "no_match", "{check}");
+    assert!(check.get("preview").is_none(), "{check}");
 }
 
 #[test]
@@ -303,6 +371,18 @@ fn conversations_are_saved_per_project() {
 }
 
 /// Whether a process is running (a zombie is not).
+/// Whether a live process's command line contains `marker` (the sandbox's
+/// PID namespace hides a command's real pid from itself).
+fn running_with(marker: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
+        let pid = e.file_name();
+        let pid = pid.to_string_lossy();
+        pid.parse::<u32>().is_ok_and(alive)
+            && std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(marker))
+    })
+}
+
 fn alive(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .map(|s| !s.rsplit(") ").next().unwrap_or("").starts_with('Z'))
@@ -316,7 +396,7 @@ fn a_shell_run_streams_its_output_through_the_channel() {
     // Prints `one`, then waits for the test to create `go` before `two`.
     let script = "console.log('one'); const t = setInterval(() => { \
                   if (require('fs').existsSync('go')) { console.log('two'); clearInterval(t); } }, 20)";
-    let run = app.invoke_in_background(
+    let run = app.tool_in_background(
         "exec_shell",
         json!({"command": "node", "args": ["-e", script], "run_id": "run-1",
                "on_output": "__CHANNEL__:7"}),
@@ -345,7 +425,7 @@ fn live_output_stops_at_its_limit_and_says_so() {
     let script =
         "const s = 'x'.repeat(1 << 20); for (let i = 0; i < 12; i++) process.stdout.write(s)";
     let out = app
-        .invoke(
+        .tool(
             "exec_shell",
             json!({"command": "node", "args": ["-e", script], "run_id": "run-big",
                    "on_output": "__CHANNEL__:11"}),
@@ -375,7 +455,7 @@ fn a_stop_that_arrives_before_its_command_still_stops_it() {
         .unwrap();
     let started = std::time::Instant::now();
     let err = app
-        .invoke(
+        .tool(
             "exec_shell",
             json!({"command": "node", "args": ["-e", "setTimeout(() => {}, 20000)"],
                    "run_id": "run-early", "on_output": "__CHANNEL__:12"}),
@@ -390,13 +470,13 @@ fn a_stop_that_arrives_before_its_command_still_stops_it() {
 fn cancel_stops_a_running_shell_command() {
     let app = app();
     app.open_in_full_auto();
-    let run = app.invoke_in_background(
+    let run = app.tool_in_background(
         "exec_shell",
-        json!({"command": "node", "args": ["-e", "console.log(process.pid); setTimeout(() => {}, 30000)"],
+        json!({"command": "node", "args": ["-e", "console.log(process.pid); setTimeout(() => {}, 30411)"],
                "run_id": "run-2", "on_output": "__CHANNEL__:8"}),
     );
-    let pid = app.wait_for_output(8, |text| text.trim().parse::<u32>().ok());
-    assert!(alive(pid));
+    let _ = app.wait_for_output(8, |text| text.trim().parse::<u32>().ok());
+    assert!(running_with("30411"));
     let started = Instant::now();
     assert_eq!(
         app.invoke("cancel", json!({"run_id": "run-2"})).unwrap(),
@@ -408,7 +488,7 @@ fn cancel_stops_a_running_shell_command() {
         "cancel did not stop the run"
     );
     assert_eq!(err["code"], "cancelled", "{err}");
-    assert!(!alive(pid), "the command outlived its cancel");
+    assert!(!running_with("30411"), "the command outlived its cancel");
     // The run id is free again.
     assert_eq!(
         app.invoke("cancel", json!({"run_id": "run-2"})).unwrap(),
@@ -421,18 +501,22 @@ fn stop_all_on_exit_ends_running_commands_and_their_children() {
     let app = app();
     app.open_in_full_auto();
     // A command that starts a grandchild and prints its pid, then waits.
-    let script = "const c = require('child_process').spawn('sleep', ['30'], {stdio: 'ignore'}); \
+    let script =
+        "const c = require('child_process').spawn('sleep', ['60.432'], {stdio: 'ignore'}); \
                   console.log(c.pid); setTimeout(() => {}, 30000)";
-    let run = app.invoke_in_background(
+    let run = app.tool_in_background(
         "exec_shell",
         json!({"command": "node", "args": ["-e", script], "run_id": "run-exit",
                "on_output": "__CHANNEL__:9"}),
     );
-    let pid = app.wait_for_output(9, |text| text.trim().parse::<u32>().ok());
-    assert!(alive(pid));
+    let _ = app.wait_for_output(9, |text| text.trim().parse::<u32>().ok());
+    assert!(running_with("60.432"));
     let left = app.state().stop_all(Duration::from_secs(5));
     assert_eq!(left, 0, "a run was still registered after stop_all");
-    assert!(!alive(pid), "the command's child outlived stop_all");
+    assert!(
+        !running_with("60.432"),
+        "the command's child outlived stop_all"
+    );
     assert_eq!(run.join().unwrap().unwrap_err()["code"], "cancelled");
 }
 
@@ -441,11 +525,11 @@ fn a_remote_origin_cannot_reach_the_commands() {
     let app = app();
     app.open();
     let request = InvokeRequest {
-        cmd: "read_file".into(),
+        cmd: "call_tool".into(),
         callback: CallbackFn(0),
         error: CallbackFn(1),
         url: "https://attacker.invalid/page".parse().unwrap(),
-        body: InvokeBody::Json(json!({"path": "hello.txt"})),
+        body: InvokeBody::Json(tool_args("read_file", json!({"path": "hello.txt"}))),
         headers: Default::default(),
         invoke_key: INVOKE_KEY.to_string(),
     };
@@ -471,7 +555,7 @@ fn an_approval_of_the_models_raw_input_matches_the_command_call() {
         .unwrap();
     let mut call = input.clone();
     call["approval"] = token;
-    assert_eq!(app.invoke("edit_file", call).unwrap()["replacements"], 1);
+    assert_eq!(app.tool("edit_file", call).unwrap()["replacements"], 1);
     assert_eq!(std::fs::read(app.project.join("a.txt")).unwrap(), b"two\n");
 }
 
@@ -496,7 +580,7 @@ fn approvals_belong_to_the_project_they_were_given_in() {
         "ask"
     );
     let err = app
-        .invoke("write_file", json!({"path": "a.txt", "content": "x"}))
+        .tool("write_file", json!({"path": "a.txt", "content": "x"}))
         .unwrap_err();
     assert_eq!(err["code"], "approval_required");
     assert!(!other.join("a.txt").exists());
@@ -523,7 +607,7 @@ fn a_session_grant_asks_again_for_secret_like_paths() {
                "scope": "session"}),
     )
     .unwrap();
-    app.invoke("write_file", json!({"path": "b.txt", "content": "y"}))
+    app.tool("write_file", json!({"path": "b.txt", "content": "y"}))
         .unwrap();
     for path in [".env", "certs/server.pem", "./.env/"] {
         let decision = app
@@ -535,7 +619,7 @@ fn a_session_grant_asks_again_for_secret_like_paths() {
         assert_eq!(decision["decision"], "ask", "{path}: {decision}");
     }
     let err = app
-        .invoke("write_file", json!({"path": ".env", "content": "z"}))
+        .tool("write_file", json!({"path": ".env", "content": "z"}))
         .unwrap_err();
     assert_eq!(err["code"], "approval_required");
     assert_eq!(std::fs::read(app.project.join(".env")).unwrap(), b"KEY=1\n");
