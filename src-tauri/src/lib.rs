@@ -20,14 +20,7 @@ pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
     builder
         .plugin(navigation::guard())
         .invoke_handler(tauri::generate_handler![
-            tools::read_file,
-            tools::write_file,
-            tools::edit_file,
-            tools::delete_file,
-            tools::list_directory,
-            tools::glob,
-            tools::search_files,
-            tools::exec_shell,
+            tools::call_tool,
             project::open_project,
             project::pick_project,
             project::close_project,

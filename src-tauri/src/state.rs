@@ -4,7 +4,7 @@
 
 use crate::approvals::{Approvals, Scope};
 use crate::store::{ProjectInfo, Store};
-use corral_tools::dispatch::{self, CallContext};
+use corral_tools::dispatch::{self, CallContext, PolicyCheck};
 use corral_tools::policy::Decision;
 use corral_tools::shell::{CancelToken, ShellRun};
 use corral_tools::{Error, ErrorCode, ProjectRoot};
@@ -104,9 +104,9 @@ impl AppState {
         *lock(&self.project) = None;
     }
 
-    /// The policy decision for a proposed call; a session grant turns `ask`
-    /// into `allow`.
-    pub fn check_policy(&self, tool: &str, input: &Value) -> Result<Decision, Error> {
+    /// The policy decision for a proposed call, with the change it would
+    /// make; a session grant turns `ask` into `allow`.
+    pub fn check_policy(&self, tool: &str, input: &Value) -> Result<PolicyCheck, Error> {
         let (root, covered) = self.with_project(|open| {
             (
                 open.root.clone(),
@@ -114,11 +114,11 @@ impl AppState {
             )
         })?;
         let ctx = CallContext::new(self.store.settings().mode, Default::default());
-        let decision = dispatch::decide(&root, tool, input, &ctx)?;
-        match decision {
-            Decision::Ask { .. } if covered => Ok(Decision::Allow),
-            other => Ok(other),
+        let mut check = dispatch::check(&root, tool, input, &ctx)?;
+        if covered && matches!(check.decision, Decision::Ask { .. }) {
+            check.decision = Decision::Allow;
         }
+        Ok(check)
     }
 
     /// Records the user's approval of a call in the open project and
@@ -132,7 +132,7 @@ impl AppState {
     /// Runs one tool call off the async runtime.
     pub async fn call_tool(
         &self,
-        tool: &'static str,
+        tool: String,
         input: Value,
         approval: Option<String>,
         shell: ShellRun,
@@ -142,12 +142,13 @@ impl AppState {
         let (root, granted) = self.with_project(|open| {
             let granted = open
                 .approvals
-                .take(&open.root, tool, &input, approval.as_deref());
+                .take(&open.root, &tool, &input, approval.as_deref());
             (open.root.clone(), granted)
         })?;
         ctx.approval = granted;
         ctx.shell = shell;
-        tauri::async_runtime::spawn_blocking(move || dispatch::call(&root, tool, input, &ctx))
+        let name = tool.clone();
+        tauri::async_runtime::spawn_blocking(move || dispatch::call(&root, &name, input, &ctx))
             .await
             .map_err(|e| Error::new(ErrorCode::Io, format!("{tool} stopped unexpectedly: {e}")))?
     }

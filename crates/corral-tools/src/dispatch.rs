@@ -6,6 +6,7 @@ use crate::policy::{self, Decision};
 use crate::root::{ProjectRoot, RelPath};
 use crate::tool::{Assessment, DynTool, Preview};
 use crate::tools;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use crate::tool::{parse, CallContext};
@@ -75,22 +76,44 @@ pub fn decide(
     })
 }
 
-/// The policy decision and the change the call would make (for the
-/// approval card: computed by the code that will make it, on the same
-/// bytes). A preview that cannot be made (the edit will miss) is `Err` in
-/// the second place; the decision stands either way.
+/// What the approval card shows of a proposed call: the decision and the
+/// change the call would make, computed by the code that will make it, on
+/// the same bytes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PolicyCheck {
+    #[serde(flatten)]
+    pub decision: Decision,
+    /// The would-be change (`write_file`, `edit_file`, `delete_file`);
+    /// absent for other tools and for a denied call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<Preview>,
+    /// Why there is no preview where there would be one: the error the
+    /// call itself will fail with (an edit that will miss, a binary file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview_error: Option<Error>,
+}
+
+/// The policy decision for a proposed call, with its preview.
 pub fn check(
     root: &ProjectRoot,
     name: &str,
     input: &Value,
     ctx: &CallContext,
-) -> Result<(Decision, Result<Option<Preview>>)> {
+) -> Result<PolicyCheck> {
     let decision = decide(root, name, input, ctx)?;
     let preview = match decision {
         Decision::Deny { .. } => Ok(None),
         _ => tool(name)?.preview(root, input),
     };
-    Ok((decision, preview))
+    let (preview, preview_error) = match preview {
+        Ok(preview) => (preview, None),
+        Err(e) => (None, Some(e)),
+    };
+    Ok(PolicyCheck {
+        decision,
+        preview,
+        preview_error,
+    })
 }
 
 /// Whether a call touches a secret-like file: its `path` as typed or where

@@ -22,8 +22,11 @@ use serde_json::{json, Value};
 /// The preview of a call, checked in `ask` mode as the app checks it.
 fn preview(p: &Project, tool: &str, input: &Value) -> Result<Option<Preview>, Error> {
     let ctx = CallContext::new(Mode::Ask, Approval::None);
-    let (_, preview) = dispatch::check(&p.root, tool, input, &ctx).unwrap();
-    preview
+    let check = dispatch::check(&p.root, tool, input, &ctx).unwrap();
+    match check.preview_error {
+        Some(e) => Err(e),
+        None => Ok(check.preview),
+    }
 }
 
 /// Applies a unified diff (as `diff -u` and the tools write it, with `\ No
@@ -319,13 +322,13 @@ fn reads_and_denied_calls_have_no_preview() {
         None
     );
     let ctx = CallContext::new(Mode::ReadOnly, Approval::None);
-    let (decision, preview) = dispatch::check(
+    let check = dispatch::check(
         &p.root,
         "write_file",
         &json!({"path": "a.txt", "content": "y"}),
         &ctx,
     )
     .unwrap();
-    assert!(matches!(decision, Decision::Deny { .. }), "{decision:?}");
-    assert_eq!(preview.unwrap(), None);
+    assert!(matches!(check.decision, Decision::Deny { .. }), "{check:?}");
+    assert_eq!((check.preview, check.preview_error), (None, None));
 }

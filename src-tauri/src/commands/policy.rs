@@ -2,7 +2,7 @@
 
 use crate::approvals::Scope;
 use crate::state::AppState;
-use corral_tools::policy::Decision;
+use corral_tools::dispatch::PolicyCheck;
 use corral_tools::spec::{self, ToolSpec};
 use corral_tools::Error;
 use serde_json::Value;
@@ -18,7 +18,7 @@ pub fn check_policy(
     state: State<'_, AppState>,
     tool: String,
     input: Value,
-) -> Result<Decision, Error> {
+) -> Result<PolicyCheck, Error> {
     state.check_policy(&tool, &input)
 }
 

@@ -1,116 +1,19 @@
-//! One command per tool, named as the tool, taking the tool's input fields
-//! (snake_case) plus the user's approval token.
+//! One command for every tool: `call_tool {name, input, approval, run_id?,
+//! on_output?}`. The input is the model's object as it came; corral-tools
+//! parses it against the tool's own type, so nothing here lists a tool or
+//! its fields. A call with a `run_id` can be stopped by `cancel`; one with
+//! an `on_output` channel streams a command's output as it arrives.
 
 use crate::state::{AppState, Run};
 use corral_tools::shell::{CancelToken, ShellRun, Stream};
 use corral_tools::Error;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::{Arc, Mutex, PoisonError};
-use tauri::ipc::Channel;
-use tauri::State;
+use tauri::ipc::{Channel, JavaScriptChannelId};
+use tauri::{Runtime, State, Webview};
 
 type Output = Result<Value, Error>;
-
-#[tauri::command(rename_all = "snake_case")]
-pub async fn read_file(
-    state: State<'_, AppState>,
-    path: String,
-    start_line: Option<usize>,
-    end_line: Option<usize>,
-    approval: Option<String>,
-) -> Output {
-    let input = json!({"path": path, "start_line": start_line, "end_line": end_line});
-    state
-        .call_tool("read_file", input, approval, ShellRun::default())
-        .await
-}
-
-#[tauri::command(rename_all = "snake_case")]
-pub async fn write_file(
-    state: State<'_, AppState>,
-    path: String,
-    content: String,
-    approval: Option<String>,
-) -> Output {
-    let input = json!({"path": path, "content": content});
-    state
-        .call_tool("write_file", input, approval, ShellRun::default())
-        .await
-}
-
-#[tauri::command(rename_all = "snake_case")]
-pub async fn edit_file(
-    state: State<'_, AppState>,
-    path: String,
-    old_string: String,
-    new_string: String,
-    replace_all: Option<bool>,
-    approval: Option<String>,
-) -> Output {
-    let input = json!({"path": path, "old_string": old_string, "new_string": new_string,
-        "replace_all": replace_all});
-    state
-        .call_tool("edit_file", input, approval, ShellRun::default())
-        .await
-}
-
-#[tauri::command(rename_all = "snake_case")]
-pub async fn delete_file(
-    state: State<'_, AppState>,
-    path: String,
-    approval: Option<String>,
-) -> Output {
-    let input = json!({"path": path});
-    state
-        .call_tool("delete_file", input, approval, ShellRun::default())
-        .await
-}
-
-#[tauri::command(rename_all = "snake_case")]
-pub async fn list_directory(
-    state: State<'_, AppState>,
-    path: Option<String>,
-    depth: Option<u8>,
-    approval: Option<String>,
-) -> Output {
-    let input = json!({"path": path, "depth": depth});
-    state
-        .call_tool("list_directory", input, approval, ShellRun::default())
-        .await
-}
-
-#[tauri::command(rename_all = "snake_case")]
-pub async fn glob(
-    state: State<'_, AppState>,
-    pattern: String,
-    path: Option<String>,
-    approval: Option<String>,
-) -> Output {
-    let input = json!({"pattern": pattern, "path": path});
-    state
-        .call_tool("glob", input, approval, ShellRun::default())
-        .await
-}
-
-#[allow(clippy::too_many_arguments)]
-#[tauri::command(rename_all = "snake_case")]
-pub async fn search_files(
-    state: State<'_, AppState>,
-    query: String,
-    regex: Option<bool>,
-    case_insensitive: Option<bool>,
-    glob: Option<String>,
-    path: Option<String>,
-    max_results: Option<usize>,
-    approval: Option<String>,
-) -> Output {
-    let input = json!({"query": query, "regex": regex, "case_insensitive": case_insensitive,
-        "glob": glob, "path": path, "max_results": max_results});
-    state
-        .call_tool("search_files", input, approval, ShellRun::default())
-        .await
-}
 
 /// A chunk of live command output, as the panel receives it.
 #[derive(Debug, Clone, Serialize)]
@@ -120,47 +23,41 @@ pub struct ShellEvent {
     pub data: String,
 }
 
-#[allow(clippy::too_many_arguments)]
 #[tauri::command(rename_all = "snake_case")]
-pub async fn exec_shell(
+pub async fn call_tool<R: Runtime>(
+    webview: Webview<R>,
     state: State<'_, AppState>,
-    command: String,
-    args: Option<Vec<String>>,
-    timeout_secs: Option<u64>,
-    approval: Option<String>,
-    run_id: String,
-    on_output: Channel<ShellEvent>,
-) -> Output {
-    let input = json!({"command": command, "args": args, "timeout_secs": timeout_secs});
-    run_shell(&state, input, approval, &run_id, on_output).await
-}
-
-/// `exec_shell` with its output streamed to `channel` and cancellable by `run_id`.
-async fn run_shell(
-    state: &AppState,
+    name: String,
     input: Value,
     approval: Option<String>,
-    run_id: &str,
-    channel: Channel<ShellEvent>,
+    run_id: Option<String>,
+    on_output: Option<JavaScriptChannelId>,
 ) -> Output {
-    let cancel = CancelToken::default();
-    state.start_run(run_id, Run::Shell(cancel.clone()))?;
+    let channel = on_output.map(|id| id.channel_on::<R, ShellEvent>(webview));
+    let mut run = ShellRun {
+        on_output: channel.map(sink),
+        ..ShellRun::default()
+    };
+    let Some(run_id) = run_id else {
+        return state.call_tool(name, input, approval, run).await;
+    };
+    run.cancel = CancelToken::default();
+    state.start_run(&run_id, Run::Shell(run.cancel.clone()))?;
+    let result = state.call_tool(name, input, approval, run).await;
+    state.end_run(&run_id);
+    result
+}
+
+/// The live-output sink that sends a run's output to `channel`.
+fn sink(channel: Channel<ShellEvent>) -> corral_tools::shell::OutputSink {
     let live = Mutex::new(LiveOutput::default());
-    let sink = Arc::new(move |stream: Stream, bytes: &[u8]| {
+    Arc::new(move |stream: Stream, bytes: &[u8]| {
         let mut live = live.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(event) = live.next(stream, bytes) {
             // A closed window cannot receive; the run goes on and is returned.
             let _ = channel.send(event);
         }
-    });
-    let run = ShellRun {
-        cancel,
-        on_output: Some(sink),
-        ..ShellRun::default()
-    };
-    let result = state.call_tool("exec_shell", input, approval, run).await;
-    state.end_run(run_id);
-    result
+    })
 }
 
 /// Most bytes of one run's output streamed to the window; the result keeps

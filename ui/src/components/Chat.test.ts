@@ -62,11 +62,12 @@ describe("Chat", () => {
   it("renders approval cards whose buttons drive the loop", async () => {
     const w = use("write_file", { path: "a.txt", content: "hi\n" });
     const t = setup([callTools(w), say("written")]);
-    t.ipc.checkPolicy.mockResolvedValue({ decision: "ask", reason: "writes need approval" });
-    t.ipc.callTool.mockImplementation(async (name, input) => {
-      if (name === "read_file") throw { code: "not_found", message: "no such file", hint: "", retryable: false, details: {} };
-      return { path: input.path, bytes: 3, created: true };
+    t.ipc.checkPolicy.mockResolvedValue({
+      decision: "ask",
+      reason: "writes need approval",
+      preview: { path: "a.txt", before: "", after: "hi\n", diff: "--- a/a.txt\n+++ b/a.txt\n@@ -0,0 +1 @@\n+hi\n" },
     });
+    t.ipc.callTool.mockImplementation(async (_name, input) => ({ path: input.path, bytes: 3, created: true }));
     void t.loop.send("write a");
     await vi.waitFor(() => expect(screen.getByTestId("approval").dataset.tool).toBe("write_file"));
     // The approval area sits outside the message log, under it.

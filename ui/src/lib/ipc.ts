@@ -9,7 +9,7 @@ import type {
   LlmEvent,
   LlmRequest,
   LocalServer,
-  PolicyDecision,
+  PolicyCheck,
   ProjectInfo,
   Settings,
   SettingsInput,
@@ -43,21 +43,22 @@ export const ipc = {
   // Policy and approvals
   toolSpecs: () => call<ToolSpec[]>("tool_specs"),
   checkPolicy: (tool: string, input: Record<string, unknown>) =>
-    call<PolicyDecision>("check_policy", { tool, input }),
+    call<PolicyCheck>("check_policy", { tool, input }),
   approveCall: (tool: string, input: Record<string, unknown>, scope: ApprovalScope) =>
     call<string>("approve_call", { tool, input, scope }),
 
-  // Tools. The model's input object passes straight through as the args.
+  // Tools: one command for all; the model's input object passes straight through.
   callTool: (name: string, input: Record<string, unknown>, approval?: string) =>
-    call<unknown>(name, approval === undefined ? input : { ...input, approval }),
+    call<unknown>("call_tool", { name, input, ...(approval === undefined ? {} : { approval }) }),
   execShell: (
     input: Record<string, unknown>,
     approval: string | undefined,
     runId: string,
     onOutput: (event: ShellEvent) => void,
   ) =>
-    call<ShellOutput>("exec_shell", {
-      ...input,
+    call<ShellOutput>("call_tool", {
+      name: "exec_shell",
+      input,
       ...(approval === undefined ? {} : { approval }),
       run_id: runId,
       on_output: channel(onOutput),

@@ -1,6 +1,6 @@
 // The small pure pieces the components and the loop stand on.
 import { describe, expect, it } from "vitest";
-import { applyEdit, computePreview, readWhole } from "./agent/preview";
+import { previewOf } from "./agent/preview";
 import { diffRows } from "./diffRows";
 import { OutputBuffer } from "./outputBuffer";
 import { visibleRange } from "./virtualRange";
@@ -24,38 +24,27 @@ describe("diffRows", () => {
   });
 });
 
-describe("applyEdit", () => {
-  it("replaces one occurrence, refuses ambiguity, and honours replace_all", () => {
-    expect(applyEdit("x = 1\ny = 1\n", "x = 1", "x = 2", false)).toEqual({ ok: true, after: "x = 2\ny = 1\n" });
-    expect(applyEdit("a a", "a", "b", false).ok).toBe(false);
-    expect(applyEdit("a a", "a", "b", true)).toEqual({ ok: true, after: "b b" });
-    expect(applyEdit("abc", "zzz", "y", false).ok).toBe(false);
+// Edits are previewed in Rust by the code that makes them (crates/corral-tools
+// tests/preview.rs); the UI only carries the answer to the card.
+describe("previewOf", () => {
+  it("shows check_policy's preview as it came, byte for byte", () => {
+    const preview = { path: "a.txt", before: "\ufeffone\r\n", after: "\ufefftwo\r\n", diff: "--- a/a.txt\n" };
+    expect(previewOf({ decision: "ask", reason: "r", preview }, "./a.txt")).toEqual({
+      kind: "diff",
+      path: "a.txt",
+      before: "\ufeffone\r\n",
+      after: "\ufefftwo\r\n",
+    });
   });
 
-  it("keeps CRLF files CRLF and $ patterns literal", () => {
-    expect(applyEdit("one\r\ntwo\r\n", "one\ntwo", "1\n2", false)).toEqual({ ok: true, after: "1\r\n2\r\n" });
-    expect(applyEdit("price", "price", "$& $1", false)).toEqual({ ok: true, after: "$& $1" });
-  });
-});
-
-describe("previews", () => {
-  it("reads a large file in windows and treats not_found as empty", async () => {
-    const windows = [
-      { content: "1\n2\n", start_line: 1, end_line: 2, total_lines: 3, truncated: true },
-      { content: "3\n", start_line: 3, end_line: 3, total_lines: 3, truncated: false },
-    ];
-    const starts: unknown[] = [];
-    const read = async (input: Record<string, unknown>) => {
-      starts.push(input.start_line);
-      return windows.shift();
-    };
-    expect(await readWhole(read, "big.txt")).toBe("1\n2\n3\n");
-    expect(starts).toEqual([1, 3]);
-    const missing = async () => {
-      throw { code: "not_found", message: "nope", hint: "", retryable: false, details: {} };
-    };
-    expect(await computePreview(missing, "write_file", { path: "new.txt", content: "x" })).toEqual({ kind: "diff", path: "new.txt", before: "", after: "x" });
-    expect((await computePreview(missing, "edit_file", { path: "new.txt", old_string: "a", new_string: "b" })).kind).toBe("unavailable");
+  it("says why there is none, and has nothing for tools without previews", () => {
+    const error = { code: "no_match", message: "old_string was not found", hint: "", retryable: false, details: {} };
+    expect(previewOf({ decision: "ask", reason: "r", preview_error: error }, "a.txt")).toEqual({
+      kind: "unavailable",
+      path: "a.txt",
+      reason: "no_match: old_string was not found",
+    });
+    expect(previewOf({ decision: "allow" }, "a.txt")).toBeUndefined();
   });
 });
 

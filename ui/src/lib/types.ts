@@ -50,6 +50,11 @@ export type PolicyDecision =
   | { decision: "ask"; reason: string }
   | { decision: "deny"; reason: string };
 
+/** The change a write, edit or delete would make, computed by the Rust code that makes it. */
+export type ToolPreview = { path: string; before: string; after: string; diff: string };
+/** `check_policy`'s answer: the decision, and the preview (or why there is none). */
+export type PolicyCheck = PolicyDecision & { preview?: ToolPreview; preview_error?: WireError };
+
 export type ApprovalScope = "once" | "session";
 
 export type Role = "user" | "assistant";

@@ -93,12 +93,12 @@ describe("AgentLoop", () => {
   it("asks before a write, shows the would-be diff, and approves once with a token", async () => {
     const w = use("write_file", { path: "notes.md", content: "new\n" });
     const t = setup([callTools(w), say("ok")]);
-    t.ipc.checkPolicy.mockResolvedValue({ decision: "ask", reason: "writes need approval" });
-    t.ipc.callTool.mockImplementation(async (name, input) =>
-      name === "read_file"
-        ? { path: input.path, content: "old\n", start_line: 1, end_line: 1, total_lines: 1, truncated: false }
-        : { path: input.path, bytes: 4, created: false },
-    );
+    t.ipc.checkPolicy.mockResolvedValue({
+      decision: "ask",
+      reason: "writes need approval",
+      preview: { path: "notes.md", before: "old\n", after: "new\n", diff: "--- a/notes.md\n+++ b/notes.md\n@@ -1 +1 @@\n-old\n+new\n" },
+    });
+    t.ipc.callTool.mockImplementation(async (_name, input) => ({ path: input.path, bytes: 4, created: false }));
     const sent = t.loop.send("update notes");
     await vi.waitFor(() => expect(t.cards()[0]?.status).toBe("waiting"));
     const card = t.cards()[0];

@@ -2,22 +2,19 @@
 // Rust side is reached only through the `AgentIpc` functions passed in, and
 // the UI only reads `state` and calls send / retry / stop / decide.
 import { toWireError, wireError } from "../errors";
-import type { Ipc } from "../ipc";
 import { type FrameScheduler, OutputBuffer } from "../outputBuffer";
 import { type Readable, writable } from "../store";
-import type { ApprovalScope, LlmEvent, LlmRequest, Message, ToolResultBlock, ToolSpec, ToolUseBlock, WireError } from "../types";
+import type { LlmEvent, LlmRequest, Message, ToolResultBlock, ToolSpec, ToolUseBlock, WireError } from "../types";
 import { StreamAssembler } from "./assembler";
 import { fromSaved, type SavedConversation, toSaved } from "./conversation";
 import { type AgentState, emptyState, type Item, type ToolItem } from "./state";
 import { systemPrompt } from "./systemPrompt";
+import type { AgentIpc, Decision, RunControl } from "./ports";
 import { ToolRunner } from "./toolRunner";
 import { sandboxNotice } from "../sandboxNotice";
 import { appendUserText, CANCELLED_TEXT, textBlock } from "./transcript";
 
-export type AgentIpc = Pick<
-  Ipc,
-  "llmStream" | "cancel" | "toolSpecs" | "checkPolicy" | "approveCall" | "callTool" | "execShell" | "saveConversation"
->;
+export type { AgentIpc, Decision, RunControl } from "./ports";
 
 export type AgentOptions = {
   projectRoot: string;
@@ -27,10 +24,6 @@ export type AgentOptions = {
   scheduleFrame?: FrameScheduler;
 };
 
-export type Decision = ApprovalScope | "deny";
-
-/** One run of the loop; Stop flips `cancelled` and fires every hook. */
-export type RunControl = { cancelled: boolean; hooks: Set<() => void> };
 
 type TurnOutcome = { message: Message | null; stopReason: string; error: WireError | null };
 

@@ -3,9 +3,9 @@
 // consecutive read-only calls together, each write or command alone.
 import { toWireError, wireError } from "../errors";
 import { type FrameScheduler, OutputBuffer } from "../outputBuffer";
-import type { PolicyDecision, Risk, ToolResultBlock, ToolUseBlock, WireError } from "../types";
-import type { AgentIpc, Decision, RunControl } from "./loop";
-import { computePreview, hasPreview } from "./preview";
+import type { PolicyCheck, Risk, ToolResultBlock, ToolUseBlock, WireError } from "../types";
+import type { AgentIpc, Decision, RunControl } from "./ports";
+import { previewOf } from "./preview";
 import type { ToolItem } from "./state";
 import { DENIED_TEXT, errorBlock, resultBlock, textBlock } from "./transcript";
 
@@ -88,7 +88,7 @@ export class ToolRunner {
     }
     const inputError = this.hooks.inputError(use.id);
     if (inputError) return this.fail(use, id, inputError);
-    let policy: PolicyDecision;
+    let policy: PolicyCheck;
     try {
       policy = await this.ipc.checkPolicy(use.name, use.input);
     } catch (error) {
@@ -99,10 +99,9 @@ export class ToolRunner {
       this.hooks.updateCard(id, { status: "denied", reason: policy.reason, error });
       return { kind: "result", result: errorBlock(use, error) };
     }
-    if (hasPreview(use.name)) {
-      const preview = await computePreview((input) => this.ipc.callTool("read_file", input), use.name, use.input);
-      this.hooks.updateCard(id, { preview });
-    }
+    // The change as Rust computed it with the code that will make it.
+    const preview = previewOf(policy, use.input.path);
+    if (preview) this.hooks.updateCard(id, { preview });
     if (policy.decision === "allow") return { kind: "run" };
 
     this.hooks.updateCard(id, { status: "waiting", reason: policy.reason });
