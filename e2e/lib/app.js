@@ -26,7 +26,8 @@ export const ARTIFACTS = path.join(E2E, "artifacts");
 const IDENTIFIER = "dev.corral.desktop"; // tauri.conf.json
 
 /** The app binary the suite drives (built by scripts/e2e.sh). */
-export const APP_BINARY = process.env.CORRAL_E2E_APP ?? path.join(REPO, "target", "debug", "corral");
+export const APP_BINARY =
+  process.env.CORRAL_E2E_APP ?? path.join(path.resolve(REPO, process.env.CARGO_TARGET_DIR || "target"), "debug", "corral");
 
 function which(name) {
   const dirs = [...(process.env.PATH ?? "").split(path.delimiter), path.join(os.homedir(), ".cargo", "bin")];
