@@ -47,6 +47,31 @@ pub(crate) const GIT_OVERRIDES: [(&str, &str); 3] = [
     ("safe.bareRepository", "explicit"),
 ];
 
+/// Folders beneath `~` a toolchain writes to (caches, never `bin`, nor a
+/// folder on the user's PATH such as pnpm's home, nor corepack's cache of
+/// package-manager programs). Writable in the build profiles, under the
+/// namespaces and under Landlock alike.
+pub(crate) const HOME_CACHES: [&str; 10] = [
+    ".npm",
+    ".cache/pnpm",
+    ".cache/yarn",
+    ".cache/node-gyp",
+    ".local/share/pnpm/store",
+    ".yarn/berry",
+    ".bun/install/cache",
+    ".node-gyp",
+    ".cache/go-build",
+    ".cache/uv",
+];
+
+/// Folders beneath cargo's home that cargo writes to while fetching.
+pub(crate) const CARGO_CACHES: [&str; 2] = ["registry", "git"];
+
+/// Files beneath cargo's home that cargo locks or updates (opened for
+/// writing, never created, by the child).
+pub(crate) const CARGO_FILES: [&str; 3] =
+    [".package-cache", ".package-cache-mutate", ".global-cache"];
+
 /// The user's home, if known.
 pub(crate) fn home() -> Option<PathBuf> {
     std::env::var_os("HOME")

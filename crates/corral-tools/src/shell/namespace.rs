@@ -53,32 +53,9 @@ const HOME_TOOLCHAINS: [&str; 8] = [
     ".pyenv",
 ];
 
-/// Toolchain caches beneath `~`, writable in the build profiles.
-const HOME_CACHES: [&str; 10] = [
-    ".npm",
-    ".cache/pnpm",
-    ".cache/yarn",
-    ".cache/node-gyp",
-    ".local/share/pnpm/store",
-    ".yarn/berry",
-    ".bun/install/cache",
-    ".node-gyp",
-    ".cache/go-build",
-    ".cache/uv",
-];
-
 /// git's own configuration (the user's name for commits), shown to an
 /// approved git only.
 const GIT_CONFIG: [&str; 2] = [".gitconfig", ".config/git"];
-
-/// Cargo's writable parts beneath its home.
-const CARGO_CACHES: [&str; 5] = [
-    "registry",
-    "git",
-    ".package-cache",
-    ".package-cache-mutate",
-    ".global-cache",
-];
 
 /// The caches each program writes, created before the run when missing:
 /// the home around them is read-only in the sandbox, so the program could
@@ -198,7 +175,7 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<String>) {
             a.path2("--ro-bind-try", &home.join(dir), &home.join(dir));
         }
         if layout.profile.writes_project() {
-            for dir in HOME_CACHES {
+            for dir in env::HOME_CACHES {
                 a.path2("--bind-try", &home.join(dir), &home.join(dir));
             }
             if layout.program == "git" {
@@ -211,7 +188,7 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<String>) {
     if let Some(cargo) = env::cargo_home() {
         a.path2("--ro-bind-try", &cargo, &cargo);
         if layout.profile.writes_project() {
-            for part in CARGO_CACHES {
+            for part in env::CARGO_CACHES.iter().chain(&env::CARGO_FILES) {
                 a.path2("--bind-try", &cargo.join(part), &cargo.join(part));
             }
         }

@@ -30,27 +30,6 @@ pub(crate) const STATUS_FULL: u8 = b'F';
 pub(crate) const STATUS_PARTIAL: u8 = b'P';
 pub(crate) const STATUS_NONE: u8 = b'N';
 
-/// Folders beneath `~` a toolchain writes to (caches, never `bin`, nor a
-/// folder on the user's PATH such as pnpm's home, nor corepack's cache of
-/// package-manager programs).
-const HOME_CACHES: [&str; 8] = [
-    ".npm",
-    ".cache/pnpm",
-    ".cache/yarn",
-    ".cache/node-gyp",
-    ".local/share/pnpm/store",
-    ".yarn/berry",
-    ".bun/install/cache",
-    ".node-gyp",
-];
-
-/// Folders beneath cargo's home that cargo writes to while fetching.
-const CARGO_CACHES: [&str; 2] = ["registry", "git"];
-
-/// Files beneath cargo's home that cargo locks or updates (they are opened
-/// for writing, never created, by the sandboxed child).
-const CARGO_FILES: [&str; 3] = [".package-cache", ".package-cache-mutate", ".global-cache"];
-
 /// Device files a program may open for writing.
 const DEVICES: [&str; 6] = [
     "/dev/null",
@@ -69,10 +48,10 @@ pub(crate) fn writable_dirs(root: &Path, tmpdir: &Path, profile: Profile) -> Vec
     }
     dirs.push(root.to_path_buf());
     if let Some(home) = super::env::home() {
-        dirs.extend(HOME_CACHES.iter().map(|c| home.join(c)));
+        dirs.extend(super::env::HOME_CACHES.iter().map(|c| home.join(c)));
     }
     if let Some(cargo) = super::env::cargo_home() {
-        dirs.extend(CARGO_CACHES.iter().map(|c| cargo.join(c)));
+        dirs.extend(super::env::CARGO_CACHES.iter().map(|c| cargo.join(c)));
     }
     dirs
 }
@@ -84,7 +63,7 @@ pub(crate) fn writable_files(profile: Profile) -> Vec<PathBuf> {
         return files;
     }
     if let Some(cargo) = super::env::cargo_home() {
-        files.extend(CARGO_FILES.iter().map(|f| cargo.join(f)));
+        files.extend(super::env::CARGO_FILES.iter().map(|f| cargo.join(f)));
     }
     files
 }
