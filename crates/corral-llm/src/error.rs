@@ -1,5 +1,5 @@
 //! What can go wrong talking to a provider, and its one mapping to the
-//! standardized wire error ([`corral_tools::Error`]).
+//! standardized wire error ([`corral_protocol::Error`]).
 //!
 //! | failure | code | retryable |
 //! |---|---|---|
@@ -15,7 +15,7 @@
 //! `details`. The API key is scrubbed from everything, whatever echoed it.
 
 use crate::config::Provider;
-use corral_tools::error::{Error, ErrorCode};
+use corral_protocol::error::{Error, ErrorCode};
 use serde_json::Value;
 use std::time::Duration;
 

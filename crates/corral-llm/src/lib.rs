@@ -7,7 +7,7 @@
 //! and hands back one normalized [`StreamEvent`] sequence: text deltas,
 //! tool call start / argument delta / end, usage, retries, and exactly one
 //! terminal `Done` or `Error`. Failures are the standardized
-//! [`corral_tools::Error`] with an `llm_*` code (see [`error`]
+//! [`corral_protocol::Error`] with an `llm_*` code (see [`error`]
 //! for the mapping). The crate knows nothing of Tauri; the app forwards the
 //! events to a channel.
 //!
@@ -100,7 +100,7 @@ pub async fn stream(
 /// output limit, as reasoning models give) counts as success.
 /// Returns the model the provider says answered (it may be a dated name,
 /// e.g. `claude-sonnet-4-5-20250929`), else the configured one.
-pub async fn test_connection(config: &ProviderConfig) -> Result<String, corral_tools::Error> {
+pub async fn test_connection(config: &ProviderConfig) -> Result<String, corral_protocol::Error> {
     let url = config.endpoint();
     let shown = display_url(&url);
     let ctx = WireContext {

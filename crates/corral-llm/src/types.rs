@@ -1,7 +1,7 @@
 //! The provider-neutral request and event types, with the JSON shapes of
 //! `docs/ipc.md` (`LlmRequest`, `Message`, `Block`, `LlmEvent`).
 
-use corral_tools::Error;
+use corral_protocol::Error;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -164,7 +164,7 @@ pub enum StreamEvent {
         /// How long the bridge waits before it.
         delay_ms: u64,
         /// Why the previous attempt failed.
-        error: corral_tools::Error,
+        error: corral_protocol::Error,
     },
     /// Terminal: the answer is complete. `stop_reason` is `end_turn`,
     /// `tool_use`, `max_tokens`, `cancelled` (the caller cancelled), or
@@ -176,7 +176,7 @@ pub enum StreamEvent {
     /// Terminal: the answer failed.
     Error {
         /// What went wrong, as the standardized error.
-        error: corral_tools::Error,
+        error: corral_protocol::Error,
     },
 }
 

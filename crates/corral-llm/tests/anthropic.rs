@@ -334,8 +334,8 @@ async fn unauthorized_is_llm_auth_with_the_providers_message() {
     assert_eq!(
         events,
         vec![StreamEvent::Error {
-            error: corral_tools::Error {
-                code: corral_tools::error::ErrorCode::LlmAuth,
+            error: corral_protocol::Error {
+                code: corral_protocol::error::ErrorCode::LlmAuth,
                 message: "Anthropic rejected the credentials (HTTP 401): invalid x-api-key".into(),
                 hint: "Check the API key in Settings.".into(),
                 retryable: false,

@@ -3,7 +3,7 @@
 //! `Block`, `LlmEvent`, `Provider`.
 
 use corral_llm::{Block, ChatRequest, Message, Provider, Role, StreamEvent, ToolDef};
-use corral_tools::error::{Error, ErrorCode};
+use corral_protocol::error::{Error, ErrorCode};
 use pretty_assertions::assert_eq;
 use serde_json::{json, Map, Value};
 

@@ -25,7 +25,6 @@
 
 mod diff;
 pub mod dispatch;
-pub mod error;
 pub mod fs;
 pub mod policy;
 pub mod root;
@@ -36,5 +35,7 @@ mod text;
 pub mod tool;
 pub mod tools;
 
-pub use error::{Error, ErrorCode, Result};
+/// The standardized error, from the leaf crate every part of Corral shares.
+pub use corral_protocol::error;
+pub use corral_protocol::{Error, ErrorCode, Result};
 pub use root::{ProjectRoot, RelPath};

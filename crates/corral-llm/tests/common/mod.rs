@@ -327,7 +327,7 @@ pub async fn collect_with(
 }
 
 /// The error of a stream's terminal `Error` event.
-pub fn terminal_error(events: &[StreamEvent]) -> corral_tools::Error {
+pub fn terminal_error(events: &[StreamEvent]) -> corral_protocol::Error {
     match events.last() {
         Some(StreamEvent::Error { error }) => error.clone(),
         other => panic!("expected an error, got {other:?}"),
