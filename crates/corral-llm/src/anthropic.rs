@@ -6,7 +6,7 @@
 //! `ping` and `error` may come at any point.
 
 use crate::config::ProviderConfig;
-use crate::driver::{tool_call_end, Decoder, Step, ToolInputBudget};
+use crate::decode::{tool_call_end, Decoder, Step, ToolInputBudget};
 use crate::error::{LlmError, ProviderMessage};
 use crate::sse::SseEvent;
 use crate::types::{Block, ChatRequest, Message, StreamEvent};

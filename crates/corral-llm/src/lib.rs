@@ -39,6 +39,7 @@
 
 mod anthropic;
 mod config;
+mod decode;
 mod driver;
 pub mod error;
 mod http;

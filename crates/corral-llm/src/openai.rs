@@ -3,7 +3,7 @@
 //! Ollama, LM Studio, llama.cpp's llama-server, vLLM).
 
 use crate::config::ProviderConfig;
-use crate::driver::{tool_call_end, Decoder, Step, ToolInputBudget};
+use crate::decode::{tool_call_end, Decoder, Step, ToolInputBudget};
 use crate::error::{LlmError, ProviderMessage};
 use crate::sse::SseEvent;
 use crate::types::{Block, ChatRequest, Role, StreamEvent};
