@@ -301,6 +301,32 @@ fn tool_specs_come_from_the_registry() {
     assert_eq!(specs[7]["risk"], "shell");
 }
 
+/// `count_lines` exists only in corral-tools' registry (feature
+/// `throwaway-tool`, on for these tests); the app lists it and calls it
+/// through `call_tool` without naming it anywhere.
+#[test]
+fn a_tool_registered_in_one_place_is_listed_and_callable() {
+    let app = app();
+    let specs = app.invoke("tool_specs", json!({})).unwrap();
+    let names: Vec<&str> = specs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"count_lines"), "{names:?}");
+    app.open();
+    assert_eq!(
+        app.tool("count_lines", json!({"path": "hello.txt"}))
+            .unwrap(),
+        json!({"path": "hello.txt", "lines": 1})
+    );
+    let err = app
+        .tool("count_lines", json!({"path": "../x"}))
+        .unwrap_err();
+    assert_eq!(err["code"], "path_outside_root");
+}
+
 #[test]
 fn check_policy_shows_the_change_the_call_will_write() {
     let app = app();

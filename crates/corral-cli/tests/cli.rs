@@ -52,11 +52,42 @@ fn tools_prints_every_spec() {
             "list_directory",
             "glob",
             "search_files",
-            "exec_shell"
+            "exec_shell",
+            // The throwaway tool the tests register (feature `throwaway-tool`).
+            "count_lines"
         ]
     );
     assert_eq!(specs[0]["risk"], "read");
     assert_eq!(specs[0]["input_schema"]["type"], "object");
+}
+
+/// `count_lines` is registered by one file and one registry line in
+/// corral-tools; nothing in the CLI names it, yet it is specced, policed
+/// and callable.
+#[test]
+fn a_tool_registered_in_one_place_is_listed_and_callable() {
+    let (_, specs) = cli(&["tools"], None);
+    let spec = specs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "count_lines")
+        .expect("count_lines is listed");
+    assert_eq!(spec["risk"], "read");
+    assert_eq!(spec["input_schema"]["required"], json!(["path"]));
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("three.txt"), "a\nb\nc\n").unwrap();
+    let root = dir.path().to_str().unwrap();
+    let call = |input: &str| cli(&["call", "--root", root, "count_lines", input], None);
+    assert_eq!(
+        call(r#"{"path":"three.txt"}"#),
+        (0, json!({"path": "three.txt", "lines": 3}))
+    );
+    let (code, err) = call(r#"{"path":"../outside.txt"}"#);
+    assert_eq!((code, err["code"].as_str()), (1, Some("path_outside_root")));
+    let (code, err) = call(r#"{"path":"three.txt","extra":1}"#);
+    assert_eq!((code, err["code"].as_str()), (1, Some("invalid_input")));
 }
 
 #[test]

@@ -34,7 +34,10 @@ mod tests {
 
     #[test]
     fn the_specs_are_the_registry_in_order_with_unique_names() {
-        let names: Vec<String> = specs().into_iter().map(|s| s.name).collect();
+        let mut names: Vec<String> = specs().into_iter().map(|s| s.name).collect();
+        if cfg!(feature = "throwaway-tool") {
+            assert_eq!(names.pop().as_deref(), Some("count_lines"));
+        }
         assert_eq!(
             names,
             [

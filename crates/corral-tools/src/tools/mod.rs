@@ -2,6 +2,8 @@
 //! read this list and nothing else, so a tool added here (one file, one
 //! line) is specced, policed, callable and covered by the security suite.
 
+#[cfg(feature = "throwaway-tool")]
+mod count_lines;
 mod delete_file;
 mod edit_file;
 mod exec_shell;
@@ -23,6 +25,8 @@ pub static REGISTRY: &[&dyn DynTool] = &[
     &glob::Glob,
     &search_files::SearchFiles,
     &exec_shell::ExecShell,
+    #[cfg(feature = "throwaway-tool")]
+    &count_lines::CountLines,
 ];
 
 /// The tool called `name`.
