@@ -17,8 +17,9 @@ use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
 /// How long an approval lasts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
+#[ts(rename = "ApprovalScope")]
 pub enum Scope {
     Once,
     Session,

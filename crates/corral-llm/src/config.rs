@@ -5,7 +5,7 @@ use std::fmt;
 use std::time::Duration;
 
 /// The wire protocol of a provider.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 pub enum Provider {
     /// Anthropic Messages (`POST /v1/messages`).
     #[serde(rename = "anthropic")]

@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio::time::timeout;
 
 /// A local server that answered, with the models it offers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct LocalServer {
     /// Which program it likely is (by its usual port).
     pub name: String,

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 /// Who wrote a [`Message`]. The system prompt is not a message: it lives in
 /// [`ChatRequest::system`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// The person, or tool results sent back for the model.
@@ -17,7 +17,7 @@ pub enum Role {
 }
 
 /// One piece of a message's content, tagged by `type`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Block {
     /// Plain text.
@@ -32,6 +32,7 @@ pub enum Block {
         /// The tool's name.
         name: String,
         /// The tool's input object.
+        #[ts(type = "Record<string, unknown>")]
         input: Map<String, Value>,
     },
     /// The result of a tool call, sent back in a user message.
@@ -42,6 +43,7 @@ pub enum Block {
         content: String,
         /// Whether the call failed.
         #[serde(default, skip_serializing_if = "is_false")]
+        #[ts(as = "Option<bool>", optional)]
         is_error: bool,
     },
 }
@@ -59,7 +61,7 @@ impl Block {
 }
 
 /// One turn of the conversation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Message {
     /// Who wrote it.
     pub role: Role,
@@ -86,18 +88,21 @@ impl Message {
 }
 
 /// A tool the model may call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(rename = "LlmTool")]
 pub struct ToolDef {
     /// The tool's name (what the model calls).
     pub name: String,
     /// What the tool does, for the model.
     pub description: String,
     /// The JSON Schema of the tool's input object.
+    #[ts(type = "object")]
     pub input_schema: Value,
 }
 
 /// One request to the model: `LlmRequest` on the wire.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(rename = "LlmRequest")]
 pub struct ChatRequest {
     /// The system prompt; empty for none.
     #[serde(default)]
@@ -113,8 +118,9 @@ pub struct ChatRequest {
 ///
 /// Every stream ends with exactly one terminal event, [`StreamEvent::Done`]
 /// or [`StreamEvent::Error`], and sends nothing after it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[ts(rename = "LlmEvent")]
 pub enum StreamEvent {
     /// More text of the answer.
     TextDelta {
@@ -143,18 +149,22 @@ pub enum StreamEvent {
         name: String,
         /// The parsed input (`{}` when the model sent none, or sent text
         /// that is not a JSON object).
+        #[ts(type = "Record<string, unknown>")]
         input: Map<String, Value>,
         /// Set when the model's input text is not a JSON object: an
         /// `invalid_input` error to give back to the model as the call's
         /// result (the call is not run). The stream goes on.
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
         input_error: Option<Error>,
     },
     /// Token counts of this response (input includes cached prompt tokens).
     Usage {
         /// Prompt tokens.
+        #[ts(type = "number")]
         input_tokens: u64,
         /// Generated tokens.
+        #[ts(type = "number")]
         output_tokens: u64,
     },
     /// The request failed before anything was streamed and will be sent again.
@@ -162,6 +172,7 @@ pub enum StreamEvent {
         /// Which retry this is, from 1.
         attempt: u32,
         /// How long the bridge waits before it.
+        #[ts(type = "number")]
         delay_ms: u64,
         /// Why the previous attempt failed.
         error: corral_protocol::Error,

@@ -10,7 +10,9 @@ use std::fmt;
 
 /// Stable, snake_case error codes. Adding one is a contract change: document
 /// it in `docs/design.md` and pin its JSON in `tests/errors.rs`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema, ts_rs::TS,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// A tool was called before a project folder was opened.
@@ -142,7 +144,8 @@ impl fmt::Display for ErrorCode {
 }
 
 /// The standardized error: what happened, to what, and what to do next.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema, ts_rs::TS)]
+#[ts(rename = "WireError")]
 pub struct Error {
     /// Stable machine-readable code.
     pub code: ErrorCode,
@@ -153,6 +156,7 @@ pub struct Error {
     /// Whether the same call may succeed later.
     pub retryable: bool,
     /// Structured facts (the path, the matched lines, the argument...).
+    #[ts(type = "Record<string, unknown>")]
     pub details: Map<String, Value>,
 }
 

@@ -79,17 +79,19 @@ pub fn decide(
 /// What the approval card shows of a proposed call: the decision and the
 /// change the call would make, computed by the code that will make it, on
 /// the same bytes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct PolicyCheck {
     #[serde(flatten)]
     pub decision: Decision,
     /// The would-be change (`write_file`, `edit_file`, `delete_file`);
     /// absent for other tools and for a denied call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub preview: Option<Preview>,
     /// Why there is no preview where there would be one: the error the
     /// call itself will fail with (an edit that will miss, a binary file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub preview_error: Option<Error>,
 }
 

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// How risky a tool is; the policy starts from this.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Risk {
     Read,
@@ -19,7 +19,7 @@ pub enum Risk {
 }
 
 /// How much the session lets the agent do without asking.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// Reads only: writes and shell are denied.
@@ -45,8 +45,9 @@ impl std::str::FromStr for Mode {
 }
 
 /// The decision for one call.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "decision", rename_all = "snake_case")]
+#[ts(rename = "PolicyDecision")]
 pub enum Decision {
     Allow,
     Ask { reason: String },

@@ -15,10 +15,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// One tool as the LLM sees it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ToolSpec {
     pub name: String,
     pub description: String,
+    #[ts(type = "object")]
     pub input_schema: Value,
     pub risk: Risk,
 }

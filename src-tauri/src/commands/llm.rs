@@ -107,8 +107,9 @@ fn view(store: &Store) -> SettingsView {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ts_rs::TS)]
 pub struct ConnectionOk {
+    #[ts(type = "true")]
     pub ok: bool,
     pub model: String,
 }

@@ -16,7 +16,7 @@ use tauri::{Runtime, State, Webview};
 type Output = Result<Value, Error>;
 
 /// A chunk of live command output, as the panel receives it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct ShellEvent {
     pub stream: Stream,
     /// Lossy UTF-8 of the chunk; ANSI escapes are kept for the panel to render.

@@ -15,7 +15,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Settings the user chose (the API key is kept apart).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(rename = "SavedSettings")]
 pub struct Settings {
     pub provider: Provider,
     pub base_url: String,
@@ -37,7 +38,8 @@ impl Default for Settings {
 }
 
 /// Settings as the webview sees them: never the key, only whether one is set.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(rename = "Settings")]
 pub struct SettingsView {
     #[serde(flatten)]
     pub settings: Settings,
@@ -45,12 +47,13 @@ pub struct SettingsView {
 }
 
 /// Settings as the webview sends them: the key is write-only.
-#[derive(Clone, Deserialize)]
+#[derive(Clone, Deserialize, ts_rs::TS)]
 pub struct SettingsInput {
     #[serde(flatten)]
     pub settings: Settings,
     /// A new key for the base URL's origin; `""` clears it; absent keeps it.
     #[serde(default)]
+    #[ts(optional)]
     pub api_key: Option<String>,
 }
 
@@ -65,7 +68,7 @@ impl std::fmt::Debug for SettingsInput {
 }
 
 /// A project opened before.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ProjectInfo {
     pub root: String,
     pub name: String,

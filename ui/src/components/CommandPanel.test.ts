@@ -7,7 +7,7 @@ import CommandPanel from "./CommandPanel.svelte";
 
 const result = (over: Partial<ShellOutput> = {}): ShellOutput => ({
   command: "npm", args: ["test"], stdout: "", stderr: "", exit_code: 0, timed_out: false, duration_ms: 2300,
-  stdout_truncated_bytes: 0, stderr_truncated_bytes: 0, ...over,
+  stdout_truncated_bytes: 0, stderr_truncated_bytes: 0, profile: "build", sandbox: "namespaces", sandboxed: true, ...over,
 });
 
 describe("CommandPanel", () => {

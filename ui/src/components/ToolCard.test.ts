@@ -10,7 +10,7 @@ const base: ToolItem = { kind: "tool", id: "c1", callId: "t1", name: "read_file"
 
 /** A finished exec_shell result: exit 0, nothing dropped, unless overridden. */
 function shellResult(over: Partial<ShellOutput> & Pick<ShellOutput, "command" | "args">): ShellOutput {
-  return { stdout: "", stderr: "", exit_code: 0, timed_out: false, duration_ms: 900, stdout_truncated_bytes: 0, stderr_truncated_bytes: 0, ...over };
+  return { stdout: "", stderr: "", exit_code: 0, timed_out: false, duration_ms: 900, stdout_truncated_bytes: 0, stderr_truncated_bytes: 0, profile: "build", sandbox: "namespaces", sandboxed: true, ...over };
 }
 
 function card(item: Partial<ToolItem>) {

@@ -1,5 +1,6 @@
 // The small pure pieces the components and the loop stand on.
 import { describe, expect, it } from "vitest";
+import type { ShellOutput, WireError } from "./types";
 import { previewOf } from "./agent/preview";
 import { diffRows } from "./diffRows";
 import { OutputBuffer } from "./outputBuffer";
@@ -38,7 +39,7 @@ describe("previewOf", () => {
   });
 
   it("says why there is none, and has nothing for tools without previews", () => {
-    const error = { code: "no_match", message: "old_string was not found", hint: "", retryable: false, details: {} };
+    const error: WireError = { code: "no_match", message: "old_string was not found", hint: "", retryable: false, details: {} };
     expect(previewOf({ decision: "ask", reason: "r", preview_error: error }, "a.txt")).toEqual({
       kind: "unavailable",
       path: "a.txt",
@@ -125,7 +126,7 @@ describe("small helpers", () => {
   });
 
   it("names what went wrong with a command that ran", () => {
-    const ran = { command: "x", args: [], stdout: "", stderr: "", exit_code: 0, timed_out: false, duration_ms: 1, stdout_truncated_bytes: 0, stderr_truncated_bytes: 0 };
+    const ran: ShellOutput = { command: "x", args: [], stdout: "", stderr: "", exit_code: 0, timed_out: false, duration_ms: 1, stdout_truncated_bytes: 0, stderr_truncated_bytes: 0, profile: "build", sandbox: "namespaces", sandboxed: true };
     expect(exitProblem(ran)).toBeNull();
     expect(exitProblem({ ...ran, exit_code: 101 })).toBe("exit 101");
     expect(exitProblem({ ...ran, exit_code: null, timed_out: true })).toBe("timed out");

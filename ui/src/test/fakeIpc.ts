@@ -68,6 +68,9 @@ export function fakeIpc(turns: Turn[]) {
       duration_ms: 5,
       stdout_truncated_bytes: 0,
       stderr_truncated_bytes: 0,
+      profile: "build",
+      sandbox: "namespaces",
+      sandboxed: true,
     })),
     saveConversation: vi.fn<AgentIpc["saveConversation"]>(async () => null),
   };

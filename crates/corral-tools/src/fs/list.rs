@@ -23,7 +23,7 @@ pub struct ListDirectoryInput {
 }
 
 /// What an entry is. Symlinks are reported, never followed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum EntryKind {
     File,
@@ -32,18 +32,20 @@ pub enum EntryKind {
 }
 
 /// One listed entry.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ts_rs::TS)]
+#[ts(rename = "DirEntry")]
 pub struct ListEntry {
     /// Relative to the project root.
     pub path: String,
     pub kind: EntryKind,
     /// Size in bytes, for files.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
     pub size: Option<u64>,
 }
 
 /// Output of `list_directory`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ts_rs::TS)]
 pub struct ListDirectoryOutput {
     pub path: String,
     pub entries: Vec<ListEntry>,

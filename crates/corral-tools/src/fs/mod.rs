@@ -29,7 +29,8 @@ pub const MAX_WRITE_BYTES: usize = 16 * 1024 * 1024;
 /// it, by the code that makes it: `after` is exactly the text that will be
 /// on disk (a BOM as U+FEFF, line endings as they will be), and `diff` the
 /// unified diff from `before` to `after`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(rename = "ToolPreview")]
 pub struct Preview {
     /// The path as the tool resolves it, relative to the root.
     pub path: String,

@@ -28,7 +28,7 @@ pub struct ReadFileInput {
 }
 
 /// Output of `read_file`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ts_rs::TS)]
 pub struct ReadFileOutput {
     pub path: String,
     /// The lines, with their original line endings (a BOM is not included).
@@ -40,6 +40,7 @@ pub struct ReadFileOutput {
     pub truncated: bool,
     /// Where to continue, when truncated.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub hint: Option<String>,
 }
 

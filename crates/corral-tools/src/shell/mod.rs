@@ -64,7 +64,8 @@ pub struct ExecShellInput {
 }
 
 /// Result of `exec_shell`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, ts_rs::TS)]
+#[ts(rename = "ShellOutput")]
 pub struct ExecShellOutput {
     /// The program as given.
     pub command: String,
@@ -80,10 +81,13 @@ pub struct ExecShellOutput {
     /// Whether the time limit killed the process group.
     pub timed_out: bool,
     /// Wall time from spawn to the end of output.
+    #[ts(type = "number")]
     pub duration_ms: u64,
     /// Bytes of stdout dropped from the middle.
+    #[ts(type = "number")]
     pub stdout_truncated_bytes: u64,
     /// Bytes of stderr dropped from the middle.
+    #[ts(type = "number")]
     pub stderr_truncated_bytes: u64,
     /// The profile the command ran in.
     pub profile: Profile,
@@ -94,11 +98,14 @@ pub struct ExecShellOutput {
     /// What could not be applied, and why (absent when the whole profile
     /// was enforced).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub sandbox_note: Option<String>,
 }
 
 /// What fenced a command in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, ts_rs::TS,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Sandbox {
     /// bubblewrap's namespaces: the whole profile.
@@ -111,7 +118,7 @@ pub enum Sandbox {
 }
 
 /// Which stream a chunk of output came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Stream {
     Stdout,

@@ -17,7 +17,9 @@ use crate::root::ProjectRoot;
 use serde::{Deserialize, Serialize};
 
 /// What a command may do, enforced by the mount and network namespaces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, ts_rs::TS,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Profile {
     /// Project read-only, no network, no home, secrets masked.

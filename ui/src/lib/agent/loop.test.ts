@@ -206,7 +206,7 @@ describe("AgentLoop", () => {
       onOutput({ stream: "stdout", data: "line 1\nline " });
       onOutput({ stream: "stdout", data: "2\n" });
       onOutput({ stream: "stderr", data: "warn\n" });
-      return { command: "npm", args: input.args as string[], stdout: "line 1\nline 2\n", stderr: "warn\n", exit_code: 1, timed_out: false, duration_ms: 12, stdout_truncated_bytes: 0, stderr_truncated_bytes: 0 };
+      return { command: "npm", args: input.args as string[], stdout: "line 1\nline 2\n", stderr: "warn\n", exit_code: 1, timed_out: false, duration_ms: 12, stdout_truncated_bytes: 0, stderr_truncated_bytes: 0, profile: "build", sandbox: "namespaces", sandboxed: true };
     });
     await t.loop.send("test");
     const buffer = t.loop.outputFor(t.cards()[0].id);

@@ -1,0 +1,73 @@
+//! The UI's wire types (`ui/src/lib/wire.ts`) are generated from the Rust
+//! types that cross the IPC boundary, so the two cannot drift. This test
+//! regenerates them and fails when the committed file differs; run it with
+//! `UPDATE_WIRE_TYPES=1` to rewrite the file after changing a type.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+
+use ts_rs::TS;
+
+const HEADER: &str = "// Generated from the Rust types by src-tauri/tests/wire_types.rs; do not edit.\n// After changing a type: UPDATE_WIRE_TYPES=1 cargo test -p corral --test wire_types\n";
+
+/// Every type the UI reads or sends, in the order they are declared.
+fn declarations() -> Vec<String> {
+    use corral_app::{approvals, commands, store};
+    use corral_tools::{dispatch, fs, policy, shell, tool};
+    vec![
+        corral_protocol::ErrorCode::decl(),
+        corral_protocol::Error::decl(),
+        policy::Risk::decl(),
+        policy::Mode::decl(),
+        policy::Decision::decl(),
+        tool::ToolSpec::decl(),
+        fs::Preview::decl(),
+        dispatch::PolicyCheck::decl(),
+        approvals::Scope::decl(),
+        commands::tools::ShellEvent::decl(),
+        shell::Stream::decl(),
+        fs::EntryKind::decl(),
+        fs::ListEntry::decl(),
+        fs::ListDirectoryOutput::decl(),
+        fs::ReadFileOutput::decl(),
+        shell::ExecShellOutput::decl(),
+        shell::Profile::decl(),
+        shell::Sandbox::decl(),
+        corral_llm::Role::decl(),
+        corral_llm::Block::decl(),
+        corral_llm::Message::decl(),
+        corral_llm::ToolDef::decl(),
+        corral_llm::ChatRequest::decl(),
+        corral_llm::StreamEvent::decl(),
+        corral_llm::Provider::decl(),
+        corral_llm::LocalServer::decl(),
+        store::Settings::decl(),
+        store::SettingsView::decl(),
+        store::SettingsInput::decl(),
+        store::ProjectInfo::decl(),
+        commands::llm::ConnectionOk::decl(),
+    ]
+}
+
+fn generated() -> String {
+    let mut out = String::from(HEADER);
+    for decl in declarations() {
+        out.push('\n');
+        out.push_str("export ");
+        out.push_str(&decl);
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn the_ui_wire_types_are_generated_from_the_rust_types() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/lib/wire.ts");
+    let fresh = generated();
+    if std::env::var_os("UPDATE_WIRE_TYPES").is_some() {
+        std::fs::write(&path, &fresh).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == fresh,
+        "ui/src/lib/wire.ts is not what the Rust types generate; rerun with UPDATE_WIRE_TYPES=1 and commit it"
+    );
+}

@@ -1,0 +1,331 @@
+// Generated from the Rust types by src-tauri/tests/wire_types.rs; do not edit.
+// After changing a type: UPDATE_WIRE_TYPES=1 cargo test -p corral --test wire_types
+
+export type ErrorCode = "no_project_open" | "invalid_input" | "not_found" | "already_exists" | "is_directory" | "not_a_directory" | "not_text" | "too_large" | "path_outside_root" | "path_protected" | "approval_required" | "denied" | "permission_denied" | "no_match" | "ambiguous_match" | "stale_file" | "invalid_regex" | "command_not_allowed" | "argument_not_allowed" | "cancelled" | "io" | "llm_auth" | "llm_rate_limited" | "llm_unavailable" | "llm_bad_response";
+
+export type WireError = { 
+/**
+ * Stable machine-readable code.
+ */
+code: ErrorCode, 
+/**
+ * One sentence for people and models: what happened, to what.
+ */
+message: string, 
+/**
+ * What to do next.
+ */
+hint: string, 
+/**
+ * Whether the same call may succeed later.
+ */
+retryable: boolean, 
+/**
+ * Structured facts (the path, the matched lines, the argument...).
+ */
+details: Record<string, unknown>, };
+
+export type Risk = "read" | "write" | "shell";
+
+export type Mode = "read_only" | "ask" | "auto_edit" | "full_auto";
+
+export type PolicyDecision = { "decision": "allow" } | { "decision": "ask", reason: string, } | { "decision": "deny", reason: string, };
+
+export type ToolSpec = { name: string, description: string, input_schema: object, risk: Risk, };
+
+export type ToolPreview = { 
+/**
+ * The path as the tool resolves it, relative to the root.
+ */
+path: string, 
+/**
+ * The current text; empty for a file that does not exist yet.
+ */
+before: string, 
+/**
+ * The text after the call; empty for a deletion.
+ */
+after: string, 
+/**
+ * Unified diff from `a/{path}` to `b/{path}`.
+ */
+diff: string, };
+
+export type PolicyCheck = { 
+/**
+ * The would-be change (`write_file`, `edit_file`, `delete_file`);
+ * absent for other tools and for a denied call.
+ */
+preview?: ToolPreview, 
+/**
+ * Why there is no preview where there would be one: the error the
+ * call itself will fail with (an edit that will miss, a binary file).
+ */
+preview_error?: WireError, } & ({ "decision": "allow" } | { "decision": "ask", reason: string, } | { "decision": "deny", reason: string, });
+
+export type ApprovalScope = "once" | "session";
+
+export type ShellEvent = { stream: Stream, 
+/**
+ * Lossy UTF-8 of the chunk; ANSI escapes are kept for the panel to render.
+ */
+data: string, };
+
+export type Stream = "stdout" | "stderr";
+
+export type EntryKind = "file" | "dir" | "symlink";
+
+export type DirEntry = { 
+/**
+ * Relative to the project root.
+ */
+path: string, kind: EntryKind, 
+/**
+ * Size in bytes, for files.
+ */
+size?: number, };
+
+export type ListDirectoryOutput = { path: string, entries: Array<DirEntry>, truncated: boolean, };
+
+export type ReadFileOutput = { path: string, 
+/**
+ * The lines, with their original line endings (a BOM is not included).
+ */
+content: string, start_line: number, end_line: number, total_lines: number, 
+/**
+ * More lines follow `end_line`, or a line was cut.
+ */
+truncated: boolean, 
+/**
+ * Where to continue, when truncated.
+ */
+hint?: string, };
+
+export type ShellOutput = { 
+/**
+ * The program as given.
+ */
+command: string, 
+/**
+ * The arguments as given.
+ */
+args: Array<string>, 
+/**
+ * Standard output (lossy UTF-8; head and tail kept past the cap).
+ */
+stdout: string, 
+/**
+ * Standard error (lossy UTF-8; head and tail kept past the cap).
+ */
+stderr: string, 
+/**
+ * The exit code; `None` when the program was killed by a signal
+ * (including the timeout).
+ */
+exit_code: number | null, 
+/**
+ * Whether the time limit killed the process group.
+ */
+timed_out: boolean, 
+/**
+ * Wall time from spawn to the end of output.
+ */
+duration_ms: number, 
+/**
+ * Bytes of stdout dropped from the middle.
+ */
+stdout_truncated_bytes: number, 
+/**
+ * Bytes of stderr dropped from the middle.
+ */
+stderr_truncated_bytes: number, 
+/**
+ * The profile the command ran in.
+ */
+profile: Profile, 
+/**
+ * What fenced it in.
+ */
+sandbox: Sandbox, 
+/**
+ * Whether any sandbox was applied (`sandbox` is not `none`).
+ */
+sandboxed: boolean, 
+/**
+ * What could not be applied, and why (absent when the whole profile
+ * was enforced).
+ */
+sandbox_note?: string, };
+
+export type Profile = "read_only" | "build" | "network";
+
+export type Sandbox = "namespaces" | "landlock" | "none";
+
+export type Role = "user" | "assistant";
+
+export type Block = { "type": "text", 
+/**
+ * The text.
+ */
+text: string, } | { "type": "tool_use", 
+/**
+ * The provider's call id; [`Block::ToolResult::tool_use_id`] refers to it.
+ */
+id: string, 
+/**
+ * The tool's name.
+ */
+name: string, 
+/**
+ * The tool's input object.
+ */
+input: Record<string, unknown>, } | { "type": "tool_result", 
+/**
+ * The id of the [`Block::ToolUse`] this answers.
+ */
+tool_use_id: string, 
+/**
+ * The result as text (tool output or the standardized error's JSON).
+ */
+content: string, 
+/**
+ * Whether the call failed.
+ */
+is_error?: boolean, };
+
+export type Message = { 
+/**
+ * Who wrote it.
+ */
+role: Role, 
+/**
+ * What it says, in order.
+ */
+content: Array<Block>, };
+
+export type LlmTool = { 
+/**
+ * The tool's name (what the model calls).
+ */
+name: string, 
+/**
+ * What the tool does, for the model.
+ */
+description: string, 
+/**
+ * The JSON Schema of the tool's input object.
+ */
+input_schema: object, };
+
+export type LlmRequest = { 
+/**
+ * The system prompt; empty for none.
+ */
+system: string, 
+/**
+ * The conversation so far, oldest first.
+ */
+messages: Array<Message>, 
+/**
+ * The tools the model may call; empty for none.
+ */
+tools: Array<LlmTool>, };
+
+export type LlmEvent = { "type": "text_delta", 
+/**
+ * The new text.
+ */
+text: string, } | { "type": "tool_call_start", 
+/**
+ * The call id (the provider's, or `call_<n>` when it gave none).
+ */
+id: string, 
+/**
+ * The tool's name.
+ */
+name: string, } | { "type": "tool_call_delta", 
+/**
+ * The call id.
+ */
+id: string, 
+/**
+ * The fragment; the fragments of one call concatenate to its input.
+ */
+json: string, } | { "type": "tool_call_end", 
+/**
+ * The call id.
+ */
+id: string, 
+/**
+ * The tool's name.
+ */
+name: string, 
+/**
+ * The parsed input (`{}` when the model sent none, or sent text
+ * that is not a JSON object).
+ */
+input: Record<string, unknown>, 
+/**
+ * Set when the model's input text is not a JSON object: an
+ * `invalid_input` error to give back to the model as the call's
+ * result (the call is not run). The stream goes on.
+ */
+input_error?: WireError, } | { "type": "usage", 
+/**
+ * Prompt tokens.
+ */
+input_tokens: number, 
+/**
+ * Generated tokens.
+ */
+output_tokens: number, } | { "type": "retrying", 
+/**
+ * Which retry this is, from 1.
+ */
+attempt: number, 
+/**
+ * How long the bridge waits before it.
+ */
+delay_ms: number, 
+/**
+ * Why the previous attempt failed.
+ */
+error: WireError, } | { "type": "done", 
+/**
+ * Why the model stopped.
+ */
+stop_reason: string, } | { "type": "error", 
+/**
+ * What went wrong, as the standardized error.
+ */
+error: WireError, };
+
+export type Provider = "anthropic" | "openai";
+
+export type LocalServer = { 
+/**
+ * Which program it likely is (by its usual port).
+ */
+name: string, 
+/**
+ * The base URL to put in the settings (OpenAI-compatible, with `/v1`).
+ */
+base_url: string, 
+/**
+ * The model ids from its `/models` list, in its order.
+ */
+models: Array<string>, };
+
+export type SavedSettings = { provider: Provider, base_url: string, model: string, max_tokens: number, mode: Mode, };
+
+export type Settings = { has_api_key: boolean, provider: Provider, base_url: string, model: string, max_tokens: number, mode: Mode, };
+
+export type SettingsInput = { 
+/**
+ * A new key for the base URL's origin; `""` clears it; absent keeps it.
+ */
+api_key?: string, provider: Provider, base_url: string, model: string, max_tokens: number, mode: Mode, };
+
+export type ProjectInfo = { root: string, name: string, };
+
+export type ConnectionOk = { ok: true, model: string, };
