@@ -7,12 +7,17 @@
 //! | HTTP 429, rate-limit error event | `llm_rate_limited` | yes |
 //! | HTTP 408, 5xx, connect failure, timeout, connection dropped, stream cut short, overloaded/other error event | `llm_unavailable` | yes |
 //! | HTTP 404 | `llm_unavailable` | no (wrong base URL or model) |
+//! | the request does not fit the context window (any status or error event whose type or message says so) | `llm_context_overflow` | no |
 //! | HTTP 400, 413, 422, invalid-request error event, bad base URL | `invalid_input` | no |
 //! | a body, event or tool input that is not what the protocol says, or over its size limit; HTTP 3xx (redirects are not followed) | `llm_bad_response` | no |
 //!
 //! The provider's own message (from its JSON error body or event) is kept in
 //! `message`; the HTTP status, provider, error type and request id go in
 //! `details`. The API key is scrubbed from everything, whatever echoed it.
+//! Messages name the provider when the base URL is its own API and the
+//! server's address otherwise ("the server at `127.0.0.1:8080`"), so an
+//! error from a local server in the Anthropic format does not blame
+//! Anthropic.
 
 use crate::config::Provider;
 use corral_protocol::error::{Error, ErrorCode};
@@ -82,6 +87,11 @@ pub(crate) enum LlmError {
 pub(crate) struct ProviderMessage {
     pub kind: Option<String>,
     pub message: Option<String>,
+    /// The request's size in tokens, when the server said (llama.cpp's
+    /// `n_prompt_tokens`, or read from a context-overflow message).
+    pub prompt_tokens: Option<u64>,
+    /// The model's context window in tokens, when the server said.
+    pub context_window: Option<u64>,
 }
 
 impl ProviderMessage {
@@ -95,20 +105,59 @@ impl ProviderMessage {
             Some(v @ (Value::Array(_) | Value::Object(_))) => Some(v.to_string()),
             _ => None,
         };
-        match value.get("error") {
+        let mut read = match value.get("error") {
             Some(err @ Value::Object(_)) => ProviderMessage {
                 kind: text(err.get("type")).or_else(|| text(err.get("code"))),
                 message: text(err.get("message")),
+                prompt_tokens: err.get("n_prompt_tokens").and_then(Value::as_u64),
+                context_window: err.get("n_ctx").and_then(Value::as_u64),
             },
             Some(Value::String(s)) => ProviderMessage {
-                kind: None,
                 message: text(Some(&Value::String(s.clone()))),
+                ..ProviderMessage::default()
             },
             _ => ProviderMessage {
                 kind: text(value.get("type")).filter(|t| t != "error"),
                 message: text(value.get("message")).or_else(|| text(value.get("detail"))),
+                ..ProviderMessage::default()
             },
+        };
+        if read.is_context_overflow() && read.prompt_tokens.is_none() {
+            if let Some((prompt, window)) = read.message.as_deref().and_then(overflow_sizes) {
+                read.prompt_tokens = Some(prompt);
+                read.context_window = Some(window);
+            }
         }
+        read
+    }
+
+    /// Whether the server refused the request because it does not fit the
+    /// model's context window, in any of the ways servers say so.
+    pub fn is_context_overflow(&self) -> bool {
+        const KINDS: [&str; 3] = [
+            "exceed_context_size_error", // llama.cpp
+            "context_length_exceeded",   // OpenAI
+            "request_too_large",         // Anthropic, past the request size
+        ];
+        const SAID: [&str; 6] = [
+            "prompt is too long",                 // Anthropic
+            "maximum context length",             // OpenAI, vLLM
+            "exceeds the available context size", // llama.cpp
+            "context length of only",             // LM Studio
+            "context window",                     // others
+            "context_length_exceeded",
+        ];
+        let kind = self
+            .kind
+            .as_deref()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let said = self
+            .message
+            .as_deref()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        KINDS.iter().any(|k| kind == *k) || SAID.iter().any(|s| said.contains(s))
     }
 
     /// Reads an error body: JSON when it is, else its first few hundred
@@ -117,8 +166,8 @@ impl ProviderMessage {
         match serde_json::from_str::<Value>(body) {
             Ok(value) => ProviderMessage::from_json(&value),
             Err(_) => ProviderMessage {
-                kind: None,
                 message: Some(clip(body.trim(), 300)).filter(|m| !m.is_empty()),
+                ..ProviderMessage::default()
             },
         }
     }
@@ -143,7 +192,8 @@ impl LlmError {
 
     /// The standardized error: the one place failures get their code.
     pub fn to_wire(&self, ctx: &WireContext<'_>) -> Error {
-        let who = capitalized(ctx.provider.label());
+        let speaker = speaker(ctx);
+        let who = capitalized(&speaker);
         let url = ctx.url;
         let error = match self {
             LlmError::Status {
@@ -154,6 +204,11 @@ impl LlmError {
             } => {
                 let said = body.message.as_deref().map(|m| format!(": {m}")).unwrap_or_default();
                 let (code, message, hint) = match status {
+                    _ if body.is_context_overflow() => (
+                        ErrorCode::LlmContextOverflow,
+                        format!("{who} cannot fit the request in the model's context window (HTTP {status}){said}"),
+                        None,
+                    ),
                     401 | 403 => (
                         ErrorCode::LlmAuth,
                         format!("{who} rejected the credentials (HTTP {status}){said}"),
@@ -200,6 +255,7 @@ impl LlmError {
                 if let Some(kind) = &body.kind {
                     error = error.detail("type", kind.as_str());
                 }
+                error = with_sizes(error, body);
                 if let Some(id) = request_id {
                     error = error.detail("request_id", id.as_str());
                 }
@@ -211,9 +267,15 @@ impl LlmError {
             LlmError::Event(body) => {
                 let kind = body.kind.as_deref().unwrap_or("error");
                 let said = body.message.as_deref().unwrap_or("no message");
-                let message = format!("{who} reported an error in the stream ({kind}): {said}");
-                let code = event_code(kind);
-                let mut error = Error::new(code, message);
+                let (code, message) = if body.is_context_overflow() {
+                    (
+                        ErrorCode::LlmContextOverflow,
+                        format!("{who} cannot fit the request in the model's context window: {said}"),
+                    )
+                } else {
+                    (event_code(kind), format!("{who} reported an error in the stream ({kind}): {said}"))
+                };
+                let mut error = with_sizes(Error::new(code, message), body);
                 if code == ErrorCode::LlmUnavailable {
                     error = error.hint(SERVER_SIDE);
                 }
@@ -243,7 +305,7 @@ impl LlmError {
             }
             LlmError::Dropped(cause) => Error::new(
                 ErrorCode::LlmUnavailable,
-                format!("the connection to {} dropped before the response was complete: {cause}", ctx.provider.label()),
+                format!("the connection to {speaker} dropped before the response was complete: {cause}"),
             )
             .hint(CUT_OFF),
             LlmError::EndedEarly => Error::new(
@@ -294,6 +356,38 @@ impl LlmError {
             .detail("url", url);
         redact(error, ctx.api_key)
     }
+}
+
+/// Who answered, as messages name it: the provider when the URL is its own
+/// API, else the server by its address (a local server speaking the
+/// Anthropic format is not Anthropic).
+fn speaker(ctx: &WireContext<'_>) -> String {
+    let parsed = reqwest::Url::parse(ctx.url).ok();
+    let host = parsed
+        .as_ref()
+        .and_then(|u| u.host_str())
+        .unwrap_or_default();
+    let own = |domain: &str| host == domain || host.ends_with(&format!(".{domain}"));
+    match ctx.provider {
+        Provider::Anthropic if own("anthropic.com") => "Anthropic".to_string(),
+        Provider::OpenAi if own("openai.com") => "OpenAI".to_string(),
+        _ => match parsed.as_ref().and_then(|u| u.port()) {
+            Some(port) => format!("the server at `{host}:{port}`"),
+            None if !host.is_empty() => format!("the server at `{host}`"),
+            None => ctx.provider.label().to_string(),
+        },
+    }
+}
+
+/// Adds the request's size and the context window when the server gave them.
+fn with_sizes(mut error: Error, body: &ProviderMessage) -> Error {
+    if let Some(tokens) = body.prompt_tokens {
+        error = error.detail("prompt_tokens", tokens);
+    }
+    if let Some(tokens) = body.context_window {
+        error = error.detail("context_window", tokens);
+    }
+    error
 }
 
 /// The hint when the provider was reached but failed on its side (the
@@ -369,6 +463,29 @@ pub(crate) fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
         current = source;
     }
     current.to_string()
+}
+
+/// The request's size and the context window, read from a context-overflow
+/// message: the first two numbers, in the order the server's wording puts
+/// them ("maximum context length is W tokens ... resulted in P tokens" puts
+/// the window first; llama.cpp, Anthropic and LM Studio put the request
+/// first).
+fn overflow_sizes(message: &str) -> Option<(u64, u64)> {
+    let numbers: Vec<u64> = message
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    let [first, second, ..] = numbers[..] else {
+        return None;
+    };
+    if message
+        .to_ascii_lowercase()
+        .contains("maximum context length is")
+    {
+        Some((second, first))
+    } else {
+        Some((first, second))
+    }
 }
 
 fn capitalized(text: &str) -> String {
@@ -455,6 +572,7 @@ mod tests {
             body: ProviderMessage {
                 kind: Some("authentication_error".into()),
                 message: Some(format!("invalid x-api-key {key}")),
+                ..ProviderMessage::default()
             },
             retry_after: None,
             request_id: Some("req_1".into()),
@@ -488,5 +606,75 @@ mod tests {
             display_url("https://u:p@host.example/v1/x?key=1"),
             "https://host.example/v1/x"
         );
+    }
+
+    /// Each server's own context-overflow body, as it sends it.
+    #[test]
+    fn context_overflow_is_recognized_in_each_servers_words() {
+        let bodies = [
+            // llama.cpp's llama-server
+            (
+                r#"{"error":{"code":400,"message":"request (6872 tokens) exceeds the available context size (4096 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":6872,"n_ctx":4096}}"#,
+                Some((6872, 4096)),
+            ),
+            // OpenAI
+            (
+                r#"{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130211 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#,
+                Some((130211, 128000)),
+            ),
+            // Anthropic
+            (
+                r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 208310 tokens > 200000 maximum"}}"#,
+                Some((208310, 200000)),
+            ),
+            // LM Studio
+            (
+                r#"{"error":"Trying to keep the first 6872 tokens when context the overflows. However, the model is loaded with context length of only 4096 tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input"}"#,
+                Some((6872, 4096)),
+            ),
+        ];
+        for (body, sizes) in bodies {
+            let read = ProviderMessage::from_body(body);
+            assert!(read.is_context_overflow(), "{body}");
+            assert_eq!(read.prompt_tokens.zip(read.context_window), sizes, "{body}");
+        }
+        let other = ProviderMessage::from_body(
+            r#"{"error":{"message":"max_tokens: 100000 > 64000, which is the maximum allowed","type":"invalid_request_error"}}"#,
+        );
+        assert!(!other.is_context_overflow());
+    }
+
+    #[test]
+    fn a_local_server_is_named_by_its_address_not_by_the_format_it_speaks() {
+        let err = LlmError::Status {
+            status: 400,
+            body: ProviderMessage::from_body(
+                r#"{"error":{"code":400,"message":"request (6872 tokens) exceeds the available context size (4096 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":6872,"n_ctx":4096}}"#,
+            ),
+            retry_after: None,
+            request_id: None,
+        };
+        let local = WireContext {
+            provider: Provider::Anthropic,
+            url: "http://127.0.0.1:8080/v1/messages",
+            api_key: None,
+        };
+        let wire = err.to_wire(&local);
+        assert_eq!(wire.code, ErrorCode::LlmContextOverflow);
+        assert_eq!(
+            wire.message,
+            "The server at `127.0.0.1:8080` cannot fit the request in the model's context window (HTTP 400): request (6872 tokens) exceeds the available context size (4096 tokens), try increasing it"
+        );
+        assert_eq!(wire.details["prompt_tokens"], 6872);
+        assert_eq!(wire.details["context_window"], 4096);
+        let hosted = WireContext {
+            provider: Provider::OpenAi,
+            url: "https://api.openai.com/v1/chat/completions",
+            api_key: None,
+        };
+        assert!(err
+            .to_wire(&hosted)
+            .message
+            .starts_with("OpenAI cannot fit"));
     }
 }

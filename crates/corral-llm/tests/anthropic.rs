@@ -284,7 +284,7 @@ async fn an_error_event_after_text_ends_the_stream() {
         terminal_error(&events).to_json(),
         json!({
             "code": "llm_unavailable",
-            "message": "Anthropic reported an error in the stream (overloaded_error): Overloaded",
+            "message": "The server reported an error in the stream (overloaded_error): Overloaded",
             "hint": "The provider had a problem on its side; retry in a moment (the conversation is kept).",
             "retryable": true,
             "details": {"type": "overloaded_error", "provider": "anthropic", "url": server.url("/v1/messages")},
@@ -336,7 +336,7 @@ async fn unauthorized_is_llm_auth_with_the_providers_message() {
         vec![StreamEvent::Error {
             error: corral_protocol::Error {
                 code: corral_protocol::error::ErrorCode::LlmAuth,
-                message: "Anthropic rejected the credentials (HTTP 401): invalid x-api-key".into(),
+                message: "The server rejected the credentials (HTTP 401): invalid x-api-key".into(),
                 hint: "Check the API key in Settings.".into(),
                 retryable: false,
                 details: object(json!({
@@ -371,7 +371,7 @@ async fn a_malformed_event_is_a_bad_response() {
     assert_eq!(error.code.as_str(), "llm_bad_response");
     assert_eq!(
         error.message,
-        "Anthropic sent a stream event that could not be read: EOF while parsing a value at line 1 column 76"
+        "The server sent a stream event that could not be read: EOF while parsing a value at line 1 column 76"
     );
     assert_eq!(
         error.details["data"],
@@ -389,7 +389,7 @@ async fn a_stream_cut_before_message_stop_is_unavailable() {
     assert_eq!(error.code.as_str(), "llm_unavailable");
     assert_eq!(
         error.message,
-        "Anthropic ended the stream before the response was complete"
+        "The server ended the stream before the response was complete"
     );
     assert_eq!(
         error.hint,

@@ -102,12 +102,12 @@ async fn rate_limited_waits_for_retry_after_then_succeeds() {
             Provider::OpenAi => (
                 r#"{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}"#,
                 "requests",
-                "The OpenAI-compatible server is rate limiting requests (HTTP 429): Rate limit reached for requests",
+                "The server is rate limiting requests (HTTP 429): Rate limit reached for requests",
             ),
             Provider::Anthropic => (
                 r#"{"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}"#,
                 "rate_limit_error",
-                "Anthropic is rate limiting requests (HTTP 429): Number of request tokens has exceeded your per-minute rate limit",
+                "The server is rate limiting requests (HTTP 429): Number of request tokens has exceeded your per-minute rate limit",
             ),
         };
         let (stream, events) = answer(provider);
@@ -148,12 +148,12 @@ async fn a_server_error_is_retried_with_backoff() {
             Provider::OpenAi => (
                 r#"{"error":{"message":"The server had an error while processing your request. Sorry about that!","type":"server_error","param":null,"code":null}}"#,
                 "server_error",
-                "The OpenAI-compatible server failed with HTTP 500: The server had an error while processing your request. Sorry about that!",
+                "The server failed with HTTP 500: The server had an error while processing your request. Sorry about that!",
             ),
             Provider::Anthropic => (
                 r#"{"type":"error","error":{"type":"api_error","message":"Internal server error"}}"#,
                 "api_error",
-                "Anthropic failed with HTTP 500: Internal server error",
+                "The server failed with HTTP 500: Internal server error",
             ),
         };
         let (stream, events) = answer(provider);
@@ -197,7 +197,7 @@ async fn retries_stop_at_max_retries() {
     assert_eq!(shape, vec![(1, 10), (2, 20)]);
     assert_eq!(events.len(), 3);
     let error = terminal_error(&events);
-    assert_eq!(error.message, "Anthropic failed with HTTP 529: Overloaded");
+    assert_eq!(error.message, "The server failed with HTTP 529: Overloaded");
     assert_eq!(server.received().len(), 3);
 }
 
@@ -238,8 +238,8 @@ async fn a_connection_dropped_mid_stream_is_one_error() {
         // the server closes the socket inside a chunked body.
         let (stream, events) = answer(provider);
         let (last, who) = match provider {
-            Provider::OpenAi => (r#"data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"#, "the OpenAI-compatible server"),
-            Provider::Anthropic => ("event: content_block_stop", "Anthropic"),
+            Provider::OpenAi => (r#"data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"#, "the server"),
+            Provider::Anthropic => ("event: content_block_stop", "the server"),
         };
         let cut = stream.find(last).unwrap();
         let server = Server::start(vec![Reply::sse(&stream[..cut]).end(End::Drop)]).await;
@@ -285,7 +285,7 @@ async fn a_silent_server_times_out() {
         (error.code.as_str(), error.message.as_str()),
         (
             "llm_unavailable",
-            "The OpenAI-compatible server sent nothing for 0.3 s; the response was cut off"
+            "The server sent nothing for 0.3 s; the response was cut off"
         )
     );
 }
@@ -437,7 +437,7 @@ async fn a_web_page_instead_of_a_stream_is_a_bad_response() {
         (error.code.as_str(), error.message.as_str()),
         (
             "llm_bad_response",
-            "The OpenAI-compatible server answered with `text/html; charset=utf-8` instead of an event stream"
+            "The server answered with `text/html; charset=utf-8` instead of an event stream"
         )
     );
 }
@@ -451,6 +451,30 @@ async fn json_instead_of_a_stream_is_a_bad_response() {
     assert_eq!(error.code.as_str(), "llm_bad_response");
     assert_eq!(
         error.message,
-        "The OpenAI-compatible server answered with `application/json` instead of an event stream"
+        "The server answered with `application/json` instead of an event stream"
     );
+}
+
+/// llama.cpp's answer to a request larger than its context, as
+/// `llama-server` sends it: the bridge says so with its own code and the
+/// sizes, and does not retry (the same request would fail again).
+#[tokio::test]
+async fn a_request_over_the_context_window_is_context_overflow() {
+    let body = r#"{"error":{"code":400,"message":"request (6872 tokens) exceeds the available context size (4096 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":6872,"n_ctx":4096}}"#;
+    for_each_provider(|provider| async move {
+        let server = Server::start(vec![Reply::json(400, body)]).await;
+        let events = collect(&server.config(provider), &request()).await;
+        assert_eq!(events.len(), 1, "{events:?}");
+        let error = terminal_error(&events);
+        assert_eq!(error.code.as_str(), "llm_context_overflow");
+        assert_eq!(
+            error.message,
+            "The server cannot fit the request in the model's context window (HTTP 400): request (6872 tokens) exceeds the available context size (4096 tokens), try increasing it"
+        );
+        assert_eq!(error.details["prompt_tokens"], 6872);
+        assert_eq!(error.details["context_window"], 4096);
+        assert!(!error.retryable);
+        assert_eq!(server.received().len(), 1);
+    })
+    .await;
 }

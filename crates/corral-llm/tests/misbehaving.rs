@@ -35,12 +35,8 @@ fn request() -> ChatRequest {
 async fn a_redirect_is_not_followed() {
     // (provider, the API path after the base URL, how the provider is named)
     let cases = [
-        (
-            Provider::OpenAi,
-            "/chat/completions",
-            "The OpenAI-compatible server",
-        ),
-        (Provider::Anthropic, "/v1/messages", "Anthropic"),
+        (Provider::OpenAi, "/chat/completions", "The server"),
+        (Provider::Anthropic, "/v1/messages", "The server"),
     ];
     for (provider, path, who) in cases {
         // The target would answer; it must not be asked (the key would go along).
@@ -78,7 +74,7 @@ async fn a_relative_redirect_to_another_path_names_it() {
     assert_eq!(
         (error.message.as_str(), error.hint.as_str()),
         (
-            format!("The OpenAI-compatible server redirected the request to `{}` (HTTP 301)", server.url("/api/")).as_str(),
+            format!("The server redirected the request to `{}` (HTTP 301)", server.url("/api/")).as_str(),
             "Set the base URL in Settings to the address it redirects to; redirects are not followed, so the key only goes where you set it.",
         )
     );
@@ -104,7 +100,7 @@ async fn an_endless_line_is_cut_at_the_limit() {
         terminal_error(&events).to_json(),
         json!({
             "code": "llm_bad_response",
-            "message": "Anthropic sent a stream event larger than 16 MiB, the limit; the response was stopped",
+            "message": "The server sent a stream event larger than 16 MiB, the limit; the response was stopped",
             "hint": "Retry; if it persists, try another model or provider.",
             "retryable": false,
             "details": {"limit_bytes": LIMIT, "provider": "anthropic", "url": server.url("/v1/messages")},
@@ -140,7 +136,7 @@ async fn a_stream_dripping_in_byte_by_byte_times_out() {
         (error.code.as_str(), error.message.as_str(), error.retryable),
         (
             "llm_unavailable",
-            "The OpenAI-compatible server sent pieces of data but nothing complete for 0.3 s; the response was cut off",
+            "The server sent pieces of data but nothing complete for 0.3 s; the response was cut off",
             true
         )
     );
@@ -179,6 +175,6 @@ async fn a_dripping_error_body_is_read_within_the_read_timeout() {
     // The status is known; the message that was still dripping is not.
     assert_eq!(
         terminal_error(&events).message,
-        "The OpenAI-compatible server failed with HTTP 500"
+        "The server failed with HTTP 500"
     );
 }

@@ -347,7 +347,7 @@ async fn an_error_object_in_a_chunk_ends_the_stream() {
         terminal_error(&events).to_json(),
         json!({
             "code": "llm_unavailable",
-            "message": "The OpenAI-compatible server reported an error in the stream (502): Provider returned error",
+            "message": "The server reported an error in the stream (502): Provider returned error",
             "hint": "The provider had a problem on its side; retry in a moment (the conversation is kept).",
             "retryable": true,
             "details": {"type": "502", "provider": "openai", "url": server.url("/v1/chat/completions")},
@@ -437,7 +437,7 @@ async fn unauthorized_is_llm_auth_and_the_key_is_scrubbed() {
     assert_eq!(error.code.as_str(), "llm_auth");
     assert_eq!(
         error.message,
-        "The OpenAI-compatible server rejected the credentials (HTTP 401): Incorrect API key provided: [redacted]."
+        "The server rejected the credentials (HTTP 401): Incorrect API key provided: [redacted]."
     );
     assert_eq!(server.received().len(), 1);
 }
@@ -463,7 +463,10 @@ async fn test_connection_reports_auth_errors() {
         .await
         .unwrap_err();
     assert_eq!(error.code.as_str(), "llm_auth");
-    assert_eq!(error.message, "The OpenAI-compatible server rejected the credentials (HTTP 401): No auth credentials found");
+    assert_eq!(
+        common::unaddressed(&error.message),
+        "The server rejected the credentials (HTTP 401): No auth credentials found"
+    );
 }
 
 #[tokio::test]

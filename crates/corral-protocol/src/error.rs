@@ -65,11 +65,13 @@ pub enum ErrorCode {
     LlmUnavailable,
     /// The LLM provider answered something we cannot use.
     LlmBadResponse,
+    /// The request does not fit the model's context window.
+    LlmContextOverflow,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order (used by docs and tests).
-    pub const ALL: [ErrorCode; 25] = [
+    pub const ALL: [ErrorCode; 26] = [
         ErrorCode::NoProjectOpen,
         ErrorCode::InvalidInput,
         ErrorCode::NotFound,
@@ -95,6 +97,7 @@ impl ErrorCode {
         ErrorCode::LlmRateLimited,
         ErrorCode::LlmUnavailable,
         ErrorCode::LlmBadResponse,
+        ErrorCode::LlmContextOverflow,
     ];
 
     /// The snake_case name, as it appears on the wire.
@@ -125,6 +128,7 @@ impl ErrorCode {
             ErrorCode::LlmRateLimited => "llm_rate_limited",
             ErrorCode::LlmUnavailable => "llm_unavailable",
             ErrorCode::LlmBadResponse => "llm_bad_response",
+            ErrorCode::LlmContextOverflow => "llm_context_overflow",
         }
     }
 
@@ -284,6 +288,9 @@ fn default_hint(code: ErrorCode) -> &'static str {
             "Check the provider's base URL and your connection, then retry."
         }
         ErrorCode::LlmBadResponse => "Retry; if it persists, try another model or provider.",
+        ErrorCode::LlmContextOverflow => {
+            "Compact the conversation (older turns become a summary) or start a new one; a larger context window on the server also helps."
+        }
     }
 }
 

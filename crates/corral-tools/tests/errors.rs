@@ -53,6 +53,7 @@ fn every_code_has_its_pinned_wire_name() {
             "llm_rate_limited",
             "llm_unavailable",
             "llm_bad_response",
+            "llm_context_overflow",
         ]
     );
     for code in ErrorCode::ALL {

@@ -1,7 +1,7 @@
 // Generated from the Rust types by src-tauri/tests/wire_types.rs; do not edit.
 // After changing a type: UPDATE_WIRE_TYPES=1 cargo test -p corral --test wire_types
 
-export type ErrorCode = "no_project_open" | "invalid_input" | "not_found" | "already_exists" | "is_directory" | "not_a_directory" | "not_text" | "too_large" | "path_outside_root" | "path_protected" | "approval_required" | "denied" | "permission_denied" | "no_match" | "ambiguous_match" | "stale_file" | "invalid_regex" | "command_not_allowed" | "argument_not_allowed" | "cancelled" | "io" | "llm_auth" | "llm_rate_limited" | "llm_unavailable" | "llm_bad_response";
+export type ErrorCode = "no_project_open" | "invalid_input" | "not_found" | "already_exists" | "is_directory" | "not_a_directory" | "not_text" | "too_large" | "path_outside_root" | "path_protected" | "approval_required" | "denied" | "permission_denied" | "no_match" | "ambiguous_match" | "stale_file" | "invalid_regex" | "command_not_allowed" | "argument_not_allowed" | "cancelled" | "io" | "llm_auth" | "llm_rate_limited" | "llm_unavailable" | "llm_bad_response" | "llm_context_overflow";
 
 export type WireError = { 
 /**
