@@ -1,0 +1,87 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! The model's context window and tool support, asked of real HTTP servers
+//! on loopback answering as llama.cpp, LM Studio and Ollama do.
+
+mod common;
+
+use common::{Reply, Server};
+use corral_llm::{model_info, ModelInfo, Provider};
+use pretty_assertions::assert_eq;
+
+fn paths(server: &Server) -> Vec<String> {
+    server
+        .received()
+        .into_iter()
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect()
+}
+
+#[tokio::test]
+async fn llama_server_says_its_context_and_whether_its_template_calls_tools() {
+    // llama-server started with `-c 4096` and a template without tool calls.
+    let props = r#"{"default_generation_settings":{"n_ctx":4096,"params":{"n_predict":-1}},"total_slots":1,"model_path":"m.gguf","chat_template":"...","chat_template_caps":{"supports_tools":false,"supports_tool_calls":false},"build_info":"b6000"}"#;
+    for provider in [Provider::OpenAi, Provider::Anthropic] {
+        let server = Server::start(vec![Reply::json(200, props)]).await;
+        let info = model_info(&server.config(provider)).await;
+        assert_eq!(
+            info,
+            ModelInfo {
+                context_window: Some(4096),
+                source: Some("server".into()),
+                supports_tools: Some(false)
+            }
+        );
+        assert_eq!(paths(&server), ["GET /props"]);
+    }
+}
+
+#[tokio::test]
+async fn lm_studio_says_the_loaded_context() {
+    let model = r#"{"id":"test-model","object":"model","type":"llm","publisher":"qwen","arch":"qwen3","state":"loaded","max_context_length":32768,"loaded_context_length":8192}"#;
+    let server = Server::start(vec![Reply::json(404, "{}"), Reply::json(200, model)]).await;
+    let info = model_info(&server.config(Provider::OpenAi)).await;
+    assert_eq!(info.context_window, Some(8192));
+    assert_eq!(
+        paths(&server),
+        ["GET /props", "GET /api/v0/models/test-model"]
+    );
+}
+
+#[tokio::test]
+async fn ollama_says_num_ctx_through_api_show() {
+    let show = r#"{"parameters":"num_ctx 8192\nstop \"<|im_end|>\"","model_info":{"general.architecture":"qwen3","qwen3.context_length":40960}}"#;
+    let server = Server::start(vec![
+        Reply::json(404, "404 page not found"),
+        Reply::json(404, "404 page not found"),
+        Reply::json(200, show),
+    ])
+    .await;
+    let info = model_info(&server.config(Provider::OpenAi)).await;
+    assert_eq!(info.context_window, Some(8192));
+    assert_eq!(
+        paths(&server),
+        [
+            "GET /props",
+            "GET /api/v0/models/test-model",
+            "POST /api/show"
+        ]
+    );
+    assert_eq!(server.received()[2].json()["model"], "test-model");
+}
+
+#[tokio::test]
+async fn a_server_that_says_nothing_leaves_the_window_unknown() {
+    let server = Server::start(vec![
+        Reply::json(404, "{}"),
+        Reply::json(404, "{}"),
+        Reply::json(404, "{}"),
+        Reply::json(
+            200,
+            r#"{"object":"list","data":[{"id":"test-model","object":"model"}]}"#,
+        ),
+    ])
+    .await;
+    let info = model_info(&server.config(Provider::OpenAi)).await;
+    assert_eq!(info, ModelInfo::default());
+    assert_eq!(server.received().len(), 4);
+}
