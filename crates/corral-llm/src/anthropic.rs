@@ -48,7 +48,35 @@ pub(crate) fn body(
     if !request.tools.is_empty() {
         body["tools"] = json!(request.tools);
     }
+    if config.provider.is_own_api(&config.base_url) {
+        mark_cache_breakpoints(&mut body);
+    }
     body
+}
+
+/// Anthropic's prompt caching: the system prompt, the tool list and the
+/// conversation so far are a prefix each request repeats, so each ends in a
+/// `cache_control` breakpoint (three of the four allowed) and the next
+/// request reads them from the cache. Only on Anthropic's own API: other
+/// servers speaking the format may refuse the field.
+fn mark_cache_breakpoints(body: &mut Value) {
+    let ephemeral = json!({"type": "ephemeral"});
+    if let Some(Value::String(system)) = body.get("system") {
+        body["system"] = json!([{"type": "text", "text": system, "cache_control": ephemeral}]);
+    }
+    if let Some(Value::Object(last)) = body
+        .get_mut("tools")
+        .and_then(|t| t.as_array_mut()?.last_mut())
+    {
+        last.insert("cache_control".into(), ephemeral.clone());
+    }
+    let last_block = body
+        .get_mut("messages")
+        .and_then(|m| m.as_array_mut()?.last_mut())
+        .and_then(|m| m.get_mut("content")?.as_array_mut()?.last_mut());
+    if let Some(Value::Object(block)) = last_block {
+        block.insert("cache_control".into(), ephemeral);
+    }
 }
 
 /// A content block being streamed.
@@ -253,6 +281,52 @@ fn text(value: &Value, key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Provider;
+    use crate::types::{Role, ToolDef};
+
+    #[test]
+    fn anthropics_own_api_gets_cache_breakpoints_and_other_servers_do_not() {
+        let request = ChatRequest {
+            system: "You are Corral.".into(),
+            messages: vec![
+                Message::user("first"),
+                Message::assistant("ok"),
+                Message {
+                    role: Role::User,
+                    content: vec![Block::text("a"), Block::text("b")],
+                },
+            ],
+            tools: vec![ToolDef {
+                name: "read_file".into(),
+                description: "Read.".into(),
+                input_schema: json!({"type": "object"}),
+            }],
+        };
+        let mut config = ProviderConfig::new(Provider::Anthropic, "claude-sonnet-4-5");
+        config.base_url = "https://api.anthropic.com".into();
+        let cached = body(&config, &request, 100, true);
+        let ephemeral = json!({"type": "ephemeral"});
+        assert_eq!(
+            cached["system"],
+            json!([{"type": "text", "text": "You are Corral.", "cache_control": ephemeral}])
+        );
+        assert_eq!(cached["tools"][0]["cache_control"], ephemeral);
+        assert_eq!(
+            cached["messages"][2]["content"][1]["cache_control"],
+            ephemeral
+        );
+        assert!(cached["messages"][2]["content"][0]
+            .get("cache_control")
+            .is_none());
+        assert!(cached["messages"][0]["content"][0]
+            .get("cache_control")
+            .is_none());
+
+        config.base_url = "http://127.0.0.1:8080".into();
+        let local = body(&config, &request, 100, true);
+        assert_eq!(local["system"], "You are Corral.");
+        assert!(!local.to_string().contains("cache_control"));
+    }
 
     #[test]
     fn tool_input_past_the_limit_fails() {

@@ -33,6 +33,22 @@ impl Provider {
         }
     }
 
+    /// Whether `url` is this provider's own API (so messages may name the
+    /// provider, hosted-model facts apply and provider-only features such
+    /// as prompt caching may be used), rather than another server speaking
+    /// its format.
+    pub fn is_own_api(self, url: &str) -> bool {
+        let host = reqwest::Url::parse(url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_owned))
+            .unwrap_or_default();
+        let own = |domain: &str| host == domain || host.ends_with(&format!(".{domain}"));
+        match self {
+            Provider::Anthropic => own("anthropic.com"),
+            Provider::OpenAi => own("openai.com"),
+        }
+    }
+
     /// The snake_case name (as in JSON and error details).
     pub fn as_str(self) -> &'static str {
         match self {

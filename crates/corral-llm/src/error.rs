@@ -367,15 +367,16 @@ fn speaker(ctx: &WireContext<'_>) -> String {
         .as_ref()
         .and_then(|u| u.host_str())
         .unwrap_or_default();
-    let own = |domain: &str| host == domain || host.ends_with(&format!(".{domain}"));
-    match ctx.provider {
-        Provider::Anthropic if own("anthropic.com") => "Anthropic".to_string(),
-        Provider::OpenAi if own("openai.com") => "OpenAI".to_string(),
-        _ => match parsed.as_ref().and_then(|u| u.port()) {
-            Some(port) => format!("the server at `{host}:{port}`"),
-            None if !host.is_empty() => format!("the server at `{host}`"),
-            None => ctx.provider.label().to_string(),
-        },
+    if ctx.provider.is_own_api(ctx.url) {
+        return match ctx.provider {
+            Provider::Anthropic => "Anthropic".to_string(),
+            Provider::OpenAi => "OpenAI".to_string(),
+        };
+    }
+    match parsed.as_ref().and_then(|u| u.port()) {
+        Some(port) => format!("the server at `{host}:{port}`"),
+        None if !host.is_empty() => format!("the server at `{host}`"),
+        None => ctx.provider.label().to_string(),
     }
 }
 

@@ -17,7 +17,7 @@
 //! Each probe has a short time limit and failures are simply skipped: the
 //! answer is never an error, only less known.
 
-use crate::config::{Provider, ProviderConfig};
+use crate::config::ProviderConfig;
 use crate::http;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -52,7 +52,7 @@ pub struct ModelInfo {
 /// [`known_context_window`] for the providers' own APIs.
 pub async fn model_info(config: &ProviderConfig) -> ModelInfo {
     let base = config.base_url.trim_end_matches('/');
-    if is_providers_own(config.provider, base) {
+    if config.provider.is_own_api(base) {
         return from_table(&config.model);
     }
     let origin = base.strip_suffix("/v1").unwrap_or(base);
@@ -132,18 +132,6 @@ fn from_table(model: &str) -> ModelInfo {
             supports_tools: None,
         },
         None => ModelInfo::default(),
-    }
-}
-
-fn is_providers_own(provider: Provider, base: &str) -> bool {
-    let host = reqwest::Url::parse(base)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_owned))
-        .unwrap_or_default();
-    let own = |domain: &str| host == domain || host.ends_with(&format!(".{domain}"));
-    match provider {
-        Provider::Anthropic => own("anthropic.com"),
-        Provider::OpenAi => own("openai.com"),
     }
 }
 
