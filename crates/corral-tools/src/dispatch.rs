@@ -1,7 +1,7 @@
 //! One entry point for every tool call: parse the input, decide the policy,
 //! enforce it, run the tool, return its JSON or the standardized error.
 
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, Result};
 use crate::policy::{self, Decision};
 use crate::root::{ProjectRoot, RelPath};
 use crate::tool::{Assessment, DynTool, Preview};
@@ -150,28 +150,12 @@ pub fn touches_secret(root: &ProjectRoot, name: &str, input: &Value) -> bool {
 
 /// Where a tool working on `rel` really lands: its deepest existing
 /// ancestor with symlinks resolved, plus the part yet to be created.
-/// `None` when it cannot be resolved (the tool itself then fails).
+/// The file tools open the lexical path, so that is the one located (for
+/// `link/../x` they open `x`, wherever `link` leads). `None` when it cannot
+/// be resolved (the tool itself then fails).
 fn real_path(root: &ProjectRoot, rel: &RelPath) -> Option<String> {
-    let mut probe = rel.clone();
-    let mut tail: Vec<std::ffi::OsString> = Vec::new();
-    loop {
-        match root.canonical(&probe) {
-            Ok(mut real) => {
-                for name in tail.iter().rev() {
-                    real = real.join(name);
-                }
-                return Some(real.display());
-            }
-            Err(e)
-                if matches!(e.code, ErrorCode::NotFound | ErrorCode::NotADirectory)
-                    && !probe.is_root() =>
-            {
-                tail.push(probe.file_name()?.to_owned());
-                probe = probe.parent();
-            }
-            Err(_) => return None,
-        }
-    }
+    let located = root.locate(&rel.display()).ok()?;
+    located.real_path().map(|real| real.display())
 }
 
 /// Runs one tool call through the policy.

@@ -222,17 +222,27 @@ pub(crate) fn write_atomic(
 }
 
 /// Resolves the deepest existing ancestor of `parent` beneath the root and
-/// refuses it if it is inside `.git/` (escapes fail in `canonical`).
+/// refuses it if it is inside `.git/`, leads out, or is a file where a
+/// folder would be created under it.
 fn check_existing_ancestor(root: &ProjectRoot, parent: &RelPath, shown: &str) -> Result<()> {
-    let mut probe = parent.clone();
-    loop {
-        match root.canonical(&probe) {
-            Ok(real) if real.is_git_internal() => return Err(git_protected(shown)),
-            Ok(_) => return Ok(()),
-            Err(e) if e.code == ErrorCode::NotFound && !probe.is_root() => probe = probe.parent(),
-            Err(e) => return Err(e),
-        }
+    let at = parent.display();
+    let located = root.locate(&at)?;
+    let real = located.real?;
+    if real.is_git_internal() {
+        return Err(git_protected(shown));
     }
+    let is_dir = root
+        .dir()
+        .metadata(real.as_path())
+        .is_ok_and(|m| m.is_dir());
+    if !located.tail.as_os_str().is_empty() && !is_dir {
+        return Err(Error::new(
+            ErrorCode::NotADirectory,
+            format!("a parent of `{at}` is not a folder"),
+        )
+        .detail("path", at));
+    }
+    Ok(())
 }
 
 #[derive(Debug)]

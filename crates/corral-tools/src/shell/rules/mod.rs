@@ -9,9 +9,9 @@
 //!
 //! Path arguments must stay inside the root twice over: lexically
 //! ([`ProjectRoot::resolve`]) and, for the longest existing prefix, the way
-//! the kernel resolves them ([`ProjectRoot::canonical_prefix`]: symlinks
-//! first, then `..`), so `link/x` with `link -> /etc` and `up/../x` with
-//! `up -> .` are caught.
+//! the kernel resolves them ([`ProjectRoot::locate`]: symlinks first, then
+//! `..`), so `link/x` with `link -> /etc` and `up/../x` with `up -> .` are
+//! caught.
 
 mod coreutils;
 mod find;
@@ -66,18 +66,18 @@ impl Ctx<'_> {
     /// Checks that `path` (given in the argument `arg`) stays inside the
     /// root, lexically and through symlinks. Returns its normalized form.
     pub fn path(&self, arg: &str, path: &str) -> Result<RelPath> {
-        let rel = self
+        let located = self
             .root
-            .resolve(path)
+            .locate(path)
             .map_err(|_| self.deny(arg, "the path is outside the project folder"))?;
-        match self.root.canonical_prefix(path) {
-            Err(e) if e.code == ErrorCode::PathOutsideRoot => Err(self.deny(
+        if located.leads_outside() {
+            return Err(self.deny(
                 arg,
                 "the path leads outside the project folder through a symlink",
-            )),
-            // Loops and the like: the program reports them itself.
-            Ok(_) | Err(_) => Ok(rel),
+            ));
         }
+        // Loops and the like: the program reports them itself.
+        Ok(located.lexical)
     }
 
     /// Whether the program, resolving `path` itself, lands in `.git/`
@@ -86,8 +86,8 @@ impl Ctx<'_> {
         rel.is_git_internal()
             || self
                 .root
-                .canonical_prefix(path)
-                .is_ok_and(|real| real.is_git_internal())
+                .locate(path)
+                .is_ok_and(|l| l.real.is_ok_and(|real| real.is_git_internal()))
     }
 
     /// Whether `rel` is the root itself, or a symlink to it.

@@ -91,9 +91,10 @@ fn leaves_root(arg: &str) -> bool {
 /// `git blame -S notes.txt` prints that file as "bad graft data").
 fn leads_outside(root: &ProjectRoot, arg: &str) -> bool {
     leaves_root(arg)
-        || root
-            .canonical_prefix(arg)
-            .is_err_and(|e| e.code == ErrorCode::PathOutsideRoot)
+        || match root.locate(arg) {
+            Ok(located) => located.leads_outside(),
+            Err(e) => e.code == ErrorCode::PathOutsideRoot,
+        }
 }
 
 /// Whether a `grep` argument asks it to search folders recursively (which
@@ -113,11 +114,11 @@ fn grep_recursive(arg: &str) -> bool {
 pub(crate) fn named_secret(root: &ProjectRoot, args: &[String]) -> Option<String> {
     // `a/.env/.` is `.env` once normalized; a link leads where it points.
     let leads_to_secret = |part: &str| {
-        root.resolve(part).is_ok_and(|rel| {
-            is_secret_like(&rel.display())
-                || root
-                    .canonical(&rel)
-                    .is_ok_and(|real| is_secret_like(&real.display()))
+        root.locate(part).is_ok_and(|located| {
+            is_secret_like(&located.lexical.display())
+                || located
+                    .real_path()
+                    .is_some_and(|real| is_secret_like(&real.display()))
         })
     };
     args.iter()
