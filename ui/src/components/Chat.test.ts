@@ -7,7 +7,7 @@ import Chat from "./Chat.svelte";
 
 function setup(turns: Turn[]) {
   const fake = fakeIpc(turns);
-  const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, scheduleFrame: (run) => run() });
+  const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, scheduleFrame: (run) => run(), readInstructions: async () => null });
   render(Chat, { props: { loop } });
   return { ...fake, loop };
 }

@@ -9,6 +9,7 @@ import type {
   LlmEvent,
   LlmRequest,
   LocalServer,
+  ModelInfo,
   PolicyCheck,
   ProjectInfo,
   Settings,
@@ -70,7 +71,9 @@ export const ipc = {
   cancel: (runId: string) => call<null>("cancel", { run_id: runId }),
   getSettings: () => call<Settings>("get_settings"),
   saveSettings: (settings: SettingsInput) => call<Settings>("save_settings", { settings }),
-  testConnection: () => call<ConnectionOk>("test_connection"),
+  /** Tests `settings` as given (nothing is saved), or the saved settings. */
+  testConnection: (settings?: SettingsInput) => call<ConnectionOk>("test_connection", settings ? { settings } : {}),
+  modelInfo: () => call<ModelInfo>("model_info"),
   detectLocalServers: () => call<LocalServer[]>("detect_local_servers"),
 
   // Conversations

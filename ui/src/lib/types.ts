@@ -25,6 +25,7 @@ export type {
   ProjectInfo,
   ConnectionOk,
   LocalServer,
+  ModelInfo,
   DirEntry,
   ListDirectoryOutput,
   ReadFileOutput,

@@ -316,6 +316,21 @@ base_url: string,
  */
 models: Array<string>, };
 
+export type ModelInfo = { 
+/**
+ * Tokens the model can hold, prompt and reply together.
+ */
+context_window?: number, 
+/**
+ * Where `context_window` comes from: `server` (it said so) or
+ * `known_model` (the table of hosted models).
+ */
+source?: string, 
+/**
+ * Whether the server's chat template can call tools, when it says.
+ */
+supports_tools?: boolean, };
+
 export type SavedSettings = { provider: Provider, base_url: string, model: string, max_tokens: number, mode: Mode, };
 
 export type Settings = { has_api_key: boolean, provider: Provider, base_url: string, model: string, max_tokens: number, mode: Mode, };

@@ -73,6 +73,7 @@ export function fakeIpc(turns: Turn[]) {
       sandboxed: true,
     })),
     saveConversation: vi.fn<AgentIpc["saveConversation"]>(async () => null),
+    modelInfo: vi.fn<AgentIpc["modelInfo"]>(async () => ({})),
   };
   return { ipc, requests, newId: () => `id${++ids}` };
 }

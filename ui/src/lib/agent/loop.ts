@@ -4,7 +4,18 @@
 import { toWireError, wireError } from "../errors";
 import { type FrameScheduler, OutputBuffer } from "../outputBuffer";
 import { type Readable, writable } from "../store";
-import type { LlmEvent, LlmRequest, Message, ToolResultBlock, ToolSpec, ToolUseBlock, WireError } from "../types";
+import type { LlmEvent, LlmRequest, Message, ModelInfo, ToolResultBlock, ToolSpec, ToolUseBlock, WireError } from "../types";
+import {
+  COMPACT_AT,
+  compactionBoundary,
+  DEFAULT_CONTEXT_WINDOW,
+  isContextOverflow,
+  summaryRequest,
+  TokenEstimate,
+  trimOldToolResults,
+  withSummary,
+} from "./context";
+import { type Instructions, readInstructions } from "./instructions";
 import { StreamAssembler } from "./assembler";
 import { fromSaved, type SavedConversation, toSaved } from "./conversation";
 import { type AgentState, emptyState, type Item, type ToolItem } from "./state";
@@ -18,16 +29,22 @@ export type { AgentIpc, Decision, RunControl } from "./ports";
 
 export type AgentOptions = {
   projectRoot: string;
-  /** Model calls per user message before the loop stops and asks to continue. */
+  /** Model calls per user message before the loop pauses and offers Continue. */
   maxTurns?: number;
   newId?: () => string;
   scheduleFrame?: FrameScheduler;
+  /** Finds the project's instructions (default: `readInstructions`, through read_file). */
+  readInstructions?: (ipc: AgentIpc) => Promise<Instructions | null>;
 };
 
 
 type TurnOutcome = { message: Message | null; stopReason: string; error: WireError | null };
 
-export const DEFAULT_MAX_TURNS = 25;
+export const DEFAULT_MAX_TURNS = 100;
+
+/** What a tool call of a reply cut off at its token limit gets instead of running. */
+export const CUT_OFF_TEXT =
+  "Not run: your reply was cut off at its token limit before it ended, so this call may be incomplete. Send it again in a shorter reply.";
 
 export class AgentLoop {
   private readonly store = writable<AgentState>(emptyState());
@@ -35,6 +52,11 @@ export class AgentLoop {
   private messages: Message[] = [];
   private specs: ToolSpec[] | null = null;
   private control: RunControl | null = null;
+  private readonly estimate = new TokenEstimate();
+  /** What the server said of the model; undefined until asked. */
+  private model: ModelInfo | undefined;
+  /** The project's instruction file, read once per conversation. */
+  private instructions: Instructions | null | undefined;
   private readonly tools: ToolRunner;
   private readonly newId: () => string;
 
@@ -89,6 +111,31 @@ export class AgentLoop {
     await this.run();
   }
 
+  /** Goes on after the run paused at its turn budget. */
+  async continue(): Promise<void> {
+    await this.retry();
+  }
+
+  /** Forgets what is known of the model (the settings changed). */
+  resetModel(): void {
+    this.model = undefined;
+  }
+
+  /** Summarizes the older part of the conversation now (the Compact button). */
+  async compact(): Promise<void> {
+    if (this.control) return;
+    const control: RunControl = { cancelled: false, hooks: new Set() };
+    this.control = control;
+    this.patch({ busy: true });
+    try {
+      await this.compactNow(control, true);
+    } finally {
+      this.control = null;
+      this.patch({ busy: false });
+      await this.save();
+    }
+  }
+
   stop(): void {
     const control = this.control;
     if (!control || control.cancelled) return;
@@ -104,6 +151,7 @@ export class AgentLoop {
   async clear(): Promise<void> {
     if (this.control) return;
     this.messages = [];
+    this.instructions = undefined;
     this.store.set(emptyState());
     await this.save();
   }
@@ -126,20 +174,42 @@ export class AgentLoop {
   private async run(): Promise<void> {
     const control: RunControl = { cancelled: false, hooks: new Set() };
     this.control = control;
-    this.patch({ busy: true, error: null, retrying: null });
+    this.patch({ busy: true, error: null, retrying: null, turnLimitReached: false });
     const maxTurns = this.options.maxTurns ?? DEFAULT_MAX_TURNS;
+    let overflowRetried = false;
     try {
       this.specs ??= await this.ipc.toolSpecs();
+      await this.loadModelFacts();
       for (let turn = 1; ; turn++) {
+        await this.fitContext(control, this.specs);
+        if (control.cancelled) break;
         const outcome = await this.streamTurn(control, this.specs);
+        if (outcome.error && isContextOverflow(outcome.error) && !overflowRetried && !control.cancelled) {
+          // Compacted and sent again once, by itself; a second overflow is shown.
+          overflowRetried = true;
+          this.noteOverflow(outcome.error);
+          if (await this.compactNow(control, true)) {
+            turn--;
+            continue;
+          }
+        }
         if (outcome.error) {
           this.patch({ error: outcome.error });
           break;
         }
         if (outcome.message) this.messages = [...this.messages, outcome.message];
         const uses = outcome.message?.content.filter((b): b is ToolUseBlock => b.type === "tool_use") ?? [];
+        if (uses.length > 0 && outcome.stopReason === "max_tokens") {
+          // A reply cut off mid-way may carry garbled calls: none of them runs.
+          this.messages = [...this.messages, { role: "user", content: uses.map((use) => this.cutOffCard(use)) }];
+          this.notice(
+            `The reply was cut off at its token limit; its ${uses.length === 1 ? "tool call was" : `${uses.length} tool calls were`} not run. Send a message to let the agent try again.`,
+          );
+          break;
+        }
         if (uses.length === 0) {
           if (outcome.stopReason === "max_tokens") this.notice("The reply hit the max tokens limit and was cut off.");
+          else if (!control.cancelled && !outcome.message) this.notice("The model sent an empty reply.");
           break;
         }
         const results = control.cancelled
@@ -150,7 +220,8 @@ export class AgentLoop {
         // Each finished round is saved, so a crash loses at most the current one.
         await this.save();
         if (turn >= maxTurns) {
-          this.notice(`Stopped after ${maxTurns} model turns. Send a message to let the agent continue.`);
+          this.notice(`Paused after ${maxTurns} model turns. Continue to let the agent go on.`);
+          this.patch({ turnLimitReached: true });
           break;
         }
       }
@@ -204,6 +275,7 @@ export class AgentLoop {
           this.openCard(event.id, event.name, event.input ?? {});
           return;
         case "usage": {
+          reportedInput += event.input_tokens;
           const usage = this.store.get().usage;
           this.patch({
             usage: {
@@ -227,11 +299,8 @@ export class AgentLoop {
       }
     };
 
-    const request: LlmRequest = {
-      system: systemPrompt(this.options.projectRoot, specs),
-      messages: this.messages,
-      tools: specs.map(({ name, description, input_schema }) => ({ name, description, input_schema })),
-    };
+    const request = this.request(specs);
+    let reportedInput = 0;
     const stream = this.ipc.llmStream(runId, request, onEvent).then(
       () => undefined,
       (rejection: unknown) => {
@@ -240,6 +309,10 @@ export class AgentLoop {
     );
     await Promise.race([stream, cancelled]);
     control.hooks.delete(hook);
+    if (reportedInput > 0) {
+      this.estimate.calibrate(request, reportedInput);
+      this.showMeter(reportedInput);
+    }
 
     // Half tool calls never reach the transcript, so their cards go too.
     const drop = new Set(assembler.unfinished.flatMap((callId) => this.cardIds.get(callId) ?? []));
@@ -264,6 +337,107 @@ export class AgentLoop {
     this.cardIds.set(callId, id);
     const risk = this.specs?.find((s) => s.name === name)?.risk ?? null;
     this.addItem({ kind: "tool", id, callId, name, input, risk, status: "queued" });
+  }
+
+  /** The request the next turn sends. */
+  private request(specs: ToolSpec[]): LlmRequest {
+    return {
+      system: systemPrompt(this.options.projectRoot, specs, this.instructions ?? null),
+      messages: this.messages,
+      tools: specs.map(({ name, description, input_schema }) => ({ name, description, input_schema })),
+    };
+  }
+
+  /** The model's context window and the project's instructions, once. */
+  private async loadModelFacts(): Promise<void> {
+    if (this.model === undefined) {
+      this.model = await this.ipc.modelInfo().catch(() => ({}));
+      if (this.model.supports_tools === false) {
+        this.notice(
+          "The server says this model's chat template cannot call tools, so the agent can only talk. Start the server with a template that supports tools (llama.cpp: --jinja), or pick another model.",
+        );
+      }
+    }
+    if (this.instructions === undefined) {
+      this.instructions = await (this.options.readInstructions ?? readInstructions)(this.ipc);
+      if (this.instructions) this.notice(this.instructions.notice);
+    }
+  }
+
+  private get contextWindow(): { window: number; known: boolean } {
+    const window = this.model?.context_window;
+    return window ? { window, known: true } : { window: DEFAULT_CONTEXT_WINDOW, known: false };
+  }
+
+  private showMeter(used: number): void {
+    const { window, known } = this.contextWindow;
+    this.patch({ context: { used, window, known } });
+  }
+
+  /** Before a request: trims, then summarizes, when it would pass the threshold. */
+  private async fitContext(control: RunControl, specs: ToolSpec[]): Promise<void> {
+    const { window } = this.contextWindow;
+    const limit = window * COMPACT_AT;
+    let size = this.estimate.tokens(this.request(specs));
+    if (size > limit) {
+      this.messages = trimOldToolResults(this.messages);
+      size = this.estimate.tokens(this.request(specs));
+    }
+    if (size > limit && (await this.compactNow(control, false))) size = this.estimate.tokens(this.request(specs));
+    this.showMeter(size);
+  }
+
+  /**
+   * Replaces the older part of the transcript by a summary the model writes.
+   * The items the user sees stay as they are; the full original stays there.
+   * Returns whether anything was compacted.
+   */
+  private async compactNow(control: RunControl, forced: boolean): Promise<boolean> {
+    const keep = forced ? 2 : undefined;
+    this.messages = trimOldToolResults(this.messages, keep);
+    const boundary = compactionBoundary(this.messages, keep);
+    if (boundary === 0) return forced;
+    const older = this.messages.slice(0, boundary);
+    const request = summaryRequest(older, this.contextWindow.window, this.estimate.ratio);
+    const runId = this.newId();
+    const hook = () => void this.ipc.cancel(runId).catch(() => undefined);
+    control.hooks.add(hook);
+    let summary = "";
+    let failed: WireError | null = null;
+    await this.ipc
+      .llmStream(runId, request, (event) => {
+        if (event.type === "text_delta") summary += event.text;
+        if (event.type === "error") failed = event.error;
+      })
+      .catch((error: unknown) => {
+        failed = toWireError(error);
+      });
+    control.hooks.delete(hook);
+    if (control.cancelled) return false;
+    if (failed || summary.trim() === "") {
+      const why = failed ? `: ${(failed as WireError).message}` : ": the summary came back empty";
+      this.notice(`Could not compact the conversation${why}.`);
+      return false;
+    }
+    this.messages = withSummary(this.messages, boundary, summary.trim());
+    this.notice(`Compacted: ${older.length} earlier messages were summarized for the model (they stay shown above).`);
+    return true;
+  }
+
+  private noteOverflow(error: WireError): void {
+    const used = Number(error.details.prompt_tokens) || 0;
+    const window = Number(error.details.context_window) || 0;
+    if (window > 0 && (!this.model?.context_window || this.model.context_window > window)) {
+      this.model = { ...this.model, context_window: window, source: "server" };
+    }
+    const sizes = used && window ? ` (${used.toLocaleString("en")} of ${window.toLocaleString("en")} tokens)` : "";
+    this.notice(`The conversation no longer fit the model's context window${sizes}; compacting it and sending again.`);
+  }
+
+  private cutOffCard(use: ToolUseBlock): ToolResultBlock {
+    const id = this.cardIds.get(use.id);
+    if (id) this.updateCard(id, { status: "cancelled", error: wireError("cancelled", "Not run: the reply was cut off at its token limit.") });
+    return textBlock(use, CUT_OFF_TEXT);
   }
 
   private cancelCard(use: ToolUseBlock): ToolResultBlock {

@@ -9,7 +9,7 @@ import { CANCELLED_TEXT } from "./transcript";
 
 function setup(turns: Turn[], maxTurns?: number) {
   const fake = fakeIpc(turns);
-  const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, maxTurns, scheduleFrame: (run) => run() });
+  const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, maxTurns, scheduleFrame: (run) => run(), readInstructions: async () => null });
   const cards = () => loop.state.get().items.filter((i): i is ToolItem => i.kind === "tool");
   const results = () => loop.transcript.flatMap((m) => m.content.filter((b): b is ToolResultBlock => b.type === "tool_result"));
   return { ...fake, loop, cards, results };

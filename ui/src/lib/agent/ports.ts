@@ -6,7 +6,15 @@ import type { ApprovalScope } from "../types";
 
 export type AgentIpc = Pick<
   Ipc,
-  "llmStream" | "cancel" | "toolSpecs" | "checkPolicy" | "approveCall" | "callTool" | "execShell" | "saveConversation"
+  | "llmStream"
+  | "cancel"
+  | "toolSpecs"
+  | "checkPolicy"
+  | "approveCall"
+  | "callTool"
+  | "execShell"
+  | "saveConversation"
+  | "modelInfo"
 >;
 
 /** The user's answer to an approval. */

@@ -33,6 +33,9 @@ export type Item = UserItem | AssistantItem | NoticeItem | ToolItem;
 
 export type Usage = { input_tokens: number; output_tokens: number };
 
+/** How full the model's context window is: the next request's size, estimated or as the server counted it. */
+export type ContextMeter = { used: number; window: number; known: boolean };
+
 export type AgentState = {
   items: Item[];
   busy: boolean;
@@ -41,6 +44,9 @@ export type AgentState = {
   /** Set while the provider is retrying after a transient failure. */
   retrying: { attempt: number; delay_ms: number; error: WireError } | null;
   usage: Usage;
+  context: ContextMeter | null;
+  /** The run stopped at the turn budget; Continue goes on. */
+  turnLimitReached: boolean;
 };
 
 export const emptyState = (): AgentState => ({
@@ -49,6 +55,8 @@ export const emptyState = (): AgentState => ({
   error: null,
   retrying: null,
   usage: { input_tokens: 0, output_tokens: 0 },
+  context: null,
+  turnLimitReached: false,
 });
 
 export function isTerminal(status: ToolStatus): boolean {

@@ -1,0 +1,156 @@
+// Keeping the conversation inside the model's context window: a
+// tokenizer-free estimate of a request's size (calibrated against the
+// usage the server reports), trimming of large old tool results, and the
+// compaction boundary: the older part of the transcript becomes a summary
+// the model writes, never cut between a tool call and its result.
+import type { LlmRequest, Message, ToolResultBlock } from "../types";
+
+/** Compaction starts when the next request would use this share of the window. */
+export const COMPACT_AT = 0.8;
+/** A window to assume when the server does not say and the model is unknown. */
+export const DEFAULT_CONTEXT_WINDOW = 32_768;
+/** Tool results larger than this, outside the recent part, are trimmed first. */
+export const TRIM_OVER_CHARS = 2_000;
+/** Messages at the end of the transcript that are never trimmed or summarized. */
+export const KEEP_RECENT = 6;
+
+/**
+ * Characters per token, learned from what the server reports: starts at 4
+ * (English and code average about 3.5-4.5) and moves to the ratio of the last
+ * request's characters to its reported input tokens.
+ */
+export class TokenEstimate {
+  private charsPerToken = 4;
+
+  /** The estimated tokens of a request: its JSON, as sent. */
+  tokens(request: LlmRequest): number {
+    return Math.ceil(requestChars(request) / this.charsPerToken);
+  }
+
+  /** Learns from a request that the server counted as `inputTokens`. */
+  calibrate(request: LlmRequest, inputTokens: number): void {
+    if (inputTokens < 50) return;
+    const ratio = requestChars(request) / inputTokens;
+    // Clamped: one odd report (a cached prefix counted apart) must not derail it.
+    this.charsPerToken = Math.min(6, Math.max(2, ratio));
+  }
+
+  get ratio(): number {
+    return this.charsPerToken;
+  }
+}
+
+export function requestChars(request: LlmRequest): number {
+  return request.system.length + JSON.stringify(request.messages).length + JSON.stringify(request.tools).length;
+}
+
+/** The tokens a reply may use so that request + reply fit the window. */
+export function fitMaxTokens(maxTokens: number, window: number): number {
+  return Math.max(256, Math.min(maxTokens, Math.floor(window / 4)));
+}
+
+/**
+ * Trims tool results larger than `overChars` in all but the last `keepRecent`
+ * messages: head and tail kept, the middle replaced by a note telling the
+ * model how to see it again. Returns the same array when nothing changed.
+ */
+export function trimOldToolResults(messages: Message[], keepRecent = KEEP_RECENT, overChars = TRIM_OVER_CHARS): Message[] {
+  const end = Math.max(0, messages.length - keepRecent);
+  let changed = false;
+  const out = messages.map((message, index) => {
+    if (index >= end || message.role !== "user") return message;
+    const content = message.content.map((block) => {
+      if (block.type !== "tool_result" || block.content.length <= overChars || block.content.includes(TRIM_NOTE)) return block;
+      changed = true;
+      return trimmed(block, overChars);
+    });
+    return { ...message, content };
+  });
+  return changed ? out : messages;
+}
+
+const TRIM_NOTE = "characters trimmed to save context";
+
+function trimmed(block: ToolResultBlock, keep: number): ToolResultBlock {
+  const half = Math.floor(keep / 2);
+  const cut = block.content.length - 2 * half;
+  const note = `\n[... ${cut} ${TRIM_NOTE}; call the tool again to see them ...]\n`;
+  return { ...block, content: block.content.slice(0, half) + note + block.content.slice(-half) };
+}
+
+/**
+ * Where the kept part of the transcript starts when the part before it is
+ * summarized: the earliest index from which the last `keepRecent` messages
+ * (at least) are kept and that does not start with tool results (their calls
+ * would be summarized away). 0 when there is nothing to summarize.
+ */
+export function compactionBoundary(messages: Message[], keepRecent = KEEP_RECENT): number {
+  for (let i = Math.min(messages.length - 1, Math.max(1, messages.length - keepRecent)); i >= 1; i--) {
+    if (!startsWithResults(messages[i])) return i;
+  }
+  return 0;
+}
+
+function startsWithResults(message: Message): boolean {
+  return message.content.some((b) => b.type === "tool_result");
+}
+
+/** The older part as plain text for the summarizer, each tool result clipped. */
+export function transcriptText(messages: Message[], clipChars = 1_500): string {
+  const clip = (text: string) =>
+    text.length <= clipChars ? text : `${text.slice(0, clipChars / 2)} [...] ${text.slice(-clipChars / 2)}`;
+  return messages
+    .map((message) => {
+      const parts = message.content.map((block) => {
+        switch (block.type) {
+          case "text":
+            return block.text;
+          case "tool_use":
+            return `[tool call ${block.name} ${clip(JSON.stringify(block.input))}]`;
+          case "tool_result":
+            return `[tool result${block.is_error ? " (error)" : ""}: ${clip(block.content)}]`;
+        }
+      });
+      return `${message.role.toUpperCase()}: ${parts.join("\n")}`;
+    })
+    .join("\n\n");
+}
+
+export const SUMMARY_SYSTEM = `You compact a coding agent's conversation so the agent can continue the task with less context. Write a summary in Markdown with these sections:
+- Task: what the user asked for, in their words where it matters.
+- Files: every file read and every file changed, with what changed.
+- Commands: commands run and their outcomes (exit codes, failing tests).
+- Decisions: what was decided and why.
+- Open: what is left to do, and the next step.
+Be complete about facts and brief in words. Do not add anything that did not happen.`;
+
+/** The request that asks the model for the summary of `older`, sized to fit `window`. */
+export function summaryRequest(older: Message[], window: number, charsPerToken: number): LlmRequest {
+  const budget = Math.floor(window * 0.6 * charsPerToken);
+  let text = transcriptText(older);
+  if (text.length > budget) {
+    const half = Math.floor(budget / 2);
+    text = `${text.slice(0, half)}\n[... middle of the conversation left out ...]\n${text.slice(-half)}`;
+  }
+  return {
+    system: SUMMARY_SYSTEM,
+    messages: [{ role: "user", content: [{ type: "text", text: `Summarize this conversation:\n\n${text}` }] }],
+    tools: [],
+  };
+}
+
+export const SUMMARY_HEADER = "[Summary of the earlier part of this conversation, written when it was compacted]";
+
+/** The transcript with `messages[0..boundary)` replaced by the summary. */
+export function withSummary(messages: Message[], boundary: number, summary: string): Message[] {
+  const note = { type: "text" as const, text: `${SUMMARY_HEADER}\n\n${summary}` };
+  const kept = messages.slice(boundary);
+  const first = kept[0];
+  if (first?.role === "user") return [{ role: "user", content: [note, ...first.content] }, ...kept.slice(1)];
+  return [{ role: "user", content: [note] }, ...kept];
+}
+
+/** Whether a server error says the request did not fit the context window. */
+export function isContextOverflow(error: { code: string } | null): boolean {
+  return error?.code === "llm_context_overflow";
+}
