@@ -34,6 +34,7 @@ pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             llm::get_settings,
             llm::save_settings,
             llm::test_connection,
+            llm::model_info,
             llm::detect_local_servers,
             conversation::load_conversation,
             conversation::save_conversation,

@@ -39,6 +39,7 @@ fn declarations() -> Vec<String> {
         corral_llm::StreamEvent::decl(),
         corral_llm::Provider::decl(),
         corral_llm::LocalServer::decl(),
+        corral_llm::ModelInfo::decl(),
         store::Settings::decl(),
         store::SettingsView::decl(),
         store::SettingsInput::decl(),

@@ -3,7 +3,7 @@
 
 use crate::state::{AppState, Run};
 use crate::store::{SettingsInput, SettingsView, Store};
-use corral_llm::{ChatRequest, LocalServer, ProviderConfig, StreamEvent};
+use corral_llm::{ChatRequest, LocalServer, ModelInfo, ProviderConfig, StreamEvent};
 use corral_tools::{Error, ErrorCode};
 use serde::Serialize;
 use tauri::ipc::Channel;
@@ -24,14 +24,38 @@ async fn with_store<T: Send + 'static>(
 
 /// The provider settings, with the key saved for the base URL's origin.
 fn config(store: &Store) -> ProviderConfig {
-    let settings = store.settings();
+    config_of(store, store.settings(), None)
+}
+
+/// A config for `settings`: `key` when one is given, else the key saved for
+/// the base URL's origin.
+fn config_of(store: &Store, settings: crate::store::Settings, key: Option<&str>) -> ProviderConfig {
     let mut config = ProviderConfig::new(settings.provider, settings.model);
     if !settings.base_url.trim().is_empty() {
         config.base_url = settings.base_url;
     }
     config.max_tokens = settings.max_tokens;
-    config.api_key = store.api_key(settings.provider, &config.base_url);
+    config.api_key = match key.map(str::trim).filter(|k| !k.is_empty()) {
+        Some(key) => Some(key.to_string()),
+        None => store.api_key(settings.provider, &config.base_url),
+    };
     config
+}
+
+/// The config for `settings` as the window shows them (not saved), or for
+/// the saved settings. A key typed with them goes only to an origin it may
+/// be saved for.
+async fn config_for(state: &AppState, settings: Option<SettingsInput>) -> Result<ProviderConfig, Error> {
+    with_store(state, move |store| match settings {
+        None => Ok(config(store)),
+        Some(SettingsInput { settings, api_key }) => {
+            if api_key.as_deref().is_some_and(|k| !k.trim().is_empty()) {
+                crate::key_origin::check_key_base_url(settings.provider, &settings.base_url)?;
+            }
+            Ok(config_of(store, settings, api_key.as_deref()))
+        }
+    })
+    .await
 }
 
 /// Streams one model turn. Resolves when the terminal event was sent.
@@ -114,11 +138,29 @@ pub struct ConnectionOk {
     pub model: String,
 }
 
+/// Tests `settings` as the window shows them, without saving anything (a
+/// failed test must not leave a broken URL saved); without them, the saved
+/// settings.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn test_connection(state: State<'_, AppState>) -> Result<ConnectionOk, Error> {
-    let config = with_store(&state, |store| Ok(config(store))).await?;
+pub async fn test_connection(
+    state: State<'_, AppState>,
+    settings: Option<SettingsInput>,
+) -> Result<ConnectionOk, Error> {
+    let config = config_for(&state, settings).await?;
     let model = corral_llm::test_connection(&config).await?;
     Ok(ConnectionOk { ok: true, model })
+}
+
+/// What the server says of the model (its context window, whether its
+/// template calls tools), for `settings` or the saved ones. Never fails on
+/// the server's account: what it does not say stays unknown.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn model_info(
+    state: State<'_, AppState>,
+    settings: Option<SettingsInput>,
+) -> Result<ModelInfo, Error> {
+    let config = config_for(&state, settings).await?;
+    Ok(corral_llm::model_info(&config).await)
 }
 
 #[tauri::command(rename_all = "snake_case")]
