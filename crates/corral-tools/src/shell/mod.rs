@@ -158,7 +158,7 @@ pub struct ShellRun {
 /// symlink (`.env`, `HEAD:.env`, `notes.txt -> .env`); such a command asks
 /// in every mode, as `read_file` of that file does.
 pub fn named_secret(root: &ProjectRoot, input: &ExecShellInput) -> Option<String> {
-    rules::named_secret(root, &input.args)
+    rules::named_secret(root, &input.command, &input.args)
 }
 
 /// Checks a call against the allowlist and the argument rules without

@@ -25,7 +25,7 @@ pub(super) enum Kind {
 }
 
 /// One option: long name (may be empty), short letter (may be `None`).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Opt {
     pub long: &'static str,
     pub short: Option<char>,
@@ -143,6 +143,15 @@ fn find_long(ctx: &Ctx<'_>, opts: &'static [Opt], name: &str, arg: &str) -> Resu
         (Some(_), Some(_)) => Err(ctx.deny(arg, "the option is ambiguous; write it in full")),
         (None, _) => Err(ctx.deny(arg, "not an option this tool allows")),
     }
+}
+
+/// Whether `arg` is the long option `name` (`--name`) or an abbreviation
+/// of it of at least two letters (`--upload-pa=x`), bare or with `=value`:
+/// for the rules that match an argument against a few names without a
+/// table of everything the program accepts.
+pub(super) fn option_or_abbreviation(arg: &str, name: &str) -> bool {
+    let given = arg.split_once('=').map_or(arg, |(n, _)| n);
+    given.len() > 3 && given.starts_with("--") && name.starts_with(given)
 }
 
 /// Checks every path-valued option of a parse.

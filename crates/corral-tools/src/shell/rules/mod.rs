@@ -2,10 +2,12 @@
 //!
 //! Each program has a table: the file utilities ([`coreutils`]) list every
 //! option they accept, with its kind (flag, value, path, denied); an option
-//! not in the table is refused. The toolchains ([`toolchain`]) run project
-//! code by design (`npm run`, `cargo build`, `node`), so their option sets
-//! are open, but the options that point outside the root, reconfigure the
-//! program or run other programs are refused.
+//! not in the table is refused. git ([`git`]) and the package tools
+//! ([`toolchain`]) run project code by design (`npm run`, `cargo build`,
+//! `node`), so their option sets are open, but the options that point
+//! outside the root, reconfigure the program or run other programs are
+//! refused. git's arguments are read once, and that one reading gives its
+//! argument rules, its read-only verdict and the secrets it names.
 //!
 //! Path arguments must stay inside the root twice over: lexically
 //! ([`ProjectRoot::resolve`]) and, for the longest existing prefix, the way
@@ -15,6 +17,7 @@
 
 mod coreutils;
 mod find;
+mod git;
 mod gnu;
 mod node;
 mod readonly;
@@ -23,6 +26,7 @@ mod toolchain;
 pub(crate) use readonly::{is_read_only, named_secret, toolchain_override};
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::policy::is_secret_like;
 use crate::root::{ProjectRoot, RelPath};
 
 /// Checks `args` against the rules of `program` (already on the allowlist).
@@ -31,7 +35,7 @@ pub(crate) fn check(root: &ProjectRoot, program: &str, args: &[String]) -> Resul
     match program {
         "ls" | "rm" | "mv" | "cp" | "mkdir" | "touch" | "grep" => coreutils::check(&ctx, args),
         "find" => find::check_find(&ctx, args),
-        "git" => toolchain::check_git(&ctx, args),
+        "git" => git::GitArgs::parse(args).check(&ctx),
         "cargo" | "npm" | "yarn" | "pnpm" | "bun" => toolchain::check_package_tool(&ctx, args),
         "node" => node::check_node(&ctx, args),
         other => Err(Error::new(
@@ -105,4 +109,32 @@ pub(super) fn looks_like_path(value: &str) -> bool {
         || value == "."
         || value == ".."
         || value.starts_with('~')
+}
+
+/// Whether an argument, taken as a path, leads outside the project: as
+/// written (absolute, `~`, climbing with `..`; revisions like `main..dev`
+/// are fine) or where the kernel will resolve it (`notes.txt -> /etc/x`:
+/// `git blame -S notes.txt` prints that file as "bad graft data").
+pub(super) fn leads_outside(root: &ProjectRoot, arg: &str) -> bool {
+    arg.starts_with('/')
+        || arg.starts_with('~')
+        || arg.split('/').any(|part| part == "..")
+        || match root.locate(arg) {
+            Ok(located) => located.leads_outside(),
+            Err(e) => e.code == ErrorCode::PathOutsideRoot,
+        }
+}
+
+/// Whether `part` (an argument or a piece of one) names a secret-like
+/// file: by its text, normalized (`a/.env/.` is `.env`), or where the
+/// program given it lands (`notes.txt -> .env`).
+pub(super) fn names_secret(root: &ProjectRoot, part: &str) -> bool {
+    !part.is_empty()
+        && (is_secret_like(part)
+            || root.locate(part).is_ok_and(|located| {
+                is_secret_like(&located.lexical.display())
+                    || located
+                        .real_path()
+                        .is_some_and(|real| is_secret_like(&real.display()))
+            }))
 }

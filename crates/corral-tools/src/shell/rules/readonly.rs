@@ -2,67 +2,13 @@
 //! lets them run without asking in `ask` and `auto_edit` modes. Decided
 //! here from the argv alone, never by the model. Anything not on the table
 //! is not read-only. The argument rules still apply when the call runs.
+//! git's part comes from its one reading ([`super::git`]).
 
 use super::find::is_find_action;
-use super::toolchain::{git_config_reads, option_or_abbreviation};
-use crate::error::ErrorCode;
-use crate::policy::is_secret_like;
+use super::git::GitArgs;
+use super::gnu::option_or_abbreviation;
+use super::{leads_outside, names_secret};
 use crate::root::ProjectRoot;
-
-/// git subcommands that only read, whatever their (allowed) arguments.
-const GIT_READ: &[&str] = &[
-    "status",
-    "diff",
-    "log",
-    "show",
-    "rev-parse",
-    "ls-files",
-    "ls-tree",
-    "blame",
-    "shortlog",
-    "describe",
-    "rev-list",
-    "cat-file",
-    "show-ref",
-    "merge-base",
-    "count-objects",
-    "grep",
-    "version",
-    "whatchanged",
-    "check-ignore",
-    "diff-files",
-    "diff-index",
-    "diff-tree",
-];
-
-/// Arguments that make an otherwise reading git command write, run
-/// something or read outside the repository: a diff written to a file, an
-/// external diff or textconv program, a pager, files compared or blamed
-/// from anywhere.
-/// Matched also when abbreviated (`--cont` is `--contents`; `git blame`
-/// accepts abbreviations whatever the environment says).
-fn git_arg_not_read_only(root: &ProjectRoot, arg: &str) -> bool {
-    const LONG: &[&str] = &[
-        "--output",
-        "--output-directory",
-        "--ext-diff",
-        "--textconv",
-        "--no-index",
-        "--contents",
-        "--open-files-in-pager",
-        "--untracked",
-        "--no-exclude-standard",
-        "--file",
-        "--blob",
-    ];
-    let short_cluster = arg.starts_with('-') && !arg.starts_with("--");
-    (short_cluster && arg.contains('O'))
-        || LONG.iter().any(|name| option_or_abbreviation(arg, name))
-        || values(arg).any(|v| leads_outside(root, v))
-        // Verifying a signature runs gpg.
-        || option_or_abbreviation(arg, "--show-signature")
-        || (arg.contains("%G") && (arg.starts_with("--format") || arg.starts_with("--pretty")))
-}
 
 /// What an argument may name: itself, the value of `--name=value`, and the
 /// value attached to a short option (`-S.npmrc`, `-f/etc/x`).
@@ -79,24 +25,6 @@ fn values(arg: &str) -> impl Iterator<Item = &str> {
     plain.into_iter().chain(long_value).chain(short_value)
 }
 
-/// Whether a plain argument points outside the project: absolute, `~`, or
-/// climbing with `..`. `git diff a /etc/x` compares files outside the
-/// repository (no `--no-index` needed); revisions (`main..dev`) are fine.
-fn leaves_root(arg: &str) -> bool {
-    arg.starts_with('/') || arg.starts_with('~') || arg.split('/').any(|part| part == "..")
-}
-
-/// Whether an argument, taken as a path, leads outside the project as
-/// written or where the kernel will resolve it (`notes.txt -> /etc/x`:
-/// `git blame -S notes.txt` prints that file as "bad graft data").
-fn leads_outside(root: &ProjectRoot, arg: &str) -> bool {
-    leaves_root(arg)
-        || match root.locate(arg) {
-            Ok(located) => located.leads_outside(),
-            Err(e) => e.code == ErrorCode::PathOutsideRoot,
-        }
-}
-
 /// Whether a `grep` argument asks it to search folders recursively (which
 /// would read secret-like files the call does not name), also abbreviated
 /// (`--recur`, `--dir=recurse`).
@@ -111,21 +39,15 @@ fn grep_recursive(arg: &str) -> bool {
 /// The first argument that names a secret-like file, by its name or where
 /// it leads (`.env`, `HEAD:.env`, `--file=id_rsa`, `notes.txt -> .env`).
 /// Reading a secret asks in every mode, also through a command.
-pub(crate) fn named_secret(root: &ProjectRoot, args: &[String]) -> Option<String> {
-    // `a/.env/.` is `.env` once normalized; a link leads where it points.
-    let leads_to_secret = |part: &str| {
-        root.locate(part).is_ok_and(|located| {
-            is_secret_like(&located.lexical.display())
-                || located
-                    .real_path()
-                    .is_some_and(|real| is_secret_like(&real.display()))
-        })
-    };
+pub(crate) fn named_secret(root: &ProjectRoot, program: &str, args: &[String]) -> Option<String> {
+    if program == "git" {
+        return GitArgs::parse(args).named_secret(root);
+    }
     args.iter()
         .find(|arg| {
             arg.split([':', '='])
                 .chain(values(arg))
-                .any(|part| !part.is_empty() && (is_secret_like(part) || leads_to_secret(part)))
+                .any(|part| names_secret(root, part))
         })
         .cloned()
 }
@@ -137,23 +59,6 @@ fn follows_links(arg: &str, long: &[&str]) -> bool {
     (short_cluster && arg.contains('L'))
         || long.iter().any(|name| option_or_abbreviation(arg, name))
 }
-
-/// `git branch` arguments that only list.
-const GIT_BRANCH_LIST: &[&str] = &[
-    "-a",
-    "-r",
-    "-v",
-    "-vv",
-    "--all",
-    "--remotes",
-    "--verbose",
-    "--list",
-    "-l",
-    "--show-current",
-    "--no-color",
-    "--color",
-    "--no-abbrev",
-];
 
 /// Files of the project that choose which program a toolchain command
 /// really runs: rustup obeys `rust-toolchain.toml` (a `path` toolchain is
@@ -190,50 +95,8 @@ pub(crate) fn is_read_only(root: &ProjectRoot, program: &str, args: &[String]) -
         "find" => !args
             .iter()
             .any(|a| is_find_action(a) || matches!(a.as_str(), "-L" | "-H" | "-follow")),
-        "git" => git_read_only(root, args),
+        "git" => GitArgs::parse(args).is_read_only(root),
         "cargo" | "npm" | "yarn" | "pnpm" | "node" | "bun" => version_only,
-        _ => false,
-    }
-}
-
-fn git_read_only(root: &ProjectRoot, args: &[String]) -> bool {
-    // Only plain global flags; `-C`, `--git-dir` and the like are for the
-    // rules to judge, and make the call ask.
-    let mut rest = args;
-    while let Some((first, tail)) = rest.split_first() {
-        match first.as_str() {
-            "--no-pager" | "-P" | "--no-optional-locks" | "--literal-pathspecs" => rest = tail,
-            "--version" | "-v" if tail.is_empty() => return true,
-            _ => break,
-        }
-    }
-    let Some((sub, sub_args)) = rest.split_first() else {
-        return false;
-    };
-    if sub_args.iter().any(|a| git_arg_not_read_only(root, a)) {
-        return false;
-    }
-    let all_in = |allowed: &[&str]| sub_args.iter().all(|a| allowed.contains(&a.as_str()));
-    match sub.as_str() {
-        s if GIT_READ.contains(&s) => true,
-        "branch" => all_in(GIT_BRANCH_LIST),
-        "tag" => all_in(&["-l", "--list", "-n"]),
-        "remote" => all_in(&["-v", "--verbose"]),
-        "stash" | "worktree" => sub_args.len() == 1 && sub_args[0] == "list",
-        // One named key of the repository's config; listings and other
-        // scopes (`--global`: `~/.gitconfig`) read outside the project.
-        "config" => {
-            git_config_reads(sub_args)
-                && sub_args
-                    .iter()
-                    .any(|a| matches!(a.as_str(), "--get" | "--get-all" | "get"))
-                && !sub_args.iter().any(|a| {
-                    matches!(
-                        a.as_str(),
-                        "--global" | "--system" | "-l" | "--list" | "list"
-                    )
-                })
-        }
         _ => false,
     }
 }
