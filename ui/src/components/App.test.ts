@@ -17,6 +17,7 @@ const { ipc } = vi.hoisted(() => ({
     getSettings: vi.fn(),
     saveSettings: vi.fn(),
     testConnection: vi.fn(),
+    modelInfo: vi.fn(),
     detectLocalServers: vi.fn(),
   },
 }));
@@ -116,16 +117,22 @@ describe("Settings", () => {
     expect(screen.queryByRole("button", { name: "Remove key" })).toBeNull();
   });
 
-  it("picks a detected local server and tests the connection", async () => {
+  it("picks a detected local server, fits max tokens to its window, and tests without saving", async () => {
+    ipc.modelInfo.mockResolvedValue({ context_window: 4096, source: "server" });
     ipc.testConnection.mockRejectedValue({ code: "llm_auth", message: "401 Unauthorized", hint: "Check the API key.", retryable: false, details: {} });
     render(SettingsView, { props: { onClose: () => {} } });
     await vi.waitFor(() => expect(screen.getByRole("button", { name: "Use qwen3:8b" })).toBeTruthy());
     await fireEvent.click(screen.getByRole("button", { name: "Use qwen3:8b" }));
     expect((screen.getByTestId("settings-provider") as HTMLSelectElement).value).toBe("openai");
     expect((screen.getByTestId("settings-base-url") as HTMLInputElement).value).toBe("http://127.0.0.1:11434/v1");
+    // The server runs the model with 4,096 tokens: a reply may not take 4,096 of them.
+    await vi.waitFor(() => expect((screen.getByTestId("settings-max-tokens") as HTMLInputElement).value).toBe("1024"));
+    expect(ipc.modelInfo).toHaveBeenCalledWith(expect.objectContaining({ base_url: "http://127.0.0.1:11434/v1", model: "qwen3:8b" }));
     await fireEvent.click(screen.getByTestId("settings-test"));
     await vi.waitFor(() => expect(screen.getByTestId("error-code").textContent).toBe("llm_auth"));
-    expect(ipc.saveSettings).toHaveBeenCalledWith(expect.objectContaining({ provider: "openai", model: "qwen3:8b" }));
+    expect(ipc.testConnection).toHaveBeenCalledWith(expect.objectContaining({ provider: "openai", model: "qwen3:8b", max_tokens: 1024 }));
+    // A failed test leaves the saved settings as they were.
+    expect(ipc.saveSettings).not.toHaveBeenCalled();
     expect(screen.getByTestId("error-hint").textContent).toContain("Check the API key.");
   });
 

@@ -73,7 +73,7 @@ export const ipc = {
   saveSettings: (settings: SettingsInput) => call<Settings>("save_settings", { settings }),
   /** Tests `settings` as given (nothing is saved), or the saved settings. */
   testConnection: (settings?: SettingsInput) => call<ConnectionOk>("test_connection", settings ? { settings } : {}),
-  modelInfo: () => call<ModelInfo>("model_info"),
+  modelInfo: (settings?: SettingsInput) => call<ModelInfo>("model_info", settings ? { settings } : {}),
   detectLocalServers: () => call<LocalServer[]>("detect_local_servers"),
 
   // Conversations
