@@ -431,11 +431,12 @@ export function tid(id, extra = "") {
  * fixture (a folder under e2e/fixtures, default "demo"), openProject
  * (default true; false starts on the welcome screen), env (extra
  * variables for the app, e.g. GTK_THEME), setup(dirs) (runs before the
- * app starts, e.g. to seed recent projects).
+ * app starts, e.g. to seed recent projects), llm (options for the scripted
+ * server, e.g. `{ props }` to answer as llama-server).
  */
 export async function withApp(
   t,
-  { script, provider = "openai", mode = "ask", fixture = "demo", openProject = true, env = {}, setup },
+  { script, provider = "openai", mode = "ask", fixture = "demo", openProject = true, env = {}, setup, llm: llmOptions },
   body,
 ) {
   preflight();
@@ -444,7 +445,7 @@ export async function withApp(
   const logFile = path.join(ARTIFACTS, `${name}.log`);
   fs.writeFileSync(logFile, "");
   const dirs = makeHome(fixture);
-  const llm = await startLlmServer(script);
+  const llm = await startLlmServer(script, llmOptions);
   let driver = null;
   let app = null;
   let failed = false;

@@ -14,15 +14,22 @@
 // `{ method, path, headers, body }` returning one. Streaming requests
 // (`"stream": true`) take the next turn; the settings check's small
 // non-streamed request is answered without taking one.
+//
+// The app also asks what the server knows of the model (llama.cpp's
+// `GET /props`, LM Studio's and Ollama's own endpoints): `options.props`,
+// when given, is answered at `/props` as llama-server would; the others
+// get a 404, as a server without them answers.
 
 import http from "node:http";
 
 const ENDPOINTS = { openai: "/v1/chat/completions", anthropic: "/v1/messages" };
 
-export async function startLlmServer(script) {
+export async function startLlmServer(script, options = {}) {
   const turns = [...script];
   const requests = [];
   const unexpected = [];
+  /** The app's questions about the model (`/props` and the like). */
+  const probes = [];
   const waiters = [];
   const sockets = new Set();
 
@@ -48,6 +55,14 @@ export async function startLlmServer(script) {
 
     if (req.method === "GET" && req.url.endsWith("/models")) {
       return sendJson(res, 200, { object: "list", data: [{ id: "scripted", object: "model" }] });
+    }
+    if (req.method === "GET" && req.url === "/props") {
+      probes.push(request);
+      return options.props ? sendJson(res, 200, options.props) : sendJson(res, 404, { error: { message: "File Not Found" } });
+    }
+    if ((req.method === "GET" && req.url.startsWith("/api/v0/models/")) || (req.method === "POST" && req.url === "/api/show")) {
+      probes.push(request);
+      return sendJson(res, 404, { error: "not found" });
     }
     if (req.method !== "POST" || !Object.values(ENDPOINTS).includes(req.url)) {
       unexpected.push({ ...request, why: "unknown endpoint" });
@@ -94,6 +109,7 @@ export async function startLlmServer(script) {
     requests,
     /** Requests the script did not expect (wrong endpoint, no turn left, a turn that threw). */
     unexpected,
+    probes,
     /** Turns not yet used. */
     get remaining() {
       return turns.length;

@@ -43,7 +43,7 @@ export const openai = {
    * each call's arguments are split over several chunks. Returns the
    * response with `ids` (the call ids, in order) for later assertions.
    */
-  toolCalls(calls, { text = "" } = {}) {
+  toolCalls(calls, { text = "", finish = "tool_calls" } = {}) {
     const ids = calls.map((c) => c.id ?? callId("call"));
     const events = [...openaiStart()];
     if (text) events.push(...pieces(text, 2).map((content) => openaiChunk({ content })));
@@ -55,8 +55,26 @@ export const openai = {
         events.push(openaiChunk({ tool_calls: [{ index, function: { arguments: part } }] }));
       }
     });
-    events.push(...openaiFinish("tool_calls"));
+    events.push(...openaiFinish(finish));
     return { ...sse("openai", events), ids };
+  },
+
+  /** llama.cpp's answer to a request larger than its context (`llama-server`, HTTP 400). */
+  contextExceeded(promptTokens, contextSize) {
+    return {
+      format: "openai",
+      status: 400,
+      headers: {},
+      json: {
+        error: {
+          code: 400,
+          message: `request (${promptTokens} tokens) exceeds the available context size (${contextSize} tokens), try increasing it`,
+          type: "exceed_context_size_error",
+          n_prompt_tokens: promptTokens,
+          n_ctx: contextSize,
+        },
+      },
+    };
   },
 
   /** An HTTP error with OpenAI's error body. */
@@ -185,6 +203,16 @@ function anthropicFinish(stop_reason) {
     ev("message_delta", { delta: { stop_reason, stop_sequence: null }, usage: { output_tokens: 7 } }),
     ev("message_stop", {}),
   ];
+}
+
+/** The same OpenAI-format response reporting `promptTokens` prompt tokens in its usage. */
+export function withUsage(response, promptTokens) {
+  const events = response.events.map((e) => {
+    const data = e.data.startsWith("{") ? JSON.parse(e.data) : null;
+    if (!data?.usage) return e;
+    return { ...e, data: JSON.stringify({ ...data, usage: { ...data.usage, prompt_tokens: promptTokens } }) };
+  });
+  return { ...response, events };
 }
 
 function sse(format, events) {
