@@ -36,8 +36,17 @@ pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             llm::test_connection,
             llm::model_info,
             llm::detect_local_servers,
-            conversation::load_conversation,
-            conversation::save_conversation,
+            conversation::list_conversations,
+            conversation::open_conversation,
+            conversation::append_entry,
+            conversation::rename_conversation,
+            conversation::delete_conversation,
+            conversation::restore_conversation,
+            conversation::fork_conversation,
+            conversation::search_conversations,
+            conversation::conversation_markdown,
+            conversation::export_conversation,
+            conversation::history_notice,
         ])
 }
 

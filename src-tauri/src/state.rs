@@ -3,6 +3,7 @@
 //! Rust; the commands in `commands/` adapt it to Tauri.
 
 use crate::approvals::{Approvals, Scope};
+use crate::store::history::History;
 use crate::store::{ProjectInfo, Store};
 use corral_tools::dispatch::{self, CallContext, PolicyCheck};
 use corral_tools::policy::Decision;
@@ -45,6 +46,8 @@ pub struct AppState {
     /// command on the way in); the newest few are remembered.
     early_cancels: Mutex<VecDeque<String>>,
     pub store: Store,
+    /// Every project's conversations (SQLite, opened on first use).
+    pub history: Arc<History>,
 }
 
 /// How many early cancels are remembered.
@@ -62,6 +65,7 @@ impl AppState {
             project: Mutex::new(None),
             runs: Mutex::new(HashMap::new()),
             early_cancels: Mutex::new(VecDeque::new()),
+            history: Arc::new(History::new(store.data_dir())),
             store,
         }
     }

@@ -382,17 +382,84 @@ fn settings_never_send_the_key_back() {
 }
 
 #[test]
-fn conversations_are_saved_per_project() {
+fn conversations_go_through_the_history_commands_of_the_open_project() {
     let app = app();
-    app.open();
-    app.invoke(
-        "save_conversation",
-        json!({"conversation": {"messages": [1, 2]}}),
-    )
-    .unwrap();
     assert_eq!(
-        app.invoke("load_conversation", json!({})).unwrap(),
-        json!({"messages": [1, 2]})
+        app.invoke("list_conversations", json!({})).unwrap_err()["code"],
+        "no_project_open"
+    );
+    app.open();
+    assert_eq!(
+        app.invoke("list_conversations", json!({})).unwrap(),
+        json!([])
+    );
+    let first = app
+        .invoke(
+            "append_entry",
+            json!({"entry": {
+                "message": {"role": "user", "content": [{"type": "text", "text": "Where is the walrus?"}]},
+                "items": [{"kind": "user", "id": "u1", "text": "Where is the walrus?"}]}}),
+        )
+        .unwrap();
+    let id = first["conversation"].as_str().unwrap().to_string();
+    assert_eq!(first["seq"], 0);
+    let second = app
+        .invoke(
+            "append_entry",
+            json!({"conversation": id, "entry": {
+                "message": {"role": "assistant", "content": [{"type": "text", "text": "In the zoo."}]},
+                "items": [], "usage": {"input_tokens": 7, "output_tokens": 3}}}),
+        )
+        .unwrap();
+    assert_eq!(second["seq"], 1);
+
+    let list = app.invoke("list_conversations", json!({})).unwrap();
+    assert_eq!(list[0]["id"], id.as_str());
+    assert_eq!(list[0]["title"], "Where is the walrus?");
+    assert_eq!(list[0]["output_tokens"], 3);
+    let opened = app.invoke("open_conversation", json!({"id": id})).unwrap();
+    assert_eq!(opened["entries"][0]["items"][0]["id"], "u1");
+    assert_eq!(
+        opened["entries"][1]["message"]["content"][0]["text"],
+        "In the zoo."
+    );
+
+    let hits = app
+        .invoke("search_conversations", json!({"query": "walrus"}))
+        .unwrap();
+    assert_eq!(hits[0]["conversation"], id.as_str());
+    let fork = app
+        .invoke("fork_conversation", json!({"id": id, "before_seq": 1}))
+        .unwrap();
+    assert_eq!(fork["entries"], 1);
+    let renamed = app
+        .invoke("rename_conversation", json!({"id": id, "title": "Walrus"}))
+        .unwrap();
+    assert_eq!(renamed["title"], "Walrus");
+    let md = app
+        .invoke("conversation_markdown", json!({"id": id}))
+        .unwrap();
+    assert!(md.as_str().unwrap().contains("In the zoo."), "{md}");
+    app.invoke("delete_conversation", json!({"id": id}))
+        .unwrap();
+    assert_eq!(
+        app.invoke("open_conversation", json!({"id": id}))
+            .unwrap_err()["code"],
+        "not_found"
+    );
+    app.invoke("restore_conversation", json!({"id": id}))
+        .unwrap();
+    assert_eq!(
+        app.invoke("list_conversations", json!({}))
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    assert_eq!(
+        app.invoke("history_notice", json!({})).unwrap(),
+        Value::Null
     );
 }
 

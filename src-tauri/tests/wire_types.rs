@@ -45,6 +45,14 @@ fn declarations() -> Vec<String> {
         store::SettingsInput::decl(),
         store::ProjectInfo::decl(),
         commands::llm::ConnectionOk::decl(),
+        store::history::ConversationSummary::decl(),
+        store::history::ForkPoint::decl(),
+        store::history::StoredEntry::decl(),
+        store::history::ConversationData::decl(),
+        store::history::NewEntry::decl(),
+        store::history::TokenUsage::decl(),
+        store::history::Appended::decl(),
+        store::history::SearchHit::decl(),
     ]
 }
 

@@ -1,18 +1,210 @@
-//! One saved conversation per project, in the app's data folder.
+//! The open project's conversations, kept by Rust in the history database
+//! (`store::history`); the window only asks. Every command works on the
+//! open project's conversations only and runs on the blocking pool.
 
 use crate::state::AppState;
-use corral_tools::Error;
-use serde_json::Value;
-use tauri::State;
+use crate::store::history::{
+    Appended, ConversationData, ConversationSummary, History, NewEntry, SearchHit,
+};
+use corral_tools::{Error, ErrorCode};
+use std::sync::Arc;
+use tauri::{AppHandle, Runtime, State};
 
-#[tauri::command(rename_all = "snake_case")]
-pub fn load_conversation(state: State<'_, AppState>) -> Result<Option<Value>, Error> {
+/// How many search results at most.
+const SEARCH_LIMIT: usize = 50;
+
+/// Runs `f` with the history and the open project's key (its root as
+/// shown), off the async runtime.
+async fn with_history<T: Send + 'static>(
+    state: &AppState,
+    f: impl FnOnce(&History, &str) -> Result<T, Error> + Send + 'static,
+) -> Result<T, Error> {
     let root = state.project()?;
-    Ok(state.store.conversation(root.path()))
+    let history = Arc::clone(&state.history);
+    let project = root.path().display().to_string();
+    tauri::async_runtime::spawn_blocking(move || f(&history, &project))
+        .await
+        .map_err(|e| {
+            Error::new(
+                ErrorCode::Io,
+                format!("the history stopped unexpectedly: {e}"),
+            )
+        })?
+}
+
+/// The open project's conversations, newest first. The project's
+/// conversation saved as JSON by an earlier Corral is imported first, once.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn list_conversations(
+    state: State<'_, AppState>,
+) -> Result<Vec<ConversationSummary>, Error> {
+    let legacy = state
+        .store
+        .legacy_conversation_file(state.project()?.path());
+    with_history(&state, move |history, project| {
+        history.import_legacy(project, &legacy)?;
+        history.list(project)
+    })
+    .await
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub fn save_conversation(state: State<'_, AppState>, conversation: Value) -> Result<(), Error> {
-    let root = state.project()?;
-    state.store.save_conversation(root.path(), &conversation)
+pub async fn open_conversation(
+    state: State<'_, AppState>,
+    id: String,
+) -> Result<ConversationData, Error> {
+    with_history(&state, move |history, project| history.open(project, &id)).await
+}
+
+/// Appends one entry; without `conversation` it starts a new one.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn append_entry(
+    state: State<'_, AppState>,
+    conversation: Option<String>,
+    entry: NewEntry,
+) -> Result<Appended, Error> {
+    let model = state.store.settings().model;
+    with_history(&state, move |history, project| {
+        history.append(project, conversation.as_deref(), &entry, &model)
+    })
+    .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn rename_conversation(
+    state: State<'_, AppState>,
+    id: String,
+    title: String,
+) -> Result<ConversationSummary, Error> {
+    with_history(&state, move |history, project| {
+        history.rename(project, &id, &title)
+    })
+    .await
+}
+
+/// Deletes a conversation; `restore_conversation` undoes it for a minute.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn delete_conversation(state: State<'_, AppState>, id: String) -> Result<(), Error> {
+    with_history(&state, move |history, project| history.delete(project, &id)).await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn restore_conversation(
+    state: State<'_, AppState>,
+    id: String,
+) -> Result<ConversationSummary, Error> {
+    with_history(&state, move |history, project| {
+        history.restore(project, &id)
+    })
+    .await
+}
+
+/// A new conversation with the entries of `id` before `before_seq`.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn fork_conversation(
+    state: State<'_, AppState>,
+    id: String,
+    before_seq: i64,
+) -> Result<ConversationSummary, Error> {
+    with_history(&state, move |history, project| {
+        history.fork(project, &id, before_seq)
+    })
+    .await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn search_conversations(
+    state: State<'_, AppState>,
+    query: String,
+) -> Result<Vec<SearchHit>, Error> {
+    with_history(&state, move |history, project| {
+        history.search(project, &query, SEARCH_LIMIT)
+    })
+    .await
+}
+
+/// The conversation as Markdown.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn conversation_markdown(
+    state: State<'_, AppState>,
+    id: String,
+) -> Result<String, Error> {
+    with_history(&state, move |history, project| {
+        history.markdown(project, &id)
+    })
+    .await
+}
+
+/// Saves the conversation as a Markdown file the user picks in the native
+/// save dialog; `None` if the dialog was dismissed, else the path written.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn export_conversation<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    id: String,
+) -> Result<Option<String>, Error> {
+    use tauri_plugin_dialog::DialogExt;
+    let (markdown, title) = {
+        let id = id.clone();
+        with_history(&state, move |history, project| {
+            Ok((
+                history.markdown(project, &id)?,
+                history.summary(project, &id)?.title,
+            ))
+        })
+        .await?
+    };
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    app.dialog()
+        .file()
+        .set_title("Export the conversation as Markdown")
+        .set_file_name(format!("{}.md", file_stem(&title)))
+        .add_filter("Markdown", &["md"])
+        .save_file(move |file| {
+            let _ = tx.send(file);
+        });
+    let Some(file) = rx.await.ok().flatten() else {
+        return Ok(None);
+    };
+    let path = file
+        .into_path()
+        .map_err(|e| Error::invalid_input(format!("the chosen file has no local path: {e}")))?;
+    let shown = path.display().to_string();
+    tauri::async_runtime::spawn_blocking(move || std::fs::write(&path, markdown))
+        .await
+        .map_err(|e| {
+            Error::new(
+                ErrorCode::Io,
+                format!("the export stopped unexpectedly: {e}"),
+            )
+        })?
+        .map_err(|e| Error::from_io(&e, &shown))?;
+    Ok(Some(shown))
+}
+
+/// What became of a history that could not be used (moved aside), once.
+#[tauri::command(rename_all = "snake_case")]
+pub fn history_notice(state: State<'_, AppState>) -> Option<String> {
+    state.history.take_notice()
+}
+
+/// A file name from a title: letters, digits, `-` and `_`, at most 60.
+fn file_stem(title: &str) -> String {
+    let stem: String = title
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(60)
+        .collect();
+    let stem = stem.trim_matches('-');
+    if stem.is_empty() {
+        "conversation".to_string()
+    } else {
+        stem.to_string()
+    }
 }

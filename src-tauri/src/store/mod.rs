@@ -1,6 +1,7 @@
 //! What the app keeps on disk, in its own folders (never in the project):
 //! settings, the API keys (the OS keychain, else a 0600 file), recent
-//! projects and one conversation per project. Every write is atomic (temp file + rename).
+//! projects (every write atomic: temp file + rename), and the conversation
+//! history (`history`: SQLite).
 //!
 //! A key is bound to the origin (scheme, host, port) of the base URL it was
 //! saved with and is only sent there: pointing the OpenAI provider at a
@@ -10,7 +11,6 @@ use corral_llm::Provider;
 use corral_tools::policy::Mode;
 use corral_tools::{Error, ErrorCode};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -87,7 +87,9 @@ const KEYCHAIN_SERVICE: &str = "dev.corral.desktop";
 
 const MAX_RECENT: usize = 10;
 
+pub mod history;
 mod keys;
+pub mod markdown;
 
 impl Store {
     /// A store that keeps API keys in the OS keychain where one answers.
@@ -128,30 +130,14 @@ impl Store {
         write_json(&self.config.join("recent.json"), &recent, 0o644)
     }
 
-    /// The project's saved conversation. A file that cannot be read back
-    /// (cut short, hand-edited) is moved aside as `NAME.corrupt-SECS.json`
-    /// rather than overwritten by the next save: nothing is lost.
-    pub fn conversation(&self, root: &Path) -> Option<Value> {
-        let file = self.conversation_file(root);
-        let text = std::fs::read(&file).ok()?;
-        match serde_json::from_slice(&text) {
-            Ok(value) => Some(value),
-            Err(_) => {
-                let secs = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_secs())
-                    .unwrap_or(0);
-                let _ = std::fs::rename(&file, file.with_extension(format!("corrupt-{secs}.json")));
-                None
-            }
-        }
+    /// The app's data folder (the conversation history lives there).
+    pub fn data_dir(&self) -> &Path {
+        &self.data
     }
 
-    pub fn save_conversation(&self, root: &Path, conversation: &Value) -> Result<(), Error> {
-        write_json(&self.conversation_file(root), conversation, 0o600)
-    }
-
-    fn conversation_file(&self, root: &Path) -> PathBuf {
+    /// Where an earlier Corral saved the project's one conversation as
+    /// JSON; the history imports it once.
+    pub fn legacy_conversation_file(&self, root: &Path) -> PathBuf {
         let name = root
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -248,49 +234,6 @@ mod tests {
         }
         let roots: Vec<String> = store.recent().into_iter().map(|p| p.root).collect();
         assert_eq!(roots, vec!["/a", "/b"]);
-    }
-
-    #[test]
-    fn conversations_are_kept_per_project() {
-        let (_dir, store) = store();
-        store
-            .save_conversation(Path::new("/p/app"), &serde_json::json!({"n": 1}))
-            .unwrap();
-        store
-            .save_conversation(Path::new("/q/app"), &serde_json::json!({"n": 2}))
-            .unwrap();
-        assert_eq!(
-            store.conversation(Path::new("/p/app")),
-            Some(serde_json::json!({"n": 1}))
-        );
-        assert_eq!(
-            store.conversation(Path::new("/q/app")),
-            Some(serde_json::json!({"n": 2}))
-        );
-        assert_eq!(store.conversation(Path::new("/r")), None);
-    }
-
-    #[test]
-    fn an_unreadable_conversation_is_kept_aside_not_overwritten() {
-        let (dir, store) = store();
-        let root = Path::new("/p/app");
-        store
-            .save_conversation(root, &serde_json::json!({"n": 1}))
-            .unwrap();
-        let file = store.conversation_file(root);
-        std::fs::write(&file, b"{\"messages\": [cut sh").unwrap();
-        assert_eq!(store.conversation(root), None);
-        store
-            .save_conversation(root, &serde_json::json!({"n": 2}))
-            .unwrap();
-        let kept: Vec<_> = std::fs::read_dir(file.parent().unwrap())
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.to_string_lossy().contains(".corrupt-"))
-            .collect();
-        assert_eq!(kept.len(), 1, "{:?}", dir.path());
-        assert_eq!(std::fs::read(&kept[0]).unwrap(), b"{\"messages\": [cut sh");
-        assert_eq!(store.conversation(root), Some(serde_json::json!({"n": 2})));
     }
 
     #[test]

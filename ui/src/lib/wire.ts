@@ -344,3 +344,47 @@ api_key?: string, provider: Provider, base_url: string, model: string, max_token
 export type ProjectInfo = { root: string, name: string, };
 
 export type ConnectionOk = { ok: true, model: string, };
+
+export type ConversationSummary = { id: string, project: string, 
+/**
+ * The first line of the first user message, until renamed.
+ */
+title: string, 
+/**
+ * The first line of the first user message.
+ */
+first_line: string, created_ms: number, 
+/**
+ * When the last entry was appended.
+ */
+updated_ms: number, 
+/**
+ * The model of the last assistant message.
+ */
+model: string, input_tokens: number, output_tokens: number, 
+/**
+ * How many entries it has.
+ */
+entries: number, 
+/**
+ * Where it was forked from, if it was.
+ */
+forked_from?: ForkPoint, };
+
+export type ForkPoint = { conversation: string, before_seq: number, };
+
+export type StoredEntry = { seq: number, message: Message | null, items: unknown[], };
+
+export type ConversationData = { summary: ConversationSummary, entries: Array<StoredEntry>, };
+
+export type NewEntry = { message?: Message, items: unknown[], 
+/**
+ * Tokens this entry cost (added to the conversation's totals).
+ */
+usage?: TokenUsage, };
+
+export type TokenUsage = { input_tokens: number, output_tokens: number, };
+
+export type Appended = { conversation: string, seq: number, };
+
+export type SearchHit = { conversation: string, title: string, seq: number, snippet: string, updated_ms: number, };
