@@ -53,6 +53,7 @@ fn tools_prints_every_spec() {
             "glob",
             "search_files",
             "exec_shell",
+            "update_plan",
             // The throwaway tool the tests register (feature `throwaway-tool`).
             "count_lines"
         ]

@@ -48,7 +48,8 @@ mod tests {
                 "list_directory",
                 "glob",
                 "search_files",
-                "exec_shell"
+                "exec_shell",
+                "update_plan"
             ]
         );
         assert_eq!(risk_of("exec_shell"), Some(Risk::Shell));

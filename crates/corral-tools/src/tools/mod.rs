@@ -11,6 +11,7 @@ mod glob;
 mod list_directory;
 mod read_file;
 mod search_files;
+pub mod update_plan;
 mod write_file;
 
 use crate::tool::DynTool;
@@ -25,6 +26,7 @@ pub static REGISTRY: &[&dyn DynTool] = &[
     &glob::Glob,
     &search_files::SearchFiles,
     &exec_shell::ExecShell,
+    &update_plan::UpdatePlan,
     #[cfg(feature = "throwaway-tool")]
     &count_lines::CountLines,
 ];
