@@ -49,6 +49,8 @@ export function resultSummary(tool: string, result: unknown): string {
       return `${plural(Number(r.count ?? 0), "file")}${more}`;
     case "search_files":
       return `${plural(Array.isArray(r.matches) ? r.matches.length : 0, "match")}${more}`.replace("matchs", "matches");
+    case "update_plan":
+      return `${Number(r.completed ?? 0)} of ${plural(Number(r.total ?? 0), "step")} done`;
     default:
       return "";
   }

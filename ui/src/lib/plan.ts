@@ -1,0 +1,25 @@
+// The model's plan (update_plan's result) as the window shows it.
+export type PlanStatus = "pending" | "in_progress" | "completed";
+export type PlanStep = { step: string; status: PlanStatus };
+export type Plan = { steps: PlanStep[]; completed: number; total: number };
+
+/** The plan in an update_plan result, or null when it is not one. */
+export function planOf(result: unknown): Plan | null {
+  if (typeof result !== "object" || result === null) return null;
+  const steps = (result as { steps?: unknown }).steps;
+  if (!Array.isArray(steps)) return null;
+  const valid = steps.filter(
+    (s): s is PlanStep =>
+      typeof s === "object" && s !== null && typeof s.step === "string" && ["pending", "in_progress", "completed"].includes(s.status),
+  );
+  return { steps: valid, completed: valid.filter((s) => s.status === "completed").length, total: valid.length };
+}
+
+/** The latest plan among the conversation's tool cards. */
+export function latestPlan(items: readonly { kind: string; name?: string; status?: string; result?: unknown }[]): Plan | null {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i];
+    if (item.kind === "tool" && item.name === "update_plan" && item.status === "done") return planOf(item.result);
+  }
+  return null;
+}
