@@ -52,7 +52,7 @@ mod types;
 pub use config::{Provider, ProviderConfig};
 pub use driver::MAX_RETRY_DELAY;
 pub use local::{detect_local_servers, probe_server, LocalServer, LOCAL_SERVERS, PROBE_TIMEOUT};
-pub use model_info::{known_context_window, model_info, ModelInfo};
+pub use model_info::{known_context_window, known_price, model_info, ModelInfo, Price};
 pub use types::{Block, ChatRequest, Message, Role, StreamEvent, ToolDef};
 
 use crate::error::{display_url, LlmError, ProviderMessage, WireContext};

@@ -31,7 +31,7 @@ pub const INFO_TIMEOUT: Duration = Duration::from_millis(1500);
 pub const OLLAMA_DEFAULT_CONTEXT: u64 = 4096;
 
 /// What is known of the configured model.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ModelInfo {
     /// Tokens the model can hold, prompt and reply together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -46,6 +46,40 @@ pub struct ModelInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub supports_tools: Option<bool>,
+    /// What a million tokens cost on a hosted model with a known price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub price: Option<Price>,
+}
+
+/// US dollars per million tokens, as the provider lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct Price {
+    pub input: f64,
+    pub output: f64,
+}
+
+/// List prices of well-known hosted models, by id prefix (longest first
+/// where prefixes overlap). Hosted models only: a local server costs nothing.
+pub fn known_price(model: &str) -> Option<Price> {
+    const TABLE: [(&str, f64, f64); 11] = [
+        ("claude-opus-4", 15.0, 75.0),
+        ("claude-sonnet-4", 3.0, 15.0),
+        ("claude-3-7-sonnet", 3.0, 15.0),
+        ("claude-haiku-4", 1.0, 5.0),
+        ("claude-3-5-haiku", 0.8, 4.0),
+        ("gpt-4.1-mini", 0.4, 1.6),
+        ("gpt-4.1", 2.0, 8.0),
+        ("gpt-4o-mini", 0.15, 0.6),
+        ("gpt-4o", 2.5, 10.0),
+        ("gpt-5-mini", 0.25, 2.0),
+        ("gpt-5", 1.25, 10.0),
+    ];
+    let model = model.rsplit('/').next().unwrap_or(model);
+    TABLE
+        .iter()
+        .find(|(prefix, _, _)| model.starts_with(prefix))
+        .map(|&(_, input, output)| Price { input, output })
 }
 
 /// Asks the configured server what it knows of the model; falls back to
@@ -53,7 +87,10 @@ pub struct ModelInfo {
 pub async fn model_info(config: &ProviderConfig) -> ModelInfo {
     let base = config.base_url.trim_end_matches('/');
     if config.provider.is_own_api(base) {
-        return from_table(&config.model);
+        return ModelInfo {
+            price: known_price(&config.model),
+            ..from_table(&config.model)
+        };
     }
     let origin = base.strip_suffix("/v1").unwrap_or(base);
     let Ok(client) = http::client(INFO_TIMEOUT, http::is_loopback(base)) else {
@@ -129,7 +166,7 @@ fn from_table(model: &str) -> ModelInfo {
         Some(window) => ModelInfo {
             context_window: Some(window),
             source: Some("known_model".into()),
-            supports_tools: None,
+            ..ModelInfo::default()
         },
         None => ModelInfo::default(),
     }
@@ -186,6 +223,22 @@ fn listed_context(list: &Value, model: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hosted_prices_come_from_the_table() {
+        assert_eq!(
+            known_price("claude-sonnet-4-5"),
+            Some(Price {
+                input: 3.0,
+                output: 15.0
+            })
+        );
+        assert_eq!(
+            known_price("gpt-4o-mini-2024-07-18").map(|p| p.output),
+            Some(0.6)
+        );
+        assert_eq!(known_price("qwen3:8b"), None);
+    }
 
     #[test]
     fn hosted_models_come_from_the_table() {

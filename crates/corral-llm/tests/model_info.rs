@@ -28,7 +28,8 @@ async fn llama_server_says_its_context_and_whether_its_template_calls_tools() {
             ModelInfo {
                 context_window: Some(4096),
                 source: Some("server".into()),
-                supports_tools: Some(false)
+                supports_tools: Some(false),
+                price: None,
             }
         );
         assert_eq!(paths(&server), ["GET /props"]);

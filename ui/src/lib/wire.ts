@@ -329,7 +329,13 @@ source?: string,
 /**
  * Whether the server's chat template can call tools, when it says.
  */
-supports_tools?: boolean, };
+supports_tools?: boolean, 
+/**
+ * What a million tokens cost on a hosted model with a known price.
+ */
+price?: Price, };
+
+export type Price = { input: number, output: number, };
 
 export type SavedSettings = { provider: Provider, base_url: string, model: string, max_tokens: number, mode: Mode, };
 

@@ -352,6 +352,7 @@ export class AgentLoop {
   private async loadModelFacts(): Promise<void> {
     if (this.model === undefined) {
       this.model = await this.ipc.modelInfo().catch(() => ({}));
+      this.patch({ price: this.model.price ?? null });
       if (this.model.supports_tools === false) {
         this.notice(
           "The server says this model's chat template cannot call tools, so the agent can only talk. Start the server with a template that supports tools (llama.cpp: --jinja), or pick another model.",

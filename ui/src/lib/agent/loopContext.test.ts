@@ -7,7 +7,7 @@ import type { LlmRequest, ToolResultBlock, WireError } from "../types";
 import { SUMMARY_HEADER } from "./context";
 import { readInstructions } from "./instructions";
 import { AgentLoop, CUT_OFF_TEXT } from "./loop";
-import type { ToolItem } from "./state";
+import { costOf, type ToolItem } from "./state";
 
 function setup(turns: Turn[], window?: number, maxTurns?: number) {
   const fake = fakeIpc(turns);
@@ -178,5 +178,22 @@ describe("project instructions", () => {
     expect(found?.path).toBe("CLAUDE.md");
     expect(found?.text.length).toBe(32 * 1024);
     expect(found?.notice).toContain("cut to the first 32 KiB");
+  });
+});
+
+describe("cost", () => {
+  it("is the conversation's tokens at the hosted model's list price", async () => {
+    const t = setup([
+      (emit) => {
+        emit({ type: "text_delta", text: "hi" });
+        emit({ type: "usage", input_tokens: 200_000, output_tokens: 10_000 });
+        emit({ type: "done", stop_reason: "end_turn" });
+      },
+    ]);
+    t.ipc.modelInfo.mockResolvedValue({ context_window: 200_000, source: "known_model", price: { input: 3, output: 15 } });
+    await t.loop.send("hi");
+    const state = t.loop.state.get();
+    expect(state.price).toEqual({ input: 3, output: 15 });
+    expect(costOf(state.usage, state.price!)).toBeCloseTo(0.75);
   });
 });

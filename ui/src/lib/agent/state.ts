@@ -36,6 +36,14 @@ export type Usage = { input_tokens: number; output_tokens: number };
 /** How full the model's context window is: the next request's size, estimated or as the server counted it. */
 export type ContextMeter = { used: number; window: number; known: boolean };
 
+/** US dollars per million tokens, for a hosted model with a known price. */
+export type Price = { input: number; output: number };
+
+/** What the conversation's tokens cost at `price`. */
+export function costOf(usage: Usage, price: Price): number {
+  return (usage.input_tokens * price.input + usage.output_tokens * price.output) / 1_000_000;
+}
+
 export type AgentState = {
   items: Item[];
   busy: boolean;
@@ -45,6 +53,8 @@ export type AgentState = {
   retrying: { attempt: number; delay_ms: number; error: WireError } | null;
   usage: Usage;
   context: ContextMeter | null;
+  /** The model's price, when it is a hosted model with a known one. */
+  price: Price | null;
   /** The run stopped at the turn budget; Continue goes on. */
   turnLimitReached: boolean;
 };
@@ -56,6 +66,7 @@ export const emptyState = (): AgentState => ({
   retrying: null,
   usage: { input_tokens: 0, output_tokens: 0 },
   context: null,
+  price: null,
   turnLimitReached: false,
 });
 
