@@ -86,6 +86,7 @@ describe("Settings", () => {
     ipc.getSettings.mockResolvedValue(saved);
     ipc.saveSettings.mockImplementation(async (input: Record<string, unknown>) => ({ ...saved, ...input, has_api_key: input.api_key !== "" }));
     ipc.detectLocalServers.mockResolvedValue([{ name: "Ollama", base_url: "http://127.0.0.1:11434/v1", models: ["qwen3:8b"] }]);
+    ipc.modelInfo.mockResolvedValue({});
   });
 
   it("never shows the key, saves it only when typed, and says a key is saved", async () => {
