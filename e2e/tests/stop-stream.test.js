@@ -1,5 +1,5 @@
-// Stop while the model is still answering (DESIGN.md section 7: "cancel at
-// any point leaves a consistent transcript"): the stream's connection is
+// Stop while the model is still answering (cancel at any point leaves a
+// consistent transcript): the stream's connection is
 // dropped, the window says it stopped and keeps what had arrived, and the
 // next message goes out with a valid conversation.
 

@@ -37,4 +37,4 @@ export type TextBlock = Extract<Block, { type: "text" }>;
 export type ToolUseBlock = Extract<Block, { type: "tool_use" }>;
 export type ToolResultBlock = Extract<Block, { type: "tool_result" }>;
 
-// Tool outputs the UI reads fields of (DESIGN.md section 2).
+// Tool outputs the UI reads fields of (docs/ipc.md).
