@@ -45,7 +45,10 @@ fn config_of(store: &Store, settings: crate::store::Settings, key: Option<&str>)
 /// The config for `settings` as the window shows them (not saved), or for
 /// the saved settings. A key typed with them goes only to an origin it may
 /// be saved for.
-async fn config_for(state: &AppState, settings: Option<SettingsInput>) -> Result<ProviderConfig, Error> {
+async fn config_for(
+    state: &AppState,
+    settings: Option<SettingsInput>,
+) -> Result<ProviderConfig, Error> {
     with_store(state, move |store| match settings {
         None => Ok(config(store)),
         Some(SettingsInput { settings, api_key }) => {
