@@ -10,8 +10,11 @@ const { ipc } = vi.hoisted(() => ({
     openProject: vi.fn(),
     pickProject: vi.fn(),
     closeProject: vi.fn(),
-    loadConversation: vi.fn(),
-    saveConversation: vi.fn(),
+    listConversations: vi.fn(),
+    openConversation: vi.fn(),
+    appendEntry: vi.fn(),
+    historyNotice: vi.fn(),
+    searchConversations: vi.fn(),
     callTool: vi.fn(),
     setWindowTitle: vi.fn(),
     getSettings: vi.fn(),
@@ -32,7 +35,8 @@ beforeEach(() => {
   vi.clearAllMocks();
   ipc.recentProjects.mockResolvedValue([app, { root: "/home/me/lib", name: "lib" }]);
   ipc.openProject.mockResolvedValue(app);
-  ipc.loadConversation.mockResolvedValue(null);
+  ipc.listConversations.mockResolvedValue([]);
+  ipc.historyNotice.mockResolvedValue(null);
   ipc.callTool.mockImplementation(async (_name: string, input: { path: string }) => ({
     path: input.path,
     entries: input.path === "." ? [{ path: "README.md", kind: "file", size: 10 }, { path: "invoice\u202Etxt.exe", kind: "file", size: 1 }, { path: "src", kind: "dir" }] : [{ path: "src/main.rs", kind: "file" }],
@@ -61,21 +65,24 @@ describe("App", () => {
 
   it("goes straight to a project given at start and restores its conversation", async () => {
     ipc.projectInfo.mockResolvedValue(app);
-    ipc.loadConversation.mockResolvedValue({
-      version: 1,
-      messages: [
-        { role: "user", content: [{ type: "text", text: "fix the build" }] },
-        { role: "assistant", content: [{ type: "text", text: "Fixed `src/main.rs`." }] },
-      ],
-      items: [
-        { kind: "user", id: "u1", text: "fix the build" },
-        { kind: "assistant", id: "a1", text: "Fixed `src/main.rs`.", streaming: false },
+    const summary = { id: "c1", project: app.root, title: "fix the build", first_line: "fix the build", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, entries: 2 };
+    ipc.listConversations.mockResolvedValue([summary]);
+    ipc.openConversation.mockResolvedValue({
+      summary,
+      entries: [
+        { seq: 0, message: { role: "user", content: [{ type: "text", text: "fix the build" }] }, items: [{ kind: "user", id: "u1", text: "fix the build" }] },
+        {
+          seq: 1,
+          message: { role: "assistant", content: [{ type: "text", text: "Fixed `src/main.rs`." }] },
+          items: [{ kind: "assistant", id: "a1", text: "Fixed `src/main.rs`.", streaming: false }],
+        },
       ],
     });
     render(App);
     await vi.waitFor(() => expect(screen.getByTestId("message-assistant").textContent).toContain("Fixed src/main.rs."));
     expect(screen.queryByTestId("welcome")).toBeNull();
     expect(screen.getByTestId("message-user").textContent).toBe("fix the build");
+    expect(ipc.openConversation).toHaveBeenCalledWith("c1");
   });
 });
 

@@ -4,14 +4,19 @@ import { Channel, invoke } from "@tauri-apps/api/core";
 import { getCurrentWindow } from "@tauri-apps/api/window";
 import { toWireError } from "./errors";
 import type {
+  Appended,
   ApprovalScope,
+  ConversationData,
+  ConversationSummary,
   ConnectionOk,
   LlmEvent,
   LlmRequest,
   LocalServer,
   ModelInfo,
   PolicyCheck,
+  NewEntry,
   ProjectInfo,
+  SearchHit,
   Settings,
   SettingsInput,
   ShellEvent,
@@ -76,9 +81,20 @@ export const ipc = {
   modelInfo: (settings?: SettingsInput) => call<ModelInfo>("model_info", settings ? { settings } : {}),
   detectLocalServers: () => call<LocalServer[]>("detect_local_servers"),
 
-  // Conversations
-  loadConversation: () => call<unknown>("load_conversation"),
-  saveConversation: (conversation: unknown) => call<null>("save_conversation", { conversation }),
+  // Conversations (kept by Rust; see docs/ipc.md)
+  listConversations: () => call<ConversationSummary[]>("list_conversations"),
+  openConversation: (id: string) => call<ConversationData>("open_conversation", { id }),
+  appendEntry: (conversation: string | null, entry: NewEntry) =>
+    call<Appended>("append_entry", { ...(conversation === null ? {} : { conversation }), entry }),
+  renameConversation: (id: string, title: string) => call<ConversationSummary>("rename_conversation", { id, title }),
+  deleteConversation: (id: string) => call<null>("delete_conversation", { id }),
+  restoreConversation: (id: string) => call<ConversationSummary>("restore_conversation", { id }),
+  forkConversation: (id: string, beforeSeq: number) =>
+    call<ConversationSummary>("fork_conversation", { id, before_seq: beforeSeq }),
+  searchConversations: (query: string) => call<SearchHit[]>("search_conversations", { query }),
+  conversationMarkdown: (id: string) => call<string>("conversation_markdown", { id }),
+  exportConversation: (id: string) => call<string | null>("export_conversation", { id }),
+  historyNotice: () => call<string | null>("history_notice"),
 
   // Window
   async setWindowTitle(title: string): Promise<void> {

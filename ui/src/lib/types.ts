@@ -30,6 +30,14 @@ export type {
   ListDirectoryOutput,
   ReadFileOutput,
   ShellOutput,
+  ConversationSummary,
+  ForkPoint,
+  StoredEntry,
+  ConversationData,
+  NewEntry,
+  TokenUsage,
+  Appended,
+  SearchHit,
 } from "./wire";
 import type { Block } from "./wire";
 

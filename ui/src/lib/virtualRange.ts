@@ -9,3 +9,56 @@ export function visibleRange(scrollTop: number, viewport: number, rowHeight: num
   const end = Math.min(count, first + shown + overscan);
   return { start, end };
 }
+
+/** Where each row of a list of varied heights starts; the last entry is the total height. */
+export function offsetsOf(heights: readonly number[]): number[] {
+  const offsets = new Array<number>(heights.length + 1);
+  offsets[0] = 0;
+  for (let i = 0; i < heights.length; i++) offsets[i + 1] = offsets[i] + heights[i];
+  return offsets;
+}
+
+/**
+ * Which rows of a list of varied heights (`offsets` from `offsetsOf`) are on
+ * screen, plus `overscan` pixels above and below.
+ */
+export function variableRange(offsets: readonly number[], scrollTop: number, viewport: number, overscan = 600): Range {
+  const count = offsets.length - 1;
+  if (count <= 0) return { start: 0, end: 0 };
+  const top = Math.max(0, scrollTop - overscan);
+  const bottom = Math.max(scrollTop, 0) + Math.max(viewport, 1) + overscan;
+  // The last row starting at or above `top`, and the first starting at or below `bottom`.
+  const start = Math.min(count - 1, Math.max(0, lastAtOrBelow(offsets, top)));
+  const end = Math.max(start + 1, Math.min(count, lastAtOrBelow(offsets, bottom - 1) + 1));
+  return { start, end };
+}
+
+/** The greatest i with offsets[i] <= y (binary search; offsets ascend). */
+function lastAtOrBelow(offsets: readonly number[], y: number): number {
+  let lo = 0;
+  let hi = offsets.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (offsets[mid] <= y) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** Measured row heights by row id; rows not measured yet count as `estimate`. */
+export class RowHeights {
+  private readonly heights = new Map<string, number>();
+  constructor(readonly estimate: number) {}
+
+  get(id: string): number {
+    return this.heights.get(id) ?? this.estimate;
+  }
+
+  /** Records a height; returns the one it replaces, or null when nothing changed. */
+  set(id: string, height: number): number | null {
+    const before = this.heights.get(id);
+    if (height <= 0 || before === height) return null;
+    this.heights.set(id, height);
+    return before ?? this.estimate;
+  }
+}

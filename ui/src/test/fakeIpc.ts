@@ -41,6 +41,7 @@ export function fakeIpc(turns: Turn[]) {
   const requests: LlmRequest[] = [];
   const stopStream = new Map<string, () => void>();
   let ids = 0;
+  let seq = 0;
   const ipc = {
     llmStream: vi.fn<AgentIpc["llmStream"]>(async (runId, request, onEvent) => {
       requests.push(structuredClone(request));
@@ -72,7 +73,7 @@ export function fakeIpc(turns: Turn[]) {
       sandbox: "namespaces",
       sandboxed: true,
     })),
-    saveConversation: vi.fn<AgentIpc["saveConversation"]>(async () => null),
+    appendEntry: vi.fn<AgentIpc["appendEntry"]>(async (conversation) => ({ conversation: conversation ?? "c1", seq: seq++ })),
     modelInfo: vi.fn<AgentIpc["modelInfo"]>(async () => ({})),
   };
   return { ipc, requests, newId: () => `id${++ids}` };

@@ -1,24 +1,91 @@
-// The saved form of a conversation (one per project, via save_conversation),
-// and its repair when loaded: a run cut by a crash or a quit must not leave
-// a transcript the provider refuses, nor cards spinning forever.
+// A conversation as the history keeps it: entries appended one at a time
+// (docs/ipc.md, Conversations), each the provider message it adds and the
+// items that came with it; folded back into the transcript and the items
+// on open. A run cut by a crash or a quit must not leave a transcript the
+// provider refuses, nor cards spinning forever.
 import { wireError } from "../errors";
-import type { Message } from "../types";
-import { type Item, isTerminal } from "./state";
+import type { Message, StoredEntry } from "../types";
+import { type Item, isTerminal, type ToolItem } from "./state";
 import { closeDanglingToolUses } from "./transcript";
 
-export type SavedConversation = { version: 1; messages: Message[]; items: Item[] };
+/** A tool card as stored when its entry's message already holds its result. */
+type StoredToolItem = ToolItem & { resultInMessage?: true };
 
-export function toSaved(messages: Message[], items: Item[]): SavedConversation {
-  return { version: 1, messages, items };
+export type OpenedConversation = {
+  messages: Message[];
+  items: Item[];
+  /** The entry each item was first appended with (a fork cuts before one). */
+  seqOf: Map<string, number>;
+};
+
+/**
+ * The items of an entry as stored. A card's result is the very text of its
+ * tool_result in the same message, so it is left out (a command's output
+ * is kept once, not twice) and put back by `fromEntries`.
+ */
+export function entryItems(items: Item[], message: Message | null): unknown[] {
+  const results = resultsOf(message);
+  return items.map((item): unknown => {
+    if (item.kind !== "tool" || item.result === undefined) return item;
+    const content = results.get(item.callId);
+    if (content === undefined || JSON.stringify(item.result) !== content) return item;
+    const stored: StoredToolItem = { ...item, result: undefined, resultInMessage: true };
+    return stored;
+  });
 }
 
-export function fromSaved(value: unknown): { messages: Message[]; items: Item[] } | null {
+/** Folds stored entries into the transcript and the items the window shows. */
+export function fromEntries(entries: StoredEntry[]): OpenedConversation {
+  const messages: Message[] = [];
+  const items = new Map<string, Item>();
+  const seqOf = new Map<string, number>();
+  for (const entry of entries) {
+    const message = entry.message;
+    if (message) {
+      const last = messages.at(-1);
+      // Consecutive entries of one role are one message (tool results, then
+      // the user's text sent after a stop).
+      if (last?.role === message.role) messages[messages.length - 1] = { role: last.role, content: [...last.content, ...message.content] };
+      else messages.push(message);
+    }
+    const results = resultsOf(message);
+    for (const raw of entry.items) {
+      const item = asItem(raw);
+      if (!item) continue;
+      if (!seqOf.has(item.id)) seqOf.set(item.id, entry.seq);
+      // An item appended again replaces the earlier one where it stood.
+      items.set(item.id, restoreResult(item, results));
+    }
+  }
+  return { messages: closeDanglingToolUses(messages), items: [...items.values()].map(settle), seqOf };
+}
+
+function resultsOf(message: Message | null): Map<string, string> {
+  const results = new Map<string, string>();
+  for (const block of message?.content ?? []) {
+    if (block.type === "tool_result" && !block.is_error) results.set(block.tool_use_id, block.content);
+  }
+  return results;
+}
+
+function restoreResult(item: Item, results: Map<string, string>): Item {
+  if (item.kind !== "tool") return item;
+  const { resultInMessage, ...card } = item as StoredToolItem;
+  if (!resultInMessage) return card;
+  const content = results.get(card.callId);
+  try {
+    return content === undefined ? card : { ...card, result: JSON.parse(content) as unknown };
+  } catch {
+    return card;
+  }
+}
+
+const KINDS = new Set(["user", "assistant", "notice", "tool"]);
+
+function asItem(value: unknown): Item | null {
   if (typeof value !== "object" || value === null) return null;
-  const saved = value as Partial<SavedConversation>;
-  if (saved.version !== 1 || !Array.isArray(saved.messages)) return null;
-  const messages = closeDanglingToolUses(saved.messages);
-  const items = Array.isArray(saved.items) ? saved.items.map(settle) : itemsFrom(messages);
-  return { messages, items };
+  const item = value as { kind?: unknown; id?: unknown };
+  return typeof item.kind === "string" && KINDS.has(item.kind) && typeof item.id === "string" ? (value as Item) : null;
 }
 
 function settle(item: Item): Item {
@@ -27,14 +94,4 @@ function settle(item: Item): Item {
     return { ...item, status: "failed", error: wireError("cancelled", "Interrupted before it finished.") };
   }
   return item;
-}
-
-function itemsFrom(messages: Message[]): Item[] {
-  return messages.flatMap((message, m) =>
-    message.content.flatMap((block, b): Item[] =>
-      block.type === "text"
-        ? [{ kind: message.role, id: `m${m}b${b}`, text: block.text, streaming: false } as Item]
-        : [],
-    ),
-  );
 }

@@ -15,7 +15,7 @@ function setup(turns: Parameters<typeof fakeIpc>[0]) {
 }
 
 describe("AgentLoop", () => {
-  it("streams a plain answer and saves the conversation", async () => {
+  it("streams a plain answer and appends each message to the history", async () => {
     const t = setup([say("Hello "), say("again")]);
     await t.loop.send("hi");
     const items = t.loop.state.get().items;
@@ -27,7 +27,13 @@ describe("AgentLoop", () => {
     ]);
     expect(t.requests[0].system).toContain("/p/app");
     expect(t.requests[0].tools.map((x) => x.name)).toContain("read_file");
-    expect(t.ipc.saveConversation).toHaveBeenLastCalledWith(t.loop.snapshot());
+    // The user's message, then the reply with its item and what it cost; the
+    // first append starts the conversation, the next go to it.
+    expect(t.ipc.appendEntry.mock.calls).toEqual([
+      [null, { message: { role: "user", content: [{ type: "text", text: "hi" }] }, items: [items[0]] }],
+      ["c1", { message: { role: "assistant", content: [{ type: "text", text: "Hello " }] }, items: [items[1]] }],
+    ]);
+    expect(t.loop.conversationId).toBe("c1");
     expect(t.loop.state.get().busy).toBe(false);
   });
 

@@ -4,7 +4,18 @@
 import { toWireError, wireError } from "../errors";
 import { type FrameScheduler, OutputBuffer } from "../outputBuffer";
 import { type Readable, writable } from "../store";
-import type { LlmEvent, LlmRequest, Message, ModelInfo, ToolResultBlock, ToolSpec, ToolUseBlock, WireError } from "../types";
+import type {
+  Appended,
+  ConversationData,
+  LlmEvent,
+  LlmRequest,
+  Message,
+  ModelInfo,
+  ToolResultBlock,
+  ToolSpec,
+  ToolUseBlock,
+  WireError,
+} from "../types";
 import {
   COMPACT_AT,
   compactionBoundary,
@@ -17,7 +28,8 @@ import {
 } from "./context";
 import { type Instructions, readInstructions } from "./instructions";
 import { StreamAssembler } from "./assembler";
-import { fromSaved, type SavedConversation, toSaved } from "./conversation";
+import { fromEntries } from "./conversation";
+import { Journal } from "./journal";
 import { type AgentState, emptyState, type Item, type ToolItem } from "./state";
 import { systemPrompt } from "./systemPrompt";
 import type { AgentIpc, Decision, RunControl } from "./ports";
@@ -35,6 +47,10 @@ export type AgentOptions = {
   scheduleFrame?: FrameScheduler;
   /** Finds the project's instructions (default: `readInstructions`, through read_file). */
   readInstructions?: (ipc: AgentIpc) => Promise<Instructions | null>;
+  /** A conversation from the history to go on with; none starts a new one. */
+  conversation?: ConversationData | null;
+  /** Each entry stored in the history (the first one names a new conversation). */
+  onAppended?: (appended: Appended) => void;
 };
 
 
@@ -59,6 +75,8 @@ export class AgentLoop {
   private instructions: Instructions | null | undefined;
   private readonly tools: ToolRunner;
   private readonly newId: () => string;
+  /** Appends the conversation to the history as it happens. */
+  private journal: Journal;
 
   constructor(
     private readonly ipc: AgentIpc,
@@ -75,6 +93,37 @@ export class AgentLoop {
       riskOf: (name) => this.specs?.find((s) => s.name === name)?.risk ?? null,
       inputError: (callId) => this.inputErrors.get(callId),
     });
+    this.journal = this.newJournal(null);
+    if (options.conversation) this.load(options.conversation);
+  }
+
+  /** The conversation's id in the history; null until its first entry is stored. */
+  get conversationId(): string | null {
+    return this.journal.conversation;
+  }
+
+  /**
+   * Where a fork from the user message `itemId` cuts: "edit" keeps what came
+   * before the message, "here" also the message and the work it started (up
+   * to the next message of the user). Null until the message is stored.
+   */
+  forkPoint(itemId: string, mode: "edit" | "here"): number | null {
+    const seq = this.journal.seqOf(itemId);
+    if (seq === undefined) return null;
+    if (mode === "edit") return seq;
+    const items = this.store.get().items;
+    const at = items.findIndex((item) => item.id === itemId);
+    const next = items.slice(at + 1).find((item) => item.kind === "user");
+    return (next && this.journal.seqOf(next.id)) ?? Number.MAX_SAFE_INTEGER;
+  }
+
+  private newJournal(conversation: ConversationData | null, stored?: ReturnType<typeof fromEntries>): Journal {
+    return new Journal(this.ipc, {
+      conversation: conversation?.summary.id ?? null,
+      stored: stored && { items: stored.items, seqOf: stored.seqOf },
+      onAppended: this.options.onAppended,
+      onError: (e) => this.addItem({ kind: "notice", id: this.newId(), text: `Could not save the conversation (${e.code}): ${e.message}` }),
+    });
   }
 
   /** The project folder the tools resolve paths against. */
@@ -87,21 +136,21 @@ export class AgentLoop {
     return this.messages;
   }
 
-  load(saved: unknown): void {
-    const conversation = fromSaved(saved);
-    if (!conversation) return;
-    this.messages = conversation.messages;
-    this.store.set({ ...emptyState(), items: conversation.items });
-  }
-
-  snapshot(): SavedConversation {
-    return toSaved(this.messages, this.store.get().items);
+  /** Goes on with a conversation from the history (the loop must be idle). */
+  load(conversation: ConversationData): void {
+    if (this.control) return;
+    const opened = fromEntries(conversation.entries);
+    this.messages = opened.messages;
+    this.instructions = undefined;
+    this.store.set({ ...emptyState(), items: opened.items });
+    this.journal = this.newJournal(conversation, opened);
   }
 
   async send(text: string): Promise<void> {
     if (this.control || text.trim() === "") return;
     this.messages = appendUserText(this.messages, text);
     this.addItem({ kind: "user", id: this.newId(), text });
+    this.record({ role: "user", content: [{ type: "text", text }] });
     await this.run();
   }
 
@@ -147,13 +196,14 @@ export class AgentLoop {
     this.patch({ error: null });
   }
 
-  /** Starts a new conversation (saved, so it also replaces the old one on disk). */
+  /** Starts a new conversation; the one shown stays in the history as it is. */
   async clear(): Promise<void> {
     if (this.control) return;
+    await this.save();
     this.messages = [];
     this.instructions = undefined;
     this.store.set(emptyState());
-    await this.save();
+    this.journal = this.newJournal(null);
   }
 
   /** The user's answer to an approval card. */
@@ -183,6 +233,7 @@ export class AgentLoop {
       for (let turn = 1; ; turn++) {
         await this.fitContext(control, this.specs);
         if (control.cancelled) break;
+        const usedBefore = this.store.get().usage;
         const outcome = await this.streamTurn(control, this.specs);
         if (outcome.error && isContextOverflow(outcome.error) && !overflowRetried && !control.cancelled) {
           // Compacted and sent again once, by itself; a second overflow is shown.
@@ -197,11 +248,19 @@ export class AgentLoop {
           this.patch({ error: outcome.error });
           break;
         }
-        if (outcome.message) this.messages = [...this.messages, outcome.message];
+        if (outcome.message) {
+          this.messages = [...this.messages, outcome.message];
+          const used = this.store.get().usage;
+          this.record(outcome.message, {
+            input_tokens: used.input_tokens - usedBefore.input_tokens,
+            output_tokens: used.output_tokens - usedBefore.output_tokens,
+          });
+        }
         const uses = outcome.message?.content.filter((b): b is ToolUseBlock => b.type === "tool_use") ?? [];
         if (uses.length > 0 && outcome.stopReason === "max_tokens") {
           // A reply cut off mid-way may carry garbled calls: none of them runs.
           this.messages = [...this.messages, { role: "user", content: uses.map((use) => this.cutOffCard(use)) }];
+          this.record(this.messages[this.messages.length - 1]);
           this.notice(
             `The reply was cut off at its token limit; its ${uses.length === 1 ? "tool call was" : `${uses.length} tool calls were`} not run. Send a message to let the agent try again.`,
           );
@@ -216,9 +275,8 @@ export class AgentLoop {
           ? uses.map((use) => this.cancelCard(use))
           : await this.tools.runAll(uses, control, this.cardIds, (use) => this.cancelCard(use));
         this.messages = [...this.messages, { role: "user", content: results }];
+        this.record({ role: "user", content: results });
         if (control.cancelled) break;
-        // Each finished round is saved, so a crash loses at most the current one.
-        await this.save();
         if (turn >= maxTurns) {
           this.notice(`Paused after ${maxTurns} model turns. Continue to let the agent go on.`);
           this.patch({ turnLimitReached: true });
@@ -447,14 +505,16 @@ export class AgentLoop {
     return textBlock(use, CANCELLED_TEXT);
   }
 
-  private async save(): Promise<void> {
-    try {
-      await this.ipc.saveConversation(this.snapshot());
-    } catch (error) {
-      const e = toWireError(error);
-      this.notice(`Could not save the conversation (${e.code}): ${e.message}`);
-    }
+  /** Appends a completed message to the history, with the items that came with it. */
+  private record(message: Message, usage?: { input_tokens: number; output_tokens: number }): void {
+    this.journal.record(message, this.store.get().items, usage);
   }
+
+  /** Waits until everything recorded is stored (failures were said as notices). */
+  private async save(): Promise<void> {
+    await this.journal.flush();
+  }
+
 
   /** Says once per conversation that commands ran without the namespaces. */
   private noteSandbox(result: unknown): void {
@@ -467,7 +527,9 @@ export class AgentLoop {
   private sandboxNoted = false;
 
   private notice(text: string): void {
-    this.addItem({ kind: "notice", id: this.newId(), text });
+    const item: Item = { kind: "notice", id: this.newId(), text };
+    this.addItem(item);
+    this.journal.recordItems([item]);
   }
 
   private patch(change: Partial<AgentState>): void {

@@ -158,14 +158,22 @@ describe("AgentLoop errors and restore", () => {
   it("restores a saved conversation and repairs a dangling tool call", () => {
     const t = setup([]);
     t.loop.load({
-      version: 1,
-      messages: [
-        { role: "user", content: [{ type: "text", text: "hi" }] },
-        { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "read_file", input: { path: "a" } }] },
+      summary: {
+        id: "c9", project: "/p/app", title: "hi", first_line: "hi", created_ms: 0, updated_ms: 0,
+        model: "m", input_tokens: 0, output_tokens: 0, entries: 2,
+      },
+      entries: [
+        { seq: 0, message: { role: "user", content: [{ type: "text", text: "hi" }] }, items: [{ kind: "user", id: "u1", text: "hi" }] },
+        {
+          seq: 1,
+          message: { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "read_file", input: { path: "a" } }] },
+          items: [{ kind: "tool", id: "c1", callId: "t1", name: "read_file", input: { path: "a" }, risk: "read", status: "running" }],
+        },
       ],
-      items: [{ kind: "tool", id: "c1", callId: "t1", name: "read_file", input: { path: "a" }, risk: "read", status: "running" }],
     });
     assertConsistent(t.loop.transcript);
     expect(t.cards()[0]).toMatchObject({ status: "failed", error: { code: "cancelled" } });
+    expect(t.loop.conversationId).toBe("c9");
+    expect(t.loop.forkPoint("u1", "edit")).toBe(0);
   });
 });

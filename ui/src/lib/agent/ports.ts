@@ -13,7 +13,7 @@ export type AgentIpc = Pick<
   | "approveCall"
   | "callTool"
   | "execShell"
-  | "saveConversation"
+  | "appendEntry"
   | "modelInfo"
 >;
 
