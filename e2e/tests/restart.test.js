@@ -2,19 +2,10 @@
 // app, on screen and in what the model is sent next.
 
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import path from "node:path";
 import { test } from "node:test";
-import { tid, waitUntil, withApp } from "../lib/app.js";
+import { tid, withApp } from "../lib/app.js";
 import { dialogue } from "../lib/requests.js";
 import { openai } from "../lib/wire.js";
-
-/** Whether a saved conversation file contains `text` (the app saves after each run). */
-function saved(dataDir, text) {
-  const dir = path.join(dataDir, "conversations");
-  if (!fs.existsSync(dir)) return false;
-  return fs.readdirSync(dir).some((name) => fs.readFileSync(path.join(dir, name), "utf8").includes(text));
-}
 
 test("the project's conversation is back after a restart", { timeout: 120_000 }, async (t) => {
   const script = [openai.text("Noted: the fox is blue."), openai.text("It is blue, as you said.")];
@@ -22,7 +13,8 @@ test("the project's conversation is back after a restart", { timeout: 120_000 },
   await withApp(t, { script }, async (app) => {
     await app.send("Remember: the fox is blue.");
     await app.waitForAny(tid("message-assistant"), (e) => e.text.includes("Noted: the fox is blue."), { what: "the first reply" });
-    await waitUntil(() => saved(app.dirs.appData, "Noted: the fox is blue."), { what: "the conversation saved" });
+    // Both messages are stored once the list counts them (the app appends each as it completes).
+    await app.waitFor(`${tid("conversation-item")}[data-entries="2"]`, { what: "the conversation stored" });
 
     await app.restart();
 
