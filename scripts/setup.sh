@@ -14,8 +14,9 @@ sudo_cmd=()
 # Build: Tauri 2 on Linux needs WebKitGTK 4.1 (pulls gtk, soup, jsc).
 # Run: bubblewrap builds the namespaces every command runs in.
 packages=(build-essential pkg-config curl file libwebkit2gtk-4.1-dev xvfb xauth bubblewrap)
-# Tests: the WebDriver for the end-to-end suite, ripgrep for the search benchmark.
-$want_test && packages+=(webkit2gtk-driver ripgrep)
+# Tests: the WebDriver for the end-to-end suite, ripgrep for the search
+# benchmark, venv for the MCP test client (the official Python SDK).
+$want_test && packages+=(webkit2gtk-driver ripgrep python3-venv)
 command -v node >/dev/null || packages+=(nodejs)
 command -v npm >/dev/null || packages+=(npm)
 
@@ -40,6 +41,17 @@ if [ ! -f "$stamp" ] || ! cmp -s ui/package-lock.json "$stamp"; then
   echo "setup: npm ci in ui/"
   (cd ui && npm ci --no-audit --no-fund --loglevel=error)
   cp ui/package-lock.json "$stamp"
+fi
+
+# The MCP server is tested with an independent client: the official Python
+# MCP SDK, pinned, in a venv of its own (reinstalled when the pin changes).
+mcp_dir=crates/corral-cli/tests/mcp
+if $want_test && ! cmp -s "$mcp_dir/requirements.txt" "$mcp_dir/.venv/.corral-requirements"; then
+  echo "setup: the MCP test client (Python venv)"
+  rm -rf "$mcp_dir/.venv"
+  python3 -m venv "$mcp_dir/.venv"
+  "$mcp_dir/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$mcp_dir/requirements.txt"
+  cp "$mcp_dir/requirements.txt" "$mcp_dir/.venv/.corral-requirements"
 fi
 
 if $want_test && ! command -v tauri-driver >/dev/null; then

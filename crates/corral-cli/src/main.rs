@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! corral-cli tools
+//! corral-cli mcp --root DIR [--mode MODE] [--network] [--writable PATH]... [--blocked PATH]...
 //! corral-cli call --root DIR [--mode MODE] [--approve] [--network]
 //!                 [--writable PATH]... [--blocked PATH]... NAME [JSON]
 //! ```
@@ -31,6 +32,26 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Serve the tools over MCP on stdin/stdout, for other agents: the
+    /// same confinement and policy as `call`. A call that would ask fails
+    /// with `approval_required` (no one can answer), so pick the mode.
+    Mcp {
+        /// The project folder every path is confined to.
+        #[arg(long)]
+        root: PathBuf,
+        /// Permission mode: read_only, ask, auto_edit, full_auto.
+        #[arg(long, default_value = "ask")]
+        mode: String,
+        /// Give `exec_shell` calls the network.
+        #[arg(long)]
+        network: bool,
+        /// Allow writes only beneath this path (repeatable).
+        #[arg(long, value_name = "PATH")]
+        writable: Vec<String>,
+        /// A path no tool may touch (repeatable).
+        #[arg(long, value_name = "PATH")]
+        blocked: Vec<String>,
+    },
     /// Print the JSON array of tool specs.
     Tools,
     /// Run one tool call and print its result or error as JSON.
@@ -87,6 +108,23 @@ fn main() -> ExitCode {
             );
         }
     };
+    if let Command::Mcp {
+        root,
+        mode,
+        network,
+        writable,
+        blocked,
+    } = cli.command
+    {
+        // stdout is the protocol's: a failure to start goes to stderr.
+        return match mcp(root, &mode, network, writable, blocked) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("{}", e.to_json());
+                ExitCode::FAILURE
+            }
+        };
+    }
     match run(cli.command) {
         Ok(value) => {
             print_json(&value);
@@ -98,6 +136,7 @@ fn main() -> ExitCode {
 
 fn run(command: Command) -> Result<Value, Error> {
     match command {
+        Command::Mcp { .. } => Err(Error::invalid_input("`mcp` serves until its client leaves")),
         Command::Tools => serde_json::to_value(spec::specs())
             .map_err(|e| Error::invalid_input(format!("could not encode the specs: {e}"))),
         Command::Call {
@@ -144,6 +183,28 @@ fn run(command: Command) -> Result<Value, Error> {
             dispatch::call(&root, &name, input, &ctx)
         }
     }
+}
+
+/// Serves the project's tools over MCP until the client goes away.
+fn mcp(
+    root: PathBuf,
+    mode: &str,
+    network: bool,
+    writable: Vec<String>,
+    blocked: Vec<String>,
+) -> Result<(), Error> {
+    let root = ProjectRoot::open(&root)?;
+    let boundaries = Boundaries {
+        writable: (!writable.is_empty()).then_some(writable),
+        blocked,
+    }
+    .normalized(&root)?;
+    let options = corral_mcp::Options {
+        mode: mode.parse()?,
+        boundaries,
+        network,
+    };
+    corral_mcp::run_stdio(corral_mcp::CorralServer::new(root, options))
 }
 
 fn fail(error: &Error) -> ExitCode {

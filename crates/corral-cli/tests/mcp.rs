@@ -1,0 +1,90 @@
+//! `corral-cli mcp` driven by an independent client: the official Python
+//! MCP SDK (`stdio_client` + `ClientSession`, pinned in
+//! tests/mcp/requirements.txt, installed by `scripts/setup.sh --test`).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::disallowed_methods
+)]
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+fn python() -> std::path::PathBuf {
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/.venv/bin/python");
+    assert!(
+        venv.exists(),
+        "the MCP test client is missing: run `scripts/setup.sh --test` ({} not found)",
+        venv.display()
+    );
+    venv
+}
+
+#[test]
+fn the_official_python_client_lists_and_calls_the_tools_under_the_policy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("project");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("a.txt"), "inside\n").unwrap();
+    std::fs::write(tmp.path().join("outside.txt"), "outside secret\n").unwrap();
+    let client = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    let out = Command::new(python())
+        .arg(client)
+        .arg(env!("CARGO_BIN_EXE_corral-cli"))
+        .arg(&root)
+        .arg("read_only")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "client failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["server"], "corral");
+
+    // Every registered tool, with its schema, description and risk hints.
+    let tools = report["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let registry: Vec<String> = corral_tools::spec::specs()
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
+    assert_eq!(names, registry);
+    let tool = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap();
+    assert_eq!(tool("read_file")["schema_type"], "object");
+    assert_eq!(tool("read_file")["read_only"], true);
+    assert_eq!(tool("write_file")["destructive"], true);
+    assert!(tool("exec_shell")["description"].as_str().unwrap().len() > 20);
+
+    let calls = &report["calls"];
+    assert_eq!(calls["read"]["is_error"], false);
+    assert_eq!(calls["read"]["structured"]["content"], "inside\n");
+    // Read-only mode: the write is denied by the policy, as a tool error
+    // carrying the standardized error, and nothing is written.
+    assert_eq!(calls["write"]["is_error"], true);
+    assert_eq!(calls["write"]["structured"]["code"], "denied");
+    assert!(!root.join("b.txt").exists());
+    assert_eq!(calls["outside"]["is_error"], true);
+    assert_eq!(calls["outside"]["structured"]["code"], "path_outside_root");
+    assert!(!stdout.contains("outside secret"));
+    assert_eq!(calls["unknown"]["structured"]["code"], "invalid_input");
+    // The text content is the same JSON, for clients that only read text.
+    let text: Value = serde_json::from_str(calls["write"]["text"][0].as_str().unwrap()).unwrap();
+    assert_eq!(text, calls["write"]["structured"]);
+}
+
+#[test]
+fn a_bad_root_is_a_standardized_error_on_stderr_and_nothing_on_stdout() {
+    let out = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+        .args(["mcp", "--root", "/nonexistent/corral-mcp-test"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let error: Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(error["code"], "not_found");
+}
