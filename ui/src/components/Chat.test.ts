@@ -4,10 +4,11 @@ import { describe, expect, it, vi } from "vitest";
 import { callTools, fakeIpc, hangingShell, say, type Turn, use } from "../test/fakeIpc";
 import { AgentLoop } from "../lib/agent/loop";
 import Chat from "./Chat.svelte";
+import { NO_INSTRUCTIONS } from "../lib/agent/instructions";
 
 function setup(turns: Turn[]) {
   const fake = fakeIpc(turns);
-  const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, scheduleFrame: (run) => run(), readInstructions: async () => null });
+  const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, scheduleFrame: (run) => run(), instructions: NO_INSTRUCTIONS });
   render(Chat, { props: { loop } });
   return { ...fake, loop };
 }

@@ -8,10 +8,11 @@ import { entryItems, fromEntries } from "./conversation";
 import { Journal } from "./journal";
 import { AgentLoop } from "./loop";
 import type { Item, ToolItem } from "./state";
+import { NO_INSTRUCTIONS } from "./instructions";
 
 function setup(turns: Turn[]) {
   const fake = fakeIpc(turns);
-  const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, scheduleFrame: (run) => run(), readInstructions: async () => null });
+  const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, scheduleFrame: (run) => run(), instructions: NO_INSTRUCTIONS });
   /** What the history holds: every append, as Rust stores it (JSON). */
   const stored = (): StoredEntry[] =>
     fake.ipc.appendEntry.mock.calls.map(([, entry], seq) => {

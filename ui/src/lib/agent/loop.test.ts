@@ -5,10 +5,11 @@ import type { ToolResultBlock } from "../types";
 import { AgentLoop } from "./loop";
 import type { ToolItem } from "./state";
 import { DENIED_TEXT } from "./transcript";
+import { NO_INSTRUCTIONS } from "./instructions";
 
 function setup(turns: Parameters<typeof fakeIpc>[0]) {
   const fake = fakeIpc(turns);
-  const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, scheduleFrame: (run) => run(), readInstructions: async () => null });
+  const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, scheduleFrame: (run) => run(), instructions: NO_INSTRUCTIONS });
   const cards = () => loop.state.get().items.filter((i): i is ToolItem => i.kind === "tool");
   const results = () => loop.transcript.flatMap((m) => m.content.filter((b): b is ToolResultBlock => b.type === "tool_result"));
   return { ...fake, loop, cards, results };

@@ -13,6 +13,7 @@ import type {
   ModelInfo,
   ToolResultBlock,
   ToolSpec,
+  TextBlock,
   ToolUseBlock,
   WireError,
 } from "../types";
@@ -26,7 +27,7 @@ import {
   trimOldToolResults,
   withSummary,
 } from "./context";
-import { type Instructions, readInstructions } from "./instructions";
+import { type InstructionSource, type Instructions, instructionsBlock, PROJECT_INSTRUCTIONS } from "./instructions";
 import { StreamAssembler } from "./assembler";
 import { fromEntries } from "./conversation";
 import { Journal } from "./journal";
@@ -45,8 +46,8 @@ export type AgentOptions = {
   maxTurns?: number;
   newId?: () => string;
   scheduleFrame?: FrameScheduler;
-  /** Finds the project's instructions (default: `readInstructions`, through read_file). */
-  readInstructions?: (ipc: AgentIpc) => Promise<Instructions | null>;
+  /** Finds the project's instructions (default: through read_file). */
+  instructions?: InstructionSource;
   /** A conversation from the history to go on with; none starts a new one. */
   conversation?: ConversationData | null;
   /** Each entry stored in the history (the first one names a new conversation). */
@@ -142,6 +143,7 @@ export class AgentLoop {
     const opened = fromEntries(conversation.entries);
     this.messages = opened.messages;
     this.instructions = undefined;
+    this.foldersSeen = new Set();
     this.store.set({ ...emptyState(), items: opened.items });
     this.journal = this.newJournal(conversation, opened);
   }
@@ -202,6 +204,7 @@ export class AgentLoop {
     await this.save();
     this.messages = [];
     this.instructions = undefined;
+    this.foldersSeen = new Set();
     this.store.set(emptyState());
     this.journal = this.newJournal(null);
   }
@@ -274,9 +277,12 @@ export class AgentLoop {
         const results = control.cancelled
           ? uses.map((use) => this.cancelCard(use))
           : await this.tools.runAll(uses, control, this.cardIds, (use) => this.cancelCard(use));
-        this.messages = [...this.messages, { role: "user", content: results }];
-        this.record({ role: "user", content: results });
+        const content = [...results, ...(await this.folderInstructions(uses))];
+        this.messages = [...this.messages, { role: "user", content }];
+        this.record({ role: "user", content });
         if (control.cancelled) break;
+        // Each finished round is stored before the next turn starts.
+        await this.save();
         if (turn >= maxTurns) {
           this.notice(`Paused after ${maxTurns} model turns. Continue to let the agent go on.`);
           this.patch({ turnLimitReached: true });
@@ -397,6 +403,23 @@ export class AgentLoop {
     this.addItem({ kind: "tool", id, callId, name, input, risk, status: "queued" });
   }
 
+  /** Folders whose AGENTS.md was looked for in this conversation. */
+  private foldersSeen = new Set<string>();
+
+  /** The AGENTS.md of folders the model just read files in, as text blocks for it. */
+  private async folderInstructions(uses: ToolUseBlock[]): Promise<TextBlock[]> {
+    const source = this.options.instructions ?? PROJECT_INSTRUCTIONS;
+    const blocks: TextBlock[] = [];
+    for (const use of uses) {
+      if (use.name !== "read_file" || typeof use.input.path !== "string") continue;
+      for (const found of await source.folder(this.ipc, use.input.path, this.foldersSeen)) {
+        this.notice(found.notice);
+        blocks.push({ type: "text", text: instructionsBlock(found) });
+      }
+    }
+    return blocks;
+  }
+
   /** The request the next turn sends. */
   private request(specs: ToolSpec[]): LlmRequest {
     return {
@@ -418,7 +441,7 @@ export class AgentLoop {
       }
     }
     if (this.instructions === undefined) {
-      this.instructions = await (this.options.readInstructions ?? readInstructions)(this.ipc);
+      this.instructions = await (this.options.instructions ?? PROJECT_INSTRUCTIONS).root(this.ipc);
       if (this.instructions) this.notice(this.instructions.notice);
     }
   }

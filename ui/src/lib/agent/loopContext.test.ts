@@ -1,11 +1,12 @@
 // The loop inside a small context window: compaction before a request that
 // would not fit, compaction and one retry after the server says it did not
 // fit, tool calls of a cut-off reply never run, the turn budget pauses.
-import { describe, expect, it } from "vitest";
+import { NO_INSTRUCTIONS } from "./instructions";
+import { describe, expect, it, vi } from "vitest";
 import { assertConsistent, callTools, fakeIpc, say, use, type Turn } from "../../test/fakeIpc";
 import type { LlmRequest, ToolResultBlock, WireError } from "../types";
 import { SUMMARY_HEADER } from "./context";
-import { readInstructions } from "./instructions";
+import { folderInstructions, readInstructions } from "./instructions";
 import { AgentLoop, CUT_OFF_TEXT } from "./loop";
 import { costOf, type ToolItem } from "./state";
 
@@ -17,7 +18,7 @@ function setup(turns: Turn[], window?: number, maxTurns?: number) {
     newId: fake.newId,
     maxTurns,
     scheduleFrame: (run) => run(),
-    readInstructions: async () => null,
+    instructions: NO_INSTRUCTIONS,
   });
   const cards = () => loop.state.get().items.filter((i): i is ToolItem => i.kind === "tool");
   const notices = () => loop.state.get().items.flatMap((i) => (i.kind === "notice" ? [i.text] : []));
@@ -195,5 +196,38 @@ describe("cost", () => {
     const state = t.loop.state.get();
     expect(state.price).toEqual({ input: 3, output: 15 });
     expect(costOf(state.usage, state.price!)).toBeCloseTo(0.75);
+  });
+});
+
+describe("a subfolder's AGENTS.md", () => {
+  it("is read once when the model reads a file there, and sent with that result", async () => {
+    const read = use("read_file", { path: "pkg/api/handler.go" });
+    const again = use("read_file", { path: "pkg/api/other.go" });
+    const fake = fakeIpc([callTools(read), callTools(again), say("ok")]);
+    fake.ipc.callTool.mockImplementation(async (_name, input) => {
+      if (input.path === "pkg/AGENTS.md") return { path: "pkg/AGENTS.md", content: "Run go vet before tests.\n", truncated: false };
+      if (String(input.path).endsWith("AGENTS.md") || String(input.path).includes(".md") || input.path === ".rules" || input.path === ".cursorrules")
+        throw { code: "not_found", message: "no", hint: "", retryable: false, details: {} };
+      return { path: input.path, content: "package api\n", truncated: false };
+    });
+    const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, scheduleFrame: (run) => run() });
+    await loop.send("look at the handler");
+    const lookups = fake.ipc.callTool.mock.calls.map((c) => String(c[1].path)).filter((p) => p.includes("/AGENTS.md"));
+    expect(lookups).toEqual(["pkg/AGENTS.md", "pkg/api/AGENTS.md"]);
+    const second = JSON.stringify(fake.requests[1].messages.at(-1));
+    expect(second).toContain("Run go vet before tests.");
+    expect(second).toContain("Instructions from pkg/AGENTS.md");
+    expect(JSON.stringify(fake.requests[2].messages.at(-1))).not.toContain("Run go vet");
+    assertConsistent(fake.requests[2].messages);
+    const notices = loop.state.get().items.flatMap((i) => (i.kind === "notice" ? [i.text] : []));
+    expect(notices).toContain("Instructions: pkg/AGENTS.md (25 B)");
+  });
+
+  it("is never looked for above the root or through an absolute path", async () => {
+    const seen = new Set<string>();
+    const ipc = { callTool: vi.fn(async () => ({ content: "x" })) };
+    expect(await folderInstructions(ipc as never, "../other/AGENTS.md", seen)).toEqual([]);
+    expect(await folderInstructions(ipc as never, "/etc/passwd", seen)).toEqual([]);
+    expect(ipc.callTool).not.toHaveBeenCalled();
   });
 });
