@@ -413,7 +413,7 @@ export class AgentLoop {
     for (const use of uses) {
       if (use.name !== "read_file" || typeof use.input.path !== "string") continue;
       for (const found of await source.folder(this.ipc, use.input.path, this.foldersSeen)) {
-        this.notice(found.notice);
+        this.notice(found.notice, found.text);
         blocks.push({ type: "text", text: instructionsBlock(found) });
       }
     }
@@ -442,7 +442,7 @@ export class AgentLoop {
     }
     if (this.instructions === undefined) {
       this.instructions = await (this.options.instructions ?? PROJECT_INSTRUCTIONS).root(this.ipc);
-      if (this.instructions) this.notice(this.instructions.notice);
+      if (this.instructions) this.notice(this.instructions.notice, this.instructions.text);
     }
   }
 
@@ -549,8 +549,8 @@ export class AgentLoop {
 
   private sandboxNoted = false;
 
-  private notice(text: string): void {
-    const item: Item = { kind: "notice", id: this.newId(), text };
+  private notice(text: string, detail?: string): void {
+    const item: Item = { kind: "notice", id: this.newId(), text, ...(detail === undefined ? {} : { detail }) };
     this.addItem(item);
     this.journal.recordItems([item]);
   }

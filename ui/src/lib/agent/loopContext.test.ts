@@ -163,7 +163,8 @@ describe("project instructions", () => {
     expect(fake.requests[0].system).toContain("Use tabs.");
     expect(fake.requests[0].system).toContain("from CLAUDE.md");
     const notice = loop.state.get().items.find((i) => i.kind === "notice");
-    expect(notice).toMatchObject({ text: "Instructions: CLAUDE.md (10 B)" });
+    // The notice opens to show the text the model was given.
+    expect(notice).toMatchObject({ text: "Instructions: CLAUDE.md (10 B)", detail: "Use tabs.\n" });
   });
 
   it("is cut at 32 KiB, and a file the tools refuse (a link out) is not read", async () => {

@@ -11,7 +11,8 @@ export type Preview =
 
 export type UserItem = { kind: "user"; id: string; text: string };
 export type AssistantItem = { kind: "assistant"; id: string; text: string; streaming: boolean };
-export type NoticeItem = { kind: "notice"; id: string; text: string };
+/** `detail`, when present, opens under the notice (an instruction file's text). */
+export type NoticeItem = { kind: "notice"; id: string; text: string; detail?: string };
 export type ToolItem = {
   kind: "tool";
   id: string;
