@@ -7,8 +7,14 @@
 //!                 [--writable PATH]... [--blocked PATH]... NAME [JSON]
 //! ```
 //!
+//! corral-cli checkpoint list|diff ID|restore ID [--path P] --root DIR [--store DIR]
+//!
 //! `call` prints the tool's result JSON and exits 0, or the standardized
 //! error object and exits 1. The input JSON is the last argument, or stdin.
+//! A call that can change the project is preceded by a checkpoint, as in
+//! the app (`--store DIR`, default the user's data folder; `--no-checkpoint`).
+
+mod checkpoints;
 
 use clap::{Parser, Subcommand};
 use corral_tools::dispatch::{self, CallContext};
@@ -76,10 +82,22 @@ enum Command {
         /// A path no tool may touch (repeatable); commands are then refused.
         #[arg(long, value_name = "PATH")]
         blocked: Vec<String>,
+        /// The data folder that holds the checkpoints (default: the user's,
+        /// shared with the app).
+        #[arg(long, value_name = "DIR")]
+        store: Option<PathBuf>,
+        /// Take no checkpoint before a call that can change the project.
+        #[arg(long)]
+        no_checkpoint: bool,
         /// The tool's name.
         name: String,
         /// The input JSON object (read from stdin when absent).
         input: Option<String>,
+    },
+    /// List, compare or restore the project's checkpoints.
+    Checkpoint {
+        #[command(subcommand)]
+        action: checkpoints::Action,
     },
 }
 
@@ -137,6 +155,7 @@ fn main() -> ExitCode {
 fn run(command: Command) -> Result<Value, Error> {
     match command {
         Command::Mcp { .. } => Err(Error::invalid_input("`mcp` serves until its client leaves")),
+        Command::Checkpoint { action } => checkpoints::run(action),
         Command::Tools => serde_json::to_value(spec::specs())
             .map_err(|e| Error::invalid_input(format!("could not encode the specs: {e}"))),
         Command::Call {
@@ -146,6 +165,8 @@ fn run(command: Command) -> Result<Value, Error> {
             network,
             writable,
             blocked,
+            store,
+            no_checkpoint,
             name,
             input,
         } => {
@@ -180,6 +201,12 @@ fn run(command: Command) -> Result<Value, Error> {
                 blocked,
             }
             .normalized(&root)?;
+            // The store is opened only for a call that can change the
+            // project: reads need none (and a data folder that cannot be
+            // written must not stop them).
+            if !no_checkpoint && dispatch::changes_project(&root, dispatch::tool(&name)?, &input) {
+                ctx.checkpoint = Some(checkpoints::hook(store.as_deref(), &root)?);
+            }
             dispatch::call(&root, &name, input, &ctx)
         }
     }

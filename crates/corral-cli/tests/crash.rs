@@ -23,7 +23,14 @@ fn kill_9_during_large_writes_never_tears_the_file() {
     let (mut saw_old, mut saw_new) = (0, 0);
     for round in 0..24u64 {
         let mut child = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
-            .args(["call", "--root", dir.path().to_str().unwrap(), "write_file"])
+            // The write alone: tests/checkpoint.rs kills checkpoints.
+            .args([
+                "call",
+                "--no-checkpoint",
+                "--root",
+                dir.path().to_str().unwrap(),
+                "write_file",
+            ])
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .spawn()

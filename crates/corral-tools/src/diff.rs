@@ -7,7 +7,7 @@
 //! then writes it without a `\n`, gluing the next diff line onto it, so the
 //! diff of a file with a stray CR did not apply.
 
-use similar::{capture_diff_slices, group_diff_ops, Algorithm, DiffTag};
+use similar::{capture_diff_slices_deadline, group_diff_ops, Algorithm, DiffTag};
 use std::fmt::Write;
 
 /// Lines of context around each change, as `diff -u`.
@@ -15,6 +15,17 @@ const CONTEXT: usize = 3;
 
 /// A unified diff from `a/{path}` to `b/{path}` (empty when nothing changed).
 pub(crate) fn unified(path: &str, old: &str, new: &str) -> String {
+    unified_until(path, old, new, None)
+}
+
+/// The same, giving up on the smallest diff at `deadline` (a correct but
+/// longer diff then): two unrelated 4000-line files take Myers seconds.
+pub(crate) fn unified_until(
+    path: &str,
+    old: &str,
+    new: &str,
+    deadline: Option<std::time::Instant>,
+) -> String {
     let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
     let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
     let same_head = old_lines
@@ -32,7 +43,7 @@ pub(crate) fn unified(path: &str, old: &str, new: &str) -> String {
     let skip_tail = same_tail.saturating_sub(CONTEXT);
     let old_mid = &old_lines[skip..old_lines.len() - skip_tail];
     let new_mid = &new_lines[skip..new_lines.len() - skip_tail];
-    let ops = capture_diff_slices(Algorithm::Myers, old_mid, new_mid);
+    let ops = capture_diff_slices_deadline(Algorithm::Myers, old_mid, new_mid, deadline);
     let hunks = group_diff_ops(ops, CONTEXT);
     if hunks.is_empty() {
         return String::new();

@@ -158,9 +158,35 @@ fn real_path(root: &ProjectRoot, rel: &RelPath) -> Option<String> {
     located.real_path().map(|real| real.display())
 }
 
-/// Runs one tool call through the policy.
+/// Runs one tool call through the policy. A call that can change the
+/// project is preceded by a checkpoint when the context has a store; if
+/// the checkpoint fails, the call does not run.
 pub fn call(root: &ProjectRoot, name: &str, input: Value, ctx: &CallContext) -> Result<Value> {
     let decision = decide(root, name, &input, ctx)?;
     policy::enforce(&decision, ctx.approval, name)?;
-    tool(name)?.run(root, input, ctx)
+    let tool = tool(name)?;
+    if let Some(hook) = &ctx.checkpoint {
+        if changes_project(root, tool, &input) {
+            hook.before(root, name, &input).map_err(|e| {
+                let message = format!(
+                    "no checkpoint could be taken, so {name} did not run: {}",
+                    e.message
+                );
+                Error { message, ..e }
+            })?;
+        }
+    }
+    tool.run(root, input, ctx)
+}
+
+/// Whether a call can change the project, from the registry's verdicts:
+/// writes can, reads cannot, a command can unless it is read-only.
+pub fn changes_project(root: &ProjectRoot, tool: &dyn DynTool, input: &Value) -> bool {
+    match tool.risk() {
+        policy::Risk::Read => false,
+        policy::Risk::Write => true,
+        policy::Risk::Shell => !tool
+            .assess(root, input, false)
+            .is_ok_and(|facts| facts.read_only),
+    }
 }

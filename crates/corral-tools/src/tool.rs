@@ -25,13 +25,16 @@ pub struct ToolSpec {
 }
 
 /// What surrounds one call: the session's mode and boundaries, whether the
-/// user approved it, and for `exec_shell` the live-output sink and cancel.
+/// user approved it, for `exec_shell` the live-output sink and cancel, and
+/// where to take a checkpoint before a call that can change the project.
 #[derive(Default)]
 pub struct CallContext {
     pub mode: Mode,
     pub approval: Approval,
     pub boundaries: Boundaries,
     pub shell: ShellRun,
+    /// `None`: no checkpoint (a caller that asked for none).
+    pub checkpoint: Option<crate::checkpoint::Hook>,
 }
 
 impl CallContext {

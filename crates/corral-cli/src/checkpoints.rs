@@ -1,0 +1,96 @@
+//! `corral-cli checkpoint list|diff ID|restore ID [--path P] --root DIR
+//! [--store DIR]`, and the store `call` takes its checkpoints in.
+
+use clap::Subcommand;
+use corral_tools::checkpoint::{self, Store};
+use corral_tools::{Error, ProjectRoot};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+#[derive(Subcommand)]
+pub enum Action {
+    /// Print the checkpoints, oldest first.
+    List {
+        #[command(flatten)]
+        at: StoreArgs,
+    },
+    /// Print what restoring checkpoint ID would change (the project as it
+    /// is against the checkpoint), with unified diffs.
+    Diff {
+        id: String,
+        /// Only this file or folder.
+        #[arg(long)]
+        path: Option<String>,
+        #[command(flatten)]
+        at: StoreArgs,
+    },
+    /// Put the project (or one path) back the way checkpoint ID has it; a
+    /// checkpoint is taken first (`undo` in the result) so it can be undone.
+    Restore {
+        id: String,
+        /// Only this file or folder.
+        #[arg(long)]
+        path: Option<String>,
+        #[command(flatten)]
+        at: StoreArgs,
+    },
+}
+
+#[derive(clap::Args)]
+pub struct StoreArgs {
+    /// The project folder.
+    #[arg(long)]
+    root: PathBuf,
+    /// The data folder that holds the checkpoints (default: the user's,
+    /// shared with the app).
+    #[arg(long, value_name = "DIR")]
+    store: Option<PathBuf>,
+}
+
+pub fn run(action: Action) -> Result<Value, Error> {
+    let open = |at: &StoreArgs| -> Result<(ProjectRoot, Store), Error> {
+        let root = ProjectRoot::open(&at.root)?;
+        let store = open_store(at.store.as_deref(), &root)?;
+        Ok((root, store))
+    };
+    let value = match action {
+        Action::List { at } => {
+            let (root, store) = open(&at)?;
+            serde_json::to_value(store.list(&root)?)
+        }
+        Action::Diff { id, path, at } => {
+            let (root, store) = open(&at)?;
+            serde_json::to_value(store.diff(&root, &id, path.as_deref())?)
+        }
+        Action::Restore { id, path, at } => {
+            let (root, store) = open(&at)?;
+            serde_json::to_value(store.restore(&root, &id, path.as_deref())?)
+        }
+    };
+    value.map_err(|e| Error::invalid_input(format!("could not encode the result: {e}")))
+}
+
+/// The hook `call` passes to `dispatch::call`: a checkpoint before a call
+/// that can change the project, in the store under `--store DIR` or the
+/// user's data folder.
+pub fn hook(base: Option<&Path>, root: &ProjectRoot) -> Result<checkpoint::Hook, Error> {
+    Ok(checkpoint::Hook {
+        store: Arc::new(open_store(base, root)?),
+        turn: None,
+        call_id: None,
+    })
+}
+
+fn open_store(base: Option<&Path>, root: &ProjectRoot) -> Result<Store, Error> {
+    let base = match base {
+        Some(base) => base.to_path_buf(),
+        None => checkpoint::default_data_dir().ok_or_else(|| {
+            Error::invalid_input(
+                "there is no data folder for the checkpoints (no $XDG_DATA_HOME or $HOME)",
+            )
+            .hint("Pass --store DIR, or --no-checkpoint.")
+        })?,
+    };
+    Store::for_project(&base, root)
+}

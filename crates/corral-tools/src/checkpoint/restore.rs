@@ -1,0 +1,301 @@
+//! Puts the project back the way a snapshot has it, through the root's
+//! directory handle: every folder is opened one component at a time
+//! without following a symlink, so a link planted in the project can never
+//! lead a restore out of it; a link is removed as a link (its target is
+//! untouched) and written as a link; `.git/` is never touched.
+//!
+//! Order: removals (children first), then new folders, then every file and
+//! link written to a temp name beside its place, one sync of the file
+//! system, then the renames, then folder permissions (deepest first, so a
+//! read-only folder is filled before it is closed).
+
+use super::compare::{display, Change, Loader};
+use super::object::folder_fd;
+use super::tree::Kind;
+use crate::error::Result;
+use crate::root::ProjectRoot;
+use cap_fs_ext::DirExt;
+use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A path a restore left as it was, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct Skipped {
+    pub path: String,
+    pub reason: String,
+}
+
+/// Folders opened so far, by path relative to the root.
+struct Dirs<'a> {
+    root: &'a ProjectRoot,
+    open: HashMap<PathBuf, Dir>,
+}
+
+impl Dirs<'_> {
+    /// The folder at `rel`, opened one component at a time, never through a
+    /// symlink.
+    fn get(&mut self, rel: &Path) -> std::io::Result<&Dir> {
+        if !self.open.contains_key(rel) {
+            let mut dir = self.root.dir().try_clone()?;
+            for part in rel.components() {
+                dir = dir.open_dir_nofollow(part.as_os_str())?;
+            }
+            self.open.insert(rel.to_path_buf(), dir);
+        }
+        self.open
+            .get(rel)
+            .ok_or_else(|| std::io::Error::other("folder handle went missing"))
+    }
+
+    fn forget(&mut self) {
+        self.open.clear();
+    }
+}
+
+/// Whether any component is `.git` (any case).
+fn is_git(path: &Path) -> bool {
+    path.components().any(|c| {
+        c.as_os_str()
+            .as_encoded_bytes()
+            .eq_ignore_ascii_case(b".git")
+    })
+}
+
+/// Whether a change falls under the restore of `only` (the path itself,
+/// what is beneath it, or an ancestor that must become a folder for it).
+pub(crate) fn selected(change: &Change, only: Option<&Path>) -> bool {
+    let Some(only) = only else {
+        return true;
+    };
+    if change.path.starts_with(only) {
+        return true;
+    }
+    only.starts_with(&change.path)
+        && matches!(change.to, Some(Kind::Dir { .. }))
+        && !matches!(change.from, Some(Kind::Dir { .. }))
+}
+
+/// Applies `changes` (from the project as it is to the snapshot). Returns
+/// what was left as it was, with the reason.
+pub(crate) fn apply(
+    root: &ProjectRoot,
+    loader: &Loader,
+    changes: &[Change],
+    only: Option<&Path>,
+) -> Result<Vec<Skipped>> {
+    let mut dirs = Dirs {
+        root,
+        open: HashMap::new(),
+    };
+    let mut skipped = Vec::new();
+    let mut skip = |path: &Path, reason: String| {
+        skipped.push(Skipped {
+            path: display(path),
+            reason,
+        })
+    };
+    let chosen: Vec<&Change> = changes
+        .iter()
+        .filter(|c| selected(c, only) && !is_git(&c.path) && c.path.file_name().is_some())
+        .collect();
+    let mut blocked: Vec<PathBuf> = Vec::new();
+
+    // Removals: the list has a removed folder's content before the folder.
+    for change in &chosen {
+        let Some(from) = &change.from else { continue };
+        let needs_removal = match (&change.to, from) {
+            (None, _) => true,
+            (Some(Kind::Dir { .. }), Kind::Dir { .. }) => false,
+            (Some(Kind::Dir { .. }), _) | (Some(_), Kind::Dir { .. }) => true,
+            (Some(_), _) => false, // a file or link is replaced by a rename
+        };
+        if !needs_removal {
+            continue;
+        }
+        let (parent, name) = split(&change.path);
+        match from {
+            Kind::Large { size, .. } => {
+                skip(
+                    &change.path,
+                    format!("left in place: at {size} bytes it is too large to keep a copy of, so removing it could not be undone"),
+                );
+                blocked.push(change.path.clone());
+            }
+            Kind::Dir { .. } => {
+                let result = dirs.get(parent).and_then(|d| d.remove_dir(name));
+                if let Err(e) = result {
+                    if e.kind() != std::io::ErrorKind::NotFound {
+                        skip(
+                            &change.path,
+                            "left in place: it holds files the checkpoints do not keep (ignored or too large)".to_string(),
+                        );
+                        blocked.push(change.path.clone());
+                    }
+                }
+            }
+            Kind::File { .. } | Kind::Symlink { .. } => {
+                let result = dirs
+                    .get(parent)
+                    .and_then(|d| match d.symlink_metadata(name) {
+                        Ok(meta) if meta.is_dir() => Err(std::io::Error::other("is a folder now")),
+                        Ok(_) => d.remove_file(name),
+                        Err(e) => Err(e),
+                    });
+                match result {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => {
+                        skip(&change.path, format!("could not remove it: {e}"));
+                        blocked.push(change.path.clone());
+                    }
+                }
+            }
+            Kind::Ignored => {}
+        }
+    }
+    dirs.forget();
+
+    // New folders, then files and links under temp names.
+    let mut pending: Vec<(PathBuf, OsString)> = Vec::new();
+    let mut dir_modes: Vec<(PathBuf, u32)> = Vec::new();
+    for change in &chosen {
+        let Some(to) = &change.to else { continue };
+        if blocked.iter().any(|b| change.path.starts_with(b)) {
+            continue;
+        }
+        let (parent, name) = split(&change.path);
+        let placed = match to {
+            Kind::Dir { mode, .. } => {
+                dir_modes.push((change.path.clone(), *mode));
+                if matches!(change.from, Some(Kind::Dir { .. })) {
+                    Ok(())
+                } else {
+                    dirs.get(parent).and_then(|d| match d.create_dir(name) {
+                        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                            match d.symlink_metadata(name) {
+                                Ok(m) if m.is_dir() => Ok(()),
+                                _ => Err(e),
+                            }
+                        }
+                        other => other,
+                    })
+                }
+            }
+            Kind::File { mode, hash, .. } => match loader.blob(hash) {
+                Err(e) => Err(std::io::Error::other(e.message)),
+                Ok(bytes) => dirs
+                    .get(parent)
+                    .and_then(|d| {
+                        in_the_way(d, name)?;
+                        write_temp(d, name, &bytes, *mode)
+                    })
+                    .map(|tmp| pending.push((change.path.clone(), tmp))),
+            },
+            Kind::Symlink { target } => dirs
+                .get(parent)
+                .and_then(|d| {
+                    in_the_way(d, name)?;
+                    link_temp(d, name, target)
+                })
+                .map(|tmp| pending.push((change.path.clone(), tmp))),
+            Kind::Large { size, .. } => {
+                skip(
+                    &change.path,
+                    format!("not restored: at {size} bytes it was too large to keep when the checkpoint was taken"),
+                );
+                Ok(())
+            }
+            Kind::Ignored => Ok(()),
+        };
+        if let Err(e) = placed {
+            skip(&change.path, format!("not restored: {e}"));
+            blocked.push(change.path.clone());
+        }
+    }
+    // The content is on disk before any name points at it.
+    let sync = || {
+        let _ = folder_fd(root.dir(), Path::new(".")).map(|fd| rustix::fs::syncfs(&fd));
+    };
+    sync();
+    for (path, tmp) in &pending {
+        let (parent, name) = split(path);
+        let result = dirs.get(parent).and_then(|d| d.rename(tmp, d, name));
+        if let Err(e) = result {
+            let _ = dirs.get(parent).map(|d| d.remove_file(tmp));
+            skip(path, format!("not restored: {e}"));
+        }
+    }
+    // Folder permissions last, deepest first.
+    dir_modes.sort_by_key(|(p, _)| std::cmp::Reverse(p.components().count()));
+    for (path, mode) in dir_modes {
+        let (parent, name) = split(&path);
+        let result = dirs.get(parent).and_then(|d| {
+            let fd = folder_fd(d, Path::new(name))?;
+            rustix::fs::fchmod(&fd, rustix::fs::Mode::from_raw_mode(mode & 0o1777))
+                .map_err(std::io::Error::from)
+        });
+        if let Err(e) = result {
+            skip(&path, format!("could not set its permissions: {e}"));
+        }
+    }
+    sync();
+    Ok(skipped)
+}
+
+/// A folder where a file or link is to go (one the ignore rules hide, or
+/// one that could not be removed) is not replaced.
+fn in_the_way(dir: &Dir, name: &OsStr) -> std::io::Result<()> {
+    match dir.symlink_metadata(name) {
+        Ok(meta) if meta.is_dir() => Err(std::io::Error::other(
+            "a folder the checkpoints do not keep is in its place",
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn split(path: &Path) -> (&Path, &OsStr) {
+    (
+        path.parent().unwrap_or(Path::new("")),
+        path.file_name().unwrap_or_default(),
+    )
+}
+
+fn temp_name(name: &OsStr) -> OsString {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let mut tmp = OsString::from(".");
+    tmp.push(name);
+    tmp.push(format!(".corral-restore-{}-{n}.tmp", std::process::id()));
+    tmp
+}
+
+/// The file's bytes under a temp name beside it, with its permissions
+/// (set-user and set-group bits dropped).
+fn write_temp(dir: &Dir, name: &OsStr, bytes: &[u8], mode: u32) -> std::io::Result<OsString> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true).mode(0o600);
+    let tmp = temp_name(name);
+    let mut file = dir.open_with(&tmp, &options)?;
+    let written = file.write_all(bytes).and_then(|()| {
+        rustix::fs::fchmod(&file, rustix::fs::Mode::from_raw_mode(mode & 0o1777))
+            .map_err(std::io::Error::from)
+    });
+    if let Err(e) = written {
+        let _ = dir.remove_file(&tmp);
+        return Err(e);
+    }
+    Ok(tmp)
+}
+
+/// A symlink to `target` under a temp name beside `name`.
+fn link_temp(dir: &Dir, name: &OsStr, target: &[u8]) -> std::io::Result<OsString> {
+    let tmp = temp_name(name);
+    rustix::fs::symlinkat(OsStr::from_bytes(target), dir, &tmp).map_err(std::io::Error::from)?;
+    Ok(tmp)
+}

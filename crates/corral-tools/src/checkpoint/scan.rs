@@ -1,0 +1,449 @@
+//! One pass over the project: every entry the ignore rules keep, as trees
+//! and blobs. A stat cache (size, mtime, ctime, inode per path) lets a file
+//! that did not change keep its hash without being read again.
+
+use super::object::{self, Hash};
+use super::tree::{Entry, Kind, Tree};
+use crate::error::{Error, Result};
+use crate::fs::MAX_FILE_BYTES;
+use crate::root::{ProjectRoot, RelPath};
+use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
+use cap_std::fs::{Dir, MetadataExt, OpenOptions, OpenOptionsExt};
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsStr;
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+/// What the cache remembers of one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stat {
+    pub size: u64,
+    pub mtime: i64,
+    pub ctime: i64,
+    pub ino: u64,
+}
+
+/// The stat cache: path → (stat, hash). Only entries whose mtime was well
+/// before the scan that recorded them are kept: a file written again in the
+/// same clock tick as the scan read it would otherwise look unchanged.
+#[derive(Debug, Default)]
+pub(crate) struct Cache {
+    pub map: HashMap<Vec<u8>, (Stat, Hash)>,
+    /// Bytes of objects in the store, as last measured plus what was
+    /// written since (0: unknown).
+    pub usage: u64,
+}
+
+const CACHE_FILE: &str = "stat-cache";
+const CACHE_MAGIC: &[u8] = b"corral-stat-cache-1\n";
+/// A file modified less than this before a scan is not cached by it.
+const RACY_NS: i64 = 1_000_000_000;
+
+impl Cache {
+    /// The cache of the last checkpoint; empty when there is none or it
+    /// does not check out (it is only a speed-up).
+    pub fn load(store: &Dir) -> Cache {
+        let Ok(mut file) = store.open(CACHE_FILE) else {
+            return Cache::default();
+        };
+        let mut bytes = Vec::new();
+        if file.read_to_end(&mut bytes).is_err() || bytes.len() < CACHE_MAGIC.len() + 48 {
+            return Cache::default();
+        }
+        let (body, sum) = bytes.split_at(bytes.len() - 32);
+        if Hash::of(body).as_bytes() != sum || !body.starts_with(CACHE_MAGIC) {
+            return Cache::default();
+        }
+        Cache::decode(&body[CACHE_MAGIC.len()..]).unwrap_or_default()
+    }
+
+    fn decode(mut b: &[u8]) -> Option<Cache> {
+        fn take<'a>(b: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+            if b.len() < n {
+                return None;
+            }
+            let (head, tail) = b.split_at(n);
+            *b = tail;
+            Some(head)
+        }
+        fn u64_(b: &mut &[u8]) -> Option<u64> {
+            Some(u64::from_le_bytes(take(b, 8)?.try_into().ok()?))
+        }
+        let usage = u64_(&mut b)?;
+        let count = u64_(&mut b)?;
+        let mut map = HashMap::with_capacity(count.min(1 << 20) as usize);
+        for _ in 0..count {
+            let len = u64_(&mut b)? as usize;
+            let path = take(&mut b, len)?.to_vec();
+            let stat = Stat {
+                size: u64_(&mut b)?,
+                mtime: u64_(&mut b)? as i64,
+                ctime: u64_(&mut b)? as i64,
+                ino: u64_(&mut b)?,
+            };
+            let hash = Hash(take(&mut b, 32)?.try_into().ok()?);
+            map.insert(path, (stat, hash));
+        }
+        Some(Cache { map, usage })
+    }
+
+    /// Replaces the cache file (temp file and rename; not synced: a lost
+    /// cache only costs a re-read).
+    pub fn save(&self, store: &Dir) -> Result<()> {
+        let mut out = Vec::with_capacity(CACHE_MAGIC.len() + 16 + self.map.len() * 96);
+        out.extend_from_slice(CACHE_MAGIC);
+        out.extend_from_slice(&self.usage.to_le_bytes());
+        out.extend_from_slice(&(self.map.len() as u64).to_le_bytes());
+        for (path, (stat, hash)) in &self.map {
+            out.extend_from_slice(&(path.len() as u64).to_le_bytes());
+            out.extend_from_slice(path);
+            out.extend_from_slice(&stat.size.to_le_bytes());
+            out.extend_from_slice(&stat.mtime.to_le_bytes());
+            out.extend_from_slice(&stat.ctime.to_le_bytes());
+            out.extend_from_slice(&stat.ino.to_le_bytes());
+            out.extend_from_slice(hash.as_bytes());
+        }
+        let sum = Hash::of(&out);
+        out.extend_from_slice(sum.as_bytes());
+        let tmp = object::write_temp(store, &out)?;
+        store
+            .rename(&tmp, store, CACHE_FILE)
+            .map_err(|e| object::store_io(&e, "save its stat cache"))
+    }
+}
+
+/// Whether a scan stores what it finds (a checkpoint) or only hashes it (a
+/// comparison with the project as it is now).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keep {
+    Store,
+    DryRun,
+}
+
+/// The project as one scan found it.
+pub(crate) struct Scan {
+    pub root: Hash,
+    /// Every tree of the scan, by hash.
+    pub trees: HashMap<Hash, Tree>,
+    /// Blobs a dry run did not store: where to read them in the project.
+    pub disk: HashMap<Hash, PathBuf>,
+    /// Regular files seen.
+    pub files: usize,
+    /// Bytes written to the store, and how many objects.
+    pub written: u64,
+    pub new_objects: usize,
+    pub cache: Cache,
+    /// Files over the size limit, recorded and not kept.
+    pub too_large: Vec<String>,
+}
+
+/// A walk with the same ignore rules as `search_files` and `glob`
+/// (`.gitignore`, nested and negated, `.ignore`, `.git/info/exclude`, the
+/// global excludes, ignore files of the folders above), except that hidden
+/// files are kept (`.env`, `.eslintrc` are the project's too). `.git` is
+/// never entered, in any case; symlinks are never followed.
+fn walker(root: &Path) -> ignore::Walk {
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
+        .standard_filters(true)
+        .hidden(false)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(|entry| !entry.file_name().eq_ignore_ascii_case(".git"));
+    builder.build()
+}
+
+/// The path an error of the walk is about.
+fn error_path(error: &ignore::Error) -> Option<&Path> {
+    match error {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        _ => None,
+    }
+}
+
+fn is_git_name(name: &[u8]) -> bool {
+    name.eq_ignore_ascii_case(b".git")
+}
+
+/// Scans the project.
+pub(crate) fn scan(root: &ProjectRoot, store: &Dir, old: &Cache, keep: Keep) -> Result<Scan> {
+    let started = now_ns();
+    let base = root.path();
+    let mut children: HashMap<Vec<u8>, Vec<Entry>> = HashMap::new();
+    let mut dirs: Vec<(Vec<u8>, u32)> = Vec::new();
+    let mut unreadable: HashSet<PathBuf> = HashSet::new();
+    let mut out = Scan {
+        root: Hash([0; 32]),
+        trees: HashMap::new(),
+        disk: HashMap::new(),
+        files: 0,
+        written: 0,
+        new_objects: 0,
+        cache: Cache {
+            map: HashMap::with_capacity(old.map.len()),
+            usage: old.usage,
+        },
+        too_large: Vec::new(),
+    };
+    children.insert(Vec::new(), Vec::new());
+    for item in walker(base) {
+        let entry = match item {
+            Ok(entry) => entry,
+            Err(e) => {
+                if let Some(path) = error_path(&e) {
+                    unreadable.insert(path.to_path_buf());
+                }
+                continue;
+            }
+        };
+        if entry.depth() == 0 {
+            continue;
+        }
+        let Ok(rel) = entry.path().strip_prefix(base) else {
+            continue;
+        };
+        let key = rel.as_os_str().as_bytes().to_vec();
+        let name = entry.file_name().as_bytes().to_vec();
+        let parent = rel
+            .parent()
+            .map(|p| p.as_os_str().as_bytes().to_vec())
+            .unwrap_or_default();
+        let Some(file_type) = entry.file_type() else {
+            continue;
+        };
+        let kind = if file_type.is_dir() {
+            let mode = entry
+                .metadata()
+                .map(|m| std::os::unix::fs::MetadataExt::mode(&m) & 0o7777)
+                .unwrap_or(0o755);
+            children.entry(key.clone()).or_default();
+            dirs.push((key, mode));
+            continue;
+        } else if file_type.is_symlink() {
+            match std::fs::read_link(entry.path()) {
+                Ok(target) => Kind::Symlink {
+                    target: target.as_os_str().as_bytes().to_vec(),
+                },
+                Err(_) => Kind::Ignored,
+            }
+        } else if file_type.is_file() {
+            out.files += 1;
+            let listed = entry.metadata().ok();
+            file_kind(
+                root,
+                store,
+                rel,
+                listed.as_ref(),
+                &key,
+                old,
+                keep,
+                started,
+                &mut out,
+            )?
+        } else {
+            // Sockets, pipes and devices: not kept, and left be.
+            Kind::Ignored
+        };
+        children
+            .entry(parent)
+            .or_default()
+            .push(Entry { name, kind });
+    }
+
+    // Top-level entries the rules left out: recorded by name, so that a
+    // restore never removes them.
+    let seen: HashSet<Vec<u8>> = children
+        .get(&Vec::new())
+        .map(|top| top.iter().map(|e| e.name.clone()).collect())
+        .unwrap_or_default();
+    let top_dirs: HashSet<&[u8]> = dirs
+        .iter()
+        .filter(|(key, _)| !key.contains(&b'/'))
+        .map(|(key, _)| key.as_slice())
+        .collect();
+    let mut ignored_top = Vec::new();
+    if let Ok(entries) = root.dir().entries() {
+        for entry in entries.flatten() {
+            let name = entry.file_name().as_bytes().to_vec();
+            if !seen.contains(&name) && !top_dirs.contains(name.as_slice()) && !is_git_name(&name) {
+                ignored_top.push(Entry {
+                    name,
+                    kind: Kind::Ignored,
+                });
+            }
+        }
+    }
+    if let Some(top) = children.get_mut(&Vec::new()) {
+        top.extend(ignored_top);
+    }
+
+    // Trees, deepest folders first.
+    dirs.sort_by_key(|(key, _)| std::cmp::Reverse(key.iter().filter(|b| **b == b'/').count()));
+    for (key, mode) in dirs {
+        let path = Path::new(OsStr::from_bytes(&key));
+        let name = path
+            .file_name()
+            .map(|n| n.as_bytes().to_vec())
+            .unwrap_or_default();
+        let parent = path
+            .parent()
+            .map(|p| p.as_os_str().as_bytes().to_vec())
+            .unwrap_or_default();
+        let entries = children.remove(&key).unwrap_or_default();
+        let kind = if unreadable.contains(&base.join(path)) {
+            Kind::Ignored
+        } else {
+            Kind::Dir {
+                mode,
+                hash: out.add_tree(store, Tree::new(entries), keep)?,
+            }
+        };
+        children
+            .entry(parent)
+            .or_default()
+            .push(Entry { name, kind });
+    }
+    let top = children.remove(&Vec::new()).unwrap_or_default();
+    out.root = out.add_tree(store, Tree::new(top), keep)?;
+    Ok(out)
+}
+
+impl Scan {
+    fn add_tree(&mut self, store: &Dir, tree: Tree, keep: Keep) -> Result<Hash> {
+        let bytes = tree.encode();
+        let hash = Hash::of(&bytes);
+        if keep == Keep::Store && !self.trees.contains_key(&hash) {
+            let n = object::put(store, &hash, &bytes)?;
+            self.written += n;
+            self.new_objects += usize::from(n > 0);
+        }
+        self.trees.insert(hash, tree);
+        Ok(hash)
+    }
+}
+
+/// A regular file: its hash from the cache when its stat is unchanged,
+/// else read (through the root handle, never following a link) and hashed.
+#[allow(clippy::too_many_arguments)]
+fn file_kind(
+    root: &ProjectRoot,
+    store: &Dir,
+    rel: &Path,
+    listed: Option<&std::fs::Metadata>,
+    key: &[u8],
+    old: &Cache,
+    keep: Keep,
+    started: i64,
+    out: &mut Scan,
+) -> Result<Kind> {
+    let shown = RelPath::from_resolved(rel)?.display();
+    let Some(meta) = listed else {
+        // Gone since the walk listed it: not part of this snapshot.
+        return Ok(Kind::Ignored);
+    };
+    let stat = std_stat(meta);
+    let mode = std::os::unix::fs::MetadataExt::mode(meta) & 0o7777;
+    if stat.size > MAX_FILE_BYTES {
+        out.too_large.push(shown);
+        return Ok(Kind::Large {
+            mode,
+            size: stat.size,
+        });
+    }
+    if let Some((cached, hash)) = old.map.get(key) {
+        // The cache only names objects that are in the store (the
+        // collector prunes it before it sweeps).
+        if *cached == stat {
+            out.cache.map.insert(key.to_vec(), (stat, *hash));
+            if keep == Keep::DryRun {
+                out.disk.insert(*hash, rel.to_path_buf());
+            }
+            return Ok(Kind::File {
+                mode,
+                size: stat.size,
+                hash: *hash,
+            });
+        }
+    }
+    let mut options = OpenOptions::new();
+    options
+        .read(true)
+        .follow(FollowSymlinks::No)
+        .custom_flags((rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32);
+    let mut file = match root.dir().open_with(rel, &options) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Kind::Ignored),
+        Err(e) => return Err(project_io(&e, &shown)),
+    };
+    let meta = file.metadata().map_err(|e| project_io(&e, &shown))?;
+    if !meta.is_file() {
+        return Ok(Kind::Ignored);
+    }
+    let stat = stat_of(&meta);
+    let mode = meta.mode() & 0o7777;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    Read::by_ref(&mut file)
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| project_io(&e, &shown))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        out.too_large.push(shown);
+        return Ok(Kind::Large {
+            mode,
+            size: bytes.len() as u64,
+        });
+    }
+    let hash = Hash::of(&bytes);
+    match keep {
+        Keep::Store => {
+            let n = object::put(store, &hash, &bytes)?;
+            out.written += n;
+            out.new_objects += usize::from(n > 0);
+        }
+        Keep::DryRun => {
+            out.disk.insert(hash, rel.to_path_buf());
+        }
+    }
+    if stat.mtime < started - RACY_NS && stat.size == bytes.len() as u64 {
+        out.cache.map.insert(key.to_vec(), (stat, hash));
+    }
+    Ok(Kind::File {
+        mode,
+        size: bytes.len() as u64,
+        hash,
+    })
+}
+
+fn stat_of(meta: &cap_std::fs::Metadata) -> Stat {
+    Stat {
+        size: meta.len(),
+        mtime: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+        ctime: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
+        ino: meta.ino(),
+    }
+}
+
+fn std_stat(meta: &std::fs::Metadata) -> Stat {
+    use std::os::unix::fs::MetadataExt as _;
+    Stat {
+        size: meta.len(),
+        mtime: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+        ctime: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
+        ino: meta.ino(),
+    }
+}
+
+fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+fn project_io(e: &std::io::Error, shown: &str) -> Error {
+    Error::from_io(e, shown).hint("The checkpoint could not read this file of the project.")
+}
