@@ -76,7 +76,13 @@ test("llama.cpp's context error: the app compacts, sends again, and the conversa
     openai.text("Both files are read; carrying on."),
   ];
 
-  await withApp(t, { script }, async (app) => {
+  // An AGENTS.md that is a link leading out of the project is refused like any read.
+  const setup = (dirs) => {
+    fs.writeFileSync(path.join(dirs.root, "outside-agents.md"), "OUTSIDE-INSTRUCTIONS-MUST-NOT-LEAK\n");
+    fs.symlinkSync(path.join(dirs.root, "outside-agents.md"), path.join(dirs.project, "AGENTS.md"));
+  };
+
+  await withApp(t, { script, setup }, async (app) => {
     await app.send("Read the README and package.json.");
     await app.waitForAny(tid("message-assistant"), (e) => e.text.includes("carrying on"), { what: "the reply after the retry" });
     const [, , overflowed, , retried] = app.llm.requests;
@@ -85,6 +91,8 @@ test("llama.cpp's context error: the app compacts, sends again, and the conversa
     assert.equal((await app.query(tid("error-banner"))).length, 0, "no error left on screen");
     const shown = await notices(app);
     assert.ok(shown.some((n) => n.includes("9,120 of 8,192 tokens")), shown.join(" | "));
+    assert.ok(!shown.some((n) => n.startsWith("Instructions:")), shown.join(" | "));
+    for (const request of app.llm.requests) assert.doesNotMatch(JSON.stringify(request.body), /OUTSIDE-INSTRUCTIONS/);
   });
 });
 
