@@ -9,7 +9,12 @@
 # search_files does everywhere. Both tools start a process per query;
 # corral-cli's time includes its JSON output.
 #
-# Environment: COPIES (default 5), RUNS (default 10), WARMUP (default 3).
+# Then the same queries with the trigram index (`call --index DIR`): the
+# index's build time and size, a check that the indexed results are the
+# same as the plain ones, and the three timed side by side.
+#
+# Environment: COPIES (default 5), RUNS (default 10), WARMUP (default 3),
+# INDEXED_ONLY (1: time only the indexed table).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -74,6 +79,8 @@ rg_patterns=(
 capped_input='{"query":"fn ","max_results":100}'
 
 corral() { "$CLI" call --root "$TREE" search_files "$1"; }
+INDEX=$WORK/index
+corral_indexed() { "$CLI" call --root "$TREE" --index "$INDEX" search_files "$1"; }
 # ripgrep with the flags and pattern of query number $1.
 ripgrep() {
     # shellcheck disable=SC2086 # the flags are words
@@ -101,6 +108,9 @@ for i in "${!names[@]}"; do
     fi
 done
 
+# INDEXED_ONLY=1 skips this plain-vs-ripgrep timing (the indexed table
+# below times all three anyway).
+if [ "${INDEXED_ONLY:-0}" != 1 ]; then
 # --- timing -------------------------------------------------------------------
 # Runs alternate (corral, rg, corral, rg...) so that both see the same noise
 # from whatever else the machine is doing; the medians are compared.
@@ -131,3 +141,42 @@ for _ in $(seq 1 "$WARMUP"); do corral "$capped_input" >/dev/null; done
 : >"$WORK/t.corral"
 for _ in $(seq 1 "$RUNS"); do elapsed_ns corral "$capped_input" >>"$WORK/t.corral"; done
 printf '%-18s %12s %12s %8s\n' "capped: fn , 100" "$(median_ms <"$WORK/t.corral")" - -
+fi
+
+# --- with the index ------------------------------------------------------------
+echo
+rm -rf "$INDEX"
+t0=$(date +%s%N)
+corral_indexed "${inputs[0]}" >/dev/null
+build_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+echo "index: built in $build_ms ms (first indexed query included), $(du -sh "$INDEX" | cut -f1) on disk"
+echo "checking that indexed and plain searches return the same output..."
+for i in "${!names[@]}"; do
+    out=$(corral_indexed "${inputs[$i]}")
+    if [ "$(jq -r .indexed <<<"$out")" != true ]; then
+        echo "FAIL ${names[$i]}: the index was not used" >&2
+        exit 1
+    fi
+    if [ "$(jq -c 'del(.indexed)' <<<"$out")" = "$(corral "${inputs[$i]}" | jq -c 'del(.indexed)')" ]; then
+        echo "  ${names[$i]}: same output"
+    else
+        echo "FAIL ${names[$i]}: indexed and plain outputs differ" >&2
+        exit 1
+    fi
+done
+echo
+echo "timing: median of $RUNS interleaved runs after $WARMUP warm-up runs"
+printf '%-18s %12s %12s %12s\n' query indexed_ms plain_ms rg_ms
+for i in "${!names[@]}"; do
+    for _ in $(seq 1 "$WARMUP"); do corral_indexed "${inputs[$i]}" >/dev/null; done
+    : >"$WORK/t.indexed"
+    : >"$WORK/t.corral"
+    : >"$WORK/t.rg"
+    for _ in $(seq 1 "$RUNS"); do
+        elapsed_ns corral_indexed "${inputs[$i]}" >>"$WORK/t.indexed"
+        elapsed_ns corral "${inputs[$i]}" >>"$WORK/t.corral"
+        elapsed_ns ripgrep "$i" >>"$WORK/t.rg"
+    done
+    printf '%-18s %12s %12s %12s\n' "${names[$i]}" "$(median_ms <"$WORK/t.indexed")" \
+        "$(median_ms <"$WORK/t.corral")" "$(median_ms <"$WORK/t.rg")"
+done

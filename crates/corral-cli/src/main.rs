@@ -89,6 +89,10 @@ enum Command {
         /// Take no checkpoint before a call that can change the project.
         #[arg(long)]
         no_checkpoint: bool,
+        /// Keep `search_files`' trigram index in this folder (outside the
+        /// project): built on first use, checked against each file's stat.
+        #[arg(long, value_name = "DIR")]
+        index: Option<PathBuf>,
         /// The tool's name.
         name: String,
         /// The input JSON object (read from stdin when absent).
@@ -167,6 +171,7 @@ fn run(command: Command) -> Result<Value, Error> {
             blocked,
             store,
             no_checkpoint,
+            index,
             name,
             input,
         } => {
@@ -207,6 +212,7 @@ fn run(command: Command) -> Result<Value, Error> {
             if !no_checkpoint && dispatch::changes_project(&root, dispatch::tool(&name)?, &input) {
                 ctx.checkpoint = Some(checkpoints::hook(store.as_deref(), &root)?);
             }
+            ctx.search_index = index.map(corral_tools::search::IndexConfig::new);
             dispatch::call(&root, &name, input, &ctx)
         }
     }

@@ -35,6 +35,8 @@ pub struct CallContext {
     pub shell: ShellRun,
     /// `None`: no checkpoint (a caller that asked for none).
     pub checkpoint: Option<crate::checkpoint::Hook>,
+    /// Where `search_files` keeps its trigram index; `None`: no index.
+    pub search_index: Option<crate::search::IndexConfig>,
 }
 
 impl CallContext {

@@ -65,6 +65,7 @@ fn found(matches: Vec<SearchMatch>) -> SearchFilesOutput {
     SearchFilesOutput {
         matches,
         truncated: false,
+        indexed: false,
     }
 }
 

@@ -1,6 +1,7 @@
 //! `search_files`: a parallel walk, one `grep-searcher` per thread, matches
 //! gathered per file and merged, sorted once at the end.
 
+use super::index::{Candidates, IndexConfig};
 use super::walk::{self, PathGlob};
 use super::{line, SearchFilesInput, SearchFilesOutput, SearchMatch};
 use super::{DEFAULT_MAX_RESULTS, MAX_RESULTS};
@@ -21,13 +22,19 @@ struct Shared<'a> {
     start: &'a Path,
     matcher: &'a RegexMatcher,
     filter: Option<&'a PathGlob>,
+    /// With an index: only the files it cannot rule out are searched.
+    index: Option<&'a Candidates>,
     cap: usize,
     /// Matches handed in so far, by all threads. Past `cap` the walk quits.
     seen: AtomicUsize,
     found: Mutex<Vec<SearchMatch>>,
 }
 
-pub(super) fn search(root: &ProjectRoot, input: &SearchFilesInput) -> Result<SearchFilesOutput> {
+pub(super) fn search(
+    root: &ProjectRoot,
+    input: &SearchFilesInput,
+    index: Option<&IndexConfig>,
+) -> Result<SearchFilesOutput> {
     let cap = input.max_results.unwrap_or(DEFAULT_MAX_RESULTS);
     if cap == 0 || cap > MAX_RESULTS {
         return Err(Error::invalid_input(format!(
@@ -41,11 +48,21 @@ pub(super) fn search(root: &ProjectRoot, input: &SearchFilesInput) -> Result<Sea
         Some(glob) => Some(PathGlob::new(glob, &start.rel, "glob")?),
         None => None,
     };
+    let candidates = index.and_then(|config| {
+        super::index::prepare(
+            root,
+            &input.query,
+            input.regex.unwrap_or(true),
+            input.case_insensitive.unwrap_or(false),
+            config,
+        )
+    });
     let shared = Shared {
         root,
         start: &start.abs,
         matcher: &matcher,
         filter: filter.as_ref(),
+        index: candidates.as_ref(),
         cap,
         seen: AtomicUsize::new(0),
         found: Mutex::new(Vec::new()),
@@ -62,9 +79,14 @@ pub(super) fn search(root: &ProjectRoot, input: &SearchFilesInput) -> Result<Sea
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     matches.sort_unstable_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
     matches.truncate(cap);
+    let indexed = candidates.is_some();
+    if let Some(candidates) = candidates {
+        candidates.finish(root);
+    }
     Ok(SearchFilesOutput {
         matches,
         truncated: seen > cap,
+        indexed,
     })
 }
 
@@ -133,6 +155,11 @@ fn visit(
     if let Some(filter) = shared.filter {
         let under_start = entry.path().strip_prefix(shared.start).unwrap_or(rel);
         if !filter.is_match(under_start, entry.file_name()) {
+            return WalkState::Continue;
+        }
+    }
+    if let Some(index) = shared.index {
+        if !index.must_search(rel, &entry) {
             return WalkState::Continue;
         }
     }

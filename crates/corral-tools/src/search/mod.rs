@@ -36,11 +36,13 @@
 
 mod content;
 mod files;
+pub mod index;
 mod line;
 mod walk;
 
 use crate::error::Result;
 use crate::root::ProjectRoot;
+pub use index::IndexConfig;
 use serde::{Deserialize, Serialize};
 
 /// `max_results` when the input gives none.
@@ -116,6 +118,11 @@ pub struct SearchFilesOutput {
     /// returned ones are the first by (path, line) *of those found*, not
     /// necessarily the first of the whole tree. Narrow with `path` or `glob`.
     pub truncated: bool,
+    /// A trigram index picked the files to search (the matches are the same
+    /// as without it). `false` without an index, or when the pattern has no
+    /// literal text of three bytes to look up (e.g. `.`).
+    #[serde(default)]
+    pub indexed: bool,
 }
 
 /// Output of `glob`.
@@ -137,7 +144,19 @@ pub struct GlobOutput {
 /// message; `path` fails as the file tools do (`not_found`,
 /// `path_outside_root`, ...).
 pub fn search_files(root: &ProjectRoot, input: &SearchFilesInput) -> Result<SearchFilesOutput> {
-    content::search(root, input)
+    content::search(root, input, None)
+}
+
+/// [`search_files`] with a trigram index kept in `index.dir`: built when
+/// missing, rebuilt when damaged or far out of date, never trusted for a
+/// file changed since it was built. Same results as [`search_files`]; the
+/// output says whether the index was used.
+pub fn search_files_indexed(
+    root: &ProjectRoot,
+    input: &SearchFilesInput,
+    index: &IndexConfig,
+) -> Result<SearchFilesOutput> {
+    content::search(root, input, Some(index))
 }
 
 /// Finds files whose path matches a glob, newest first, at most 500.

@@ -30,7 +30,10 @@ impl Tool for SearchFiles {
         ctx: &CallContext,
     ) -> Result<SearchFilesOutput> {
         // What a walk finds beneath a blocked path is left out.
-        let mut out = search::search_files(root, &input)?;
+        let mut out = match &ctx.search_index {
+            Some(index) => search::search_files_indexed(root, &input, index)?,
+            None => search::search_files(root, &input)?,
+        };
         out.matches.retain(|m| !ctx.boundaries.blocks(&m.path));
         Ok(out)
     }

@@ -1,0 +1,133 @@
+//! A trigram index that picks the files a `search_files` query can match;
+//! the search itself is unchanged (the same walk, rules, searcher, order and
+//! cap), it only skips files the index proves cannot match.
+//!
+//! - The index lives outside the project, in a folder the caller names
+//!   ([`IndexConfig`]), one file per project ([`store`]).
+//! - A query's pattern is turned into an AND-OR of trigrams ([`plan`]); a
+//!   pattern without one (`.`, `a.*b`) scans every file, `indexed: false`.
+//! - Freshness: the walk still lists every file and stats it. A file is
+//!   skipped only when it is in the index with the same size, mtime, ctime
+//!   and inode and none of its trigram sets allows it; a changed or new file
+//!   is searched directly, a deleted one is simply not found by the walk.
+//!   Files changed just before the build are never trusted (see
+//!   [`store::build`]). A missing, damaged or foreign index is rebuilt; when
+//!   many files have drifted since the build, it is rebuilt after the query.
+
+mod plan;
+mod store;
+
+use crate::root::ProjectRoot;
+use roaring::RoaringBitmap;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+use store::{Index, Stamp};
+
+/// Where the index is kept and how it is trusted.
+#[derive(Debug, Clone)]
+pub struct IndexConfig {
+    /// The folder holding the indexes (created when missing), outside the
+    /// project: e.g. the app's data folder.
+    pub dir: PathBuf,
+    /// A file whose status changed less than this before the index was
+    /// built is searched directly, never through the index: a write in the
+    /// same clock tick as the build's stat could leave its size and times
+    /// unchanged. Default 2 s (coarse file systems keep 1–2 s times).
+    pub settle: Duration,
+}
+
+impl IndexConfig {
+    /// An index kept in `dir`, with the default settle time.
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        IndexConfig {
+            dir: dir.into(),
+            settle: Duration::from_secs(2),
+        }
+    }
+}
+
+/// Builds (or rebuilds) the index of `root` now.
+pub fn build(root: &ProjectRoot, config: &IndexConfig) -> crate::error::Result<()> {
+    let path = store::location(&config.dir, root);
+    store::build(root, &path, config.settle).map_err(|e| {
+        crate::error::Error::invalid_input(format!("could not build the search index: {}", e.0))
+            .detail("index", config.dir.display().to_string())
+    })
+}
+
+/// The files a query may need, for the search's walk to ask about each.
+pub(super) struct Candidates {
+    index: Index,
+    /// `None`: the plan allows every indexed file.
+    allowed: Option<RoaringBitmap>,
+    /// Files the walk found that the index could not vouch for.
+    untrusted: AtomicUsize,
+    path: PathBuf,
+    config: IndexConfig,
+}
+
+impl Candidates {
+    /// Whether the walk must search this file (`rel`: relative to the root).
+    pub(super) fn must_search(&self, rel: &Path, entry: &ignore::DirEntry) -> bool {
+        let Ok(md) = entry.metadata() else {
+            return true;
+        };
+        match self
+            .index
+            .trusted(rel.as_os_str().as_bytes(), &Stamp::of(&md))
+        {
+            Some(id) => self.allowed.as_ref().is_none_or(|a| a.contains(id)),
+            None => {
+                self.untrusted.fetch_add(1, Ordering::Relaxed);
+                true
+            }
+        }
+    }
+
+    /// After the query: rebuild when so many files drifted that the index
+    /// no longer saves much.
+    pub(super) fn finish(self, root: &ProjectRoot) {
+        let drifted = self.untrusted.load(Ordering::Relaxed);
+        if drifted > 256 + self.index.len() / 8 {
+            let _ = store::build(root, &self.path, self.config.settle);
+        }
+    }
+}
+
+/// The candidates for a query, or `None` to scan every file (the pattern
+/// has no trigrams, or no index could be opened or built).
+pub(super) fn prepare(
+    root: &ProjectRoot,
+    query: &str,
+    regex: bool,
+    case_insensitive: bool,
+    config: &IndexConfig,
+) -> Option<Candidates> {
+    let plan = plan::plan(query, regex, case_insensitive)?;
+    if plan == plan::Query::All {
+        return None;
+    }
+    let path = store::location(&config.dir, root);
+    // A missing or damaged index is built afresh, once.
+    for attempt in 0..2 {
+        if attempt == 1 {
+            store::build(root, &path, config.settle).ok()?;
+        }
+        let Ok(index) = Index::open(root, &path) else {
+            continue;
+        };
+        let Ok(allowed) = index.candidates(&plan) else {
+            continue;
+        };
+        return Some(Candidates {
+            index,
+            allowed,
+            untrusted: AtomicUsize::new(0),
+            path,
+            config: config.clone(),
+        });
+    }
+    None
+}

@@ -1,0 +1,328 @@
+//! What a pattern needs of a file: an AND-OR of trigrams, read off the
+//! pattern's syntax tree (`regex-syntax`, the parser `grep-regex` itself
+//! uses, so both see the same pattern, case folding included).
+//!
+//! The plan is a *necessary* condition: every line the matcher can match
+//! contains, in one of the alternatives, all of that alternative's trigrams.
+//! Trigrams are taken with ASCII letters folded to lower case, in the pattern
+//! and in the files alike, so a case-insensitive class `[Kk\u{212A}]` needs
+//! `k` or the three bytes of the Kelvin sign, never a trigram it cannot see.
+
+use regex_syntax::hir::{Class, Hir, HirKind};
+
+/// Most strings a literal set may hold before it is given up.
+const MAX_SET: usize = 32;
+/// Most characters a class may have to be expanded into literals.
+const MAX_CLASS: usize = 10;
+
+/// What a file must contain for the pattern to match a line of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Query {
+    /// No constraint: every file can match.
+    All,
+    /// Nothing can match (an empty class).
+    Nothing,
+    /// This trigram (ASCII folded), as `b0 << 16 | b1 << 8 | b2`.
+    Gram(u32),
+    And(Vec<Query>),
+    Or(Vec<Query>),
+}
+
+/// The plan for a `search_files` query, or `None` when the pattern does not
+/// parse here (the caller then scans every file).
+pub(crate) fn plan(query: &str, regex: bool, case_insensitive: bool) -> Option<Query> {
+    let pattern = if regex {
+        query.to_string()
+    } else {
+        regex_syntax::escape(query)
+    };
+    let hir = regex_syntax::ParserBuilder::new()
+        .case_insensitive(case_insensitive)
+        .utf8(false)
+        .build()
+        .parse(&pattern)
+        .ok()?;
+    Some(into_query(analyze(&hir)))
+}
+
+/// A trigram of three bytes, ASCII folded.
+pub(crate) fn gram(a: u8, b: u8, c: u8) -> u32 {
+    u32::from(a.to_ascii_lowercase()) << 16
+        | u32::from(b.to_ascii_lowercase()) << 8
+        | u32::from(c.to_ascii_lowercase())
+}
+
+/// Whether a window of three bytes is indexed: matches are within one line,
+/// so a trigram across a line break is never needed.
+pub(crate) fn indexed_window(w: &[u8]) -> bool {
+    !w.contains(&b'\n')
+}
+
+/// What is known of a sub-pattern.
+struct Info {
+    /// Exactly the strings it can match, when that set is small.
+    exact: Option<Vec<Vec<u8>>>,
+    /// What else any match needs (beyond `exact`).
+    query: Query,
+}
+
+impl Info {
+    fn exact(set: Vec<Vec<u8>>) -> Info {
+        Info {
+            exact: Some(set),
+            query: Query::All,
+        }
+    }
+
+    fn unknown(query: Query) -> Info {
+        Info { exact: None, query }
+    }
+}
+
+fn analyze(hir: &Hir) -> Info {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => Info::exact(vec![Vec::new()]),
+        HirKind::Literal(lit) => Info::exact(vec![lit.0.to_vec()]),
+        HirKind::Class(class) => match class_strings(class) {
+            Some(set) => Info::exact(set),
+            None => Info::unknown(Query::All),
+        },
+        HirKind::Capture(cap) => analyze(&cap.sub),
+        HirKind::Repetition(rep) => {
+            if rep.min == 0 {
+                Info::unknown(Query::All)
+            } else if rep.min == 1 && rep.max == Some(1) {
+                analyze(&rep.sub)
+            } else {
+                Info::unknown(into_query(analyze(&rep.sub)))
+            }
+        }
+        HirKind::Concat(subs) => concat(subs),
+        HirKind::Alternation(subs) => {
+            let infos: Vec<Info> = subs.iter().map(analyze).collect();
+            let total: usize = infos
+                .iter()
+                .map(|i| i.exact.as_ref().map_or(usize::MAX / 2, Vec::len))
+                .sum();
+            if total <= MAX_SET && infos.iter().all(|i| i.query == Query::All) {
+                let mut set = Vec::new();
+                for info in infos {
+                    set.extend(info.exact.unwrap_or_default());
+                }
+                Info::exact(set)
+            } else {
+                Info::unknown(or(infos.into_iter().map(into_query).collect()))
+            }
+        }
+    }
+}
+
+fn concat(subs: &[Hir]) -> Info {
+    let mut query = Query::All;
+    let mut run: Vec<Vec<u8>> = vec![Vec::new()];
+    let mut whole = true;
+    for sub in subs {
+        let info = analyze(sub);
+        if info.query != Query::All {
+            whole = false;
+            query = and(vec![query, info.query]);
+        }
+        match info.exact {
+            Some(set) if run.len().saturating_mul(set.len()) <= MAX_SET => {
+                run = cross(&run, &set);
+            }
+            Some(set) => {
+                whole = false;
+                query = and(vec![query, flush(&run)]);
+                run = set;
+            }
+            None => {
+                whole = false;
+                query = and(vec![query, flush(&run)]);
+                run = vec![Vec::new()];
+            }
+        }
+    }
+    if whole {
+        Info::exact(run)
+    } else {
+        Info::unknown(and(vec![query, flush(&run)]))
+    }
+}
+
+fn cross(left: &[Vec<u8>], right: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let mut out = Vec::with_capacity(left.len() * right.len());
+    for a in left {
+        for b in right {
+            let mut s = a.clone();
+            s.extend_from_slice(b);
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// The strings of a small class, each character as its UTF-8 bytes.
+fn class_strings(class: &Class) -> Option<Vec<Vec<u8>>> {
+    let mut out = Vec::new();
+    match class {
+        Class::Unicode(class) => {
+            for range in class.ranges() {
+                let (start, end) = (u32::from(range.start()), u32::from(range.end()));
+                if (end - start) as usize >= MAX_CLASS
+                    || out.len() + (end - start) as usize >= MAX_CLASS
+                {
+                    return None;
+                }
+                for c in (start..=end).filter_map(char::from_u32) {
+                    out.push(c.to_string().into_bytes());
+                }
+            }
+        }
+        Class::Bytes(class) => {
+            for range in class.ranges() {
+                let (start, end) = (range.start(), range.end());
+                if usize::from(end - start) >= MAX_CLASS
+                    || out.len() + usize::from(end - start) >= MAX_CLASS
+                {
+                    return None;
+                }
+                for b in start..=end {
+                    out.push(vec![b]);
+                }
+            }
+        }
+    }
+    Some(out)
+}
+
+fn into_query(info: Info) -> Query {
+    match info.exact {
+        Some(set) => and(vec![info.query, flush(&set)]),
+        None => info.query,
+    }
+}
+
+/// Any of the strings: an OR over each string's trigrams (ANDed). A string
+/// too short to have a trigram leaves no constraint.
+fn flush(set: &[Vec<u8>]) -> Query {
+    let mut alternatives = Vec::with_capacity(set.len());
+    for s in set {
+        let grams: Vec<Query> = s
+            .windows(3)
+            .filter(|w| indexed_window(w))
+            .map(|w| Query::Gram(gram(w[0], w[1], w[2])))
+            .collect();
+        if grams.is_empty() {
+            return Query::All;
+        }
+        alternatives.push(and(grams));
+    }
+    or(alternatives)
+}
+
+fn and(parts: Vec<Query>) -> Query {
+    let mut out = Vec::new();
+    for part in parts {
+        match part {
+            Query::All => {}
+            Query::Nothing => return Query::Nothing,
+            Query::And(inner) => out.extend(inner),
+            other => out.push(other),
+        }
+    }
+    out.sort_unstable_by_key(order);
+    out.dedup();
+    match out.len() {
+        0 => Query::All,
+        1 => out.pop().unwrap_or(Query::All),
+        _ => Query::And(out),
+    }
+}
+
+fn or(parts: Vec<Query>) -> Query {
+    let mut out = Vec::new();
+    for part in parts {
+        match part {
+            Query::All => return Query::All,
+            Query::Nothing => {}
+            Query::Or(inner) => out.extend(inner),
+            other => out.push(other),
+        }
+    }
+    out.dedup();
+    match out.len() {
+        0 => Query::Nothing,
+        1 => out.pop().unwrap_or(Query::Nothing),
+        _ => Query::Or(out),
+    }
+}
+
+/// Grams first (in order), so equal ones sit together for `dedup`.
+fn order(q: &Query) -> (u8, u32) {
+    match q {
+        Query::Gram(g) => (0, *g),
+        _ => (1, 0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grams(s: &str) -> Query {
+        let b = s.as_bytes();
+        and(b
+            .windows(3)
+            .map(|w| Query::Gram(gram(w[0], w[1], w[2])))
+            .collect())
+    }
+
+    #[test]
+    fn a_literal_needs_all_its_trigrams() {
+        assert_eq!(plan("Hello", false, false), Some(grams("hello")));
+        assert_eq!(plan("a.b(", false, false), Some(grams("a.b(")));
+    }
+
+    #[test]
+    fn a_regex_keeps_the_literal_runs_around_wildcards() {
+        let q = plan(r"fn [a-z_]+_utf8_lossy\(", true, false);
+        assert_eq!(q, Some(and(vec![grams("fn "), grams("_utf8_lossy(")])));
+    }
+
+    #[test]
+    fn alternations_become_ors_and_short_pieces_no_constraint() {
+        assert_eq!(
+            plan("(foo|barx)", true, false),
+            Some(or(vec![grams("foo"), grams("barx")]))
+        );
+        assert_eq!(plan("foo|ba", true, false), Some(Query::All));
+        assert_eq!(plan(".", true, false), Some(Query::All));
+        assert_eq!(plan("a.*b", true, false), Some(Query::All));
+    }
+
+    #[test]
+    fn small_classes_expand_and_case_folding_keeps_non_ascii_forms() {
+        assert_eq!(
+            plan("ba[rz]x", true, false),
+            Some(or(vec![grams("barx"), grams("bazx")]))
+        );
+        // `k` folds to the Kelvin sign too: the plan must allow it.
+        let q = plan("kit", true, true).unwrap_or(Query::All);
+        assert_ne!(q, grams("kit"));
+        assert!(matches!(q, Query::Or(_)), "{q:?}");
+    }
+
+    #[test]
+    fn an_empty_class_matches_nothing() {
+        assert_eq!(
+            plan(r"abc[^\x00-\x{10FFFF}]", true, false),
+            Some(Query::Nothing)
+        );
+    }
+
+    #[test]
+    fn a_pattern_that_does_not_parse_has_no_plan() {
+        assert_eq!(plan("(", true, false), None);
+    }
+}
