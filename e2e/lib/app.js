@@ -327,6 +327,43 @@ export class App {
     );
   }
 
+  /**
+   * Like `query`, over the whole conversation: its list keeps only the rows
+   * on screen in the page, so this scrolls it from top to bottom as a user
+   * would (a wheel event first, so the view stops following the end),
+   * gathers each row's matches once, and leaves the view at the end.
+   */
+  queryConversation(css) {
+    return this.session.executeAsync(
+      `const [css, done] = [arguments[0], arguments[arguments.length - 1]];
+       const log = document.querySelector(".chat .log");
+       const seen = new Map();
+       const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+       const scrollTo = async (top) => {
+         log.dispatchEvent(new WheelEvent("wheel", { bubbles: true }));
+         log.scrollTop = top;
+         await frame();
+       };
+       (async () => {
+         for (let top = 0; ; top += Math.max(50, log.clientHeight - 50)) {
+           await scrollTo(top);
+           for (const row of log.querySelectorAll(".row")) {
+             const found = [...row.querySelectorAll(css)].map((e) => ({
+               text: e.innerText ?? e.textContent,
+               attrs: Object.fromEntries([...e.attributes].map((a) => [a.name, a.value])),
+             }));
+             if (!seen.has(Number(row.dataset.index))) seen.set(Number(row.dataset.index), found);
+           }
+           if (log.scrollTop + log.clientHeight >= log.scrollHeight - 2) break;
+         }
+         await scrollTo(log.scrollHeight);
+         done([...seen.entries()].sort((a, b) => a[0] - b[0]).flatMap(([, found]) => found));
+       })();`,
+      [css],
+      30_000,
+    );
+  }
+
   /** The first element matching `css` once it exists and `check(el)` holds. */
   waitFor(css, { check = () => true, timeout = 20_000, what } = {}) {
     return this.waitForAny(css, (el, index) => index === 0 && check(el), { timeout, what });

@@ -14,7 +14,7 @@ const props = { default_generation_settings: { n_ctx: WINDOW }, total_slots: 1, 
 /** What the scripted server counts as a request's prompt tokens (about 4 characters a token). */
 const tokensOf = (req) => Math.ceil(JSON.stringify(req.body).length / 4);
 const isSummary = (req) => !(req.body.tools?.length > 0) && /compact/i.test(JSON.stringify(req.body.messages[0]));
-const notices = async (app) => (await app.query(tid("notice"))).map((n) => n.text);
+const notices = async (app) => (await app.queryConversation(tid("notice"))).map((n) => n.text);
 
 test("a task of 30 tool calls fits an 8k window: compacted once or more, never over the window", { timeout: 240_000 }, async (t) => {
   const CALLS = 30;
