@@ -53,6 +53,12 @@ if $want_test && ! cmp -s "$mcp_dir/requirements.txt" "$mcp_dir/.venv/.corral-re
   "$mcp_dir/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$mcp_dir/requirements.txt"
   cp "$mcp_dir/requirements.txt" "$mcp_dir/.venv/.corral-requirements"
 fi
+# ... and with the MCP Inspector's command-line mode, pinned by its lockfile.
+if $want_test && ! cmp -s "$mcp_dir/package-lock.json" "$mcp_dir/node_modules/.corral-lock-stamp"; then
+  echo "setup: npm ci in $mcp_dir (the MCP Inspector)"
+  (cd "$mcp_dir" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$mcp_dir/package-lock.json" "$mcp_dir/node_modules/.corral-lock-stamp"
+fi
 
 if $want_test && ! command -v tauri-driver >/dev/null; then
   echo "setup: cargo install tauri-driver"

@@ -88,3 +88,85 @@ fn a_bad_root_is_a_standardized_error_on_stderr_and_nothing_on_stdout() {
     let error: Value = serde_json::from_slice(&out.stderr).unwrap();
     assert_eq!(error["code"], "not_found");
 }
+
+/// The MCP Inspector's CLI mode (pinned in tests/mcp/package.json, installed
+/// by `scripts/setup.sh --test`), a second client written by others.
+fn inspector(root: &Path, method: &[&str]) -> Value {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp");
+    let bin = dir.join("node_modules/.bin/mcp-inspector");
+    assert!(
+        bin.exists(),
+        "the MCP Inspector is missing: run `scripts/setup.sh --test` ({} not found)",
+        bin.display()
+    );
+    let out = Command::new(bin)
+        .arg("--cli")
+        .arg(env!("CARGO_BIN_EXE_corral-cli"))
+        .args(["mcp", "--root"])
+        .arg(root)
+        .args(method)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "inspector failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(&stdout).unwrap()
+}
+
+#[test]
+fn the_mcp_inspector_lists_the_tools_and_calls_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("a.txt"), "hi\n").unwrap();
+    let listed = inspector(tmp.path(), &["--method", "tools/list"]);
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    let registry: Vec<String> = corral_tools::spec::specs()
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
+    assert_eq!(names, registry);
+    assert_eq!(listed["tools"][0]["inputSchema"]["type"], "object");
+
+    let read = inspector(
+        tmp.path(),
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "read_file",
+            "--tool-arg",
+            "path=a.txt",
+        ],
+    );
+    assert_eq!(read["isError"], false);
+    assert_eq!(read["structuredContent"]["content"], "hi\n");
+    // The default mode asks for writes, and the server cannot ask anyone.
+    let write = inspector(
+        tmp.path(),
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "write_file",
+            "--tool-arg",
+            "path=b.txt",
+            "--tool-arg",
+            "content=x",
+        ],
+    );
+    assert_eq!(write["isError"], true);
+    assert_eq!(write["structuredContent"]["code"], "approval_required");
+    assert!(write["structuredContent"]["hint"]
+        .as_str()
+        .unwrap()
+        .contains("--mode"));
+    assert!(!tmp.path().join("b.txt").exists());
+}
