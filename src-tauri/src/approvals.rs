@@ -3,7 +3,8 @@
 //! same input) once. A session grant covers the tool (for `exec_shell`, the
 //! program) until the project closes, except calls on a secret-like path
 //! (`.env`, `*.pem`, ...): those ask every time. The LLM never sees or
-//! makes tokens.
+//! makes tokens. A once token may carry the network for that one command
+//! (the user approved it "with network"); a session grant never does.
 //!
 //! A once token is used up when the call is checked, before the tool reads
 //! its input: a call that then fails validation has spent it (the UI asks
@@ -23,6 +24,9 @@ use std::collections::{HashMap, HashSet};
 pub enum Scope {
     Once,
     Session,
+    /// A command: save a rule (program + argv prefix) for the project;
+    /// other tools: as `session`.
+    Always,
 }
 
 /// The approvals of the open project.
@@ -30,6 +34,8 @@ pub enum Scope {
 pub struct Approvals {
     once: HashMap<String, (String, Value)>,
     session: HashSet<String>,
+    /// Once tokens that grant their command the network.
+    network: HashSet<String>,
 }
 
 impl Approvals {
@@ -37,12 +43,30 @@ impl Approvals {
     /// session" on a call that touches a secret grants that call only: the
     /// user agreed to this secret, not to every other call of the tool.
     pub fn grant(&mut self, root: &ProjectRoot, tool: &str, input: &Value, scope: Scope) -> String {
-        if scope == Scope::Session && !touches_secret(root, tool, input) {
+        self.grant_with(root, tool, input, scope, false)
+    }
+
+    /// [`Approvals::grant`]; with `network`, the token also grants its
+    /// command the network (only that call, only with the token).
+    pub fn grant_with(
+        &mut self,
+        root: &ProjectRoot,
+        tool: &str,
+        input: &Value,
+        scope: Scope,
+        network: bool,
+    ) -> String {
+        let covers_tool =
+            scope == Scope::Session || (scope == Scope::Always && tool != "exec_shell");
+        if covers_tool && !touches_secret(root, tool, input) {
             self.session.insert(session_key(tool, input));
         }
         let token = uuid::Uuid::new_v4().to_string();
         self.once
             .insert(token.clone(), (tool.to_string(), normalize(input)));
+        if network {
+            self.network.insert(token.clone());
+        }
         token
     }
 
@@ -61,18 +85,29 @@ impl Approvals {
         input: &Value,
         token: Option<&str>,
     ) -> Approval {
+        self.take_grant(root, tool, input, token).0
+    }
+
+    /// [`Approvals::take`], and whether the token granted the network.
+    pub fn take_grant(
+        &mut self,
+        root: &ProjectRoot,
+        tool: &str,
+        input: &Value,
+        token: Option<&str>,
+    ) -> (Approval, bool) {
         if let Some(token) = token {
             if let Some((granted_tool, granted_input)) = self.once.get(token) {
                 if granted_tool == tool && *granted_input == normalize(input) {
                     self.once.remove(token);
-                    return Approval::Granted;
+                    return (Approval::Granted, self.network.remove(token));
                 }
             }
         }
         if self.covers(root, tool, input) {
-            Approval::Granted
+            (Approval::Granted, false)
         } else {
-            Approval::None
+            (Approval::None, false)
         }
     }
 }
@@ -159,6 +194,34 @@ mod tests {
             a.take(&r, "edit_file", &json!({"path": "b"}), None),
             Approval::Granted
         );
+    }
+
+    #[test]
+    fn only_a_once_token_given_with_network_carries_it() {
+        let (_dir, r) = root();
+        let mut a = Approvals::default();
+        let call = json!({"command": "npm", "args": ["ci"]});
+        let token = a.grant_with(&r, "exec_shell", &call, Scope::Once, true);
+        assert_eq!(
+            a.take_grant(&r, "exec_shell", &call, Some(&token)),
+            (Approval::Granted, true)
+        );
+        a.grant_with(&r, "exec_shell", &call, Scope::Session, true);
+        // The session grant covers npm, without the network.
+        assert_eq!(
+            a.take_grant(&r, "exec_shell", &call, None),
+            (Approval::Granted, false)
+        );
+        let token = a.grant(&r, "exec_shell", &call, Scope::Once);
+        assert_eq!(
+            a.take_grant(&r, "exec_shell", &call, Some(&token)),
+            (Approval::Granted, false)
+        );
+        // "Always" on a command grants no session (the saved rule does the rest).
+        let mut a = Approvals::default();
+        let test = json!({"command": "cargo", "args": ["test"]});
+        a.grant(&r, "exec_shell", &test, Scope::Always);
+        assert!(!a.covers(&r, "exec_shell", &test));
     }
 
     #[test]

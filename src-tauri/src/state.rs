@@ -7,7 +7,7 @@ use crate::store::history::History;
 use crate::store::{ProjectInfo, Store};
 use corral_tools::dispatch::{self, CallContext, PolicyCheck};
 use corral_tools::policy::Decision;
-use corral_tools::shell::{CancelToken, ShellRun};
+use corral_tools::shell::{CancelToken, ExecShellInput, SavedRule, ShellRun};
 use corral_tools::{Error, ErrorCode, ProjectRoot};
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
@@ -109,7 +109,8 @@ impl AppState {
     }
 
     /// The policy decision for a proposed call, with the change it would
-    /// make; a session grant turns `ask` into `allow`.
+    /// make; a session grant turns `ask` into `allow` (never for a call
+    /// that asks for the network: that is granted call by call).
     pub fn check_policy(&self, tool: &str, input: &Value) -> Result<PolicyCheck, Error> {
         let (root, covered) = self.with_project(|open| {
             (
@@ -117,20 +118,47 @@ impl AppState {
                 open.approvals.covers(&open.root, tool, input),
             )
         })?;
-        let ctx = CallContext::new(self.store.settings().mode, Default::default());
+        let mut ctx = CallContext::new(self.store.settings().mode, Default::default());
+        self.shell_grants(&root, &mut ctx.shell);
         let mut check = dispatch::check(&root, tool, input, &ctx)?;
-        if covered && matches!(check.decision, Decision::Ask { .. }) {
+        if covered && !check.network && matches!(check.decision, Decision::Ask { .. }) {
             check.decision = Decision::Allow;
         }
         Ok(check)
     }
 
+    /// The user's programs and the project's saved rules, from the store.
+    fn shell_grants(&self, root: &ProjectRoot, shell: &mut ShellRun) {
+        let (programs, rules) = self.store.shell_grants(root.path());
+        shell.extra_programs = programs;
+        shell.rules = rules;
+    }
+
     /// Records the user's approval of a call in the open project and
-    /// returns its token.
-    pub fn approve(&self, tool: &str, input: &Value, scope: Scope) -> Result<String, Error> {
+    /// returns its token. `always` on a command also saves a rule for the
+    /// project (its program and leading words: `npm test`); `network`
+    /// grants that one command the network.
+    pub fn approve(
+        &self,
+        tool: &str,
+        input: &Value,
+        scope: Scope,
+        network: bool,
+    ) -> Result<String, Error> {
         corral_tools::spec::risk_of(tool)
             .ok_or_else(|| Error::invalid_input(format!("there is no tool named `{tool}`")))?;
-        self.with_project(|open| open.approvals.grant(&open.root, tool, input, scope))
+        let root = self.project()?;
+        if scope == Scope::Always && tool == "exec_shell" {
+            let call: ExecShellInput = dispatch::parse(tool, input.clone())?;
+            if !dispatch::touches_secret(&root, tool, input) {
+                self.store
+                    .add_rule(root.path(), SavedRule::proposed(&call))?;
+            }
+        }
+        self.with_project(|open| {
+            open.approvals
+                .grant_with(&open.root, tool, input, scope, network)
+        })
     }
 
     /// Runs one tool call off the async runtime.
@@ -143,14 +171,17 @@ impl AppState {
     ) -> Result<Value, Error> {
         let mut ctx = CallContext::new(self.store.settings().mode, Default::default());
         // The root and the approval come from one look at the project.
-        let (root, granted) = self.with_project(|open| {
+        let (root, (granted, network)) = self.with_project(|open| {
             let granted = open
                 .approvals
-                .take(&open.root, &tool, &input, approval.as_deref());
+                .take_grant(&open.root, &tool, &input, approval.as_deref());
             (open.root.clone(), granted)
         })?;
         ctx.approval = granted;
         ctx.shell = shell;
+        // Only the user's approval of this very call grants the network.
+        ctx.shell.network = network;
+        self.shell_grants(&root, &mut ctx.shell);
         let name = tool.clone();
         tauri::async_runtime::spawn_blocking(move || dispatch::call(&root, &name, input, &ctx))
             .await

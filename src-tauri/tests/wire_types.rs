@@ -31,6 +31,8 @@ fn declarations() -> Vec<String> {
         shell::ExecShellOutput::decl(),
         shell::Profile::decl(),
         shell::Sandbox::decl(),
+        shell::SavedRule::decl(),
+        store::shell::ShellConfig::decl(),
         corral_llm::Role::decl(),
         corral_llm::Block::decl(),
         corral_llm::Message::decl(),

@@ -4,6 +4,7 @@
 //! corral-cli tools
 //! corral-cli mcp --root DIR [--mode MODE] [--network] [--writable PATH]... [--blocked PATH]...
 //! corral-cli call --root DIR [--mode MODE] [--approve] [--network]
+//!                 [--allow-program NAME]... [--rule WORDS]...
 //!                 [--writable PATH]... [--blocked PATH]... NAME [JSON]
 //! ```
 //!
@@ -19,6 +20,7 @@ mod checkpoints;
 use clap::{Parser, Subcommand};
 use corral_tools::dispatch::{self, CallContext};
 use corral_tools::policy::{Approval, Boundaries, Mode};
+use corral_tools::shell::SavedRule;
 use corral_tools::{spec, Error, ProjectRoot};
 use serde_json::Value;
 use std::io::{Read, Write};
@@ -75,6 +77,15 @@ enum Command {
         /// profile); without it commands have no network at all.
         #[arg(long)]
         network: bool,
+        /// A program `exec_shell` may run beyond the built-in ones
+        /// (repeatable): no argument rules, the build profile is its fence.
+        #[arg(long = "allow-program", value_name = "NAME")]
+        allow_program: Vec<String>,
+        /// A saved rule (repeatable): a command starting with these words
+        /// (`"npm test"`) runs without asking, unless it names a secret-like
+        /// file or a path outside, or needs the network.
+        #[arg(long = "rule", value_name = "WORDS")]
+        rule: Vec<String>,
         /// Allow writes only beneath this path (repeatable); commands that
         /// change things are then refused.
         #[arg(long, value_name = "PATH")]
@@ -167,6 +178,8 @@ fn run(command: Command) -> Result<Value, Error> {
             mode,
             approve,
             network,
+            allow_program,
+            rule,
             writable,
             blocked,
             store,
@@ -201,6 +214,8 @@ fn run(command: Command) -> Result<Value, Error> {
             };
             let mut ctx = CallContext::new(mode, approval);
             ctx.shell.network = network;
+            ctx.shell.extra_programs = allow_program;
+            ctx.shell.rules = rule.iter().filter_map(|r| SavedRule::parse(r)).collect();
             ctx.boundaries = Boundaries {
                 writable: (!writable.is_empty()).then_some(writable),
                 blocked,

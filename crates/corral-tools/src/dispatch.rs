@@ -32,8 +32,20 @@ pub fn decide(
     input: &Value,
     ctx: &CallContext,
 ) -> Result<Decision> {
+    judge(root, name, input, ctx).map(|judged| judged.decision)
+}
+
+/// A decision, the saved rule that made it `allow`, and whether the call
+/// asks for the network.
+struct Judged {
+    decision: Decision,
+    rule: Option<String>,
+    network: bool,
+}
+
+fn judge(root: &ProjectRoot, name: &str, input: &Value, ctx: &CallContext) -> Result<Judged> {
     let tool = tool(name)?;
-    let facts = tool.assess(root, input, true)?;
+    let facts = tool.assess_in(root, input, ctx)?;
     // The path as typed and where it really leads: `notes.txt -> .env` is
     // judged as `.env` too, and a boundary cannot be stepped over by a link.
     let mut subjects = Vec::new();
@@ -68,11 +80,34 @@ pub fn decide(
             .fold(Decision::Allow, Decision::stricter)
     };
     // A command that names a secret asks in every mode, as reading it does.
-    Ok(match facts.named_secret {
+    let decision = match &facts.named_secret {
         Some(arg) => decision.stricter(Decision::Ask {
             reason: format!("the command names `{arg}`, which looks like a secret"),
         }),
         None => decision,
+    };
+    // A saved rule turns an ask into an allow (it never covers a secret, a
+    // path outside or the network: `shell::rule_covering`).
+    let (decision, rule) = match (decision, facts.rule) {
+        (Decision::Ask { .. }, Some(rule)) if facts.named_secret.is_none() => {
+            (Decision::Allow, Some(rule))
+        }
+        (decision, _) => (decision, None),
+    };
+    // The network is the user's to grant, call by call.
+    let decision = match decision {
+        Decision::Deny { .. } => decision,
+        _ if facts.network && !ctx.shell.network => Decision::Ask {
+            reason: "the command fetches from the network: approving it runs it in the network \
+                     profile (the host's network)"
+                .to_string(),
+        },
+        _ => decision,
+    };
+    Ok(Judged {
+        decision,
+        rule,
+        network: facts.network,
     })
 }
 
@@ -93,6 +128,15 @@ pub struct PolicyCheck {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub preview_error: Option<Error>,
+    /// The saved rule that lets the call run without asking (`npm test`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub rule: Option<String>,
+    /// The call fetches from the network: approved, it runs in the network
+    /// profile.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[ts(as = "Option<bool>", optional)]
+    pub network: bool,
 }
 
 /// The policy decision for a proposed call, with its preview.
@@ -102,7 +146,11 @@ pub fn check(
     input: &Value,
     ctx: &CallContext,
 ) -> Result<PolicyCheck> {
-    let decision = decide(root, name, input, ctx)?;
+    let Judged {
+        decision,
+        rule,
+        network,
+    } = judge(root, name, input, ctx)?;
     let preview = match decision {
         Decision::Deny { .. } => Ok(None),
         _ => tool(name)?.preview(root, input),
@@ -115,6 +163,8 @@ pub fn check(
         decision,
         preview,
         preview_error,
+        rule,
+        network,
     })
 }
 

@@ -77,6 +77,33 @@ pub trait Tool: Sync {
         Ok(())
     }
 
+    /// [`Tool::precheck`] with what surrounds the call (a command's
+    /// programs added by the user).
+    fn precheck_in(
+        &self,
+        root: &ProjectRoot,
+        input: &Self::Input,
+        _ctx: &CallContext,
+    ) -> Result<()> {
+        self.precheck(root, input)
+    }
+
+    /// The caller's saved rule that lets this call run without asking.
+    fn saved_rule(
+        &self,
+        _root: &ProjectRoot,
+        _input: &Self::Input,
+        _ctx: &CallContext,
+    ) -> Option<String> {
+        None
+    }
+
+    /// Whether the call fetches from the network by its nature (it asks,
+    /// naming the network, unless the caller granted it).
+    fn wants_network(&self, _input: &Self::Input) -> bool {
+        false
+    }
+
     /// Whether the call changes nothing (only a [`Risk::Shell`] tool is
     /// asked: reads and writes are known by their risk).
     fn read_only(&self, _root: &ProjectRoot, _input: &Self::Input) -> bool {
@@ -116,6 +143,10 @@ pub struct Assessment {
     pub read_only: bool,
     /// An argument naming a secret-like file ([`Tool::named_secret`]).
     pub named_secret: Option<String>,
+    /// The saved rule that covers it ([`Tool::saved_rule`]).
+    pub rule: Option<String>,
+    /// It fetches from the network ([`Tool::wants_network`]).
+    pub network: bool,
 }
 
 /// A [`Tool`] with its input as JSON, so tools of different types can sit
@@ -128,6 +159,10 @@ pub trait DynTool: Sync {
     /// tool's hard rules ([`Tool::precheck`]) run first and their refusal
     /// is the error.
     fn assess(&self, root: &ProjectRoot, input: &Value, precheck: bool) -> Result<Assessment>;
+    /// [`DynTool::assess`] with the hard rules, the saved rules and the
+    /// added programs of the call's context.
+    fn assess_in(&self, root: &ProjectRoot, input: &Value, ctx: &CallContext)
+        -> Result<Assessment>;
     fn preview(&self, root: &ProjectRoot, input: &Value) -> Result<Option<Preview>>;
     fn run(&self, root: &ProjectRoot, input: Value, ctx: &CallContext) -> Result<Value>;
     fn probe(&self, path: &str) -> Value;
@@ -160,6 +195,24 @@ impl<T: Tool> DynTool for T {
             paths: self.paths(&input),
             read_only: self.read_only(root, &input),
             named_secret: self.named_secret(root, &input),
+            rule: None,
+            network: self.wants_network(&input),
+        })
+    }
+    fn assess_in(
+        &self,
+        root: &ProjectRoot,
+        input: &Value,
+        ctx: &CallContext,
+    ) -> Result<Assessment> {
+        let input: T::Input = parse(T::NAME, input.clone())?;
+        self.precheck_in(root, &input, ctx)?;
+        Ok(Assessment {
+            paths: self.paths(&input),
+            read_only: self.read_only(root, &input),
+            named_secret: self.named_secret(root, &input),
+            rule: self.saved_rule(root, &input, ctx),
+            network: self.wants_network(&input),
         })
     }
     fn preview(&self, root: &ProjectRoot, input: &Value) -> Result<Option<Preview>> {

@@ -5,4 +5,5 @@ pub mod conversation;
 pub mod llm;
 pub mod policy;
 pub mod project;
+pub mod shell;
 pub mod tools;

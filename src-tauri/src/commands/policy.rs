@@ -22,15 +22,17 @@ pub fn check_policy(
     state.check_policy(&tool, &input)
 }
 
-/// Called by the UI after the user approved; returns the token for the call.
+/// Called by the UI after the user approved; returns the token for the
+/// call. `network`: the user approved this command with the network.
 #[tauri::command(rename_all = "snake_case")]
 pub fn approve_call(
     state: State<'_, AppState>,
     tool: String,
     input: Value,
     scope: Scope,
+    network: Option<bool>,
 ) -> Result<String, Error> {
-    state.approve(&tool, &input, scope)
+    state.approve(&tool, &input, scope, network.unwrap_or(false))
 }
 
 #[tauri::command(rename_all = "snake_case")]

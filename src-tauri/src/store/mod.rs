@@ -90,6 +90,7 @@ const MAX_RECENT: usize = 10;
 pub mod history;
 mod keys;
 pub mod markdown;
+pub mod shell;
 
 impl Store {
     /// A store that keeps API keys in the OS keychain where one answers.

@@ -17,8 +17,10 @@ import type {
   NewEntry,
   ProjectInfo,
   SearchHit,
+  SavedRule,
   Settings,
   SettingsInput,
+  ShellConfig,
   ShellEvent,
   ShellOutput,
   ToolSpec,
@@ -50,8 +52,15 @@ export const ipc = {
   toolSpecs: () => call<ToolSpec[]>("tool_specs"),
   checkPolicy: (tool: string, input: Record<string, unknown>) =>
     call<PolicyCheck>("check_policy", { tool, input }),
-  approveCall: (tool: string, input: Record<string, unknown>, scope: ApprovalScope) =>
-    call<string>("approve_call", { tool, input, scope }),
+  /** `network`: the user approved this one command with the network. */
+  approveCall: (tool: string, input: Record<string, unknown>, scope: ApprovalScope, network?: boolean) =>
+    call<string>("approve_call", { tool, input, scope, ...(network ? { network } : {}) }),
+
+  // The shell's programs and saved rules (kept in the app's config, never the project)
+  shellConfig: () => call<ShellConfig>("shell_config"),
+  savePrograms: (global: string[], project: string[] | null) =>
+    call<ShellConfig>("save_programs", { global, project }),
+  removeRule: (rule: SavedRule) => call<ShellConfig>("remove_rule", { rule }),
 
   // Tools: one command for all; the model's input object passes straight through.
   callTool: (name: string, input: Record<string, unknown>, approval?: string) =>

@@ -30,6 +30,8 @@ export type {
   ListDirectoryOutput,
   ReadFileOutput,
   ShellOutput,
+  SavedRule,
+  ShellConfig,
   ConversationSummary,
   ForkPoint,
   StoredEntry,

@@ -61,9 +61,18 @@ preview?: ToolPreview,
  * Why there is no preview where there would be one: the error the
  * call itself will fail with (an edit that will miss, a binary file).
  */
-preview_error?: WireError, } & ({ "decision": "allow" } | { "decision": "ask", reason: string, } | { "decision": "deny", reason: string, });
+preview_error?: WireError, 
+/**
+ * The saved rule that lets the call run without asking (`npm test`).
+ */
+rule?: string, 
+/**
+ * The call fetches from the network: approved, it runs in the network
+ * profile.
+ */
+network?: boolean, } & ({ "decision": "allow" } | { "decision": "ask", reason: string, } | { "decision": "deny", reason: string, });
 
-export type ApprovalScope = "once" | "session";
+export type ApprovalScope = "once" | "session" | "always";
 
 export type ShellEvent = { stream: Stream, 
 /**
@@ -155,11 +164,21 @@ sandboxed: boolean,
  * What could not be applied, and why (absent when the whole profile
  * was enforced).
  */
-sandbox_note?: string, };
+sandbox_note?: string, 
+/**
+ * The command failed and its output shows the sandbox refused a
+ * connection or a name lookup (it ran without the network): what
+ * happened and how to allow it.
+ */
+network_refused?: string, };
 
 export type Profile = "read_only" | "build" | "network";
 
 export type Sandbox = "namespaces" | "landlock" | "none";
+
+export type SavedRule = { program: string, args: Array<string>, };
+
+export type ShellConfig = { builtin: Array<string>, global_programs: Array<string>, project_programs: Array<string>, rules: Array<SavedRule>, };
 
 export type Role = "user" | "assistant";
 

@@ -18,31 +18,71 @@ pub const ALLOWED_PROGRAMS: [&str; 15] = [
     "mv", "cp", "touch",
 ];
 
-/// `command_not_allowed` unless `name` is on the allowlist.
-pub(crate) fn ensure_allowed(name: &str) -> Result<()> {
-    if !ALLOWED_PROGRAMS.contains(&name) {
+/// Whether `name` is a built-in program (with argument rules of its own).
+pub(crate) fn is_builtin(name: &str) -> bool {
+    ALLOWED_PROGRAMS.contains(&name)
+}
+
+/// Whether `name` can be a program name the user adds: a bare file name
+/// (no path, no `.`/`..`, no spaces or shell characters).
+pub fn is_valid_program_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name != "."
+        && name != ".."
+        && !name.starts_with('-')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '-'))
+}
+
+/// `command_not_allowed` unless `name` is on the allowlist or is one of
+/// the programs the user added (`extra`).
+pub(crate) fn ensure_allowed(name: &str, extra: &[String]) -> Result<()> {
+    let added = is_valid_program_name(name) && extra.iter().any(|p| p == name);
+    if !is_builtin(name) && !added {
+        let mut allowed: Vec<&str> = ALLOWED_PROGRAMS.to_vec();
+        allowed.extend(
+            extra
+                .iter()
+                .map(String::as_str)
+                .filter(|p| is_valid_program_name(p) && !is_builtin(p)),
+        );
         return Err(Error::new(
             ErrorCode::CommandNotAllowed,
             format!("`{name}` is not an allowed program"),
         )
         .hint(format!(
-            "Use one of: {}. Name the program, not a path; arguments go in `args`.",
-            ALLOWED_PROGRAMS.join(", ")
+            "Use one of: {}. Name the program, not a path; arguments go in `args`. \
+             The user can add a program in Settings (Programs).",
+            allowed.join(", ")
         ))
         .detail("command", name)
-        .detail("allowed", ALLOWED_PROGRAMS.to_vec()));
+        .detail("allowed", allowed));
     }
     Ok(())
 }
 
-/// The absolute path to run for `name`.
-pub(crate) fn resolve(root: &ProjectRoot, name: &str) -> Result<PathBuf> {
-    ensure_allowed(name)?;
+/// The absolute path to run for `name`. A program found only inside the
+/// project is refused (`command_not_allowed`): the project's own files
+/// never stand in for a program.
+pub(crate) fn resolve(root: &ProjectRoot, name: &str, extra: &[String]) -> Result<PathBuf> {
+    ensure_allowed(name, extra)?;
+    let mut inside = false;
     for dir in search_path() {
         let candidate = dir.join(name);
         if is_usable(root, &candidate) {
             return Ok(candidate);
         }
+        inside |= std::fs::canonicalize(&candidate).is_ok_and(|real| real.starts_with(root.path()));
+    }
+    if inside {
+        return Err(Error::new(
+            ErrorCode::CommandNotAllowed,
+            format!("`{name}` is only found inside the project folder, which is never run as a program"),
+        )
+        .hint("Install the program outside the project (e.g. /usr/local/bin), or run it through its interpreter.")
+        .detail("command", name));
     }
     Err(Error::new(
         ErrorCode::NotFound,

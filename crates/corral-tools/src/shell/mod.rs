@@ -1,9 +1,10 @@
 //! `exec_shell`: one allowlisted program, an argv, no shell, cwd = the root.
 //!
 //! The steps, each in its own file:
-//! - `allowlist`: the program must be on the list and resolve to an
-//!   executable outside the project (a project-local `node_modules/.bin/git`
-//!   never shadows the real one);
+//! - `allowlist`: the program must be on the list (or one the user added:
+//!   [`ShellRun::extra_programs`]) and resolve to an executable outside the
+//!   project (a project-local `node_modules/.bin/git` never shadows the
+//!   real one);
 //! - `rules`: per-program argument rules, table-driven (paths stay inside
 //!   the root, `rm` never removes the root, no `find -exec`, no `git -c`...),
 //!   and the read-only table the approval policy uses;
@@ -14,6 +15,10 @@
 //!   namespaces: `/` read-only, no home, the project writable or not,
 //!   secrets masked, no network unless granted;
 //! - `sandbox`: Landlock, the fallback where namespaces cannot be made;
+//! - `saved`: the user's saved rules (program + argv prefix) that let a
+//!   command run without asking;
+//! - `network`: which calls fetch from the network, and the failures that
+//!   show the sandbox refused a connection;
 //! - `process`: spawn in its own process group, stream and cap the output,
 //!   time out and cancel by killing the whole group.
 //!
@@ -26,10 +31,12 @@ mod allowlist;
 mod capture;
 mod env;
 mod namespace;
+mod network;
 mod process;
 mod profile;
 mod rules;
 mod sandbox;
+mod saved;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::root::ProjectRoot;
@@ -38,10 +45,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use allowlist::ALLOWED_PROGRAMS;
+pub use allowlist::{is_valid_program_name, ALLOWED_PROGRAMS};
 pub use capture::{HEAD_BYTES, TAIL_BYTES};
 pub use namespace::available as namespaces_available;
+pub use network::wants_network;
 pub use profile::{is_read_only, Profile};
+pub use saved::{rule_covering, SavedRule};
 
 /// Time limit when `timeout_secs` is not given.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
@@ -52,7 +61,8 @@ pub const MAX_TIMEOUT_SECS: u64 = 600;
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExecShellInput {
-    /// The program: one of git cargo npm yarn pnpm node bun ls find grep mkdir rm mv cp touch.
+    /// The program: one of git cargo npm yarn pnpm node bun ls find grep mkdir rm mv cp touch,
+    /// or a program the user added.
     pub command: String,
     /// Arguments, one per element; no shell syntax is interpreted.
     #[serde(default)]
@@ -100,6 +110,12 @@ pub struct ExecShellOutput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub sandbox_note: Option<String>,
+    /// The command failed and its output shows the sandbox refused a
+    /// connection or a name lookup (it ran without the network): what
+    /// happened and how to allow it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub network_refused: Option<String>,
 }
 
 /// What fenced a command in.
@@ -145,13 +161,21 @@ impl CancelToken {
 pub type OutputSink = Arc<dyn Fn(Stream, &[u8]) + Send + Sync>;
 
 /// How a shell call is run: cancel switch, an optional live-output sink,
-/// and whether the user granted this call the network.
+/// whether the user granted this call the network, and the user's own
+/// programs and saved rules (all from the caller, never from the project).
 #[derive(Clone, Default)]
 pub struct ShellRun {
     pub cancel: CancelToken,
     pub on_output: Option<OutputSink>,
     /// Run in the network profile (a grant of the user's, never the model's).
     pub network: bool,
+    /// Programs the user added beyond the built-in allowlist: no argument
+    /// rules of their own (the sandbox is their fence), never read-only.
+    pub extra_programs: Vec<String>,
+    /// Saved rules: a call of one of these argv prefixes runs without
+    /// asking, unless it names a secret-like file or a path outside, or
+    /// needs the network ([`rule_covering`]).
+    pub rules: Vec<SavedRule>,
 }
 
 /// The first argument that names a secret-like file, by name or through a
@@ -165,12 +189,27 @@ pub fn named_secret(root: &ProjectRoot, input: &ExecShellInput) -> Option<String
 /// running it (the same checks [`exec_shell`] makes first). Lets a caller
 /// refuse a call before asking the user to approve it.
 pub fn check(root: &ProjectRoot, input: &ExecShellInput) -> Result<()> {
+    check_with(root, input, &ShellRun::default())
+}
+
+/// [`check`] with the caller's added programs ([`ShellRun::extra_programs`]).
+pub fn check_with(root: &ProjectRoot, input: &ExecShellInput, run: &ShellRun) -> Result<()> {
     timeout_of(input.timeout_secs)?;
     check_nul(&input.args)?;
     // The rules judge the arguments whether or not the program is installed.
-    allowlist::ensure_allowed(&input.command)?;
-    rules::check(root, &input.command, &input.args)?;
-    allowlist::resolve(root, &input.command).map(|_| ())
+    allowlist::ensure_allowed(&input.command, &run.extra_programs)?;
+    check_arguments(root, input)?;
+    allowlist::resolve(root, &input.command, &run.extra_programs).map(|_| ())
+}
+
+/// The argument rules of a built-in program; a program the user added has
+/// none (the build profile's mounts are its fence).
+fn check_arguments(root: &ProjectRoot, input: &ExecShellInput) -> Result<()> {
+    if allowlist::is_builtin(&input.command) {
+        rules::check(root, &input.command, &input.args)
+    } else {
+        Ok(())
+    }
 }
 
 fn check_nul(args: &[String]) -> Result<()> {
@@ -193,8 +232,8 @@ pub fn exec_shell(
 ) -> Result<ExecShellOutput> {
     let timeout = timeout_of(input.timeout_secs)?;
     check_nul(&input.args)?;
-    let program = allowlist::resolve(root, &input.command)?;
-    rules::check(root, &input.command, &input.args)?;
+    let program = allowlist::resolve(root, &input.command, &run.extra_programs)?;
+    check_arguments(root, input)?;
     let profile = profile::choose(root, input, run.network);
     let tmp = env::TempDir::create()?;
     let tmpdir = tmp.subdir("tmp")?;
@@ -213,6 +252,9 @@ pub fn exec_shell(
     drop(tmp);
     notes.extend(outcome.sandbox_note);
     let sandbox_note = (!notes.is_empty()).then(|| notes.join("; "));
+    let network_refused = (!profile.has_network() && outcome.exit_code != Some(0))
+        .then(|| network::refusal(input, &outcome.stdout.text, &outcome.stderr.text))
+        .flatten();
     if outcome.cancelled {
         return Err(Error::new(
             ErrorCode::Cancelled,
@@ -238,6 +280,7 @@ pub fn exec_shell(
         sandbox: outcome.sandbox,
         sandboxed: outcome.sandbox != Sandbox::None,
         sandbox_note,
+        network_refused,
     })
 }
 

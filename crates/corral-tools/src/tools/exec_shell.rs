@@ -18,12 +18,35 @@ impl Tool for ExecShell {
     const NAME: &'static str = "exec_shell";
     const RISK: Risk = Risk::Shell;
     const DESCRIPTION: &'static str = "Run one allowlisted program (git cargo npm yarn pnpm node \
-        bun ls find grep mkdir rm mv cp touch) with an argument list, in the project root, \
-        without a shell: no pipes, redirections or globs. Returns stdout, stderr, exit_code; long \
-        output keeps its head and tail. Default timeout 30 s, max 600 s.";
+        bun ls find grep mkdir rm mv cp touch, or a program the user added) with an argument \
+        list, in the project root, without a shell: no pipes, redirections or globs. Returns \
+        stdout, stderr, exit_code; long output keeps its head and tail. No network unless the \
+        user grants it for the call. Default timeout 30 s, max 600 s.";
 
     fn precheck(&self, root: &ProjectRoot, input: &ExecShellInput) -> Result<()> {
         shell::check(root, input)
+    }
+
+    fn precheck_in(
+        &self,
+        root: &ProjectRoot,
+        input: &ExecShellInput,
+        ctx: &CallContext,
+    ) -> Result<()> {
+        shell::check_with(root, input, &ctx.shell)
+    }
+
+    fn saved_rule(
+        &self,
+        root: &ProjectRoot,
+        input: &ExecShellInput,
+        ctx: &CallContext,
+    ) -> Option<String> {
+        shell::rule_covering(root, input, &ctx.shell.rules).map(ToString::to_string)
+    }
+
+    fn wants_network(&self, input: &ExecShellInput) -> bool {
+        shell::wants_network(&input.command, &input.args)
     }
 
     fn read_only(&self, root: &ProjectRoot, input: &ExecShellInput) -> bool {

@@ -17,8 +17,8 @@ export type AgentIpc = Pick<
   | "modelInfo"
 >;
 
-/** The user's answer to an approval. */
-export type Decision = ApprovalScope | "deny";
+/** The user's answer to an approval; "network": once, with the network. */
+export type Decision = ApprovalScope | "network" | "deny";
 
 /** One run of the loop; Stop flips `cancelled` and fires every hook. */
 export type RunControl = { cancelled: boolean; hooks: Set<() => void> };

@@ -29,6 +29,10 @@ export type ToolItem = {
   error?: WireError;
   /** Run id of a running exec_shell, for Stop. */
   runId?: string;
+  /** The saved rule that let the call run without asking. */
+  rule?: string;
+  /** The call fetches from the network (approved, it runs with it). */
+  network?: boolean;
 };
 export type Item = UserItem | AssistantItem | NoticeItem | ToolItem;
 

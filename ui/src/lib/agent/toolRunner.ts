@@ -102,17 +102,26 @@ export class ToolRunner {
     // The change as Rust computed it with the code that will make it.
     const preview = previewOf(policy, use.input.path);
     if (preview) this.hooks.updateCard(id, { preview });
-    if (policy.decision === "allow") return { kind: "run" };
+    if (policy.decision === "allow") {
+      if (policy.rule) this.hooks.updateCard(id, { rule: policy.rule });
+      return { kind: "run" };
+    }
 
-    this.hooks.updateCard(id, { status: "waiting", reason: policy.reason });
+    this.hooks.updateCard(id, { status: "waiting", reason: policy.reason, ...(policy.network ? { network: true } : {}) });
     const answer = await this.ask(id, control);
     if (answer === "cancelled") return { kind: "cancelled" };
     if (answer === "deny") {
       this.hooks.updateCard(id, { status: "denied", reason: "You denied this call." });
       return { kind: "result", result: textBlock(use, DENIED_TEXT) };
     }
+    // The network comes with an approval that named it, for this call only.
+    const network = answer === "network" || policy.network === true;
+    const scope = answer === "network" ? "once" : answer;
     try {
-      return { kind: "run", approval: await this.ipc.approveCall(use.name, use.input, answer) };
+      const approval = network
+        ? await this.ipc.approveCall(use.name, use.input, scope, true)
+        : await this.ipc.approveCall(use.name, use.input, scope);
+      return { kind: "run", approval };
     } catch (error) {
       return this.fail(use, id, error);
     }

@@ -1,0 +1,135 @@
+//! The network on request. Commands run without the network unless the
+//! user grants it for the call; the calls that fetch from the network by
+//! their nature (installs, fetches, pushes) say so before anyone is asked,
+//! and a command that failed because the sandbox refused a connection or a
+//! name lookup says so in its result.
+
+use super::ExecShellInput;
+
+/// The subcommands that fetch from (or send to) the network, per program.
+const FETCHES: &[(&str, &[&str])] = &[
+    ("npm", &["ci", "install", "i", "add", "update", "publish"]),
+    ("yarn", &["install", "add", "upgrade", "up", "dlx"]),
+    ("pnpm", &["install", "i", "add", "update", "up", "dlx"]),
+    ("bun", &["install", "i", "add", "update", "x"]),
+    ("cargo", &["fetch", "add", "update", "publish", "search"]),
+    ("pip", &["install", "download"]),
+    ("pip3", &["install", "download"]),
+    ("uv", &["install", "sync", "add", "lock", "pip"]),
+    ("go", &["mod", "get"]),
+    (
+        "git",
+        &["fetch", "pull", "clone", "push", "ls-remote", "submodule"],
+    ),
+];
+
+/// Whether the call fetches from the network by its nature (`npm ci`,
+/// `cargo fetch`, `pip install`, `git pull`...): it then asks, naming the
+/// network profile, and runs with the network once the user approves it.
+/// The subcommand is the first word that is not an option (for git, one
+/// of the first two: `git -C sub fetch`); `yarn` alone installs.
+pub fn wants_network(program: &str, args: &[String]) -> bool {
+    let Some((_, subcommands)) = FETCHES.iter().find(|(p, _)| *p == program) else {
+        return false;
+    };
+    let mut words = args.iter().filter(|a| !a.starts_with('-'));
+    let looked_at = if program == "git" { 2 } else { 1 };
+    let first: Vec<&String> = words.by_ref().take(looked_at).collect();
+    if program == "yarn" && first.is_empty() {
+        return true;
+    }
+    first.iter().any(|word| match word.as_str() {
+        // `go mod tidy` and `go mod download` fetch; `go mod edit` does not.
+        "mod" => args.iter().any(|a| a == "download" || a == "tidy"),
+        // `uv pip install`, not `uv pip list`.
+        "pip" if program == "uv" => args.iter().any(|a| a == "install" || a == "sync"),
+        word => subcommands.contains(&word),
+    })
+}
+
+/// What programs print when a connection or a name lookup was refused.
+const REFUSALS: &[&str] = &[
+    "ENETUNREACH",
+    "EAI_AGAIN",
+    "ENOTFOUND",
+    "ECONNREFUSED",
+    // Loopback exists in the sandbox's own network namespace, with nothing
+    // listening on it.
+    "Connection refused",
+    "Network is unreachable",
+    "Could not resolve host",
+    "Temporary failure in name resolution",
+    "Name or service not known",
+    "nodename nor servname",
+    "failed to lookup address",
+    "dns error",
+    "getaddrinfo",
+    "Failed to establish a new connection",
+    "network unreachable",
+    "No address associated with hostname",
+];
+
+/// When a command that ran without the network failed and its output
+/// shows a refused connection or name lookup: what happened and how to
+/// allow it.
+pub(super) fn refusal(input: &ExecShellInput, stdout: &str, stderr: &str) -> Option<String> {
+    let seen = REFUSALS
+        .iter()
+        .find(|needle| stderr.contains(*needle) || stdout.contains(*needle))?;
+    Some(format!(
+        "`{}` ran without the network (the sandbox has none unless granted) and failed reaching it \
+         ({seen}). If it needs the network, ask the user to approve the call with the network \
+         (corral-cli: --network); it then runs in the network profile.",
+        input.command
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wants(program: &str, args: &[&str]) -> bool {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        wants_network(program, &args)
+    }
+
+    #[test]
+    fn installs_and_fetches_want_the_network() {
+        assert!(wants("npm", &["ci"]));
+        assert!(wants("npm", &["install", "--save-dev", "x"]));
+        assert!(wants("cargo", &["fetch"]));
+        assert!(wants("cargo", &["add", "serde"]));
+        assert!(wants("pip", &["install", "-r", "requirements.txt"]));
+        assert!(wants("uv", &["sync"]));
+        assert!(wants("uv", &["pip", "install", "x"]));
+        assert!(wants("go", &["mod", "download"]));
+        assert!(wants("git", &["fetch", "origin"]));
+        assert!(wants("git", &["-C", "sub", "pull"]));
+        assert!(wants("git", &["clone", "https://example.invalid/x"]));
+        assert!(wants("yarn", &[]));
+        assert!(!wants("npm", &["test"]));
+        assert!(!wants("npm", &["run", "install"]));
+        assert!(!wants("cargo", &["build"]));
+        assert!(!wants("git", &["status"]));
+        assert!(!wants("git", &["log", "a", "fetch"]));
+        assert!(!wants("go", &["mod", "edit"]));
+        assert!(!wants("uv", &["pip", "list"]));
+        assert!(!wants("ls", &["install"]));
+    }
+
+    #[test]
+    fn refusals_are_recognised_in_either_stream() {
+        let call = ExecShellInput {
+            command: "npm".into(),
+            args: vec!["ci".into()],
+            timeout_secs: None,
+        };
+        let said = refusal(&call, "", "npm ERR! code EAI_AGAIN\n").unwrap();
+        assert!(
+            said.contains("EAI_AGAIN") && said.contains("network"),
+            "{said}"
+        );
+        assert!(refusal(&call, "curl: (6) Could not resolve host: x", "").is_some());
+        assert!(refusal(&call, "", "error: test failed").is_none());
+    }
+}

@@ -1,0 +1,199 @@
+//! The shell's grants in the app: "always allow" saves a rule that lets a
+//! command run without asking after a restart (it is kept in the app's
+//! config, not in the project) but never covers a path outside, a secret
+//! or the network; added programs ask; the network is granted by one
+//! approval of one call. Real commands in the real sandbox.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::disallowed_methods
+)]
+
+use corral_app::approvals::Scope;
+use corral_app::state::AppState;
+use corral_app::store::Store;
+use corral_tools::policy::Decision;
+use corral_tools::shell::{SavedRule, ShellRun};
+use serde_json::{json, Value};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    config: PathBuf,
+    data: PathBuf,
+    project: PathBuf,
+}
+
+fn fixture() -> Fixture {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(
+        project.join("package.json"),
+        r#"{"name":"t","version":"1.0.0","scripts":{"test":"node -e \"console.log('tested')\""}}"#,
+    )
+    .unwrap();
+    std::fs::write(project.join(".env"), "KEY=1\n").unwrap();
+    Fixture {
+        config: tmp.path().join("config"),
+        data: tmp.path().join("data"),
+        project,
+        _tmp: tmp,
+    }
+}
+
+/// A fresh app (as after a restart) on the fixture's folders, the project open.
+fn start(f: &Fixture) -> AppState {
+    let state = AppState::new(Store::without_keychain(f.config.clone(), f.data.clone()));
+    state.open_project(&f.project).unwrap();
+    state
+}
+
+fn shell(command: &str, args: &[&str]) -> Value {
+    json!({"command": command, "args": args})
+}
+
+fn run(state: &AppState, input: Value, approval: Option<String>) -> Result<Value, Value> {
+    tauri::async_runtime::block_on(state.call_tool(
+        "exec_shell".into(),
+        input,
+        approval,
+        ShellRun::default(),
+    ))
+    .map_err(|e| e.to_json())
+}
+
+fn fenced() -> bool {
+    let ok = corral_tools::shell::namespaces_available()
+        && Path::new("/usr/bin/npm").exists()
+        && Path::new("/usr/bin/python3").exists();
+    if !ok {
+        eprintln!("note: no namespaces, npm or python3 here; skipping");
+    }
+    ok
+}
+
+#[test]
+fn an_always_rule_survives_a_restart_and_covers_only_its_own_calls() {
+    if !fenced() {
+        return;
+    }
+    let f = fixture();
+    let state = start(&f);
+    let npm_test = shell("npm", &["test"]);
+    let check = state.check_policy("exec_shell", &npm_test).unwrap();
+    assert!(matches!(check.decision, Decision::Ask { .. }), "{check:?}");
+    state
+        .approve("exec_shell", &npm_test, Scope::Always, false)
+        .unwrap();
+    drop(state);
+    // Kept in the app's config, never in the project.
+    let names: Vec<_> = std::fs::read_dir(&f.project)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+
+    let state = start(&f);
+    let check = state.check_policy("exec_shell", &npm_test).unwrap();
+    assert_eq!(check.decision, Decision::Allow, "{check:?}");
+    assert_eq!(check.rule.as_deref(), Some("npm test"));
+    let out = run(&state, npm_test, None).unwrap();
+    assert!(out["stdout"].as_str().unwrap().contains("tested"), "{out}");
+    assert_eq!(out["profile"], "build");
+
+    for input in [
+        shell("npm", &["test", "--", "--config", "../x"]),
+        shell("npm", &["test", "--", ".env"]),
+        shell("npm", &["run", "test"]),
+    ] {
+        let check = state.check_policy("exec_shell", &input).unwrap();
+        assert!(
+            matches!(check.decision, Decision::Ask { .. }),
+            "{input}: {check:?}"
+        );
+        assert_eq!(check.rule, None);
+        let err = run(&state, input.clone(), None).unwrap_err();
+        assert_eq!(err["code"], "approval_required", "{input}: {err}");
+    }
+
+    // Settings list the rule and remove it.
+    let config = state.store.shell_config(Some(&f.project));
+    assert_eq!(config.rules, vec![SavedRule::parse("npm test").unwrap()]);
+    state
+        .store
+        .remove_rule(&f.project, &config.rules[0])
+        .unwrap();
+    let check = state
+        .check_policy("exec_shell", &shell("npm", &["test"]))
+        .unwrap();
+    assert!(matches!(check.decision, Decision::Ask { .. }), "{check:?}");
+}
+
+#[test]
+fn added_programs_ask_and_the_network_comes_only_with_an_approval_of_that_call() {
+    if !fenced() {
+        return;
+    }
+    let f = fixture();
+    let state = start(&f);
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let connect = shell(
+        "python3",
+        &[
+            "-c",
+            &format!("import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5); print('connected')"),
+        ],
+    );
+    let err = state.check_policy("exec_shell", &connect).unwrap_err();
+    assert_eq!(err.code, corral_tools::ErrorCode::CommandNotAllowed);
+    state
+        .store
+        .save_programs(vec!["python3".into()], None)
+        .unwrap();
+    let check = state.check_policy("exec_shell", &connect).unwrap();
+    assert!(matches!(check.decision, Decision::Ask { .. }), "{check:?}");
+
+    // Approved without the network: it runs, the connection is refused,
+    // and the result says how to allow it.
+    let token = state
+        .approve("exec_shell", &connect, Scope::Session, false)
+        .unwrap();
+    let out = run(&state, connect.clone(), Some(token)).unwrap();
+    assert_eq!(out["profile"], "build", "{out}");
+    assert!(out["network_refused"].is_string(), "{out}");
+
+    // Approved once with the network.
+    let token = state
+        .approve("exec_shell", &connect, Scope::Once, true)
+        .unwrap();
+    let out = run(&state, connect.clone(), Some(token)).unwrap();
+    assert_eq!(out["profile"], "network", "{out}");
+    assert_eq!(out["stdout"], "connected\n", "{out}");
+    listener.accept().unwrap();
+
+    // The session grant covers python3 again, without the network.
+    let out = run(&state, connect, None).unwrap();
+    assert_eq!(out["profile"], "build", "{out}");
+
+    // An install names the network and a session grant does not cover it.
+    state
+        .approve(
+            "exec_shell",
+            &shell("npm", &["test"]),
+            Scope::Session,
+            false,
+        )
+        .unwrap();
+    let check = state
+        .check_policy("exec_shell", &shell("npm", &["ci"]))
+        .unwrap();
+    assert!(check.network, "{check:?}");
+    match check.decision {
+        Decision::Ask { reason } => assert!(reason.contains("network"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+}
