@@ -108,12 +108,6 @@ for i in "${!names[@]}"; do
     fi
 done
 
-# INDEXED_ONLY=1 skips this plain-vs-ripgrep timing (the indexed table
-# below times all three anyway).
-if [ "${INDEXED_ONLY:-0}" != 1 ]; then
-# --- timing -------------------------------------------------------------------
-# Runs alternate (corral, rg, corral, rg...) so that both see the same noise
-# from whatever else the machine is doing; the medians are compared.
 elapsed_ns() {
     local t0
     t0=$(date +%s%N)
@@ -122,6 +116,12 @@ elapsed_ns() {
 }
 median_ms() { sort -n | awk '{a[NR]=$1} END {m = NR % 2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2; printf "%.1f", m/1e6}'; }
 
+# INDEXED_ONLY=1 skips this plain-vs-ripgrep timing (the indexed table
+# below times all three anyway).
+if [ "${INDEXED_ONLY:-0}" != 1 ]; then
+# --- timing -------------------------------------------------------------------
+# Runs alternate (corral, rg, corral, rg...) so that both see the same noise
+# from whatever else the machine is doing; the medians are compared.
 echo
 echo "timing: median of $RUNS interleaved runs after $WARMUP warm-up runs"
 printf '%-18s %12s %12s %8s\n' query corral_ms rg_ms ratio
