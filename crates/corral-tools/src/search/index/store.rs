@@ -213,8 +213,14 @@ fn index_share(
             direct.push(id);
             continue;
         }
+        // The searcher stops at the first NUL (a binary file): what follows
+        // it is never matched, so it is not indexed either.
+        let text = buf
+            .iter()
+            .position(|&b| b == 0)
+            .map_or(buf.as_slice(), |nul| &buf[..nul]);
         grams.clear();
-        for w in buf.windows(3) {
+        for w in text.windows(3) {
             if !indexed_window(w) {
                 continue;
             }
