@@ -7,6 +7,7 @@ use crate::store::history::History;
 use crate::store::{ProjectInfo, Store};
 use corral_tools::dispatch::{self, CallContext, PolicyCheck};
 use corral_tools::policy::Decision;
+use corral_tools::shell::background::Background;
 use corral_tools::shell::{CancelToken, ExecShellInput, SavedRule, ShellRun};
 use corral_tools::{Error, ErrorCode, ProjectRoot};
 use serde_json::Value;
@@ -36,6 +37,8 @@ impl Run {
 struct OpenProject {
     root: Arc<ProjectRoot>,
     approvals: Approvals,
+    /// Its background commands; dropped (and so stopped) with it.
+    background: Arc<Background>,
 }
 
 /// Shared app state (managed by Tauri).
@@ -97,6 +100,7 @@ impl AppState {
         *lock(&self.project) = Some(OpenProject {
             root: Arc::new(root),
             approvals: Approvals::default(),
+            background: Arc::new(Background::default()),
         });
         // A failure to remember it is not a failure to open it.
         let _ = self.store.push_recent(&info);
@@ -105,7 +109,14 @@ impl AppState {
 
     /// Closes the project; its approvals go with it.
     pub fn close_project(&self) {
-        *lock(&self.project) = None;
+        // Taken out first: its background commands stop outside the lock.
+        let closed = lock(&self.project).take();
+        drop(closed);
+    }
+
+    /// The open project's background commands (the Processes panel).
+    pub fn background(&self) -> Result<Arc<Background>, Error> {
+        self.with_project(|open| open.background.clone())
     }
 
     /// The policy decision for a proposed call, with the change it would
@@ -182,6 +193,7 @@ impl AppState {
         // Only the user's approval of this very call grants the network.
         ctx.shell.network = network;
         self.shell_grants(&root, &mut ctx.shell);
+        ctx.shell.background = Some(self.background()?);
         let name = tool.clone();
         tauri::async_runtime::spawn_blocking(move || dispatch::call(&root, &name, input, &ctx))
             .await
@@ -232,11 +244,13 @@ impl AppState {
         for run in lock(&self.runs).values() {
             run.cancel();
         }
+        let background = self.background().ok();
+        let left_in_background = background.map_or(0, |bg| bg.stop_all(wait));
         let deadline = Instant::now() + wait;
         loop {
             let left = lock(&self.runs).len();
             if left == 0 || Instant::now() >= deadline {
-                return left;
+                return left + left_in_background;
             }
             std::thread::sleep(Duration::from_millis(10));
         }

@@ -197,3 +197,43 @@ fn added_programs_ask_and_the_network_comes_only_with_an_approval_of_that_call()
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn background_commands_are_listed_and_stop_when_the_project_closes() {
+    if !fenced() {
+        return;
+    }
+    let f = fixture();
+    let state = start(&f);
+    let mut settings = state.store.settings();
+    settings.mode = corral_tools::policy::Mode::FullAuto;
+    state.store.save_settings(&settings).unwrap();
+    let script = "setInterval(() => require('fs').appendFileSync('alive', 'x'), 50)";
+    let started = run(
+        &state,
+        json!({"command": "node", "args": ["-e", script], "background": true}),
+        None,
+    )
+    .unwrap();
+    let run_id = started["run_id"].as_str().unwrap().to_string();
+    let listed = state.background().unwrap().list();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].run_id, run_id);
+    let marker = f.project.join("alive");
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::fs::metadata(&marker).map(|m| m.len()).unwrap_or(0) < 3 {
+        assert!(
+            std::time::Instant::now() < until,
+            "the command did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    state.close_project();
+    let len = std::fs::metadata(&marker).unwrap().len();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(
+        std::fs::metadata(&marker).unwrap().len(),
+        len,
+        "a background command outlived its project"
+    );
+}

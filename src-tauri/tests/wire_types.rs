@@ -33,6 +33,8 @@ fn declarations() -> Vec<String> {
         shell::Sandbox::decl(),
         shell::SavedRule::decl(),
         store::shell::ShellConfig::decl(),
+        shell::background::Started::decl(),
+        shell::background::CommandOutput::decl(),
         corral_llm::Role::decl(),
         corral_llm::Block::decl(),
         corral_llm::Message::decl(),

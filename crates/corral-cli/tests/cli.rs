@@ -53,6 +53,8 @@ fn tools_prints_every_spec() {
             "glob",
             "search_files",
             "exec_shell",
+            "command_output",
+            "stop_command",
             "update_plan",
             // The throwaway tool the tests register (feature `throwaway-tool`).
             "count_lines"

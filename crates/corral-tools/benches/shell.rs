@@ -70,6 +70,7 @@ fn main() {
             command: name.to_string(),
             args: args.iter().map(|s| s.to_string()).collect(),
             timeout_secs: None,
+            background: false,
         };
         let run = ShellRun::default();
         let mut raw = Vec::with_capacity(iters);

@@ -49,6 +49,8 @@ mod tests {
                 "glob",
                 "search_files",
                 "exec_shell",
+                "command_output",
+                "stop_command",
                 "update_plan"
             ]
         );

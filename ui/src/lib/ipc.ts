@@ -20,6 +20,7 @@ import type {
   SavedRule,
   Settings,
   SettingsInput,
+  CommandOutput,
   ShellConfig,
   ShellEvent,
   ShellOutput,
@@ -61,6 +62,11 @@ export const ipc = {
   savePrograms: (global: string[], project: string[] | null) =>
     call<ShellConfig>("save_programs", { global, project }),
   removeRule: (rule: SavedRule) => call<ShellConfig>("remove_rule", { rule }),
+  // The open project's background commands (the Processes panel)
+  listProcesses: () => call<CommandOutput[]>("list_processes"),
+  processOutput: (runId: string, sinceByte: number) =>
+    call<CommandOutput>("process_output", { run_id: runId, since_byte: sinceByte }),
+  stopProcess: (runId: string) => call<CommandOutput>("stop_process", { run_id: runId }),
 
   // Tools: one command for all; the model's input object passes straight through.
   callTool: (name: string, input: Record<string, unknown>, approval?: string) =>

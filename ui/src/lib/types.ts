@@ -32,6 +32,8 @@ export type {
   ShellOutput,
   SavedRule,
   ShellConfig,
+  Started,
+  CommandOutput,
   ConversationSummary,
   ForkPoint,
   StoredEntry,

@@ -180,6 +180,39 @@ export type SavedRule = { program: string, args: Array<string>, };
 
 export type ShellConfig = { builtin: Array<string>, global_programs: Array<string>, project_programs: Array<string>, rules: Array<SavedRule>, };
 
+export type Started = { 
+/**
+ * Read its output with `command_output`, stop it with `stop_command`.
+ */
+run_id: string, command: string, args: Array<string>, };
+
+export type CommandOutput = { run_id: string, command: string, args: Array<string>, 
+/**
+ * stdout and stderr as they arrived, from `since_byte` (lossy UTF-8,
+ * at most 64 KiB).
+ */
+output: string, 
+/**
+ * Ask from here next time.
+ */
+next_byte: number, 
+/**
+ * Bytes before this offset were dropped (only the newest 1 MiB is kept).
+ */
+first_kept_byte: number, running: boolean, 
+/**
+ * Set once it ended.
+ */
+exit_code?: number, 
+/**
+ * It was stopped (by `stop_command`, the project closing, or its time limit).
+ */
+stopped: boolean, 
+/**
+ * Why it could not run or ended with an error.
+ */
+error?: string, elapsed_ms: number, };
+
 export type Role = "user" | "assistant";
 
 export type Block = { "type": "text", 

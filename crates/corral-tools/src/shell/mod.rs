@@ -28,6 +28,7 @@
 //! read it as a finished command.
 
 mod allowlist;
+pub mod background;
 mod capture;
 mod env;
 mod namespace;
@@ -71,6 +72,11 @@ pub struct ExecShellInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 600))]
     pub timeout_secs: Option<u64>,
+    /// Start it and return its run_id at once (a server, a watcher, a long
+    /// build); read its output with command_output, stop it with
+    /// stop_command. Its time limit is then 600 s unless given.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub background: bool,
 }
 
 /// Result of `exec_shell`.
@@ -176,6 +182,9 @@ pub struct ShellRun {
     /// asking, unless it names a secret-like file or a path outside, or
     /// needs the network ([`rule_covering`]).
     pub rules: Vec<SavedRule>,
+    /// Where `background: true` commands run (the app's open project);
+    /// `None`: such a call is refused.
+    pub background: Option<Arc<background::Background>>,
 }
 
 /// The first argument that names a secret-like file, by name or through a

@@ -123,6 +123,7 @@ mod tests {
             command: "npm".into(),
             args: vec!["ci".into()],
             timeout_secs: None,
+            background: false,
         };
         let said = refusal(&call, "", "npm ERR! code EAI_AGAIN\n").unwrap();
         assert!(

@@ -114,6 +114,7 @@ mod tests {
             command: command.into(),
             args: args.iter().map(|a| a.to_string()).collect(),
             timeout_secs: None,
+            background: false,
         }
     }
 

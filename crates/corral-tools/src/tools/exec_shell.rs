@@ -3,25 +3,38 @@
 //! before anyone is asked, the read-only table lets it run unasked, and an
 //! argument naming a secret makes it ask in every mode.
 
+use crate::error::Error;
 use crate::error::Result;
 use crate::policy::Risk;
 use crate::root::ProjectRoot;
+use crate::shell::background::Started;
 use crate::shell::{self, ExecShellInput, ExecShellOutput};
 use crate::tool::{CallContext, Tool};
+use serde::Serialize;
 use serde_json::{json, Value};
 
 pub struct ExecShell;
 
+/// A finished command, or one started in the background.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum ExecShellResult {
+    Done(ExecShellOutput),
+    Started(Started),
+}
+
 impl Tool for ExecShell {
     type Input = ExecShellInput;
-    type Output = ExecShellOutput;
+    type Output = ExecShellResult;
     const NAME: &'static str = "exec_shell";
     const RISK: Risk = Risk::Shell;
     const DESCRIPTION: &'static str = "Run one allowlisted program (git cargo npm yarn pnpm node \
         bun ls find grep mkdir rm mv cp touch, or a program the user added) with an argument \
         list, in the project root, without a shell: no pipes, redirections or globs. Returns \
         stdout, stderr, exit_code; long output keeps its head and tail. No network unless the \
-        user grants it for the call. Default timeout 30 s, max 600 s.";
+        user grants it for the call. Default timeout 30 s, max 600 s. With background: true it \
+        returns a run_id at once: read the output with command_output, stop it with \
+        stop_command (at most 8 at a time).";
 
     fn precheck(&self, root: &ProjectRoot, input: &ExecShellInput) -> Result<()> {
         shell::check(root, input)
@@ -64,8 +77,19 @@ impl Tool for ExecShell {
         root: &ProjectRoot,
         input: ExecShellInput,
         ctx: &CallContext,
-    ) -> Result<ExecShellOutput> {
-        shell::exec_shell(root, &input, &ctx.shell)
+    ) -> Result<ExecShellResult> {
+        if !input.background {
+            return shell::exec_shell(root, &input, &ctx.shell).map(ExecShellResult::Done);
+        }
+        match &ctx.shell.background {
+            Some(background) => background
+                .start(root, &input, &ctx.shell)
+                .map(ExecShellResult::Started),
+            None => Err(
+                Error::invalid_input("background commands are not available here")
+                    .hint("Run the command without background: true."),
+            ),
+        }
     }
 
     fn probe(&self, path: &str) -> Value {

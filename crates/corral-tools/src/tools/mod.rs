@@ -2,6 +2,7 @@
 //! read this list and nothing else, so a tool added here (one file, one
 //! line) is specced, policed, callable and covered by the security suite.
 
+mod command_output;
 #[cfg(feature = "throwaway-tool")]
 mod count_lines;
 mod delete_file;
@@ -11,6 +12,7 @@ mod glob;
 mod list_directory;
 mod read_file;
 mod search_files;
+mod stop_command;
 pub mod update_plan;
 mod write_file;
 
@@ -26,6 +28,8 @@ pub static REGISTRY: &[&dyn DynTool] = &[
     &glob::Glob,
     &search_files::SearchFiles,
     &exec_shell::ExecShell,
+    &command_output::CommandOutputTool,
+    &stop_command::StopCommand,
     &update_plan::UpdatePlan,
     #[cfg(feature = "throwaway-tool")]
     &count_lines::CountLines,

@@ -22,6 +22,7 @@ pub fn input(command: &str, args: &[&str]) -> ExecShellInput {
         command: command.to_string(),
         args: args.iter().map(|s| s.to_string()).collect(),
         timeout_secs: None,
+        background: false,
     }
 }
 

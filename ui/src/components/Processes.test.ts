@@ -1,0 +1,49 @@
+// The Processes panel: background commands with their live output and Stop.
+import { fireEvent, render, screen } from "@testing-library/svelte";
+import { describe, expect, it, vi } from "vitest";
+import type { CommandOutput } from "../lib/types";
+
+const { ipc, runs } = vi.hoisted(() => {
+  const runs = { output: "", running: true, stopped: false };
+  const info = (output: string, next: number): CommandOutput => ({
+    run_id: "bg-1",
+    command: "npm",
+    args: ["run", "dev"],
+    output,
+    next_byte: next,
+    first_kept_byte: 0,
+    running: runs.running,
+    stopped: runs.stopped,
+    elapsed_ms: 10,
+  });
+  const ipc = {
+    listProcesses: vi.fn(async () => [info("", runs.output.length)]),
+    processOutput: vi.fn(async (_id: string, since: number) => info(runs.output.slice(since), runs.output.length)),
+    stopProcess: vi.fn(async () => {
+      runs.running = false;
+      runs.stopped = true;
+      return info("", runs.output.length);
+    }),
+  };
+  return { ipc, runs };
+});
+vi.mock("../lib/ipc", () => ({ ipc }));
+
+import Processes from "./Processes.svelte";
+
+describe("Processes", () => {
+  it("shows a command's output as it grows, escapes dropped, and stops it", async () => {
+    runs.output = "ready on :5173\n";
+    render(Processes, { props: { pollMs: 10 } });
+    await vi.waitFor(() => expect(screen.getByTestId("process-output").textContent).toBe("ready on :5173\n"));
+    expect(screen.getByTestId("process-status").textContent).toBe("running");
+    runs.output += "\u001b[32mGET /\u001b[0m 200\n";
+    await vi.waitFor(() => expect(screen.getByTestId("process-output").textContent).toBe("ready on :5173\nGET / 200\n"));
+    // Asked from where it left off, not from the start.
+    expect(ipc.processOutput).toHaveBeenCalledWith("bg-1", "ready on :5173\n".length);
+    await fireEvent.click(screen.getByTestId("process-stop"));
+    expect(ipc.stopProcess).toHaveBeenCalledWith("bg-1");
+    await vi.waitFor(() => expect(screen.getByTestId("process-status").textContent).toBe("stopped"));
+    expect(screen.queryByTestId("process-stop")).toBeNull();
+  });
+});
