@@ -3,6 +3,7 @@
 //! keeps on disk. `corral PATH` opens PATH at start.
 
 pub mod approvals;
+pub mod checkpoint_store;
 pub mod commands;
 pub mod key_origin;
 pub mod navigation;
@@ -21,6 +22,10 @@ pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
         .plugin(navigation::guard())
         .invoke_handler(tauri::generate_handler![
             tools::call_tool,
+            checkpoints::list_checkpoints,
+            checkpoints::checkpoint_diff,
+            checkpoints::compare_checkpoints,
+            checkpoints::restore_checkpoint,
             project::open_project,
             project::pick_project,
             project::close_project,

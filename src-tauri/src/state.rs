@@ -3,6 +3,7 @@
 //! Rust; the commands in `commands/` adapt it to Tauri.
 
 use crate::approvals::{Approvals, Scope};
+use crate::checkpoint_store::{CallTag, Checkpoints};
 use crate::store::history::History;
 use crate::store::{ProjectInfo, Store};
 use corral_tools::dispatch::{self, CallContext, PolicyCheck};
@@ -51,6 +52,8 @@ pub struct AppState {
     pub store: Store,
     /// Every project's conversations (SQLite, opened on first use).
     pub history: Arc<History>,
+    /// The open project's checkpoint store (opened on first use).
+    pub checkpoints: Checkpoints,
 }
 
 /// How many early cancels are remembered.
@@ -68,6 +71,7 @@ impl AppState {
             project: Mutex::new(None),
             runs: Mutex::new(HashMap::new()),
             early_cancels: Mutex::new(VecDeque::new()),
+            checkpoints: Checkpoints::new(store.data_dir().to_path_buf()),
             history: Arc::new(History::new(store.data_dir())),
             store,
         }
@@ -172,13 +176,27 @@ impl AppState {
         })
     }
 
-    /// Runs one tool call off the async runtime.
+    /// Runs one tool call off the async runtime (no turn or card named).
     pub async fn call_tool(
         &self,
         tool: String,
         input: Value,
         approval: Option<String>,
         shell: ShellRun,
+    ) -> Result<Value, Error> {
+        self.call_tool_in(tool, input, approval, shell, CallTag::default())
+            .await
+    }
+
+    /// Runs one tool call off the async runtime; the checkpoint before a
+    /// call that can change the project carries `tag`.
+    pub async fn call_tool_in(
+        &self,
+        tool: String,
+        input: Value,
+        approval: Option<String>,
+        shell: ShellRun,
+        tag: CallTag,
     ) -> Result<Value, Error> {
         let mut ctx = CallContext::new(self.store.settings().mode, Default::default());
         // The root and the approval come from one look at the project.
@@ -194,6 +212,11 @@ impl AppState {
         ctx.shell.network = network;
         self.shell_grants(&root, &mut ctx.shell);
         ctx.shell.background = Some(self.background()?);
+        // A checkpoint before a call that can change the project (the
+        // store is opened only then); if none can be taken, it does not run.
+        if dispatch::tool(&tool).is_ok_and(|t| dispatch::changes_project(&root, t, &input)) {
+            ctx.checkpoint = Some(self.checkpoints.hook(&root, tag)?);
+        }
         let name = tool.clone();
         tauri::async_runtime::spawn_blocking(move || dispatch::call(&root, &name, input, &ctx))
             .await

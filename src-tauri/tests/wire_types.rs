@@ -11,7 +11,7 @@ const HEADER: &str = "// Generated from the Rust types by src-tauri/tests/wire_t
 /// Every type the UI reads or sends, in the order they are declared.
 fn declarations() -> Vec<String> {
     use corral_app::{approvals, commands, store};
-    use corral_tools::{dispatch, fs, policy, shell, tool};
+    use corral_tools::{checkpoint, dispatch, fs, policy, shell, tool};
     vec![
         corral_protocol::ErrorCode::decl(),
         corral_protocol::Error::decl(),
@@ -23,6 +23,14 @@ fn declarations() -> Vec<String> {
         dispatch::PolicyCheck::decl(),
         approvals::Scope::decl(),
         commands::tools::ShellEvent::decl(),
+        checkpoint::Checkpoint::decl(),
+        checkpoint::ChangeCounts::decl(),
+        checkpoint::ChangeStatus::decl(),
+        checkpoint::EntryKind::decl(),
+        checkpoint::FileChange::decl(),
+        checkpoint::Skipped::decl(),
+        checkpoint::Comparison::decl(),
+        checkpoint::Restored::decl(),
         shell::Stream::decl(),
         fs::EntryKind::decl(),
         fs::ListEntry::decl(),

@@ -1,6 +1,7 @@
 //! Tauri command adapters: parse, call the state or the library, return the
 //! result or the standardized error. No tool logic lives here.
 
+pub mod checkpoints;
 pub mod conversation;
 pub mod llm;
 pub mod policy;

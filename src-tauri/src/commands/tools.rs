@@ -1,9 +1,10 @@
 //! One command for every tool: `call_tool {name, input, approval, run_id?,
-//! on_output?}`. The input is the model's object as it came; corral-tools
+//! on_output?, turn_id?, call_id?}`. The input is the model's object as it came; corral-tools
 //! parses it against the tool's own type, so nothing here lists a tool or
 //! its fields. A call with a `run_id` can be stopped by `cancel`; one with
 //! an `on_output` channel streams a command's output as it arrives.
 
+use crate::checkpoint_store::CallTag;
 use crate::state::{AppState, Run};
 use corral_tools::shell::{CancelToken, ShellRun, Stream};
 use corral_tools::Error;
@@ -23,6 +24,8 @@ pub struct ShellEvent {
     pub data: String,
 }
 
+// A command's arguments are its IPC fields, one parameter each.
+#[allow(clippy::too_many_arguments)]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn call_tool<R: Runtime>(
     webview: Webview<R>,
@@ -32,18 +35,25 @@ pub async fn call_tool<R: Runtime>(
     approval: Option<String>,
     run_id: Option<String>,
     on_output: Option<JavaScriptChannelId>,
+    turn_id: Option<String>,
+    call_id: Option<String>,
 ) -> Output {
+    // The checkpoint before a changing call carries them.
+    let tag = CallTag {
+        turn: turn_id,
+        call: call_id,
+    };
     let channel = on_output.map(|id| id.channel_on::<R, ShellEvent>(webview));
     let mut run = ShellRun {
         on_output: channel.map(sink),
         ..ShellRun::default()
     };
     let Some(run_id) = run_id else {
-        return state.call_tool(name, input, approval, run).await;
+        return state.call_tool_in(name, input, approval, run, tag).await;
     };
     run.cancel = CancelToken::default();
     state.start_run(&run_id, Run::Shell(run.cancel.clone()))?;
-    let result = state.call_tool(name, input, approval, run).await;
+    let result = state.call_tool_in(name, input, approval, run, tag).await;
     state.end_run(&run_id);
     result
 }

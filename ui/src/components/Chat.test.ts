@@ -83,7 +83,7 @@ describe("Chat", () => {
     await fireEvent.click(once, { detail: 1 });
     await vi.waitFor(() => expect(screen.queryByTestId("approval")).toBeNull());
     await vi.waitFor(() => expect(screen.getByTestId("tool-card").dataset.status).toBe("done"));
-    expect(t.ipc.callTool).toHaveBeenCalledWith("write_file", w.input, "token-once");
+    expect(t.ipc.callTool).toHaveBeenCalledWith("write_file", w.input, "token-once", expect.objectContaining({ call_id: expect.any(String) }));
   });
 
   it("keeps a stopped command's streamed output and says it was stopped, and after how long", async () => {

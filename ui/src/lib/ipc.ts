@@ -3,6 +3,7 @@
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { getCurrentWindow } from "@tauri-apps/api/window";
 import { toWireError } from "./errors";
+import type { CallTag, Checkpoint, Comparison, Restored } from "./types";
 import type {
   Appended,
   ApprovalScope,
@@ -69,13 +70,16 @@ export const ipc = {
   stopProcess: (runId: string) => call<CommandOutput>("stop_process", { run_id: runId }),
 
   // Tools: one command for all; the model's input object passes straight through.
-  callTool: (name: string, input: Record<string, unknown>, approval?: string) =>
-    call<unknown>("call_tool", { name, input, ...(approval === undefined ? {} : { approval }) }),
+  // `tag` names the user turn and the card of a call that can change the
+  // project: the checkpoint taken before it carries them.
+  callTool: (name: string, input: Record<string, unknown>, approval?: string, tag?: CallTag) =>
+    call<unknown>("call_tool", { name, input, ...(approval === undefined ? {} : { approval }), ...tag }),
   execShell: (
     input: Record<string, unknown>,
     approval: string | undefined,
     runId: string,
     onOutput: (event: ShellEvent) => void,
+    tag?: CallTag,
   ) =>
     call<ShellOutput>("call_tool", {
       name: "exec_shell",
@@ -83,7 +87,19 @@ export const ipc = {
       ...(approval === undefined ? {} : { approval }),
       run_id: runId,
       on_output: channel(onOutput),
+      ...tag,
     }),
+
+  // Checkpoints: taken before every call that can change the project.
+  listCheckpoints: () => call<Checkpoint[]>("list_checkpoints"),
+  /** What restoring `id` (or only `path`) would change: now (before) against the checkpoint (after). */
+  checkpointDiff: (id: string, path?: string) =>
+    call<Comparison>("checkpoint_diff", { id, ...(path === undefined ? {} : { path }) }),
+  /** What changed from `from` to `to` (or to the project as it is). */
+  compareCheckpoints: (from: string, to?: string) =>
+    call<Comparison>("compare_checkpoints", { from, ...(to === undefined ? {} : { to }) }),
+  restoreCheckpoint: (id: string, path?: string) =>
+    call<Restored>("restore_checkpoint", { id, ...(path === undefined ? {} : { path }) }),
 
   // LLM
   llmStream: (runId: string, request: LlmRequest, onEvent: (event: LlmEvent) => void) =>

@@ -3,6 +3,14 @@
 // file re-exports them under the names docs/ipc.md uses.
 
 export type {
+  Checkpoint,
+  ChangeCounts,
+  ChangeStatus,
+  CheckpointEntryKind,
+  FileChange,
+  Skipped,
+  Comparison,
+  Restored,
   ErrorCode,
   WireError,
   Risk,
@@ -50,3 +58,6 @@ export type ToolUseBlock = Extract<Block, { type: "tool_use" }>;
 export type ToolResultBlock = Extract<Block, { type: "tool_result" }>;
 
 // Tool outputs the UI reads fields of (docs/ipc.md).
+
+/** Which user turn and which card a tool call belongs to (`call_tool`'s `turn_id`, `call_id`). */
+export type CallTag = { turn_id?: string; call_id?: string };

@@ -80,6 +80,114 @@ export type ShellEvent = { stream: Stream,
  */
 data: string, };
 
+export type Checkpoint = { 
+/**
+ * Increasing with time; what `diff` and `restore` take.
+ */
+id: string, 
+/**
+ * Milliseconds since the Unix epoch.
+ */
+time: number, 
+/**
+ * The tool whose call it was taken before (`write_file`, `exec_shell`,
+ * ...), `restore` before a restore, `manual` when asked for.
+ */
+tool: string, 
+/**
+ * What the call was about: its path, or its command line.
+ */
+label: string, 
+/**
+ * The user turn of the call (the app's turn id).
+ */
+turn?: string, 
+/**
+ * The tool call (the model's tool-use id).
+ */
+call_id?: string, 
+/**
+ * The first checkpoint of its turn: the state before the turn changed anything.
+ */
+turn_start: boolean, 
+/**
+ * Files (and links) in the snapshot.
+ */
+files: number, 
+/**
+ * What changed since the checkpoint before this one.
+ */
+files_changed: ChangeCounts, 
+/**
+ * Files over 64 MiB: recorded, not kept; a restore says so.
+ */
+too_large: Array<string>, };
+
+export type ChangeCounts = { added: number, modified: number, removed: number, };
+
+export type ChangeStatus = "added" | "modified" | "removed";
+
+export type CheckpointEntryKind = "file" | "symlink" | "dir";
+
+export type FileChange = { 
+/**
+ * Relative to the project root, `/`-separated.
+ */
+path: string, status: ChangeStatus, kind: CheckpointEntryKind, 
+/**
+ * Unified diff of the text (a link's target for a symlink); empty for
+ * binary files, files too large to show and folders.
+ */
+diff: string, 
+/**
+ * The whole text on each side, when there is a diff (for a viewer that
+ * lays out its own); empty for a side that does not exist.
+ */
+before?: string, after?: string, 
+/**
+ * Not text: no diff is shown.
+ */
+binary: boolean, 
+/**
+ * Text, but its diff was left out: a side over 1 MiB, or the answer's
+ * diffs were already long (8 MiB) or slow (3 s).
+ */
+diff_omitted: boolean, 
+/**
+ * Over the size limit: not kept, so not shown (nor restorable).
+ */
+too_large: boolean, 
+/**
+ * The permission bits before and after, when they differ.
+ */
+mode_change?: [number, number], };
+
+export type Skipped = { path: string, reason: string, };
+
+export type Comparison = { 
+/**
+ * A checkpoint id, or `current` for the project as it is.
+ */
+from: string, to: string, 
+/**
+ * The one path compared, when not the whole project.
+ */
+path?: string, counts: ChangeCounts, changes: Array<FileChange>, 
+/**
+ * For a restore: what it will leave as it is, and why.
+ */
+skipped: Array<Skipped>, };
+
+export type Restored = { 
+/**
+ * The checkpoint restored.
+ */
+restored: string, path?: string, 
+/**
+ * The checkpoint taken just before: restoring it undoes this restore.
+ */
+undo: string, counts: ChangeCounts, changes: Array<FileChange>, skipped: Array<Skipped>, };
+
 export type Stream = "stdout" | "stderr";
 
 export type EntryKind = "file" | "dir" | "symlink";

@@ -202,6 +202,14 @@ pub struct FileChange {
     /// Unified diff of the text (a link's target for a symlink); empty for
     /// binary files, files too large to show and folders.
     pub diff: String,
+    /// The whole text on each side, when there is a diff (for a viewer that
+    /// lays out its own); empty for a side that does not exist.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub before: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub after: Option<String>,
     /// Not text: no diff is shown.
     pub binary: bool,
     /// Text, but its diff was left out: a side over 1 MiB, or the answer's
@@ -256,6 +264,8 @@ pub(crate) fn describe(loader: &Loader, changes: &[Change]) -> (Vec<FileChange>,
                 status,
                 kind: EntryKind::Dir,
                 diff: String::new(),
+                before: None,
+                after: None,
                 binary: false,
                 diff_omitted: false,
                 too_large: false,
@@ -283,8 +293,8 @@ pub(crate) fn describe(loader: &Loader, changes: &[Change]) -> (Vec<FileChange>,
         };
         let too_large =
             matches!(old, Some(Kind::Large { .. })) || matches!(new, Some(Kind::Large { .. }));
-        let (diff, binary, diff_omitted) = if too_large {
-            (String::new(), false, false)
+        let (diff, binary, diff_omitted, sides) = if too_large {
+            (String::new(), false, false, None)
         } else {
             text_diff(
                 loader,
@@ -295,11 +305,17 @@ pub(crate) fn describe(loader: &Loader, changes: &[Change]) -> (Vec<FileChange>,
                 &deadline,
             )
         };
+        let (before, after) = match sides {
+            Some((a, b)) => (Some(a), Some(b)),
+            None => (None, None),
+        };
         out.push(FileChange {
             path: shown,
             status,
             kind,
             diff,
+            before,
+            after,
             binary,
             diff_omitted,
             too_large,
@@ -375,13 +391,13 @@ fn text_diff(
     new: Option<&Kind>,
     budget: &mut usize,
     deadline: &std::time::Instant,
-) -> (String, bool, bool) {
-    let omitted = (String::new(), false, true);
+) -> TextDiff {
+    let omitted = (String::new(), false, true, None);
     let (Some(a), Some(b)) = (side_text(loader, old), side_text(loader, new)) else {
         return omitted;
     };
     let (Some(a), Some(b)) = (a, b) else {
-        return (String::new(), true, false);
+        return (String::new(), true, false, None);
     };
     // Each diff gets a moment to be minimal; all of them, a few seconds.
     let now = std::time::Instant::now();
@@ -390,12 +406,16 @@ fn text_diff(
     }
     let cap = now + std::time::Duration::from_millis(50);
     let diff = crate::diff::unified_until(path, &a, &b, Some(cap.min(*deadline)));
-    if diff.len() > *budget {
+    let cost = diff.len() + a.len() + b.len();
+    if cost > *budget {
         return omitted;
     }
-    *budget -= diff.len();
-    (diff, false, false)
+    *budget -= cost;
+    (diff, false, false, Some((a, b)))
 }
+
+/// The diff, binary, left out, and both sides' text.
+type TextDiff = (String, bool, bool, Option<(String, String)>);
 
 /// `/`-separated, as the tools show paths.
 pub(crate) fn display(path: &Path) -> String {

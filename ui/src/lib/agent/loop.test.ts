@@ -115,7 +115,9 @@ describe("AgentLoop", () => {
     t.loop.decide(card.id, "once");
     await sent;
     expect(t.ipc.approveCall).toHaveBeenCalledWith("write_file", w.input, "once");
-    expect(t.ipc.callTool).toHaveBeenCalledWith("write_file", w.input, "token-once");
+    // Tagged with the user's message and the card: the checkpoint before it carries them.
+    const turn = t.loop.state.get().items[0].id;
+    expect(t.ipc.callTool).toHaveBeenCalledWith("write_file", w.input, "token-once", { call_id: card.id, turn_id: turn });
     expect(t.cards()[0].status).toBe("done");
   });
 
@@ -128,7 +130,10 @@ describe("AgentLoop", () => {
     t.loop.decide(t.cards()[0].id, "session");
     await sent;
     expect(t.ipc.approveCall).toHaveBeenCalledWith("exec_shell", sh.input, "session");
-    expect(t.ipc.execShell).toHaveBeenCalledWith(sh.input, "token-session", expect.any(String), expect.any(Function));
+    expect(t.ipc.execShell).toHaveBeenCalledWith(sh.input, "token-session", expect.any(String), expect.any(Function), {
+      call_id: t.cards()[0].id,
+      turn_id: t.loop.state.get().items[0].id,
+    });
   });
 
   it("tells the model when the user denies a call, and does not run it", async () => {

@@ -76,6 +76,8 @@ export class AgentLoop {
   private instructions: Instructions | null | undefined;
   private readonly tools: ToolRunner;
   private readonly newId: () => string;
+  /** The user message being answered: checkpoints are taken in its name. */
+  private turnId: string | undefined;
   /** Appends the conversation to the history as it happens. */
   private journal: Journal;
 
@@ -93,6 +95,7 @@ export class AgentLoop {
       },
       riskOf: (name) => this.specs?.find((s) => s.name === name)?.risk ?? null,
       inputError: (callId) => this.inputErrors.get(callId),
+      turnId: () => this.turnId,
     });
     this.journal = this.newJournal(null);
     if (options.conversation) this.load(options.conversation);
@@ -151,7 +154,9 @@ export class AgentLoop {
   async send(text: string): Promise<void> {
     if (this.control || text.trim() === "") return;
     this.messages = appendUserText(this.messages, text);
-    this.addItem({ kind: "user", id: this.newId(), text });
+    const turn = this.newId();
+    this.turnId = turn;
+    this.addItem({ kind: "user", id: turn, text });
     this.record({ role: "user", content: [{ type: "text", text }] });
     await this.run();
   }

@@ -3,7 +3,7 @@
 // consecutive read-only calls together, each write or command alone.
 import { toWireError, wireError } from "../errors";
 import { type FrameScheduler, OutputBuffer } from "../outputBuffer";
-import type { PolicyCheck, Risk, ToolResultBlock, ToolUseBlock, WireError } from "../types";
+import type { CallTag, PolicyCheck, Risk, ToolResultBlock, ToolUseBlock, WireError } from "../types";
 import type { AgentIpc, Decision, RunControl } from "./ports";
 import { previewOf } from "./preview";
 import type { ToolItem } from "./state";
@@ -16,6 +16,8 @@ type Hooks = {
   riskOf: (tool: string) => Risk | null;
   /** The error of a call whose input was not a JSON object (see LlmEvent). */
   inputError: (callId: string) => WireError | undefined;
+  /** The user turn being answered (its message's id), for checkpoints. */
+  turnId?: () => string | undefined;
 };
 
 type Gate = { kind: "run"; approval?: string } | { kind: "result"; result: ToolResultBlock } | { kind: "cancelled" };
@@ -145,7 +147,17 @@ export class ToolRunner {
   private async execute(use: ToolUseBlock, id: string, approval: string | undefined, control: RunControl): Promise<ToolResultBlock> {
     this.hooks.updateCard(id, { status: "running" });
     try {
-      const output = use.name === "exec_shell" ? await this.shell(use, id, approval, control) : await this.ipc.callTool(use.name, use.input, approval);
+      // A call that can change the project is checkpointed first, tagged
+      // with its turn and card so the window can offer to restore to it.
+      const turn = this.hooks.turnId?.();
+      const tag: CallTag | undefined =
+        this.hooks.riskOf(use.name) === "read" ? undefined : { call_id: id, ...(turn === undefined ? {} : { turn_id: turn }) };
+      const output =
+        use.name === "exec_shell"
+          ? await this.shell(use, id, approval, control, tag)
+          : tag
+            ? await this.ipc.callTool(use.name, use.input, approval, tag)
+            : await this.ipc.callTool(use.name, use.input, approval);
       this.hooks.updateCard(id, { status: "done", result: output });
       return resultBlock(use, output);
     } catch (error) {
@@ -157,7 +169,7 @@ export class ToolRunner {
     }
   }
 
-  private async shell(use: ToolUseBlock, id: string, approval: string | undefined, control: RunControl): Promise<unknown> {
+  private async shell(use: ToolUseBlock, id: string, approval: string | undefined, control: RunControl, tag?: CallTag): Promise<unknown> {
     const runId = this.hooks.newId();
     const buffer = new OutputBuffer(this.hooks.scheduleFrame);
     this.outputs.set(id, buffer);
@@ -166,7 +178,7 @@ export class ToolRunner {
     control.hooks.add(onCancel);
     try {
       // A stopped command rejects with `cancelled`; what it printed is already in the buffer.
-      return await this.ipc.execShell(use.input, approval, runId, (event) => buffer.push(event));
+      return await this.ipc.execShell(use.input, approval, runId, (event) => buffer.push(event), tag);
     } finally {
       control.hooks.delete(onCancel);
       buffer.flush();

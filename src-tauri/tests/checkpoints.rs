@@ -1,0 +1,148 @@
+//! The app's checkpoint commands through Tauri's IPC test tooling: a
+//! changing `call_tool` takes a checkpoint tagged with its turn and call,
+//! reads take none, and the window can list, preview and restore them.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::disallowed_methods
+)]
+
+use corral_app::state::AppState;
+use corral_app::store::Store;
+use serde_json::{json, Value};
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, INVOKE_KEY};
+use tauri::webview::InvokeRequest;
+use tauri::{WebviewWindow, WebviewWindowBuilder};
+
+struct App {
+    tmp: tempfile::TempDir,
+    _app: tauri::App<tauri::test::MockRuntime>,
+    webview: WebviewWindow<tauri::test::MockRuntime>,
+}
+
+impl App {
+    fn new() -> App {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir(tmp.path().join("project")).unwrap();
+        std::fs::write(tmp.path().join("project/a.txt"), "one\n").unwrap();
+        let store = Store::without_keychain(tmp.path().join("config"), tmp.path().join("data"));
+        let app = corral_app::builder(mock_builder())
+            .manage(AppState::new(store))
+            .build(mock_context(noop_assets()))
+            .unwrap();
+        let webview = WebviewWindowBuilder::new(&app, "main", Default::default())
+            .build()
+            .unwrap();
+        App {
+            tmp,
+            _app: app,
+            webview,
+        }
+    }
+
+    fn invoke(&self, cmd: &str, args: Value) -> Result<Value, Value> {
+        let request = InvokeRequest {
+            cmd: cmd.into(),
+            callback: CallbackFn(0),
+            error: CallbackFn(1),
+            url: "tauri://localhost".parse().unwrap(),
+            body: InvokeBody::Json(args),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        };
+        get_ipc_response(&self.webview, request).map(|body| body.deserialize::<Value>().unwrap())
+    }
+
+    fn ok(&self, cmd: &str, args: Value) -> Value {
+        self.invoke(cmd, args)
+            .unwrap_or_else(|e| panic!("{cmd}: {e}"))
+    }
+
+    fn file(&self, rel: &str) -> Option<String> {
+        std::fs::read_to_string(self.tmp.path().join("project").join(rel)).ok()
+    }
+}
+
+#[test]
+fn changing_calls_are_checkpointed_and_the_window_restores_them() {
+    let app = App::new();
+    assert_eq!(
+        app.invoke("list_checkpoints", json!({})).unwrap_err()["code"],
+        "no_project_open"
+    );
+    app.ok(
+        "open_project",
+        json!({"path": app.tmp.path().join("project")}),
+    );
+    app.ok("save_settings", json!({"settings": {"provider": "anthropic", "base_url": "https://api.anthropic.com", "model": "m", "max_tokens": 100, "mode": "full_auto"}}));
+
+    let call = |name: &str, input: Value, call_id: &str| {
+        app.ok(
+            "call_tool",
+            json!({"name": name, "input": input, "turn_id": "turn-1", "call_id": call_id}),
+        )
+    };
+    call("read_file", json!({"path": "a.txt"}), "card-0");
+    call(
+        "write_file",
+        json!({"path": "a.txt", "content": "two\n"}),
+        "card-1",
+    );
+    call(
+        "write_file",
+        json!({"path": "b.txt", "content": "new\n"}),
+        "card-2",
+    );
+    let list = app.ok("list_checkpoints", json!({}));
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len(), 2, "the read took none: {list:?}");
+    assert_eq!(list[0]["turn"], "turn-1");
+    assert_eq!(list[0]["call_id"], "card-1");
+    assert_eq!(list[0]["turn_start"], true);
+    assert_eq!(list[1]["call_id"], "card-2");
+    let first = list[0]["id"].as_str().unwrap();
+
+    // What the turn did, and what a restore to its start would do.
+    let turn = app.ok("compare_checkpoints", json!({"from": first}));
+    assert_eq!(
+        turn["counts"],
+        json!({"added": 1, "modified": 1, "removed": 0})
+    );
+    let plan = app.ok("checkpoint_diff", json!({"id": first}));
+    let a = plan["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["path"] == "a.txt")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (a["before"].as_str(), a["after"].as_str()),
+        (Some("two\n"), Some("one\n"))
+    );
+    assert_eq!(
+        app.file("a.txt").as_deref(),
+        Some("two\n"),
+        "a preview changes nothing"
+    );
+
+    let restored = app.ok("restore_checkpoint", json!({"id": first}));
+    assert_eq!(app.file("a.txt").as_deref(), Some("one\n"));
+    assert_eq!(app.file("b.txt"), None);
+    app.ok(
+        "restore_checkpoint",
+        json!({"id": restored["undo"], "path": "b.txt"}),
+    );
+    assert_eq!(app.file("b.txt").as_deref(), Some("new\n"));
+    assert_eq!(app.file("a.txt").as_deref(), Some("one\n"));
+
+    // The store is in the app's data folder, not in the project.
+    assert!(app.tmp.path().join("data/checkpoints").is_dir());
+    assert!(!app.tmp.path().join("project/checkpoints").exists());
+    let err = app
+        .invoke("restore_checkpoint", json!({"id": "nope"}))
+        .unwrap_err();
+    assert_eq!(err["code"], "not_found");
+}

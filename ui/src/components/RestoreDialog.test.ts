@@ -1,0 +1,120 @@
+import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
+import { describe, expect, it, vi } from "vitest";
+import { beforeCall, Checkpoints, describeCounts, turnEnd, turnStart } from "../lib/checkpoints";
+import type { Checkpoint, Comparison, FileChange, Restored } from "../lib/types";
+import RestoreDialog from "./RestoreDialog.svelte";
+
+const counts = { added: 0, modified: 0, removed: 0 };
+const cp = (id: string, extra: Partial<Checkpoint> = {}): Checkpoint => ({
+  id,
+  time: 1_700_000_000_000,
+  tool: "write_file",
+  label: "a.txt",
+  turn_start: false,
+  files: 3,
+  files_changed: counts,
+  too_large: [],
+  ...extra,
+});
+const change = (path: string, status: FileChange["status"], extra: Partial<FileChange> = {}): FileChange => ({
+  path,
+  status,
+  kind: "file",
+  diff: "",
+  binary: false,
+  diff_omitted: false,
+  too_large: false,
+  ...extra,
+});
+const plan: Comparison = {
+  from: "current",
+  to: "1",
+  counts: { added: 1, modified: 1, removed: 1 },
+  changes: [
+    change("a.txt", "modified", { before: "two\n", after: "one\n", diff: "-two\n+one\n" }),
+    change("gone.txt", "added", { before: "", after: "back\n" }),
+    change("new.bin", "removed", { binary: true }),
+  ],
+  skipped: [{ path: "video.mp4", reason: "not restored: at 70000000 bytes it was too large to keep" }],
+};
+const restored: Restored = { restored: "1", undo: "9", counts: plan.counts, changes: plan.changes, skipped: [] };
+
+describe("checkpoints", () => {
+  const list = [
+    cp("1", { turn: "t1", call_id: "c1", turn_start: true }),
+    cp("2", { turn: "t1", call_id: "c2" }),
+    cp("3", { turn: "t2", call_id: "c3", turn_start: true }),
+  ];
+
+  it("finds a turn's first checkpoint, a call's own, and where a turn ends", () => {
+    expect(turnStart(list, "t1")?.id).toBe("1");
+    expect(beforeCall(list, "c2")?.id).toBe("2");
+    expect(turnEnd(list, "t1")?.id).toBe("3");
+    expect(turnEnd(list, "t2")).toBeUndefined();
+    expect(turnStart(list, "t9")).toBeUndefined();
+  });
+
+  it("says what changed in words", () => {
+    expect(describeCounts({ added: 1, modified: 2, removed: 0 })).toBe("3 files changed, 1 created");
+    expect(describeCounts({ added: 0, modified: 1, removed: 1 })).toBe("2 files changed, 1 deleted");
+    expect(describeCounts({ added: 0, modified: 1, removed: 0 })).toBe("1 file changed");
+    expect(describeCounts(counts)).toBe("no files changed");
+  });
+
+  it("summarizes each turn up to the next turn's first checkpoint, or to now", async () => {
+    const compare = vi.fn(async (from: string, to?: string) => ({ ...plan, from, to: to ?? "current" }));
+    const checkpoints = new Checkpoints({ listCheckpoints: async () => list, compareCheckpoints: compare });
+    await checkpoints.refresh();
+    expect(compare.mock.calls).toEqual([
+      ["1", "3"],
+      ["3", undefined],
+    ]);
+    let state = { list: [] as Checkpoint[], summaries: {} as Record<string, Comparison> };
+    checkpoints.state.subscribe((s) => (state = s))();
+    expect(state.summaries.t1.to).toBe("3");
+    expect(state.summaries.t2.to).toBe("current");
+    // A finished turn is compared once; the open one every time.
+    await checkpoints.refresh();
+    expect(compare).toHaveBeenCalledTimes(3);
+  });
+});
+
+describe("RestoreDialog", () => {
+  function open(props: Record<string, unknown> = {}) {
+    const ipc = { checkpointDiff: vi.fn(async () => plan), restoreCheckpoint: vi.fn(async () => restored) };
+    const onRestored = vi.fn();
+    const onClose = vi.fn();
+    render(RestoreDialog, { props: { ipc, checkpoint: cp("1"), title: "before this message", onClose, onRestored, ...props } });
+    return { ipc, onRestored, onClose };
+  }
+
+  it("shows the diff of what a restore changes before it restores, then offers to undo it", async () => {
+    const { ipc, onRestored } = open();
+    await waitFor(() => expect(screen.getAllByTestId("change")).toHaveLength(3));
+    expect(ipc.checkpointDiff).toHaveBeenCalledWith("1");
+    expect(ipc.restoreCheckpoint).not.toHaveBeenCalled();
+    expect(screen.getAllByTestId("diff")).toHaveLength(2);
+    expect(screen.getByText("Binary file: no diff shown.")).toBeTruthy();
+    expect(screen.getByTestId("restore-skipped").textContent).toContain("video.mp4");
+    await fireEvent.click(screen.getByTestId("restore-confirm"));
+    await waitFor(() => expect(onRestored).toHaveBeenCalledWith(restored));
+    expect(ipc.restoreCheckpoint).toHaveBeenCalledWith("1");
+    expect(screen.getByTestId("restore-done").textContent).toBe("3 restored, 1 created, 1 deleted.");
+    await fireEvent.click(screen.getByTestId("restore-undo"));
+    await waitFor(() => expect(ipc.restoreCheckpoint).toHaveBeenLastCalledWith("9"));
+  });
+
+  it("opens on a turn's summary and restores only after the preview; the conversation rewinds only when asked", async () => {
+    const onRewind = vi.fn();
+    const summary: Comparison = { ...plan, from: "1", to: "current" };
+    const { ipc } = open({ summary, onRewind });
+    expect(screen.getByTestId("restore-counts").textContent).toBe("3 files changed, 1 created, 1 deleted");
+    expect(ipc.checkpointDiff).not.toHaveBeenCalled();
+    await fireEvent.click(screen.getByTestId("restore-preview"));
+    await waitFor(() => expect(ipc.checkpointDiff).toHaveBeenCalled());
+    await waitFor(() => screen.getByTestId("restore-rewind"));
+    await fireEvent.click(screen.getByTestId("restore-rewind"));
+    await fireEvent.click(screen.getByTestId("restore-confirm"));
+    await waitFor(() => expect(onRewind).toHaveBeenCalledTimes(1));
+  });
+});
