@@ -387,3 +387,33 @@ fn dispatch_uses_the_index_of_the_call_context() {
     assert_eq!(indexed["matches"], plain["matches"]);
     assert_eq!(indexed["truncated"], plain["truncated"]);
 }
+
+#[test]
+fn an_index_far_out_of_date_is_rebuilt_after_the_query() {
+    let (dir, root) = project_with(&[("a.txt", "needle\n")]);
+    let store = tempfile::tempdir().unwrap();
+    let config = config(store.path());
+    std::thread::sleep(SETTLE * 2);
+    search::index::build(&root, &config).unwrap();
+    let file = only_file(store.path());
+    let input: SearchFilesInput =
+        serde_json::from_value(json!({"query": "needle", "max_results": 1000})).unwrap();
+    let before = std::fs::read(&file).unwrap();
+
+    // A few new files are searched directly; the index stays.
+    for i in 0..10 {
+        write(dir.path(), &format!("new{i}.txt"), b"needle\n");
+    }
+    let out = search::search_files_indexed(&root, &input, &config).unwrap();
+    assert_eq!(out.matches.len(), 11);
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+
+    // Hundreds: answered right, then rebuilt with them in it.
+    for i in 10..300 {
+        write(dir.path(), &format!("new{i}.txt"), b"needle\n");
+    }
+    let out = search::search_files_indexed(&root, &input, &config).unwrap();
+    assert_eq!(out.matches.len(), 301);
+    assert!(out.indexed);
+    assert_ne!(std::fs::read(&file).unwrap(), before);
+}
