@@ -401,13 +401,19 @@ impl Store {
             &Path::new(SNAPSHOTS).join(format!("{}.json", record.info.id)),
             &json,
         )?;
+        // The cache (and the byte count in it, of objects only) is written
+        // again only when it changed: a checkpoint of an unchanged project
+        // writes its record and nothing else.
         let mut cache = std::mem::take(&mut scan.cache);
-        cache.usage = if cache.usage == 0 {
+        let usage = cache.usage;
+        cache.usage = if usage == 0 {
             self.measure()?
         } else {
-            cache.usage + scan.written + json.len() as u64
+            usage + scan.written
         };
-        cache.save(&self.dir)?;
+        if scan.cache_changed || cache.usage != usage {
+            cache.save(&self.dir)?;
+        }
         Ok((record, scan))
     }
 
@@ -418,7 +424,7 @@ impl Store {
             return Ok(());
         }
         object::folder_fd(&self.dir, Path::new("."))
-            .and_then(|fd| rustix::fs::syncfs(&fd).map_err(std::io::Error::from))
+            .and_then(|fd| object::sync_filesystem(&fd))
             .map_err(|e| store_io(&e, "sync its objects"))
     }
 

@@ -146,6 +146,16 @@ pub(crate) fn corrupt(message: &str) -> Error {
     .hint("Checkpoints taken before the damage may be lost; new ones are taken as usual.")
 }
 
+/// Flushes the file system that holds `fd` to disk: `syncfs` on Linux
+/// (one call for everything written), else an `fsync` of the folder.
+pub(crate) fn sync_filesystem(fd: &rustix::fd::OwnedFd) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    let synced = rustix::fs::syncfs(fd);
+    #[cfg(not(target_os = "linux"))]
+    let synced = rustix::fs::fsync(fd);
+    synced.map_err(std::io::Error::from)
+}
+
 /// An I/O error of the store itself (not of the project).
 pub(crate) fn store_io(e: &std::io::Error, doing: &str) -> Error {
     Error::new(

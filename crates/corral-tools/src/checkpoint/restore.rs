@@ -10,7 +10,7 @@
 //! read-only folder is filled before it is closed).
 
 use super::compare::{display, Change, Loader};
-use super::object::folder_fd;
+use super::object::{folder_fd, sync_filesystem};
 use super::tree::Kind;
 use crate::error::Result;
 use crate::root::ProjectRoot;
@@ -220,7 +220,7 @@ pub(crate) fn apply(
     }
     // The content is on disk before any name points at it.
     let sync = || {
-        let _ = folder_fd(root.dir(), Path::new(".")).map(|fd| rustix::fs::syncfs(&fd));
+        let _ = folder_fd(root.dir(), Path::new(".")).map(|fd| sync_filesystem(&fd));
     };
     sync();
     for (path, tmp) in &pending {

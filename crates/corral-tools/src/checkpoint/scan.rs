@@ -134,6 +134,8 @@ pub(crate) struct Scan {
     pub written: u64,
     pub new_objects: usize,
     pub cache: Cache,
+    /// Whether the cache differs from the one the scan started from.
+    pub cache_changed: bool,
     /// Files over the size limit, recorded and not kept.
     pub too_large: Vec<String>,
 }
@@ -143,7 +145,7 @@ pub(crate) struct Scan {
 /// global excludes, ignore files of the folders above), except that hidden
 /// files are kept (`.env`, `.eslintrc` are the project's too). `.git` is
 /// never entered, in any case; symlinks are never followed.
-fn walker(root: &Path) -> ignore::Walk {
+fn walker(root: &Path) -> ignore::WalkParallel {
     let mut builder = ignore::WalkBuilder::new(root);
     builder
         .standard_filters(true)
@@ -151,7 +153,64 @@ fn walker(root: &Path) -> ignore::Walk {
         .require_git(false)
         .follow_links(false)
         .filter_entry(|entry| !entry.file_name().eq_ignore_ascii_case(".git"));
-    builder.build()
+    builder.build_parallel()
+}
+
+/// One entry the walk kept, with what the scan needs of it (gathered on
+/// the walk's threads: the `lstat`, a link's target).
+struct Listed {
+    path: PathBuf,
+    file_type: std::fs::FileType,
+    meta: Option<std::fs::Metadata>,
+    link: Option<PathBuf>,
+}
+
+/// Every entry below `root` the rules keep (in no order), and the folders
+/// that could not be read.
+fn walk(root: &Path) -> (Vec<Listed>, HashSet<PathBuf>) {
+    let (tx, rx) = std::sync::mpsc::channel::<std::result::Result<Listed, Option<PathBuf>>>();
+    walker(root).run(|| {
+        let tx = tx.clone();
+        Box::new(move |item| {
+            let message = match item {
+                Ok(entry) if entry.depth() == 0 => return ignore::WalkState::Continue,
+                Ok(entry) => {
+                    let Some(file_type) = entry.file_type() else {
+                        return ignore::WalkState::Continue;
+                    };
+                    let meta = (file_type.is_file() || file_type.is_dir())
+                        .then(|| entry.metadata().ok())
+                        .flatten();
+                    let link = file_type
+                        .is_symlink()
+                        .then(|| std::fs::read_link(entry.path()).ok())
+                        .flatten();
+                    Ok(Listed {
+                        path: entry.into_path(),
+                        file_type,
+                        meta,
+                        link,
+                    })
+                }
+                Err(e) => Err(error_path(&e).map(Path::to_path_buf)),
+            };
+            let _ = tx.send(message);
+            ignore::WalkState::Continue
+        })
+    });
+    drop(tx);
+    let mut listed = Vec::new();
+    let mut unreadable = HashSet::new();
+    for message in rx {
+        match message {
+            Ok(entry) => listed.push(entry),
+            Err(Some(path)) => {
+                unreadable.insert(path);
+            }
+            Err(None) => {}
+        }
+    }
+    (listed, unreadable)
 }
 
 /// The path an error of the walk is about.
@@ -175,7 +234,6 @@ pub(crate) fn scan(root: &ProjectRoot, store: &Dir, old: &Cache, keep: Keep) -> 
     let base = root.path();
     let mut children: HashMap<Vec<u8>, Vec<Entry>> = HashMap::new();
     let mut dirs: Vec<(Vec<u8>, u32)> = Vec::new();
-    let mut unreadable: HashSet<PathBuf> = HashSet::new();
     let mut out = Scan {
         root: Hash([0; 32]),
         trees: HashMap::new(),
@@ -188,56 +246,47 @@ pub(crate) fn scan(root: &ProjectRoot, store: &Dir, old: &Cache, keep: Keep) -> 
             usage: old.usage,
         },
         too_large: Vec::new(),
+        cache_changed: true,
     };
     children.insert(Vec::new(), Vec::new());
-    for item in walker(base) {
-        let entry = match item {
-            Ok(entry) => entry,
-            Err(e) => {
-                if let Some(path) = error_path(&e) {
-                    unreadable.insert(path.to_path_buf());
-                }
-                continue;
-            }
-        };
-        if entry.depth() == 0 {
-            continue;
-        }
-        let Ok(rel) = entry.path().strip_prefix(base) else {
+    let (listed, unreadable) = walk(base);
+    for entry in &listed {
+        let Ok(rel) = entry.path.strip_prefix(base) else {
             continue;
         };
         let key = rel.as_os_str().as_bytes().to_vec();
-        let name = entry.file_name().as_bytes().to_vec();
+        let name = rel
+            .file_name()
+            .map(|n| n.as_bytes().to_vec())
+            .unwrap_or_default();
         let parent = rel
             .parent()
             .map(|p| p.as_os_str().as_bytes().to_vec())
             .unwrap_or_default();
-        let Some(file_type) = entry.file_type() else {
-            continue;
-        };
+        let file_type = entry.file_type;
         let kind = if file_type.is_dir() {
             let mode = entry
-                .metadata()
-                .map(|m| std::os::unix::fs::MetadataExt::mode(&m) & 0o7777)
+                .meta
+                .as_ref()
+                .map(|m| std::os::unix::fs::MetadataExt::mode(m) & 0o7777)
                 .unwrap_or(0o755);
             children.entry(key.clone()).or_default();
             dirs.push((key, mode));
             continue;
         } else if file_type.is_symlink() {
-            match std::fs::read_link(entry.path()) {
-                Ok(target) => Kind::Symlink {
+            match &entry.link {
+                Some(target) => Kind::Symlink {
                     target: target.as_os_str().as_bytes().to_vec(),
                 },
-                Err(_) => Kind::Ignored,
+                None => Kind::Ignored,
             }
         } else if file_type.is_file() {
             out.files += 1;
-            let listed = entry.metadata().ok();
             file_kind(
                 root,
                 store,
                 rel,
-                listed.as_ref(),
+                entry.meta.as_ref(),
                 &key,
                 old,
                 keep,
@@ -309,6 +358,8 @@ pub(crate) fn scan(root: &ProjectRoot, store: &Dir, old: &Cache, keep: Keep) -> 
     }
     let top = children.remove(&Vec::new()).unwrap_or_default();
     out.root = out.add_tree(store, Tree::new(top), keep)?;
+    out.too_large.sort();
+    out.cache_changed = out.cache.map != old.map;
     Ok(out)
 }
 
