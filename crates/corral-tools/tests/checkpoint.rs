@@ -652,3 +652,32 @@ fn unchanged_checkpoints_write_nothing_and_compare_says_what_a_turn_did() {
     assert_eq!(between.counts, turn.counts);
     assert_eq!(third.files_changed, turn.counts);
 }
+
+#[test]
+fn a_damaged_older_checkpoint_never_stops_a_new_one() {
+    let f = Fixture::new();
+    f.write("a.txt", "one\n");
+    let old = f
+        .store
+        .checkpoint(&f.root, NewCheckpoint::manual("old"))
+        .unwrap();
+    // Every object of the store removed: the old checkpoint is damaged.
+    std::fs::remove_dir_all(f.store.path().join("objects")).unwrap();
+    std::fs::create_dir(f.store.path().join("objects")).unwrap();
+    std::fs::remove_file(f.store.path().join("stat-cache")).unwrap();
+    f.write("a.txt", "two\n");
+    f.call(
+        "t",
+        "write_file",
+        json!({"path": "b.txt", "content": "b\n"}),
+    )
+    .unwrap();
+    let new = f.list().pop().unwrap();
+    assert_ne!(new.id, old.id);
+    // The new one restores; the damaged one says so.
+    f.write("a.txt", "three\n");
+    f.store.restore(&f.root, &new.id, None).unwrap();
+    assert_eq!(std::fs::read(f.path("a.txt")).unwrap(), b"two\n");
+    let err = f.store.diff(&f.root, &old.id, None).unwrap_err();
+    assert!(err.message.contains("damaged"), "{}", err.message);
+}

@@ -344,7 +344,9 @@ impl Store {
         let (record, _) = self.checkpoint_locked(root, new)?;
         let mut cache = Cache::load(&self.dir);
         if cache.usage > self.cap {
-            self.collect_locked(&mut cache)?;
+            // The checkpoint is taken; a collection that fails (a damaged
+            // older checkpoint) is tried again after the next one.
+            let _ = self.collect_locked(&mut cache);
         }
         Ok(record.info)
     }
@@ -354,21 +356,21 @@ impl Store {
         let mut scan = scan::scan(root, &self.dir, &old, Keep::Store)?;
         self.sync_objects(&scan)?;
         let previous = self.latest()?;
-        let files_changed = match &previous {
-            Some(prev) => match Hash::from_hex(&prev.tree) {
-                Some(tree) => compare::count(&compare::changes(
-                    &Loader {
-                        store: &self.dir,
-                        scan: Some(&scan),
-                        root: None,
-                    },
-                    &tree,
-                    &scan.root,
-                )?),
-                None => ChangeCounts::default(),
-            },
-            None => ChangeCounts::default(),
-        };
+        // What changed since the last one; a damaged older checkpoint only
+        // loses this count, it never stops a new checkpoint.
+        let files_changed = previous
+            .as_ref()
+            .and_then(|prev| Hash::from_hex(&prev.tree))
+            .and_then(|tree| {
+                let loader = Loader {
+                    store: &self.dir,
+                    scan: Some(&scan),
+                    root: None,
+                };
+                compare::changes(&loader, &tree, &scan.root).ok()
+            })
+            .map(|changes| compare::count(&changes))
+            .unwrap_or_default();
         let now = now_ms();
         let id = match previous
             .as_ref()
