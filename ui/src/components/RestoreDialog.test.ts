@@ -1,6 +1,6 @@
 import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import { describe, expect, it, vi } from "vitest";
-import { beforeCall, Checkpoints, describeCounts, turnEnd, turnStart } from "../lib/checkpoints";
+import { beforeCall, Checkpoints, describeCounts, describeRestore, turnEnd, turnStart } from "../lib/checkpoints";
 import type { Checkpoint, Comparison, FileChange, Restored } from "../lib/types";
 import RestoreDialog from "./RestoreDialog.svelte";
 
@@ -59,6 +59,8 @@ describe("checkpoints", () => {
     expect(describeCounts({ added: 0, modified: 1, removed: 1 })).toBe("2 files changed, 1 deleted");
     expect(describeCounts({ added: 0, modified: 1, removed: 0 })).toBe("1 file changed");
     expect(describeCounts(counts)).toBe("no files changed");
+    expect(describeRestore({ added: 2, modified: 0, removed: 1 })).toBe("2 brought back, 1 removed");
+    expect(describeRestore(counts)).toBe("nothing to change");
   });
 
   it("summarizes each turn up to the next turn's first checkpoint, or to now", async () => {
@@ -91,6 +93,7 @@ describe("RestoreDialog", () => {
   it("shows the diff of what a restore changes before it restores, then offers to undo it", async () => {
     const { ipc, onRestored } = open();
     await waitFor(() => expect(screen.getAllByTestId("change")).toHaveLength(3));
+    expect(screen.getByTestId("restore-counts").textContent).toContain("Restoring: 1 file changed back, 1 brought back, 1 removed.");
     expect(ipc.checkpointDiff).toHaveBeenCalledWith("1");
     expect(ipc.restoreCheckpoint).not.toHaveBeenCalled();
     expect(screen.getAllByTestId("diff")).toHaveLength(2);
@@ -99,7 +102,7 @@ describe("RestoreDialog", () => {
     await fireEvent.click(screen.getByTestId("restore-confirm"));
     await waitFor(() => expect(onRestored).toHaveBeenCalledWith(restored));
     expect(ipc.restoreCheckpoint).toHaveBeenCalledWith("1");
-    expect(screen.getByTestId("restore-done").textContent).toBe("3 restored, 1 created, 1 deleted.");
+    expect(screen.getByTestId("restore-done").textContent).toBe("Restored: 1 file changed back, 1 brought back, 1 removed.");
     await fireEvent.click(screen.getByTestId("restore-undo"));
     await waitFor(() => expect(ipc.restoreCheckpoint).toHaveBeenLastCalledWith("9"));
   });

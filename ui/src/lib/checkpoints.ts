@@ -38,6 +38,15 @@ export function describeCounts(counts: ChangeCounts): string {
   return parts.join(", ");
 }
 
+/** What a restore changes, in its own direction: "2 files changed back, 1 brought back, 1 removed". */
+export function describeRestore(counts: ChangeCounts): string {
+  const parts: string[] = [];
+  if (counts.modified > 0) parts.push(`${counts.modified} ${counts.modified === 1 ? "file" : "files"} changed back`);
+  if (counts.added > 0) parts.push(`${counts.added} brought back`);
+  if (counts.removed > 0) parts.push(`${counts.removed} removed`);
+  return parts.length === 0 ? "nothing to change" : parts.join(", ");
+}
+
 export type CheckpointState = {
   list: Checkpoint[];
   /** What each turn changed, by turn id, once compared. */
