@@ -45,7 +45,11 @@ fn kill_9_during_large_writes_never_tears_the_file() {
         let _ = stdin.write_all(input.as_bytes());
         drop(stdin);
         // Kill at a spread of moments: while parsing, writing, syncing, renaming.
-        let delay = if round < 24 { 5 + round * 7 } else { 200 * (round - 23) };
+        let delay = if round < 24 {
+            5 + round * 7
+        } else {
+            200 * (round - 23)
+        };
         std::thread::sleep(Duration::from_millis(delay));
         let _ = child.kill();
         let _ = child.wait();
