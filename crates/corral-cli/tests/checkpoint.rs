@@ -170,6 +170,24 @@ fn run_and_kill(args: &[&str], after: Duration) -> bool {
     finished
 }
 
+/// Runs `args`, and kills it `after` the moment `marker` appears (or
+/// when it has ended without it).
+fn kill_when(args: &[&str], marker: &Path, after: Duration) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !marker.exists() && child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    std::thread::sleep(after);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 /// How long a command takes, run to the end.
 fn timed(args: &[&str]) -> Duration {
     let started = Instant::now();
@@ -258,7 +276,12 @@ fn kill_9_during_a_restore_leaves_before_or_after_once_the_store_opens() {
     ]));
     let id = list(&s)[0]["id"].as_str().unwrap().to_string();
     let modify = |root: &Path| {
-        fill(root, "new");
+        // Every file changed by one line (their diffs stay cheap to show).
+        for i in 0..300 {
+            let path = root.join(format!("d{}/f{i}.txt", i % 10));
+            let body = format!("changed {i}\n{}", format!("old {i}\n").repeat(4000));
+            std::fs::write(path, body).unwrap();
+        }
         std::fs::write(root.join("d0/extra.txt"), "created later\n").unwrap();
         std::fs::remove_file(root.join("d1/f1.txt")).unwrap();
     };
@@ -268,15 +291,36 @@ fn kill_9_during_a_restore_leaves_before_or_after_once_the_store_opens() {
     let full = timed(&restore);
     assert_eq!(files(&s.root), old);
 
+    let journal_path = std::fs::read_dir(s.store.join("checkpoints"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path()
+        .join("journal.json");
     let (mut rolled, mut before, mut after) = (0, 0, 0);
-    for round in 0..12u32 {
+    // 12 rounds, and more (up to 40) on a machine so loaded that none of
+    // them caught the restore mid-way yet.
+    for round in 0..40u32 {
+        if round >= 12 && rolled > 0 && after > 0 {
+            break;
+        }
         modify(&s.root);
         assert_eq!(files(&s.root), new);
-        run_and_kill(&restore, full * round / 12);
-        let journal = std::fs::read_dir(s.store.join("checkpoints"))
-            .unwrap()
-            .flatten()
-            .any(|p| p.path().join("journal.json").exists());
+        if round < 3 {
+            // While the checkpoint before the restore is taken.
+            run_and_kill(&restore, full * round / 6);
+        } else {
+            // Once the journal is written, that is while the project is
+            // being changed: from at once to a few milliseconds in (the
+            // machine's load makes fixed times miss the moment).
+            kill_when(
+                &restore,
+                &journal_path,
+                Duration::from_millis(u64::from((round - 3) % 9) * 3),
+            );
+        }
+        let journal = journal_path.exists();
         // Opening the store finishes a restore that was under way.
         store_readable(&s);
         let now = files(&s.root);
