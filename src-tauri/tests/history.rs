@@ -663,3 +663,73 @@ fn a_kill_during_appends_loses_no_completed_message() {
         history.close();
     }
 }
+
+#[test]
+fn a_brief_open_leaves_big_tool_results_out_and_says_which() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = History::new(dir.path());
+    let c = history
+        .append(P, None, &user("run it"), "m")
+        .unwrap()
+        .conversation;
+    history
+        .append(
+            P,
+            Some(&c),
+            &tool_call("t1", "exec_shell", json!({"command": "ls"})),
+            "m",
+        )
+        .unwrap();
+    let big = "x".repeat(10_000);
+    let results = NewEntry {
+        message: Some(Message {
+            role: Role::User,
+            content: vec![
+                Block::ToolResult {
+                    tool_use_id: "t1".into(),
+                    content: big.clone(),
+                    is_error: false,
+                },
+                Block::ToolResult {
+                    tool_use_id: "t2".into(),
+                    content: "small".into(),
+                    is_error: false,
+                },
+            ],
+        }),
+        ..NewEntry::default()
+    };
+    history.append(P, Some(&c), &results, "m").unwrap();
+
+    let brief = history.open_brief(P, &c, Some(4096)).unwrap();
+    assert!(brief.entries[..2].iter().all(|e| e.elided.is_none()));
+    assert_eq!(brief.entries[2].elided, Some(vec!["t1".to_string()]));
+    let message: Message =
+        serde_json::from_str(brief.entries[2].message.as_ref().unwrap().get()).unwrap();
+    assert_eq!(
+        message.content,
+        vec![
+            Block::ToolResult {
+                tool_use_id: "t1".into(),
+                content: String::new(),
+                is_error: false
+            },
+            Block::ToolResult {
+                tool_use_id: "t2".into(),
+                content: "small".into(),
+                is_error: false
+            },
+        ]
+    );
+    // The whole conversation is still there.
+    let whole = history.open(P, &c).unwrap();
+    assert!(whole.entries[2].elided.is_none());
+    assert!(whole.entries[2]
+        .message
+        .as_ref()
+        .unwrap()
+        .get()
+        .contains(&big));
+    let json = serde_json::to_string(&whole).unwrap();
+    assert!(!json.contains("elided"), "absent when whole");
+}

@@ -48,12 +48,18 @@ pub async fn list_conversations(
     .await
 }
 
+/// A conversation of the open project with every entry; with `elide_over`,
+/// tool results longer than that many bytes are left out (see `elided`).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn open_conversation(
     state: State<'_, AppState>,
     id: String,
+    elide_over: Option<usize>,
 ) -> Result<ConversationData, Error> {
-    with_history(&state, move |history, project| history.open(project, &id)).await
+    with_history(&state, move |history, project| {
+        history.open_brief(project, &id, elide_over)
+    })
+    .await
 }
 
 /// Appends one entry; without `conversation` it starts a new one.

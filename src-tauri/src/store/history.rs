@@ -94,6 +94,11 @@ pub struct StoredEntry {
     pub message: Option<Box<RawValue>>,
     #[ts(type = "unknown[]")]
     pub items: Box<RawValue>,
+    /// The `tool_use_id`s of tool results left out of `message` (their
+    /// `content` is `""`) by a brief open; absent when it is whole.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub elided: Option<Vec<String>>,
 }
 
 /// A conversation opened: its summary and every entry, oldest first.
@@ -427,6 +432,19 @@ impl History {
 
     /// A conversation of the project with every entry, oldest first.
     pub fn open(&self, project: &str, id: &str) -> Result<ConversationData, Error> {
+        self.open_brief(project, id, None)
+    }
+
+    /// Like `open`, but each tool result longer than `elide_over` bytes is
+    /// left out (its `content` emptied, its id in the entry's `elided`):
+    /// what the window needs to show a long conversation at once, before it
+    /// fetches the whole of it.
+    pub fn open_brief(
+        &self,
+        project: &str,
+        id: &str,
+        elide_over: Option<usize>,
+    ) -> Result<ConversationData, Error> {
         self.with_db(|conn| {
             let summary = summary(conn, project, id)?.ok_or_else(|| not_found(id))?;
             let mut stmt = conn
@@ -446,10 +464,15 @@ impl History {
             let mut entries = Vec::new();
             for row in rows {
                 let (seq, message, items) = row.map_err(|e| db_error(&e))?;
+                let (message, elided) = match (message, elide_over) {
+                    (Some(text), Some(limit)) if text.len() > limit => elide(text, limit)?,
+                    (message, _) => (message, None),
+                };
                 entries.push(StoredEntry {
                     seq,
                     message: message.map(raw).transpose()?,
                     items: raw(items)?,
+                    elided,
                 });
             }
             Ok(ConversationData { summary, entries })
@@ -824,6 +847,33 @@ fn first_user_line(conn: &Connection, id: &str) -> Result<Option<String>, Error>
         }
     }
     Ok(None)
+}
+
+/// The message with each tool result over `limit` bytes emptied, and their ids.
+fn elide(text: String, limit: usize) -> Result<(Option<String>, Option<Vec<String>>), Error> {
+    let Ok(mut message) = serde_json::from_str::<Message>(&text) else {
+        return Ok((Some(text), None));
+    };
+    let mut elided = Vec::new();
+    for block in &mut message.content {
+        if let Block::ToolResult {
+            tool_use_id,
+            content,
+            ..
+        } = block
+        {
+            if content.len() > limit {
+                content.clear();
+                elided.push(tool_use_id.clone());
+            }
+        }
+    }
+    if elided.is_empty() {
+        return Ok((Some(text), None));
+    }
+    let text = serde_json::to_string(&message)
+        .map_err(|e| Error::new(ErrorCode::Io, format!("a stored entry cannot be read: {e}")))?;
+    Ok((Some(text), Some(elided)))
 }
 
 fn raw(text: String) -> Result<Box<RawValue>, Error> {

@@ -184,7 +184,7 @@ describe("conversations", () => {
     expect(snippet.textContent).toContain("<b>flaky</b>");
     await fireEvent.click(hit);
     await vi.waitFor(() => expect(screen.getByTestId("message-user").textContent).toContain("zeppelin"));
-    expect(ipc.openConversation).toHaveBeenLastCalledWith("a");
+    expect(ipc.openConversation).toHaveBeenLastCalledWith("a", 4096);
   });
 
   it("forks from a message and edits one in a new conversation, leaving the original", async () => {
@@ -253,7 +253,9 @@ describe("the list's words and the rows' arithmetic", () => {
     expect(variableRange(offsets, 0, 110, 0)).toEqual({ start: 0, end: 2 });
     expect(variableRange(offsets, 130, 20, 0)).toEqual({ start: 2, end: 4 });
     expect(variableRange(offsets, 200, 100, 0)).toEqual({ start: 3, end: 4 });
-    expect(variableRange(offsets, 650, 1000, 0)).toEqual({ start: 4, end: 6 });
+    expect(variableRange(offsets, 650, 1000, 0)).toEqual({ start: 0, end: 6 });
+    // Past the end is the end.
+    expect(variableRange(offsets, 10_000, 100, 0)).toEqual({ start: 3, end: 6 });
     expect(variableRange(offsets, 200, 100, 450)).toEqual({ start: 0, end: 6 });
     expect(variableRange(offsetsOf([]), 0, 100)).toEqual({ start: 0, end: 0 });
   });

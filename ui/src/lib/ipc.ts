@@ -114,7 +114,9 @@ export const ipc = {
 
   // Conversations (kept by Rust; see docs/ipc.md)
   listConversations: () => call<ConversationSummary[]>("list_conversations"),
-  openConversation: (id: string) => call<ConversationData>("open_conversation", { id }),
+  /** With `elideOver`, tool results longer than that many bytes are left out (see `elided`). */
+  openConversation: (id: string, elideOver?: number) =>
+    call<ConversationData>("open_conversation", { id, ...(elideOver === undefined ? {} : { elide_over: elideOver }) }),
   appendEntry: (conversation: string | null, entry: NewEntry) =>
     call<Appended>("append_entry", { ...(conversation === null ? {} : { conversation }), entry }),
   renameConversation: (id: string, title: string) => call<ConversationSummary>("rename_conversation", { id, title }),

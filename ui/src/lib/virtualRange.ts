@@ -25,8 +25,10 @@ export function offsetsOf(heights: readonly number[]): number[] {
 export function variableRange(offsets: readonly number[], scrollTop: number, viewport: number, overscan = 600): Range {
   const count = offsets.length - 1;
   if (count <= 0) return { start: 0, end: 0 };
-  const top = Math.max(0, scrollTop - overscan);
-  const bottom = Math.max(scrollTop, 0) + Math.max(viewport, 1) + overscan;
+  // As the browser does: the view cannot go past the end.
+  const at = Math.max(0, Math.min(scrollTop, offsets[count] - viewport));
+  const top = Math.max(0, at - overscan);
+  const bottom = at + Math.max(viewport, 1) + overscan;
   // The last row starting at or above `top`, and the first starting at or below `bottom`.
   const start = Math.min(count - 1, Math.max(0, lastAtOrBelow(offsets, top)));
   const end = Math.max(start + 1, Math.min(count, lastAtOrBelow(offsets, bottom - 1) + 1));

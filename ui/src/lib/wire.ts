@@ -539,7 +539,12 @@ forked_from?: ForkPoint, };
 
 export type ForkPoint = { conversation: string, before_seq: number, };
 
-export type StoredEntry = { seq: number, message: Message | null, items: unknown[], };
+export type StoredEntry = { seq: number, message: Message | null, items: unknown[], 
+/**
+ * The `tool_use_id`s of tool results left out of `message` (their
+ * `content` is `""`) by a brief open; absent when it is whole.
+ */
+elided?: Array<string>, };
 
 export type ConversationData = { summary: ConversationSummary, entries: Array<StoredEntry>, };
 

@@ -73,6 +73,9 @@ export function fakeIpc(turns: Turn[]) {
       sandbox: "namespaces",
       sandboxed: true,
     })),
+    openConversation: vi.fn<AgentIpc["openConversation"]>(async () => {
+      throw new Error("the test opened no conversation");
+    }),
     appendEntry: vi.fn<AgentIpc["appendEntry"]>(async (conversation) => ({ conversation: conversation ?? "c1", seq: seq++ })),
     modelInfo: vi.fn<AgentIpc["modelInfo"]>(async () => ({})),
   };

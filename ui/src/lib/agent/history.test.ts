@@ -100,6 +100,62 @@ describe("the history of a conversation", () => {
   });
 });
 
+describe("a conversation opened brief", () => {
+  it("is made whole before the next request, its cards get their results, and nothing is appended again", async () => {
+    const read = use("read_file", { path: "big.txt" });
+    const first = setup([callTools(read), say("It is big.")]);
+    first.ipc.callTool.mockResolvedValue({ path: "big.txt", content: "x".repeat(5000) });
+    await first.loop.send("read big.txt");
+    const whole = first.stored();
+    // What Rust answers a brief open: the long result emptied, its id said.
+    const brief = whole.map((entry) => {
+      const result = entry.message?.content.find((b) => b.type === "tool_result");
+      if (!entry.message || !result) return entry;
+      return { ...entry, message: { ...entry.message, content: entry.message.content.map((b) => (b.type === "tool_result" ? { ...b, content: "" } : b)) }, elided: [read.id] };
+    });
+    const summary = { id: "c5", project: "/p/app", title: "t", first_line: "t", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, entries: whole.length };
+
+    const t = setup([say("Still big.")]);
+    const held = deferred<void>();
+    t.ipc.openConversation.mockImplementation(async () => {
+      await held.promise;
+      return { summary, entries: whole };
+    });
+    t.loop.load({ summary, entries: brief });
+    const card = () => t.loop.state.get().items.find((i): i is ToolItem => i.kind === "tool");
+    expect(card()?.result).toBeUndefined();
+
+    const sent = t.loop.send("and now?");
+    // Going on fetches the whole at once (else it comes a moment after the open).
+    await vi.waitFor(() => expect(t.ipc.openConversation).toHaveBeenCalledWith("c5"));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(t.requests).toHaveLength(0);
+    held.resolve();
+    await sent;
+    // The request carried the whole result, never the emptied one.
+    expect(t.requests[0].messages).toEqual([...first.loop.transcript, { role: "user", content: [{ type: "text", text: "and now?" }] }]);
+    expect(card()?.result).toEqual({ path: "big.txt", content: "x".repeat(5000) });
+    // Only the new message and the reply were appended.
+    expect(t.ipc.appendEntry.mock.calls.map(([, entry]) => entry.message?.role)).toEqual(["user", "assistant"]);
+    expect(t.ipc.appendEntry.mock.calls.flatMap(([, entry]) => entry.items as Item[]).some((i) => i.kind === "tool")).toBe(false);
+  });
+
+  it("does not send when the whole cannot be had, and says why", async () => {
+    const t = setup([say("never")]);
+    t.ipc.openConversation.mockRejectedValue({ code: "io", message: "locked", hint: "", retryable: true, details: {} });
+    const summary = { id: "c6", project: "/p/app", title: "t", first_line: "t", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, entries: 1 };
+    t.loop.load({ summary, entries: [{ seq: 0, message: { role: "user", content: [{ type: "tool_result", tool_use_id: "x", content: "" }] }, items: [], elided: ["x"] }] });
+    await t.loop.send("hello");
+    expect(t.requests).toHaveLength(0);
+    expect(t.loop.state.get().error?.message).toBe("locked");
+    expect(t.ipc.openConversation).toHaveBeenCalledTimes(1);
+    // The next try fetches it again.
+    await t.loop.send("hello");
+    expect(t.ipc.openConversation).toHaveBeenCalledTimes(2);
+    expect(t.requests).toHaveLength(0);
+  });
+});
+
 describe("Journal", () => {
   const user = (id: string): Item => ({ kind: "user", id, text: id });
 

@@ -57,6 +57,11 @@ export class Journal {
     this.append(null, items);
   }
 
+  /** Takes these versions of items as stored (the same items, completed from the history). */
+  markStored(items: Item[]): void {
+    for (const item of items) this.appended.set(item.id, item);
+  }
+
   /** Resolves once every entry recorded so far has been stored or has failed. */
   flush(): Promise<void> {
     return this.queue;

@@ -80,6 +80,11 @@ export class AgentLoop {
   private turnId: string | undefined;
   /** Appends the conversation to the history as it happens. */
   private journal: Journal;
+  /** The conversation opened brief (long tool results left out), until it is whole. */
+  private briefId: string | null = null;
+  /** Its whole: fetched a moment after it is shown, or when the user goes on. */
+  private whole: Promise<void> | null = null;
+  private fetching = false;
 
   constructor(
     private readonly ipc: AgentIpc,
@@ -149,10 +154,61 @@ export class AgentLoop {
     this.foldersSeen = new Set();
     this.store.set({ ...emptyState(), items: opened.items });
     this.journal = this.newJournal(conversation, opened);
+    const brief = conversation.entries.some((entry) => (entry.elided?.length ?? 0) > 0);
+    this.briefId = brief ? conversation.summary.id : null;
+    // Fetched a moment after the brief one is on screen (or at once when the
+    // user goes on): taking in tens of MB holds the page, never its first paint.
+    const journal = this.journal;
+    this.whole = brief ? later(WHOLE_AFTER_MS).then(() => this.fetchWhole(conversation.summary.id, journal)) : null;
+    // A failure is said when the user goes on (and the fetch tried again), not now.
+    this.whole?.catch(() => undefined);
   }
+
+  /**
+   * Completes a conversation opened brief (long tool results left out): the
+   * whole transcript for the next request, and the results of cards shown
+   * without them. Nothing is appended: it is all stored already.
+   */
+  private async fetchWhole(id: string, journal: Journal): Promise<void> {
+    if (this.journal !== journal || this.briefId !== id) return;
+    this.fetching = true;
+    const data = await this.ipc.openConversation(id).finally(() => (this.fetching = false));
+    if (this.journal !== journal) return;
+    const whole = fromEntries(data.entries);
+    this.messages = whole.messages;
+    this.briefId = null;
+    const complete = new Map(whole.items.map((item) => [item.id, item]));
+    const completed: Item[] = [];
+    this.store.update((state) => ({
+      ...state,
+      items: state.items.map((item) => {
+        const full = complete.get(item.id);
+        if (item.kind !== "tool" || item.result !== undefined || full?.kind !== "tool" || full.result === undefined) return item;
+        const done = { ...item, result: full.result };
+        completed.push(done);
+        return done;
+      }),
+    }));
+    journal.markStored(completed);
+  }
+
+  /** Waits for the whole of a conversation opened brief; false (and the error shown) if it cannot be had. */
+  private async ready(): Promise<boolean> {
+    if (this.briefId === null) return true;
+    // Not fetching (the moment has not come, or the last try failed): now.
+    if (!this.fetching) this.whole = this.fetchWhole(this.briefId, this.journal);
+    try {
+      await this.whole;
+    } catch (error) {
+      this.patch({ error: toWireError(error) });
+    }
+    return this.briefId === null;
+  }
+
 
   async send(text: string): Promise<void> {
     if (this.control || text.trim() === "") return;
+    if (!(await this.ready()) || this.control) return;
     this.messages = appendUserText(this.messages, text);
     const turn = this.newId();
     this.turnId = turn;
@@ -163,6 +219,7 @@ export class AgentLoop {
 
   /** Re-sends the last turn after a provider failure; the conversation is kept. */
   async retry(): Promise<void> {
+    if (this.control || !(await this.ready())) return;
     if (this.control || this.messages.at(-1)?.role !== "user") return;
     await this.run();
   }
@@ -179,7 +236,7 @@ export class AgentLoop {
 
   /** Summarizes the older part of the conversation now (the Compact button). */
   async compact(): Promise<void> {
-    if (this.control) return;
+    if (this.control || !(await this.ready()) || this.control) return;
     const control: RunControl = { cancelled: false, hooks: new Set() };
     this.control = control;
     this.patch({ busy: true });
@@ -212,6 +269,8 @@ export class AgentLoop {
     this.foldersSeen = new Set();
     this.store.set(emptyState());
     this.journal = this.newJournal(null);
+    this.briefId = null;
+    this.whole = null;
   }
 
   /** The user's answer to an approval card. */
@@ -583,4 +642,11 @@ export class AgentLoop {
     if (ids.size === 0) return;
     this.store.update((state) => ({ ...state, items: state.items.filter((item) => !ids.has(item.id)) }));
   }
+}
+
+/** How long a conversation opened brief is shown before its whole is fetched. */
+const WHOLE_AFTER_MS = 1000;
+
+function later(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -14,6 +14,7 @@ export type AgentIpc = Pick<
   | "callTool"
   | "execShell"
   | "appendEntry"
+  | "openConversation"
   | "modelInfo"
 >;
 
