@@ -139,25 +139,9 @@ impl Store {
     /// Where an earlier Corral saved the project's one conversation as
     /// JSON; the history imports it once.
     pub fn legacy_conversation_file(&self, root: &Path) -> PathBuf {
-        let name = root
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let safe: String = name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .take(40)
-            .collect();
-        self.data.join("conversations").join(format!(
-            "{safe}-{:016x}.json",
-            fnv1a(root.as_os_str().as_encoded_bytes())
-        ))
+        self.data
+            .join("conversations")
+            .join(format!("{}.json", project_file_stem(root)))
     }
 }
 
@@ -197,6 +181,26 @@ fn write_json<T: Serialize>(path: &Path, value: &T, mode: u32) -> Result<(), Err
         .and_then(|()| file.sync_all())
         .map_err(io)?;
     std::fs::rename(&tmp, path).map_err(io)
+}
+
+/// A file name for what is kept per project: the folder's name (made safe,
+/// at most 40 characters) and a hash of its whole path.
+pub(crate) fn project_file_stem(root: &Path) -> String {
+    let name: String = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    format!("{name}-{:016x}", fnv1a(root.as_os_str().as_encoded_bytes()))
 }
 
 #[cfg(test)]

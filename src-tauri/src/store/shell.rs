@@ -4,7 +4,7 @@
 //! `projects/<name>-<hash>.json` a project's own programs and its saved
 //! rules.
 
-use super::{fnv1a, read_json, write_json, Store};
+use super::{read_json, write_json, Store};
 use corral_tools::shell::{is_valid_program_name, SavedRule, ALLOWED_PROGRAMS};
 use corral_tools::Error;
 use serde::{Deserialize, Serialize};
@@ -41,24 +41,9 @@ pub struct ShellConfig {
 
 impl Store {
     fn project_shell_file(&self, root: &Path) -> PathBuf {
-        let name: String = root
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .take(40)
-            .collect();
-        self.config.join("projects").join(format!(
-            "{name}-{:016x}.json",
-            fnv1a(root.as_os_str().as_encoded_bytes())
-        ))
+        self.config
+            .join("projects")
+            .join(format!("{}.json", super::project_file_stem(root)))
     }
 
     fn project_shell(&self, root: &Path) -> ProjectShell {
