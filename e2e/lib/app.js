@@ -339,10 +339,17 @@ export class App {
        const log = document.querySelector(".chat .log");
        const seen = new Map();
        const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+       // The log follows its end unless the user moved it just before: on a
+       // loaded machine the scroll can land after that moment and snap back,
+       // so each move is made again until it holds.
        const scrollTo = async (top) => {
-         log.dispatchEvent(new WheelEvent("wheel", { bubbles: true }));
-         log.scrollTop = top;
-         await frame();
+         for (let attempt = 0; attempt < 20; attempt++) {
+           log.dispatchEvent(new WheelEvent("wheel", { bubbles: true }));
+           log.scrollTop = top;
+           await frame();
+           const want = Math.min(top, log.scrollHeight - log.clientHeight);
+           if (Math.abs(log.scrollTop - want) <= 2) return;
+         }
        };
        (async () => {
          for (let top = 0; ; top += Math.max(50, log.clientHeight - 50)) {
