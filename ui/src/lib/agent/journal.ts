@@ -67,6 +67,21 @@ export class Journal {
     return this.queue;
   }
 
+  /** Entries recorded but not stored yet (an append failed and waits to be sent again). */
+  get unsaved(): number {
+    return this.pending.length;
+  }
+
+  /**
+   * Sends the entries that failed again now, without waiting for a next
+   * append (the conversation is being left); resolves once they are stored
+   * or have failed once more (not said again).
+   */
+  retry(): Promise<void> {
+    this.queue = this.queue.then(() => this.drain());
+    return this.queue;
+  }
+
   private append(message: Message | null, items: Item[], usage?: TokenUsage): void {
     if (message === null && items.length === 0) return;
     for (const item of items) this.appended.set(item.id, item);

@@ -80,6 +80,8 @@ export class AgentLoop {
   private turnId: string | undefined;
   /** Appends the conversation to the history as it happens. */
   private journal: Journal;
+  /** Journals of conversations left with entries not stored: sent again until they are. */
+  private retired: Journal[] = [];
   /** The conversation opened brief (long tool results left out), until it is whole. */
   private briefId: string | null = null;
   /** Its whole: fetched a moment after it is shown, or when the user goes on. */
@@ -127,12 +129,49 @@ export class AgentLoop {
   }
 
   private newJournal(conversation: ConversationData | null, stored?: ReturnType<typeof fromEntries>): Journal {
-    return new Journal(this.ipc, {
+    const journal: Journal = new Journal(this.ipc, {
       conversation: conversation?.summary.id ?? null,
       stored: stored && { items: stored.items, seqOf: stored.seqOf },
       onAppended: this.options.onAppended,
-      onError: (e) => this.addItem({ kind: "notice", id: this.newId(), text: `Could not save the conversation (${e.code}): ${e.message}` }),
+      onError: (e) => {
+        const which = journal === this.journal ? "the conversation" : "the conversation left";
+        this.addItem({ kind: "notice", id: this.newId(), text: `Could not save ${which} (${e.code}): ${e.message}` });
+      },
     });
+    return journal;
+  }
+
+  /**
+   * Leaves the conversation of `journal`: what it could not store yet is
+   * sent again now and, while that fails, again at each save of the next
+   * conversations; it is never dropped.
+   */
+  private async leave(journal: Journal): Promise<void> {
+    await journal.flush();
+    if (journal.unsaved > 0) await journal.retry();
+    if (journal.unsaved > 0 && !this.retired.includes(journal)) this.retired.push(journal);
+  }
+
+  /** Sends again what conversations left could not store. */
+  private async retryRetired(): Promise<void> {
+    for (const journal of [...this.retired]) await journal.retry();
+    this.retired = this.retired.filter((journal) => journal.unsaved > 0);
+  }
+
+  /**
+   * Stores what is still unsaved, of this conversation and of those left,
+   * before another is opened; resolves once each is stored or has failed
+   * again (nothing is dropped: a failure is tried again later).
+   */
+  async saveAll(): Promise<void> {
+    await this.journal.flush();
+    if (this.journal.unsaved > 0) await this.journal.retry();
+    await this.retryRetired();
+  }
+
+  /** Entries recorded in this loop and not stored yet, in every conversation. */
+  get unsaved(): number {
+    return this.journal.unsaved + this.retired.reduce((sum, journal) => sum + journal.unsaved, 0);
   }
 
   /** The project folder the tools resolve paths against. */
@@ -152,8 +191,11 @@ export class AgentLoop {
     this.messages = opened.messages;
     this.instructions = undefined;
     this.foldersSeen = new Set();
-    this.store.set({ ...emptyState(), items: opened.items });
+    const { input_tokens, output_tokens } = conversation.summary;
+    this.store.set({ ...emptyState(), items: opened.items, usage: { input_tokens, output_tokens } });
+    void this.leave(this.journal);
     this.journal = this.newJournal(conversation, opened);
+    void this.estimateOpened(this.journal);
     const brief = conversation.entries.some((entry) => (entry.elided?.length ?? 0) > 0);
     this.briefId = brief ? conversation.summary.id : null;
     // Fetched a moment after the brief one is on screen (or at once when the
@@ -177,6 +219,7 @@ export class AgentLoop {
     const whole = fromEntries(data.entries);
     this.messages = whole.messages;
     this.briefId = null;
+    this.estimateShown();
     const complete = new Map(whole.items.map((item) => [item.id, item]));
     const completed: Item[] = [];
     this.store.update((state) => ({
@@ -232,6 +275,8 @@ export class AgentLoop {
   /** Forgets what is known of the model (the settings changed). */
   resetModel(): void {
     this.model = undefined;
+    this.asking = null;
+    this.modelNoted = false;
   }
 
   /** Summarizes the older part of the conversation now (the Compact button). */
@@ -263,7 +308,7 @@ export class AgentLoop {
   /** Starts a new conversation; the one shown stays in the history as it is. */
   async clear(): Promise<void> {
     if (this.control) return;
-    await this.save();
+    await this.leave(this.journal);
     this.messages = [];
     this.instructions = undefined;
     this.foldersSeen = new Set();
@@ -493,12 +538,51 @@ export class AgentLoop {
     };
   }
 
+  /** The server's word on the model being asked (once per loop, or after `resetModel`). */
+  private asking: Promise<ModelInfo> | null = null;
+  /** Whether what the model cannot do was said (once per loop). */
+  private modelNoted = false;
+
+  /** What the server says of the model: asked once, on the first need. */
+  private async modelFacts(): Promise<ModelInfo> {
+    if (this.model !== undefined) return this.model;
+    const asking = (this.asking ??= this.ipc.modelInfo().catch((): ModelInfo => ({})));
+    const model = await asking;
+    if (this.asking !== asking) return model; // the settings changed meanwhile
+    this.model = model;
+    this.patch({ price: model.price ?? null });
+    return model;
+  }
+
+  /**
+   * The meter of a conversation opened: the size of the request its next
+   * message would send, estimated as before a send (without the project's
+   * instructions, read at that send). Nothing is sent.
+   */
+  private async estimateOpened(journal: Journal): Promise<void> {
+    try {
+      this.specs ??= await this.ipc.toolSpecs();
+      await this.modelFacts();
+    } catch {
+      return; // the meter comes with the next request
+    }
+    if (this.journal !== journal) return;
+    this.patch({ price: this.model?.price ?? null });
+    this.estimateShown();
+  }
+
+  /** Shows the next request's estimated size, when idle and the tools are known. */
+  private estimateShown(): void {
+    if (this.control || !this.specs || this.model === undefined) return;
+    this.showMeter(this.estimate.tokens(this.request(this.specs)));
+  }
+
   /** The model's context window and the project's instructions, once. */
   private async loadModelFacts(): Promise<void> {
-    if (this.model === undefined) {
-      this.model = await this.ipc.modelInfo().catch(() => ({}));
-      this.patch({ price: this.model.price ?? null });
-      if (this.model.supports_tools === false) {
+    const model = await this.modelFacts();
+    if (!this.modelNoted) {
+      this.modelNoted = true;
+      if (model.supports_tools === false) {
         this.notice(
           "The server says this model's chat template cannot call tools, so the agent can only talk. Start the server with a template that supports tools (llama.cpp: --jinja), or pick another model.",
         );
@@ -600,6 +684,7 @@ export class AgentLoop {
   /** Waits until everything recorded is stored (failures were said as notices). */
   private async save(): Promise<void> {
     await this.journal.flush();
+    if (this.retired.length > 0) await this.retryRetired();
   }
 
 
