@@ -42,6 +42,7 @@ fn declarations() -> Vec<String> {
         shell::SavedRule::decl(),
         store::shell::ShellConfig::decl(),
         shell::background::Started::decl(),
+        shell::background::ListeningPort::decl(),
         shell::background::CommandOutput::decl(),
         corral_llm::Role::decl(),
         corral_llm::Block::decl(),

@@ -1,7 +1,8 @@
 //! Background commands: `exec_shell` with `background: true` returns a run
 //! id at once; `command_output` reads the output as it grows, from a byte
 //! offset; `stop_command` kills the command and what it started; at most 8
-//! run at once; dropping the project's registry stops them all. Real
+//! run at once; dropping the project's registry stops them all; a server's
+//! ports are listed and forwarded to the host while it runs. Real
 //! processes in the real sandbox.
 #![allow(
     clippy::unwrap_used,
@@ -185,5 +186,68 @@ fn without_a_registry_background_is_refused() {
     ] {
         let err = dispatch::call(&root, tool, input, &ctx).unwrap_err();
         assert_eq!(err.code.as_str(), "invalid_input", "{tool}");
+    }
+}
+
+#[test]
+fn a_server_in_the_background_lists_its_port_and_the_host_reaches_it_until_it_stops() {
+    if !has_node() || !corral_tools::shell::namespaces_available() {
+        eprintln!("note: no node or no namespaces here; skipping the forward test");
+        return;
+    }
+    let (_dir, root) = project();
+    let bg = Arc::new(Background::default());
+    // No network granted: the server listens in the sandbox's own
+    // namespace, on a port the host already uses, so the host reaches it
+    // on another one.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let taken_port = taken.local_addr().unwrap().port();
+    let script = format!(
+        "require('http').createServer((q, s) => s.end('hello from inside ' + q.url))\
+         .listen({taken_port}, '127.0.0.1', function () {{ console.log('listening on ' + this.address().port) }})"
+    );
+    let id = start(&root, &bg, &script);
+    let banner = wait_for(&root, &bg, &id, |o| {
+        o["output"].as_str().unwrap().contains("listening on")
+    });
+    let text = banner["output"].as_str().unwrap();
+    let port: u64 = text.trim().rsplit(' ').next().unwrap().parse().unwrap();
+    let listed = wait_for(&root, &bg, &id, |o| {
+        o["ports"].as_array().is_some_and(|p| !p.is_empty())
+    });
+    assert_eq!(port, u64::from(taken_port));
+    assert_eq!(listed["ports"][0]["port"], port, "{listed}");
+    let reach_at = listed["ports"][0]["reach_at"].as_u64().expect("forwarded") as u16;
+    assert_ne!(reach_at, taken_port, "{listed}");
+    let get = |path: &str| -> std::io::Result<String> {
+        use std::io::{Read, Write};
+        let mut conn = std::net::TcpStream::connect(("127.0.0.1", reach_at))?;
+        conn.set_read_timeout(Some(Duration::from_secs(10)))?;
+        write!(conn, "GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n")?;
+        let mut reply = String::new();
+        conn.read_to_string(&mut reply)?;
+        Ok(reply)
+    };
+    for path in ["/one", "/two"] {
+        let reply = get(path).unwrap();
+        assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+        assert!(
+            reply.ends_with(&format!("hello from inside {path}")),
+            "{reply}"
+        );
+    }
+    let stopped = dispatch::call(&root, "stop_command", json!({"run_id": id}), &ctx(&bg)).unwrap();
+    assert_eq!(stopped["running"], false, "{stopped}");
+    let until = Instant::now() + Duration::from_secs(5);
+    loop {
+        let out = output(&root, &bg, &id, 0);
+        if out["ports"].as_array().is_some_and(Vec::is_empty) && get("/after").is_err() {
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "the forward outlived the server: {out}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
     }
 }

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { CommandOutput } from "../lib/types";
 
 const { ipc, runs } = vi.hoisted(() => {
-  const runs = { output: "", running: true, stopped: false };
+  const runs = { output: "", running: true, stopped: false, ports: [] as CommandOutput["ports"] };
   const info = (output: string, next: number): CommandOutput => ({
     run_id: "bg-1",
     command: "npm",
@@ -15,6 +15,7 @@ const { ipc, runs } = vi.hoisted(() => {
     running: runs.running,
     stopped: runs.stopped,
     elapsed_ms: 10,
+    ports: runs.running ? runs.ports : [],
   });
   const ipc = {
     listProcesses: vi.fn(async () => [info("", runs.output.length)]),
@@ -37,6 +38,15 @@ describe("Processes", () => {
     render(Processes, { props: { pollMs: 10 } });
     await vi.waitFor(() => expect(screen.getByTestId("process-output").textContent).toBe("ready on :5173\n"));
     expect(screen.getByTestId("process-status").textContent).toBe("running");
+    expect(screen.queryByTestId("process-ports")).toBeNull();
+    // The ports it listens on, and where this computer reaches them.
+    runs.ports = [{ port: 5173, reach_at: 5173 }, { port: 8080, reach_at: 41000 }, { port: 9229 }];
+    await vi.waitFor(() => expect(screen.getAllByTestId("process-port")).toHaveLength(3));
+    expect(screen.getAllByTestId("process-port").map((p) => p.textContent?.trim())).toEqual([
+      "127.0.0.1:5173",
+      "127.0.0.1:41000 → :8080",
+      ":9229 (inside its sandbox only)",
+    ]);
     runs.output += "\u001b[32mGET /\u001b[0m 200\n";
     await vi.waitFor(() => expect(screen.getByTestId("process-output").textContent).toBe("ready on :5173\nGET / 200\n"));
     // Asked from where it left off, not from the start.
@@ -45,5 +55,6 @@ describe("Processes", () => {
     expect(ipc.stopProcess).toHaveBeenCalledWith("bg-1");
     await vi.waitFor(() => expect(screen.getByTestId("process-status").textContent).toBe("stopped"));
     expect(screen.queryByTestId("process-stop")).toBeNull();
+    expect(screen.queryByTestId("process-ports")).toBeNull();
   });
 });

@@ -41,6 +41,7 @@ export type {
   SavedRule,
   ShellConfig,
   Started,
+  ListeningPort,
   CommandOutput,
   ConversationSummary,
   ForkPoint,

@@ -294,6 +294,14 @@ export type Started = {
  */
 run_id: string, command: string, args: Array<string>, };
 
+export type ListeningPort = { port: number, 
+/**
+ * Where the window (or a browser) reaches it on 127.0.0.1: the same
+ * port, or another when the host's was taken; absent when it could
+ * not be forwarded out of the command's sandbox.
+ */
+reach_at?: number, };
+
 export type CommandOutput = { run_id: string, command: string, args: Array<string>, 
 /**
  * stdout and stderr as they arrived, from `since_byte` (lossy UTF-8,
@@ -319,7 +327,11 @@ stopped: boolean,
 /**
  * Why it could not run or ended with an error.
  */
-error?: string, elapsed_ms: number, };
+error?: string, elapsed_ms: number, 
+/**
+ * The ports it listens on while it runs.
+ */
+ports: Array<ListeningPort>, };
 
 export type Role = "user" | "assistant";
 

@@ -5,12 +5,15 @@
 //! the app stops every command in it. A command in the background is the
 //! same sandboxed run as any other (same policy, profile and time limit).
 
+use super::forward::Forwarder;
+use super::ports;
+pub use super::ports::ListeningPort;
 use super::{exec_shell, CancelToken, ExecShellInput, ExecShellOutput, ShellRun, Stream};
 use crate::error::{Error, ErrorCode, Result};
 use crate::root::ProjectRoot;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -32,6 +35,9 @@ pub struct Started {
     pub command: String,
     pub args: Vec<String>,
 }
+
+/// How often a running command's ports are looked up.
+const PORTS_EVERY: Duration = Duration::from_millis(300);
 
 /// One look at a background command.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, ts_rs::TS)]
@@ -61,6 +67,9 @@ pub struct CommandOutput {
     pub error: Option<String>,
     #[ts(type = "number")]
     pub elapsed_ms: u64,
+    /// The ports it listens on while it runs.
+    #[serde(default)]
+    pub ports: Vec<ListeningPort>,
 }
 
 struct Run {
@@ -68,6 +77,8 @@ struct Run {
     args: Vec<String>,
     cancel: CancelToken,
     started: Instant,
+    /// The process started (0 until it has).
+    pid: AtomicU32,
     state: Mutex<RunState>,
 }
 
@@ -78,6 +89,7 @@ struct RunState {
     dropped: u64,
     ended: Option<Instant>,
     result: Option<Result<ExecShellOutput>>,
+    ports: Vec<ListeningPort>,
 }
 
 /// The background commands of one project.
@@ -139,9 +151,11 @@ impl Background {
             args: input.args.clone(),
             cancel: CancelToken::default(),
             started: Instant::now(),
+            pid: AtomicU32::new(0),
             state: Mutex::new(RunState::default()),
         });
         let sink_entry = entry.clone();
+        let spawn_entry = entry.clone();
         // The output is kept here and read with `command_output`; the
         // caller's sink belongs to the call, which returns now.
         let shell = ShellRun {
@@ -153,6 +167,9 @@ impl Background {
             extra_programs: run.extra_programs.clone(),
             rules: Vec::new(),
             background: None,
+            on_spawn: Some(Arc::new(move |pid| {
+                spawn_entry.pid.store(pid, Ordering::SeqCst);
+            })),
         };
         let started = Started {
             run_id: run_id.clone(),
@@ -171,6 +188,11 @@ impl Background {
                 state.result = Some(result);
             })
             .map_err(|e| Error::new(ErrorCode::Io, format!("could not start a thread: {e}")))?;
+        let watched = entry.clone();
+        // Best effort: without it the ports are not listed.
+        let _ = std::thread::Builder::new()
+            .name(format!("corral-{run_id}-ports"))
+            .spawn(move || watch_ports(&watched));
         lock(&self.runs).insert(run_id.clone(), entry);
         self.remember(&run_id);
         Ok(started)
@@ -242,6 +264,7 @@ impl Background {
             stopped,
             error,
             elapsed_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+            ports: state.ports.clone(),
         })
     }
 
@@ -274,6 +297,27 @@ impl Background {
         wait(&runs, wait_for);
         runs.iter().filter(|r| r.running()).count()
     }
+}
+
+/// Looks up the ports the command listens on while it runs, forwarding
+/// them to the host when it has a network namespace of its own; the
+/// forwards close when it ends.
+fn watch_ports(run: &Run) {
+    let mut forwarder = Forwarder::default();
+    while run.running() {
+        let pid = run.pid.load(Ordering::SeqCst);
+        if pid != 0 {
+            let found = ports::listening(pid);
+            let listed = forwarder.sync(&found);
+            let mut state = lock(&run.state);
+            if state.result.is_none() {
+                state.ports = listed;
+            }
+        }
+        std::thread::sleep(PORTS_EVERY);
+    }
+    drop(forwarder);
+    lock(&run.state).ports.clear();
 }
 
 fn wait(runs: &[Arc<Run>], wait_for: Duration) {

@@ -19,6 +19,9 @@
 //!   command run without asking;
 //! - `network`: which calls fetch from the network, and the failures that
 //!   show the sandbox refused a connection;
+//! - `ports` and `forward`: the ports a background command listens on,
+//!   and their forwards to the host when it has a network namespace of
+//!   its own;
 //! - `process`: spawn in its own process group, stream and cap the output,
 //!   time out and cancel by killing the whole group.
 //!
@@ -31,8 +34,10 @@ mod allowlist;
 pub mod background;
 mod capture;
 mod env;
+mod forward;
 mod namespace;
 mod network;
+mod ports;
 mod process;
 mod profile;
 mod rules;
@@ -185,6 +190,9 @@ pub struct ShellRun {
     /// Where `background: true` commands run (the app's open project);
     /// `None`: such a call is refused.
     pub background: Option<Arc<background::Background>>,
+    /// Called with the pid of the process started (bwrap's, or the
+    /// program's under Landlock), right after it starts.
+    pub on_spawn: Option<Arc<dyn Fn(u32) + Send + Sync>>,
 }
 
 /// The first argument that names a secret-like file, by name or through a

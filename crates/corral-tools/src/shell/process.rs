@@ -111,6 +111,9 @@ pub(crate) fn run(spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
     let mut child = spawned.map_err(|e| spawn_error(&e, spec.name))?;
     let (sandbox, sandbox_note) = status.finish();
     let pgid = rustix::process::Pid::from_child(&child);
+    if let Some(on_spawn) = &shell.on_spawn {
+        on_spawn(child.id());
+    }
 
     let out = Arc::new(Mutex::new(Pipe::default()));
     let err = Arc::new(Mutex::new(Pipe::default()));

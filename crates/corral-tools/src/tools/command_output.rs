@@ -31,7 +31,9 @@ impl Tool for CommandOutputTool {
     const RISK: Risk = Risk::Read;
     const DESCRIPTION: &'static str = "Read the output of a command started with exec_shell \
         background: true, from since_byte on (pass the next_byte of your last look), at most \
-        64 KiB at a time; says whether it still runs and, once ended, its exit_code.";
+        64 KiB at a time; says whether it still runs and, once ended, its exit_code, and the \
+        TCP ports it listens on (the user can open them; your other commands cannot reach them \
+        unless they run with the network).";
 
     fn run(
         &self,
