@@ -142,6 +142,16 @@ impl AppState {
         Ok(check)
     }
 
+    /// The tools the model is offered, `exec_shell` naming the programs
+    /// the user added (for every project and the open one).
+    pub fn tool_specs(&self) -> Vec<corral_tools::spec::ToolSpec> {
+        let programs = self
+            .project()
+            .map(|root| self.store.shell_grants(root.path()).0)
+            .unwrap_or_default();
+        corral_tools::spec::specs_with_programs(&programs)
+    }
+
     /// The user's programs and the project's saved rules, from the store.
     fn shell_grants(&self, root: &ProjectRoot, shell: &mut ShellRun) {
         let (programs, rules) = self.store.shell_grants(root.path());

@@ -237,3 +237,35 @@ fn background_commands_are_listed_and_stop_when_the_project_closes() {
         "a background command outlived its project"
     );
 }
+
+#[test]
+fn the_model_is_told_of_the_programs_the_user_added() {
+    let f = fixture();
+    let state = start(&f);
+    let exec_shell = |state: &AppState| {
+        state
+            .tool_specs()
+            .into_iter()
+            .find(|s| s.name == "exec_shell")
+            .unwrap()
+            .description
+    };
+    assert!(!exec_shell(&state).contains("The user added"));
+    state
+        .store
+        .save_programs(
+            vec!["make".into()],
+            Some((&f.project, vec!["pytest".into()])),
+        )
+        .unwrap();
+    assert!(
+        exec_shell(&state).ends_with("each call asks): make pytest."),
+        "{}",
+        exec_shell(&state)
+    );
+    // Another project sees the programs added for every project only.
+    let other = f.project.parent().unwrap().join("other");
+    std::fs::create_dir(&other).unwrap();
+    state.open_project(&other).unwrap();
+    assert!(exec_shell(&state).ends_with("each call asks): make."));
+}

@@ -17,9 +17,39 @@ pub fn specs() -> Vec<ToolSpec> {
     tools::REGISTRY.iter().map(|tool| tool.spec()).collect()
 }
 
+/// The specs, with `exec_shell`'s description naming the programs the
+/// user added (the model cannot guess them).
+pub fn specs_with_programs(programs: &[String]) -> Vec<ToolSpec> {
+    let mut specs = specs();
+    if programs.is_empty() {
+        return specs;
+    }
+    for spec in specs.iter_mut().filter(|s| s.name == "exec_shell") {
+        spec.description.push_str(&format!(
+            " The user added these programs (no argument rules, each call asks): {}.",
+            programs.join(" ")
+        ));
+    }
+    specs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn added_programs_are_named_in_exec_shell_only() {
+        let programs = ["pytest".to_string(), "make".to_string()];
+        let specs = specs_with_programs(&programs);
+        for (with, plain) in specs.iter().zip(specs_with_programs(&[])) {
+            if with.name == "exec_shell" {
+                assert!(with.description.ends_with("each call asks): pytest make."));
+                assert!(!plain.description.contains("pytest"));
+            } else {
+                assert_eq!(with.description, plain.description);
+            }
+        }
+    }
 
     #[test]
     fn every_tool_has_an_object_schema_and_a_description() {

@@ -3,14 +3,16 @@
 use crate::approvals::Scope;
 use crate::state::AppState;
 use corral_tools::dispatch::PolicyCheck;
-use corral_tools::spec::{self, ToolSpec};
+use corral_tools::spec::ToolSpec;
 use corral_tools::Error;
 use serde_json::Value;
 use tauri::State;
 
+/// The tools the model is offered; `exec_shell` names the programs the
+/// user added (for every project and the open one).
 #[tauri::command(rename_all = "snake_case")]
-pub fn tool_specs() -> Vec<ToolSpec> {
-    spec::specs()
+pub fn tool_specs(state: State<'_, AppState>) -> Vec<ToolSpec> {
+    state.tool_specs()
 }
 
 #[tauri::command(rename_all = "snake_case")]

@@ -340,7 +340,8 @@ export class AgentLoop {
     const maxTurns = this.options.maxTurns ?? DEFAULT_MAX_TURNS;
     let overflowRetried = false;
     try {
-      this.specs ??= await this.ipc.toolSpecs();
+      // Asked each run: the programs the user added may have changed.
+      this.specs = await this.ipc.toolSpecs();
       await this.loadModelFacts();
       for (let turn = 1; ; turn++) {
         await this.fitContext(control, this.specs);
