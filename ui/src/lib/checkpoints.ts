@@ -28,6 +28,21 @@ export function turnEnd(list: Checkpoint[], turn: string): Checkpoint | undefine
   return list.slice(start + 1).find((c) => c.turn !== turn);
 }
 
+/**
+ * The checkpoint a fork from user message `turn` can take the files back to,
+ * given the conversation's user messages in order (`turns`): for "edit"
+ * (the fork ends before the message) the first checkpoint of it or of a
+ * later message; for "here" (it ends after the work the message started)
+ * the first of a later message. None: the conversation changed no file
+ * after that point, so there is nothing to offer.
+ */
+export function forkCheckpoint(list: Checkpoint[], turns: string[], turn: string, mode: "edit" | "here"): Checkpoint | undefined {
+  const at = turns.indexOf(turn);
+  if (at < 0) return undefined;
+  const after = new Set(turns.slice(mode === "edit" ? at : at + 1));
+  return list.find((c) => c.turn !== undefined && after.has(c.turn));
+}
+
 /** "3 files changed, 1 created, 1 deleted"; "no files changed". */
 export function describeCounts(counts: ChangeCounts): string {
   const total = counts.added + counts.modified + counts.removed;
