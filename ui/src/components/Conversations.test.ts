@@ -209,6 +209,42 @@ describe("conversations", () => {
     expect(history.conversations.find((c) => c.summary.id === "a")?.entries).toHaveLength(4);
   });
 
+  it("stores what failed to be stored before opening another, in its own conversation; the one opened stays current", async () => {
+    seed("a", "Saved", 1000, ["Saved", "answer"]);
+    render(App);
+    await vi.waitFor(() => expect(current()).toBe("a"));
+    await fireEvent.click(screen.getByTestId("new-conversation"));
+    await vi.waitFor(() => expect(screen.queryByTestId("message-user")).toBeNull());
+    // The history is locked by another window: the new conversation cannot be stored.
+    const append = ipc.appendEntry.getMockImplementation()!;
+    let failing = true;
+    ipc.appendEntry.mockImplementation(async (id: string | null, entry: NewEntry) => {
+      if (failing) throw { code: "io", message: "the history is locked", hint: "", retryable: true, details: {} };
+      return append(id, entry);
+    });
+    await fireEvent.input(screen.getByTestId("chat-input"), { target: { value: "Not stored yet" } });
+    await fireEvent.click(screen.getByTestId("send"));
+    await vi.waitFor(() => expect(screen.getAllByTestId("notice").some((n) => n.textContent?.includes("the history is locked"))).toBe(true));
+    await vi.waitFor(() => expect(screen.getByTestId("message-assistant").textContent).toContain("Sure."));
+    await vi.waitFor(() => expect(screen.getByTestId("new-conversation").hasAttribute("disabled")).toBe(false));
+    expect(titles()).toEqual(["Saved"]);
+
+    // Opening another still fails to store it: it is kept, not dropped, and "a" opens.
+    await fireEvent.click(within(screen.getAllByTestId("conversation-item")[0]).getByTestId("conversation-open"));
+    await vi.waitFor(() => expect(screen.getByTestId("message-user").textContent).toBe("Saved"));
+    expect(current()).toBe("a");
+
+    // Once the history can be written, the next save stores it, in a conversation of its own.
+    failing = false;
+    await fireEvent.input(screen.getByTestId("chat-input"), { target: { value: "Go on" } });
+    await fireEvent.click(screen.getByTestId("send"));
+    await vi.waitFor(() => expect(titles()).toEqual(["Not stored yet", "Saved"]));
+    const stored = history.conversations.find((c) => c.summary.title === "Not stored yet");
+    expect(stored?.entries.map((e) => e.message?.role)).toEqual(["user", "assistant"]);
+    expect(history.conversations.find((c) => c.summary.id === "a")?.entries.map((e) => e.message?.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(current()).toBe("a");
+  });
+
   it("renders a long conversation as a window of rows", async () => {
     const texts = Array.from({ length: 5000 }, (_, i) => `message ${i}`);
     seed("long", "Long", 1000, texts);
