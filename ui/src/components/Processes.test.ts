@@ -14,7 +14,7 @@ const { ipc, runs } = vi.hoisted(() => {
     first_kept_byte: 0,
     running: runs.running,
     stopped: runs.stopped,
-    elapsed_ms: 10,
+    elapsed_ms: 185_000,
     ports: runs.running ? runs.ports : [],
   });
   const ipc = {
@@ -38,6 +38,7 @@ describe("Processes", () => {
     render(Processes, { props: { pollMs: 10 } });
     await vi.waitFor(() => expect(screen.getByTestId("process-output").textContent).toBe("ready on :5173\n"));
     expect(screen.getByTestId("process-status").textContent).toBe("running");
+    expect(screen.getByTestId("process-uptime").textContent).toBe("3 min 5 s");
     expect(screen.queryByTestId("process-ports")).toBeNull();
     // The ports it listens on, and where this computer reaches them.
     runs.ports = [{ port: 5173, reach_at: 5173 }, { port: 8080, reach_at: 41000 }, { port: 9229 }];
