@@ -6,6 +6,7 @@ pub mod approvals;
 pub mod checkpoint_store;
 pub mod commands;
 pub mod key_origin;
+pub mod mcp;
 pub mod navigation;
 pub mod state;
 pub mod store;
@@ -41,6 +42,10 @@ pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             shell::list_processes,
             shell::process_output,
             shell::stop_process,
+            commands::mcp::mcp_settings,
+            commands::mcp::save_mcp_settings,
+            commands::mcp::mcp_status,
+            commands::mcp::restart_mcp_server,
             llm::llm_stream,
             llm::get_settings,
             llm::save_settings,

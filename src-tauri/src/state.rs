@@ -4,10 +4,11 @@
 
 use crate::approvals::{Approvals, Scope};
 use crate::checkpoint_store::{CallTag, Checkpoints};
+use crate::mcp::{McpHub, McpServerStatus};
 use crate::store::history::History;
 use crate::store::{ProjectInfo, Store};
 use corral_tools::dispatch::{self, CallContext, PolicyCheck};
-use corral_tools::policy::Decision;
+use corral_tools::policy::{Approval, Decision};
 use corral_tools::shell::background::Background;
 use corral_tools::shell::{CancelToken, ExecShellInput, SavedRule, ShellRun};
 use corral_tools::{Error, ErrorCode, ProjectRoot};
@@ -40,6 +41,8 @@ struct OpenProject {
     approvals: Approvals,
     /// Its background commands; dropped (and so stopped) with it.
     background: Arc<Background>,
+    /// The user's MCP servers, started for it; stopped with it.
+    mcp: Arc<McpHub>,
 }
 
 /// Shared app state (managed by Tauri).
@@ -99,13 +102,17 @@ impl AppState {
     /// empty: the root and its grants are replaced together, so none of the
     /// previous project's grants ever applies to it.
     pub fn open_project(&self, path: &Path) -> Result<ProjectInfo, Error> {
-        let root = ProjectRoot::open(path)?;
+        let root = Arc::new(ProjectRoot::open(path)?);
         let info = info(&root);
+        let mcp = self.new_hub(&root);
         *lock(&self.project) = Some(OpenProject {
-            root: Arc::new(root),
+            root,
             approvals: Approvals::default(),
             background: Arc::new(Background::default()),
+            mcp: mcp.clone(),
         });
+        // The servers start beside the window; their tools join once listed.
+        tauri::async_runtime::spawn(async move { mcp.start_all().await });
         // A failure to remember it is not a failure to open it.
         let _ = self.store.push_recent(&info);
         Ok(info)
@@ -118,6 +125,44 @@ impl AppState {
         drop(closed);
     }
 
+    /// A hub of the configured MCP servers for `root`, none started.
+    fn new_hub(&self, root: &Arc<ProjectRoot>) -> Arc<McpHub> {
+        let servers = self
+            .store
+            .mcp_servers()
+            .into_iter()
+            .map(|server| {
+                let vars = self.store.mcp_vars(&server);
+                (server, vars)
+            })
+            .collect();
+        Arc::new(McpHub::new(root.clone(), servers))
+    }
+
+    /// Puts the saved MCP servers in place of the open project's (after
+    /// Settings changed them): the old ones stop, the new ones start.
+    /// Returns once they are listed (or failed).
+    pub async fn reload_mcp(&self) {
+        let swapped = self.with_project(|open| {
+            let fresh = self.new_hub(&open.root);
+            (std::mem::replace(&mut open.mcp, fresh.clone()), fresh)
+        });
+        if let Ok((old, fresh)) = swapped {
+            old.stop_all().await;
+            fresh.start_all().await;
+        }
+    }
+
+    /// The open project's MCP servers.
+    pub fn mcp(&self) -> Result<Arc<McpHub>, Error> {
+        self.with_project(|open| open.mcp.clone())
+    }
+
+    /// Where each of the open project's MCP servers stands (none without a project).
+    pub fn mcp_status(&self) -> Vec<McpServerStatus> {
+        self.mcp().map(|hub| hub.status()).unwrap_or_default()
+    }
+
     /// The open project's background commands (the Processes panel).
     pub fn background(&self) -> Result<Arc<Background>, Error> {
         self.with_project(|open| open.background.clone())
@@ -127,12 +172,26 @@ impl AppState {
     /// make; a session grant turns `ask` into `allow` (never for a call
     /// that asks for the network: that is granted call by call).
     pub fn check_policy(&self, tool: &str, input: &Value) -> Result<PolicyCheck, Error> {
-        let (root, covered) = self.with_project(|open| {
+        let (root, covered, mcp) = self.with_project(|open| {
             (
                 open.root.clone(),
                 open.approvals.covers(&open.root, tool, input),
+                open.mcp.clone(),
             )
         })?;
+        if let Some((server, name)) = mcp.split(tool) {
+            let mut decision = mcp.decide(server, name, self.store.settings().mode);
+            if covered && matches!(decision, Decision::Ask { .. }) {
+                decision = Decision::Allow;
+            }
+            return Ok(PolicyCheck {
+                decision,
+                preview: None,
+                preview_error: None,
+                rule: None,
+                network: false,
+            });
+        }
         let mut ctx = CallContext::new(self.store.settings().mode, Default::default());
         self.shell_grants(&root, &mut ctx.shell);
         let mut check = dispatch::check(&root, tool, input, &ctx)?;
@@ -143,13 +202,18 @@ impl AppState {
     }
 
     /// The tools the model is offered, `exec_shell` naming the programs
-    /// the user added (for every project and the open one).
+    /// the user added (for every project and the open one), then the tools
+    /// of the open project's running MCP servers.
     pub fn tool_specs(&self) -> Vec<corral_tools::spec::ToolSpec> {
         let programs = self
             .project()
             .map(|root| self.store.shell_grants(root.path()).0)
             .unwrap_or_default();
-        corral_tools::spec::specs_with_programs(&programs)
+        let mut specs = corral_tools::spec::specs_with_programs(&programs);
+        if let Ok(mcp) = self.mcp() {
+            specs.extend(mcp.specs());
+        }
+        specs
     }
 
     /// The user's programs and the project's saved rules, from the store.
@@ -170,9 +234,13 @@ impl AppState {
         scope: Scope,
         network: bool,
     ) -> Result<String, Error> {
-        corral_tools::spec::risk_of(tool)
-            .ok_or_else(|| Error::invalid_input(format!("there is no tool named `{tool}`")))?;
         let root = self.project()?;
+        let is_mcp = self.mcp()?.split(tool).is_some();
+        if corral_tools::spec::risk_of(tool).is_none() && !is_mcp {
+            return Err(Error::invalid_input(format!(
+                "there is no tool named `{tool}`"
+            )));
+        }
         if scope == Scope::Always && tool == "exec_shell" {
             let call: ExecShellInput = dispatch::parse(tool, input.clone())?;
             if !dispatch::touches_secret(&root, tool, input) {
@@ -208,14 +276,30 @@ impl AppState {
         shell: ShellRun,
         tag: CallTag,
     ) -> Result<Value, Error> {
-        let mut ctx = CallContext::new(self.store.settings().mode, Default::default());
+        let mode = self.store.settings().mode;
+        let mut ctx = CallContext::new(mode, Default::default());
         // The root and the approval come from one look at the project.
-        let (root, (granted, network)) = self.with_project(|open| {
+        let (root, (granted, network), mcp) = self.with_project(|open| {
             let granted = open
                 .approvals
                 .take_grant(&open.root, &tool, &input, approval.as_deref());
-            (open.root.clone(), granted)
+            (open.root.clone(), granted, open.mcp.clone())
         })?;
+        if let Some((server, name)) = mcp.split(&tool) {
+            match mcp.decide(server, name, mode) {
+                Decision::Deny { reason } => {
+                    return Err(Error::new(ErrorCode::Denied, reason).detail("tool", tool.as_str()))
+                }
+                Decision::Ask { reason } if granted != Approval::Granted => {
+                    return Err(Error::new(
+                        ErrorCode::ApprovalRequired,
+                        format!("{reason}: it needs the user's approval"),
+                    )
+                    .detail("tool", tool.as_str()));
+                }
+                _ => return mcp.call(server, name, input).await,
+            }
+        }
         ctx.approval = granted;
         ctx.shell = shell;
         // Only the user's approval of this very call grants the network.

@@ -67,11 +67,14 @@ pub enum ErrorCode {
     LlmBadResponse,
     /// The request does not fit the model's context window.
     LlmContextOverflow,
+    /// An MCP server could not take the call: it is not running, crashed,
+    /// broke the protocol, refused the call or did not answer in time.
+    McpServer,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order (used by docs and tests).
-    pub const ALL: [ErrorCode; 26] = [
+    pub const ALL: [ErrorCode; 27] = [
         ErrorCode::NoProjectOpen,
         ErrorCode::InvalidInput,
         ErrorCode::NotFound,
@@ -98,6 +101,7 @@ impl ErrorCode {
         ErrorCode::LlmUnavailable,
         ErrorCode::LlmBadResponse,
         ErrorCode::LlmContextOverflow,
+        ErrorCode::McpServer,
     ];
 
     /// The snake_case name, as it appears on the wire.
@@ -129,6 +133,7 @@ impl ErrorCode {
             ErrorCode::LlmUnavailable => "llm_unavailable",
             ErrorCode::LlmBadResponse => "llm_bad_response",
             ErrorCode::LlmContextOverflow => "llm_context_overflow",
+            ErrorCode::McpServer => "mcp_server",
         }
     }
 
@@ -290,6 +295,9 @@ fn default_hint(code: ErrorCode) -> &'static str {
         ErrorCode::LlmBadResponse => "Retry; if it persists, try another model or provider.",
         ErrorCode::LlmContextOverflow => {
             "Compact the conversation (older turns become a summary) or start a new one; a larger context window on the server also helps."
+        }
+        ErrorCode::McpServer => {
+            "Check the server in Settings (its state and stderr), restart it, or do without its tools."
         }
     }
 }

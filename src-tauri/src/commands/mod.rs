@@ -4,6 +4,7 @@
 pub mod checkpoints;
 pub mod conversation;
 pub mod llm;
+pub mod mcp;
 pub mod policy;
 pub mod project;
 pub mod shell;

@@ -90,6 +90,7 @@ const MAX_RECENT: usize = 10;
 pub mod history;
 mod keys;
 pub mod markdown;
+pub mod mcp;
 pub mod shell;
 
 impl Store {

@@ -1,7 +1,7 @@
 // Generated from the Rust types by src-tauri/tests/wire_types.rs; do not edit.
 // After changing a type: UPDATE_WIRE_TYPES=1 cargo test -p corral --test wire_types
 
-export type ErrorCode = "no_project_open" | "invalid_input" | "not_found" | "already_exists" | "is_directory" | "not_a_directory" | "not_text" | "too_large" | "path_outside_root" | "path_protected" | "approval_required" | "denied" | "permission_denied" | "no_match" | "ambiguous_match" | "stale_file" | "invalid_regex" | "command_not_allowed" | "argument_not_allowed" | "cancelled" | "io" | "llm_auth" | "llm_rate_limited" | "llm_unavailable" | "llm_bad_response" | "llm_context_overflow";
+export type ErrorCode = "no_project_open" | "invalid_input" | "not_found" | "already_exists" | "is_directory" | "not_a_directory" | "not_text" | "too_large" | "path_outside_root" | "path_protected" | "approval_required" | "denied" | "permission_denied" | "no_match" | "ambiguous_match" | "stale_file" | "invalid_regex" | "command_not_allowed" | "argument_not_allowed" | "cancelled" | "io" | "llm_auth" | "llm_rate_limited" | "llm_unavailable" | "llm_bad_response" | "llm_context_overflow" | "mcp_server";
 
 export type WireError = { 
 /**
@@ -287,6 +287,63 @@ export type Sandbox = "namespaces" | "landlock" | "none";
 export type SavedRule = { program: string, args: Array<string>, };
 
 export type ShellConfig = { builtin: Array<string>, global_programs: Array<string>, project_programs: Array<string>, rules: Array<SavedRule>, };
+
+export type McpServerConfig = { 
+/**
+ * Letters, digits, `-` and `_`; its tools reach the model as
+ * `NAME__TOOL`.
+ */
+name: string, 
+/**
+ * The program: a name looked up in the system folders, or an absolute
+ * path outside the project.
+ */
+command: string, args: Array<string>, 
+/**
+ * The names of the environment variables it gets; their values are
+ * secrets (see [`McpSettings::secrets`]).
+ */
+env: Array<string>, 
+/**
+ * Runs with the network (a server for an online service needs it).
+ */
+network: boolean, 
+/**
+ * Its calls run without asking.
+ */
+trusted: boolean, 
+/**
+ * Tools that only read: they run without asking.
+ */
+read_only_tools: Array<string>, 
+/**
+ * How long one call may take (default 120 s).
+ */
+timeout_secs?: number, };
+
+export type McpSettings = { servers: Array<McpServerConfig>, secrets: { [key in string]?: { [key in string]?: string } }, };
+
+export type McpSettingsView = { servers: Array<McpServerConfig>, 
+/**
+ * `server/VAR` of each variable that has a value.
+ */
+secrets_set: Array<string>, };
+
+export type McpState = "starting" | "running" | "failed" | "stopped";
+
+export type McpServerStatus = { name: string, state: McpState, 
+/**
+ * Its tools as the model sees them (`SERVER__TOOL`).
+ */
+tools: Array<string>, 
+/**
+ * Why it failed, or the tools it offered that were left out.
+ */
+problems?: Array<string>, 
+/**
+ * The newest 16 KiB of what it wrote to stderr.
+ */
+stderr: string, };
 
 export type Started = { 
 /**

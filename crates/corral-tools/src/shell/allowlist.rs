@@ -94,6 +94,27 @@ pub(crate) fn resolve(root: &ProjectRoot, name: &str, extra: &[String]) -> Resul
     .detail("command", name))
 }
 
+/// The program a server the user configured runs: a bare name looked up
+/// like an added program, or an absolute path; either way an executable
+/// outside the project (the agent may write the project).
+pub(crate) fn resolve_server(root: &ProjectRoot, name: &str) -> Result<PathBuf> {
+    if !name.contains('/') {
+        return resolve(root, name, &[name.to_string()]);
+    }
+    let path = Path::new(name);
+    if path.is_absolute() && is_usable(root, path) {
+        return Ok(path.to_path_buf());
+    }
+    Err(Error::new(
+        ErrorCode::CommandNotAllowed,
+        format!("`{name}` is not an executable outside the project folder"),
+    )
+    .hint(
+        "Give a program name found in the system folders, or an absolute path outside the project.",
+    )
+    .detail("command", name))
+}
+
 /// An executable regular file whose real path is outside the project.
 fn is_usable(root: &ProjectRoot, candidate: &Path) -> bool {
     let Ok(real) = std::fs::canonicalize(candidate) else {

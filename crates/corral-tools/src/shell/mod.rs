@@ -301,6 +301,75 @@ pub fn exec_shell(
     })
 }
 
+/// A program that serves over its stdin and stdout (an MCP server the
+/// user configured), fenced like a command in the build profile: the
+/// project writable, `/` read-only, no home, its own `/tmp`, the network
+/// only when `network`. Its environment is built from nothing, as a
+/// command's, plus `vars`.
+pub struct ServerCommand {
+    /// stdin, stdout and stderr piped, a process group of its own. Spawn
+    /// it from a thread that lives as long as the server should (the
+    /// server gets SIGKILL when that thread ends) and kill its process
+    /// group to stop it.
+    pub command: std::process::Command,
+    /// Keep it while the server runs.
+    pub folder: ServerFolder,
+}
+
+/// A server's private folder (its TMPDIR), removed when dropped.
+pub struct ServerFolder(#[allow(dead_code)] env::TempDir);
+
+/// The fenced command for a server program (see [`ServerCommand`]).
+///
+/// Errors: `command_not_allowed` (a path that is not an executable outside
+/// the project), `not_found`, `invalid_input` (a NUL byte), `io`.
+pub fn server_command(
+    root: &ProjectRoot,
+    program: &str,
+    args: &[String],
+    vars: &[(String, String)],
+    network: bool,
+) -> Result<ServerCommand> {
+    check_nul(args)?;
+    let path = allowlist::resolve_server(root, program)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| program.to_string());
+    let profile = if network {
+        Profile::Network
+    } else {
+        Profile::Build
+    };
+    let tmp = env::TempDir::create()?;
+    let tmpdir = tmp.subdir("tmp")?;
+    let mut env = env::build(&name, &tmpdir, root.path());
+    for (key, value) in vars {
+        env.retain(|(k, _)| k.as_os_str() != key.as_str());
+        env.push((key.into(), value.into()));
+    }
+    let input = ExecShellInput {
+        command: name.clone(),
+        args: args.to_vec(),
+        timeout_secs: None,
+        background: false,
+    };
+    let (fence, _notes) = fence(root, &input, profile, &tmpdir, &tmp)?;
+    let command = process::server_command(process::Spec {
+        program: &path,
+        fence,
+        name: &name,
+        args,
+        cwd: root.path(),
+        env: &env,
+        timeout: Duration::MAX,
+    })?;
+    Ok(ServerCommand {
+        command,
+        folder: ServerFolder(tmp),
+    })
+}
+
 /// The fence for one run: bwrap's namespaces where they can be made, else
 /// Landlock. Notes say what of the profile could not be applied.
 fn fence(

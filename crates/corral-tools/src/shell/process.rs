@@ -79,8 +79,11 @@ pub(crate) enum Fence {
     Landlock { prepared: Prepared, why: String },
 }
 
-/// Runs the program to its end, its timeout or its cancel.
-pub(crate) fn run(spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
+/// The fenced command for `spec`: the program (inside bwrap, or under the
+/// Landlock hook) with its arguments, cwd, environment, stdin from
+/// `/dev/null`, stdout and stderr piped, a process group of its own, and
+/// SIGKILL when the thread that starts it ends.
+fn command(spec: Spec<'_>) -> Result<(Command, Status)> {
     let (mut cmd, status) = match spec.fence {
         Fence::Namespaces { bwrap, args } => {
             let mut cmd = Command::new(bwrap);
@@ -104,11 +107,28 @@ pub(crate) fn run(spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
         .process_group(0);
     #[cfg(target_os = "linux")]
     die_with_caller(&mut cmd);
+    Ok((cmd, status))
+}
+
+/// A fenced command for a program that serves over its stdin and stdout
+/// (an MCP server): [`command`] with stdin piped too. The caller spawns
+/// it from a thread that lives as long as the program should (see
+/// `die_with_caller`) and kills its process group when done.
+pub(crate) fn server_command(spec: Spec<'_>) -> Result<Command> {
+    let (mut cmd, _status) = command(spec)?;
+    cmd.stdin(Stdio::piped());
+    Ok(cmd)
+}
+
+/// Runs the program to its end, its timeout or its cancel.
+pub(crate) fn run(spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
+    let (name, timeout) = (spec.name, spec.timeout);
+    let (mut cmd, status) = command(spec)?;
     let started = Instant::now();
     let spawned = cmd.spawn();
     // Drops the parent's copy of the status socket held by the hook.
     drop(cmd);
-    let mut child = spawned.map_err(|e| spawn_error(&e, spec.name))?;
+    let mut child = spawned.map_err(|e| spawn_error(&e, name))?;
     let (sandbox, sandbox_note) = status.finish();
     let pgid = rustix::process::Pid::from_child(&child);
     if let Some(on_spawn) = &shell.on_spawn {
@@ -137,7 +157,7 @@ pub(crate) fn run(spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
         // ESRCH (nothing left in the group) is the usual, harmless answer.
         let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
     };
-    let deadline = started + spec.timeout;
+    let deadline = started + timeout;
     let mut timed_out = false;
     let mut cancelled = false;
     let exit = loop {
@@ -164,15 +184,12 @@ pub(crate) fn run(spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
             kill();
             return Err(Error::new(
                 ErrorCode::Io,
-                format!("could not wait for `{}`: {e}", spec.name),
+                format!("could not wait for `{name}`: {e}"),
             ));
         }
         None => {
             kill();
-            return Err(Error::new(
-                ErrorCode::Io,
-                format!("lost track of `{}`", spec.name),
-            ));
+            return Err(Error::new(ErrorCode::Io, format!("lost track of `{name}`")));
         }
     };
 

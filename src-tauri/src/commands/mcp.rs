@@ -1,0 +1,42 @@
+//! The user's MCP servers: their settings (values of their variables kept
+//! as secrets, never shown), where each stands, and Restart.
+
+use crate::mcp::McpServerStatus;
+use crate::state::AppState;
+use crate::store::mcp::{McpSettings, McpSettingsView};
+use corral_tools::Error;
+use tauri::State;
+
+/// The servers and which of their variables have values.
+#[tauri::command(rename_all = "snake_case")]
+pub fn mcp_settings(state: State<'_, AppState>) -> McpSettingsView {
+    state.store.mcp_settings()
+}
+
+/// Saves the servers (and the values given); with a project open, its
+/// servers are replaced by the saved ones. Returns once they are listed.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn save_mcp_settings(
+    state: State<'_, AppState>,
+    settings: McpSettings,
+) -> Result<Vec<McpServerStatus>, Error> {
+    state.store.save_mcp_settings(settings)?;
+    state.reload_mcp().await;
+    Ok(state.mcp_status())
+}
+
+/// Where each of the open project's servers stands, with its tools and stderr.
+#[tauri::command(rename_all = "snake_case")]
+pub fn mcp_status(state: State<'_, AppState>) -> Vec<McpServerStatus> {
+    state.mcp_status()
+}
+
+/// Stops a server of the open project if it runs, and starts it again.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn restart_mcp_server(
+    state: State<'_, AppState>,
+    name: String,
+) -> Result<Vec<McpServerStatus>, Error> {
+    state.mcp()?.restart(&name).await?;
+    Ok(state.mcp_status())
+}

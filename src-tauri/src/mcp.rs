@@ -1,0 +1,557 @@
+//! The user's MCP servers, as a client (rmcp): when a project opens, each
+//! starts in it under the same fence as a command (corral-tools'
+//! `server_command`: the build profile, the network only when its settings
+//! say so, an environment built from nothing plus its own variables), and
+//! its tools join the model's as `SERVER__TOOL`. A server that cannot
+//! start, crashes or breaks the protocol is shown failed, with its stderr,
+//! until Restart; the other servers and the app go on. A call waits at most
+//! its server's timeout. The servers stop when the project closes.
+
+use crate::store::mcp::{McpServerConfig, DEFAULT_TIMEOUT_SECS};
+use corral_tools::policy::{Decision, Mode, Risk};
+use corral_tools::shell::{ServerCommand, ServerFolder};
+use corral_tools::spec::ToolSpec;
+use corral_tools::{Error, ErrorCode, ProjectRoot};
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::RunningService;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::{RoleClient, ServiceExt};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+use tokio::io::AsyncReadExt;
+
+/// Between a server's name and its tool's in the name the model sees.
+pub const SEPARATOR: &str = "__";
+/// The stderr kept of each server (its newest bytes).
+const STDERR_KEEP: usize = 16 * 1024;
+/// The most text of one result passed on to the model.
+const RESULT_KEEP: usize = 100 * 1024;
+/// The largest message read from a server; a longer one is dropped (its
+/// call then times out).
+const MAX_MESSAGE: usize = 64 * 1024 * 1024;
+/// How long a server may take to start and list its tools.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Where a server stands (Settings shows it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum McpState {
+    Starting,
+    Running,
+    Failed,
+    Stopped,
+}
+
+/// One server as Settings shows it.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+pub struct McpServerStatus {
+    pub name: String,
+    pub state: McpState,
+    /// Its tools as the model sees them (`SERVER__TOOL`).
+    pub tools: Vec<String>,
+    /// Why it failed, or the tools it offered that were left out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
+    /// The newest 16 KiB of what it wrote to stderr.
+    pub stderr: String,
+}
+
+/// One tool of a server.
+#[derive(Debug, Clone)]
+struct McpTool {
+    name: String,
+    description: String,
+    schema: Value,
+}
+
+struct Live {
+    client: RunningService<RoleClient, ()>,
+    /// Its process group, killed to stop it.
+    pgid: Option<i32>,
+    tools: Vec<McpTool>,
+    /// Its private folder, removed when it stops.
+    _folder: ServerFolder,
+}
+
+impl Drop for Live {
+    /// A server ends with its session, whatever it was doing.
+    fn drop(&mut self) {
+        kill_group(self.pgid);
+    }
+}
+
+struct Server {
+    config: McpServerConfig,
+    vars: Vec<(String, String)>,
+    state: Mutex<(McpState, Vec<String>)>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    live: tokio::sync::Mutex<Option<Live>>,
+}
+
+/// The servers of one open project.
+pub struct McpHub {
+    root: Arc<ProjectRoot>,
+    servers: BTreeMap<String, Arc<Server>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn mcp_error(server: &str, message: impl Into<String>) -> Error {
+    Error::new(ErrorCode::McpServer, message.into()).detail("server", server)
+}
+
+impl McpHub {
+    /// The hub for `root` with these servers (each with its variables'
+    /// values); none started yet.
+    pub fn new(
+        root: Arc<ProjectRoot>,
+        servers: Vec<(McpServerConfig, Vec<(String, String)>)>,
+    ) -> Self {
+        let servers = servers
+            .into_iter()
+            .map(|(config, vars)| {
+                let server = Server {
+                    config,
+                    vars,
+                    state: Mutex::new((McpState::Stopped, Vec::new())),
+                    stderr: Arc::default(),
+                    live: tokio::sync::Mutex::new(None),
+                };
+                (server.config.name.clone(), Arc::new(server))
+            })
+            .collect();
+        McpHub { root, servers }
+    }
+
+    /// Starts every server, side by side; one failing does not stop the others.
+    pub async fn start_all(&self) {
+        let mut starts = tokio::task::JoinSet::new();
+        for server in self.servers.values() {
+            let (server, root) = (server.clone(), self.root.clone());
+            starts.spawn(async move { server.start(&root).await });
+        }
+        while starts.join_next().await.is_some() {}
+    }
+
+    /// Stops `name` if it runs, and starts it again.
+    pub async fn restart(&self, name: &str) -> Result<(), Error> {
+        let server = self.server(name)?;
+        server.stop().await;
+        server.start(&self.root).await;
+        Ok(())
+    }
+
+    /// Stops every server.
+    pub async fn stop_all(&self) {
+        for server in self.servers.values() {
+            server.stop().await;
+        }
+    }
+
+    /// Every server's state, tools and stderr.
+    pub fn status(&self) -> Vec<McpServerStatus> {
+        self.servers.values().map(|s| s.status()).collect()
+    }
+
+    fn server(&self, name: &str) -> Result<&Arc<Server>, Error> {
+        self.servers.get(name).ok_or_else(|| {
+            Error::new(
+                ErrorCode::NotFound,
+                format!("there is no MCP server `{name}`"),
+            )
+        })
+    }
+
+    /// The tools of the running servers, as the model sees them.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        let mut specs = Vec::new();
+        for server in self.servers.values() {
+            let Ok(live) = server.live.try_lock() else {
+                continue;
+            };
+            for tool in live.iter().flat_map(|l| &l.tools) {
+                specs.push(ToolSpec {
+                    name: format!("{}{SEPARATOR}{}", server.config.name, tool.name),
+                    description: format!(
+                        "[MCP server `{}`] {}",
+                        server.config.name, tool.description
+                    ),
+                    input_schema: tool.schema.clone(),
+                    risk: server.risk_of(&tool.name),
+                });
+            }
+        }
+        specs
+    }
+
+    /// Whether `tool` names a tool of one of these servers (`SERVER__TOOL`),
+    /// and which.
+    pub fn split<'a>(&self, tool: &'a str) -> Option<(&'a str, &'a str)> {
+        let (server, name) = tool.split_once(SEPARATOR)?;
+        self.servers.contains_key(server).then_some((server, name))
+    }
+
+    /// The policy for a call of `server`'s `tool` before any approval: a
+    /// tool marked read-only runs in every mode; in read-only mode nothing
+    /// else does; a trusted server's tools run; any other call asks, in
+    /// every mode (it acts beyond the project's fence).
+    pub fn decide(&self, server: &str, tool: &str, mode: Mode) -> Decision {
+        let Some(config) = self.servers.get(server).map(|s| &s.config) else {
+            return Decision::Deny {
+                reason: format!("there is no MCP server `{server}`"),
+            };
+        };
+        if config.read_only_tools.iter().any(|t| t == tool) {
+            Decision::Allow
+        } else if mode == Mode::ReadOnly {
+            Decision::Deny {
+                reason: format!(
+                    "read-only mode: `{tool}` of the MCP server `{server}` is not marked read-only"
+                ),
+            }
+        } else if config.trusted {
+            Decision::Allow
+        } else {
+            Decision::Ask {
+                reason: format!(
+                    "`{tool}` is a tool of the MCP server `{server}`, which acts beyond the project's fence"
+                ),
+            }
+        }
+    }
+
+    /// Calls `tool` of `server` with `input` (an object), waiting at most
+    /// the server's timeout. The result: `{content, structured_content?,
+    /// is_error}` with the text content cut at 100 KiB.
+    pub async fn call(&self, server: &str, tool: &str, input: Value) -> Result<Value, Error> {
+        let server = self.server(server)?;
+        server.call(tool, input).await
+    }
+}
+
+impl Server {
+    fn risk_of(&self, tool: &str) -> Risk {
+        if self.config.trusted || self.config.read_only_tools.iter().any(|t| t == tool) {
+            Risk::Read
+        } else {
+            Risk::Shell
+        }
+    }
+
+    fn set_state(&self, state: McpState, problems: Vec<String>) {
+        *lock(&self.state) = (state, problems);
+    }
+
+    fn status(&self) -> McpServerStatus {
+        let (state, problems) = lock(&self.state).clone();
+        let tools = self
+            .live
+            .try_lock()
+            .ok()
+            .and_then(|live| {
+                live.as_ref().map(|l| {
+                    l.tools
+                        .iter()
+                        .map(|t| format!("{}{SEPARATOR}{}", self.config.name, t.name))
+                        .collect()
+                })
+            })
+            .unwrap_or_default();
+        let stderr = String::from_utf8_lossy(&lock(&self.stderr)).into_owned();
+        McpServerStatus {
+            name: self.config.name.clone(),
+            state,
+            tools,
+            problems,
+            stderr,
+        }
+    }
+
+    async fn start(&self, root: &ProjectRoot) {
+        let mut live = self.live.lock().await;
+        if live.is_some() {
+            return;
+        }
+        self.set_state(McpState::Starting, Vec::new());
+        lock(&self.stderr).clear();
+        match tokio::time::timeout(START_TIMEOUT, self.launch(root)).await {
+            Ok(Ok((started, skipped))) => {
+                *live = Some(started);
+                self.set_state(McpState::Running, skipped);
+            }
+            Ok(Err(e)) => self.set_state(McpState::Failed, vec![e.message]),
+            Err(_) => self.set_state(
+                McpState::Failed,
+                vec![format!(
+                    "it did not answer within {} s of starting",
+                    START_TIMEOUT.as_secs()
+                )],
+            ),
+        }
+    }
+
+    /// Spawns the server, initializes the session and lists its tools;
+    /// returns them with the tools left out and why.
+    async fn launch(&self, root: &ProjectRoot) -> Result<(Live, Vec<String>), Error> {
+        let name = &self.config.name;
+        let ServerCommand { command, folder } = corral_tools::shell::server_command(
+            root,
+            &self.config.command,
+            &self.config.args,
+            &self.vars,
+            self.config.network,
+        )?;
+        let mut tokio_command = tokio::process::Command::from(command);
+        tokio_command.kill_on_drop(true);
+        let mut child = tokio_command.spawn().map_err(|e| {
+            mcp_error(
+                name,
+                format!("`{}` could not be started: {e}", self.config.command),
+            )
+        })?;
+        let pgid = child.id().and_then(|id| i32::try_from(id).ok());
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(mcp_error(name, "its pipes could not be opened"));
+        };
+        let kept = self.stderr.clone();
+        tokio::spawn(async move {
+            let mut stderr = stderr;
+            let mut buf = vec![0u8; 8192];
+            while let Ok(n) = stderr.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                let mut kept = lock(&kept);
+                kept.extend_from_slice(&buf[..n]);
+                let over = kept.len().saturating_sub(STDERR_KEEP);
+                kept.drain(..over);
+            }
+        });
+        // The child is reaped (and killed, if it still runs) when the
+        // session ends.
+        tokio::spawn(async move {
+            let _ = child.wait().await;
+        });
+        let transport = AsyncRwTransport::new(stdout, stdin).with_max_line_length(MAX_MESSAGE);
+        let client = ().serve(transport).await.map_err(|e| {
+            kill_group(pgid);
+            mcp_error(name, format!("it did not start an MCP session: {e}"))
+        })?;
+        let listed = client.list_all_tools().await.map_err(|e| {
+            kill_group(pgid);
+            mcp_error(name, format!("it did not list its tools: {e}"))
+        })?;
+        let mut tools = Vec::new();
+        let mut skipped = Vec::new();
+        for tool in listed {
+            let schema = Value::Object((*tool.input_schema).clone());
+            let full = format!("{name}{SEPARATOR}{}", tool.name);
+            if schema.get("type").and_then(Value::as_str) != Some("object") {
+                skipped.push(format!(
+                    "tool `{}` left out: its input schema is not an object",
+                    tool.name
+                ));
+            } else if !valid_tool_name(&full) {
+                skipped.push(format!(
+                    "tool `{}` left out: `{full}` is not a name models accept (letters, digits, `_`, `-`, at most 64)",
+                    tool.name
+                ));
+            } else {
+                tools.push(McpTool {
+                    name: tool.name.to_string(),
+                    description: tool.description.as_deref().unwrap_or("").to_string(),
+                    schema,
+                });
+            }
+        }
+        Ok((
+            Live {
+                client,
+                pgid,
+                tools,
+                _folder: folder,
+            },
+            skipped,
+        ))
+    }
+
+    async fn stop(&self) {
+        let taken = self.live.lock().await.take();
+        if let Some(mut live) = taken {
+            let _ = tokio::time::timeout(Duration::from_secs(2), live.client.close()).await;
+            kill_group(live.pgid);
+        }
+        if lock(&self.state).0 != McpState::Failed {
+            self.set_state(McpState::Stopped, Vec::new());
+        }
+    }
+
+    async fn call(&self, tool: &str, input: Value) -> Result<Value, Error> {
+        let name = &self.config.name;
+        let Value::Object(arguments) = input else {
+            return Err(Error::invalid_input(
+                "the input of an MCP tool is an object",
+            ));
+        };
+        let peer = {
+            let live = self.live.lock().await;
+            let Some(live) = live.as_ref() else {
+                let (state, problems) = lock(&self.state).clone();
+                let why = match state {
+                    McpState::Failed => format!("it failed: {}", problems.join("; ")),
+                    _ => "it is not running".to_string(),
+                };
+                return Err(mcp_error(
+                    name,
+                    format!("the MCP server `{name}` cannot take calls: {why}"),
+                )
+                .hint("Restart it in Settings, or do without its tools."));
+            };
+            if !live.tools.iter().any(|t| t.name == tool) {
+                return Err(Error::new(
+                    ErrorCode::NotFound,
+                    format!("the MCP server `{name}` has no tool `{tool}`"),
+                ));
+            }
+            live.client.peer().clone()
+        };
+        let timeout = Duration::from_secs(self.config.timeout_secs.unwrap_or(DEFAULT_TIMEOUT_SECS));
+        let request = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
+        match tokio::time::timeout(timeout, peer.call_tool(request)).await {
+            Ok(Ok(result)) => Ok(result_for_model(
+                serde_json::to_value(&result).unwrap_or(Value::Null),
+            )),
+            Ok(Err(rmcp::service::ServiceError::McpError(e))) => Err(mcp_error(
+                name,
+                format!("the MCP server `{name}` refused the call: {}", e.message),
+            )
+            .detail("tool", tool)),
+            Ok(Err(e)) => {
+                // The session is over: the server exited or broke the protocol.
+                self.fail(format!("it stopped during a call ({e})")).await;
+                Err(mcp_error(
+                    name,
+                    format!(
+                        "the MCP server `{name}` stopped during the call ({e}); its stderr: {}",
+                        self.stderr_tail()
+                    ),
+                )
+                .detail("tool", tool)
+                .hint("Restart it in Settings."))
+            }
+            Err(_) => Err(mcp_error(
+                name,
+                format!(
+                    "`{tool}` of the MCP server `{name}` did not answer within {} s",
+                    timeout.as_secs()
+                ),
+            )
+            .detail("tool", tool)
+            .hint("Try again, or raise the server's timeout in Settings.")),
+        }
+    }
+
+    /// Ends a session that broke and shows the server failed.
+    async fn fail(&self, why: String) {
+        let taken = self.live.lock().await.take();
+        if let Some(live) = taken {
+            kill_group(live.pgid);
+        }
+        self.set_state(McpState::Failed, vec![why]);
+    }
+
+    fn stderr_tail(&self) -> String {
+        let kept = lock(&self.stderr);
+        let text = String::from_utf8_lossy(&kept);
+        let tail: String = text
+            .chars()
+            .rev()
+            .take(2000)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        if tail.trim().is_empty() {
+            "(nothing)".into()
+        } else {
+            tail.trim().to_string()
+        }
+    }
+}
+
+/// A tool name the providers accept (`^[a-zA-Z0-9_-]{1,64}$`).
+fn valid_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// The result as the model gets it: the content blocks (text cut at 100
+/// KiB in all, other kinds named), the structured content when small, and
+/// whether the tool said it failed.
+fn result_for_model(result: Value) -> Value {
+    let mut left = RESULT_KEEP;
+    let mut content = Vec::new();
+    for block in result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        match block.get("text").and_then(Value::as_str) {
+            Some(text) if text.len() <= left => {
+                left -= text.len();
+                content.push(json!({"type": "text", "text": text}));
+            }
+            Some(text) => {
+                let mut cut = left;
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                content.push(json!({
+                    "type": "text",
+                    "text": format!("{}\n[cut: {} more bytes]", &text[..cut], text.len() - cut),
+                }));
+                left = 0;
+            }
+            None => {
+                let kind = block
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .unwrap_or("content");
+                content.push(json!({"type": kind, "text": format!("[{kind} left out]")}));
+            }
+        }
+    }
+    let mut out = Map::new();
+    out.insert("content".into(), Value::Array(content));
+    if let Some(structured) = result.get("structuredContent").filter(|v| !v.is_null()) {
+        if structured.to_string().len() <= RESULT_KEEP {
+            out.insert("structured_content".into(), structured.clone());
+        }
+    }
+    out.insert(
+        "is_error".into(),
+        Value::Bool(
+            result
+                .get("isError")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        ),
+    );
+    Value::Object(out)
+}
+
+fn kill_group(pgid: Option<i32>) {
+    if let Some(pid) = pgid.and_then(rustix::process::Pid::from_raw) {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+}

@@ -1,0 +1,209 @@
+//! The user's MCP servers, kept in the app's config folder (`mcp.json`,
+//! never in the project): how each starts and how far it is trusted. The
+//! values of their environment variables are secrets, kept like API keys:
+//! in the OS keychain, else in a 0600 file (`mcp-secrets.json`).
+
+use super::{read_json, write_json, Store, KEYCHAIN_SERVICE};
+use corral_tools::Error;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// How long a call may take unless the server's settings say otherwise.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
+
+/// One MCP server the user added (Settings).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct McpServerConfig {
+    /// Letters, digits, `-` and `_`; its tools reach the model as
+    /// `NAME__TOOL`.
+    pub name: String,
+    /// The program: a name looked up in the system folders, or an absolute
+    /// path outside the project.
+    pub command: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// The names of the environment variables it gets; their values are
+    /// secrets (see [`McpSettings::secrets`]).
+    #[serde(default)]
+    pub env: Vec<String>,
+    /// Runs with the network (a server for an online service needs it).
+    #[serde(default)]
+    pub network: bool,
+    /// Its calls run without asking.
+    #[serde(default)]
+    pub trusted: bool,
+    /// Tools that only read: they run without asking.
+    #[serde(default)]
+    pub read_only_tools: Vec<String>,
+    /// How long one call may take (default 120 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub timeout_secs: Option<u64>,
+}
+
+/// What Settings saves: the servers, and the values of their variables
+/// (`{ "server": { "VAR": "value" } }`); a variable left out keeps its
+/// value, an empty one removes it.
+#[derive(Debug, Clone, Default, Deserialize, ts_rs::TS)]
+pub struct McpSettings {
+    pub servers: Vec<McpServerConfig>,
+    #[serde(default)]
+    pub secrets: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+/// What Settings shows: the servers and which variables have a value
+/// (never the values).
+#[derive(Debug, Clone, Default, Serialize, ts_rs::TS)]
+pub struct McpSettingsView {
+    pub servers: Vec<McpServerConfig>,
+    /// `server/VAR` of each variable that has a value.
+    pub secrets_set: Vec<String>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct McpFile {
+    #[serde(default)]
+    servers: Vec<McpServerConfig>,
+}
+
+/// A server name fit to prefix tool names.
+pub fn is_valid_server_name(name: &str) -> bool {
+    (1..=32).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && !name.contains("__")
+}
+
+fn valid_var(name: &str) -> bool {
+    !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+}
+
+impl Store {
+    fn mcp_file(&self) -> PathBuf {
+        self.config.join("mcp.json")
+    }
+
+    fn mcp_secret_file(&self) -> PathBuf {
+        self.config.join("mcp-secrets.json")
+    }
+
+    /// The servers the user added.
+    pub fn mcp_servers(&self) -> Vec<McpServerConfig> {
+        read_json::<McpFile>(&self.mcp_file())
+            .unwrap_or_default()
+            .servers
+    }
+
+    /// The servers and which variables have values.
+    pub fn mcp_settings(&self) -> McpSettingsView {
+        let servers = self.mcp_servers();
+        let secrets_set = servers
+            .iter()
+            .flat_map(|s| s.env.iter().map(move |var| (s, var)))
+            .filter(|(s, var)| self.mcp_secret(&s.name, var).is_some())
+            .map(|(s, var)| format!("{}/{var}", s.name))
+            .collect();
+        McpSettingsView {
+            servers,
+            secrets_set,
+        }
+    }
+
+    /// Saves the servers and the values given. A bad name, a duplicate, an
+    /// empty command or a bad variable name is refused and nothing is saved.
+    pub fn save_mcp_settings(&self, settings: McpSettings) -> Result<(), Error> {
+        let mut names = std::collections::HashSet::new();
+        for server in &settings.servers {
+            if !is_valid_server_name(&server.name) {
+                return Err(Error::invalid_input(format!(
+                    "`{}` is not a server name: use 1 to 32 letters, digits, `-` or `_` (no `__`)",
+                    server.name
+                )));
+            }
+            if !names.insert(server.name.as_str()) {
+                return Err(Error::invalid_input(format!(
+                    "two servers are named `{}`",
+                    server.name
+                )));
+            }
+            if server.command.trim().is_empty() {
+                return Err(Error::invalid_input(format!(
+                    "the server `{}` has no command",
+                    server.name
+                )));
+            }
+            if let Some(bad) = server.env.iter().find(|v| !valid_var(v)) {
+                return Err(Error::invalid_input(format!(
+                    "`{bad}` is not an environment variable name"
+                )));
+            }
+            if server.timeout_secs == Some(0) {
+                return Err(Error::invalid_input("a timeout of 0 s lets no call run"));
+            }
+        }
+        for (server, vars) in &settings.secrets {
+            for (var, value) in vars {
+                self.set_mcp_secret(server, var, value)?;
+            }
+        }
+        write_json(
+            &self.mcp_file(),
+            &McpFile {
+                servers: settings.servers,
+            },
+            0o644,
+        )
+    }
+
+    /// The value of `server`'s variable `var`.
+    pub fn mcp_secret(&self, server: &str, var: &str) -> Option<String> {
+        let name = format!("mcp/{server}/{var}");
+        let from_keychain = self
+            .keychain
+            .then(|| keyring::Entry::new(KEYCHAIN_SERVICE, &name).ok())
+            .flatten()
+            .and_then(|entry| entry.get_password().ok());
+        from_keychain.filter(|v| !v.is_empty()).or_else(|| {
+            read_json::<BTreeMap<String, String>>(&self.mcp_secret_file())
+                .and_then(|mut all| all.remove(&name))
+                .filter(|v| !v.is_empty())
+        })
+    }
+
+    fn set_mcp_secret(&self, server: &str, var: &str, value: &str) -> Result<(), Error> {
+        let name = format!("mcp/{server}/{var}");
+        let entry = self
+            .keychain
+            .then(|| keyring::Entry::new(KEYCHAIN_SERVICE, &name).ok())
+            .flatten();
+        let in_keychain = match entry {
+            Some(entry) if value.is_empty() => {
+                let _ = entry.delete_credential();
+                false
+            }
+            Some(entry) => entry.set_password(value).is_ok(),
+            None => false,
+        };
+        let mut all: BTreeMap<String, String> =
+            read_json(&self.mcp_secret_file()).unwrap_or_default();
+        if value.is_empty() || in_keychain {
+            all.remove(&name);
+        } else {
+            all.insert(name, value.to_string());
+        }
+        write_json(&self.mcp_secret_file(), &all, 0o600)
+    }
+
+    /// `server`'s variables with their values (those without one are left out).
+    pub fn mcp_vars(&self, server: &McpServerConfig) -> Vec<(String, String)> {
+        server
+            .env
+            .iter()
+            .filter_map(|var| Some((var.clone(), self.mcp_secret(&server.name, var)?)))
+            .collect()
+    }
+}

@@ -1,0 +1,405 @@
+//! The app as an MCP client, against a fixture server (a Python script of
+//! the standard library, `fixtures/mcp_server.py`) started by the app in
+//! the project under the same sandbox as commands: its tools reach the
+//! model as `SERVER__TOOL`; a call asks unless the server is trusted or the
+//! tool marked read-only, and runs only approved; a write outside the
+//! project fails; a crash, a hang, a 50 MB result, a line that is not JSON
+//! and a schema that is not an object each give a clear answer while the
+//! other servers go on; closing the project stops the servers.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::disallowed_methods
+)]
+
+use corral_app::approvals::Scope;
+use corral_app::mcp::{McpServerStatus, McpState};
+use corral_app::state::AppState;
+use corral_app::store::mcp::{McpServerConfig, McpSettings};
+use corral_app::store::Store;
+use corral_tools::policy::Decision;
+use corral_tools::shell::ShellRun;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const PYTHON: &str = "/usr/bin/python3";
+
+fn fixture_script() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/mcp_server.py")
+        .display()
+        .to_string()
+}
+
+/// Whether the fixture can run here in the real sandbox.
+fn ready() -> bool {
+    let ok = Path::new(PYTHON).exists() && corral_tools::shell::namespaces_available();
+    if !ok {
+        eprintln!("note: no {PYTHON} or no namespaces here; skipping");
+    }
+    ok
+}
+
+fn server(name: &str, extra: &[&str]) -> McpServerConfig {
+    let mut args = vec![fixture_script()];
+    args.extend(extra.iter().map(|a| a.to_string()));
+    McpServerConfig {
+        name: name.into(),
+        command: PYTHON.into(),
+        args,
+        env: Vec::new(),
+        network: false,
+        trusted: false,
+        read_only_tools: Vec::new(),
+        timeout_secs: Some(5),
+    }
+}
+
+struct Fixture {
+    tmp: tempfile::TempDir,
+    state: AppState,
+    project: PathBuf,
+}
+
+/// An app with these servers saved, the project open, every server started.
+fn open_with(
+    servers: Vec<McpServerConfig>,
+    secrets: BTreeMap<String, BTreeMap<String, String>>,
+) -> Fixture {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    let store = Store::without_keychain(tmp.path().join("config"), tmp.path().join("data"));
+    store
+        .save_mcp_settings(McpSettings { servers, secrets })
+        .unwrap();
+    let state = AppState::new(store);
+    state.open_project(&project).unwrap();
+    let f = Fixture {
+        tmp,
+        state,
+        project,
+    };
+    wait_until(&f, "every server started", |all| {
+        all.iter()
+            .all(|s| s.state != McpState::Starting && s.state != McpState::Stopped)
+    });
+    f
+}
+
+fn wait_until(
+    f: &Fixture,
+    what: &str,
+    done: impl Fn(&[McpServerStatus]) -> bool,
+) -> Vec<McpServerStatus> {
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let status = f.state.mcp_status();
+        if done(&status) {
+            return status;
+        }
+        assert!(Instant::now() < until, "waiting for {what}: {status:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn call(f: &Fixture, tool: &str, input: Value, approval: Option<String>) -> Result<Value, Value> {
+    tauri::async_runtime::block_on(f.state.call_tool(
+        tool.into(),
+        input,
+        approval,
+        ShellRun::default(),
+    ))
+    .map_err(|e| e.to_json())
+}
+
+fn approved(f: &Fixture, tool: &str, input: Value) -> Result<Value, Value> {
+    let token = f.state.approve(tool, &input, Scope::Once, false).unwrap();
+    call(f, tool, input, Some(token))
+}
+
+fn text_of(result: &Value) -> String {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn its_tools_are_offered_and_a_call_runs_only_once_approved() {
+    if !ready() {
+        return;
+    }
+    let f = open_with(vec![server("fixture", &[])], BTreeMap::new());
+    let specs = f.state.tool_specs();
+    let echo = specs
+        .iter()
+        .find(|s| s.name == "fixture__echo")
+        .expect("fixture__echo offered");
+    assert!(
+        echo.description
+            .starts_with("[MCP server `fixture`] Says the text back."),
+        "{}",
+        echo.description
+    );
+    assert_eq!(echo.input_schema["type"], "object");
+    assert!(
+        specs.iter().any(|s| s.name == "read_file"),
+        "the registry's tools stay"
+    );
+
+    let check = f.state.check_policy("fixture__write", &json!({})).unwrap();
+    assert!(matches!(check.decision, Decision::Ask { .. }), "{check:?}");
+    // Not approved: it does not run.
+    let input = json!({"path": "made-by-mcp.txt", "text": "hello"});
+    let refused = call(&f, "fixture__write", input.clone(), None).unwrap_err();
+    assert_eq!(refused["code"], "approval_required", "{refused}");
+    assert!(!f.project.join("made-by-mcp.txt").exists());
+    // Approved: it runs, in the project.
+    let done = approved(&f, "fixture__write", input).unwrap();
+    assert_eq!(done["is_error"], false, "{done}");
+    assert_eq!(
+        std::fs::read_to_string(f.project.join("made-by-mcp.txt")).unwrap(),
+        "hello"
+    );
+    let echoed = approved(&f, "fixture__echo", json!({"text": "hi"})).unwrap();
+    assert_eq!(text_of(&echoed), "echo: hi");
+    // A token is for its own call only.
+    let token = f
+        .state
+        .approve("fixture__echo", &json!({"text": "a"}), Scope::Once, false)
+        .unwrap();
+    let other = call(&f, "fixture__echo", json!({"text": "b"}), Some(token)).unwrap_err();
+    assert_eq!(other["code"], "approval_required");
+    // An unknown tool of a known server, and a server that is not there.
+    let missing = approved(&f, "fixture__nope", json!({})).unwrap_err();
+    assert_eq!(missing["code"], "not_found", "{missing}");
+    let unknown = call(&f, "nobody__echo", json!({}), None).unwrap_err();
+    assert_eq!(unknown["code"], "invalid_input", "{unknown}");
+}
+
+#[test]
+fn trusted_servers_and_read_only_tools_run_without_asking() {
+    if !ready() {
+        return;
+    }
+    let mut trusted = server("trusted", &[]);
+    trusted.trusted = true;
+    let mut marked = server("marked", &[]);
+    marked.read_only_tools = vec!["echo".into()];
+    let f = open_with(vec![trusted, marked], BTreeMap::new());
+    assert_eq!(
+        text_of(&call(&f, "trusted__echo", json!({"text": "t"}), None).unwrap()),
+        "echo: t"
+    );
+    assert_eq!(
+        text_of(&call(&f, "marked__echo", json!({"text": "m"}), None).unwrap()),
+        "echo: m"
+    );
+    let check = f.state.check_policy("marked__write", &json!({})).unwrap();
+    assert!(matches!(check.decision, Decision::Ask { .. }), "{check:?}");
+}
+
+#[test]
+fn the_sandbox_holds_a_server_to_the_project_and_its_own_variables() {
+    if !ready() {
+        return;
+    }
+    let mut with_env = server("fixture", &[]);
+    with_env.env = vec!["FIXTURE_TOKEN".into()];
+    let secrets = BTreeMap::from([(
+        "fixture".to_string(),
+        BTreeMap::from([("FIXTURE_TOKEN".to_string(), "s3cret".to_string())]),
+    )]);
+    let f = open_with(vec![with_env], secrets);
+    // A folder outside the project that the sandbox shows read-only.
+    let outside =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mcp-outside-{}", std::process::id()));
+    let write = |path: &Path| {
+        approved(
+            &f,
+            "fixture__write",
+            json!({"path": path.display().to_string(), "text": "x"}),
+        )
+        .unwrap()
+    };
+    let wrote = write(&outside);
+    assert_eq!(wrote["is_error"], true, "{wrote}");
+    assert!(text_of(&wrote).contains("Read-only file system"), "{wrote}");
+    assert!(!outside.exists(), "the server wrote outside the project");
+    // Beside the project in /tmp: into the sandbox's own /tmp, gone with it.
+    let beside = f.tmp.path().join("beside.txt");
+    write(&beside);
+    assert!(!beside.exists(), "the server wrote beside the project");
+    let token = approved(&f, "fixture__env", json!({"name": "FIXTURE_TOKEN"})).unwrap();
+    assert_eq!(text_of(&token), "s3cret");
+    // Nothing of the app's own environment (cargo sets this one for tests).
+    assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+    let home = approved(&f, "fixture__env", json!({"name": "CARGO_MANIFEST_DIR"})).unwrap();
+    assert_eq!(text_of(&home), "(unset)");
+    // The value is a secret: Settings says it is set, never what it is.
+    let view = f.state.store.mcp_settings();
+    assert_eq!(view.secrets_set, ["fixture/FIXTURE_TOKEN"]);
+    assert!(!serde_json::to_string(&view).unwrap().contains("s3cret"));
+}
+
+#[test]
+fn a_crash_a_hang_a_huge_result_and_garbage_each_get_a_clear_answer_and_the_rest_goes_on() {
+    if !ready() {
+        return;
+    }
+    let mut crashing = server("crashing", &["--bad-schema"]);
+    crashing.trusted = true;
+    let mut steady = server("steady", &[]);
+    steady.trusted = true;
+    steady.timeout_secs = Some(120);
+    let mut slow = server("slow", &[]);
+    slow.trusted = true;
+    slow.timeout_secs = Some(2);
+    let f = open_with(vec![crashing, steady, slow], BTreeMap::new());
+    let status = f.state.mcp_status();
+    let crashing_status = status.iter().find(|s| s.name == "crashing").unwrap();
+    assert_eq!(crashing_status.state, McpState::Running);
+    assert!(
+        crashing_status
+            .problems
+            .iter()
+            .any(|p| p.contains("`stringy` left out: its input schema is not an object")),
+        "{crashing_status:?}"
+    );
+    assert!(!crashing_status
+        .tools
+        .iter()
+        .any(|t| t == "crashing__stringy"));
+    assert!(crashing_status.tools.iter().any(|t| t == "crashing__echo"));
+
+    // 50 MB: cut, not passed on whole.
+    let big = call(&f, "steady__big", json!({"mb": 50}), None).unwrap();
+    let text = text_of(&big);
+    assert!(text.len() < 200 * 1024, "{} bytes passed on", text.len());
+    assert!(
+        text.ends_with("more bytes]"),
+        "{}",
+        &text[text.len() - 60..]
+    );
+
+    // A hang: the server's timeout.
+    let hung = call(&f, "slow__hang", json!({}), None).unwrap_err();
+    assert_eq!(hung["code"], "mcp_server", "{hung}");
+    assert!(
+        hung["message"]
+            .as_str()
+            .unwrap()
+            .contains("did not answer within 2 s"),
+        "{hung}"
+    );
+
+    // A crash mid-call: an error with its stderr, the server shown failed.
+    let began = Instant::now();
+    let crashed = call(&f, "crashing__crash", json!({}), None).unwrap_err();
+    assert!(
+        began.elapsed() < Duration::from_secs(4),
+        "the crash was not seen for {:?}",
+        began.elapsed()
+    );
+    assert_eq!(crashed["code"], "mcp_server", "{crashed}");
+    assert!(
+        crashed["message"]
+            .as_str()
+            .unwrap()
+            .contains("fixture: crashing on purpose"),
+        "{crashed}"
+    );
+    let failed = wait_until(&f, "the crashed server shown failed", |all| {
+        all.iter()
+            .any(|s| s.name == "crashing" && s.state == McpState::Failed)
+    });
+    let failed = failed.iter().find(|s| s.name == "crashing").unwrap();
+    assert!(failed.stderr.contains("crashing on purpose"), "{failed:?}");
+    assert!(!f
+        .state
+        .tool_specs()
+        .iter()
+        .any(|s| s.name.starts_with("crashing__")));
+    let again = call(&f, "crashing__echo", json!({"text": "x"}), None).unwrap_err();
+    assert_eq!(again["code"], "mcp_server", "{again}");
+    assert!(
+        again["message"]
+            .as_str()
+            .unwrap()
+            .contains("cannot take calls"),
+        "{again}"
+    );
+
+    // Restart brings it back.
+    tauri::async_runtime::block_on(f.state.mcp().unwrap().restart("crashing")).unwrap();
+    let back = call(&f, "crashing__echo", json!({"text": "back"}), None).unwrap();
+    assert_eq!(text_of(&back), "echo: back");
+
+    // A line that is not JSON: a clear error, not a hang past the timeout.
+    let began = Instant::now();
+    let garbled = call(&f, "crashing__garble", json!({}), None).unwrap_err();
+    assert_eq!(garbled["code"], "mcp_server", "{garbled}");
+    assert!(
+        began.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        began.elapsed()
+    );
+}
+
+#[test]
+fn a_server_that_cannot_start_is_shown_failed_and_closing_the_project_stops_the_others() {
+    if !ready() {
+        return;
+    }
+    let mut missing = server("missing", &[]);
+    missing.command = "no-such-mcp-server".into();
+    let marker = format!("corral-mcp-test-{}", std::process::id());
+    let f = open_with(
+        vec![missing, server("fixture", &[&marker])],
+        BTreeMap::new(),
+    );
+    let status = f.state.mcp_status();
+    let missing = status.iter().find(|s| s.name == "missing").unwrap();
+    assert_eq!(missing.state, McpState::Failed);
+    assert!(
+        missing.problems[0].contains("no-such-mcp-server"),
+        "{missing:?}"
+    );
+    assert_eq!(
+        status.iter().find(|s| s.name == "fixture").unwrap().state,
+        McpState::Running
+    );
+    assert!(!processes_with(&marker).is_empty(), "the fixture runs");
+    f.state.close_project();
+    let until = Instant::now() + Duration::from_secs(5);
+    while !processes_with(&marker).is_empty() {
+        assert!(
+            Instant::now() < until,
+            "the server outlived its project: {:?}",
+            processes_with(&marker)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(f.state.mcp_status().is_empty());
+}
+
+/// Live processes whose command line holds `marker`.
+fn processes_with(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let path = entry.path();
+        let Ok(cmdline) = std::fs::read(path.join("cmdline")) else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(path.join("stat")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if cmdline.contains(marker) && !stat.contains(") Z ") {
+            found.push(cmdline);
+        }
+    }
+    found
+}
