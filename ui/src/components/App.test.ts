@@ -22,6 +22,8 @@ const { ipc } = vi.hoisted(() => ({
     testConnection: vi.fn(),
     modelInfo: vi.fn(),
     detectLocalServers: vi.fn(),
+    mcpSettings: vi.fn(async () => ({ servers: [], secrets_set: [] })),
+    mcpStatus: vi.fn(async () => []),
   },
 }));
 vi.mock("../lib/ipc", () => ({ ipc }));
@@ -153,7 +155,11 @@ describe("Settings", () => {
     await fireEvent.click(opener);
     const dialog = await vi.waitFor(() => screen.getByTestId("settings"));
     const first = screen.getByTestId("settings-provider");
-    const last = screen.getByTestId("settings-close");
+    // The last control of the dialog (its MCP servers section ends it).
+    await screen.findByTestId("mcp-save");
+    const controls = [...dialog.querySelectorAll<HTMLElement>("button, input, select, textarea")];
+    const last = controls.filter((c) => !(c as HTMLButtonElement).disabled).at(-1) as HTMLElement;
+    expect(last).toBe(screen.getByTestId("mcp-save"));
     expect(document.activeElement).toBe(first);
 
     last.focus();

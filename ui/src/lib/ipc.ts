@@ -23,6 +23,9 @@ import type {
   SettingsInput,
   CommandOutput,
   ShellConfig,
+  McpSettings,
+  McpSettingsView,
+  McpServerStatus,
   ShellEvent,
   ShellOutput,
   ToolSpec,
@@ -63,6 +66,11 @@ export const ipc = {
   savePrograms: (global: string[], project: string[] | null) =>
     call<ShellConfig>("save_programs", { global, project }),
   removeRule: (rule: SavedRule) => call<ShellConfig>("remove_rule", { rule }),
+  // The user's MCP servers (kept in the app's config; values of their variables never come back)
+  mcpSettings: () => call<McpSettingsView>("mcp_settings"),
+  saveMcpSettings: (settings: McpSettings) => call<McpServerStatus[]>("save_mcp_settings", { settings }),
+  mcpStatus: () => call<McpServerStatus[]>("mcp_status"),
+  restartMcpServer: (name: string) => call<McpServerStatus[]>("restart_mcp_server", { name }),
   // The open project's background commands (the Processes panel)
   listProcesses: () => call<CommandOutput[]>("list_processes"),
   processOutput: (runId: string, sinceByte: number) =>

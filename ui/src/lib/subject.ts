@@ -9,7 +9,15 @@ function quote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
+/** A tool of one of the user's MCP servers (`server__tool`); registry tools have no `__`. */
+export const isMcpTool = (tool: string): boolean => tool.includes("__");
+
 export function subjectOf(tool: string, input: Record<string, unknown>): string {
+  if (isMcpTool(tool)) {
+    const words = Object.values(input).filter((v): v is string | number => typeof v === "string" || typeof v === "number");
+    const line = words.map(String).join(" ").replace(/\s+/g, " ");
+    return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+  }
   switch (tool) {
     case "exec_shell":
       return commandLine(input);
