@@ -9,7 +9,7 @@
 
 use crate::store::mcp::{McpServerConfig, DEFAULT_TIMEOUT_SECS};
 use corral_tools::policy::{Decision, Mode, Risk};
-use corral_tools::shell::{ServerCommand, ServerFolder};
+use corral_tools::shell::{CancelToken, ServerCommand, ServerFolder};
 use corral_tools::spec::ToolSpec;
 use corral_tools::{Error, ErrorCode, ProjectRoot};
 use rmcp::model::CallToolRequestParams;
@@ -196,6 +196,13 @@ impl McpHub {
         self.servers.contains_key(server).then_some((server, name))
     }
 
+    /// Whether the user marked `server`'s `tool` read-only.
+    pub fn reads_only(&self, server: &str, tool: &str) -> bool {
+        self.servers
+            .get(server)
+            .is_some_and(|s| s.config.read_only_tools.iter().any(|t| t == tool))
+    }
+
     /// The policy for a call of `server`'s `tool` before any approval: a
     /// tool marked read-only runs in every mode; in read-only mode nothing
     /// else does; a trusted server's tools run; any other call asks, in
@@ -226,11 +233,24 @@ impl McpHub {
     }
 
     /// Calls `tool` of `server` with `input` (an object), waiting at most
-    /// the server's timeout. The result: `{content, structured_content?,
-    /// is_error}` with the text content cut at 100 KiB.
-    pub async fn call(&self, server: &str, tool: &str, input: Value) -> Result<Value, Error> {
+    /// the server's timeout or until `cancel`. The result: `{content,
+    /// structured_content?, is_error}` with the text content cut at 100 KiB.
+    pub async fn call(
+        &self,
+        server: &str,
+        tool: &str,
+        input: Value,
+        cancel: &CancelToken,
+    ) -> Result<Value, Error> {
         let server = self.server(server)?;
-        server.call(tool, input).await
+        tokio::select! {
+            result = server.call(tool, input) => result,
+            () = cancelled(cancel) => Err(Error::new(
+                ErrorCode::Cancelled,
+                format!("`{tool}` of the MCP server `{}` was stopped by the user", server.config.name),
+            )
+            .detail("tool", tool)),
+        }
     }
 }
 
@@ -548,6 +568,13 @@ fn result_for_model(result: Value) -> Value {
         ),
     );
     Value::Object(out)
+}
+
+/// Resolves once `cancel` is set (looked at every 25 ms).
+async fn cancelled(cancel: &CancelToken) {
+    while !cancel.is_cancelled() {
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
 }
 
 fn kill_group(pgid: Option<i32>) {

@@ -297,8 +297,27 @@ impl AppState {
                     )
                     .detail("tool", tool.as_str()));
                 }
-                _ => return mcp.call(server, name, input).await,
+                _ => {}
             }
+            // A server runs in the project and may change it: a checkpoint
+            // first, as before any call that can (not for a read-only tool).
+            if !mcp.reads_only(server, name) {
+                let hook = self.checkpoints.hook(&root, tag)?;
+                let (at, called, with) = (root.clone(), tool.clone(), input.clone());
+                tauri::async_runtime::spawn_blocking(move || hook.before(&at, &called, &with))
+                    .await
+                    .map_err(|e| {
+                        Error::new(ErrorCode::Io, format!("{tool} stopped unexpectedly: {e}"))
+                    })?
+                    .map_err(|e| Error {
+                        message: format!(
+                            "no checkpoint could be taken, so {tool} did not run: {}",
+                            e.message
+                        ),
+                        ..e
+                    })?;
+            }
+            return mcp.call(server, name, input, &shell.cancel).await;
         }
         ctx.approval = granted;
         ctx.shell = shell;

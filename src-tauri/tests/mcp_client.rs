@@ -403,3 +403,70 @@ fn processes_with(marker: &str) -> Vec<String> {
     }
     found
 }
+
+#[test]
+fn a_call_that_may_change_the_project_is_checkpointed_and_stop_ends_a_running_one() {
+    if !ready() {
+        return;
+    }
+    let mut fixture = server("fixture", &[]);
+    fixture.trusted = true;
+    fixture.read_only_tools = vec!["echo".into()];
+    let f = open_with(vec![fixture], BTreeMap::new());
+    let root = f.state.project().unwrap();
+    let checkpoints = || {
+        f.state
+            .checkpoints
+            .store(&root)
+            .unwrap()
+            .list(&root)
+            .unwrap()
+    };
+    let tag = corral_app::checkpoint_store::CallTag {
+        turn: Some("turn-1".into()),
+        call: Some("card-1".into()),
+    };
+    let run = |tool: &str, input: Value, shell: ShellRun| {
+        tauri::async_runtime::block_on(f.state.call_tool_in(
+            tool.into(),
+            input,
+            None,
+            shell,
+            tag.clone(),
+        ))
+    };
+    run(
+        "fixture__echo",
+        json!({"text": "read-only"}),
+        ShellRun::default(),
+    )
+    .unwrap();
+    assert!(checkpoints().is_empty(), "a read-only tool takes none");
+    run(
+        "fixture__write",
+        json!({"path": "notes.txt", "text": "by the server"}),
+        ShellRun::default(),
+    )
+    .unwrap();
+    let taken = checkpoints();
+    assert_eq!(taken.len(), 1, "{taken:?}");
+    assert_eq!(taken[0].tool, "fixture__write");
+    assert_eq!(taken[0].call_id.as_deref(), Some("card-1"));
+
+    // Stop: the hung call ends at once as cancelled.
+    let shell = ShellRun::default();
+    let cancel = shell.cancel.clone();
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        cancel.cancel();
+    });
+    let began = Instant::now();
+    let stopped = run("fixture__hang", json!({}), shell).unwrap_err();
+    stopper.join().unwrap();
+    assert_eq!(stopped.code.as_str(), "cancelled", "{stopped:?}");
+    assert!(
+        began.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        began.elapsed()
+    );
+}

@@ -80,8 +80,15 @@ export const ipc = {
   // Tools: one command for all; the model's input object passes straight through.
   // `tag` names the user turn and the card of a call that can change the
   // project: the checkpoint taken before it carries them.
-  callTool: (name: string, input: Record<string, unknown>, approval?: string, tag?: CallTag) =>
-    call<unknown>("call_tool", { name, input, ...(approval === undefined ? {} : { approval }), ...tag }),
+  // `runId`: `cancel(runId)` stops the call (an MCP server's tool).
+  callTool: (name: string, input: Record<string, unknown>, approval?: string, tag?: CallTag, runId?: string) =>
+    call<unknown>("call_tool", {
+      name,
+      input,
+      ...(approval === undefined ? {} : { approval }),
+      ...tag,
+      ...(runId === undefined ? {} : { run_id: runId }),
+    }),
   execShell: (
     input: Record<string, unknown>,
     approval: string | undefined,

@@ -103,6 +103,34 @@ describe("AgentLoop stop", () => {
     assertConsistent(t.loop.transcript);
   });
 
+  it("Stop ends a running call of an MCP server's tool through its run id", async () => {
+    const mcp = use("github__search", { query: "flaky test" });
+    const t = setup([callTools(mcp)]);
+    const builtIn = await t.ipc.toolSpecs();
+    t.ipc.toolSpecs.mockResolvedValue([...builtIn, { name: "github__search", description: "[MCP server `github`] Search.", input_schema: { type: "object" }, risk: "shell" }]);
+    t.ipc.checkPolicy.mockResolvedValue({ decision: "allow" });
+    let runId = "";
+    t.ipc.callTool.mockImplementation(
+      (_name, _input, _approval, _tag, id) =>
+        new Promise((_resolve, reject) => {
+          runId = id ?? "";
+          t.ipc.cancel.mockImplementation(async (cancelled) => {
+            if (cancelled === runId) reject({ code: "cancelled", message: "`search` of the MCP server `github` was stopped by the user", hint: "", retryable: false, details: {} });
+            return null;
+          });
+        }),
+    );
+    const sent = t.loop.send("search");
+    await vi.waitFor(() => expect(runId).not.toBe(""));
+    expect(t.ipc.callTool).toHaveBeenCalledWith("github__search", { query: "flaky test" }, undefined, expect.objectContaining({ call_id: expect.any(String) }), runId);
+    t.loop.stop();
+    await sent;
+    expect(t.ipc.cancel).toHaveBeenCalledWith(runId);
+    expect(t.cards()[0]).toMatchObject({ status: "cancelled", error: { code: "cancelled" } });
+    expect(t.results()[0].is_error).toBe(true);
+    assertConsistent(t.loop.transcript);
+  });
+
   it("stops one command from its panel and goes on with the next turn", async () => {
     const sh = use("exec_shell", { command: "npm", args: ["run", "dev"] });
     const t = setup([callTools(sh), say("The dev server was stopped.")]);

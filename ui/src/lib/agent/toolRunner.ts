@@ -8,6 +8,7 @@ import type { AgentIpc, Decision, RunControl } from "./ports";
 import { previewOf } from "./preview";
 import type { ToolItem } from "./state";
 import { DENIED_TEXT, errorBlock, resultBlock, textBlock } from "./transcript";
+import { isMcpTool } from "../subject";
 
 type Hooks = {
   newId: () => string;
@@ -155,9 +156,11 @@ export class ToolRunner {
       const output =
         use.name === "exec_shell"
           ? await this.shell(use, id, approval, control, tag)
-          : tag
-            ? await this.ipc.callTool(use.name, use.input, approval, tag)
-            : await this.ipc.callTool(use.name, use.input, approval);
+          : isMcpTool(use.name)
+            ? await this.stoppable(use, approval, control, tag)
+            : tag
+              ? await this.ipc.callTool(use.name, use.input, approval, tag)
+              : await this.ipc.callTool(use.name, use.input, approval);
       this.hooks.updateCard(id, { status: "done", result: output });
       return resultBlock(use, output);
     } catch (error) {
@@ -166,6 +169,18 @@ export class ToolRunner {
       // gets the error (for a command, with its partial output in details).
       this.hooks.updateCard(id, { status: wire.code === "cancelled" ? "cancelled" : "failed", error: wire });
       return errorBlock(use, wire);
+    }
+  }
+
+  /** A call Stop can end while it runs (an MCP server's tool). */
+  private async stoppable(use: ToolUseBlock, approval: string | undefined, control: RunControl, tag?: CallTag): Promise<unknown> {
+    const runId = this.hooks.newId();
+    const onCancel = (): void => void this.ipc.cancel(runId).catch(() => undefined);
+    control.hooks.add(onCancel);
+    try {
+      return await this.ipc.callTool(use.name, use.input, approval, tag, runId);
+    } finally {
+      control.hooks.delete(onCancel);
     }
   }
 
