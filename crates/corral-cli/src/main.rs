@@ -3,6 +3,7 @@
 //! ```text
 //! corral-cli tools
 //! corral-cli mcp --root DIR [--mode MODE] [--network] [--writable PATH]... [--blocked PATH]...
+//!                [--store DIR | --no-checkpoint] [--index DIR]
 //! corral-cli call --root DIR [--mode MODE] [--approve] [--network]
 //!                 [--allow-program NAME]... [--rule WORDS]...
 //!                 [--writable PATH]... [--blocked PATH]... NAME [JSON]
@@ -59,6 +60,17 @@ enum Command {
         /// A path no tool may touch (repeatable).
         #[arg(long, value_name = "PATH")]
         blocked: Vec<String>,
+        /// The data folder that holds the checkpoints (default: the user's,
+        /// shared with the app).
+        #[arg(long, value_name = "DIR")]
+        store: Option<PathBuf>,
+        /// Take no checkpoint before a call that can change the project.
+        #[arg(long)]
+        no_checkpoint: bool,
+        /// Keep `search_files`' trigram index in this folder (outside the
+        /// project).
+        #[arg(long, value_name = "DIR")]
+        index: Option<PathBuf>,
     },
     /// Print the JSON array of tool specs.
     Tools,
@@ -147,10 +159,26 @@ fn main() -> ExitCode {
         network,
         writable,
         blocked,
+        store,
+        no_checkpoint,
+        index,
     } = cli.command
     {
+        let checkpoints = if no_checkpoint {
+            None
+        } else {
+            store.or_else(corral_tools::checkpoint::default_data_dir)
+        };
+        let served = McpArgs {
+            mode,
+            network,
+            writable,
+            blocked,
+            checkpoints,
+            index,
+        };
         // stdout is the protocol's: a failure to start goes to stderr.
-        return match mcp(root, &mode, network, writable, blocked) {
+        return match mcp(root, served) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("{}", e.to_json());
@@ -233,24 +261,30 @@ fn run(command: Command) -> Result<Value, Error> {
     }
 }
 
-/// Serves the project's tools over MCP until the client goes away.
-fn mcp(
-    root: PathBuf,
-    mode: &str,
+/// How `mcp` serves: the flags after `--root`.
+struct McpArgs {
+    mode: String,
     network: bool,
     writable: Vec<String>,
     blocked: Vec<String>,
-) -> Result<(), Error> {
+    checkpoints: Option<PathBuf>,
+    index: Option<PathBuf>,
+}
+
+/// Serves the project's tools over MCP until the client goes away.
+fn mcp(root: PathBuf, args: McpArgs) -> Result<(), Error> {
     let root = ProjectRoot::open(&root)?;
     let boundaries = Boundaries {
-        writable: (!writable.is_empty()).then_some(writable),
-        blocked,
+        writable: (!args.writable.is_empty()).then_some(args.writable),
+        blocked: args.blocked,
     }
     .normalized(&root)?;
     let options = corral_mcp::Options {
-        mode: mode.parse()?,
+        mode: args.mode.parse()?,
         boundaries,
-        network,
+        network: args.network,
+        checkpoints: args.checkpoints,
+        search_index: args.index.map(corral_tools::search::IndexConfig::new),
     };
     corral_mcp::run_stdio(corral_mcp::CorralServer::new(root, options))
 }

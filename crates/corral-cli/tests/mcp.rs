@@ -170,3 +170,99 @@ fn the_mcp_inspector_lists_the_tools_and_calls_one() {
         .contains("--mode"));
     assert!(!tmp.path().join("b.txt").exists());
 }
+
+/// Runs `tests/mcp/asks.py` (a client that answers elicitation with
+/// `answer`) on a fresh project; returns the report, the project and the
+/// checkpoint folder.
+fn asking_client(answer: &str) -> (Value, tempfile::TempDir) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("project");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("a.txt"), "inside\n").unwrap();
+    let client = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/asks.py");
+    let out = Command::new(python())
+        .arg(client)
+        .arg(env!("CARGO_BIN_EXE_corral-cli"))
+        .arg(&root)
+        .arg(tmp.path().join("store"))
+        .arg(answer)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "client failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (serde_json::from_str(&stdout).unwrap(), tmp)
+}
+
+#[test]
+fn a_call_that_asks_is_asked_of_the_clients_user_and_runs_only_accepted() {
+    let (report, tmp) = asking_client("accept");
+    let root = tmp.path().join("project");
+    let asked = report["asked"].as_array().unwrap();
+    assert_eq!(asked.len(), 2, "the write and the command ask: {report}");
+    let message = asked[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("write_file") && message.contains("asked.txt"),
+        "{message}"
+    );
+    assert!(asked[1]["message"].as_str().unwrap().contains("exec_shell"));
+    assert_eq!(
+        asked[0]["schema"]["properties"]["approve"]["type"],
+        "boolean"
+    );
+    assert_eq!(report["write"]["is_error"], false, "{report}");
+    assert_eq!(
+        std::fs::read_to_string(root.join("asked.txt")).unwrap(),
+        "yes\n"
+    );
+    // The write was checkpointed first, in the folder given.
+    let listed = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+        .args(["checkpoint", "list", "--root"])
+        .arg(&root)
+        .arg("--store")
+        .arg(tmp.path().join("store"))
+        .output()
+        .unwrap();
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let tools: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["tool"].as_str().unwrap())
+        .collect();
+    assert!(tools.contains(&"write_file"), "{listed}");
+
+    let (declined, tmp) = asking_client("decline");
+    assert_eq!(declined["write"]["is_error"], true);
+    assert_eq!(
+        declined["write"]["structured"]["code"], "denied",
+        "{declined}"
+    );
+    assert!(!tmp.path().join("project/asked.txt").exists());
+}
+
+#[test]
+fn a_commands_output_streams_as_progress_notifications() {
+    if !Path::new("/usr/bin/node").exists() {
+        eprintln!("note: no node here; skipping");
+        return;
+    }
+    // `node` asks in the default mode: the client accepts.
+    let (report, _tmp) = asking_client("accept");
+    assert_eq!(report["shell"]["is_error"], false, "{report}");
+    let progress = report["progress"].as_array().unwrap();
+    let streamed: String = progress
+        .iter()
+        .map(|p| p["message"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(streamed, "tick 1\ntick 2\ntick 3\n", "{report}");
+    let counts: Vec<f64> = progress
+        .iter()
+        .map(|p| p["progress"].as_f64().unwrap())
+        .collect();
+    assert!(counts.windows(2).all(|w| w[0] < w[1]), "{counts:?}");
+    assert_eq!(*counts.last().unwrap(), streamed.len() as f64);
+}

@@ -8,28 +8,44 @@
 //!   (`read` → `readOnlyHint`, `write` and `shell` → `destructiveHint`).
 //! - `tools/call`: the result as structured content (and as its JSON text);
 //!   a failure as a tool error whose structured content is the standardized
-//!   error. A call the policy would ask about fails with `approval_required`:
-//!   the server has no one to ask, so the hint names `--mode`.
+//!   error. A call the policy would ask about is asked of the client's user
+//!   through MCP elicitation when the client can; accepted, it runs, else
+//!   it fails with `denied`. A client without elicitation gets
+//!   `approval_required`, with a hint naming `--mode`.
+//! - A call that can change the project is preceded by a checkpoint, as in
+//!   the app and `corral-cli call` (when a checkpoint folder is given).
+//! - `exec_shell`'s output arrives as progress notifications while it runs
+//!   when the call carries a progress token (the message is the chunk).
 
+use corral_tools::checkpoint::{Hook, Store};
 use corral_tools::dispatch::{self, CallContext};
 use corral_tools::policy::{Approval, Boundaries, Mode, Risk};
+use corral_tools::search::IndexConfig;
+use corral_tools::shell::{OutputSink, Stream};
 use corral_tools::{spec, tools, Error, ErrorCode, ProjectRoot};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{ElicitationError, Peer, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
-use std::sync::Arc;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 
-/// What every call is judged with: the session's mode and boundaries, and
-/// whether commands get the network.
+/// What every call is judged with: the session's mode and boundaries,
+/// whether commands get the network, where checkpoints and the search
+/// index are kept.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     pub mode: Mode,
     pub boundaries: Boundaries,
     pub network: bool,
+    /// The data folder of the checkpoint store; `None`: no checkpoints.
+    pub checkpoints: Option<PathBuf>,
+    /// `search_files`' trigram index.
+    pub search_index: Option<IndexConfig>,
 }
 
 /// The server for one project folder.
@@ -37,14 +53,44 @@ pub struct Options {
 pub struct CorralServer {
     root: Arc<ProjectRoot>,
     options: Arc<Options>,
+    /// The checkpoint store, opened at the first call that needs it.
+    store: Arc<OnceLock<Arc<Store>>>,
 }
+
+/// The answer asked of the client's user before a call the policy asks about.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct Approve {
+    /// Allow this one call.
+    approve: bool,
+}
+rmcp::elicit_safe!(Approve);
 
 impl CorralServer {
     pub fn new(root: ProjectRoot, options: Options) -> Self {
         CorralServer {
             root: Arc::new(root),
             options: Arc::new(options),
+            store: Arc::default(),
         }
+    }
+
+    /// The checkpoint hook for a call that can change the project.
+    fn hook(&self) -> Result<Option<Hook>, Error> {
+        let Some(base) = &self.options.checkpoints else {
+            return Ok(None);
+        };
+        let store = match self.store.get() {
+            Some(store) => store.clone(),
+            None => {
+                let opened = Arc::new(Store::for_project(base, &self.root)?);
+                self.store.get_or_init(|| opened).clone()
+            }
+        };
+        Ok(Some(Hook {
+            store,
+            turn: None,
+            call_id: None,
+        }))
     }
 
     /// The registry's tools as MCP tools.
@@ -68,12 +114,30 @@ impl CorralServer {
 
     /// Runs one call through the policy and the tool, off the async runtime.
     pub async fn call(&self, name: String, input: Value) -> Result<Value, Error> {
+        self.call_with(name, input, Approval::None, None).await
+    }
+
+    /// [`CorralServer::call`] with the user's approval, and a sink for a
+    /// command's output.
+    async fn call_with(
+        &self,
+        name: String,
+        input: Value,
+        approval: Approval,
+        on_output: Option<OutputSink>,
+    ) -> Result<Value, Error> {
         let root = self.root.clone();
         let options = self.options.clone();
+        let changes =
+            dispatch::tool(&name).is_ok_and(|tool| dispatch::changes_project(&root, tool, &input));
+        let hook = if changes { self.hook()? } else { None };
         let run = tokio::task::spawn_blocking(move || {
-            let mut ctx = CallContext::new(options.mode, Approval::None);
+            let mut ctx = CallContext::new(options.mode, approval);
             ctx.boundaries = options.boundaries.clone();
             ctx.shell.network = options.network;
+            ctx.shell.on_output = on_output;
+            ctx.checkpoint = hook;
+            ctx.search_index = options.search_index.clone();
             dispatch::call(&root, &name, input, &ctx)
         });
         let result = run.await.map_err(|e| {
@@ -84,11 +148,60 @@ impl CorralServer {
         })?;
         result.map_err(|error| match error.code {
             ErrorCode::ApprovalRequired => error.hint(
-                "This server cannot ask anyone: start it with a mode that allows the call \
-                 (`corral-cli mcp --mode auto_edit` for writes, `--mode full_auto` for commands).",
+                "This client cannot be asked (it has no MCP elicitation): start the server with \
+                 a mode that allows the call (`corral-cli mcp --mode auto_edit` for writes, \
+                 `--mode full_auto` for commands).",
             ),
             _ => error,
         })
+    }
+
+    /// A call as a client makes it: a command's output as progress
+    /// notifications when the call has a progress token; a call the policy
+    /// asks about asked of the client's user when the client can be asked.
+    async fn serve_call(
+        &self,
+        name: String,
+        input: Value,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Value, Error> {
+        let sink = context
+            .meta
+            .get_progress_token()
+            .filter(|_| name == "exec_shell")
+            .map(|token| progress_sink(context.peer.clone(), token));
+        let first = self
+            .call_with(name.clone(), input.clone(), Approval::None, sink.clone())
+            .await;
+        let Err(error) = first else {
+            return first;
+        };
+        if error.code != ErrorCode::ApprovalRequired {
+            return Err(error);
+        }
+        let question = format!(
+            "Corral asks before this call in {}: {name} {}. Allow it?",
+            self.root.path().display(),
+            serde_json::to_string(&input).unwrap_or_default()
+        );
+        match context.peer.elicit::<Approve>(question).await {
+            Ok(Some(Approve { approve: true })) => {
+                self.call_with(name, input, Approval::Granted, sink).await
+            }
+            Ok(_) | Err(ElicitationError::UserDeclined | ElicitationError::UserCancelled) => {
+                Err(Error::new(
+                    ErrorCode::Denied,
+                    format!("the user did not allow `{name}`"),
+                )
+                .detail("tool", name.as_str()))
+            }
+            Err(ElicitationError::CapabilityNotSupported) => Err(error),
+            Err(other) => Err(Error::new(
+                ErrorCode::Denied,
+                format!("`{name}` was not run: asking the user failed ({other})"),
+            )
+            .detail("tool", name.as_str())),
+        }
     }
 }
 
@@ -115,14 +228,14 @@ impl ServerHandler for CorralServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
         let input = Value::Object(request.arguments.unwrap_or_default());
         let result = match tools::find(&name) {
             None => Err(Error::invalid_input(format!("there is no tool `{name}`"))
                 .hint("Use one of the tools tools/list names.")),
-            Some(_) => self.call(name, input).await,
+            Some(_) => self.serve_call(name, input, &context).await,
         };
         Ok(match result {
             Ok(output) => CallToolResult::structured(output),
@@ -130,6 +243,27 @@ impl ServerHandler for CorralServer {
         }
         .into())
     }
+}
+
+/// A command's output as progress notifications, in order: the sink (on
+/// the command's reader threads) queues each chunk, one task sends them.
+/// `progress` counts the bytes so far.
+fn progress_sink(peer: Peer<RoleServer>, token: ProgressToken) -> OutputSink {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    tokio::spawn(async move {
+        let mut sent = 0usize;
+        while let Some(chunk) = rx.recv().await {
+            sent += chunk.len();
+            let note =
+                ProgressNotificationParam::new(token.clone(), sent as f64).with_message(chunk);
+            if peer.notify_progress(note).await.is_err() {
+                break;
+            }
+        }
+    });
+    Arc::new(move |_stream: Stream, bytes: &[u8]| {
+        let _ = tx.send(String::from_utf8_lossy(bytes).into_owned());
+    })
 }
 
 /// Serves `server` on stdin/stdout until the client goes away, on a runtime
