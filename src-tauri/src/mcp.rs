@@ -15,6 +15,9 @@ use corral_tools::{Error, ErrorCode, ProjectRoot};
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
 use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
+};
 use rmcp::{RoleClient, ServiceExt};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -29,6 +32,8 @@ pub const SEPARATOR: &str = "__";
 const STDERR_KEEP: usize = 16 * 1024;
 /// The most text of one result passed on to the model.
 const RESULT_KEEP: usize = 100 * 1024;
+/// The variable whose value a server at a URL gets as its bearer token.
+pub const BEARER_TOKEN: &str = "BEARER_TOKEN";
 /// The largest message read from a server; a longer one is dropped (its
 /// call then times out).
 const MAX_MESSAGE: usize = 64 * 1024 * 1024;
@@ -72,8 +77,8 @@ struct Live {
     /// Its process group, killed to stop it.
     pgid: Option<i32>,
     tools: Vec<McpTool>,
-    /// Its private folder, removed when it stops.
-    _folder: ServerFolder,
+    /// Its private folder, removed when it stops (none for a URL).
+    _folder: Option<ServerFolder>,
 }
 
 impl Drop for Live {
@@ -315,9 +320,61 @@ impl Server {
         }
     }
 
-    /// Spawns the server, initializes the session and lists its tools;
-    /// returns them with the tools left out and why.
+    /// Spawns the server (or connects to its URL), initializes the session
+    /// and lists its tools; returns them with the tools left out and why.
     async fn launch(&self, root: &ProjectRoot) -> Result<(Live, Vec<String>), Error> {
+        let (client, pgid, folder) = match &self.config.url {
+            Some(url) => (self.connect(url).await?, None, None),
+            None => {
+                let (client, pgid, folder) = self.spawn(root).await?;
+                (client, pgid, Some(folder))
+            }
+        };
+        let name = &self.config.name;
+        let listed = client.list_all_tools().await.map_err(|e| {
+            kill_group(pgid);
+            mcp_error(name, format!("it did not list its tools: {e}"))
+        })?;
+        let mut tools = Vec::new();
+        let mut skipped = Vec::new();
+        for tool in listed {
+            let schema = Value::Object((*tool.input_schema).clone());
+            let full = format!("{name}{SEPARATOR}{}", tool.name);
+            if schema.get("type").and_then(Value::as_str) != Some("object") {
+                skipped.push(format!(
+                    "tool `{}` left out: its input schema is not an object",
+                    tool.name
+                ));
+            } else if !valid_tool_name(&full) {
+                skipped.push(format!(
+                    "tool `{}` left out: `{full}` is not a name models accept (letters, digits, `_`, `-`, at most 64)",
+                    tool.name
+                ));
+            } else {
+                tools.push(McpTool {
+                    name: tool.name.to_string(),
+                    description: tool.description.as_deref().unwrap_or("").to_string(),
+                    schema,
+                });
+            }
+        }
+        Ok((
+            Live {
+                client,
+                pgid,
+                tools,
+                _folder: folder,
+            },
+            skipped,
+        ))
+    }
+
+    /// Starts the program in the project under the sandbox and begins the
+    /// session over its stdin and stdout.
+    async fn spawn(
+        &self,
+        root: &ProjectRoot,
+    ) -> Result<(RunningService<RoleClient, ()>, Option<i32>, ServerFolder), Error> {
         let name = &self.config.name;
         let ServerCommand { command, folder } = corral_tools::shell::server_command(
             root,
@@ -364,42 +421,31 @@ impl Server {
             kill_group(pgid);
             mcp_error(name, format!("it did not start an MCP session: {e}"))
         })?;
-        let listed = client.list_all_tools().await.map_err(|e| {
-            kill_group(pgid);
-            mcp_error(name, format!("it did not list its tools: {e}"))
-        })?;
-        let mut tools = Vec::new();
-        let mut skipped = Vec::new();
-        for tool in listed {
-            let schema = Value::Object((*tool.input_schema).clone());
-            let full = format!("{name}{SEPARATOR}{}", tool.name);
-            if schema.get("type").and_then(Value::as_str) != Some("object") {
-                skipped.push(format!(
-                    "tool `{}` left out: its input schema is not an object",
-                    tool.name
-                ));
-            } else if !valid_tool_name(&full) {
-                skipped.push(format!(
-                    "tool `{}` left out: `{full}` is not a name models accept (letters, digits, `_`, `-`, at most 64)",
-                    tool.name
-                ));
-            } else {
-                tools.push(McpTool {
-                    name: tool.name.to_string(),
-                    description: tool.description.as_deref().unwrap_or("").to_string(),
-                    schema,
-                });
-            }
+        Ok((client, pgid, folder))
+    }
+
+    /// Begins the session with a server at `url` (streamable HTTP), with
+    /// its bearer token when it has one. Redirects are not followed.
+    async fn connect(&self, url: &str) -> Result<RunningService<RoleClient, ()>, Error> {
+        let name = &self.config.name;
+        // The process-wide TLS provider, as the rest of the app's HTTP uses
+        // (installing it twice is harmless).
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let http = reqwest_mcp::Client::builder()
+            .redirect(reqwest_mcp::redirect::Policy::none())
+            .build()
+            .map_err(|e| mcp_error(name, format!("no HTTP client could be made: {e}")))?;
+        let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
+        if let Some((_, token)) = self.vars.iter().find(|(var, _)| var == BEARER_TOKEN) {
+            config = config.auth_header(token.clone());
         }
-        Ok((
-            Live {
-                client,
-                pgid,
-                tools,
-                _folder: folder,
-            },
-            skipped,
-        ))
+        let transport = StreamableHttpClientTransport::with_client(http, config);
+        ().serve(transport).await.map_err(|e| {
+            mcp_error(
+                name,
+                format!("it did not start an MCP session at {url}: {e}"),
+            )
+        })
     }
 
     async fn stop(&self) {

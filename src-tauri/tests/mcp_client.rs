@@ -49,6 +49,7 @@ fn server(name: &str, extra: &[&str]) -> McpServerConfig {
     McpServerConfig {
         name: name.into(),
         command: PYTHON.into(),
+        url: None,
         args,
         env: Vec::new(),
         network: false,
@@ -468,5 +469,95 @@ fn a_call_that_may_change_the_project_is_checkpointed_and_stop_ends_a_running_on
         began.elapsed() < Duration::from_secs(3),
         "{:?}",
         began.elapsed()
+    );
+}
+
+/// The official Python SDK's server over streamable HTTP (the venv that
+/// `scripts/setup.sh --test` makes for the MCP tests), on a free port.
+struct HttpServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn http_server(token: &str) -> HttpServer {
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../crates/corral-cli/tests/mcp/.venv/bin/python");
+    assert!(
+        venv.exists(),
+        "the MCP test SDK is missing: run `scripts/setup.sh --test` ({} not found)",
+        venv.display()
+    );
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp_http_server.py");
+    let child = std::process::Command::new(venv)
+        .arg(script)
+        .arg(port.to_string())
+        .arg(token)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < until, "the HTTP MCP server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    HttpServer {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+    }
+}
+
+fn at_url(name: &str, url: &str) -> McpServerConfig {
+    McpServerConfig {
+        command: String::new(),
+        url: Some(url.to_string()),
+        args: Vec::new(),
+        env: vec!["BEARER_TOKEN".into()],
+        ..server(name, &[])
+    }
+}
+
+#[test]
+fn a_server_at_a_url_is_reached_with_its_token_and_a_wrong_token_is_a_clear_failure() {
+    let remote = http_server("right-token");
+    let secrets = |token: &str| {
+        BTreeMap::from([
+            (
+                "remote".to_string(),
+                BTreeMap::from([("BEARER_TOKEN".to_string(), token.to_string())]),
+            ),
+            (
+                "wrong".to_string(),
+                BTreeMap::from([("BEARER_TOKEN".to_string(), "wrong-token".to_string())]),
+            ),
+        ])
+    };
+    let f = open_with(
+        vec![at_url("remote", &remote.url), at_url("wrong", &remote.url)],
+        secrets("right-token"),
+    );
+    let status = f.state.mcp_status();
+    let remote_status = status.iter().find(|s| s.name == "remote").unwrap();
+    assert_eq!(remote_status.state, McpState::Running, "{status:?}");
+    assert_eq!(remote_status.tools, ["remote__shout"]);
+    let shouted = approved(&f, "remote__shout", json!({"text": "hello"})).unwrap();
+    assert_eq!(text_of(&shouted), "HELLO", "{shouted}");
+    let wrong = status.iter().find(|s| s.name == "wrong").unwrap();
+    assert_eq!(wrong.state, McpState::Failed, "{status:?}");
+    assert!(
+        wrong.problems[0].contains("did not start an MCP session"),
+        "{wrong:?}"
     );
 }

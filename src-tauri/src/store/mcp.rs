@@ -19,8 +19,15 @@ pub struct McpServerConfig {
     /// `NAME__TOOL`.
     pub name: String,
     /// The program: a name looked up in the system folders, or an absolute
-    /// path outside the project.
+    /// path outside the project (empty for a server at a URL).
+    #[serde(default)]
     pub command: String,
+    /// A server reached over streamable HTTP instead of a program
+    /// (`http://` or `https://`); a variable named `BEARER_TOKEN` is sent
+    /// as `Authorization: Bearer <value>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub url: Option<String>,
     #[serde(default)]
     pub args: Vec<String>,
     /// The names of the environment variables it gets; their values are
@@ -130,11 +137,25 @@ impl Store {
                     server.name
                 )));
             }
-            if server.command.trim().is_empty() {
-                return Err(Error::invalid_input(format!(
-                    "the server `{}` has no command",
-                    server.name
-                )));
+            match (server.command.trim().is_empty(), &server.url) {
+                (true, None) => {
+                    return Err(Error::invalid_input(format!(
+                        "the server `{}` has no command and no URL",
+                        server.name
+                    )))
+                }
+                (false, Some(_)) => {
+                    return Err(Error::invalid_input(format!(
+                        "the server `{}` has a command and a URL: give one",
+                        server.name
+                    )))
+                }
+                (_, Some(url)) if !(url.starts_with("http://") || url.starts_with("https://")) => {
+                    return Err(Error::invalid_input(format!(
+                        "`{url}` is not an http:// or https:// URL"
+                    )))
+                }
+                _ => {}
             }
             if let Some(bad) = server.env.iter().find(|v| !valid_var(v)) {
                 return Err(Error::invalid_input(format!(

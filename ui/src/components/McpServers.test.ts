@@ -78,6 +78,18 @@ describe("McpServers", () => {
     expect(screen.getByTestId("mcp-tools").textContent).toBe("2 tools");
   });
 
+  it("a server at a URL is saved with its URL and no command", async () => {
+    saved.view = { servers: [], secrets_set: [] };
+    saved.status = [];
+    render(McpServers, { props: { pollMs: 10_000 } });
+    await fireEvent.click(await screen.findByTestId("mcp-add"));
+    await fireEvent.input(screen.getByTestId("mcp-name"), { target: { value: "remote" } });
+    await fireEvent.input(screen.getByTestId("mcp-command"), { target: { value: "left-over" } });
+    await fireEvent.input(screen.getByTestId("mcp-url"), { target: { value: " https://example.org/mcp " } });
+    await fireEvent.click(screen.getByTestId("mcp-save"));
+    await vi.waitFor(() => expect(saved.settings?.servers[0]).toMatchObject({ name: "remote", command: "", url: "https://example.org/mcp" }));
+  });
+
   it("a value left empty keeps the saved one and a removed server is saved away", async () => {
     saved.view = {
       servers: [

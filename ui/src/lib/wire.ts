@@ -296,9 +296,15 @@ export type McpServerConfig = {
 name: string, 
 /**
  * The program: a name looked up in the system folders, or an absolute
- * path outside the project.
+ * path outside the project (empty for a server at a URL).
  */
-command: string, args: Array<string>, 
+command: string, 
+/**
+ * A server reached over streamable HTTP instead of a program
+ * (`http://` or `https://`); a variable named `BEARER_TOKEN` is sent
+ * as `Authorization: Bearer <value>`.
+ */
+url?: string, args: Array<string>, 
 /**
  * The names of the environment variables it gets; their values are
  * secrets (see [`McpSettings::secrets`]).
