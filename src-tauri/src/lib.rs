@@ -32,6 +32,7 @@ pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             project::close_project,
             project::project_info,
             project::recent_projects,
+            project::search_index_status,
             policy::tool_specs,
             policy::check_policy,
             policy::approve_call,

@@ -43,6 +43,47 @@ struct OpenProject {
     background: Arc<Background>,
     /// The user's MCP servers, started for it; stopped with it.
     mcp: Arc<McpHub>,
+    /// Its search index, built in the background when it opens.
+    index: Arc<IndexJob>,
+}
+
+/// Where the open project's search index stands (the window shows it
+/// while it is built).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum IndexStatus {
+    /// Files listed by the walk and read so far.
+    Building {
+        #[ts(type = "number")]
+        listed: u64,
+        #[ts(type = "number")]
+        indexed: u64,
+    },
+    Ready {
+        #[ts(type = "number")]
+        files: u64,
+        #[ts(type = "number")]
+        ms: u64,
+    },
+    /// Searches scan every file instead.
+    Failed { message: String },
+}
+
+/// One build of a project's search index.
+#[derive(Default)]
+pub struct IndexJob {
+    progress: corral_tools::search::BuildProgress,
+    done: Mutex<Option<IndexStatus>>,
+}
+
+impl IndexJob {
+    pub fn status(&self) -> IndexStatus {
+        use std::sync::atomic::Ordering::Relaxed;
+        lock(&self.done).clone().unwrap_or(IndexStatus::Building {
+            listed: self.progress.listed.load(Relaxed) as u64,
+            indexed: self.progress.indexed.load(Relaxed) as u64,
+        })
+    }
 }
 
 /// Shared app state (managed by Tauri).
@@ -105,12 +146,15 @@ impl AppState {
         let root = Arc::new(ProjectRoot::open(path)?);
         let info = info(&root);
         let mcp = self.new_hub(&root);
+        let index = Arc::new(IndexJob::default());
         *lock(&self.project) = Some(OpenProject {
-            root,
+            root: root.clone(),
             approvals: Approvals::default(),
             background: Arc::new(Background::default()),
             mcp: mcp.clone(),
+            index: index.clone(),
         });
+        self.build_index(&root, index);
         // The servers start beside the window; their tools join once listed.
         tauri::async_runtime::spawn(async move { mcp.start_all().await });
         // A failure to remember it is not a failure to open it.
@@ -123,6 +167,46 @@ impl AppState {
         // Taken out first: its background commands stop outside the lock.
         let closed = lock(&self.project).take();
         drop(closed);
+    }
+
+    /// Where the project's search index is kept (the app's data folder);
+    /// searches use it once it is built and never wait for it.
+    fn index_config(&self) -> corral_tools::search::IndexConfig {
+        corral_tools::search::IndexConfig::prebuilt(self.store.data_dir().join("search-index"))
+    }
+
+    /// Builds the project's search index on a thread of its own.
+    fn build_index(&self, root: &Arc<ProjectRoot>, job: Arc<IndexJob>) {
+        let (root, config, building) = (root.clone(), self.index_config(), job.clone());
+        let started = Instant::now();
+        let spawned = std::thread::Builder::new()
+            .name("corral-index".into())
+            .spawn(move || {
+                let job = building;
+                let built = corral_tools::search::build_index(&root, &config, &job.progress);
+                let status = match built {
+                    Ok(()) => IndexStatus::Ready {
+                        files: job
+                            .progress
+                            .listed
+                            .load(std::sync::atomic::Ordering::Relaxed)
+                            as u64,
+                        ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                    },
+                    Err(e) => IndexStatus::Failed { message: e.message },
+                };
+                *lock(&job.done) = Some(status);
+            });
+        if let Err(e) = spawned {
+            *lock(&job.done) = Some(IndexStatus::Failed {
+                message: format!("no thread could build it: {e}"),
+            });
+        }
+    }
+
+    /// Where the open project's search index stands.
+    pub fn index_status(&self) -> Result<IndexStatus, Error> {
+        self.with_project(|open| open.index.status())
     }
 
     /// A hub of the configured MCP servers for `root`, none started.
@@ -325,6 +409,7 @@ impl AppState {
         ctx.shell.network = network;
         self.shell_grants(&root, &mut ctx.shell);
         ctx.shell.background = Some(self.background()?);
+        ctx.search_index = Some(self.index_config());
         // A checkpoint before a call that can change the project (the
         // store is opened only then); if none can be taken, it does not run.
         if dispatch::tool(&tool).is_ok_and(|t| dispatch::changes_project(&root, t, &input)) {

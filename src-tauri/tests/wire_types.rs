@@ -46,6 +46,7 @@ fn declarations() -> Vec<String> {
         store::mcp::McpSettingsView::decl(),
         corral_app::mcp::McpState::decl(),
         corral_app::mcp::McpServerStatus::decl(),
+        corral_app::state::IndexStatus::decl(),
         shell::background::Started::decl(),
         shell::background::ListeningPort::decl(),
         shell::background::CommandOutput::decl(),

@@ -212,6 +212,7 @@ fn config(dir: &Path) -> IndexConfig {
     IndexConfig {
         dir: dir.to_path_buf(),
         settle: SETTLE,
+        build_missing: true,
     }
 }
 
@@ -416,4 +417,58 @@ fn an_index_far_out_of_date_is_rebuilt_after_the_query() {
     assert_eq!(out.matches.len(), 301);
     assert!(out.indexed);
     assert_ne!(std::fs::read(&file).unwrap(), before);
+}
+
+#[test]
+fn a_prebuilt_index_is_never_waited_for_and_a_drifted_one_is_rebuilt_aside() {
+    let (dir, root) = project_with(&[("a.txt", "needle\n")]);
+    let store = tempfile::tempdir().unwrap();
+    let config = IndexConfig {
+        build_missing: false,
+        ..config(store.path())
+    };
+    // No index yet: the query scans, and builds none.
+    let out = search::search_files_indexed(&root, &literal("needle"), &config).unwrap();
+    assert!(!out.indexed);
+    assert_eq!(out.matches.len(), 1);
+    assert_eq!(std::fs::read_dir(store.path()).unwrap().count(), 0);
+    // Built (with its progress counted), it is used.
+    std::thread::sleep(SETTLE * 2);
+    let progress = search::BuildProgress::default();
+    search::build_index(&root, &config, &progress).unwrap();
+    use std::sync::atomic::Ordering::Relaxed;
+    assert_eq!(progress.listed.load(Relaxed), 1);
+    assert_eq!(progress.indexed.load(Relaxed), 1);
+    let out = search::search_files_indexed(&root, &literal("needle"), &config).unwrap();
+    assert!(out.indexed);
+    // Many files drift: the answer is right at once, and the index is
+    // rebuilt on a thread of its own, after which they are indexed.
+    for i in 0..300 {
+        write(dir.path(), &format!("new{i}.txt"), b"other\n");
+    }
+    write(dir.path(), "new7.txt", b"needle\n");
+    let before = index_time(store.path());
+    let out = search::search_files_indexed(&root, &literal("needle"), &config).unwrap();
+    let paths: Vec<_> = out.matches.iter().map(|m| m.path.as_str()).collect();
+    assert_eq!(paths, ["a.txt", "new7.txt"]);
+    let until = std::time::Instant::now() + Duration::from_secs(20);
+    while index_time(store.path()) == before {
+        assert!(
+            std::time::Instant::now() < until,
+            "no rebuild in the background"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// When the index in `dir` was last written (a rebuild's temporary file,
+/// there for a moment, is not it).
+fn index_time(dir: &Path) -> std::time::SystemTime {
+    let index: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert_eq!(index.len(), 1, "{index:?}");
+    index[0].metadata().unwrap().modified().unwrap()
 }

@@ -1,6 +1,6 @@
 //! Opening and closing the project folder.
 
-use crate::state::AppState;
+use crate::state::{AppState, IndexStatus};
 use crate::store::ProjectInfo;
 use corral_tools::Error;
 use std::path::PathBuf;
@@ -52,6 +52,13 @@ pub fn close_project<R: Runtime>(app: AppHandle<R>, state: State<'_, AppState>) 
 #[tauri::command(rename_all = "snake_case")]
 pub fn project_info(state: State<'_, AppState>) -> Option<ProjectInfo> {
     state.project_info()
+}
+
+/// Where the open project's search index stands (built in the background
+/// when the project opens; searches use it once it is ready).
+#[tauri::command(rename_all = "snake_case")]
+pub fn search_index_status(state: State<'_, AppState>) -> Result<IndexStatus, Error> {
+    state.index_status()
 }
 
 #[tauri::command(rename_all = "snake_case")]

@@ -351,6 +351,8 @@ problems?: Array<string>,
  */
 stderr: string, };
 
+export type IndexStatus = { "state": "building", listed: number, indexed: number, } | { "state": "ready", files: number, ms: number, } | { "state": "failed", message: string, };
+
 export type Started = { 
 /**
  * Read its output with `command_output`, stop it with `stop_command`.

@@ -23,6 +23,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
+pub use store::BuildProgress;
 use store::{Index, Stamp};
 
 /// Where the index is kept and how it is trusted.
@@ -36,22 +37,46 @@ pub struct IndexConfig {
     /// same clock tick as the build's stat could leave its size and times
     /// unchanged. Default 2 s (coarse file systems keep 1–2 s times).
     pub settle: Duration,
+    /// A query that finds no usable index builds one first (the CLI). When
+    /// false (the app, which builds in the background), it scans without
+    /// one, and a rebuild the index needs runs on a thread of its own.
+    pub build_missing: bool,
 }
 
 impl IndexConfig {
-    /// An index kept in `dir`, with the default settle time.
+    /// An index kept in `dir`, with the default settle time, built by the
+    /// first query that needs it.
     pub fn new(dir: impl Into<PathBuf>) -> Self {
         IndexConfig {
             dir: dir.into(),
             settle: Duration::from_secs(2),
+            build_missing: true,
+        }
+    }
+
+    /// An index kept in `dir` that queries use once it is built
+    /// ([`build_with_progress`]) and never wait for.
+    pub fn prebuilt(dir: impl Into<PathBuf>) -> Self {
+        IndexConfig {
+            build_missing: false,
+            ..IndexConfig::new(dir)
         }
     }
 }
 
 /// Builds (or rebuilds) the index of `root` now.
 pub fn build(root: &ProjectRoot, config: &IndexConfig) -> crate::error::Result<()> {
+    build_with_progress(root, config, &BuildProgress::default())
+}
+
+/// [`build`], counting the files in `progress` as it goes.
+pub fn build_with_progress(
+    root: &ProjectRoot,
+    config: &IndexConfig,
+    progress: &BuildProgress,
+) -> crate::error::Result<()> {
     let path = store::location(&config.dir, root);
-    store::build(root, &path, config.settle).map_err(|e| {
+    store::build(root, &path, config.settle, progress).map_err(|e| {
         crate::error::Error::invalid_input(format!("could not build the search index: {}", e.0))
             .detail("index", config.dir.display().to_string())
     })
@@ -90,9 +115,46 @@ impl Candidates {
     /// no longer saves much.
     pub(super) fn finish(self, root: &ProjectRoot) {
         let drifted = self.untrusted.load(Ordering::Relaxed);
-        if drifted > 256 + self.index.len() / 8 {
-            let _ = store::build(root, &self.path, self.config.settle);
+        if drifted <= 256 + self.index.len() / 8 {
+            return;
         }
+        if self.config.build_missing {
+            let _ = store::build(
+                root,
+                &self.path,
+                self.config.settle,
+                &BuildProgress::default(),
+            );
+        } else {
+            rebuild_in_background(root, self.path, self.config.settle);
+        }
+    }
+}
+
+/// Rebuilds the index at `path` on a thread of its own, one build per
+/// index at a time (a query that finds it drifting while it is being
+/// rebuilt starts none).
+fn rebuild_in_background(root: &ProjectRoot, path: PathBuf, settle: Duration) {
+    static BUILDING: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let building = || BUILDING.lock().unwrap_or_else(|p| p.into_inner());
+    if building().contains(&path) {
+        return;
+    }
+    let Ok(root) = ProjectRoot::open(root.path()) else {
+        return;
+    };
+    building().push(path.clone());
+    let started = std::thread::Builder::new()
+        .name("corral-index".into())
+        .spawn({
+            let path = path.clone();
+            move || {
+                let _ = store::build(&root, &path, settle, &BuildProgress::default());
+                building().retain(|p| *p != path);
+            }
+        });
+    if started.is_err() {
+        building().retain(|p| *p != path);
     }
 }
 
@@ -113,7 +175,10 @@ pub(super) fn prepare(
     // A missing or damaged index is built afresh, once.
     for attempt in 0..2 {
         if attempt == 1 {
-            store::build(root, &path, config.settle).ok()?;
+            if !config.build_missing {
+                return None;
+            }
+            store::build(root, &path, config.settle, &BuildProgress::default()).ok()?;
         }
         let Ok(index) = Index::open(root, &path) else {
             continue;

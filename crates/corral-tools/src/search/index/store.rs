@@ -32,8 +32,17 @@ use std::io::{Read, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicUsize;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// How far a build has come: files listed by the walk, files read for
+/// their trigrams.
+#[derive(Debug, Default)]
+pub struct BuildProgress {
+    pub listed: AtomicUsize,
+    pub indexed: AtomicUsize,
+}
 
 const MAGIC: &[u8; 8] = b"CORRALX1";
 const HEADER: usize = 8 + 8 * 8;
@@ -106,7 +115,12 @@ fn now_ns() -> i64 {
 /// stat changed less than `settle` before the build are marked to be
 /// searched directly: a later write within the same clock tick could leave
 /// their fingerprint unchanged.
-pub(crate) fn build(root: &ProjectRoot, path: &Path, settle: Duration) -> Res<()> {
+pub(crate) fn build(
+    root: &ProjectRoot,
+    path: &Path,
+    settle: Duration,
+    progress: &BuildProgress,
+) -> Res<()> {
     let started = now_ns();
     let trusted_before = started.saturating_sub(i64::try_from(settle.as_nanos()).unwrap_or(0));
 
@@ -129,6 +143,9 @@ pub(crate) fn build(root: &ProjectRoot, path: &Path, settle: Duration) -> Res<()
                 return ignore::WalkState::Continue;
             }
             if let Ok(md) = entry.metadata() {
+                progress
+                    .listed
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let item = (rel.as_os_str().as_bytes().to_vec(), Stamp::of(&md));
                 found
                     .lock()
@@ -161,7 +178,7 @@ pub(crate) fn build(root: &ProjectRoot, path: &Path, settle: Duration) -> Res<()
     let results: Vec<(HashMap<u32, RoaringBitmap>, Vec<u32>)> = std::thread::scope(|scope| {
         let entries = &entries;
         let workers: Vec<_> = (0..threads)
-            .map(|t| scope.spawn(move || index_share(root, entries, t, threads)))
+            .map(|t| scope.spawn(move || index_share(root, entries, t, threads, progress)))
             .collect();
         workers.into_iter().filter_map(|w| w.join().ok()).collect()
     });
@@ -189,6 +206,7 @@ fn index_share(
     entries: &[Entry],
     t: usize,
     n: usize,
+    progress: &BuildProgress,
 ) -> (HashMap<u32, RoaringBitmap>, Vec<u32>) {
     let mut map: HashMap<u32, RoaringBitmap> = HashMap::new();
     let mut direct = Vec::new();
@@ -196,6 +214,9 @@ fn index_share(
     let mut grams: Vec<u32> = Vec::new();
     let mut buf = Vec::new();
     for (id, entry) in entries.iter().enumerate().skip(t).step_by(n) {
+        progress
+            .indexed
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let Ok(id) = u32::try_from(id) else {
             break;
         };

@@ -1,0 +1,78 @@
+//! The app builds the open project's search index in the background, in
+//! its data folder, says how far it is, and `search_files` uses it once it
+//! is ready (`indexed: true`), with the same results as without it.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::disallowed_methods
+)]
+
+use corral_app::state::{AppState, IndexStatus};
+use corral_app::store::Store;
+use corral_tools::shell::ShellRun;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+fn search(state: &AppState, query: &str) -> Value {
+    tauri::async_runtime::block_on(state.call_tool(
+        "search_files".into(),
+        json!({"query": query}),
+        None,
+        ShellRun::default(),
+    ))
+    .unwrap()
+}
+
+#[test]
+fn the_index_is_built_in_the_background_and_searches_use_it_once_ready() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("project");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    for i in 0..200 {
+        std::fs::write(
+            project.join(format!("src/file{i}.txt")),
+            format!("line one of {i}\nneedle_{i} here\n"),
+        )
+        .unwrap();
+    }
+    let state = AppState::new(Store::without_keychain(
+        tmp.path().join("config"),
+        tmp.path().join("data"),
+    ));
+    state.open_project(&project).unwrap();
+    let until = Instant::now() + Duration::from_secs(30);
+    let ready = loop {
+        match state.index_status().unwrap() {
+            IndexStatus::Ready { files, ms } => break (files, ms),
+            IndexStatus::Failed { message } => panic!("the index failed: {message}"),
+            IndexStatus::Building { listed, indexed } => {
+                assert!(indexed <= listed.max(indexed));
+                assert!(Instant::now() < until, "still building: {listed} listed");
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(ready.0, 200);
+    assert!(tmp.path().join("data/search-index").is_dir());
+    assert!(
+        !project.join(".corral").exists(),
+        "nothing written in the project"
+    );
+
+    let found = search(&state, "needle_17 ");
+    assert_eq!(found["indexed"], true, "{found}");
+    let matches = found["matches"].as_array().unwrap();
+    assert_eq!(matches.len(), 1, "{found}");
+    assert_eq!(matches[0]["path"], "src/file17.txt");
+    // A file written after the build is found too (searched directly).
+    std::fs::write(project.join("src/late.txt"), "needle_17 late\n").unwrap();
+    let found = search(&state, "needle_17 ");
+    let paths: Vec<&str> = found["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["src/file17.txt", "src/late.txt"]);
+}
