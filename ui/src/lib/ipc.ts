@@ -26,6 +26,7 @@ import type {
   McpSettings,
   McpSettingsView,
   McpServerStatus,
+  IndexStatus,
   ShellEvent,
   ShellOutput,
   ToolSpec,
@@ -66,6 +67,8 @@ export const ipc = {
   savePrograms: (global: string[], project: string[] | null) =>
     call<ShellConfig>("save_programs", { global, project }),
   removeRule: (rule: SavedRule) => call<ShellConfig>("remove_rule", { rule }),
+  // The open project's search index, built in the background when it opens
+  searchIndexStatus: () => call<IndexStatus>("search_index_status"),
   // The user's MCP servers (kept in the app's config; values of their variables never come back)
   mcpSettings: () => call<McpSettingsView>("mcp_settings"),
   saveMcpSettings: (settings: McpSettings) => call<McpServerStatus[]>("save_mcp_settings", { settings }),

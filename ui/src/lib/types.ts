@@ -45,6 +45,7 @@ export type {
   McpSettingsView,
   McpState,
   McpServerStatus,
+  IndexStatus,
   Started,
   ListeningPort,
   CommandOutput,
