@@ -82,6 +82,16 @@ describe("@-mentions", () => {
   });
 });
 
+describe("a message edited again", () => {
+  it("comes back as its text with its files as chips", async () => {
+    const message = "explain @src/greet.js \n\nAttached file src/greet.js:\n```\nx\n```";
+    render(Composer, { busy: false, draft: { text: message }, onSend: () => {}, onStop: () => {}, files: { list: async () => [], read: async (p: string) => out(p, "") } });
+    const input = screen.getByTestId("chat-input") as HTMLTextAreaElement;
+    await waitFor(() => expect(input.value).toBe("explain @src/greet.js "));
+    expect(screen.getByTestId("mention-chip").textContent).toContain("src/greet.js");
+  });
+});
+
 describe("command palette and shortcuts", () => {
   function workspace(busy = false) {
     const run = { "new-conversation": vi.fn(), stop: vi.fn(), settings: vi.fn(), "close-project": vi.fn() };
@@ -115,6 +125,18 @@ describe("command palette and shortcuts", () => {
     await fireEvent.keyDown(document.activeElement!, { key: "Escape" });
     expect(screen.queryByTestId("command-palette")).toBeNull();
     expect(run.stop).not.toHaveBeenCalled();
+  });
+
+  it("leaves the keys to another dialog while one is open", async () => {
+    const run = workspace();
+    const other = document.createElement("div");
+    other.setAttribute("aria-modal", "true");
+    document.body.append(other);
+    await fireEvent.keyDown(window, { key: "k", ctrlKey: true });
+    await fireEvent.keyDown(window, { key: ",", ctrlKey: true });
+    expect(screen.queryByTestId("command-palette")).toBeNull();
+    expect(run.settings).not.toHaveBeenCalled();
+    other.remove();
   });
 
   it("runs shortcuts without the palette, and not what the agent's state forbids", async () => {
