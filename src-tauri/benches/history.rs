@@ -87,6 +87,15 @@ fn bench(c: &mut Criterion) {
             serde_json::to_vec(&data).unwrap().len()
         })
     });
+    group.bench_function(
+        "open brief (results over 4 KiB left out) and serialize",
+        |b| {
+            b.iter(|| {
+                let data = history.open_brief(P, &conversation, Some(4096)).unwrap();
+                serde_json::to_vec(&data).unwrap().len()
+            })
+        },
+    );
     group.bench_function("list the project's conversations", |b| {
         b.iter(|| history.list(P).unwrap().len())
     });

@@ -733,3 +733,54 @@ fn a_brief_open_leaves_big_tool_results_out_and_says_which() {
     let json = serde_json::to_string(&whole).unwrap();
     assert!(!json.contains("elided"), "absent when whole");
 }
+
+#[test]
+fn a_brief_open_measures_results_as_read_not_as_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = History::new(dir.path());
+    let c = history
+        .append(P, None, &user("run it"), "m")
+        .unwrap()
+        .conversation;
+    // Stored escaped ("\n" takes two bytes), read shorter.
+    let result = |id: &str, content: String| NewEntry {
+        message: Some(Message {
+            role: Role::User,
+            content: vec![
+                Block::text("before"),
+                Block::ToolResult {
+                    tool_use_id: id.into(),
+                    content,
+                    is_error: true,
+                },
+                Block::text("after \"quoted\""),
+            ],
+        }),
+        ..NewEntry::default()
+    };
+    let under = "\n".repeat(4000); // 8,000 bytes stored, 4,000 read
+    let over = "é\n\"".repeat(1100); // 4,400 bytes read, more stored
+    history
+        .append(P, Some(&c), &result("u", under), "m")
+        .unwrap();
+    history
+        .append(P, Some(&c), &result("o", over), "m")
+        .unwrap();
+    let brief = history.open_brief(P, &c, Some(4096)).unwrap();
+    assert!(brief.entries[1].elided.is_none());
+    assert_eq!(brief.entries[2].elided, Some(vec!["o".to_string()]));
+    let message: Message =
+        serde_json::from_str(brief.entries[2].message.as_ref().unwrap().get()).unwrap();
+    assert_eq!(
+        message.content,
+        vec![
+            Block::text("before"),
+            Block::ToolResult {
+                tool_use_id: "o".into(),
+                content: String::new(),
+                is_error: true
+            },
+            Block::text("after \"quoted\""),
+        ]
+    );
+}

@@ -849,31 +849,82 @@ fn first_user_line(conn: &Connection, id: &str) -> Result<Option<String>, Error>
     Ok(None)
 }
 
+/// A stored message read only as far as eliding needs: its blocks as raw JSON.
+#[derive(Deserialize)]
+struct MessageBlocks<'a> {
+    #[serde(borrow)]
+    content: Vec<&'a RawValue>,
+}
+
+/// What says whether a block is a tool result, and which one.
+#[derive(Deserialize)]
+struct BlockHead<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: std::borrow::Cow<'a, str>,
+    #[serde(default, borrow)]
+    tool_use_id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+}
+
 /// The message with each tool result over `limit` bytes emptied, and their ids.
+///
+/// The stored text is spliced, not parsed into a `Message` and written
+/// again: a long result is only scanned (never unescaped or copied), and
+/// everything else stays byte for byte as stored.
 fn elide(text: String, limit: usize) -> Result<(Option<String>, Option<Vec<String>>), Error> {
-    let Ok(mut message) = serde_json::from_str::<Message>(&text) else {
+    let Ok(message) = serde_json::from_str::<MessageBlocks>(&text) else {
         return Ok((Some(text), None));
     };
+    let base = text.as_ptr() as usize;
+    // Byte ranges of `text` to replace with `""`, in order.
+    let mut cuts: Vec<(usize, usize)> = Vec::new();
     let mut elided = Vec::new();
-    for block in &mut message.content {
-        if let Block::ToolResult {
-            tool_use_id,
-            content,
-            ..
-        } = block
-        {
-            if content.len() > limit {
-                content.clear();
-                elided.push(tool_use_id.clone());
-            }
+    for block in &message.content {
+        if block.get().len() <= limit {
+            continue; // its result, if any, is shorter still
         }
+        let Ok(head) = serde_json::from_str::<BlockHead>(block.get()) else {
+            continue;
+        };
+        let (Some(id), Some(content)) = (head.tool_use_id, head.content) else {
+            continue;
+        };
+        if head.kind != "tool_result" || !longer_than(content.get(), limit) {
+            continue;
+        }
+        let start = content.get().as_ptr() as usize - base;
+        cuts.push((start, start + content.get().len()));
+        elided.push(id.into_owned());
     }
     if elided.is_empty() {
         return Ok((Some(text), None));
     }
-    let text = serde_json::to_string(&message)
-        .map_err(|e| Error::new(ErrorCode::Io, format!("a stored entry cannot be read: {e}")))?;
-    Ok((Some(text), Some(elided)))
+    let mut out = String::with_capacity(
+        text.len() - cuts.iter().map(|(a, b)| b - a).sum::<usize>() + 2 * cuts.len(),
+    );
+    let mut at = 0;
+    for (start, end) in cuts {
+        out.push_str(&text[at..start]);
+        out.push_str("\"\"");
+        at = end;
+    }
+    out.push_str(&text[at..]);
+    Ok((Some(out), Some(elided)))
+}
+
+/// Whether a JSON string (`raw`, quotes and escapes included) holds more
+/// than `limit` bytes once read. An escape stands for at least one byte in
+/// at most six, so only a string within that band is read to tell.
+fn longer_than(raw: &str, limit: usize) -> bool {
+    let inner = raw.len().saturating_sub(2);
+    if inner <= limit {
+        return false;
+    }
+    if inner > limit.saturating_mul(6) {
+        return true;
+    }
+    serde_json::from_str::<std::borrow::Cow<str>>(raw).is_ok_and(|text| text.len() > limit)
 }
 
 fn raw(text: String) -> Result<Box<RawValue>, Error> {
