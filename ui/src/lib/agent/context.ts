@@ -41,7 +41,28 @@ export class TokenEstimate {
 }
 
 export function requestChars(request: LlmRequest): number {
-  return request.system.length + JSON.stringify(request.messages).length + JSON.stringify(request.tools).length;
+  return request.system.length + messagesChars(request.messages) + JSON.stringify(request.tools).length;
+}
+
+/**
+ * Each message's JSON length, measured once: a message is never changed in
+ * place (a change makes a new one), and a conversation opened whole holds
+ * tens of MB that would otherwise be serialized again at every estimate.
+ */
+const measuredChars = new WeakMap<Message, number>();
+
+/** `JSON.stringify(messages).length`, from each message's length. */
+function messagesChars(messages: readonly Message[]): number {
+  let chars = 2 + Math.max(0, messages.length - 1);
+  for (const message of messages) {
+    let size = measuredChars.get(message);
+    if (size === undefined) {
+      size = JSON.stringify(message).length;
+      measuredChars.set(message, size);
+    }
+    chars += size;
+  }
+  return chars;
 }
 
 /** The tokens a reply may use so that request + reply fit the window. */

@@ -214,12 +214,26 @@ export class AgentLoop {
   private async fetchWhole(id: string, journal: Journal): Promise<void> {
     if (this.journal !== journal || this.briefId !== id) return;
     this.fetching = true;
-    const data = await this.ipc.openConversation(id).finally(() => (this.fetching = false));
-    if (this.journal !== journal) return;
-    const whole = fromEntries(data.entries);
+    try {
+      const data = await this.ipc.openConversation(id);
+      // Taken in over a few tasks, not one, so the page can paint between them.
+      await nextTask();
+      if (this.journal !== journal) return;
+      const whole = fromEntries(data.entries);
+      await nextTask();
+      if (this.journal !== journal) return;
+      this.complete(journal, whole);
+      await nextTask();
+      if (this.journal === journal) this.estimateShown();
+    } finally {
+      this.fetching = false;
+    }
+  }
+
+  /** Puts the whole of a conversation opened brief in place of the brief one. */
+  private complete(journal: Journal, whole: ReturnType<typeof fromEntries>): void {
     this.messages = whole.messages;
     this.briefId = null;
-    this.estimateShown();
     const complete = new Map(whole.items.map((item) => [item.id, item]));
     const completed: Item[] = [];
     this.store.update((state) => ({
@@ -732,6 +746,11 @@ export class AgentLoop {
 
 /** How long a conversation opened brief is shown before its whole is fetched. */
 const WHOLE_AFTER_MS = 1000;
+
+/** Lets the page run (paint, input) before going on. */
+function nextTask(): Promise<void> {
+  return later(0);
+}
 
 function later(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
