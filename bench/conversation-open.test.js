@@ -51,6 +51,30 @@ const OPEN = `
   const poll = () => (shown() ? requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now() - t0))) : requestAnimationFrame(poll));
   poll();`;
 
+/**
+ * The same open, taken apart (run after the timed ones, so the probe costs
+ * them nothing): when the last message was in the page and when it was
+ * painted, and each frame over 50 ms from the click until 3 s later (the
+ * whole fetched behind included), as start+length.
+ */
+const PROBE = `
+  const [id, text, done] = [arguments[0], arguments[1], arguments[arguments.length - 1]];
+  const button = document.querySelector('[data-testid="conversation-item"][data-id="' + id + '"] [data-testid="conversation-open"]');
+  const marks = {};
+  const frames = [];
+  const t0 = performance.now();
+  let last = t0;
+  const tick = (now) => { frames.push([last - t0, now - last]); last = now; if (now - t0 < 3000) requestAnimationFrame(tick); else finish(); };
+  requestAnimationFrame(tick);
+  button.click();
+  const shown = () => [...document.querySelectorAll('[data-testid="message-assistant"], [data-testid="message-user"]')].some((e) => e.textContent.includes(text));
+  const poll = () => (shown() ? ((marks.rows = performance.now() - t0), requestAnimationFrame(() => requestAnimationFrame(() => (marks.painted = performance.now() - t0)))) : requestAnimationFrame(poll));
+  poll();
+  function finish() {
+    const long = frames.filter(([, gap]) => gap > 50).map(([at, gap]) => Math.round(at) + "+" + Math.round(gap));
+    done({ marks: Object.fromEntries(Object.entries(marks).map(([k, v]) => [k, Math.round(v)])), long });
+  }`;
+
 test("a conversation of 5,000 messages and 20 MB opens to its first screen", { timeout: 600_000 }, async (t) => {
   await withApp(t, { script: [] }, async (app) => {
     const seeded = await app.session.executeAsync(SEED, [ENTRIES, OUTPUT_BYTES], 500_000);
@@ -82,6 +106,12 @@ test("a conversation of 5,000 messages and 20 MB opens to its first screen", { t
     const rows = await app.session.execute(`return document.querySelectorAll(".chat .row").length;`);
     await app.session.executeAsync(OPEN, [seeded.big, last], 60_000);
     const rowsBig = await app.session.execute(`return document.querySelectorAll(".chat .row").length;`);
+    for (let run = 0; run < Number(process.env.PROBES ?? 3); run++) {
+      await app.session.executeAsync(OPEN, [seeded.small, "Please look at module 0"], 60_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const probe = await app.session.executeAsync(PROBE, [seeded.big, last], 60_000);
+      console.log(`conversation-open: probe: ${JSON.stringify(probe.marks)}; frames over 50 ms (at+length): ${probe.long.join(" ") || "none"}`);
+    }
     const sorted = [...times].sort((a, b) => a - b);
     console.log(`conversation-open: ${ENTRIES} messages, ${(ENTRIES / 10) * OUTPUT_BYTES / 1e6} MB of tool output`);
     console.log(`conversation-open: runs (ms): ${times.map((x) => x.toFixed(0)).join(", ")}`);
