@@ -39,6 +39,22 @@ struct Cli {
     command: Command,
 }
 
+/// Where `call` and `mcp` keep checkpoints and the search index.
+#[derive(clap::Args)]
+struct Kept {
+    /// The data folder that holds the checkpoints (default: the user's,
+    /// shared with the app).
+    #[arg(long, value_name = "DIR")]
+    store: Option<PathBuf>,
+    /// Take no checkpoint before a call that can change the project.
+    #[arg(long)]
+    no_checkpoint: bool,
+    /// Keep `search_files`' trigram index in this folder (outside the
+    /// project): built on first use, checked against each file's stat.
+    #[arg(long, value_name = "DIR")]
+    index: Option<PathBuf>,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Serve the tools over MCP on stdin/stdout, for other agents: the
@@ -60,17 +76,8 @@ enum Command {
         /// A path no tool may touch (repeatable).
         #[arg(long, value_name = "PATH")]
         blocked: Vec<String>,
-        /// The data folder that holds the checkpoints (default: the user's,
-        /// shared with the app).
-        #[arg(long, value_name = "DIR")]
-        store: Option<PathBuf>,
-        /// Take no checkpoint before a call that can change the project.
-        #[arg(long)]
-        no_checkpoint: bool,
-        /// Keep `search_files`' trigram index in this folder (outside the
-        /// project).
-        #[arg(long, value_name = "DIR")]
-        index: Option<PathBuf>,
+        #[command(flatten)]
+        kept: Kept,
     },
     /// Print the JSON array of tool specs.
     Tools,
@@ -105,17 +112,8 @@ enum Command {
         /// A path no tool may touch (repeatable); commands are then refused.
         #[arg(long, value_name = "PATH")]
         blocked: Vec<String>,
-        /// The data folder that holds the checkpoints (default: the user's,
-        /// shared with the app).
-        #[arg(long, value_name = "DIR")]
-        store: Option<PathBuf>,
-        /// Take no checkpoint before a call that can change the project.
-        #[arg(long)]
-        no_checkpoint: bool,
-        /// Keep `search_files`' trigram index in this folder (outside the
-        /// project): built on first use, checked against each file's stat.
-        #[arg(long, value_name = "DIR")]
-        index: Option<PathBuf>,
+        #[command(flatten)]
+        kept: Kept,
         /// The tool's name.
         name: String,
         /// The input JSON object (read from stdin when absent).
@@ -159,16 +157,16 @@ fn main() -> ExitCode {
         network,
         writable,
         blocked,
-        store,
-        no_checkpoint,
-        index,
+        kept,
     } = cli.command
     {
-        let checkpoints = if no_checkpoint {
+        let checkpoints = if kept.no_checkpoint {
             None
         } else {
-            store.or_else(corral_tools::checkpoint::default_data_dir)
+            kept.store
+                .or_else(corral_tools::checkpoint::default_data_dir)
         };
+        let index = kept.index;
         let served = McpArgs {
             mode,
             network,
@@ -210,9 +208,7 @@ fn run(command: Command) -> Result<Value, Error> {
             rule,
             writable,
             blocked,
-            store,
-            no_checkpoint,
-            index,
+            kept,
             name,
             input,
         } => {
@@ -252,10 +248,12 @@ fn run(command: Command) -> Result<Value, Error> {
             // The store is opened only for a call that can change the
             // project: reads need none (and a data folder that cannot be
             // written must not stop them).
-            if !no_checkpoint && dispatch::changes_project(&root, dispatch::tool(&name)?, &input) {
-                ctx.checkpoint = Some(checkpoints::hook(store.as_deref(), &root)?);
+            if !kept.no_checkpoint
+                && dispatch::changes_project(&root, dispatch::tool(&name)?, &input)
+            {
+                ctx.checkpoint = Some(checkpoints::hook(kept.store.as_deref(), &root)?);
             }
-            ctx.search_index = index.map(corral_tools::search::IndexConfig::new);
+            ctx.search_index = kept.index.map(corral_tools::search::IndexConfig::new);
             dispatch::call(&root, &name, input, &ctx)
         }
     }

@@ -29,21 +29,8 @@ fn the_official_python_client_lists_and_calls_the_tools_under_the_policy() {
     std::fs::create_dir(&root).unwrap();
     std::fs::write(root.join("a.txt"), "inside\n").unwrap();
     std::fs::write(tmp.path().join("outside.txt"), "outside secret\n").unwrap();
-    let client = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
-    let out = Command::new(python())
-        .arg(client)
-        .arg(env!("CARGO_BIN_EXE_corral-cli"))
-        .arg(&root)
-        .arg("read_only")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "client failed: {stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let report = client("client.py", &[root.as_os_str(), "read_only".as_ref()]);
+    let stdout = report.to_string();
     assert_eq!(report["server"], "corral");
 
     // Every registered tool, with its schema, description and risk hints.
@@ -179,13 +166,24 @@ fn asking_client(answer: &str) -> (Value, tempfile::TempDir) {
     let root = tmp.path().join("project");
     std::fs::create_dir(&root).unwrap();
     std::fs::write(root.join("a.txt"), "inside\n").unwrap();
-    let client = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/asks.py");
+    let store = tmp.path().join("store");
+    let report = client(
+        "asks.py",
+        &[root.as_os_str(), store.as_os_str(), answer.as_ref()],
+    );
+    (report, tmp)
+}
+
+/// Runs the Python client `script` (in tests/mcp/) against this build of
+/// `corral-cli` with `args`; returns the JSON report it prints.
+fn client(script: &str, args: &[&std::ffi::OsStr]) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/mcp")
+        .join(script);
     let out = Command::new(python())
-        .arg(client)
+        .arg(script)
         .arg(env!("CARGO_BIN_EXE_corral-cli"))
-        .arg(&root)
-        .arg(tmp.path().join("store"))
-        .arg(answer)
+        .args(args)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -194,7 +192,7 @@ fn asking_client(answer: &str) -> (Value, tempfile::TempDir) {
         "client failed: {stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    (serde_json::from_str(&stdout).unwrap(), tmp)
+    serde_json::from_str(&stdout).unwrap()
 }
 
 #[test]
