@@ -29,8 +29,13 @@ test("the model calls a tool of the user's MCP server: card, approval, result", 
       return openai.text("The MCP server echoed it.");
     },
   ];
+  // The script goes into the project: the sandbox shows the server a /tmp
+  // of its own, where a checkout of this repository may be.
   const setup = (dirs) => {
-    const servers = [{ name: "fixture", command: "/usr/bin/python3", args: [FIXTURE] }];
+    const script = path.join(dirs.project, ".fixture", "mcp_server.py");
+    fs.mkdirSync(path.dirname(script), { recursive: true });
+    fs.copyFileSync(FIXTURE, script);
+    const servers = [{ name: "fixture", command: "/usr/bin/python3", args: [script] }];
     fs.writeFileSync(path.join(dirs.appConfig, "mcp.json"), JSON.stringify({ servers }, null, 2));
   };
 

@@ -27,12 +27,10 @@ use std::time::{Duration, Instant};
 
 const PYTHON: &str = "/usr/bin/python3";
 
-fn fixture_script() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/mcp_server.py")
-        .display()
-        .to_string()
-}
+/// Stands for the fixture script in a server's arguments until the project
+/// exists: the script is copied into it, since the sandbox shows the server
+/// a `/tmp` of its own (a checkout under `/tmp` would be out of its sight).
+const FIXTURE: &str = "{fixture}";
 
 /// Whether the fixture can run here in the real sandbox.
 fn ready() -> bool {
@@ -44,7 +42,7 @@ fn ready() -> bool {
 }
 
 fn server(name: &str, extra: &[&str]) -> McpServerConfig {
-    let mut args = vec![fixture_script()];
+    let mut args = vec![FIXTURE.to_string()];
     args.extend(extra.iter().map(|a| a.to_string()));
     McpServerConfig {
         name: name.into(),
@@ -72,7 +70,24 @@ fn open_with(
 ) -> Fixture {
     let tmp = tempfile::tempdir().unwrap();
     let project = tmp.path().join("project");
-    std::fs::create_dir(&project).unwrap();
+    std::fs::create_dir_all(project.join(".fixture")).unwrap();
+    let script = project.join(".fixture/mcp_server.py");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp_server.py"),
+        &script,
+    )
+    .unwrap();
+    let servers = servers
+        .into_iter()
+        .map(|mut server| {
+            for arg in &mut server.args {
+                if arg == FIXTURE {
+                    *arg = script.display().to_string();
+                }
+            }
+            server
+        })
+        .collect();
     let store = Store::without_keychain(tmp.path().join("config"), tmp.path().join("data"));
     store
         .save_mcp_settings(McpSettings { servers, secrets })
