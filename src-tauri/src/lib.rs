@@ -52,6 +52,7 @@ pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             llm::save_settings,
             llm::test_connection,
             llm::model_info,
+            llm::list_models,
             llm::detect_local_servers,
             conversation::list_conversations,
             conversation::open_conversation,

@@ -59,6 +59,8 @@ fn declarations() -> Vec<String> {
         corral_llm::Provider::decl(),
         corral_llm::LocalServer::decl(),
         corral_llm::ModelInfo::decl(),
+        corral_llm::ListedModel::decl(),
+        commands::llm::LlmTarget::decl(),
         corral_llm::Price::decl(),
         store::Settings::decl(),
         store::SettingsView::decl(),

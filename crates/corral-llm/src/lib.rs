@@ -45,6 +45,7 @@ pub mod error;
 mod http;
 mod local;
 mod model_info;
+mod models;
 mod openai;
 mod sse;
 mod types;
@@ -53,6 +54,7 @@ pub use config::{Provider, ProviderConfig};
 pub use driver::MAX_RETRY_DELAY;
 pub use local::{detect_local_servers, probe_server, LocalServer, LOCAL_SERVERS, PROBE_TIMEOUT};
 pub use model_info::{known_context_window, known_price, model_info, ModelInfo, Price};
+pub use models::{list_models, models_url, ListedModel};
 pub use types::{Block, ChatRequest, Message, Role, StreamEvent, ToolDef};
 
 use crate::error::{display_url, LlmError, ProviderMessage, WireContext};

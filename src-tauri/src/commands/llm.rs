@@ -3,9 +3,11 @@
 
 use crate::state::{AppState, Run};
 use crate::store::{SettingsInput, SettingsView, Store};
-use corral_llm::{ChatRequest, LocalServer, ModelInfo, ProviderConfig, StreamEvent};
+use corral_llm::{
+    ChatRequest, ListedModel, LocalServer, ModelInfo, Provider, ProviderConfig, StreamEvent,
+};
 use corral_tools::{Error, ErrorCode};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tauri::ipc::Channel;
 use tauri::State;
 use tokio_util::sync::CancellationToken;
@@ -61,15 +63,38 @@ async fn config_for(
     .await
 }
 
-/// Streams one model turn. Resolves when the terminal event was sent.
+/// The server and model one conversation talks to instead of the settings'
+/// (the model switcher). The rest (max tokens, timeouts) stays as set; the
+/// key is the one saved for this base URL's origin, if any.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct LlmTarget {
+    pub provider: Provider,
+    pub base_url: String,
+    pub model: String,
+}
+
+/// The saved settings' config, with `target`'s server and model when given.
+fn config_with(store: &Store, target: Option<LlmTarget>) -> ProviderConfig {
+    let mut settings = store.settings();
+    if let Some(target) = target {
+        settings.provider = target.provider;
+        settings.base_url = target.base_url;
+        settings.model = target.model;
+    }
+    config_of(store, settings, None)
+}
+
+/// Streams one model turn, to `target` when given, else as the settings
+/// say. Resolves when the terminal event was sent.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn llm_stream(
     state: State<'_, AppState>,
     run_id: String,
     request: ChatRequest,
+    target: Option<LlmTarget>,
     on_event: Channel<StreamEvent>,
 ) -> Result<(), Error> {
-    stream_to(&state, &run_id, request, move |event| {
+    stream_with(&state, &run_id, request, target, move |event| {
         let _ = on_event.send(event);
     })
     .await
@@ -82,7 +107,18 @@ pub async fn stream_to(
     request: ChatRequest,
     on_event: impl FnMut(StreamEvent) + Send,
 ) -> Result<(), Error> {
-    let config = with_store(state, |store| Ok(config(store))).await?;
+    stream_with(state, run_id, request, None, on_event).await
+}
+
+/// `llm_stream` to `target` (or the settings') with any sink.
+pub async fn stream_with(
+    state: &AppState,
+    run_id: &str,
+    request: ChatRequest,
+    target: Option<LlmTarget>,
+    on_event: impl FnMut(StreamEvent) + Send,
+) -> Result<(), Error> {
+    let config = with_store(state, move |store| Ok(config_with(store, target))).await?;
     let cancel = CancellationToken::new();
     state.start_run(run_id, Run::Llm(cancel.clone()))?;
     corral_llm::stream(&config, &request, cancel, on_event).await;
@@ -164,6 +200,18 @@ pub async fn model_info(
 ) -> Result<ModelInfo, Error> {
     let config = config_for(&state, settings).await?;
     Ok(corral_llm::model_info(&config).await)
+}
+
+/// The models the server of `settings` (or the saved settings) lists, asked
+/// with the key saved for its origin. A server without a list is
+/// `not_found`: the switcher then lets the user type a name.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn list_models(
+    state: State<'_, AppState>,
+    settings: Option<SettingsInput>,
+) -> Result<Vec<ListedModel>, Error> {
+    let config = config_for(&state, settings).await?;
+    corral_llm::list_models(&config).await
 }
 
 #[tauri::command(rename_all = "snake_case")]

@@ -12,6 +12,8 @@ import type {
   ConnectionOk,
   LlmEvent,
   LlmRequest,
+  LlmTarget,
+  ListedModel,
   LocalServer,
   ModelInfo,
   PolicyCheck,
@@ -27,6 +29,8 @@ import type {
   McpSettingsView,
   McpServerStatus,
   IndexStatus,
+  Notice,
+  TreeChanges,
   ShellEvent,
   ShellOutput,
   ToolSpec,
@@ -69,6 +73,10 @@ export const ipc = {
   removeRule: (rule: SavedRule) => call<ShellConfig>("remove_rule", { rule }),
   // The open project's search index, built in the background when it opens
   searchIndexStatus: () => call<IndexStatus>("search_index_status"),
+  /** The open project's folders whose entries changed after batch `since` (the file tree polls it). */
+  treeChanges: (since: number) => call<TreeChanges>("tree_changes", { since }),
+  /** A desktop notification with the app's own words; false when the setting is off. */
+  notifyUser: (notice: Notice) => call<boolean>("notify_user", { notice }),
   // The user's MCP servers (kept in the app's config; values of their variables never come back)
   mcpSettings: () => call<McpSettingsView>("mcp_settings"),
   saveMcpSettings: (settings: McpSettings) => call<McpServerStatus[]>("save_mcp_settings", { settings }),
@@ -120,14 +128,17 @@ export const ipc = {
     call<Restored>("restore_checkpoint", { id, ...(path === undefined ? {} : { path }) }),
 
   // LLM
-  llmStream: (runId: string, request: LlmRequest, onEvent: (event: LlmEvent) => void) =>
-    call<null>("llm_stream", { run_id: runId, request, on_event: channel(onEvent) }),
+  /** To `target` (the conversation's model, see ModelSwitcher) when given, else as the settings say. */
+  llmStream: (runId: string, request: LlmRequest, onEvent: (event: LlmEvent) => void, target?: LlmTarget | null) =>
+    call<null>("llm_stream", { run_id: runId, request, ...(target ? { target } : {}), on_event: channel(onEvent) }),
   cancel: (runId: string) => call<null>("cancel", { run_id: runId }),
   getSettings: () => call<Settings>("get_settings"),
   saveSettings: (settings: SettingsInput) => call<Settings>("save_settings", { settings }),
   /** Tests `settings` as given (nothing is saved), or the saved settings. */
   testConnection: (settings?: SettingsInput) => call<ConnectionOk>("test_connection", settings ? { settings } : {}),
   modelInfo: (settings?: SettingsInput) => call<ModelInfo>("model_info", settings ? { settings } : {}),
+  /** The models the server of `settings` (or the saved settings) lists; `not_found` when it has no list. */
+  listModels: (settings?: SettingsInput) => call<ListedModel[]>("list_models", settings ? { settings } : {}),
   detectLocalServers: () => call<LocalServer[]>("detect_local_servers"),
 
   // Conversations (kept by Rust; see docs/ipc.md)

@@ -572,6 +572,18 @@ supports_tools?: boolean,
  */
 price?: Price, };
 
+export type ListedModel = { 
+/**
+ * The name to send as `model`.
+ */
+id: string, 
+/**
+ * A name for people, when the server gives one (Anthropic).
+ */
+display_name?: string, };
+
+export type LlmTarget = { provider: Provider, base_url: string, model: string, };
+
 export type Price = { input: number, output: number, };
 
 export type SavedSettings = { provider: Provider, base_url: string, model: string, max_tokens: number, mode: Mode, };

@@ -1,0 +1,87 @@
+// The header's model switcher: the configured server's models and the local
+// servers', the settings' model as the default, a typed name when the
+// server lists none.
+import { fireEvent, render, screen } from "@testing-library/svelte";
+import { describe, expect, it, vi } from "vitest";
+import type { LlmTarget, Settings } from "../lib/types";
+import ModelSwitcher from "./ModelSwitcher.svelte";
+
+const settings = {
+  provider: "anthropic",
+  base_url: "https://api.anthropic.com",
+  model: "claude-sonnet-4-5",
+  max_tokens: 8192,
+  mode: "ask",
+  has_api_key: true,
+} as Settings;
+
+function source(listModels: () => Promise<unknown>) {
+  return {
+    getSettings: vi.fn(async () => settings),
+    listModels: vi.fn(listModels),
+    detectLocalServers: vi.fn(async () => [
+      { name: "Ollama", base_url: "http://127.0.0.1:11434/v1", models: ["qwen3:8b"] },
+    ]),
+  };
+}
+
+describe("ModelSwitcher", () => {
+  it("shows the settings' model, lists the server's and local models, and picks one", async () => {
+    const onChange = vi.fn();
+    const src = source(async () => [{ id: "claude-haiku-4-5", display_name: "Claude Haiku 4.5" }, { id: "claude-sonnet-4-5" }]);
+    render(ModelSwitcher, { props: { target: null, onChange, source: src as never } });
+    const button = screen.getByTestId("model-switcher");
+    await vi.waitFor(() => expect(button.textContent).toContain("claude-sonnet-4-5"));
+    expect(button.getAttribute("aria-expanded")).toBe("false");
+
+    await fireEvent.click(button);
+    expect(button.getAttribute("aria-expanded")).toBe("true");
+    await vi.waitFor(() => expect(screen.getAllByTestId("model-option")).toHaveLength(3));
+    expect(src.listModels).toHaveBeenCalledWith();
+    expect(screen.getByTestId("model-default").getAttribute("aria-pressed")).toBe("true");
+
+    await fireEvent.click(screen.getAllByTestId("model-option")[0]);
+    expect(onChange).toHaveBeenLastCalledWith({ provider: "anthropic", base_url: "https://api.anthropic.com", model: "claude-haiku-4-5" });
+    expect(screen.queryByTestId("model-menu")).toBeNull();
+
+    await fireEvent.click(button);
+    await vi.waitFor(() => expect(screen.getAllByTestId("model-option")).toHaveLength(3));
+    const local = screen.getAllByTestId("model-option").find((b) => b.dataset.baseUrl);
+    await fireEvent.click(local!);
+    expect(onChange).toHaveBeenLastCalledWith({ provider: "openai", base_url: "http://127.0.0.1:11434/v1", model: "qwen3:8b" });
+  });
+
+  it("names the conversation's choice and marks it", async () => {
+    const target: LlmTarget = { provider: "anthropic", base_url: "https://api.anthropic.com", model: "claude-haiku-4-5" };
+    render(ModelSwitcher, { props: { target, onChange: vi.fn(), source: source(async () => [{ id: "claude-haiku-4-5" }]) as never } });
+    expect(screen.getByTestId("model-switcher").textContent).toContain("claude-haiku-4-5");
+    await fireEvent.click(screen.getByTestId("model-switcher"));
+    await vi.waitFor(() => expect(screen.getAllByTestId("model-option")[0].getAttribute("aria-pressed")).toBe("true"));
+    expect(screen.getByTestId("model-default").getAttribute("aria-pressed")).toBe("false");
+  });
+
+  it("says when the server lists no models and takes a typed name", async () => {
+    const onChange = vi.fn();
+    const error = { code: "not_found", message: "the server at `x` does not list its models (HTTP 404)", hint: "Type the model's name instead.", retryable: false, details: {} };
+    render(ModelSwitcher, { props: { target: null, onChange, source: source(() => Promise.reject(error)) as never } });
+    await fireEvent.click(screen.getByTestId("model-switcher"));
+    await vi.waitFor(() => expect(screen.getByTestId("models-error").textContent).toContain("does not list its models"));
+    expect(screen.getByTestId("models-error").textContent).toContain("Type the model's name");
+    const input = screen.getByLabelText("Model name");
+    await fireEvent.input(input, { target: { value: " my-model " } });
+    await fireEvent.click(screen.getByTestId("model-use"));
+    expect(onChange).toHaveBeenLastCalledWith({ provider: "anthropic", base_url: "https://api.anthropic.com", model: "my-model" });
+  });
+
+  it("goes back to the settings' model and closes on Escape", async () => {
+    const onChange = vi.fn();
+    const target: LlmTarget = { provider: "openai", base_url: "http://127.0.0.1:11434/v1", model: "qwen3:8b" };
+    render(ModelSwitcher, { props: { target, onChange, source: source(async () => []) as never } });
+    await fireEvent.click(screen.getByTestId("model-switcher"));
+    await fireEvent.keyDown(screen.getByTestId("model-menu"), { key: "Escape" });
+    expect(screen.queryByTestId("model-menu")).toBeNull();
+    await fireEvent.click(screen.getByTestId("model-switcher"));
+    await fireEvent.click(screen.getByTestId("model-default"));
+    expect(onChange).toHaveBeenLastCalledWith(null);
+  });
+});
