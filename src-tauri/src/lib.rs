@@ -10,6 +10,7 @@ pub mod mcp;
 pub mod navigation;
 pub mod state;
 pub mod store;
+pub mod watch;
 
 use state::AppState;
 use store::Store;
@@ -33,6 +34,8 @@ pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             project::project_info,
             project::recent_projects,
             project::search_index_status,
+            project::tree_changes,
+            project::notify_user,
             policy::tool_specs,
             policy::check_policy,
             policy::approve_call,
@@ -73,6 +76,7 @@ pub fn run() {
     let project_arg = std::env::args_os().nth(1);
     let app = builder(tauri::Builder::default())
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_notification::init())
         .on_page_load(|_webview, payload| {
             // bench/startup.sh measures start-up to this line.
             if payload.event() == tauri::webview::PageLoadEvent::Finished

@@ -45,6 +45,9 @@ struct OpenProject {
     mcp: Arc<McpHub>,
     /// Its search index, built in the background when it opens.
     index: Arc<IndexJob>,
+    /// Its folders watched for the file tree; stopped with it (`None`
+    /// when no watch could start: the tree then shows what it listed).
+    tree: Option<crate::watch::TreeWatcher>,
 }
 
 /// Where the open project's search index stands (the window shows it
@@ -147,12 +150,16 @@ impl AppState {
         let info = info(&root);
         let mcp = self.new_hub(&root);
         let index = Arc::new(IndexJob::default());
+        let tree = crate::watch::TreeWatcher::start(root.path())
+            .inspect_err(|e| eprintln!("corral: {e}"))
+            .ok();
         *lock(&self.project) = Some(OpenProject {
             root: root.clone(),
             approvals: Approvals::default(),
             background: Arc::new(Background::default()),
             mcp: mcp.clone(),
             index: index.clone(),
+            tree,
         });
         self.build_index(&root, index);
         // The servers start beside the window; their tools join once listed.
@@ -202,6 +209,21 @@ impl AppState {
                 message: format!("no thread could build it: {e}"),
             });
         }
+    }
+
+    /// The open project's folders changed after batch `since` (the file
+    /// tree polls it); empty when no watch runs.
+    pub fn tree_changes(&self, since: u64) -> Result<crate::watch::TreeChanges, Error> {
+        self.with_project(|open| match &open.tree {
+            Some(tree) => tree.changes().since(since),
+            None => crate::watch::ChangeLog::default().since(since),
+        })
+    }
+
+    /// The open project's tree watcher, if one runs (tests wait for it).
+    pub fn tree_watcher_ready(&self) -> bool {
+        self.with_project(|open| open.tree.as_ref().is_some_and(|t| t.is_ready()))
+            .unwrap_or(false)
     }
 
     /// Where the open project's search index stands.

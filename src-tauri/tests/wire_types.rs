@@ -47,6 +47,8 @@ fn declarations() -> Vec<String> {
         corral_app::mcp::McpState::decl(),
         corral_app::mcp::McpServerStatus::decl(),
         corral_app::state::IndexStatus::decl(),
+        corral_app::watch::TreeChanges::decl(),
+        commands::project::Notice::decl(),
         shell::background::Started::decl(),
         shell::background::ListeningPort::decl(),
         shell::background::CommandOutput::decl(),

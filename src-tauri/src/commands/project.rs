@@ -2,6 +2,7 @@
 
 use crate::state::{AppState, IndexStatus};
 use crate::store::ProjectInfo;
+use crate::watch::TreeChanges;
 use corral_tools::Error;
 use std::path::PathBuf;
 use tauri::{AppHandle, Manager, Runtime, State};
@@ -59,6 +60,57 @@ pub fn project_info(state: State<'_, AppState>) -> Option<ProjectInfo> {
 #[tauri::command(rename_all = "snake_case")]
 pub fn search_index_status(state: State<'_, AppState>) -> Result<IndexStatus, Error> {
     state.index_status()
+}
+
+/// The open project's folders whose entries changed after batch `since`
+/// (the file tree polls it and re-lists only those).
+#[tauri::command(rename_all = "snake_case")]
+pub fn tree_changes(state: State<'_, AppState>, since: u64) -> Result<TreeChanges, Error> {
+    state.tree_changes(since)
+}
+
+/// What a desktop notification may say: the window names the moment, the
+/// words are the app's own.
+#[derive(Debug, Clone, Copy, serde::Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Notice {
+    /// A reply finished.
+    Finished,
+    /// An approval waits.
+    Approval,
+}
+
+impl Notice {
+    pub fn title(self) -> &'static str {
+        match self {
+            Notice::Finished => "Corral: the agent finished",
+            Notice::Approval => "Corral: an approval waits",
+        }
+    }
+}
+
+/// Shows a desktop notification (the window calls it when it is not
+/// focused); nothing when the `notifications` setting is off. Returns
+/// whether one was shown.
+#[tauri::command(rename_all = "snake_case")]
+pub fn notify_user<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    notice: Notice,
+) -> Result<bool, Error> {
+    if !state.store.settings().notifications {
+        return Ok(false);
+    }
+    let Some(plugin) = app.try_state::<tauri_plugin_notification::Notification<R>>() else {
+        return Ok(false);
+    };
+    plugin.builder().title(notice.title()).show().map_err(|e| {
+        Error::new(
+            corral_tools::ErrorCode::Io,
+            format!("the notification could not be shown: {e}"),
+        )
+    })?;
+    Ok(true)
 }
 
 #[tauri::command(rename_all = "snake_case")]

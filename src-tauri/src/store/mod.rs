@@ -23,6 +23,14 @@ pub struct Settings {
     pub model: String,
     pub max_tokens: u32,
     pub mode: Mode,
+    /// A desktop notification when a reply finishes or an approval waits
+    /// while the window is not focused (a settings file from before it: on).
+    #[serde(default = "on")]
+    pub notifications: bool,
+}
+
+fn on() -> bool {
+    true
 }
 
 impl Default for Settings {
@@ -33,6 +41,7 @@ impl Default for Settings {
             model: "claude-sonnet-4-5".to_string(),
             max_tokens: 8192,
             mode: Mode::Ask,
+            notifications: true,
         }
     }
 }

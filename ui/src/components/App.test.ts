@@ -89,7 +89,7 @@ describe("App", () => {
 });
 
 describe("Settings", () => {
-  const saved: Settings = { provider: "anthropic", base_url: "https://api.example", model: "claude-x", max_tokens: 4096, mode: "ask", has_api_key: true };
+  const saved: Settings = { provider: "anthropic", base_url: "https://api.example", model: "claude-x", max_tokens: 4096, mode: "ask", notifications: true, has_api_key: true };
 
   beforeEach(() => {
     ipc.getSettings.mockResolvedValue(saved);

@@ -353,6 +353,23 @@ stderr: string, };
 
 export type IndexStatus = { "state": "building", listed: number, indexed: number, } | { "state": "ready", files: number, ms: number, } | { "state": "failed", message: string, };
 
+export type TreeChanges = { 
+/**
+ * The newest batch; pass it back as `since` next time.
+ */
+counter: number, 
+/**
+ * Folders (relative to the root, `"."` for the root) whose entries
+ * changed after `since`.
+ */
+folders: Array<string>, 
+/**
+ * `since` is too old (or from another project): re-list every folder.
+ */
+all: boolean, };
+
+export type Notice = "finished" | "approval";
+
 export type Started = { 
 /**
  * Read its output with `command_output`, stop it with `stop_command`.
@@ -586,15 +603,30 @@ export type LlmTarget = { provider: Provider, base_url: string, model: string, }
 
 export type Price = { input: number, output: number, };
 
-export type SavedSettings = { provider: Provider, base_url: string, model: string, max_tokens: number, mode: Mode, };
+export type SavedSettings = { provider: Provider, base_url: string, model: string, max_tokens: number, mode: Mode, 
+/**
+ * A desktop notification when a reply finishes or an approval waits
+ * while the window is not focused (a settings file from before it: on).
+ */
+notifications: boolean, };
 
-export type Settings = { has_api_key: boolean, provider: Provider, base_url: string, model: string, max_tokens: number, mode: Mode, };
+export type Settings = { has_api_key: boolean, provider: Provider, base_url: string, model: string, max_tokens: number, mode: Mode, 
+/**
+ * A desktop notification when a reply finishes or an approval waits
+ * while the window is not focused (a settings file from before it: on).
+ */
+notifications: boolean, };
 
 export type SettingsInput = { 
 /**
  * A new key for the base URL's origin; `""` clears it; absent keeps it.
  */
-api_key?: string, provider: Provider, base_url: string, model: string, max_tokens: number, mode: Mode, };
+api_key?: string, provider: Provider, base_url: string, model: string, max_tokens: number, mode: Mode, 
+/**
+ * A desktop notification when a reply finishes or an approval waits
+ * while the window is not focused (a settings file from before it: on).
+ */
+notifications: boolean, };
 
 export type ProjectInfo = { root: string, name: string, };
 
