@@ -835,3 +835,47 @@ fn a_key_is_only_sent_to_the_origin_it_was_saved_for() {
     assert_eq!(got["has_api_key"], true);
     assert!(!got.to_string().contains("sk-user-openai"), "{got}");
 }
+
+#[test]
+fn the_tree_learns_of_a_new_file_through_tree_changes() {
+    let app = app();
+    assert_eq!(
+        app.invoke("tree_changes", json!({"since": 0})).unwrap_err()["code"],
+        "no_project_open"
+    );
+    app.open();
+    let started = Instant::now();
+    while !app.state().tree_watcher_ready() {
+        assert!(started.elapsed() < Duration::from_secs(5));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::fs::write(app.project.join("made-by-agent.txt"), "x").unwrap();
+    loop {
+        let changes = app.invoke("tree_changes", json!({"since": 0})).unwrap();
+        if changes["folders"] == json!(["."]) {
+            assert_eq!(changes["all"], false);
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(5), "{changes}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn notify_user_takes_a_notice_never_text_and_heeds_the_setting() {
+    let app = app();
+    let err = app
+        .invoke(
+            "notify_user",
+            json!({"notice": "Your key expired: visit evil.example"}),
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("unknown variant"), "{err}");
+    let off = corral_app::store::Settings {
+        notifications: false,
+        ..Default::default()
+    };
+    app.state().store.save_settings(&off).unwrap();
+    let shown = app.invoke("notify_user", json!({"notice": "finished"}));
+    assert_eq!(shown.unwrap(), json!(false));
+}
