@@ -15,6 +15,10 @@
 // (`"stream": true`) take the next turn; the settings check's small
 // non-streamed request is answered without taking one.
 //
+// `GET …/models` lists `options.models` (default `["scripted"]`) in
+// Anthropic's format when the request carries `anthropic-version`, else in
+// OpenAI's; each is recorded in `modelLists`.
+//
 // The app also asks what the server knows of the model (llama.cpp's
 // `GET /props`, LM Studio's and Ollama's own endpoints): `options.props`,
 // when given, is answered at `/props` as llama-server would; the others
@@ -30,6 +34,8 @@ export async function startLlmServer(script, options = {}) {
   const unexpected = [];
   /** The app's questions about the model (`/props` and the like). */
   const probes = [];
+  /** The app's `GET …/models` (the model switcher, local server detection). */
+  const modelLists = [];
   const waiters = [];
   const sockets = new Set();
 
@@ -53,8 +59,9 @@ export async function startLlmServer(script, options = {}) {
     // `aborted` is set once answered: whether the app hung up mid-stream.
     const request = { method: req.method, path: req.url, headers: req.headers, body, at: Date.now(), aborted: null };
 
-    if (req.method === "GET" && req.url.endsWith("/models")) {
-      return sendJson(res, 200, { object: "list", data: [{ id: "scripted", object: "model" }] });
+    if (req.method === "GET" && new URL(req.url, "http://x").pathname.endsWith("/models")) {
+      modelLists.push(request);
+      return sendJson(res, 200, modelList(options.models ?? ["scripted"], "anthropic-version" in req.headers));
     }
     if (req.method === "GET" && req.url === "/props") {
       probes.push(request);
@@ -110,6 +117,7 @@ export async function startLlmServer(script, options = {}) {
     /** Requests the script did not expect (wrong endpoint, no turn left, a turn that threw). */
     unexpected,
     probes,
+    modelLists,
     /** Turns not yet used. */
     get remaining() {
       return turns.length;
@@ -174,6 +182,15 @@ async function respond(req, res, response) {
   }
   res.end();
   return true;
+}
+
+/** A model list as OpenAI (`object: "list"`) or Anthropic (`display_name`, paging fields) send it. */
+function modelList(ids, anthropic) {
+  if (anthropic) {
+    const data = ids.map((id) => ({ type: "model", id, display_name: id, created_at: "2025-01-01T00:00:00Z" }));
+    return { data, has_more: false, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null };
+  }
+  return { object: "list", data: ids.map((id) => ({ id, object: "model", created: 1735689600, owned_by: "scripted" })) };
 }
 
 function pingReply(path, body) {
