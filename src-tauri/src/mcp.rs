@@ -37,6 +37,12 @@ pub const BEARER_TOKEN: &str = "BEARER_TOKEN";
 /// The largest message read from a server; a longer one is dropped (its
 /// call then times out).
 const MAX_MESSAGE: usize = 64 * 1024 * 1024;
+/// The most content blocks of one result passed on.
+const MAX_BLOCKS: usize = 256;
+/// The longest tool description passed on (it goes with every request).
+const MAX_DESCRIPTION: usize = 4 * 1024;
+/// The largest input schema a tool may have.
+const MAX_SCHEMA: usize = 64 * 1024;
 /// How long a server may take to start and list its tools.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -74,17 +80,27 @@ struct McpTool {
 
 struct Live {
     client: RunningService<RoleClient, ()>,
-    /// Its process group, killed to stop it.
-    pgid: Option<i32>,
+    /// Its process group, killed when the session is dropped (none for a URL).
+    _group: Option<Group>,
     tools: Vec<McpTool>,
     /// Its private folder, removed when it stops (none for a URL).
     _folder: Option<ServerFolder>,
 }
 
-impl Drop for Live {
-    /// A server ends with its session, whatever it was doing.
+/// A server's process group, killed when this is dropped: when its session
+/// ends, and also when a start is abandoned half way (a timeout drops the
+/// start, and with it this). Once the leader was reaped its number may be
+/// another group's, so it is then left alone.
+struct Group {
+    pgid: rustix::process::Pid,
+    reaped: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Drop for Group {
     fn drop(&mut self) {
-        kill_group(self.pgid);
+        if !self.reaped.load(std::sync::atomic::Ordering::SeqCst) {
+            let _ = rustix::process::kill_process_group(self.pgid, rustix::process::Signal::KILL);
+        }
     }
 }
 
@@ -323,24 +339,35 @@ impl Server {
     /// Spawns the server (or connects to its URL), initializes the session
     /// and lists its tools; returns them with the tools left out and why.
     async fn launch(&self, root: &ProjectRoot) -> Result<(Live, Vec<String>), Error> {
-        let (client, pgid, folder) = match &self.config.url {
+        let (client, group, folder) = match &self.config.url {
             Some(url) => (self.connect(url).await?, None, None),
             None => {
-                let (client, pgid, folder) = self.spawn(root).await?;
-                (client, pgid, Some(folder))
+                let (client, group, folder) = self.spawn(root).await?;
+                (client, group, Some(folder))
             }
         };
         let name = &self.config.name;
-        let listed = client.list_all_tools().await.map_err(|e| {
-            kill_group(pgid);
-            mcp_error(name, format!("it did not list its tools: {e}"))
-        })?;
-        let mut tools = Vec::new();
+        let listed = client
+            .list_all_tools()
+            .await
+            .map_err(|e| mcp_error(name, format!("it did not list its tools: {e}")))?;
+        let mut tools: Vec<McpTool> = Vec::new();
         let mut skipped = Vec::new();
         for tool in listed {
             let schema = Value::Object((*tool.input_schema).clone());
             let full = format!("{name}{SEPARATOR}{}", tool.name);
-            if schema.get("type").and_then(Value::as_str) != Some("object") {
+            if tools.iter().any(|t| t.name == tool.name) {
+                skipped.push(format!(
+                    "tool `{}` left out: offered twice (providers refuse two tools of one name)",
+                    tool.name
+                ));
+            } else if schema.to_string().len() > MAX_SCHEMA {
+                skipped.push(format!(
+                    "tool `{}` left out: its input schema is over {} KiB (it would go with every request)",
+                    tool.name,
+                    MAX_SCHEMA / 1024
+                ));
+            } else if schema.get("type").and_then(Value::as_str) != Some("object") {
                 skipped.push(format!(
                     "tool `{}` left out: its input schema is not an object",
                     tool.name
@@ -351,9 +378,10 @@ impl Server {
                     tool.name
                 ));
             } else {
+                let description = tool.description.as_deref().unwrap_or("");
                 tools.push(McpTool {
                     name: tool.name.to_string(),
-                    description: tool.description.as_deref().unwrap_or("").to_string(),
+                    description: cut(description, MAX_DESCRIPTION),
                     schema,
                 });
             }
@@ -361,7 +389,7 @@ impl Server {
         Ok((
             Live {
                 client,
-                pgid,
+                _group: group,
                 tools,
                 _folder: folder,
             },
@@ -374,7 +402,7 @@ impl Server {
     async fn spawn(
         &self,
         root: &ProjectRoot,
-    ) -> Result<(RunningService<RoleClient, ()>, Option<i32>, ServerFolder), Error> {
+    ) -> Result<(RunningService<RoleClient, ()>, Option<Group>, ServerFolder), Error> {
         let name = &self.config.name;
         let ServerCommand { command, folder } = corral_tools::shell::server_command(
             root,
@@ -382,6 +410,7 @@ impl Server {
             &self.config.args,
             &self.vars,
             self.config.network,
+            self.config.in_project,
         )?;
         let mut tokio_command = tokio::process::Command::from(command);
         tokio_command.kill_on_drop(true);
@@ -391,7 +420,15 @@ impl Server {
                 format!("`{}` could not be started: {e}", self.config.command),
             )
         })?;
-        let pgid = child.id().and_then(|id| i32::try_from(id).ok());
+        let reaped = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let group = child
+            .id()
+            .and_then(|id| i32::try_from(id).ok())
+            .and_then(rustix::process::Pid::from_raw)
+            .map(|pgid| Group {
+                pgid,
+                reaped: reaped.clone(),
+            });
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -415,13 +452,15 @@ impl Server {
         // session ends.
         tokio::spawn(async move {
             let _ = child.wait().await;
+            reaped.store(true, std::sync::atomic::Ordering::SeqCst);
         });
         let transport = AsyncRwTransport::new(stdout, stdin).with_max_line_length(MAX_MESSAGE);
-        let client = ().serve(transport).await.map_err(|e| {
-            kill_group(pgid);
-            mcp_error(name, format!("it did not start an MCP session: {e}"))
-        })?;
-        Ok((client, pgid, folder))
+        // On an error `group` is dropped, and the process group with it.
+        let client = ()
+            .serve(transport)
+            .await
+            .map_err(|e| mcp_error(name, format!("it did not start an MCP session: {e}")))?;
+        Ok((client, group, folder))
     }
 
     /// Begins the session with a server at `url` (streamable HTTP), with
@@ -452,7 +491,7 @@ impl Server {
         let taken = self.live.lock().await.take();
         if let Some(mut live) = taken {
             let _ = tokio::time::timeout(Duration::from_secs(2), live.client.close()).await;
-            kill_group(live.pgid);
+            // Dropped here: its process group is killed.
         }
         if lock(&self.state).0 != McpState::Failed {
             self.set_state(McpState::Stopped, Vec::new());
@@ -526,10 +565,8 @@ impl Server {
 
     /// Ends a session that broke and shows the server failed.
     async fn fail(&self, why: String) {
-        let taken = self.live.lock().await.take();
-        if let Some(live) = taken {
-            kill_group(live.pgid);
-        }
+        // Dropped at once: its process group is killed.
+        drop(self.live.lock().await.take());
         self.set_state(McpState::Failed, vec![why]);
     }
 
@@ -566,12 +603,19 @@ fn valid_tool_name(name: &str) -> bool {
 fn result_for_model(result: Value) -> Value {
     let mut left = RESULT_KEEP;
     let mut content = Vec::new();
-    for block in result
+    let blocks = result
         .get("content")
         .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    for (at, block) in blocks.iter().enumerate() {
+        if left == 0 || content.len() == MAX_BLOCKS {
+            content.push(json!({
+                "type": "text",
+                "text": format!("[{} more content blocks left out]", blocks.len() - at),
+            }));
+            break;
+        }
         match block.get("text").and_then(Value::as_str) {
             Some(text) if text.len() <= left => {
                 left -= text.len();
@@ -593,7 +637,9 @@ fn result_for_model(result: Value) -> Value {
                     .get("type")
                     .and_then(Value::as_str)
                     .unwrap_or("content");
-                content.push(json!({"type": kind, "text": format!("[{kind} left out]")}));
+                let note = format!("[{} left out]", cut(kind, 40));
+                left = left.saturating_sub(note.len());
+                content.push(json!({"type": "text", "text": note}));
             }
         }
     }
@@ -623,8 +669,54 @@ async fn cancelled(cancel: &CancelToken) {
     }
 }
 
-fn kill_group(pgid: Option<i32>) {
-    if let Some(pid) = pgid.and_then(rustix::process::Pid::from_raw) {
-        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+/// `text` cut at `max` bytes (on a character boundary), saying so.
+fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut at = max;
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    format!("{}… [cut]", &text[..at])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_result_is_cut_at_its_size_and_its_number_of_blocks() {
+        let big = "x".repeat(RESULT_KEEP + 10);
+        let many: Vec<Value> = (0..100_000)
+            .map(|_| json!({"type": "image", "data": "", "mimeType": "image/png"}))
+            .collect();
+        let mut blocks = vec![json!({"type": "text", "text": big})];
+        blocks.extend(many);
+        let out = result_for_model(json!({"content": blocks, "isError": true}));
+        let content = out["content"].as_array().unwrap();
+        assert_eq!(content.len(), 2, "{:?}", &content[..3.min(content.len())]);
+        assert!(content[0]["text"]
+            .as_str()
+            .unwrap()
+            .ends_with("[cut: 10 more bytes]"));
+        assert_eq!(content[1]["text"], "[100000 more content blocks left out]");
+        assert_eq!(out["is_error"], true);
+
+        let images: Vec<Value> = (0..1000).map(|_| json!({"type": "image"})).collect();
+        let out = result_for_model(json!({"content": images}));
+        let content = out["content"].as_array().unwrap();
+        assert_eq!(content.len(), MAX_BLOCKS + 1);
+        assert_eq!(content[0]["text"], "[image left out]");
+        assert_eq!(
+            content[MAX_BLOCKS]["text"],
+            "[744 more content blocks left out]"
+        );
+    }
+
+    #[test]
+    fn descriptions_are_cut_on_a_character() {
+        assert_eq!(cut("short", 10), "short");
+        assert_eq!(cut("ééé", 3), "é… [cut]");
     }
 }

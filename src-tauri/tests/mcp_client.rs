@@ -51,6 +51,7 @@ fn server(name: &str, extra: &[&str]) -> McpServerConfig {
         args,
         env: Vec::new(),
         network: false,
+        in_project: false,
         trusted: false,
         read_only_tools: Vec::new(),
         timeout_secs: Some(5),
@@ -149,7 +150,10 @@ fn its_tools_are_offered_and_a_call_runs_only_once_approved() {
     if !ready() {
         return;
     }
-    let f = open_with(vec![server("fixture", &[])], BTreeMap::new());
+    // In the project folder: its relative paths are the project's.
+    let mut fixture = server("fixture", &[]);
+    fixture.in_project = true;
+    let f = open_with(vec![fixture], BTreeMap::new());
     let specs = f.state.tool_specs();
     let echo = specs
         .iter()
@@ -252,6 +256,12 @@ fn the_sandbox_holds_a_server_to_the_project_and_its_own_variables() {
     assert!(!beside.exists(), "the server wrote beside the project");
     let token = approved(&f, "fixture__env", json!({"name": "FIXTURE_TOKEN"})).unwrap();
     assert_eq!(text_of(&token), "s3cret");
+    // It starts in a private folder, not the project (whose files could
+    // choose what a launcher runs), and Python ignores the folder it is in.
+    let cwd = text_of(&approved(&f, "fixture__cwd", json!({})).unwrap());
+    assert!(!cwd.starts_with(&f.project.display().to_string()), "{cwd}");
+    let safe = approved(&f, "fixture__env", json!({"name": "PYTHONSAFEPATH"})).unwrap();
+    assert_eq!(text_of(&safe), "1");
     // Nothing of the app's own environment (cargo sets this one for tests).
     assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
     let home = approved(&f, "fixture__env", json!({"name": "CARGO_MANIFEST_DIR"})).unwrap();
@@ -427,6 +437,7 @@ fn a_call_that_may_change_the_project_is_checkpointed_and_stop_ends_a_running_on
     }
     let mut fixture = server("fixture", &[]);
     fixture.trusted = true;
+    fixture.in_project = true;
     fixture.read_only_tools = vec!["echo".into()];
     let f = open_with(vec![fixture], BTreeMap::new());
     let root = f.state.project().unwrap();

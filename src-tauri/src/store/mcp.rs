@@ -37,6 +37,11 @@ pub struct McpServerConfig {
     /// Runs with the network (a server for an online service needs it).
     #[serde(default)]
     pub network: bool,
+    /// Starts in the project folder instead of a private one. The
+    /// project's files can then choose what a launcher runs (`npx` prefers
+    /// the project's `node_modules`), so only for servers that need it.
+    #[serde(default)]
+    pub in_project: bool,
     /// Its calls run without asking.
     #[serde(default)]
     pub trusted: bool,
@@ -75,12 +80,16 @@ struct McpFile {
 }
 
 /// A server name fit to prefix tool names.
+/// A server name fit to prefix tool names: no `__` in it and no `_` or `-`
+/// at either end, so `NAME__TOOL` splits back into the two.
 pub fn is_valid_server_name(name: &str) -> bool {
     (1..=32).contains(&name.len())
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
         && !name.contains("__")
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name.ends_with(|c: char| c.is_ascii_alphanumeric())
 }
 
 fn valid_var(name: &str) -> bool {
@@ -98,11 +107,15 @@ impl Store {
         self.config.join("mcp-secrets.json")
     }
 
-    /// The servers the user added.
+    /// The servers the user added (a hand-edited entry with a name that
+    /// could not prefix tools is left out).
     pub fn mcp_servers(&self) -> Vec<McpServerConfig> {
-        read_json::<McpFile>(&self.mcp_file())
+        let mut servers = read_json::<McpFile>(&self.mcp_file())
             .unwrap_or_default()
-            .servers
+            .servers;
+        let mut seen = std::collections::HashSet::new();
+        servers.retain(|s| is_valid_server_name(&s.name) && seen.insert(s.name.clone()));
+        servers
     }
 
     /// The servers and which variables have values.
@@ -127,7 +140,7 @@ impl Store {
         for server in &settings.servers {
             if !is_valid_server_name(&server.name) {
                 return Err(Error::invalid_input(format!(
-                    "`{}` is not a server name: use 1 to 32 letters, digits, `-` or `_` (no `__`)",
+                    "`{}` is not a server name: use 1 to 32 letters, digits, `-` or `_` (no `__`, a letter or digit at each end)",
                     server.name
                 )));
             }
@@ -226,5 +239,30 @@ impl Store {
             .iter()
             .filter_map(|var| Some((var.clone(), self.mcp_secret(&server.name, var)?)))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_valid_server_name;
+
+    #[test]
+    fn a_server_name_splits_back_out_of_its_tool_names() {
+        for good in ["github", "a", "my-server_2"] {
+            assert!(is_valid_server_name(good), "{good}");
+        }
+        for bad in [
+            "",
+            "a__b",
+            "a_",
+            "_a",
+            "-a",
+            "a-",
+            "a b",
+            "a/b",
+            &"x".repeat(33),
+        ] {
+            assert!(!is_valid_server_name(bad), "{bad}");
+        }
     }
 }

@@ -57,6 +57,7 @@ describe("McpServers", () => {
           args: ["-y", "@modelcontextprotocol/server-github"],
           env: ["GITHUB_TOKEN"],
           network: true,
+          in_project: false,
           trusted: false,
           read_only_tools: ["search", "get_issue"],
           timeout_secs: 30,
@@ -93,8 +94,8 @@ describe("McpServers", () => {
   it("a value left empty keeps the saved one and a removed server is saved away", async () => {
     saved.view = {
       servers: [
-        { name: "a", command: "a-server", args: [], env: ["TOKEN"], network: false, trusted: true, read_only_tools: [] },
-        { name: "b", command: "b-server", args: [], env: [], network: false, trusted: false, read_only_tools: [] },
+        { name: "a", command: "a-server", args: [], env: ["TOKEN"], network: false, in_project: false, trusted: true, read_only_tools: [] },
+        { name: "b", command: "b-server", args: [], env: [], network: false, in_project: true, trusted: false, read_only_tools: [] },
       ],
       secrets_set: ["a/TOKEN"],
     };

@@ -315,6 +315,12 @@ env: Array<string>,
  */
 network: boolean, 
 /**
+ * Starts in the project folder instead of a private one. The
+ * project's files can then choose what a launcher runs (`npx` prefers
+ * the project's `node_modules`), so only for servers that need it.
+ */
+in_project: boolean, 
+/**
  * Its calls run without asking.
  */
 trusted: boolean, 

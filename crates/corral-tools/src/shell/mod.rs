@@ -255,7 +255,7 @@ pub fn exec_shell(
     let tmp = env::TempDir::create()?;
     let tmpdir = tmp.subdir("tmp")?;
     let vars = env::build(&input.command, &tmpdir, root.path());
-    let (fence, mut notes) = fence(root, input, profile, &tmpdir, &tmp)?;
+    let (fence, mut notes) = fence(root, input, profile, &tmpdir, &tmp, root.path())?;
     let spec = process::Spec {
         program: &program,
         fence,
@@ -305,7 +305,12 @@ pub fn exec_shell(
 /// user configured), fenced like a command in the build profile: the
 /// project writable, `/` read-only, no home, its own `/tmp`, the network
 /// only when `network`. Its environment is built from nothing, as a
-/// command's, plus `vars`.
+/// command's, plus `vars`. It starts in its private folder, unless
+/// `in_project`: then in the project, whose files could choose what a
+/// launcher runs (`npx` prefers the project's `node_modules`, `python -m`
+/// its folder). Its package caches are private too (npm, uv), so nothing
+/// a command left in the user's caches runs in it, and Python and uv are
+/// told to ignore the working folder's modules and configuration.
 pub struct ServerCommand {
     /// stdin, stdout and stderr piped, a process group of its own. Spawn
     /// it from a thread that lives as long as the server should (the
@@ -317,7 +322,10 @@ pub struct ServerCommand {
 }
 
 /// A server's private folder (its TMPDIR), removed when dropped.
-pub struct ServerFolder(#[allow(dead_code)] env::TempDir);
+pub struct ServerFolder(
+    #[allow(dead_code)] env::TempDir,
+    #[allow(dead_code)] process::Status,
+);
 
 /// The fenced command for a server program (see [`ServerCommand`]).
 ///
@@ -329,6 +337,7 @@ pub fn server_command(
     args: &[String],
     vars: &[(String, String)],
     network: bool,
+    in_project: bool,
 ) -> Result<ServerCommand> {
     check_nul(args)?;
     let path = allowlist::resolve_server(root, program)?;
@@ -344,6 +353,13 @@ pub fn server_command(
     let tmp = env::TempDir::create()?;
     let tmpdir = tmp.subdir("tmp")?;
     let mut env = env::build(&name, &tmpdir, root.path());
+    let private = |sub: &str| tmpdir.join(sub).into_os_string();
+    env.extend([
+        ("PYTHONSAFEPATH".into(), "1".into()),
+        ("UV_NO_CONFIG".into(), "1".into()),
+        ("npm_config_cache".into(), private("npm-cache")),
+        ("UV_CACHE_DIR".into(), private("uv-cache")),
+    ]);
     for (key, value) in vars {
         env.retain(|(k, _)| k.as_os_str() != key.as_str());
         env.push((key.into(), value.into()));
@@ -354,19 +370,20 @@ pub fn server_command(
         timeout_secs: None,
         background: false,
     };
-    let (fence, _notes) = fence(root, &input, profile, &tmpdir, &tmp)?;
-    let command = process::server_command(process::Spec {
+    let cwd = if in_project { root.path() } else { &tmpdir };
+    let (fence, _notes) = fence(root, &input, profile, &tmpdir, &tmp, cwd)?;
+    let (command, status) = process::server_command(process::Spec {
         program: &path,
         fence,
         name: &name,
         args,
-        cwd: root.path(),
+        cwd,
         env: &env,
         timeout: Duration::MAX,
     })?;
     Ok(ServerCommand {
         command,
-        folder: ServerFolder(tmp),
+        folder: ServerFolder(tmp, status),
     })
 }
 
@@ -378,6 +395,7 @@ fn fence(
     profile: Profile,
     tmpdir: &std::path::Path,
     tmp: &env::TempDir,
+    cwd: &std::path::Path,
 ) -> Result<(process::Fence, Vec<String>)> {
     match namespace::bwrap() {
         Ok(bwrap) => {
@@ -392,6 +410,7 @@ fn fence(
                 program: &input.command,
                 tmpdir,
                 mask_dir: &mask_dir,
+                cwd,
             };
             let (args, notes) = namespace::argv(&layout);
             Ok((process::Fence::Namespaces { bwrap, args }, notes))

@@ -141,6 +141,8 @@ pub(crate) struct Layout<'a> {
     /// empty file and folder bound over secrets.
     pub tmpdir: &'a Path,
     pub mask_dir: &'a Path,
+    /// Where the program starts: the root, or (a server) its private folder.
+    pub cwd: &'a Path,
 }
 
 /// bwrap's arguments up to and including `--`; the program and its
@@ -231,7 +233,7 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<String>) {
     {
         a.path("--remount-ro", dir);
     }
-    a.path("--chdir", root);
+    a.path("--chdir", layout.cwd);
     a.push(["--"]);
     (a.0, notes)
 }

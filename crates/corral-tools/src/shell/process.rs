@@ -113,11 +113,13 @@ fn command(spec: Spec<'_>) -> Result<(Command, Status)> {
 /// A fenced command for a program that serves over its stdin and stdout
 /// (an MCP server): [`command`] with stdin piped too. The caller spawns
 /// it from a thread that lives as long as the program should (see
-/// `die_with_caller`) and kills its process group when done.
-pub(crate) fn server_command(spec: Spec<'_>) -> Result<Command> {
-    let (mut cmd, _status) = command(spec)?;
+/// `die_with_caller`) and kills its process group when done. The status
+/// channel is kept until the server ends: under Landlock the child's hook
+/// writes to it, and a closed one would kill the child (SIGPIPE).
+pub(crate) fn server_command(spec: Spec<'_>) -> Result<(Command, Status)> {
+    let (mut cmd, status) = command(spec)?;
     cmd.stdin(Stdio::piped());
-    Ok(cmd)
+    Ok((cmd, status))
 }
 
 /// Runs the program to its end, its timeout or its cancel.
@@ -284,7 +286,7 @@ fn spawn_error(e: &std::io::Error, name: &str) -> Error {
 }
 
 /// Where the sandbox status will come from.
-enum Status {
+pub(crate) enum Status {
     /// bwrap built the namespaces (it fails the spawn otherwise).
     Namespaces,
     /// The child's hook reports one byte here.
