@@ -153,7 +153,9 @@ impl AppState {
         let tree = crate::watch::TreeWatcher::start(root.path())
             .inspect_err(|e| eprintln!("corral: {e}"))
             .ok();
-        *lock(&self.project) = Some(OpenProject {
+        // The previous project (its commands, servers and watcher) ends
+        // outside the lock: stopping them may take a few seconds.
+        let previous = lock(&self.project).replace(OpenProject {
             root: root.clone(),
             approvals: Approvals::default(),
             background: Arc::new(Background::default()),
@@ -161,6 +163,7 @@ impl AppState {
             index: index.clone(),
             tree,
         });
+        drop(previous);
         self.build_index(&root, index);
         // The servers start beside the window; their tools join once listed.
         tauri::async_runtime::spawn(async move { mcp.start_all().await });

@@ -21,7 +21,7 @@ use corral_tools::checkpoint::{Hook, Store};
 use corral_tools::dispatch::{self, CallContext};
 use corral_tools::policy::{Approval, Boundaries, Mode, Risk};
 use corral_tools::search::IndexConfig;
-use corral_tools::shell::{OutputSink, Stream};
+use corral_tools::shell::{CancelToken, OutputSink, Stream};
 use corral_tools::{spec, tools, Error, ErrorCode, ProjectRoot};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
@@ -114,7 +114,8 @@ impl CorralServer {
 
     /// Runs one call through the policy and the tool, off the async runtime.
     pub async fn call(&self, name: String, input: Value) -> Result<Value, Error> {
-        self.call_with(name, input, Approval::None, None).await
+        self.call_with(name, input, Approval::None, None, CancelToken::default())
+            .await
     }
 
     /// [`CorralServer::call`] with the user's approval, and a sink for a
@@ -125,6 +126,7 @@ impl CorralServer {
         input: Value,
         approval: Approval,
         on_output: Option<OutputSink>,
+        cancel: CancelToken,
     ) -> Result<Value, Error> {
         let root = self.root.clone();
         let options = self.options.clone();
@@ -136,6 +138,7 @@ impl CorralServer {
             ctx.boundaries = options.boundaries.clone();
             ctx.shell.network = options.network;
             ctx.shell.on_output = on_output;
+            ctx.shell.cancel = cancel;
             ctx.checkpoint = hook;
             ctx.search_index = options.search_index.clone();
             dispatch::call(&root, &name, input, &ctx)
@@ -170,8 +173,26 @@ impl CorralServer {
             .get_progress_token()
             .filter(|_| name == "exec_shell")
             .map(|token| progress_sink(context.peer.clone(), token));
+        // The client's `notifications/cancelled` stops a running command
+        // (the watcher ends with the call).
+        let cancel = CancelToken::default();
+        let (ended, end) = tokio::sync::oneshot::channel::<()>();
+        let (ct, stop) = (context.ct.clone(), cancel.clone());
+        tokio::spawn(async move {
+            tokio::select! {
+                () = ct.cancelled() => stop.cancel(),
+                _ = end => {}
+            }
+        });
+        let _ended = ended;
         let first = self
-            .call_with(name.clone(), input.clone(), Approval::None, sink.clone())
+            .call_with(
+                name.clone(),
+                input.clone(),
+                Approval::None,
+                sink.clone(),
+                cancel.clone(),
+            )
             .await;
         let Err(error) = first else {
             return first;
@@ -179,14 +200,36 @@ impl CorralServer {
         if error.code != ErrorCode::ApprovalRequired {
             return Err(error);
         }
+        // Why it asks, and the call with long values shortened (a whole
+        // file's content would hide the rest).
+        let shown: Map<String, Value> = input
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| {
+                let text = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                let short = if text.chars().count() > 200 {
+                    format!(
+                        "{}… ({} characters)",
+                        text.chars().take(200).collect::<String>(),
+                        text.chars().count()
+                    )
+                } else {
+                    text
+                };
+                (k.clone(), Value::String(short))
+            })
+            .collect();
         let question = format!(
-            "Corral asks before this call in {}: {name} {}. Allow it?",
+            "Corral asks before this call in {} ({}): {name} {}. Allow it?",
             self.root.path().display(),
-            serde_json::to_string(&input).unwrap_or_default()
+            error.message,
+            Value::Object(shown)
         );
         match context.peer.elicit::<Approve>(question).await {
             Ok(Some(Approve { approve: true })) => {
-                self.call_with(name, input, Approval::Granted, sink).await
+                self.call_with(name, input, Approval::Granted, sink, cancel)
+                    .await
             }
             Ok(_) | Err(ElicitationError::UserDeclined | ElicitationError::UserCancelled) => {
                 Err(Error::new(
@@ -249,7 +292,9 @@ impl ServerHandler for CorralServer {
 /// the command's reader threads) queues each chunk, one task sends them.
 /// `progress` counts the bytes so far.
 fn progress_sink(peer: Peer<RoleServer>, token: ProgressToken) -> OutputSink {
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    // Bounded: a client that reads slowly loses chunks (the result still
+    // has the whole capped output), it never makes the server hoard them.
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<String>(256);
     tokio::spawn(async move {
         let mut sent = 0usize;
         while let Some(chunk) = rx.recv().await {
@@ -262,7 +307,7 @@ fn progress_sink(peer: Peer<RoleServer>, token: ProgressToken) -> OutputSink {
         }
     });
     Arc::new(move |_stream: Stream, bytes: &[u8]| {
-        let _ = tx.send(String::from_utf8_lossy(bytes).into_owned());
+        let _ = tx.try_send(String::from_utf8_lossy(bytes).into_owned());
     })
 }
 

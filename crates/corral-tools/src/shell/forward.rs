@@ -30,6 +30,13 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+/// Ports below this (the system's services') are listed, never forwarded.
+const FIRST_FORWARDED: u16 = 1024;
+/// The most ports of one command forwarded at once.
+const MAX_FORWARDS: usize = 8;
+/// The most connections one forward relays at once.
+const MAX_RELAYS: usize = 64;
+
 /// The command's namespaces, held open (they outlive its processes until
 /// the forwards are dropped).
 struct Namespaces {
@@ -84,7 +91,8 @@ impl Forwarder {
         });
         let mut ports = Vec::new();
         for &listener in &found.listeners {
-            if !self.forwards.contains_key(&listener) {
+            let allowed = listener.port >= FIRST_FORWARDED && self.forwards.len() < MAX_FORWARDS;
+            if allowed && !self.forwards.contains_key(&listener) {
                 if let Some(ns) = &self.namespaces {
                     if let Ok(forward) = Forward::open(ns.clone(), listener) {
                         self.forwards.insert(listener, forward);
@@ -149,13 +157,26 @@ impl Forward {
 }
 
 fn accept(listener: &TcpListener, closed: &AtomicBool, ns: &Arc<Namespaces>, inside: Listener) {
+    let active = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     while !closed.load(Ordering::SeqCst) {
         match listener.accept() {
+            // Past the cap a connection is closed at once.
+            Ok(_) if active.load(Ordering::SeqCst) >= MAX_RELAYS => {}
             Ok((client, _)) => {
-                let ns = ns.clone();
-                let _ = std::thread::Builder::new()
+                let (ns, active) = (ns.clone(), active.clone());
+                active.fetch_add(1, Ordering::SeqCst);
+                let spawned = std::thread::Builder::new()
                     .name(format!("corral-relay-{}", inside.port))
-                    .spawn(move || relay(client, &ns, inside));
+                    .spawn({
+                        let active = active.clone();
+                        move || {
+                            let _ = relay(client, &ns, inside);
+                            active.fetch_sub(1, Ordering::SeqCst);
+                        }
+                    });
+                if spawned.is_err() {
+                    active.fetch_sub(1, Ordering::SeqCst);
+                }
             }
             Err(_) if closed.load(Ordering::SeqCst) => break,
             // A connection that went away before it was taken, or no file

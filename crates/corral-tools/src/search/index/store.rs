@@ -321,9 +321,15 @@ fn write(
     header.extend_from_slice(&own.to_le_bytes());
 
     let (dir, name) = index_dir(path)?;
-    let tmp = format!(".{name}.{}.tmp", std::process::id());
+    // A name of its own for each build, made exclusively: two builds of one
+    // index (the app's and a query's rebuild) never write one file.
+    static BUILDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let build = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = format!(".{name}.{}.{build}.tmp", std::process::id());
     let written = (|| -> Res<()> {
-        let mut out = std::io::BufWriter::new(dir.create(&tmp)?.into_std());
+        let mut options = cap_std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        let mut out = std::io::BufWriter::new(dir.open_with(&tmp, &options)?.into_std());
         out.write_all(&header)?;
         out.write_all(&files)?;
         out.write_all(&dict)?;
