@@ -76,6 +76,13 @@ impl Approvals {
         self.session.contains(&session_key(tool, input)) && !touches_secret(root, tool, input)
     }
 
+    /// Forgets every approval of an MCP server's tool (`SERVER__TOOL`): the
+    /// servers were replaced, and a name may now stand for another one.
+    pub fn forget_mcp(&mut self) {
+        self.session.retain(|key| !key.contains("__"));
+        self.once.retain(|_, (tool, _)| !tool.contains("__"));
+    }
+
     /// The approval of one call: a matching token is used up; a session
     /// grant stays.
     pub fn take(

@@ -253,6 +253,7 @@ impl AppState {
     /// Returns once they are listed (or failed).
     pub async fn reload_mcp(&self) {
         let swapped = self.with_project(|open| {
+            open.approvals.forget_mcp();
             let fresh = self.new_hub(&open.root);
             (std::mem::replace(&mut open.mcp, fresh.clone()), fresh)
         });

@@ -587,3 +587,30 @@ fn a_server_at_a_url_is_reached_with_its_token_and_a_wrong_token_is_a_clear_fail
         "{wrong:?}"
     );
 }
+
+#[test]
+fn replacing_the_servers_forgets_the_approvals_given_to_their_tools() {
+    if !ready() {
+        return;
+    }
+    let f = open_with(vec![server("fixture", &[])], BTreeMap::new());
+    f.state
+        .approve(
+            "fixture__echo",
+            &json!({"text": "a"}),
+            Scope::Session,
+            false,
+        )
+        .unwrap();
+    let allowed = f
+        .state
+        .check_policy("fixture__echo", &json!({"text": "b"}))
+        .unwrap();
+    assert!(matches!(allowed.decision, Decision::Allow), "{allowed:?}");
+    tauri::async_runtime::block_on(f.state.reload_mcp());
+    let again = f
+        .state
+        .check_policy("fixture__echo", &json!({"text": "b"}))
+        .unwrap();
+    assert!(matches!(again.decision, Decision::Ask { .. }), "{again:?}");
+}
