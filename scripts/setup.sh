@@ -60,6 +60,14 @@ if $want_test && ! cmp -s "$mcp_dir/package-lock.json" "$mcp_dir/node_modules/.c
   cp "$mcp_dir/package-lock.json" "$mcp_dir/node_modules/.corral-lock-stamp"
 fi
 
+# The end-to-end suite's one npm package (axe-core, for its accessibility
+# checks), pinned by its lockfile.
+if $want_test && ! cmp -s e2e/package-lock.json e2e/node_modules/.corral-lock-stamp; then
+  echo "setup: npm ci in e2e/ (axe-core)"
+  (cd e2e && npm ci --no-audit --no-fund --loglevel=error)
+  cp e2e/package-lock.json e2e/node_modules/.corral-lock-stamp
+fi
+
 if $want_test && ! command -v tauri-driver >/dev/null; then
   echo "setup: cargo install tauri-driver"
   cargo install tauri-driver --version '^2' --locked --quiet

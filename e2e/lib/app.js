@@ -17,6 +17,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import { startLlmServer } from "./llm-server.js";
 import { Session, isReady } from "./webdriver.js";
 
@@ -439,6 +440,33 @@ export class App {
     await this.click(tid("send"));
   }
 
+  /**
+   * Runs axe-core in the page (its source injected through the session, once
+   * per page) over the whole document, WCAG 2.x A and AA rules, and returns
+   * the violations of `impacts` as `{ id, impact, help, nodes: [{ target,
+   * summary }] }`.
+   */
+  async axe({ impacts = AXE_IMPACTS } = {}) {
+    const loaded = await this.session.execute(`return typeof window.axe === "object";`);
+    if (!loaded) await this.session.execute(`${axeScript()}\nreturn typeof window.axe;`);
+    const violations = await this.session.executeAsync(
+      `const done = arguments[arguments.length - 1];
+       window.axe
+         .run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] }, resultTypes: ["violations"] })
+         .then((r) => done(r.violations.map((v) => ({
+           id: v.id, impact: v.impact, help: v.help,
+           nodes: v.nodes.map((n) => ({ impact: n.impact, target: n.target, summary: n.failureSummary, html: n.html.slice(0, 200) })),
+         }))))
+         .catch((e) => done({ error: String(e) }));`,
+      [],
+      60_000,
+    );
+    if (violations?.error) throw new Error(`axe failed in the page: ${violations.error}`);
+    return violations
+      .map((v) => ({ ...v, nodes: v.nodes.filter((n) => impacts.includes(n.impact ?? v.impact)) }))
+      .filter((v) => v.nodes.length > 0);
+  }
+
   /** Saves a PNG of the window under e2e/artifacts/. */
   async screenshot(suffix = "") {
     await this.screenshotTo(path.join(ARTIFACTS, `${this.name}${suffix ? `--${suffix}` : ""}.png`));
@@ -462,6 +490,23 @@ export class App {
     fs.writeFileSync(file, await this.session.screenshot());
   }
 }
+
+let axeSource = null;
+/** axe-core's browser bundle (an e2e devDependency, installed by scripts/setup.sh --test). */
+function axeScript() {
+  if (axeSource) return axeSource;
+  let file;
+  try {
+    file = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+  } catch {
+    throw new Error("e2e: axe-core is not installed in e2e/node_modules: run `scripts/setup.sh --test` (npm ci in e2e/)");
+  }
+  return (axeSource = fs.readFileSync(file, "utf8"));
+}
+
+/** The impacts `App.axe` reports by default. */
+export const AXE_IMPACTS = ["serious", "critical"];
+
 
 /** `[data-testid="id"]`, with an optional extra selector part. */
 export function tid(id, extra = "") {
