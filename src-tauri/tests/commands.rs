@@ -742,7 +742,8 @@ fn the_window_cannot_be_navigated_away_from_the_app() {
 }
 
 /// A one-shot OpenAI-compatible server on 127.0.0.1: answers each request
-/// with a short stream and hands back the request's head.
+/// with a short stream and hands back the request's head (lowercased) and
+/// body.
 fn scripted_server(requests: usize) -> (String, std::thread::JoinHandle<Vec<String>>) {
     use std::io::{BufRead, BufReader, Read, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -777,7 +778,7 @@ fn scripted_server(requests: usize) -> (String, std::thread::JoinHandle<Vec<Stri
                 events.len()
             )
             .unwrap();
-            heads.push(head);
+            heads.push(format!("{head}\r\n{}", String::from_utf8_lossy(&body)));
         }
         heads
     });
@@ -834,6 +835,55 @@ fn a_key_is_only_sent_to_the_origin_it_was_saved_for() {
     let got = app.invoke("get_settings", json!({})).unwrap();
     assert_eq!(got["has_api_key"], true);
     assert!(!got.to_string().contains("sk-user-openai"), "{got}");
+}
+
+#[test]
+fn a_conversations_target_gets_its_model_and_only_its_origins_key() {
+    let app = app();
+    let (local, server) = scripted_server(2);
+    let saved = json!({"provider": "openai", "base_url": "https://api.openai.com/v1", "model": "gpt-default",
+                       "max_tokens": 100, "mode": "ask", "api_key": "sk-user-openai"});
+    app.invoke("save_settings", json!({"settings": saved}))
+        .unwrap();
+    let stream = |run_id: &str, channel: u32, target: Value| {
+        app.invoke(
+            "llm_stream",
+            json!({"run_id": run_id, "on_event": format!("__CHANNEL__:{channel}"), "target": target,
+                   "request": {"system": "", "messages": [{"role": "user",
+                   "content": [{"type": "text", "text": "hello"}]}], "tools": []}}),
+        )
+        .unwrap();
+        let events = app.received(channel);
+        assert_eq!(events.last().unwrap()["type"], "done", "{events:?}");
+    };
+    // The model switcher's pick: a local server the OpenAI key was not saved for.
+    stream(
+        "t1",
+        40,
+        json!({"provider": "openai", "base_url": local, "model": "qwen3:8b"}),
+    );
+    // Its own key, once saved for it, goes along.
+    let store = &app.state().store;
+    store
+        .set_api_key(corral_llm::Provider::OpenAi, &local, "local-key")
+        .unwrap();
+    stream(
+        "t2",
+        41,
+        json!({"provider": "openai", "base_url": local, "model": "qwen3:8b"}),
+    );
+    let heads = server.join().unwrap();
+    assert!(heads[0].contains(r#""model":"qwen3:8b""#), "{}", heads[0]);
+    assert!(!heads[0].contains("authorization"), "{}", heads[0]);
+    assert!(!heads[0].contains("sk-user-openai"), "{}", heads[0]);
+    assert!(
+        heads[1].contains("authorization: bearer local-key"),
+        "{}",
+        heads[1]
+    );
+    // The settings keep their model.
+    let got = app.invoke("get_settings", json!({})).unwrap();
+    assert_eq!(got["model"], "gpt-default");
 }
 
 #[test]
