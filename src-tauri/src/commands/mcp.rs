@@ -7,10 +7,11 @@ use crate::store::mcp::{McpSettings, McpSettingsView};
 use corral_tools::Error;
 use tauri::State;
 
-/// The servers and which of their variables have values.
+/// The servers and which of their variables have values (async: asking
+/// the keychain is a D-Bus call, never made on the window's thread).
 #[tauri::command(rename_all = "snake_case")]
-pub fn mcp_settings(state: State<'_, AppState>) -> McpSettingsView {
-    state.store.mcp_settings()
+pub async fn mcp_settings(state: State<'_, AppState>) -> Result<McpSettingsView, Error> {
+    Ok(state.store.mcp_settings())
 }
 
 /// Saves the servers (and the values given); with a project open, its

@@ -91,9 +91,9 @@ impl Notice {
 
 /// Shows a desktop notification (the window calls it when it is not
 /// focused); nothing when the `notifications` setting is off. Returns
-/// whether one was shown.
+/// whether one was asked for (it is shown on a thread of its own).
 #[tauri::command(rename_all = "snake_case")]
-pub fn notify_user<R: Runtime>(
+pub async fn notify_user<R: Runtime>(
     app: AppHandle<R>,
     state: State<'_, AppState>,
     notice: Notice,
@@ -101,15 +101,20 @@ pub fn notify_user<R: Runtime>(
     if !state.store.settings().notifications {
         return Ok(false);
     }
-    let Some(plugin) = app.try_state::<tauri_plugin_notification::Notification<R>>() else {
+    if app
+        .try_state::<tauri_plugin_notification::Notification<R>>()
+        .is_none()
+    {
         return Ok(false);
-    };
-    plugin.builder().title(notice.title()).show().map_err(|e| {
-        Error::new(
-            corral_tools::ErrorCode::Io,
-            format!("the notification could not be shown: {e}"),
-        )
-    })?;
+    }
+    // Shown off the main thread and not waited for: it is a D-Bus call,
+    // which can block for its whole timeout where no notification service
+    // answers (the window would freeze meanwhile).
+    tauri::async_runtime::spawn_blocking(move || {
+        if let Some(plugin) = app.try_state::<tauri_plugin_notification::Notification<R>>() {
+            let _ = plugin.builder().title(notice.title()).show();
+        }
+    });
     Ok(true)
 }
 
