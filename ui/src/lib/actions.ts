@@ -3,7 +3,7 @@
 import { writable } from "svelte/store";
 import { rank } from "./fuzzy";
 
-export type ActionId = "palette" | "new-conversation" | "stop" | "pick-file" | "focus-input" | "settings" | "close-project";
+export type ActionId = "palette" | "new-conversation" | "stop" | "pick-file" | "focus-input" | "settings" | "close-project" | "changes";
 
 /** A key combination: `key` as KeyboardEvent.key gives it (letters lower-case). */
 export type Shortcut = { key: string; ctrl?: boolean; shift?: boolean };
@@ -23,6 +23,7 @@ export const ACTIONS: readonly Action[] = [
   { id: "pick-file", title: "Pick a file", shortcuts: [{ key: "p", ctrl: true }] },
   { id: "focus-input", title: "Focus the message box", shortcuts: [{ key: "l", ctrl: true }] },
   { id: "settings", title: "Settings", shortcuts: [{ key: ",", ctrl: true }] },
+  { id: "changes", title: "Changes in this conversation", shortcuts: [] },
   { id: "close-project", title: "Close project", shortcuts: [] },
   { id: "palette", title: "Command palette", shortcuts: [{ key: "k", ctrl: true }, { key: "p", ctrl: true, shift: true }] },
 ];
