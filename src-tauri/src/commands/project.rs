@@ -7,8 +7,11 @@ use corral_tools::Error;
 use std::path::PathBuf;
 use tauri::{AppHandle, Manager, Runtime, State};
 
+/// Opens a project (async: its watcher's walk, its MCP servers' secrets
+/// from the keychain and the previous project's commands stopping are
+/// never the window thread's work).
 #[tauri::command(rename_all = "snake_case")]
-pub fn open_project<R: Runtime>(
+pub async fn open_project<R: Runtime>(
     app: AppHandle<R>,
     state: State<'_, AppState>,
     path: String,
@@ -44,10 +47,15 @@ pub async fn pick_project<R: Runtime>(
     Ok(Some(info))
 }
 
+/// Closes the project (async: its commands get up to 3 s to stop).
 #[tauri::command(rename_all = "snake_case")]
-pub fn close_project<R: Runtime>(app: AppHandle<R>, state: State<'_, AppState>) {
+pub async fn close_project<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+) -> Result<(), Error> {
     state.close_project();
     set_title(&app, None);
+    Ok(())
 }
 
 #[tauri::command(rename_all = "snake_case")]
