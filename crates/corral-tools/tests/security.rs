@@ -311,31 +311,35 @@ fn hard_link_to_outside_file_is_never_written_through() {
 
 #[test]
 fn swapping_a_folder_for_a_symlink_during_writes_never_writes_outside() {
+    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
     let p = Project::new();
     std::fs::create_dir(p.path("sub")).unwrap();
     let before = p.outside_snapshot();
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let swaps = std::sync::Arc::new(AtomicU32::new(0));
     let swapper = {
         let sub = p.path("sub");
         let parked = p.path("sub-real");
         let target = p.tmp.path().join("outside");
-        let stop = stop.clone();
+        let (stop, swaps) = (stop.clone(), swaps.clone());
         std::thread::spawn(move || {
-            let mut swaps = 0u32;
-            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            while !stop.load(Ordering::Relaxed) {
                 // Folder -> symlink out -> folder, as fast as possible.
                 if std::fs::rename(&sub, &parked).is_ok() {
                     let _ = symlink(&target, &sub);
                     let _ = std::fs::remove_file(&sub);
                     let _ = std::fs::rename(&parked, &sub);
-                    swaps += 1;
+                    swaps.fetch_add(1, Ordering::Relaxed);
                 }
             }
-            swaps
         })
     };
+    // Writes go on until the swapper has raced them many times (a loaded
+    // machine may give it little time), or for 60 s at most.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let mut written = 0;
-    for i in 0..3000 {
+    let mut i = 0;
+    while (i < 3000 || swaps.load(Ordering::Relaxed) < 200) && std::time::Instant::now() < until {
         if p.call(
             "write_file",
             json!({"path": format!("sub/f{i}.txt"), "content": "x"}),
@@ -344,10 +348,12 @@ fn swapping_a_folder_for_a_symlink_during_writes_never_writes_outside() {
         {
             written += 1;
         }
+        i += 1;
     }
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    let swaps = swapper.join().unwrap();
-    assert!(swaps > 10, "the race did not run ({swaps} swaps)");
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+    let swaps = swaps.load(Ordering::Relaxed);
+    assert!(swaps > 10, "the race did not run ({swaps} swaps in 60 s)");
     assert_eq!(
         p.outside_snapshot(),
         before,
