@@ -121,3 +121,46 @@ test("settings", { timeout: 60_000 }, async (t) => {
     await shot(app, "settings");
   });
 });
+
+test("the workspace: the file picker, the viewer, the command palette, the changes", { timeout: 150_000 }, async (t) => {
+  const CONTROL = "\uE009";
+  const ctrl = async (session, key) => {
+    const actions = [
+      { type: "keyDown", value: CONTROL },
+      { type: "keyDown", value: key },
+      { type: "keyUp", value: key },
+      { type: "keyUp", value: CONTROL },
+    ];
+    await session.cmd("POST", "/actions", { actions: [{ type: "key", id: "keyboard", actions }] });
+    await session.cmd("DELETE", "/actions");
+  };
+  const script = [openai.toolCalls([EDIT]), openai.text("`greet` can now shout.")];
+  await withApp(t, { script, fixture: "greeter" }, async (app) => {
+    await app.send("Let greet shout.");
+    await app.waitFor(`${tid("approval")} [data-armed="true"]`, { what: "the approval" });
+    await app.answer("approve-once");
+    await app.waitForAny(tid("message-assistant"), (e) => e.text.includes("shout"), { what: "the reply" });
+
+    await app.type(tid("chat-input"), "Explain @src/gr");
+    await app.waitFor(`${tid("file-option")}[aria-selected="true"]`, { what: "the picker" });
+    await shot(app, "picker");
+    await app.session.keys("\uE00C");
+    await app.waitGone(tid("file-picker"));
+
+    await app.click(`${tid("tree-file")}[data-path$="README.md"]`);
+    await app.waitFor(tid("file-viewer-code"), { what: "the viewer" });
+    await shot(app, "viewer");
+    await app.click(tid("file-viewer-close"));
+    await app.waitGone(tid("file-viewer"));
+
+    await ctrl(app.session, "k");
+    await app.waitFor(tid("command-palette"), { what: "the palette" });
+    await shot(app, "palette");
+    await app.session.keys("\uE00C");
+    await app.waitGone(tid("command-palette"));
+
+    await app.click(tid("show-changes"));
+    await app.waitFor(tid("change"), { what: "the changes" });
+    await shot(app, "changes");
+  });
+});
