@@ -2,6 +2,7 @@
 // palette and shortcuts, and the file viewer of the tree.
 import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import { describe, expect, it, vi } from "vitest";
+import { appendMention, DRAGGED_PATH } from "../lib/mentions";
 import type { ReadFileOutput } from "../lib/types";
 import Composer from "./Composer.svelte";
 import FileViewer from "./FileViewer.svelte";
@@ -172,5 +173,40 @@ describe("file viewer", () => {
     });
     render(FileViewer, { path: "logo.png", read, onClose: () => {} });
     expect((await screen.findByTestId("file-viewer-error")).textContent).toContain("not_text");
+    expect(screen.queryByTestId("file-viewer-changed")).toBeNull();
+  });
+
+  it("says when the conversation changed the file", async () => {
+    render(FileViewer, { path: "a.txt", read: async (p: string) => out(p, "x\n"), onClose: () => {}, changed: true });
+    expect((await screen.findByTestId("file-viewer-changed")).textContent).toBe("changed in this conversation");
+  });
+});
+
+describe("a file dragged from the tree", () => {
+  it("dropped on the message box is mentioned and attached like a picked one", async () => {
+    const { sent, read, input } = composer();
+    await type(input, "what is");
+    const dataTransfer = { types: [DRAGGED_PATH], getData: (type: string) => (type === DRAGGED_PATH ? "src/greet.js" : "") };
+    const over = new Event("dragover", { bubbles: true, cancelable: true });
+    Object.assign(over, { dataTransfer });
+    input.dispatchEvent(over);
+    expect(over.defaultPrevented).toBe(true);
+    await fireEvent.drop(input, { dataTransfer });
+    expect(input.value).toBe("what is @src/greet.js ");
+    expect(screen.getByTestId("mention-chip").textContent).toContain("src/greet.js");
+    await fireEvent.keyDown(input, { key: "Enter" });
+    await waitFor(() => expect(sent).toHaveLength(1));
+    expect(read).toHaveBeenCalledWith("src/greet.js");
+    expect(sent[0]).toContain("Attached file src/greet.js:");
+  });
+
+  it("anything else dropped is left to the box", async () => {
+    const { input } = composer();
+    const other = new Event("dragover", { bubbles: true, cancelable: true });
+    Object.assign(other, { dataTransfer: { types: ["text/plain"], getData: () => "hello" } });
+    input.dispatchEvent(other);
+    expect(other.defaultPrevented).toBe(false);
+    expect(appendMention("a", "b.txt")).toBe("a @b.txt ");
+    expect(appendMention("", "b.txt")).toBe("@b.txt ");
   });
 });

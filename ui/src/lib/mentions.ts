@@ -17,6 +17,15 @@ export function insertMention(text: string, start: number, caret: number, path: 
   return { text: text.slice(0, start) + token + rest, caret: start + token.length };
 }
 
+/** The type a file dragged from the tree carries its path under. */
+export const DRAGGED_PATH = "application/x-corral-path";
+
+/** `@path ` added at the end of `text` (a file dropped on the box), with a space before it when needed. */
+export function appendMention(text: string, path: string): string {
+  const space = text === "" || /\s$/.test(text) ? "" : " ";
+  return `${text}${space}@${path} `;
+}
+
 /** Which of `picked` the text still mentions as `@path`, in the order picked, once each. */
 export function mentionedIn(text: string, picked: readonly string[]): string[] {
   const tokens = new Set([...text.matchAll(/(?:^|\s)@(\S+)/g)].map((m) => m[1].replace(/[.,;:!?)]+$/, "")));
