@@ -179,6 +179,16 @@ impl Store {
                 return Err(Error::invalid_input("a timeout of 0 s lets no call run"));
             }
         }
+        // A server removed, or a variable it no longer has, takes its value
+        // with it: a later server of the same name must not inherit it.
+        for before in self.mcp_servers() {
+            let now = settings.servers.iter().find(|s| s.name == before.name);
+            for var in &before.env {
+                if !now.is_some_and(|s| s.env.contains(var)) {
+                    self.set_mcp_secret(&before.name, var, "")?;
+                }
+            }
+        }
         for (server, vars) in &settings.secrets {
             for (var, value) in vars {
                 self.set_mcp_secret(server, var, value)?;
@@ -244,7 +254,61 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use super::is_valid_server_name;
+    use super::*;
+
+    fn server(name: &str, env: &[&str]) -> McpServerConfig {
+        McpServerConfig {
+            name: name.into(),
+            command: "srv".into(),
+            url: None,
+            args: Vec::new(),
+            env: env.iter().map(|v| v.to_string()).collect(),
+            network: false,
+            in_project: false,
+            trusted: false,
+            read_only_tools: Vec::new(),
+            timeout_secs: None,
+        }
+    }
+
+    #[test]
+    fn a_removed_server_or_variable_takes_its_secret_with_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::without_keychain(tmp.path().join("config"), tmp.path().join("data"));
+        let secrets = BTreeMap::from([(
+            "gh".to_string(),
+            BTreeMap::from([
+                ("TOKEN".to_string(), "one".to_string()),
+                ("OTHER".to_string(), "two".to_string()),
+            ]),
+        )]);
+        store
+            .save_mcp_settings(McpSettings {
+                servers: vec![server("gh", &["TOKEN", "OTHER"])],
+                secrets,
+            })
+            .unwrap();
+        assert_eq!(store.mcp_secret("gh", "TOKEN").as_deref(), Some("one"));
+        // OTHER dropped from the server: its value goes.
+        store
+            .save_mcp_settings(McpSettings {
+                servers: vec![server("gh", &["TOKEN"])],
+                secrets: BTreeMap::new(),
+            })
+            .unwrap();
+        assert_eq!(store.mcp_secret("gh", "OTHER"), None);
+        assert_eq!(store.mcp_secret("gh", "TOKEN").as_deref(), Some("one"));
+        // The server removed, then one of the same name added: no token.
+        store.save_mcp_settings(McpSettings::default()).unwrap();
+        store
+            .save_mcp_settings(McpSettings {
+                servers: vec![server("gh", &["TOKEN"])],
+                secrets: BTreeMap::new(),
+            })
+            .unwrap();
+        assert_eq!(store.mcp_secret("gh", "TOKEN"), None);
+        assert!(store.mcp_settings().secrets_set.is_empty());
+    }
 
     #[test]
     fn a_server_name_splits_back_out_of_its_tool_names() {
