@@ -40,7 +40,9 @@ async function allGone(app) {
 }
 
 test("SIGTERM to the app stops a running command and its children", { timeout: 120_000 }, async (t) => {
-  const script = [openai.toolCalls([{ name: "exec_shell", input: quietCommand({ withChild: true }) }])];
+  // The app may tell the model the command was stopped before it exits:
+  // that request gets an answer too (the test is about the processes).
+  const script = [openai.toolCalls([{ name: "exec_shell", input: quietCommand({ withChild: true }) }]), openai.text("Stopped.")];
   await withApp(t, { script, mode: "full_auto" }, async (app) => {
     await startCommand(app, 2);
     const main = appProcesses(app).filter((p) => p.split(" ")[1] === APP_BINARY);
@@ -52,7 +54,7 @@ test("SIGTERM to the app stops a running command and its children", { timeout: 1
 });
 
 test("closing the window ends the app, its WebKit processes and a running command", { timeout: 120_000 }, async (t) => {
-  const script = [openai.toolCalls([{ name: "exec_shell", input: quietCommand({ withChild: false }) }])];
+  const script = [openai.toolCalls([{ name: "exec_shell", input: quietCommand({ withChild: false }) }]), openai.text("Stopped.")];
   await withApp(t, { script, mode: "full_auto" }, async (app) => {
     await startCommand(app, 1);
     assert.ok(appProcesses(app).length >= 3, `the app and its WebKit processes: ${appProcesses(app).join("; ")}`);
