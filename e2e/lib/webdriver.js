@@ -12,7 +12,19 @@ export function elementRef(id) {
 }
 
 /** Keys for `sendKeys` (W3C WebDriver key codes). */
-export const Keys = { ENTER: "\uE007", ESCAPE: "\uE00C", SHIFT: "\uE008", TAB: "\uE004" };
+export const Keys = { ENTER: "\uE007", ESCAPE: "\uE00C", SHIFT: "\uE008", TAB: "\uE004", CONTROL: "\uE009" };
+
+/** Ctrl+KEY, held as a user holds it (W3C actions), to whatever has the focus. */
+export async function pressCtrl(session, key) {
+  const actions = [
+    { type: "keyDown", value: Keys.CONTROL },
+    { type: "keyDown", value: key },
+    { type: "keyUp", value: key },
+    { type: "keyUp", value: Keys.CONTROL },
+  ];
+  await session.cmd("POST", "/actions", { actions: [{ type: "key", id: "keyboard", actions }] });
+  await session.cmd("DELETE", "/actions");
+}
 
 /** A WebDriver error response, with the command that caused it. */
 export class WebDriverError extends Error {

@@ -7,22 +7,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { tid, withApp } from "../lib/app.js";
-import { Keys } from "../lib/webdriver.js";
+import { Keys, pressCtrl } from "../lib/webdriver.js";
 import { openai } from "../lib/wire.js";
 
-const CONTROL = "\uE009";
-
-/** Ctrl+KEY, held as a user holds it (W3C actions). */
-async function ctrl(session, key) {
-  const actions = [
-    { type: "keyDown", value: CONTROL },
-    { type: "keyDown", value: key },
-    { type: "keyUp", value: key },
-    { type: "keyUp", value: CONTROL },
-  ];
-  await session.cmd("POST", "/actions", { actions: [{ type: "key", id: "keyboard", actions }] });
-  await session.cmd("DELETE", "/actions");
-}
 
 /** The serious or critical violations of the view, each with where it is ("" when none). */
 async function violations(app, view) {
@@ -87,7 +74,7 @@ test("the project's views have no serious accessibility violations", { timeout: 
     await app.session.keys(Keys.ESCAPE);
     await app.waitGone(tid("model-menu"));
 
-    await ctrl(app.session, "k");
+    await pressCtrl(app.session, "k");
     await app.waitFor(tid("command-palette"), { what: "the command palette" });
     found.push(await violations(app, "command-palette"));
     report(found);

@@ -10,22 +10,9 @@ import path from "node:path";
 import { test } from "node:test";
 import { tid, withApp } from "../lib/app.js";
 import { dialogue } from "../lib/requests.js";
-import { Keys } from "../lib/webdriver.js";
+import { Keys, pressCtrl } from "../lib/webdriver.js";
 import { openai } from "../lib/wire.js";
 
-const CONTROL = "\uE009";
-
-/** Ctrl+KEY, held as a user holds it (W3C actions), to whatever has the focus. */
-async function ctrl(session, key) {
-  const actions = [
-    { type: "keyDown", value: CONTROL },
-    { type: "keyDown", value: key },
-    { type: "keyUp", value: key },
-    { type: "keyUp", value: CONTROL },
-  ];
-  await session.cmd("POST", "/actions", { actions: [{ type: "key", id: "keyboard", actions }] });
-  await session.cmd("DELETE", "/actions");
-}
 
 test("workspace: @-mention attaches a file, the tree's viewer, the command palette", { timeout: 150_000 }, async (t) => {
   const script = [openai.text("It returns a greeting for the name.")];
@@ -72,7 +59,7 @@ test("workspace: @-mention attaches a file, the tree's viewer, the command palet
 
     // Ctrl+K, "new", Enter: a new conversation.
     await app.waitFor(`${tid("conversation-item")}[data-entries="2"]`, { what: "the first conversation stored" });
-    await ctrl(app.session, "k");
+    await pressCtrl(app.session, "k");
     await app.waitFor(tid("command-palette"), { what: "the command palette" });
     await app.screenshot("palette");
     await app.session.keys("new");

@@ -8,6 +8,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { tid, withApp } from "../lib/app.js";
+import { pressCtrl } from "../lib/webdriver.js";
 import { openai } from "../lib/wire.js";
 
 const OUT =
@@ -123,17 +124,6 @@ test("settings", { timeout: 60_000 }, async (t) => {
 });
 
 test("the workspace: the file picker, the viewer, the command palette, the changes", { timeout: 150_000 }, async (t) => {
-  const CONTROL = "\uE009";
-  const ctrl = async (session, key) => {
-    const actions = [
-      { type: "keyDown", value: CONTROL },
-      { type: "keyDown", value: key },
-      { type: "keyUp", value: key },
-      { type: "keyUp", value: CONTROL },
-    ];
-    await session.cmd("POST", "/actions", { actions: [{ type: "key", id: "keyboard", actions }] });
-    await session.cmd("DELETE", "/actions");
-  };
   const script = [openai.toolCalls([EDIT]), openai.text("`greet` can now shout.")];
   await withApp(t, { script, fixture: "greeter" }, async (app) => {
     await app.send("Let greet shout.");
@@ -153,7 +143,7 @@ test("the workspace: the file picker, the viewer, the command palette, the chang
     await app.click(tid("file-viewer-close"));
     await app.waitGone(tid("file-viewer"));
 
-    await ctrl(app.session, "k");
+    await pressCtrl(app.session, "k");
     await app.waitFor(tid("command-palette"), { what: "the palette" });
     await shot(app, "palette");
     await app.session.keys("\uE00C");
