@@ -8,7 +8,7 @@ runs=${1:-5}
 scripts/setup.sh >/dev/null
 (cd ui && npm run build --silent >/dev/null)
 cargo build --release -p corral --quiet
-app=$PWD/target/release/corral
+app=${CARGO_TARGET_DIR:-$PWD/target}/release/corral
 project=$(mktemp -d)
 home=$(mktemp -d)
 echo 'fn main() {}' > "$project/main.rs"
