@@ -3,7 +3,8 @@
 // usage the server reports), trimming of large old tool results, and the
 // compaction boundary: the older part of the transcript becomes a summary
 // the model writes, never cut between a tool call and its result.
-import type { LlmRequest, Message, ToolResultBlock } from "../types";
+import type { LlmRequest, Message, TextBlock, ToolResultBlock } from "../types";
+import { FOLDER_INSTRUCTIONS_PREFIX } from "./instructions";
 
 /** Compaction starts when the next request would use this share of the window. */
 export const COMPACT_AT = 0.8;
@@ -162,13 +163,31 @@ export function summaryRequest(older: Message[], window: number, charsPerToken: 
 
 export const SUMMARY_HEADER = "[Summary of the earlier part of this conversation, written when it was compacted]";
 
-/** The transcript with `messages[0..boundary)` replaced by the summary. */
+/**
+ * The transcript with `messages[0..boundary)` replaced by the summary. The
+ * folders' instructions sent in that part are carried over word for word
+ * after the summary: a folder's file is read once per conversation, so a
+ * summary that paraphrased it (or left it out) would lose it for good.
+ */
 export function withSummary(messages: Message[], boundary: number, summary: string): Message[] {
-  const note = { type: "text" as const, text: `${SUMMARY_HEADER}\n\n${summary}` };
+  const note: TextBlock = { type: "text", text: `${SUMMARY_HEADER}\n\n${summary}` };
+  const carried = folderInstructionBlocks(messages.slice(0, boundary));
   const kept = messages.slice(boundary);
   const first = kept[0];
-  if (first?.role === "user") return [{ role: "user", content: [note, ...first.content] }, ...kept.slice(1)];
-  return [{ role: "user", content: [note] }, ...kept];
+  if (first?.role === "user") return [{ role: "user", content: [note, ...carried, ...first.content] }, ...kept.slice(1)];
+  return [{ role: "user", content: [note, ...carried] }, ...kept];
+}
+
+/** The folders' instruction blocks in `messages`, each once, in order. */
+export function folderInstructionBlocks(messages: Message[]): TextBlock[] {
+  const blocks = new Map<string, TextBlock>();
+  for (const message of messages) {
+    if (message.role !== "user") continue;
+    for (const block of message.content) {
+      if (block.type === "text" && block.text.startsWith(FOLDER_INSTRUCTIONS_PREFIX)) blocks.set(block.text, block);
+    }
+  }
+  return [...blocks.values()];
 }
 
 /** Whether a server error says the request did not fit the context window. */

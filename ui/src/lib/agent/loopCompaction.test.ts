@@ -1,0 +1,117 @@
+// What compaction keeps: the project's instructions (the root's in the
+// system prompt, the folders' beside the summary), the full original in
+// the history, and the Compact button's one summary used by the next request.
+import { describe, expect, it } from "vitest";
+import { assertConsistent, callTools, fakeIpc, say, type Turn, use } from "../../test/fakeIpc";
+import type { LlmRequest, Message, NewEntry } from "../types";
+import { SUMMARY_HEADER } from "./context";
+import { type InstructionSource, NO_INSTRUCTIONS } from "./instructions";
+import { AgentLoop } from "./loop";
+
+const isSummaryRequest = (r: LlmRequest) => r.tools.length === 0 && r.system.includes("compact");
+
+/** A loop whose model plays `turns` for work and answers every summary request with `summary`. */
+function setup(turns: Turn[], window: number, instructions: InstructionSource = NO_INSTRUCTIONS, summary = "Read files; nothing changed.") {
+  const fake = fakeIpc([]);
+  fake.ipc.modelInfo.mockResolvedValue({ context_window: window, source: "server" });
+  const script = [...turns];
+  fake.ipc.llmStream.mockImplementation(async (runId, request, onEvent) => {
+    fake.requests.push(structuredClone(request));
+    const turn = isSummaryRequest(request) ? say(summary) : script.shift();
+    if (!turn) throw new Error("the test scripted no more turns");
+    await turn(onEvent, { runId, cancelled: new Promise(() => undefined) });
+    return null;
+  });
+  const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, scheduleFrame: (run) => run(), instructions });
+  const work = () => fake.requests.filter((r) => !isSummaryRequest(r));
+  const summaries = () => fake.requests.filter(isSummaryRequest);
+  return { ...fake, loop, work, summaries };
+}
+
+/** Reads of `count` files of 900 characters each, then "done". */
+function reads(count: number, first?: string): Turn[] {
+  const paths = Array.from({ length: count }, (_, i) => (i === 0 && first ? first : `f${i}.txt`));
+  return [...paths.map((path) => callTools(use("read_file", { path }))), say("done")];
+}
+
+const ROOT: InstructionSource = {
+  root: async () => ({ path: "AGENTS.md", text: "Use tabs, never spaces.", bytes: 23, cut: false, notice: "Instructions: AGENTS.md (23 B)" }),
+  folder: async () => [],
+};
+
+describe("compaction keeps the project's instructions", () => {
+  it("carries a folder's AGENTS.md, read once, word for word past every compaction", async () => {
+    const lookedFor: string[] = [];
+    const folders: InstructionSource = {
+      root: async () => null,
+      folder: async (_ipc, path, seen) => {
+        if (!path.startsWith("pkg/") || seen.has("pkg")) return [];
+        seen.add("pkg");
+        lookedFor.push("pkg/AGENTS.md");
+        return [{ path: "pkg/AGENTS.md", text: "Run go vet before tests.", bytes: 24, cut: false, notice: "Instructions: pkg/AGENTS.md (24 B)" }];
+      },
+    };
+    const t = setup(reads(16, "pkg/main.go"), 2_000, folders);
+    t.ipc.callTool.mockImplementation(async (_name, input) => ({ path: input.path, content: "x".repeat(900) }));
+    await t.loop.send("read every file");
+    expect(t.work()).toHaveLength(17);
+    // Compacted more than once: the second summary took in the first, and the block still went on.
+    expect(t.summaries().length).toBeGreaterThanOrEqual(2);
+    expect(lookedFor).toEqual(["pkg/AGENTS.md"]);
+    for (const request of t.work().slice(1)) {
+      const sent = JSON.stringify(request.messages);
+      expect(sent).toContain("Instructions from pkg/AGENTS.md");
+      expect(sent).toContain("Run go vet before tests.");
+      // Once, not once per compaction.
+      expect(sent.split("Run go vet before tests.")).toHaveLength(2);
+      assertConsistent(request.messages);
+    }
+  });
+
+  it("keeps the root's instructions in the system prompt of the requests after a compaction", async () => {
+    const t = setup(reads(12), 2_000, ROOT);
+    t.ipc.callTool.mockImplementation(async (_name, input) => ({ path: input.path, content: "x".repeat(900) }));
+    await t.loop.send("read every file");
+    const after = t.work().filter((r) => JSON.stringify(r.messages[0]).includes(SUMMARY_HEADER));
+    expect(after.length).toBeGreaterThan(0);
+    for (const request of after) expect(request.system).toContain("Use tabs, never spaces.");
+  });
+});
+
+describe("compaction and the history", () => {
+  it("stores the original messages, never the summary in their place", async () => {
+    const t = setup(reads(12), 2_000);
+    t.ipc.callTool.mockImplementation(async (_name, input) => ({ path: input.path, content: `${String(input.path)}:${"x".repeat(900)}` }));
+    await t.loop.send("read every file");
+    expect(t.summaries().length).toBeGreaterThanOrEqual(1);
+    const stored = t.ipc.appendEntry.mock.calls.flatMap(([, entry]: [unknown, NewEntry]) => (entry.message ? [entry.message as Message] : []));
+    const text = JSON.stringify(stored);
+    expect(text).not.toContain(SUMMARY_HEADER);
+    // Every result whole, the first ones (summarized for the model) too.
+    for (let i = 0; i < 12; i++) expect(text).toContain(`f${i}.txt:${"x".repeat(900)}`);
+    expect(stored[0]).toEqual({ role: "user", content: [{ type: "text", text: "read every file" }] });
+    expect(stored).toHaveLength(1 + 12 * 2 + 1);
+  });
+});
+
+describe("the Compact button", () => {
+  it("asks for one summary, and the next request starts with it", async () => {
+    // A big window: nothing compacts by itself.
+    const t = setup([...reads(4), say("sure")], 131_072, NO_INSTRUCTIONS, "The user had four files read.");
+    await t.loop.send("read four files");
+    expect(t.summaries()).toHaveLength(0);
+    await t.loop.compact();
+    expect(t.summaries()).toHaveLength(1);
+    expect(t.loop.state.get().busy).toBe(false);
+    await t.loop.send("and now?");
+    expect(t.summaries()).toHaveLength(1);
+    const next = t.work().at(-1)!;
+    const first = JSON.stringify(next.messages[0]);
+    expect(first).toContain(SUMMARY_HEADER);
+    expect(first).toContain("The user had four files read.");
+    // Forced: the summary, then the last call, its result and the reply of the ten messages; then the new one.
+    expect(next.messages).toHaveLength(5);
+    expect(JSON.stringify(next.messages.at(-1))).toContain("and now?");
+    assertConsistent(next.messages);
+  });
+});
