@@ -381,15 +381,30 @@ fn one_path_is_restored_alone() {
     let plan = f.store.diff(&f.root, &cp.id, Some("a.txt")).unwrap();
     assert_eq!(plan.changes.len(), 1);
     assert_eq!(plan.changes[0].path, "a.txt");
-    f.store.restore(&f.root, &cp.id, Some("a.txt")).unwrap();
+    let one = f.store.restore(&f.root, &cp.id, Some("a.txt")).unwrap();
     assert_eq!(std::fs::read(f.path("a.txt")).unwrap(), b"a1\n");
+    assert_eq!(std::fs::read(f.path("b.txt")).unwrap(), b"b2\n");
+    assert_eq!(one.path.as_deref(), Some("a.txt"));
+    assert_eq!(one.changes.len(), 1);
+
+    // The restore of one path is undone like a whole one: its undo
+    // checkpoint has the project as it was just before.
+    f.write("b.txt", "b3\n");
+    let undone = f.store.restore(&f.root, &one.undo, Some("a.txt")).unwrap();
+    assert_eq!(std::fs::read(f.path("a.txt")).unwrap(), b"a2\n");
+    assert_eq!(std::fs::read(f.path("b.txt")).unwrap(), b"b3\n");
+    f.store.restore(&f.root, &undone.undo, None).unwrap();
+    assert_eq!(std::fs::read(f.path("a.txt")).unwrap(), b"a1\n");
+    assert_eq!(std::fs::read(f.path("b.txt")).unwrap(), b"b3\n");
+    f.store.restore(&f.root, &one.undo, None).unwrap();
+    assert_eq!(std::fs::read(f.path("a.txt")).unwrap(), b"a2\n");
     assert_eq!(std::fs::read(f.path("b.txt")).unwrap(), b"b2\n");
 
     // A file inside a removed folder: the folder comes back with it only.
     f.store.restore(&f.root, &cp.id, Some("dir/x.txt")).unwrap();
     assert_eq!(std::fs::read(f.path("dir/x.txt")).unwrap(), b"x1\n");
     assert!(!f.path("dir/y.txt").exists());
-    assert_eq!(f.list().iter().filter(|c| c.tool == "restore").count(), 2);
+    assert_eq!(f.list().iter().filter(|c| c.tool == "restore").count(), 5);
 
     for bad in ["../x", ".git/config", "/etc/passwd"] {
         assert!(

@@ -107,6 +107,37 @@ describe("RestoreDialog", () => {
     await waitFor(() => expect(ipc.restoreCheckpoint).toHaveBeenLastCalledWith("9"));
   });
 
+  it("restores one file alone from the list, shows what is left, and undoes that one restore", async () => {
+    const one: Restored = { restored: "1", path: "a.txt", undo: "7", counts: { added: 0, modified: 1, removed: 0 }, changes: [plan.changes[0]], skipped: [] };
+    const rest: Comparison = { ...plan, counts: { added: 1, modified: 0, removed: 1 }, changes: plan.changes.slice(1) };
+    const { ipc, onRestored, onClose } = open();
+    ipc.restoreCheckpoint.mockResolvedValueOnce(one).mockResolvedValueOnce({ ...one, restored: "7", undo: "8" });
+    await waitFor(() => expect(screen.getAllByTestId("restore-file")).toHaveLength(3));
+    expect(screen.getAllByTestId("restore-file").map((b) => b.textContent)).toEqual(["Restore this file", "Restore this file", "Restore this file"]);
+    ipc.checkpointDiff.mockResolvedValueOnce(rest);
+    await fireEvent.click(screen.getAllByTestId("restore-file")[0]);
+    await waitFor(() => expect(screen.getAllByTestId("change")).toHaveLength(2));
+    expect(ipc.restoreCheckpoint).toHaveBeenCalledWith("1", "a.txt");
+    expect(onRestored).toHaveBeenCalledWith(one);
+    expect(ipc.checkpointDiff).toHaveBeenCalledTimes(2);
+    expect(screen.getByTestId("restore-file-done").textContent).toContain("Restored a.txt to before this message (1 file changed back); the rest of the project is as it was.");
+    expect(screen.getByTestId("restore-counts").textContent).toContain("Restoring: 1 brought back, 1 removed.");
+    expect(onClose).not.toHaveBeenCalled();
+    // Its undo puts that path back from the checkpoint taken just before.
+    ipc.checkpointDiff.mockResolvedValueOnce(plan);
+    await fireEvent.click(screen.getByTestId("restore-file-undo"));
+    await waitFor(() => expect(screen.getByTestId("restore-file-done").textContent).toContain("a.txt is back as it was before it was restored."));
+    expect(ipc.restoreCheckpoint).toHaveBeenLastCalledWith("7", "a.txt");
+    await waitFor(() => expect(screen.getAllByTestId("change")).toHaveLength(3));
+  });
+
+  it("offers no single restore for a file too large to keep, and names a folder a folder", async () => {
+    const big: Comparison = { ...plan, changes: [change("video.mp4", "added", { too_large: true }), change("empty", "removed", { kind: "dir" })] };
+    open({ ipc: { checkpointDiff: vi.fn(async () => big), restoreCheckpoint: vi.fn() } });
+    await waitFor(() => expect(screen.getAllByTestId("change")).toHaveLength(2));
+    expect(screen.getAllByTestId("restore-file").map((b) => b.textContent)).toEqual(["Restore this folder"]);
+  });
+
   it("opens on a turn's summary and restores only after the preview; the conversation rewinds only when asked", async () => {
     const onRewind = vi.fn();
     const summary: Comparison = { ...plan, from: "1", to: "current" };
