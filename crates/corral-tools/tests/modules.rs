@@ -1,13 +1,23 @@
 //! No module imports one that imports it back, in any crate of the
-//! workspace: each crate's top-level modules form a graph without cycles,
-//! read from the `crate::<module>` paths in their sources.
+//! workspace: at every level (a crate's top-level modules, the submodules
+//! of `store` or `shell`, ...) the modules under one parent form a graph
+//! without cycles, read from the `crate::` and `super::` paths in their
+//! sources. A file that names a module elsewhere is an edge between the two
+//! siblings that contain them: `store::history` naming
+//! `crate::store::markdown::render` is the edge `store::history` ->
+//! `store::markdown`; `shell::process` naming `crate::policy` is `shell` ->
+//! `policy`. A module naming its own parent or child is no edge.
 
 #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+/// Module (`a::b`) -> the sibling modules it names.
 type Graph = BTreeMap<String, BTreeSet<String>>;
+
+/// A module's path from the crate root: `["store", "history"]`.
+type ModulePath = Vec<String>;
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -20,40 +30,151 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The top-level modules of the crate whose sources are in `src`, and the
-/// modules each one names through `crate::`.
+/// The module a source file is: `store/history.rs` and `store/history/mod.rs`
+/// are `store::history`; `lib.rs` and `main.rs` are the root.
+fn module_of(src: &Path, file: &Path) -> ModulePath {
+    let mut parts: ModulePath = file
+        .strip_prefix(src)
+        .unwrap()
+        .with_extension("")
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts.len() == 1 && (parts[0] == "lib" || parts[0] == "main") {
+        parts.clear();
+    }
+    if parts.last().is_some_and(|last| last == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+fn skip_space(text: &[char], mut at: usize) -> usize {
+    while at < text.len() && text[at].is_whitespace() {
+        at += 1;
+    }
+    at
+}
+
+/// Reads the path at `at` (after `crate::` or `super::`), appending each
+/// full path it names to `out`: `a::b::{c, d::e}` names `base::a::b::c` and
+/// `base::a::b::d::e`. Returns where the path ends.
+fn read_path(
+    text: &[char],
+    mut at: usize,
+    mut base: ModulePath,
+    out: &mut Vec<ModulePath>,
+) -> usize {
+    loop {
+        at = skip_space(text, at);
+        if text.get(at) == Some(&'{') {
+            at += 1;
+            loop {
+                at = skip_space(text, at);
+                match text.get(at) {
+                    None => return at,
+                    Some('}') => return at + 1,
+                    Some(_) => {}
+                }
+                at = read_path(text, at, base.clone(), out);
+                // Past `as Alias` to the next item.
+                while at < text.len() && text[at] != ',' && text[at] != '}' {
+                    at += 1;
+                }
+                if text.get(at) == Some(&',') {
+                    at += 1;
+                }
+            }
+        }
+        let word: String = text[at..].iter().take_while(|c| is_word(**c)).collect();
+        if word.is_empty() {
+            out.push(base);
+            return at;
+        }
+        at += word.chars().count();
+        base.push(word);
+        if text.get(at) == Some(&':') && text.get(at + 1) == Some(&':') {
+            at += 2;
+        } else {
+            out.push(base);
+            return at;
+        }
+    }
+}
+
+/// Every module path a file's code names through `crate::` or `super::`
+/// (comment lines left out).
+fn named_paths(text: &str, module: &[String]) -> Vec<ModulePath> {
+    let code: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let text: Vec<char> = code.chars().collect();
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < text.len() {
+        if at > 0 && is_word(text[at - 1]) {
+            at += 1;
+            continue;
+        }
+        let rest = |prefix: &str| {
+            text[at..]
+                .iter()
+                .take(prefix.len())
+                .copied()
+                .eq(prefix.chars())
+        };
+        if rest("crate::") {
+            at = read_path(&text, at + "crate::".len(), Vec::new(), &mut out);
+        } else if rest("super::") {
+            let mut base = module.to_vec();
+            while text[at..].iter().take(7).copied().eq("super::".chars()) {
+                base.pop();
+                at += "super::".len();
+            }
+            at = read_path(&text, at, base, &mut out);
+        } else {
+            at += 1;
+        }
+    }
+    out
+}
+
+/// For every level of the crate whose sources are in `src`, the modules
+/// under one parent and the siblings each one names.
 fn module_graph(src: &Path) -> Graph {
     let mut files = Vec::new();
     rust_files(src, &mut files);
-    let module_of = |file: &Path| {
-        let rel = file.strip_prefix(src).unwrap();
-        let first = rel
-            .components()
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy();
-        first.trim_end_matches(".rs").to_string()
-    };
-    let modules: BTreeSet<String> = files.iter().map(|f| module_of(f)).collect();
+    let modules: BTreeSet<ModulePath> = files.iter().map(|f| module_of(src, f)).collect();
     let mut graph = Graph::new();
     for file in &files {
-        let from = module_of(file);
-        if from == "lib" || from == "main" {
-            continue;
+        let from = module_of(src, file);
+        if !from.is_empty() {
+            graph.entry(from.join("::")).or_default();
         }
         let text = std::fs::read_to_string(file).unwrap();
-        let edges = graph.entry(from.clone()).or_default();
-        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
-            for (at, _) in line.match_indices("crate::") {
-                let name: String = line[at + "crate::".len()..]
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                if name != from && modules.contains(&name) {
-                    edges.insert(name);
-                }
+        for path in named_paths(&text, &from) {
+            // The module named: the longest prefix of the path that is one.
+            let Some(to) = (0..=path.len())
+                .rev()
+                .map(|n| &path[..n])
+                .find(|prefix| modules.contains(*prefix))
+            else {
+                continue;
+            };
+            let common = from.iter().zip(to).take_while(|(a, b)| a == b).count();
+            if common == from.len() || common == to.len() {
+                continue; // itself, its parent or its child
             }
+            graph
+                .entry(from[..=common].join("::"))
+                .or_default()
+                .insert(to[..=common].join("::"));
         }
     }
     graph
@@ -112,6 +233,67 @@ fn the_graph_is_read_from_the_sources() {
     let graph = module_graph(&workspace().join("crates/corral-tools/src"));
     assert!(graph["dispatch"].contains("policy"), "{graph:?}");
     assert!(graph["tools"].contains("tool"), "{graph:?}");
+    // `super::capture::{Capture, Captured}` and `super::sandbox::{self, ..}`.
+    assert!(
+        graph["shell::process"].contains("shell::capture"),
+        "{graph:?}"
+    );
+    assert!(
+        graph["shell::process"].contains("shell::sandbox"),
+        "{graph:?}"
+    );
+    // A submodule naming another crate-level module is its parent's edge.
+    assert!(graph["shell"].contains("policy"), "{graph:?}");
+    let app = module_graph(&workspace().join("src-tauri/src"));
+    assert!(app["store::history"].contains("store::markdown"), "{app:?}");
+}
+
+/// Writes `files` (path, text) under a fresh `src` folder.
+fn write_crate(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn a_cycle_between_sibling_submodules_is_found() {
+    let dir = write_crate(&[
+        ("lib.rs", "mod store;\nmod view;\n"),
+        (
+            "store/mod.rs",
+            "pub mod history;\npub mod markdown;\nuse history::X;\n",
+        ),
+        (
+            "store/history.rs",
+            "pub struct X;\nfn f() { crate::store::markdown::render(); }\n",
+        ),
+        (
+            "store/markdown.rs",
+            "use crate::store::{\n    history::X,\n};\npub fn render() {}\n",
+        ),
+        ("view.rs", "use crate::store::history::X;\n"),
+    ]);
+    let graph = module_graph(dir.path());
+    assert_eq!(
+        find_cycle(&graph).unwrap(),
+        ["store::history", "store::markdown", "store::history"],
+        "{graph:?}"
+    );
+    assert_eq!(graph["view"], BTreeSet::from(["store".to_string()]));
+
+    // The same through `super::`, and with the cycle broken.
+    let dir = write_crate(&[
+        ("store/mod.rs", "pub mod history;\npub mod markdown;\n"),
+        ("store/history.rs", "use super::markdown::render;\n"),
+        ("store/markdown.rs", "use super::{history as h};\n"),
+    ]);
+    assert!(find_cycle(&module_graph(dir.path())).is_some());
+    std::fs::write(dir.path().join("store/markdown.rs"), "use super::*;\n").unwrap();
+    assert_eq!(find_cycle(&module_graph(dir.path())), None);
 }
 
 #[test]

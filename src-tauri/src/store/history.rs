@@ -18,6 +18,7 @@
 //! `history.newer-SECS.db` (with its `-wal`), never overwritten; the app
 //! starts a new one and says so once (`take_notice`).
 
+use crate::store::markdown;
 use corral_llm::{Block, Message, Role};
 use corral_tools::{Error, ErrorCode};
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
@@ -660,7 +661,15 @@ impl History {
                 messages.push(message);
             }
         }
-        Ok(crate::store::markdown::render(&data.summary, &messages))
+        let summary = &data.summary;
+        let header = markdown::Header {
+            title: &summary.title,
+            project: &summary.project,
+            model: &summary.model,
+            input_tokens: summary.input_tokens,
+            output_tokens: summary.output_tokens,
+        };
+        Ok(markdown::render(&header, &messages))
     }
 
     /// Imports a conversation saved as JSON by an earlier Corral (`file`,

@@ -4,7 +4,6 @@
 //! message and hint), every block fenced so nothing in it is read as
 //! Markdown.
 
-use crate::store::history::ConversationSummary;
 use corral_llm::{Block, Message, Role};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -13,17 +12,33 @@ use std::fmt::Write;
 /// Longest tool result written whole; the rest is cut with a note.
 const RESULT_CHARS: usize = 100_000;
 
-pub fn render(summary: &ConversationSummary, messages: &[Message]) -> String {
+/// What the export says about the conversation above its messages. Its
+/// own type, filled in by `history`, so this module needs nothing of the
+/// store that calls it.
+#[derive(Debug, Clone, Copy)]
+pub struct Header<'a> {
+    /// Empty for a conversation without a title yet.
+    pub title: &'a str,
+    /// The project folder.
+    pub project: &'a str,
+    /// The model of the last reply; empty when none replied.
+    pub model: &'a str,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+}
+
+/// The conversation as Markdown: `summary` above, then each message.
+pub fn render(summary: &Header<'_>, messages: &[Message]) -> String {
     let mut out = String::new();
     let title = if summary.title.is_empty() {
         "Conversation"
     } else {
-        summary.title.as_str()
+        summary.title
     };
     let _ = writeln!(out, "# {}\n", one_line(title));
-    let _ = writeln!(out, "- Project: `{}`", one_line(&summary.project));
+    let _ = writeln!(out, "- Project: `{}`", one_line(summary.project));
     if !summary.model.is_empty() {
-        let _ = writeln!(out, "- Model: {}", one_line(&summary.model));
+        let _ = writeln!(out, "- Model: {}", one_line(summary.model));
     }
     let _ = writeln!(
         out,
@@ -176,19 +191,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn summary() -> ConversationSummary {
-        ConversationSummary {
-            id: "c".into(),
-            project: "/p/app".into(),
-            title: "Fix the build".into(),
-            first_line: "Fix the build".into(),
-            created_ms: 0,
-            updated_ms: 0,
-            model: "m1".into(),
+    fn summary() -> Header<'static> {
+        Header {
+            project: "/p/app",
+            title: "Fix the build",
+            model: "m1",
             input_tokens: 10,
             output_tokens: 20,
-            entries: 3,
-            forked_from: None,
         }
     }
 
