@@ -1,7 +1,8 @@
 //! Checkpoints: a snapshot of the project before every change the agent
 //! makes (a write, an edit, a delete, a command that is not read-only), so
 //! that any of them can be undone, and a restore that puts the whole
-//! project, or one path, back the way a snapshot has it.
+//! project, or one path, back the way a snapshot has it, or undoes one
+//! call alone (the paths it changed, and only those).
 //!
 //! The store is a folder of our own outside the project (the app's data
 //! folder, or `corral-cli --store`), one per project:
@@ -42,6 +43,7 @@ mod scan;
 mod tree;
 
 pub use compare::{ChangeCounts, ChangeStatus, EntryKind, FileChange};
+use restore::Scope;
 pub use restore::Skipped;
 
 use crate::error::{Error, ErrorCode, Result};
@@ -52,7 +54,7 @@ use object::{store_io, Hash};
 use scan::{Cache, Keep, Scan};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -152,6 +154,25 @@ pub struct Restored {
     pub skipped: Vec<Skipped>,
 }
 
+/// What undoing one call would do (`Store::call_undo_diff`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct CallUndo {
+    /// The checkpoint taken just before the call.
+    pub checkpoint: String,
+    /// Where the call's changes end: the next checkpoint, or `current` (no
+    /// checkpoint was taken after it).
+    pub until: String,
+    /// What the call changed (from `checkpoint` to `until`): what the undo
+    /// puts back, and nothing else.
+    pub paths: Vec<String>,
+    /// Of those, the ones changed again after `until` (by a later call or by
+    /// hand): the undo loses those later changes too.
+    pub changed_later: Vec<String>,
+    /// What the undo will change: the project as it is against the
+    /// checkpoint, for those paths only.
+    pub plan: Comparison,
+}
+
 /// A restore under way, written before the project is touched and removed
 /// after; one found at the next open is finished then.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -159,6 +180,20 @@ struct Journal {
     restore: String,
     path: Option<String>,
     undo: String,
+    /// An undo of one call: the checkpoint where its changes end (the
+    /// paths restored are those that differ from `restore` to it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    until: Option<String>,
+}
+
+/// Which part of the project a restore puts back.
+#[derive(Debug, Clone, Copy)]
+enum Part<'a> {
+    /// The whole project, or one path and what is beneath it.
+    Path(Option<&'a str>),
+    /// What changed from the restored checkpoint to checkpoint `until` (the
+    /// undo checkpoint itself when `None`: what changed up to now).
+    ChangedUntil(Option<&'a str>),
 }
 
 /// What a collection did.
@@ -327,11 +362,14 @@ impl Store {
     /// Rolls a half-done restore forward (undoable like any restore).
     fn finish(&self, root: &ProjectRoot, journal: &Journal) -> Result<()> {
         if self.record(&journal.restore).is_ok() {
-            let only = journal.path.as_deref();
+            let part = match &journal.until {
+                Some(until) => Part::ChangedUntil(Some(until)),
+                None => Part::Path(journal.path.as_deref()),
+            };
             self.restore_locked(
                 root,
                 &journal.restore,
-                only,
+                part,
                 "finishing an interrupted restore",
             )?;
         }
@@ -503,7 +541,7 @@ impl Store {
     pub fn diff(&self, root: &ProjectRoot, id: &str, path: Option<&str>) -> Result<Comparison> {
         let _locked = self.lock(root)?;
         let target = self.record(id)?;
-        let only = self.only(root, path)?;
+        let scope = self.only(root, path)?;
         let current = scan::scan(root, &self.dir, &Cache::load(&self.dir), Keep::DryRun)?;
         let loader = Loader {
             store: &self.dir,
@@ -511,7 +549,7 @@ impl Store {
             root: Some(root),
         };
         let changes = compare::changes(&loader, &current.root, &Store::tree_of(&target)?)?;
-        let chosen = selected(&changes, only.as_deref());
+        let chosen = selected(&changes, &scope);
         let (described, counts) = compare::describe(&loader, &chosen);
         Ok(Comparison {
             from: "current".to_string(),
@@ -561,17 +599,107 @@ impl Store {
     pub fn restore(&self, root: &ProjectRoot, id: &str, path: Option<&str>) -> Result<Restored> {
         let _locked = self.lock(root)?;
         self.record(id)?;
-        self.restore_locked(root, id, path, &format!("before restoring {id}"))
+        self.restore_locked(
+            root,
+            id,
+            Part::Path(path),
+            &format!("before restoring {id}"),
+        )
+    }
+
+    /// The checkpoint taken after `id`, if any: where the changes of the
+    /// call `id` was taken before end.
+    fn next_after(&self, id: &str) -> Result<Option<Record>> {
+        for later in self.ids()?.iter().filter(|later| later.as_str() > id) {
+            if let Ok(record) = self.record(later) {
+                return Ok(Some(record));
+            }
+        }
+        Ok(None)
+    }
+
+    /// What undoing the call checkpoint `id` was taken before would do: the
+    /// paths that changed from `id` to the next checkpoint (or to the
+    /// project as it is, when none was taken since) are put back as `id`
+    /// has them, and only those. Says which of them changed again since.
+    pub fn call_undo_diff(&self, root: &ProjectRoot, id: &str) -> Result<CallUndo> {
+        let _locked = self.lock(root)?;
+        let before = self.record(id)?;
+        let until = self.next_after(id)?;
+        let current = scan::scan(root, &self.dir, &Cache::load(&self.dir), Keep::DryRun)?;
+        let loader = Loader {
+            store: &self.dir,
+            scan: Some(&current),
+            root: Some(root),
+        };
+        let before_tree = Store::tree_of(&before)?;
+        let after_tree = match &until {
+            Some(record) => Store::tree_of(record)?,
+            None => current.root,
+        };
+        let scope = changed_paths(&compare::changes(&loader, &before_tree, &after_tree)?);
+        let changes = compare::changes(&loader, &current.root, &before_tree)?;
+        let chosen = selected(&changes, &scope);
+        let undone: HashSet<&Path> = chosen.iter().map(|c| c.path.as_path()).collect();
+        let changed_later = if until.is_some() {
+            compare::changes(&loader, &after_tree, &current.root)?
+                .iter()
+                .filter(|c| undone.contains(c.path.as_path()) && scope.includes(c))
+                .map(|c| compare::display(&c.path))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let (described, counts) = compare::describe(&loader, &chosen);
+        let paths = match &scope {
+            Scope::Exactly(paths) => paths.iter().map(|p| compare::display(p)).collect(),
+            Scope::Whole | Scope::Under(_) => Vec::new(),
+        };
+        Ok(CallUndo {
+            checkpoint: before.info.id.clone(),
+            until: until.map_or_else(|| "current".to_string(), |r| r.info.id),
+            paths,
+            changed_later,
+            plan: Comparison {
+                from: "current".to_string(),
+                to: before.info.id,
+                path: None,
+                counts,
+                changes: described,
+                skipped: foreseen_skips(&chosen),
+            },
+        })
+    }
+
+    /// Undoes one call: the paths that changed from checkpoint `id` (taken
+    /// before the call) to the next checkpoint, or to the project as it is
+    /// when none was taken since, are put back as `id` has them; nothing
+    /// else is touched. One checkpoint is taken first (`undo`), and a
+    /// killed undo is finished at the next open, as for any restore.
+    pub fn undo_call(&self, root: &ProjectRoot, id: &str) -> Result<Restored> {
+        let _locked = self.lock(root)?;
+        self.record(id)?;
+        let until = self.next_after(id)?.map(|r| r.info.id);
+        self.restore_locked(
+            root,
+            id,
+            Part::ChangedUntil(until.as_deref()),
+            &format!("before undoing the call after {id}"),
+        )
     }
 
     fn restore_locked(
         &self,
         root: &ProjectRoot,
         id: &str,
-        path: Option<&str>,
+        part: Part,
         label: &str,
     ) -> Result<Restored> {
         let target = self.record(id)?;
+        let path = match part {
+            Part::Path(path) => path,
+            Part::ChangedUntil(_) => None,
+        };
         let only = self.only(root, path)?;
         let (undo, _) = self.checkpoint_locked(
             root,
@@ -586,19 +714,31 @@ impl Store {
             scan: None,
             root: None,
         };
-        let changes =
-            compare::changes(&loader, &Store::tree_of(&undo)?, &Store::tree_of(&target)?)?;
-        let chosen = selected(&changes, only.as_deref());
+        let target_tree = Store::tree_of(&target)?;
+        let (scope, until) = match part {
+            Part::Path(_) => (only, None),
+            Part::ChangedUntil(until) => {
+                let until = match until {
+                    Some(until) => self.record(until)?,
+                    None => undo.clone(),
+                };
+                let changed = compare::changes(&loader, &target_tree, &Store::tree_of(&until)?)?;
+                (changed_paths(&changed), Some(until.info.id))
+            }
+        };
+        let changes = compare::changes(&loader, &Store::tree_of(&undo)?, &target_tree)?;
+        let chosen = selected(&changes, &scope);
         let (described, counts) = compare::describe(&loader, &chosen);
         let journal = Journal {
             restore: id.to_string(),
             path: path.map(str::to_string),
             undo: undo.info.id.clone(),
+            until,
         };
         let json = serde_json::to_vec(&journal)
             .map_err(|e| Error::new(ErrorCode::Io, format!("could not encode the journal: {e}")))?;
         self.write_durable(Path::new(JOURNAL), &json)?;
-        let skipped = restore::apply(root, &loader, &chosen, only.as_deref())?;
+        let skipped = restore::apply(root, &loader, &chosen, &scope)?;
         self.remove_small(JOURNAL)?;
         Ok(Restored {
             restored: id.to_string(),
@@ -611,13 +751,19 @@ impl Store {
     }
 
     /// The one path a diff or restore is limited to, checked like a tool's.
-    fn only(&self, root: &ProjectRoot, path: Option<&str>) -> Result<Option<PathBuf>> {
-        let Some(path) = path else { return Ok(None) };
+    fn only(&self, root: &ProjectRoot, path: Option<&str>) -> Result<Scope> {
+        let Some(path) = path else {
+            return Ok(Scope::Whole);
+        };
         let rel = root.resolve(path)?;
         if rel.is_git_internal() {
             return Err(crate::fs::git_protected(&rel.display()));
         }
-        Ok((!rel.is_root()).then(|| rel.as_path().to_path_buf()))
+        Ok(if rel.is_root() {
+            Scope::Whole
+        } else {
+            Scope::Under(rel.as_path().to_path_buf())
+        })
     }
 
     /// Drops the oldest checkpoints until the rest fit under the cap, and
@@ -784,13 +930,23 @@ impl Store {
     }
 }
 
-/// The changes a restore of `only` makes.
-fn selected(changes: &[Change], only: Option<&Path>) -> Vec<Change> {
+/// The changes a restore of `scope` makes.
+fn selected(changes: &[Change], scope: &Scope) -> Vec<Change> {
     changes
         .iter()
-        .filter(|c| restore::selected(c, only))
+        .filter(|c| scope.includes(c))
         .cloned()
         .collect()
+}
+
+/// The paths `changes` touch, and only those: what undoing them puts back.
+fn changed_paths(changes: &[Change]) -> Scope {
+    Scope::Exactly(
+        changes
+            .iter()
+            .map(|c| c.path.clone())
+            .collect::<BTreeSet<PathBuf>>(),
+    )
 }
 
 /// What a restore will leave as it is, known before it starts.

@@ -17,7 +17,7 @@ use crate::root::ProjectRoot;
 use cap_fs_ext::DirExt;
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
@@ -67,18 +67,36 @@ fn is_git(path: &Path) -> bool {
     })
 }
 
-/// Whether a change falls under the restore of `only` (the path itself,
-/// what is beneath it, or an ancestor that must become a folder for it).
-pub(crate) fn selected(change: &Change, only: Option<&Path>) -> bool {
-    let Some(only) = only else {
-        return true;
-    };
-    if change.path.starts_with(only) {
-        return true;
+/// What a restore puts back.
+#[derive(Debug, Clone)]
+pub(crate) enum Scope {
+    /// The whole project.
+    Whole,
+    /// One path and everything beneath it.
+    Under(PathBuf),
+    /// These paths only, nothing beneath them that is not listed (what one
+    /// call changed: a folder it created is removed only once empty).
+    Exactly(BTreeSet<PathBuf>),
+}
+
+impl Scope {
+    /// Whether a change falls under the restore: the path itself (and for
+    /// `Under`, what is beneath it), or an ancestor that must become a
+    /// folder for it.
+    pub(crate) fn includes(&self, change: &Change) -> bool {
+        let needs_folder = |path: &Path| {
+            path.starts_with(&change.path)
+                && matches!(change.to, Some(Kind::Dir { .. }))
+                && !matches!(change.from, Some(Kind::Dir { .. }))
+        };
+        match self {
+            Scope::Whole => true,
+            Scope::Under(only) => change.path.starts_with(only) || needs_folder(only),
+            Scope::Exactly(paths) => {
+                paths.contains(&change.path) || paths.iter().any(|p| needs_folder(p))
+            }
+        }
     }
-    only.starts_with(&change.path)
-        && matches!(change.to, Some(Kind::Dir { .. }))
-        && !matches!(change.from, Some(Kind::Dir { .. }))
 }
 
 /// Applies `changes` (from the project as it is to the snapshot). Returns
@@ -87,7 +105,7 @@ pub(crate) fn apply(
     root: &ProjectRoot,
     loader: &Loader,
     changes: &[Change],
-    only: Option<&Path>,
+    scope: &Scope,
 ) -> Result<Vec<Skipped>> {
     let mut dirs = Dirs {
         root,
@@ -102,7 +120,7 @@ pub(crate) fn apply(
     };
     let chosen: Vec<&Change> = changes
         .iter()
-        .filter(|c| selected(c, only) && !is_git(&c.path) && c.path.file_name().is_some())
+        .filter(|c| scope.includes(c) && !is_git(&c.path) && c.path.file_name().is_some())
         .collect();
     let mut blocked: Vec<PathBuf> = Vec::new();
 
@@ -131,10 +149,11 @@ pub(crate) fn apply(
                 let result = dirs.get(parent).and_then(|d| d.remove_dir(name));
                 if let Err(e) = result {
                     if e.kind() != std::io::ErrorKind::NotFound {
-                        skip(
-                            &change.path,
-                            "left in place: it holds files the checkpoints do not keep (ignored or too large)".to_string(),
-                        );
+                        let reason = match scope {
+                            Scope::Exactly(_) => "left in place: it holds files this restore does not touch",
+                            Scope::Whole | Scope::Under(_) => "left in place: it holds files the checkpoints do not keep (ignored or too large)",
+                        };
+                        skip(&change.path, reason.to_string());
                         blocked.push(change.path.clone());
                     }
                 }
