@@ -13,7 +13,7 @@
 
 use corral_tools::dispatch::{self, CallContext};
 use corral_tools::policy::{Approval, Mode};
-use corral_tools::search::{self, IndexConfig, SearchFilesInput, SearchFilesOutput};
+use corral_tools::search::{self, IndexConfig, LiveIndex, SearchFilesInput, SearchFilesOutput};
 use corral_tools::ProjectRoot;
 use proptest::prelude::*;
 use serde_json::json;
@@ -34,7 +34,15 @@ const NAMES: &[&str] = &[
     ".hidden.txt",
     "skip.log",
     "server.key",
+    "made/g.txt",
+    "made/inner/h.rs",
 ];
+
+/// Folders moved and removed whole, and where they go.
+const FOLDERS: &[&str] = &["sub", "other", "made", "moved", "other/inside"];
+
+/// What `.gitignore` may become.
+const IGNORES: &[&str] = &["*.log\n", "*.log\nsub/\n", "*.rs\n", ""];
 
 const LINES: &[&str] = &[
     "foo",
@@ -102,13 +110,19 @@ enum Op {
     Write(usize, Vec<u8>),
     Delete(usize),
     Rename(usize, usize),
+    MoveFolder(usize, usize),
+    RemoveFolder(usize),
+    Ignore(usize),
 }
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        3 => (0..NAMES.len(), content()).prop_map(|(f, c)| Op::Write(f, c)),
-        1 => (0..NAMES.len()).prop_map(Op::Delete),
-        1 => (0..NAMES.len(), 0..NAMES.len()).prop_map(|(a, b)| Op::Rename(a, b)),
+        6 => (0..NAMES.len(), content()).prop_map(|(f, c)| Op::Write(f, c)),
+        2 => (0..NAMES.len()).prop_map(Op::Delete),
+        2 => (0..NAMES.len(), 0..NAMES.len()).prop_map(|(a, b)| Op::Rename(a, b)),
+        1 => (0..FOLDERS.len(), 0..FOLDERS.len()).prop_map(|(a, b)| Op::MoveFolder(a, b)),
+        1 => (0..FOLDERS.len()).prop_map(Op::RemoveFolder),
+        1 => (0..IGNORES.len()).prop_map(Op::Ignore),
     ]
 }
 
@@ -130,7 +144,10 @@ fn query() -> impl Strategy<Value = SearchFilesInput> {
             0.3,
             prop::sample::select(vec!["*.txt", "*.rs", "sub/**", "**/*.md"]),
         ),
-        prop::option::weighted(0.2, prop::sample::select(vec!["sub", "sub/c.txt", "other"])),
+        prop::option::weighted(
+            0.2,
+            prop::sample::select(vec!["sub", "sub/c.txt", "other", "made"]),
+        ),
         prop::sample::select(vec![1usize, 2, 1000]),
     )
         .prop_map(|((query, regex), ci, glob, path, max)| SearchFilesInput {
@@ -161,6 +178,15 @@ fn apply(root: &Path, op: &Op) {
             let _ = std::fs::create_dir_all(to.parent().unwrap());
             let _ = std::fs::rename(root.join(NAMES[*a]), to);
         }
+        Op::MoveFolder(a, b) => {
+            let to = root.join(FOLDERS[*b]);
+            let _ = std::fs::create_dir_all(to.parent().unwrap());
+            let _ = std::fs::rename(root.join(FOLDERS[*a]), to);
+        }
+        Op::RemoveFolder(f) => {
+            let _ = std::fs::remove_dir_all(root.join(FOLDERS[*f]));
+        }
+        Op::Ignore(i) => write(root, ".gitignore", IGNORES[*i].as_bytes()),
     }
 }
 
@@ -213,6 +239,7 @@ fn config(dir: &Path) -> IndexConfig {
         dir: dir.to_path_buf(),
         settle: SETTLE,
         build_missing: true,
+        live: None,
     }
 }
 
@@ -255,6 +282,142 @@ proptest! {
         let after = std::fs::read(std::fs::read_dir(store.path()).unwrap().next().unwrap().unwrap().path()).unwrap();
         prop_assert!(built == after, "the index was rebuilt");
     }
+}
+
+/// A live index built over `root` in `store`, and the config that uses it.
+fn live(root: &ProjectRoot, store: &Path) -> (std::sync::Arc<LiveIndex>, IndexConfig) {
+    let live = LiveIndex::new(root, &config(store)).unwrap();
+    live.build(&search::BuildProgress::default()).unwrap();
+    assert!(live.is_ready());
+    (live.clone(), config(store).watched_by(live))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// The same promise with a live index, whose queries skip the walk: the
+    /// watch must have seen every edit, creation, deletion, rename, folder
+    /// moved or removed and ignore rule changed, made just before the query.
+    #[test]
+    fn a_live_index_finds_what_the_walk_finds_right_after_edits(
+        files in prop::collection::vec((0..NAMES.len(), content()), 1..12),
+        queries in prop::collection::vec(query(), 1..6),
+        ops in prop::collection::vec(op(), 0..10),
+    ) {
+        let project = tempfile::tempdir().unwrap();
+        let store = tempfile::tempdir().unwrap();
+        write(project.path(), ".gitignore", b"*.log\n");
+        for (f, bytes) in &files {
+            write(project.path(), NAMES[*f], bytes);
+        }
+        let root = ProjectRoot::open(project.path()).unwrap();
+        let (live, config) = live(&root, store.path());
+        for input in &queries {
+            let before = live.walk_free_queries();
+            let used = agree(&root, &config, input);
+            if surely_indexable(input) && input.path.is_none() && used.is_some() {
+                prop_assert_eq!(live.walk_free_queries(), before + 1, "the walk was not skipped for {:?}", input);
+            }
+        }
+        for op in &ops {
+            apply(project.path(), op);
+        }
+        let rules_kept = !ops.iter().any(|op| matches!(op, Op::Ignore(_)));
+        for input in &queries {
+            let before = live.walk_free_queries();
+            let used = agree(&root, &config, input);
+            if rules_kept && surely_indexable(input) && input.path.is_none() && used.is_some() {
+                prop_assert_eq!(live.walk_free_queries(), before + 1, "the walk was not skipped for {:?} after {:?}", input, ops);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_live_index_sees_a_file_written_just_before_the_query_and_a_new_folder() {
+    let (dir, root) = project_with(&[("a.txt", "alpha\n"), ("src/b.rs", "beta\n")]);
+    let store = tempfile::tempdir().unwrap();
+    let (live, config) = live(&root, store.path());
+    write(dir.path(), "src/b.rs", b"needle here\n");
+    write(dir.path(), "fresh/deeper/c.txt", b"a needle\n");
+    write(dir.path(), "fresh/.secret.env", b"needle\n");
+    let out = search::search_files_indexed(&root, &literal("needle"), &config).unwrap();
+    let paths: Vec<_> = out.matches.iter().map(|m| m.path.as_str()).collect();
+    assert_eq!(paths, ["fresh/deeper/c.txt", "src/b.rs"]);
+    assert!(out.indexed);
+    assert_eq!(live.walk_free_queries(), 1);
+    // A file deleted and one moved away are gone from the answer.
+    std::fs::remove_file(dir.path().join("src/b.rs")).unwrap();
+    std::fs::rename(dir.path().join("fresh"), dir.path().join(".stash")).unwrap();
+    let out = search::search_files_indexed(&root, &literal("needle"), &config).unwrap();
+    assert!(out.matches.is_empty(), "{out:?}");
+    assert_eq!(live.walk_free_queries(), 2);
+}
+
+#[test]
+fn a_live_index_walks_when_the_rules_change_and_is_rebuilt_aside() {
+    let (dir, root) = project_with(&[("a.txt", "needle\n"), ("b.txt", "needle\n")]);
+    let store = tempfile::tempdir().unwrap();
+    let (live, config) = live(&root, store.path());
+    write(dir.path(), ".gitignore", b"b.txt\n");
+    let out = search::search_files_indexed(&root, &literal("needle"), &config).unwrap();
+    let paths: Vec<_> = out.matches.iter().map(|m| m.path.as_str()).collect();
+    assert_eq!(paths, ["a.txt"]);
+    assert_eq!(
+        live.walk_free_queries(),
+        0,
+        "the watch vouched past a rule change"
+    );
+    // A new generation is built in the background; then the walk is skipped again.
+    let until = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let out = search::search_files_indexed(&root, &literal("needle"), &config).unwrap();
+        let paths: Vec<_> = out.matches.iter().map(|m| m.path.as_str()).collect();
+        assert_eq!(paths, ["a.txt"]);
+        if live.walk_free_queries() > 0 {
+            break;
+        }
+        assert!(std::time::Instant::now() < until, "never rebuilt");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_live_index_walks_a_hidden_or_ignored_folder_named_as_path() {
+    let (dir, root) = project_with(&[
+        ("a.txt", "needle\n"),
+        (".tools/x.txt", "needle\n"),
+        ("vendor/y.txt", "needle\n"),
+        (".gitignore", "vendor/\n"),
+    ]);
+    let store = tempfile::tempdir().unwrap();
+    let (live, config) = live(&root, store.path());
+    for folder in [".tools", "vendor"] {
+        let mut input = literal("needle");
+        input.path = Some(folder.into());
+        let plain = search::search_files(&root, &input).unwrap();
+        let indexed = search::search_files_indexed(&root, &input, &config).unwrap();
+        assert_eq!(plain.matches.len(), 1, "{folder}");
+        assert_eq!(plain.matches, indexed.matches, "{folder}");
+    }
+    assert_eq!(live.walk_free_queries(), 0);
+    drop(dir);
+}
+
+#[test]
+fn a_live_index_leaves_nothing_behind_when_dropped() {
+    let (_dir, root) = project_with(&[("a.txt", "needle\n")]);
+    let store = tempfile::tempdir().unwrap();
+    let (live, config) = live(&root, store.path());
+    search::search_files_indexed(&root, &literal("needle"), &config).unwrap();
+    drop(config);
+    drop(live);
+    let left: Vec<_> = std::fs::read_dir(store.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(left[0].ends_with(".idx"), "{left:?}");
 }
 
 fn project_with(files: &[(&str, &str)]) -> (tempfile::TempDir, ProjectRoot) {

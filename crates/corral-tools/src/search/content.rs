@@ -48,7 +48,19 @@ pub(super) fn search(
         Some(glob) => Some(PathGlob::new(glob, &start.rel, "glob")?),
         None => None,
     };
-    let candidates = index.and_then(|config| {
+    // A live index lists the files to search: no walk.
+    let is_folder = std::fs::metadata(&start.abs).is_ok_and(|m| m.is_dir());
+    let listed = index.filter(|_| is_folder).and_then(|config| {
+        super::index::listed(
+            root,
+            &input.query,
+            input.regex.unwrap_or(true),
+            input.case_insensitive.unwrap_or(false),
+            config,
+            &start.rel,
+        )
+    });
+    let candidates = index.filter(|_| listed.is_none()).and_then(|config| {
         super::index::prepare(
             root,
             &input.query,
@@ -67,11 +79,14 @@ pub(super) fn search(
         seen: AtomicUsize::new(0),
         found: Mutex::new(Vec::new()),
     };
-    walk::walker(&start.abs).build_parallel().run(|| {
-        let shared = &shared;
-        let mut searcher = searcher();
-        Box::new(move |entry| visit(shared, &mut searcher, entry))
-    });
+    match &listed {
+        Some(files) => search_listed(&shared, files),
+        None => walk::walker(&start.abs).build_parallel().run(|| {
+            let shared = &shared;
+            let mut searcher = searcher();
+            Box::new(move |entry| visit(shared, &mut searcher, entry))
+        }),
+    }
     let seen = shared.seen.load(Ordering::Acquire);
     let mut matches = shared
         .found
@@ -79,7 +94,7 @@ pub(super) fn search(
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     matches.sort_unstable_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
     matches.truncate(cap);
-    let indexed = candidates.is_some();
+    let indexed = listed.is_some() || candidates.is_some();
     if let Some(candidates) = candidates {
         candidates.finish(root);
     }
@@ -162,6 +177,55 @@ fn visit(
         if !index.must_search(rel, &entry) {
             return WalkState::Continue;
         }
+    }
+    search_file(shared, searcher, rel)
+}
+
+/// Searches the files a live index listed (relative to the root, beneath
+/// the start folder, secrets left out), on a few threads.
+fn search_listed(shared: &Shared<'_>, files: &[std::path::PathBuf]) {
+    let wanted = |rel: &Path| {
+        let Some(filter) = shared.filter else {
+            return true;
+        };
+        let under_start = shared
+            .root
+            .path()
+            .join(rel)
+            .strip_prefix(shared.start)
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|_| rel.to_path_buf());
+        filter.is_match(&under_start, rel.file_name().unwrap_or_default())
+    };
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut searcher = searcher();
+        while let Some(rel) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
+            if wanted(rel) && search_file(shared, &mut searcher, rel) == WalkState::Quit {
+                break;
+            }
+        }
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(files.len() / 16)
+        .max(1);
+    if threads == 1 {
+        work();
+    } else {
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(work);
+            }
+        });
+    }
+}
+
+/// Searches one file (relative to the root) and hands in its matches;
+/// `Quit` once all threads together have more than the cap.
+fn search_file(shared: &Shared<'_>, searcher: &mut Searcher, rel: &Path) -> WalkState {
+    if shared.seen.load(Ordering::Acquire) > shared.cap {
+        return WalkState::Quit;
     }
     // Opened through the root handle: even if the file was swapped for a
     // symlink since the walk saw it, the kernel refuses to leave the root.

@@ -42,7 +42,7 @@ mod walk;
 
 use crate::error::Result;
 use crate::root::ProjectRoot;
-pub use index::{build_with_progress as build_index, BuildProgress, IndexConfig};
+pub use index::{build_with_progress as build_index, BuildProgress, IndexConfig, LiveIndex};
 use serde::{Deserialize, Serialize};
 
 /// `max_results` when the input gives none.

@@ -45,6 +45,15 @@ pub(super) fn absolute(root: &ProjectRoot, rel: &RelPath) -> PathBuf {
 /// ripgrep's default rules: ignore files (also without a git repository),
 /// no hidden entries, no `.git/`, no symlinks followed, parallel.
 pub(super) fn walker(start: &Path) -> WalkBuilder {
+    walker_keeping(start, |_| true)
+}
+
+/// [`walker`] that also leaves out (and does not enter) every entry `keep`
+/// refuses.
+pub(super) fn walker_keeping(
+    start: &Path,
+    keep: impl Fn(&ignore::DirEntry) -> bool + Send + Sync + 'static,
+) -> WalkBuilder {
     let mut builder = WalkBuilder::new(start);
     builder
         .standard_filters(true)
@@ -52,7 +61,7 @@ pub(super) fn walker(start: &Path) -> WalkBuilder {
         .follow_links(false)
         // Hidden entries are skipped already; `.git` goes by name as well so
         // that no setting change can ever let it in.
-        .filter_entry(|entry| entry.file_name() != ".git");
+        .filter_entry(move |entry| entry.file_name() != ".git" && keep(entry));
     builder
 }
 

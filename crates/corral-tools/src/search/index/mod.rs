@@ -13,15 +13,22 @@
 //!   Files changed just before the build are never trusted (see
 //!   [`store::build`]). A missing, damaged or foreign index is rebuilt; when
 //!   many files have drifted since the build, it is rebuilt after the query.
+//! - With a [`LiveIndex`] (a long-lived process: the app, `corral-cli mcp`),
+//!   a watch vouches for every file it did not see change, and a query
+//!   skips the walk: it opens the files the index allows plus those that
+//!   changed, nothing else ([`live`]).
 
+mod live;
 mod plan;
 mod store;
 
-use crate::root::ProjectRoot;
+use crate::root::{ProjectRoot, RelPath};
+pub use live::LiveIndex;
 use roaring::RoaringBitmap;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 pub use store::BuildProgress;
 use store::{Index, Stamp};
@@ -41,6 +48,9 @@ pub struct IndexConfig {
     /// false (the app, which builds in the background), it scans without
     /// one, and a rebuild the index needs runs on a thread of its own.
     pub build_missing: bool,
+    /// A watch that keeps this index true ([`LiveIndex`]): queries it
+    /// vouches for skip the walk, and it rebuilds the index itself.
+    pub live: Option<Arc<LiveIndex>>,
 }
 
 impl IndexConfig {
@@ -51,6 +61,7 @@ impl IndexConfig {
             dir: dir.into(),
             settle: Duration::from_secs(2),
             build_missing: true,
+            live: None,
         }
     }
 
@@ -60,6 +71,14 @@ impl IndexConfig {
         IndexConfig {
             build_missing: false,
             ..IndexConfig::new(dir)
+        }
+    }
+
+    /// This index, kept true by `live`.
+    pub fn watched_by(self, live: Arc<LiveIndex>) -> Self {
+        IndexConfig {
+            live: Some(live),
+            ..self
         }
     }
 }
@@ -115,7 +134,8 @@ impl Candidates {
     /// no longer saves much.
     pub(super) fn finish(self, root: &ProjectRoot) {
         let drifted = self.untrusted.load(Ordering::Relaxed);
-        if drifted <= 256 + self.index.len() / 8 {
+        // A live index rebuilds itself when its watch no longer vouches.
+        if self.config.live.is_some() || drifted <= 256 + self.index.len() / 8 {
             return;
         }
         if self.config.build_missing {
@@ -156,6 +176,26 @@ fn rebuild_in_background(root: &ProjectRoot, path: PathBuf, settle: Duration) {
     if started.is_err() {
         building().retain(|p| *p != path);
     }
+}
+
+/// With a live index whose watch vouches: every file the query must
+/// search under `start` (a folder), relative to the root, sorted; no walk
+/// needed. `None`: walk (no watch, it cannot vouch, or the pattern has no
+/// trigrams).
+pub(super) fn listed(
+    root: &ProjectRoot,
+    query: &str,
+    regex: bool,
+    case_insensitive: bool,
+    config: &IndexConfig,
+    start: &RelPath,
+) -> Option<Vec<PathBuf>> {
+    let live = config.live.as_ref()?;
+    let plan = plan::plan(query, regex, case_insensitive)?;
+    if plan == plan::Query::All {
+        return None;
+    }
+    live.files(root, &plan, start)
 }
 
 /// The candidates for a query, or `None` to scan every file (the pattern

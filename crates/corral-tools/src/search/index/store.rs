@@ -473,6 +473,21 @@ impl Index {
         self.files.len()
     }
 
+    /// The path (relative to the root) of file number `id`.
+    pub(crate) fn path(&self, id: u32) -> Option<&[u8]> {
+        self.files.get(id as usize).map(|e| e.path.as_slice())
+    }
+
+    /// The files a query always searches directly (changed just before the
+    /// build, or too large to index).
+    pub(crate) fn direct(&self) -> impl Iterator<Item = u32> + '_ {
+        self.files
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.flags & DIRECT != 0)
+            .filter_map(|(id, _)| u32::try_from(id).ok())
+    }
+
     /// The file number of `rel` if it is indexed, unchanged since (same
     /// stamp) and not to be searched directly.
     pub(crate) fn trusted(&self, rel: &[u8], now: &Stamp) -> Option<u32> {
