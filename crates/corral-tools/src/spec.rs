@@ -64,26 +64,23 @@ mod tests {
 
     #[test]
     fn the_specs_are_the_registry_in_order_with_unique_names() {
-        let mut names: Vec<String> = specs().into_iter().map(|s| s.name).collect();
-        if cfg!(feature = "throwaway-tool") {
-            assert_eq!(names.pop().as_deref(), Some("count_lines"));
-        }
+        let specs = specs();
+        let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+        let registered: Vec<&str> = tools::names().collect();
+        assert_eq!(names, registered);
+        let unique: std::collections::BTreeSet<&str> = names.iter().copied().collect();
         assert_eq!(
-            names,
-            [
-                "read_file",
-                "write_file",
-                "edit_file",
-                "delete_file",
-                "list_directory",
-                "glob",
-                "search_files",
-                "exec_shell",
-                "command_output",
-                "stop_command",
-                "update_plan"
-            ]
+            unique.len(),
+            names.len(),
+            "a name is registered twice: {names:?}"
         );
+        for (spec, tool) in specs.iter().zip(tools::REGISTRY) {
+            assert_eq!(spec.risk, tool.risk(), "{}", spec.name);
+            assert_eq!(risk_of(&spec.name), Some(tool.risk()), "{}", spec.name);
+            assert!(spec.input_schema.is_object(), "{}", spec.name);
+            assert_eq!(spec.input_schema["type"], "object", "{}", spec.name);
+        }
+        assert!(names.len() >= 11, "{names:?}");
         assert_eq!(risk_of("exec_shell"), Some(Risk::Shell));
         assert_eq!(risk_of("edit_file"), Some(Risk::Write));
         assert_eq!(risk_of("nope"), None);
