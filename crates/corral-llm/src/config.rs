@@ -74,6 +74,9 @@ pub struct ProviderConfig {
     pub api_key: Option<String>,
     /// The most tokens the model may generate in one response.
     pub max_tokens: u32,
+    /// The context window to assume when neither the server nor the table
+    /// of hosted models gives one (the user's setting); `None` leaves it unknown.
+    pub context_window: Option<u64>,
     /// Limit for opening the TCP/TLS connection.
     pub connect_timeout: Duration,
     /// Limit for waiting on the server: for the response headers after the
@@ -100,6 +103,7 @@ impl ProviderConfig {
             model: model.into(),
             api_key: None,
             max_tokens: 8192,
+            context_window: None,
             connect_timeout: Duration::from_secs(10),
             read_timeout: Duration::from_secs(300),
             max_retries: 3,
@@ -159,6 +163,7 @@ impl fmt::Debug for ProviderConfig {
             .field("model", &self.model)
             .field("api_key", &self.key().map(|_| "[redacted]"))
             .field("max_tokens", &self.max_tokens)
+            .field("context_window", &self.context_window)
             .field("connect_timeout", &self.connect_timeout)
             .field("read_timeout", &self.read_timeout)
             .field("max_retries", &self.max_retries)

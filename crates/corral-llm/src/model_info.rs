@@ -37,8 +37,9 @@ pub struct ModelInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "number")]
     pub context_window: Option<u64>,
-    /// Where `context_window` comes from: `server` (it said so) or
-    /// `known_model` (the table of hosted models).
+    /// Where `context_window` comes from: `server` (it said so),
+    /// `known_model` (the table of hosted models) or `settings` (the
+    /// window the user set for servers that say none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub source: Option<String>,
@@ -83,8 +84,23 @@ pub fn known_price(model: &str) -> Option<Price> {
 }
 
 /// Asks the configured server what it knows of the model; falls back to
-/// [`known_context_window`] for the providers' own APIs.
+/// [`known_context_window`] for the providers' own APIs, then to the
+/// window the settings give (`ProviderConfig::context_window`): a window
+/// the server reports always wins over the setting.
 pub async fn model_info(config: &ProviderConfig) -> ModelInfo {
+    let info = ask(config).await;
+    match (info.context_window, config.context_window) {
+        (None, Some(window)) if window > 0 => ModelInfo {
+            context_window: Some(window),
+            source: Some("settings".into()),
+            ..info
+        },
+        _ => info,
+    }
+}
+
+/// What the server (or the table of hosted models) says of the model.
+async fn ask(config: &ProviderConfig) -> ModelInfo {
     let base = config.base_url.trim_end_matches('/');
     if config.provider.is_own_api(base) {
         return ModelInfo {

@@ -86,3 +86,39 @@ async fn a_server_that_says_nothing_leaves_the_window_unknown() {
     assert_eq!(info, ModelInfo::default());
     assert_eq!(server.received().len(), 4);
 }
+
+fn silent_server_replies() -> Vec<Reply> {
+    vec![
+        Reply::json(404, "{}"),
+        Reply::json(404, "{}"),
+        Reply::json(404, "{}"),
+        Reply::json(404, "{}"),
+    ]
+}
+
+#[tokio::test]
+async fn the_window_set_for_silent_servers_is_used_when_the_server_says_none() {
+    let server = Server::start(silent_server_replies()).await;
+    let mut config = server.config(Provider::OpenAi);
+    config.context_window = Some(16_384);
+    let info = model_info(&config).await;
+    assert_eq!(
+        info,
+        ModelInfo {
+            context_window: Some(16_384),
+            source: Some("settings".into()),
+            ..ModelInfo::default()
+        }
+    );
+}
+
+#[tokio::test]
+async fn a_window_the_server_reports_wins_over_the_setting() {
+    let props = r#"{"default_generation_settings":{"n_ctx":4096}}"#;
+    let server = Server::start(vec![Reply::json(200, props)]).await;
+    let mut config = server.config(Provider::OpenAi);
+    config.context_window = Some(65_536);
+    let info = model_info(&config).await;
+    assert_eq!(info.context_window, Some(4096));
+    assert_eq!(info.source.as_deref(), Some("server"));
+}

@@ -37,6 +37,7 @@ fn config_of(store: &Store, settings: crate::store::Settings, key: Option<&str>)
         config.base_url = settings.base_url;
     }
     config.max_tokens = settings.max_tokens;
+    config.context_window = settings.context_window;
     config.api_key = match key.map(str::trim).filter(|k| !k.is_empty()) {
         Some(key) => Some(key.to_string()),
         None => store.api_key(settings.provider, &config.base_url),

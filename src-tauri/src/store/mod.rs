@@ -22,6 +22,11 @@ pub struct Settings {
     pub base_url: String,
     pub model: String,
     pub max_tokens: u32,
+    /// The context window to assume for a server that reports none; a
+    /// window the server reports wins (a settings file from before it: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub context_window: Option<u64>,
     pub mode: Mode,
     /// A desktop notification when a reply finishes or an approval waits
     /// while the window is not focused (a settings file from before it: on).
@@ -40,6 +45,7 @@ impl Default for Settings {
             base_url: "https://api.anthropic.com".to_string(),
             model: "claude-sonnet-4-5".to_string(),
             max_tokens: 8192,
+            context_window: None,
             mode: Mode::Ask,
             notifications: true,
         }
@@ -261,5 +267,36 @@ mod tests {
         };
         store.save_settings(&s).unwrap();
         assert_eq!(store.settings(), s);
+    }
+
+    #[test]
+    fn settings_saved_before_the_context_window_setting_still_load() {
+        let (dir, store) = store();
+        std::fs::create_dir_all(dir.path().join("config")).unwrap();
+        std::fs::write(
+            dir.path().join("config/settings.json"),
+            r#"{"provider": "openai", "base_url": "http://127.0.0.1:8080/v1", "model": "qwen",
+                "max_tokens": 4096, "mode": "auto_edit"}"#,
+        )
+        .unwrap();
+        let settings = store.settings();
+        assert_eq!(
+            settings,
+            Settings {
+                provider: Provider::OpenAi,
+                base_url: "http://127.0.0.1:8080/v1".into(),
+                model: "qwen".into(),
+                max_tokens: 4096,
+                context_window: None,
+                mode: Mode::AutoEdit,
+                notifications: true,
+            }
+        );
+        let set = Settings {
+            context_window: Some(16_384),
+            ..settings
+        };
+        store.save_settings(&set).unwrap();
+        assert_eq!(store.settings(), set);
     }
 }

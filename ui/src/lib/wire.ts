@@ -582,8 +582,9 @@ export type ModelInfo = {
  */
 context_window?: number, 
 /**
- * Where `context_window` comes from: `server` (it said so) or
- * `known_model` (the table of hosted models).
+ * Where `context_window` comes from: `server` (it said so),
+ * `known_model` (the table of hosted models) or `settings` (the
+ * window the user set for servers that say none).
  */
 source?: string, 
 /**
@@ -609,14 +610,24 @@ export type LlmTarget = { provider: Provider, base_url: string, model: string, }
 
 export type Price = { input: number, output: number, };
 
-export type SavedSettings = { provider: Provider, base_url: string, model: string, max_tokens: number, mode: Mode, 
+export type SavedSettings = { provider: Provider, base_url: string, model: string, max_tokens: number, 
+/**
+ * The context window to assume for a server that reports none; a
+ * window the server reports wins (a settings file from before it: none).
+ */
+context_window?: number, mode: Mode, 
 /**
  * A desktop notification when a reply finishes or an approval waits
  * while the window is not focused (a settings file from before it: on).
  */
 notifications: boolean, };
 
-export type Settings = { has_api_key: boolean, provider: Provider, base_url: string, model: string, max_tokens: number, mode: Mode, 
+export type Settings = { has_api_key: boolean, provider: Provider, base_url: string, model: string, max_tokens: number, 
+/**
+ * The context window to assume for a server that reports none; a
+ * window the server reports wins (a settings file from before it: none).
+ */
+context_window?: number, mode: Mode, 
 /**
  * A desktop notification when a reply finishes or an approval waits
  * while the window is not focused (a settings file from before it: on).
@@ -627,7 +638,12 @@ export type SettingsInput = {
 /**
  * A new key for the base URL's origin; `""` clears it; absent keeps it.
  */
-api_key?: string, provider: Provider, base_url: string, model: string, max_tokens: number, mode: Mode, 
+api_key?: string, provider: Provider, base_url: string, model: string, max_tokens: number, 
+/**
+ * The context window to assume for a server that reports none; a
+ * window the server reports wins (a settings file from before it: none).
+ */
+context_window?: number, mode: Mode, 
 /**
  * A desktop notification when a reply finishes or an approval waits
  * while the window is not focused (a settings file from before it: on).

@@ -1,0 +1,94 @@
+// Settings and the model's context: the window set for servers that report
+// none, and what a successful Test connection says of the window and tools.
+import { fireEvent, render, screen } from "@testing-library/svelte";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import type { Settings } from "../lib/types";
+
+const { ipc } = vi.hoisted(() => ({
+  ipc: {
+    getSettings: vi.fn(),
+    saveSettings: vi.fn(),
+    testConnection: vi.fn(),
+    modelInfo: vi.fn(),
+    detectLocalServers: vi.fn(async () => []),
+    projectInfo: vi.fn(async () => null),
+    mcpSettings: vi.fn(async () => ({ servers: [], secrets_set: [] })),
+    mcpStatus: vi.fn(async () => []),
+  },
+}));
+vi.mock("../lib/ipc", () => ({ ipc }));
+
+import SettingsView from "./Settings.svelte";
+
+const saved: Settings = { provider: "openai", base_url: "http://127.0.0.1:8080/v1", model: "qwen", max_tokens: 4096, mode: "ask", notifications: true, has_api_key: false };
+
+beforeEach(() => {
+  vi.clearAllMocks();
+  ipc.getSettings.mockResolvedValue(saved);
+  ipc.saveSettings.mockImplementation(async (input: Record<string, unknown>) => ({ ...saved, ...input, has_api_key: false }));
+  ipc.testConnection.mockResolvedValue({ model: "qwen" });
+});
+
+async function shown(): Promise<void> {
+  render(SettingsView, { props: { onClose: () => {} } });
+  await vi.waitFor(() => expect((screen.getByTestId("settings-model") as HTMLInputElement).value).toBe("qwen"));
+}
+
+async function testConnection(): Promise<string> {
+  await fireEvent.click(screen.getByTestId("settings-test"));
+  return (await screen.findByTestId("settings-status")).textContent ?? "";
+}
+
+describe("the context window setting", () => {
+  it("is empty by default, saved when set, and left out when cleared", async () => {
+    await shown();
+    const field = screen.getByTestId("settings-context-window") as HTMLInputElement;
+    expect(field.value).toBe("");
+    expect(field.placeholder).toBe("32,768 tokens");
+    await fireEvent.click(screen.getByTestId("settings-save"));
+    await vi.waitFor(() => expect(ipc.saveSettings).toHaveBeenCalledTimes(1));
+    expect(ipc.saveSettings.mock.calls[0][0]).not.toHaveProperty("context_window");
+
+    await fireEvent.input(field, { target: { value: "16384" } });
+    await fireEvent.click(screen.getByTestId("settings-save"));
+    await vi.waitFor(() => expect(ipc.saveSettings).toHaveBeenCalledTimes(2));
+    expect(ipc.saveSettings.mock.calls[1][0]).toMatchObject({ context_window: 16_384, max_tokens: 4096 });
+    // Asked with the form as shown: the server's answer falls back to this window.
+    ipc.modelInfo.mockResolvedValue({ context_window: 16_384, source: "settings" });
+    expect(await testConnection()).toContain("The server does not say its context window: 16,384 tokens, as set here, are assumed.");
+    expect(ipc.modelInfo).toHaveBeenLastCalledWith(expect.objectContaining({ context_window: 16_384 }));
+  });
+
+  it("shows a saved window", async () => {
+    ipc.getSettings.mockResolvedValue({ ...saved, context_window: 65_536 });
+    render(SettingsView, { props: { onClose: () => {} } });
+    await vi.waitFor(() => expect((screen.getByTestId("settings-context-window") as HTMLInputElement).value).toBe("65536"));
+  });
+});
+
+describe("a successful Test connection", () => {
+  it("says the window the server reports", async () => {
+    ipc.modelInfo.mockResolvedValue({ context_window: 8192, source: "server", supports_tools: true });
+    await shown();
+    const status = await testConnection();
+    expect(status).toContain("Connected: qwen answered.");
+    expect(status).toContain("Context window: 8,192 tokens.");
+    expect(status).not.toContain("cannot call tools");
+    expect(ipc.saveSettings).not.toHaveBeenCalled();
+  });
+
+  it("says when the model cannot call tools", async () => {
+    ipc.modelInfo.mockResolvedValue({ context_window: 4096, source: "server", supports_tools: false });
+    await shown();
+    const status = await testConnection();
+    expect(status).toContain("Context window: 4,096 tokens.");
+    expect(status).toContain("cannot call tools");
+    expect(status).toContain("--jinja");
+  });
+
+  it("says the window assumed when the server says none", async () => {
+    ipc.modelInfo.mockResolvedValue({});
+    await shown();
+    expect(await testConnection()).toContain("The server does not say its context window: 32,768 tokens are assumed.");
+  });
+});
