@@ -28,6 +28,8 @@ pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             checkpoints::checkpoint_diff,
             checkpoints::compare_checkpoints,
             checkpoints::restore_checkpoint,
+            checkpoints::call_undo_diff,
+            checkpoints::undo_call,
             project::open_project,
             project::pick_project,
             project::close_project,

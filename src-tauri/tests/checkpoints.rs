@@ -138,6 +138,19 @@ fn changing_calls_are_checkpointed_and_the_window_restores_them() {
     assert_eq!(app.file("b.txt").as_deref(), Some("new\n"));
     assert_eq!(app.file("a.txt").as_deref(), Some("one\n"));
 
+    // One call undone alone: card-2's b.txt goes, a.txt stays as it is.
+    let second = list[1]["id"].as_str().unwrap();
+    let plan = app.ok("call_undo_diff", json!({"id": second}));
+    assert_eq!(plan["paths"], json!(["b.txt"]));
+    assert_eq!(plan["changed_later"], json!([]));
+    assert_eq!(plan["plan"]["changes"][0]["status"], "removed");
+    let undone = app.ok("undo_call", json!({"id": second}));
+    assert_eq!(undone["counts"]["removed"], 1);
+    assert_eq!(app.file("b.txt"), None);
+    assert_eq!(app.file("a.txt").as_deref(), Some("one\n"));
+    app.ok("restore_checkpoint", json!({"id": undone["undo"]}));
+    assert_eq!(app.file("b.txt").as_deref(), Some("new\n"));
+
     // The store is in the app's data folder, not in the project.
     assert!(app.tmp.path().join("data/checkpoints").is_dir());
     assert!(!app.tmp.path().join("project/checkpoints").exists());

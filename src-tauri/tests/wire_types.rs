@@ -31,6 +31,7 @@ fn declarations() -> Vec<String> {
         checkpoint::Skipped::decl(),
         checkpoint::Comparison::decl(),
         checkpoint::Restored::decl(),
+        checkpoint::CallUndo::decl(),
         shell::Stream::decl(),
         fs::EntryKind::decl(),
         fs::ListEntry::decl(),

@@ -1,5 +1,6 @@
-//! `corral-cli checkpoint list|diff ID|restore ID [--path P] --root DIR
-//! [--store DIR]`, and the store `call` takes its checkpoints in.
+//! `corral-cli checkpoint list|diff ID|restore ID [--path P]|undo-call ID
+//! [--dry-run] --root DIR [--store DIR]`, and the store `call` takes its
+//! checkpoints in.
 
 use clap::Subcommand;
 use corral_tools::checkpoint::{self, Store};
@@ -35,6 +36,19 @@ pub enum Action {
         #[command(flatten)]
         at: StoreArgs,
     },
+    /// Undo the one call checkpoint ID was taken before: the paths that
+    /// changed from ID to the next checkpoint (or to now, when none was
+    /// taken since) are put back as ID has them, and nothing else. A
+    /// checkpoint is taken first (`undo` in the result).
+    UndoCall {
+        id: String,
+        /// Only print what it would do, and which of those paths changed
+        /// again after the call (`changed_later`: the undo loses that too).
+        #[arg(long)]
+        dry_run: bool,
+        #[command(flatten)]
+        at: StoreArgs,
+    },
 }
 
 #[derive(clap::Args)]
@@ -66,6 +80,14 @@ pub fn run(action: Action) -> Result<Value, Error> {
         Action::Restore { id, path, at } => {
             let (root, store) = open(&at)?;
             serde_json::to_value(store.restore(&root, &id, path.as_deref())?)
+        }
+        Action::UndoCall { id, dry_run, at } => {
+            let (root, store) = open(&at)?;
+            if dry_run {
+                serde_json::to_value(store.call_undo_diff(&root, &id)?)
+            } else {
+                serde_json::to_value(store.undo_call(&root, &id)?)
+            }
         }
     };
     value.map_err(|e| Error::invalid_input(format!("could not encode the result: {e}")))

@@ -155,6 +155,54 @@ fn call_takes_checkpoints_and_checkpoint_lists_diffs_and_restores() {
     assert_eq!((code, err["code"].as_str()), (1, Some("invalid_input")));
 }
 
+#[test]
+fn undo_call_puts_back_what_one_call_changed_and_nothing_else() {
+    let s = Setup::new();
+    std::fs::write(s.root.join("a.txt"), "a0\n").unwrap();
+    std::fs::write(s.root.join("b.txt"), "b0\n").unwrap();
+    for (path, content) in [("a.txt", "a1"), ("b.txt", "b1"), ("a.txt", "a3")] {
+        let input = serde_json::json!({"path": path, "content": content}).to_string();
+        ok(&s.args(&["call", "write_file", &input]));
+    }
+    let list = ok(&s.args(&["checkpoint", "list"]));
+    let ids: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 3);
+
+    // The first call's a.txt was changed again by the third: named.
+    let plan = ok(&s.args(&["checkpoint", "undo-call", ids[0], "--dry-run"]));
+    assert_eq!(plan["until"], ids[1]);
+    assert_eq!(plan["paths"], serde_json::json!(["a.txt"]));
+    assert_eq!(plan["changed_later"], serde_json::json!(["a.txt"]));
+    assert_eq!(
+        std::fs::read_to_string(s.root.join("a.txt")).unwrap(),
+        "a3",
+        "a dry run changes nothing"
+    );
+
+    let plan = ok(&s.args(&["checkpoint", "undo-call", ids[1], "--dry-run"]));
+    assert_eq!(plan["changed_later"], serde_json::json!([]));
+    assert_eq!(plan["plan"]["changes"][0]["path"], "b.txt");
+    let undone = ok(&s.args(&["checkpoint", "undo-call", ids[1]]));
+    assert_eq!(undone["restored"], ids[1]);
+    assert_eq!(undone["counts"]["modified"], 1);
+    assert_eq!(
+        std::fs::read_to_string(s.root.join("b.txt")).unwrap(),
+        "b0\n"
+    );
+    assert_eq!(std::fs::read_to_string(s.root.join("a.txt")).unwrap(), "a3");
+    // And that undo is undone like a restore.
+    ok(&s.args(&["checkpoint", "restore", undone["undo"].as_str().unwrap()]));
+    assert_eq!(std::fs::read_to_string(s.root.join("b.txt")).unwrap(), "b1");
+
+    let (code, err) = cli(&s.args(&["checkpoint", "undo-call", "999"]));
+    assert_eq!((code, err["code"].as_str()), (1, Some("not_found")));
+}
+
 /// Kills `args` at `after`; returns whether it had already exited.
 fn run_and_kill(args: &[&str], after: Duration) -> bool {
     let mut child = Command::new(env!("CARGO_BIN_EXE_corral-cli"))

@@ -813,3 +813,36 @@ fn undoing_a_call_that_made_a_folder_keeps_what_was_put_in_it_later() {
         undone.skipped[0].reason
     );
 }
+
+#[test]
+fn an_undo_of_one_call_found_half_done_is_finished_for_that_call_only() {
+    let f = Fixture::new();
+    f.write("a.txt", "a0\n");
+    f.write("b.txt", "b0\n");
+    for (path, content) in [("a.txt", "a1\n"), ("b.txt", "b1\n"), ("a.txt", "a3\n")] {
+        f.call(
+            "t1",
+            "write_file",
+            json!({"path": path, "content": content}),
+        )
+        .unwrap();
+    }
+    let calls = f.list();
+    // As a process killed right after writing its journal leaves it.
+    let journal = json!({
+        "restore": calls[1].id,
+        "path": null,
+        "undo": calls[2].id,
+        "until": calls[2].id,
+    });
+    std::fs::write(
+        f.store.path().join("journal.json"),
+        serde_json::to_vec(&journal).unwrap(),
+    )
+    .unwrap();
+    let after = f.list();
+    assert!(!f.store.path().join("journal.json").exists());
+    assert_eq!(std::fs::read(f.path("a.txt")).unwrap(), b"a3\n");
+    assert_eq!(std::fs::read(f.path("b.txt")).unwrap(), b"b0\n");
+    assert_eq!(after.len(), calls.len() + 1, "one checkpoint before it");
+}

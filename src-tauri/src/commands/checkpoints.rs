@@ -1,9 +1,10 @@
 //! Checkpoints of the open project: list them, show what a restore would
-//! change (or what a turn changed), restore the project or one path. The
-//! model has no tool for any of this; only the window restores.
+//! change (or what a turn changed), restore the project or one path, undo
+//! one call alone. The model has no tool for any of this; only the window
+//! restores.
 
 use crate::state::AppState;
-use corral_tools::checkpoint::{Checkpoint, Comparison, Restored};
+use corral_tools::checkpoint::{CallUndo, Checkpoint, Comparison, Restored};
 use corral_tools::{Error, ErrorCode};
 use tauri::State;
 
@@ -67,4 +68,18 @@ pub async fn restore_checkpoint(
         store.restore(root, &id, path.as_deref())
     })
     .await
+}
+
+/// What undoing the one call checkpoint `id` was taken before would do:
+/// the paths it changed, which of them changed again later, and the diff.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn call_undo_diff(state: State<'_, AppState>, id: String) -> Result<CallUndo, Error> {
+    with_store(&state, move |root, store| store.call_undo_diff(root, &id)).await
+}
+
+/// Puts back what the one call checkpoint `id` was taken before changed,
+/// and nothing else. A checkpoint is taken first; restoring it undoes this.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn undo_call(state: State<'_, AppState>, id: String) -> Result<Restored, Error> {
+    with_store(&state, move |root, store| store.undo_call(root, &id)).await
 }

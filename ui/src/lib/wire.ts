@@ -188,6 +188,32 @@ restored: string, path?: string,
  */
 undo: string, counts: ChangeCounts, changes: Array<FileChange>, skipped: Array<Skipped>, };
 
+export type CallUndo = { 
+/**
+ * The checkpoint taken just before the call.
+ */
+checkpoint: string, 
+/**
+ * Where the call's changes end: the next checkpoint, or `current` (no
+ * checkpoint was taken after it).
+ */
+until: string, 
+/**
+ * What the call changed (from `checkpoint` to `until`): what the undo
+ * puts back, and nothing else.
+ */
+paths: Array<string>, 
+/**
+ * Of those, the ones changed again after `until` (by a later call or by
+ * hand): the undo loses those later changes too.
+ */
+changed_later: Array<string>, 
+/**
+ * What the undo will change: the project as it is against the
+ * checkpoint, for those paths only.
+ */
+plan: Comparison, };
+
 export type Stream = "stdout" | "stderr";
 
 export type EntryKind = "file" | "dir" | "symlink";
