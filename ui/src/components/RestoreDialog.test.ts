@@ -1,7 +1,7 @@
 import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import { describe, expect, it, vi } from "vitest";
 import { beforeCall, Checkpoints, describeCounts, describeRestore, turnEnd, turnStart } from "../lib/checkpoints";
-import type { Checkpoint, Comparison, FileChange, Restored } from "../lib/types";
+import type { CallUndo, Checkpoint, Comparison, FileChange, Restored } from "../lib/types";
 import RestoreDialog from "./RestoreDialog.svelte";
 
 const counts = { added: 0, modified: 0, removed: 0 };
@@ -136,6 +136,52 @@ describe("RestoreDialog", () => {
     open({ ipc: { checkpointDiff: vi.fn(async () => big), restoreCheckpoint: vi.fn() } });
     await waitFor(() => expect(screen.getAllByTestId("change")).toHaveLength(2));
     expect(screen.getAllByTestId("restore-file").map((b) => b.textContent)).toEqual(["Restore this folder"]);
+  });
+
+  it("undoes one call: only its paths, naming first the ones changed again since, which lose their later changes too", async () => {
+    const callPlan: CallUndo = {
+      checkpoint: "1",
+      until: "2",
+      paths: ["a.txt", "c.txt"],
+      changed_later: ["a.txt"],
+      plan: { ...plan, counts: { added: 0, modified: 1, removed: 1 }, changes: [plan.changes[0], change("c.txt", "removed")], skipped: [] },
+    };
+    const undone: Restored = { restored: "1", undo: "9", counts: callPlan.plan.counts, changes: callPlan.plan.changes, skipped: [] };
+    const ipc = {
+      checkpointDiff: vi.fn(async () => plan),
+      restoreCheckpoint: vi.fn(async () => restored),
+      callUndoDiff: vi.fn(async () => callPlan),
+      undoCall: vi.fn(async () => undone),
+    };
+    const onRestored = vi.fn();
+    open({ ipc, undoCall: true, title: "before this call", onRestored });
+    await waitFor(() => expect(screen.getAllByTestId("change")).toHaveLength(2));
+    expect(ipc.callUndoDiff).toHaveBeenCalledWith("1");
+    expect(ipc.checkpointDiff).not.toHaveBeenCalled();
+    expect(screen.getByRole("heading").textContent).toBe("Undo this call");
+    expect(screen.getByTestId("restore-counts").textContent).toContain("Undoing: 1 file changed back, 1 removed.");
+    const later = screen.getByTestId("undo-call-later");
+    expect(later.textContent).toContain("Changed again after this call");
+    expect(later.textContent).toContain("its later changes are lost too");
+    expect([...later.querySelectorAll("code")].map((c) => c.textContent)).toEqual(["a.txt"]);
+    expect(ipc.undoCall).not.toHaveBeenCalled();
+    await fireEvent.click(screen.getByTestId("restore-confirm"));
+    await waitFor(() => expect(onRestored).toHaveBeenCalledWith(undone));
+    expect(ipc.undoCall).toHaveBeenCalledWith("1");
+    expect(ipc.restoreCheckpoint).not.toHaveBeenCalled();
+    expect(screen.getByRole("heading").textContent).toBe("Undid this call");
+    expect(screen.getByTestId("restore-done").textContent).toBe("Undone: 1 file changed back, 1 removed.");
+    // The undo of the undo restores the checkpoint it took, whole.
+    await fireEvent.click(screen.getByTestId("restore-undo"));
+    await waitFor(() => expect(ipc.restoreCheckpoint).toHaveBeenCalledWith("9"));
+  });
+
+  it("says nothing of later changes when no path of the call changed since", async () => {
+    const callPlan: CallUndo = { checkpoint: "1", until: "current", paths: ["b.txt"], changed_later: [], plan: { ...plan, changes: [change("b.txt", "modified")] } };
+    open({ ipc: { checkpointDiff: vi.fn(), restoreCheckpoint: vi.fn(), callUndoDiff: vi.fn(async () => callPlan), undoCall: vi.fn() }, undoCall: true });
+    await waitFor(() => expect(screen.getAllByTestId("change")).toHaveLength(1));
+    expect(screen.queryByTestId("undo-call-later")).toBeNull();
+    expect(screen.getByTestId("restore-confirm").textContent).toBe("Undo this call");
   });
 
   it("opens on a turn's summary and restores only after the preview; the conversation rewinds only when asked", async () => {

@@ -3,7 +3,7 @@
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { getCurrentWindow } from "@tauri-apps/api/window";
 import { toWireError } from "./errors";
-import type { CallTag, Checkpoint, Comparison, Restored } from "./types";
+import type { CallTag, CallUndo, Checkpoint, Comparison, Restored } from "./types";
 import type {
   Appended,
   ApprovalScope,
@@ -126,6 +126,10 @@ export const ipc = {
     call<Comparison>("compare_checkpoints", { from, ...(to === undefined ? {} : { to }) }),
   restoreCheckpoint: (id: string, path?: string) =>
     call<Restored>("restore_checkpoint", { id, ...(path === undefined ? {} : { path }) }),
+  /** What undoing only the call checkpoint `id` was taken before would do, and which of its paths changed again since. */
+  callUndoDiff: (id: string) => call<CallUndo>("call_undo_diff", { id }),
+  /** Puts back what that one call changed, and nothing else. */
+  undoCall: (id: string) => call<Restored>("undo_call", { id }),
 
   // LLM
   /** To `target` (the conversation's model, see ModelSwitcher) when given, else as the settings say. */

@@ -11,6 +11,7 @@ export type {
   Skipped,
   Comparison,
   Restored,
+  CallUndo,
   ErrorCode,
   WireError,
   Risk,
