@@ -301,6 +301,7 @@ mod tests {
                 description: "Read.".into(),
                 input_schema: json!({"type": "object"}),
             }],
+            max_tokens: None,
         };
         let mut config = ProviderConfig::new(Provider::Anthropic, "claude-sonnet-4-5");
         config.base_url = "https://api.anthropic.com".into();

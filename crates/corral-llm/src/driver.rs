@@ -47,9 +47,10 @@ async fn run(
         url: &shown,
         api_key: config.key(),
     };
+    let max_tokens = request.reply_limit(config.max_tokens);
     let body = match config.provider {
-        Provider::Anthropic => anthropic::body(config, request, config.max_tokens, true),
-        Provider::OpenAi => openai::body(config, request, config.max_tokens, true),
+        Provider::Anthropic => anthropic::body(config, request, max_tokens, true),
+        Provider::OpenAi => openai::body(config, request, max_tokens, true),
     };
     let mut retries = 0;
     loop {

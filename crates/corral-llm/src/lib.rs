@@ -22,6 +22,7 @@
 //!     system: "You are terse.".into(),
 //!     messages: vec![Message::user("Say hi.")],
 //!     tools: vec![],
+//!     max_tokens: None,
 //! };
 //! stream(&config, &request, CancellationToken::new(), |event| match event {
 //!     StreamEvent::TextDelta { text } => print!("{text}"),
@@ -121,6 +122,7 @@ async fn ping(config: &ProviderConfig, url: &str) -> Result<String, LlmError> {
         system: String::new(),
         messages: vec![Message::user("ping")],
         tools: Vec::new(),
+        max_tokens: None,
     };
     let body = match config.provider {
         Provider::Anthropic => anthropic::body(config, &request, 1, false),

@@ -112,6 +112,21 @@ pub struct ChatRequest {
     /// The tools the model may call; empty for none.
     #[serde(default)]
     pub tools: Vec<ToolDef>,
+    /// The most tokens this reply may use when that is less than the
+    /// settings' max tokens (the caller keeps request and reply inside the
+    /// context window); `None` for the settings' value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub max_tokens: Option<u32>,
+}
+
+impl ChatRequest {
+    /// The reply's token limit: `max_tokens` when set, never more than
+    /// `configured` and never less than 1.
+    pub fn reply_limit(&self, configured: u32) -> u32 {
+        self.max_tokens
+            .map_or(configured, |limit| limit.clamp(1, configured.max(1)))
+    }
 }
 
 /// One normalized event of a streamed answer: `LlmEvent` on the wire.

@@ -87,6 +87,7 @@ fn request() -> ChatRequest {
             description: "Reads a file.".into(),
             input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
         }],
+        max_tokens: None,
     }
 }
 

@@ -28,6 +28,7 @@ fn request() -> ChatRequest {
         system: String::new(),
         messages: vec![Message::user("Hi")],
         tools: vec![],
+        max_tokens: None,
     }
 }
 

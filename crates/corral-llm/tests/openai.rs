@@ -61,6 +61,7 @@ fn request() -> ChatRequest {
         system: "You are Corral.".into(),
         messages: vec![Message::user("Hi")],
         tools: vec![],
+        max_tokens: None,
     }
 }
 
@@ -202,6 +203,7 @@ async fn sends_the_chat_completions_request() {
             description: "Reads a file.".into(),
             input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
         }],
+        max_tokens: None,
     };
     collect(&server.config(Provider::OpenAi), &request).await;
     let sent = &server.received()[0];
@@ -330,6 +332,26 @@ async fn length_is_max_tokens() {
             },
         ]
     );
+}
+
+/// The window keeps request and reply inside the context window: a reply
+/// limit below the settings' max tokens is sent, one above it is not.
+#[tokio::test]
+async fn a_request_may_lower_the_reply_limit_but_never_raise_it() {
+    for (asked, sent) in [
+        (Some(300), 300),
+        (Some(100_000), 1024),
+        (Some(0), 1),
+        (None, 1024),
+    ] {
+        let server = Server::start(vec![Reply::sse(TEXT_STREAM)]).await;
+        let request = ChatRequest {
+            max_tokens: asked,
+            ..request()
+        };
+        collect(&server.config(Provider::OpenAi), &request).await;
+        assert_eq!(server.received()[0].json()["max_tokens"], sent, "{asked:?}");
+    }
 }
 
 #[tokio::test]

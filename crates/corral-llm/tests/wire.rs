@@ -66,6 +66,7 @@ fn requests_read_the_ipc_shape() {
                 description: "Finds files.".into(),
                 input_schema: json!({"type": "object"}),
             }],
+            max_tokens: None,
         }
     );
     assert_eq!(serde_json::to_value(&request).unwrap(), wire);

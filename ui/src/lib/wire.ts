@@ -515,7 +515,13 @@ messages: Array<Message>,
 /**
  * The tools the model may call; empty for none.
  */
-tools: Array<LlmTool>, };
+tools: Array<LlmTool>, 
+/**
+ * The most tokens this reply may use when that is less than the
+ * settings' max tokens (the caller keeps request and reply inside the
+ * context window); `None` for the settings' value.
+ */
+max_tokens?: number, };
 
 export type LlmEvent = { "type": "text_delta", 
 /**

@@ -66,6 +66,23 @@ function messagesChars(messages: readonly Message[]): number {
   return chars;
 }
 
+/**
+ * The fewest tokens a reply is given (1,024, or an eighth of a small
+ * window): when the request leaves less, the older part is compacted first.
+ */
+export function replyFloor(window: number): number {
+  return Math.min(1_024, Math.floor(window / 8));
+}
+
+/**
+ * The reply's token limit for a request of `requestTokens`: what the window
+ * has left, never below the floor (Rust lowers it further to the settings'
+ * max tokens, never raises it).
+ */
+export function replyLimit(window: number, requestTokens: number): number {
+  return Math.max(replyFloor(window), Math.floor(window - requestTokens));
+}
+
 /** The tokens a reply may use so that request + reply fit the window. */
 export function fitMaxTokens(maxTokens: number, window: number): number {
   return Math.max(256, Math.min(maxTokens, Math.floor(window / 4)));

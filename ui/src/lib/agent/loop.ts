@@ -22,6 +22,8 @@ import {
   compactionBoundary,
   DEFAULT_CONTEXT_WINDOW,
   isContextOverflow,
+  replyFloor,
+  replyLimit,
   summaryRequest,
   TokenEstimate,
   trimOldToolResults,
@@ -488,6 +490,8 @@ export class AgentLoop {
     };
 
     const request = this.request(specs);
+    // Request and reply together inside the window (fitContext made room).
+    request.max_tokens = replyLimit(this.contextWindow.window, this.estimate.tokens(request));
     let reportedInput = 0;
     const stream = this.ipc.llmStream(runId, request, onEvent).then(
       () => undefined,
@@ -619,7 +623,11 @@ export class AgentLoop {
     this.patch({ context: { used, window, known } });
   }
 
-  /** Before a request: trims, then summarizes, when it would pass the threshold. */
+  /**
+   * Before a request: trims, then summarizes, when it would pass the
+   * threshold; and when even then the reply would have less than its floor
+   * of what the window has left, summarizes all but the last messages.
+   */
   private async fitContext(control: RunControl, specs: ToolSpec[]): Promise<void> {
     const { window } = this.contextWindow;
     const limit = window * COMPACT_AT;
@@ -629,6 +637,9 @@ export class AgentLoop {
       size = this.estimate.tokens(this.request(specs));
     }
     if (size > limit && (await this.compactNow(control, false))) size = this.estimate.tokens(this.request(specs));
+    if (window - size < replyFloor(window) && !control.cancelled && (await this.compactNow(control, true))) {
+      size = this.estimate.tokens(this.request(specs));
+    }
     this.showMeter(size);
   }
 
@@ -644,6 +655,7 @@ export class AgentLoop {
     if (boundary === 0) return forced;
     const older = this.messages.slice(0, boundary);
     const request = summaryRequest(older, this.contextWindow.window, this.estimate.ratio);
+    request.max_tokens = replyLimit(this.contextWindow.window, this.estimate.tokens(request));
     const runId = this.newId();
     const hook = () => void this.ipc.cancel(runId).catch(() => undefined);
     control.hooks.add(hook);

@@ -115,3 +115,29 @@ describe("the Compact button", () => {
     assertConsistent(next.messages);
   });
 });
+
+describe("the reply's token limit", () => {
+  const chars = (r: LlmRequest) => r.system.length + JSON.stringify(r.messages).length + JSON.stringify(r.tools).length;
+
+  it("is what the window has left after the request", async () => {
+    const window = 32_768;
+    const t = setup(reads(3), window);
+    await t.loop.send("read three files");
+    expect(t.work()).toHaveLength(4);
+    for (const request of t.work()) expect(request.max_tokens).toBe(window - Math.ceil(chars(request) / 4));
+  });
+
+  it("has a floor: when less is left, the older part is compacted first so request and reply fit", async () => {
+    const window = 2_000;
+    const t = setup(reads(4), window);
+    // Results too big to trim (the last six messages never are), too few messages for the usual compaction.
+    t.ipc.callTool.mockImplementation(async (_name, input) => ({ path: input.path, content: "y".repeat(2_400) }));
+    await t.loop.send("read four files");
+    expect(t.work()).toHaveLength(5);
+    expect(t.summaries().length).toBeGreaterThanOrEqual(1);
+    for (const request of [...t.work(), ...t.summaries()]) {
+      expect(request.max_tokens).toBeGreaterThanOrEqual(250);
+      expect(Math.ceil(chars(request) / 4) + request.max_tokens!).toBeLessThanOrEqual(window);
+    }
+  });
+});
