@@ -77,43 +77,26 @@ pub trait Tool: Sync {
         Ok(())
     }
 
-    /// [`Tool::precheck`] with what surrounds the call (a command's
-    /// programs added by the user).
-    fn precheck_in(
+    /// What the policy needs to know of the call ([`Assessment`]); with
+    /// `precheck`, [`Tool::precheck`] refuses it first. The default knows
+    /// the paths and nothing more. A tool whose input tells more overrides
+    /// it and reads the input once for all of it: `exec_shell` parses
+    /// git's arguments once for its argument rules, its read-only verdict,
+    /// the secret it names, the network and the caller's saved rules.
+    fn assessment(
         &self,
         root: &ProjectRoot,
         input: &Self::Input,
         _ctx: &CallContext,
-    ) -> Result<()> {
-        self.precheck(root, input)
-    }
-
-    /// The caller's saved rule that lets this call run without asking.
-    fn saved_rule(
-        &self,
-        _root: &ProjectRoot,
-        _input: &Self::Input,
-        _ctx: &CallContext,
-    ) -> Option<String> {
-        None
-    }
-
-    /// Whether the call fetches from the network by its nature (it asks,
-    /// naming the network, unless the caller granted it).
-    fn wants_network(&self, _input: &Self::Input) -> bool {
-        false
-    }
-
-    /// Whether the call changes nothing (only a [`Risk::Shell`] tool is
-    /// asked: reads and writes are known by their risk).
-    fn read_only(&self, _root: &ProjectRoot, _input: &Self::Input) -> bool {
-        false
-    }
-
-    /// An argument naming a secret-like file the paths do not show (a
-    /// command's `HEAD:.env`); such a call asks in every mode.
-    fn named_secret(&self, _root: &ProjectRoot, _input: &Self::Input) -> Option<String> {
-        None
+        precheck: bool,
+    ) -> Result<Assessment> {
+        if precheck {
+            self.precheck(root, input)?;
+        }
+        Ok(Assessment {
+            paths: self.paths(input),
+            ..Assessment::default()
+        })
     }
 
     /// The change the call would make, without making it.
@@ -139,13 +122,16 @@ pub trait Tool: Sync {
 pub struct Assessment {
     /// The paths it works on, as typed.
     pub paths: Vec<String>,
-    /// It changes nothing ([`Tool::read_only`]).
+    /// It changes nothing (only a [`Risk::Shell`] tool says so: reads and
+    /// writes are known by their risk).
     pub read_only: bool,
-    /// An argument naming a secret-like file ([`Tool::named_secret`]).
+    /// An argument naming a secret-like file the paths do not show (a
+    /// command's `HEAD:.env`); such a call asks in every mode.
     pub named_secret: Option<String>,
-    /// The saved rule that covers it ([`Tool::saved_rule`]).
+    /// The caller's saved rule that lets it run without asking.
     pub rule: Option<String>,
-    /// It fetches from the network ([`Tool::wants_network`]).
+    /// It fetches from the network by its nature (it asks, naming the
+    /// network, unless the caller granted it).
     pub network: bool,
 }
 
@@ -155,9 +141,10 @@ pub trait DynTool: Sync {
     fn name(&self) -> &'static str;
     fn risk(&self) -> Risk;
     fn spec(&self) -> ToolSpec;
-    /// Parses the input and gathers the policy facts. With `precheck`, the
-    /// tool's hard rules ([`Tool::precheck`]) run first and their refusal
-    /// is the error.
+    /// Parses the input and gathers the policy facts
+    /// ([`Tool::assessment`], with no saved rules or added programs). With
+    /// `precheck`, the tool's hard rules ([`Tool::precheck`]) run first and
+    /// their refusal is the error.
     fn assess(&self, root: &ProjectRoot, input: &Value, precheck: bool) -> Result<Assessment>;
     /// [`DynTool::assess`] with the hard rules, the saved rules and the
     /// added programs of the call's context.
@@ -188,16 +175,7 @@ impl<T: Tool> DynTool for T {
     }
     fn assess(&self, root: &ProjectRoot, input: &Value, precheck: bool) -> Result<Assessment> {
         let input: T::Input = parse(T::NAME, input.clone())?;
-        if precheck {
-            self.precheck(root, &input)?;
-        }
-        Ok(Assessment {
-            paths: self.paths(&input),
-            read_only: self.read_only(root, &input),
-            named_secret: self.named_secret(root, &input),
-            rule: None,
-            network: self.wants_network(&input),
-        })
+        self.assessment(root, &input, &CallContext::default(), precheck)
     }
     fn assess_in(
         &self,
@@ -206,14 +184,7 @@ impl<T: Tool> DynTool for T {
         ctx: &CallContext,
     ) -> Result<Assessment> {
         let input: T::Input = parse(T::NAME, input.clone())?;
-        self.precheck_in(root, &input, ctx)?;
-        Ok(Assessment {
-            paths: self.paths(&input),
-            read_only: self.read_only(root, &input),
-            named_secret: self.named_secret(root, &input),
-            rule: self.saved_rule(root, &input, ctx),
-            network: self.wants_network(&input),
-        })
+        self.assessment(root, &input, ctx, true)
     }
     fn preview(&self, root: &ProjectRoot, input: &Value) -> Result<Option<Preview>> {
         Tool::preview(self, root, &parse(T::NAME, input.clone())?)

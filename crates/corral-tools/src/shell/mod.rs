@@ -56,6 +56,7 @@ pub use capture::{HEAD_BYTES, TAIL_BYTES};
 pub use namespace::available as namespaces_available;
 pub use network::wants_network;
 pub use profile::{is_read_only, Profile};
+pub use rules::CommandLine;
 pub use saved::{rule_covering, SavedRule};
 
 /// Time limit when `timeout_secs` is not given.
@@ -199,7 +200,43 @@ pub struct ShellRun {
 /// symlink (`.env`, `HEAD:.env`, `notes.txt -> .env`); such a command asks
 /// in every mode, as `read_file` of that file does.
 pub fn named_secret(root: &ProjectRoot, input: &ExecShellInput) -> Option<String> {
-    rules::named_secret(root, &input.command, &input.args)
+    rules::named_secret(root, &CommandLine::read(input))
+}
+
+/// What the approval policy needs to know of one call, from one reading of
+/// its arguments (git's are parsed once for all of it).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Assessment<'r> {
+    /// It only looks, and may run in the read-only profile
+    /// ([`is_read_only`]).
+    pub read_only: bool,
+    /// An argument naming a secret-like file ([`named_secret`]).
+    pub named_secret: Option<String>,
+    /// It fetches from the network by its nature ([`wants_network`]).
+    pub network: bool,
+    /// The caller's saved rule that lets it run unasked ([`rule_covering`]).
+    pub rule: Option<&'r SavedRule>,
+}
+
+/// Reads the call once and judges it: with `precheck`, the checks
+/// [`check_with`] makes refuse it first; then the facts the policy decides
+/// by ([`Assessment`]).
+pub fn assess<'r>(
+    root: &ProjectRoot,
+    input: &ExecShellInput,
+    run: &'r ShellRun,
+    precheck: bool,
+) -> Result<Assessment<'r>> {
+    let line = CommandLine::read(input);
+    if precheck {
+        check_line(root, &line, run)?;
+    }
+    Ok(Assessment {
+        read_only: profile::read_only(root, &line),
+        named_secret: rules::named_secret(root, &line),
+        network: network::wants_network(&line),
+        rule: rule_covering(root, &line, &run.rules),
+    })
 }
 
 /// Checks a call against the allowlist and the argument rules without
@@ -211,19 +248,25 @@ pub fn check(root: &ProjectRoot, input: &ExecShellInput) -> Result<()> {
 
 /// [`check`] with the caller's added programs ([`ShellRun::extra_programs`]).
 pub fn check_with(root: &ProjectRoot, input: &ExecShellInput, run: &ShellRun) -> Result<()> {
+    check_line(root, &CommandLine::read(input), run)
+}
+
+/// [`check_with`] of a call already read.
+fn check_line(root: &ProjectRoot, line: &CommandLine<'_>, run: &ShellRun) -> Result<()> {
+    let input = line.input();
     timeout_of(input.timeout_secs)?;
     check_nul(&input.args)?;
     // The rules judge the arguments whether or not the program is installed.
     allowlist::ensure_allowed(&input.command, &run.extra_programs)?;
-    check_arguments(root, input)?;
+    check_arguments(root, line)?;
     allowlist::resolve(root, &input.command, &run.extra_programs).map(|_| ())
 }
 
 /// The argument rules of a built-in program; a program the user added has
 /// none (the build profile's mounts are its fence).
-fn check_arguments(root: &ProjectRoot, input: &ExecShellInput) -> Result<()> {
-    if allowlist::is_builtin(&input.command) {
-        rules::check(root, &input.command, &input.args)
+fn check_arguments(root: &ProjectRoot, line: &CommandLine<'_>) -> Result<()> {
+    if allowlist::is_builtin(line.program()) {
+        rules::check(root, line)
     } else {
         Ok(())
     }
@@ -250,8 +293,9 @@ pub fn exec_shell(
     let timeout = timeout_of(input.timeout_secs)?;
     check_nul(&input.args)?;
     let program = allowlist::resolve(root, &input.command, &run.extra_programs)?;
-    check_arguments(root, input)?;
-    let profile = profile::choose(root, input, run.network);
+    let line = CommandLine::read(input);
+    check_arguments(root, &line)?;
+    let profile = profile::choose(root, &line, run.network);
     let tmp = env::TempDir::create()?;
     let tmpdir = tmp.subdir("tmp")?;
     let vars = env::build(&input.command, &tmpdir, root.path());

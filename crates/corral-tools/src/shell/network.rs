@@ -4,6 +4,7 @@
 //! and a command that failed because the sandbox refused a connection or a
 //! name lookup says so in its result.
 
+use super::rules::CommandLine;
 use super::ExecShellInput;
 
 /// The subcommands that fetch from (or send to) the network, per program.
@@ -26,19 +27,25 @@ const FETCHES: &[(&str, &[&str])] = &[
 /// Whether the call fetches from the network by its nature (`npm ci`,
 /// `cargo fetch`, `pip install`, `git pull`...): it then asks, naming the
 /// network profile, and runs with the network once the user approves it.
-/// The subcommand is the first word that is not an option (for git, one
-/// of the first two: `git -C sub fetch`); `yarn` alone installs.
-pub fn wants_network(program: &str, args: &[String]) -> bool {
+/// The subcommand is the first word that is not an option; git's is the
+/// one its parser reads ([`CommandLine::git_subcommand`]: past `-C dir`,
+/// `-c x=y`, `--git-dir=.git`); `yarn` alone installs.
+pub fn wants_network(line: &CommandLine<'_>) -> bool {
+    let program = line.program();
+    let args = line.args();
     let Some((_, subcommands)) = FETCHES.iter().find(|(p, _)| *p == program) else {
         return false;
     };
-    let mut words = args.iter().filter(|a| !a.starts_with('-'));
-    let looked_at = if program == "git" { 2 } else { 1 };
-    let first: Vec<&String> = words.by_ref().take(looked_at).collect();
-    if program == "yarn" && first.is_empty() {
+    if program == "git" {
+        return line
+            .git_subcommand()
+            .is_some_and(|sub| subcommands.contains(&sub));
+    }
+    let first = args.iter().find(|a| !a.starts_with('-'));
+    if program == "yarn" && first.is_none() {
         return true;
     }
-    first.iter().any(|word| match word.as_str() {
+    first.is_some_and(|word| match word.as_str() {
         // `go mod tidy` and `go mod download` fetch; `go mod edit` does not.
         "mod" => args.iter().any(|a| a == "download" || a == "tidy"),
         // `uv pip install`, not `uv pip list`.
@@ -89,8 +96,13 @@ mod tests {
     use super::*;
 
     fn wants(program: &str, args: &[&str]) -> bool {
-        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        wants_network(program, &args)
+        let input = ExecShellInput {
+            command: program.to_string(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            timeout_secs: None,
+            background: false,
+        };
+        wants_network(&CommandLine::read(&input))
     }
 
     #[test]
@@ -105,6 +117,19 @@ mod tests {
         assert!(wants("go", &["mod", "download"]));
         assert!(wants("git", &["fetch", "origin"]));
         assert!(wants("git", &["-C", "sub", "pull"]));
+        // git's subcommand as git reads it, past any options before it.
+        assert!(wants("git", &["-C", "sub", "fetch"]));
+        assert!(wants("git", &["-C", "a", "-C", "b", "fetch"]));
+        assert!(wants("git", &["-c", "x=y", "pull"]));
+        assert!(wants("git", &["--git-dir=.git", "fetch"]));
+        assert!(wants(
+            "git",
+            &["--git-dir", ".git", "--work-tree", ".", "push"]
+        ));
+        assert!(wants("git", &["--no-pager", "ls-remote"]));
+        assert!(!wants("git", &["-C", "fetch", "status"]));
+        assert!(!wants("git", &["help", "fetch"]));
+        assert!(!wants("git", &[]));
         assert!(wants("git", &["clone", "https://example.invalid/x"]));
         assert!(wants("yarn", &[]));
         assert!(!wants("npm", &["test"]));

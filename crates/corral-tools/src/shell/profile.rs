@@ -11,7 +11,7 @@
 //!   network.
 //! - **network**: build plus the network, only when the caller granted it.
 
-use super::rules;
+use super::rules::{self, CommandLine};
 use super::ExecShellInput;
 use crate::root::ProjectRoot;
 use serde::{Deserialize, Serialize};
@@ -49,14 +49,20 @@ impl Profile {
 /// the project chooses which program really runs (`rust-toolchain.toml`
 /// can point rustup's `cargo` at a program in the project).
 pub fn is_read_only(root: &ProjectRoot, input: &ExecShellInput) -> bool {
-    rules::is_read_only(root, &input.command, &input.args)
-        && (input.command != "git" || root.is_git_top())
-        && rules::toolchain_override(root, &input.command).is_none()
+    read_only(root, &CommandLine::read(input))
+}
+
+/// [`is_read_only`] of a call already read.
+pub(crate) fn read_only(root: &ProjectRoot, line: &CommandLine<'_>) -> bool {
+    let program = line.program();
+    rules::is_read_only(root, line)
+        && (program != "git" || root.is_git_top())
+        && rules::toolchain_override(root, program).is_none()
 }
 
 /// The profile a call runs in.
-pub(crate) fn choose(root: &ProjectRoot, input: &ExecShellInput, network: bool) -> Profile {
-    if is_read_only(root, input) {
+pub(crate) fn choose(root: &ProjectRoot, line: &CommandLine<'_>, network: bool) -> Profile {
+    if read_only(root, line) {
         Profile::ReadOnly
     } else if network {
         Profile::Network

@@ -7,7 +7,7 @@
 //! where a link leads), nor one that needs the network, and it never
 //! changes the profile the call runs in.
 
-use super::rules::{leads_outside, named_secret};
+use super::rules::{leads_outside, named_secret, CommandLine};
 use super::{network, ExecShellInput};
 use crate::root::ProjectRoot;
 use serde::{Deserialize, Serialize};
@@ -78,16 +78,17 @@ impl fmt::Display for SavedRule {
 /// or one that fetches from the network.
 pub fn rule_covering<'a>(
     root: &ProjectRoot,
-    input: &ExecShellInput,
+    line: &CommandLine<'_>,
     rules: &'a [SavedRule],
 ) -> Option<&'a SavedRule> {
+    let input = line.input();
     let rule = rules.iter().find(|rule| rule.prefixes(input))?;
     let outside = input
         .args
         .iter()
         .any(|arg| parts(arg).any(|part| leads_outside(root, part)));
-    let secret = named_secret(root, &input.command, &input.args).is_some();
-    let network = network::wants_network(&input.command, &input.args);
+    let secret = named_secret(root, line).is_some();
+    let network = network::wants_network(line);
     (!outside && !secret && !network).then_some(rule)
 }
 
@@ -137,7 +138,8 @@ mod tests {
             SavedRule::parse("npm test").unwrap(),
             SavedRule::parse("npm").unwrap(),
         ];
-        let covered = |c, a: &[&str]| rule_covering(&root, &call(c, a), &rules).is_some();
+        let covered =
+            |c, a: &[&str]| rule_covering(&root, &CommandLine::read(&call(c, a)), &rules).is_some();
         assert!(covered("npm", &["test"]));
         assert!(covered("npm", &["test", "--", "--watch=false"]));
         assert!(!covered("npx", &["test"]));

@@ -9,7 +9,7 @@ use crate::policy::Risk;
 use crate::root::ProjectRoot;
 use crate::shell::background::Started;
 use crate::shell::{self, ExecShellInput, ExecShellOutput};
-use crate::tool::{CallContext, Tool};
+use crate::tool::{Assessment, CallContext, Tool};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -36,40 +36,23 @@ impl Tool for ExecShell {
         returns a run_id at once: read the output with command_output, stop it with \
         stop_command (at most 8 at a time).";
 
-    fn precheck(&self, root: &ProjectRoot, input: &ExecShellInput) -> Result<()> {
-        shell::check(root, input)
-    }
-
-    fn precheck_in(
+    fn assessment(
         &self,
         root: &ProjectRoot,
         input: &ExecShellInput,
         ctx: &CallContext,
-    ) -> Result<()> {
-        shell::check_with(root, input, &ctx.shell)
-    }
-
-    fn saved_rule(
-        &self,
-        root: &ProjectRoot,
-        input: &ExecShellInput,
-        ctx: &CallContext,
-    ) -> Option<String> {
-        shell::rule_covering(root, input, &ctx.shell.rules).map(ToString::to_string)
-    }
-
-    fn wants_network(&self, input: &ExecShellInput) -> bool {
-        shell::wants_network(&input.command, &input.args)
-    }
-
-    fn read_only(&self, root: &ProjectRoot, input: &ExecShellInput) -> bool {
-        // Without the namespaces there is no read-only profile to run it
-        // in, so every command asks.
-        shell::is_read_only(root, input) && shell::namespaces_available()
-    }
-
-    fn named_secret(&self, root: &ProjectRoot, input: &ExecShellInput) -> Option<String> {
-        shell::named_secret(root, input)
+        precheck: bool,
+    ) -> Result<Assessment> {
+        let facts = shell::assess(root, input, &ctx.shell, precheck)?;
+        Ok(Assessment {
+            paths: Vec::new(),
+            // Without the namespaces there is no read-only profile to run
+            // it in, so every command asks.
+            read_only: facts.read_only && shell::namespaces_available(),
+            named_secret: facts.named_secret,
+            rule: facts.rule.map(ToString::to_string),
+            network: facts.network,
+        })
     }
 
     fn run(

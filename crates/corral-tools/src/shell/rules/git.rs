@@ -700,8 +700,7 @@ fn read_global(arg: &str) -> (&str, Option<&'static Opt>, Option<&str>, bool) {
             .iter()
             .find(|row| !name.is_empty() && row.long == name)
             .filter(|row| !(row.kind == Flag && inline.is_some()));
-        let takes_next =
-            inline.is_none() && row.is_some_and(|row| matches!(row.kind, Value | Path));
+        let takes_next = inline.is_none() && row.is_some_and(takes_value);
         return (name, row, inline, takes_next);
     }
     let body = &arg[1..];
@@ -712,7 +711,7 @@ fn read_global(arg: &str) -> (&str, Option<&'static Opt>, Option<&str>, bool) {
     let rest = Some(&body[c.len_utf8()..]).filter(|r| !r.is_empty());
     let row = GLOBAL.iter().find(|row| row.short == Some(c));
     match (row, rest) {
-        (Some(row), None) => (name, Some(row), None, matches!(row.kind, Value | Path)),
+        (Some(row), None) => (name, Some(row), None, takes_value(row)),
         // `-ccore.pager=x` is `-c core.pager=x`; anything else attached is
         // not a form git takes.
         (Some(row), Some(rest)) if matches!(row.kind, Denied(_)) => {
@@ -720,6 +719,14 @@ fn read_global(arg: &str) -> (&str, Option<&'static Opt>, Option<&str>, bool) {
         }
         (_, rest) => (name, None, rest, false),
     }
+}
+
+/// Whether git takes the next argument as the value of the option before
+/// the subcommand: a value or a path, and `-c` and `--config-env`, which
+/// the rules refuse but whose value is still not the subcommand
+/// (`git -c x=y pull` pulls).
+fn takes_value(row: &Opt) -> bool {
+    matches!(row.kind, Value | Path) || row.short == Some('c') || row.long == "config-env"
 }
 
 /// The rows a long option (as written, without `--`) names: its own, or
@@ -807,6 +814,11 @@ mod tests {
         let (global, sub, _) = read(&["-ccore.pager=id", "--git-d=x", "-C=src", "status"]);
         assert_eq!(global, ["-c(c)=core.pager=id", "-git-d(?)=x", "-C(?)==src"]);
         assert_eq!(sub.as_deref(), Some("status"));
+        // `-c` and `--config-env` take the next argument, as git reads
+        // them (the rules refuse both): it is not the subcommand.
+        let (global, sub, _) = read(&["-c", "x=y", "--config-env", "a=B", "pull"]);
+        assert_eq!(global, ["-c(c)=x=y", "-config-env(config-env)=a=B"]);
+        assert_eq!(sub.as_deref(), Some("pull"));
         // Only flags: no subcommand.
         let (global, sub, _) = read(&["-P", "--version"]);
         assert_eq!(global, ["-P(no-pager)", "-version(version)"]);

@@ -25,17 +25,63 @@ mod toolchain;
 
 pub(crate) use readonly::{is_read_only, named_secret, toolchain_override};
 
+use super::ExecShellInput;
 use crate::error::{Error, ErrorCode, Result};
 use crate::policy::is_secret_like;
 use crate::root::{ProjectRoot, RelPath};
 
-/// Checks `args` against the rules of `program` (already on the allowlist).
-pub(crate) fn check(root: &ProjectRoot, program: &str, args: &[String]) -> Result<()> {
+/// A call's program and arguments, read once: git's arguments are parsed
+/// here ([`git::GitArgs`]) and that one reading gives the argument rules
+/// ([`check`]), the read-only verdict ([`is_read_only`]), the secrets the
+/// call names ([`named_secret`]) and whether it fetches
+/// ([`super::network`]). Read it once per call and pass it down.
+pub struct CommandLine<'a> {
+    input: &'a ExecShellInput,
+    git: Option<git::GitArgs<'a>>,
+}
+
+impl<'a> CommandLine<'a> {
+    /// Reads the call's arguments (for git, parses them).
+    pub fn read(input: &'a ExecShellInput) -> CommandLine<'a> {
+        let git = (input.command == "git").then(|| git::GitArgs::parse(&input.args));
+        CommandLine { input, git }
+    }
+
+    /// The call as given.
+    pub fn input(&self) -> &'a ExecShellInput {
+        self.input
+    }
+
+    /// The program's name.
+    pub fn program(&self) -> &'a str {
+        &self.input.command
+    }
+
+    /// The arguments after the program.
+    pub fn args(&self) -> &'a [String] {
+        &self.input.args
+    }
+
+    /// git's subcommand as git reads it, past the options before it
+    /// (`fetch` in `git -C a -C b fetch`); `None` for any other program
+    /// and for git without one.
+    pub fn git_subcommand(&self) -> Option<&'a str> {
+        self.git.as_ref().and_then(|git| git.sub)
+    }
+}
+
+/// Checks the call's arguments against the rules of its program (already
+/// on the allowlist).
+pub(crate) fn check(root: &ProjectRoot, line: &CommandLine<'_>) -> Result<()> {
+    let program = line.program();
+    let args = line.args();
     let ctx = Ctx { root, program };
+    if let Some(git) = &line.git {
+        return git.check(&ctx);
+    }
     match program {
         "ls" | "rm" | "mv" | "cp" | "mkdir" | "touch" | "grep" => coreutils::check(&ctx, args),
         "find" => find::check_find(&ctx, args),
-        "git" => git::GitArgs::parse(args).check(&ctx),
         "cargo" | "npm" | "yarn" | "pnpm" | "bun" => toolchain::check_package_tool(&ctx, args),
         "node" => node::check_node(&ctx, args),
         other => Err(Error::new(

@@ -5,9 +5,8 @@
 //! git's part comes from its one reading ([`super::git`]).
 
 use super::find::is_find_action;
-use super::git::GitArgs;
 use super::gnu::option_or_abbreviation;
-use super::{leads_outside, names_secret};
+use super::{leads_outside, names_secret, CommandLine};
 use crate::root::ProjectRoot;
 
 /// What an argument may name: itself, the value of `--name=value`, and the
@@ -39,11 +38,12 @@ fn grep_recursive(arg: &str) -> bool {
 /// The first argument that names a secret-like file, by its name or where
 /// it leads (`.env`, `HEAD:.env`, `--file=id_rsa`, `notes.txt -> .env`).
 /// Reading a secret asks in every mode, also through a command.
-pub(crate) fn named_secret(root: &ProjectRoot, program: &str, args: &[String]) -> Option<String> {
-    if program == "git" {
-        return GitArgs::parse(args).named_secret(root);
+pub(crate) fn named_secret(root: &ProjectRoot, line: &CommandLine<'_>) -> Option<String> {
+    if let Some(git) = &line.git {
+        return git.named_secret(root);
     }
-    args.iter()
+    line.args()
+        .iter()
         .find(|arg| {
             arg.split([':', '='])
                 .chain(values(arg))
@@ -84,10 +84,14 @@ pub(crate) fn toolchain_override(root: &ProjectRoot, program: &str) -> Option<&'
     files.iter().copied().find(chooses)
 }
 
-/// Whether `program args` is on the read-only table.
-pub(crate) fn is_read_only(root: &ProjectRoot, program: &str, args: &[String]) -> bool {
+/// Whether the call is on the read-only table.
+pub(crate) fn is_read_only(root: &ProjectRoot, line: &CommandLine<'_>) -> bool {
+    if let Some(git) = &line.git {
+        return git.is_read_only(root);
+    }
+    let args = line.args();
     let version_only = args.len() == 1 && matches!(args[0].as_str(), "--version" | "-V");
-    match program {
+    match line.program() {
         "ls" => !args.iter().any(|a| follows_links(a, &["--dereference"])),
         "grep" => !args
             .iter()
@@ -95,7 +99,6 @@ pub(crate) fn is_read_only(root: &ProjectRoot, program: &str, args: &[String]) -
         "find" => !args
             .iter()
             .any(|a| is_find_action(a) || matches!(a.as_str(), "-L" | "-H" | "-follow")),
-        "git" => GitArgs::parse(args).is_read_only(root),
         "cargo" | "npm" | "yarn" | "pnpm" | "node" | "bun" => version_only,
         _ => false,
     }
@@ -105,6 +108,8 @@ pub(crate) fn is_read_only(root: &ProjectRoot, program: &str, args: &[String]) -
 mod tests {
     use super::is_read_only;
     use crate::root::ProjectRoot;
+    use crate::shell::rules::CommandLine;
+    use crate::shell::ExecShellInput;
 
     #[test]
     fn read_only_table() {
@@ -204,9 +209,14 @@ mod tests {
             ("bash", &["-c", "ls"], false),
         ];
         for (program, args, want) in rows {
-            let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+            let input = ExecShellInput {
+                command: program.to_string(),
+                args: args.iter().map(|s| s.to_string()).collect(),
+                timeout_secs: None,
+                background: false,
+            };
             assert_eq!(
-                is_read_only(&root, program, &args),
+                is_read_only(&root, &CommandLine::read(&input)),
                 *want,
                 "{program} {args:?}"
             );
