@@ -677,7 +677,8 @@ export class AgentLoop {
       return false;
     }
     this.messages = withSummary(this.messages, boundary, summary.trim());
-    this.notice(`Compacted: ${older.length} earlier messages were summarized for the model (they stay shown above).`);
+    // The notice opens to show the summary the model goes on from.
+    this.notice(`Compacted: ${older.length} earlier messages were summarized for the model (they stay shown above).`, summary.trim());
     return true;
   }
 
