@@ -77,6 +77,9 @@ pub enum IndexStatus {
 pub struct IndexJob {
     progress: corral_tools::search::BuildProgress,
     done: Mutex<Option<IndexStatus>>,
+    /// The watch that keeps the index true, so searches skip the walk
+    /// (`None` if no watch could start: searches then check each file).
+    live: Mutex<Option<Arc<corral_tools::search::LiveIndex>>>,
 }
 
 impl IndexJob {
@@ -193,7 +196,16 @@ impl AppState {
             .name("corral-index".into())
             .spawn(move || {
                 let job = building;
-                let built = corral_tools::search::build_index(&root, &config, &job.progress);
+                let built = match corral_tools::search::LiveIndex::new(&root, &config) {
+                    Ok(live) => {
+                        *lock(&job.live) = Some(live.clone());
+                        live.build(&job.progress)
+                    }
+                    Err(e) => {
+                        eprintln!("corral: {}", e.message);
+                        corral_tools::search::build_index(&root, &config, &job.progress)
+                    }
+                };
                 let status = match built {
                     Ok(()) => IndexStatus::Ready {
                         files: job
@@ -232,6 +244,13 @@ impl AppState {
     /// Where the open project's search index stands.
     pub fn index_status(&self) -> Result<IndexStatus, Error> {
         self.with_project(|open| open.index.status())
+    }
+
+    /// The watch keeping the open project's index true, once started.
+    pub fn live_index(&self) -> Option<Arc<corral_tools::search::LiveIndex>> {
+        self.with_project(|open| lock(&open.index.live).clone())
+            .ok()
+            .flatten()
     }
 
     /// A hub of the configured MCP servers for `root`, none started.
@@ -435,7 +454,10 @@ impl AppState {
         ctx.shell.network = network;
         self.shell_grants(&root, &mut ctx.shell);
         ctx.shell.background = Some(self.background()?);
-        ctx.search_index = Some(self.index_config());
+        ctx.search_index = Some(match self.live_index() {
+            Some(live) => self.index_config().watched_by(live),
+            None => self.index_config(),
+        });
         // A checkpoint before a call that can change the project (the
         // store is opened only then); if none can be taken, it does not run.
         if dispatch::tool(&tool).is_ok_and(|t| dispatch::changes_project(&root, t, &input)) {

@@ -1,6 +1,7 @@
 //! The app builds the open project's search index in the background, in
 //! its data folder, says how far it is, and `search_files` uses it once it
-//! is ready (`indexed: true`), with the same results as without it.
+//! is ready (`indexed: true`), with the same results as without it; a
+//! watch keeps it true, so searches skip the walk.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -75,4 +76,10 @@ fn the_index_is_built_in_the_background_and_searches_use_it_once_ready() {
         .map(|m| m["path"].as_str().unwrap())
         .collect();
     assert_eq!(paths, ["src/file17.txt", "src/late.txt"]);
+    // Both searches skipped the walk: a watch vouched for every other file.
+    let live = state.live_index().expect("a watch keeps the index");
+    assert_eq!(live.walk_free_queries(), 2);
+    // Closing the project ends the watch.
+    state.close_project();
+    assert!(state.live_index().is_none());
 }

@@ -50,7 +50,8 @@ struct Kept {
     #[arg(long)]
     no_checkpoint: bool,
     /// Keep `search_files`' trigram index in this folder (outside the
-    /// project): built on first use, checked against each file's stat.
+    /// project). `call` builds it on first use and checks each file's stat;
+    /// `mcp` builds it in the background and keeps it live with a watch.
     #[arg(long, value_name = "DIR")]
     index: Option<PathBuf>,
 }
@@ -282,9 +283,32 @@ fn mcp(root: PathBuf, args: McpArgs) -> Result<(), Error> {
         boundaries,
         network: args.network,
         checkpoints: args.checkpoints,
-        search_index: args.index.map(corral_tools::search::IndexConfig::new),
+        search_index: args.index.map(|dir| live_index(&root, dir)),
     };
     corral_mcp::run_stdio(corral_mcp::CorralServer::new(root, options))
+}
+
+/// The server's index, kept live by a watch and built in the background
+/// (searches check each file until then); without a watch, built by the
+/// first search that needs it, as `call` does.
+fn live_index(root: &ProjectRoot, dir: PathBuf) -> corral_tools::search::IndexConfig {
+    use corral_tools::search::{BuildProgress, IndexConfig, LiveIndex};
+    let config = IndexConfig::prebuilt(dir);
+    match LiveIndex::new(root, &config) {
+        Ok(live) => {
+            let building = live.clone();
+            std::thread::spawn(move || {
+                if let Err(e) = building.build(&BuildProgress::default()) {
+                    eprintln!("corral-cli: {}", e.message);
+                }
+            });
+            config.watched_by(live)
+        }
+        Err(e) => {
+            eprintln!("corral-cli: {}", e.message);
+            IndexConfig::new(config.dir)
+        }
+    }
 }
 
 fn fail(error: &Error) -> ExitCode {

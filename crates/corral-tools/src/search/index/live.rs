@@ -91,6 +91,8 @@ struct Notes {
     root: PathBuf,
     /// The folder of barrier files, canonical (removed with the index).
     barriers: PathBuf,
+    /// The same folder, opened.
+    barrier_dir: cap_std::fs::Dir,
     state: Mutex<Noted>,
     arrived: Condvar,
 }
@@ -174,8 +176,8 @@ impl Notes {
             noted.barrier_sent += 1;
             noted.barrier_sent
         };
-        let file = self.barriers.join(format!("b{token}"));
-        if std::fs::File::create(&file).is_err() {
+        let file = format!("b{token}");
+        if self.barrier_dir.create(&file).is_err() {
             return false;
         }
         let deadline = Instant::now() + BARRIER_WAIT;
@@ -196,7 +198,7 @@ impl Notes {
                 .0;
         };
         drop(noted);
-        let _ = std::fs::remove_file(&file);
+        let _ = self.barrier_dir.remove_file(&file);
         arrived
     }
 }
@@ -215,19 +217,26 @@ impl LiveIndex {
     pub fn new(root: &ProjectRoot, config: &IndexConfig) -> Result<Arc<LiveIndex>> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let io = |e: std::io::Error| Error::from_io(&e, &config.dir.display().to_string());
-        std::fs::create_dir_all(&config.dir).map_err(io)?;
-        remove_orphan_barriers(&config.dir);
-        let barriers = config.dir.join(format!(
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .create(&config.dir)
+            .map_err(io)?;
+        let dir = cap_std::fs::Dir::open_ambient_dir(&config.dir, cap_std::ambient_authority())
+            .map_err(io)?;
+        remove_orphan_barriers(&dir);
+        let name = format!(
             "watch-{}-{}",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&barriers);
-        std::fs::create_dir(&barriers).map_err(io)?;
-        let barriers = barriers.canonicalize().map_err(io)?;
+        );
+        let _ = dir.remove_dir_all(&name);
+        dir.create_dir(&name).map_err(io)?;
+        let barrier_dir = dir.open_dir(&name).map_err(io)?;
+        let barriers = config.dir.join(&name).canonicalize().map_err(io)?;
         let notes = Arc::new(Notes {
             root: root.path().to_path_buf(),
             barriers: barriers.clone(),
+            barrier_dir,
             state: Mutex::new(Noted::default()),
             arrived: Condvar::new(),
         });
@@ -377,6 +386,10 @@ impl LiveIndex {
         plan: &Query,
         start: &RelPath,
     ) -> Option<Vec<PathBuf>> {
+        // The watch of another folder vouches for nothing here.
+        if root.path() != self.root {
+            return None;
+        }
         let (generation, changed) = self.vouch()?;
         if !start.is_root() && !covered(root, start.as_path()) {
             return None;
@@ -407,13 +420,19 @@ impl LiveIndex {
 
 impl Drop for LiveIndex {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.notes.barriers);
+        let barriers = &self.notes.barriers;
+        let (Some(parent), Some(name)) = (barriers.parent(), barriers.file_name()) else {
+            return;
+        };
+        if let Ok(dir) = cap_std::fs::Dir::open_ambient_dir(parent, cap_std::ambient_authority()) {
+            let _ = dir.remove_dir_all(name);
+        }
     }
 }
 
 /// Removes the barrier folders of processes that are gone.
-fn remove_orphan_barriers(dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
+fn remove_orphan_barriers(dir: &cap_std::fs::Dir) {
+    let Ok(entries) = dir.entries() else {
         return;
     };
     for entry in entries.flatten() {
@@ -425,7 +444,7 @@ fn remove_orphan_barriers(dir: &Path) {
             .and_then(|n| n.parse::<u32>().ok());
         if let Some(pid) = pid {
             if !Path::new("/proc").join(pid.to_string()).exists() {
-                let _ = std::fs::remove_dir_all(entry.path());
+                let _ = dir.remove_dir_all(&name);
             }
         }
     }
