@@ -2,6 +2,8 @@
 // the turn says what it changed; "Restore to here" shows the diff of what
 // a restore will do, restores, and every file on disk matches the fixture
 // again (created files gone, edited and deleted ones back); Undo redoes.
+// Undo this call puts back the one call's file and leaves the others';
+// Restore this file restores one path alone, and undoes that alone.
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -96,5 +98,33 @@ test("Restore to here shows the diff, restores, and the files match the fixture 
     }
     assert.deepEqual(files(project), after, "undoing the restore brings the turn's changes back");
     await app.click(tid("restore-close"));
+    await app.waitGone(tid("restore-dialog"));
+
+    // Undo this call, on the edit's card: only greet.js goes back.
+    await app.click(tid("undo-call"));
+    await app.waitForAny(tid("change"), (e) => e.attrs["data-path"] === "src/greet.js" && e.text.includes("Hello, ${name}!"), {
+      what: "the edit's diff in the undo dialog",
+    });
+    const callChanges = await app.query(tid("change"));
+    assert.deepEqual(callChanges.map((e) => e.attrs["data-path"]), ["src/greet.js"], "only the call's path");
+    assert.equal((await app.query(tid("undo-call-later"))).length, 0, "no later call changed greet.js");
+    await app.click(tid("restore-confirm"));
+    await app.waitFor(tid("restore-done"), { what: "the call undone" });
+    const undone = { ...after, "src/greet.js": original["src/greet.js"] };
+    assert.deepEqual(files(project), undone, "the edit is undone and the commands' changes stay");
+    await app.click(tid("restore-close"));
+    await app.waitGone(tid("restore-dialog"));
+
+    // Restore this file, from the turn's dialog: package.json alone.
+    await app.click(tid("restore-turn"));
+    await app.waitForAny(tid("change"), (e) => e.attrs["data-path"] === "package.json", { what: "package.json in the restore dialog" });
+    await app.click(`${tid("change", '[data-path="package.json"]')} ${tid("restore-file")}`);
+    await app.waitFor(tid("restore-file-done"), { check: (e) => e.text.includes("package.json"), what: "package.json restored alone" });
+    assert.deepEqual(files(project), { ...undone, "package.json": original["package.json"] }, "only package.json changed");
+    await app.waitGone(`${tid("change", '[data-path="package.json"]')}`);
+    await app.click(tid("restore-file-undo"));
+    await app.waitFor(tid("restore-file-done"), { check: (e) => e.text.includes("is back as it was"), what: "that restore undone" });
+    assert.deepEqual(files(project), undone, "undoing it puts package.json back as the command left it");
+    await app.click(tid("restore-cancel"));
   });
 });
