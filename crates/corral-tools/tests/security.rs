@@ -138,175 +138,247 @@ fn absolute_path_inside_the_root_is_accepted() {
     assert_eq!(out["path"], "src/a.txt");
 }
 
+/// Every registered tool that works on a path (its assessment of its
+/// probe names one), with its name and risk: the tests below run each
+/// hostile path through all of them, so a tool added to the registry is
+/// covered without anyone adding it here.
+fn path_tools(p: &Project) -> Vec<&'static dyn DynTool> {
+    let tools: Vec<&'static dyn DynTool> = tools::REGISTRY
+        .iter()
+        .copied()
+        .filter(|tool| {
+            tool.assess(&p.root, &tool.probe("a.txt"), false)
+                .is_ok_and(|a| !a.paths.is_empty())
+        })
+        .collect();
+    let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+    for name in [
+        "read_file",
+        "write_file",
+        "edit_file",
+        "delete_file",
+        "list_directory",
+    ] {
+        assert!(names.contains(&name), "{name} is not among {names:?}");
+    }
+    tools
+}
+
+/// The error code `tool`'s probe of `path` fails with, or `"ok"`; the
+/// output of a success must not show the outside secret.
+fn outcome(p: &Project, tool: &dyn DynTool, path: &str) -> String {
+    match p.call(tool.name(), tool.probe(path)) {
+        Ok(out) => {
+            assert!(
+                !out.to_string().contains("outside secret"),
+                "{} {path:?} read the outside: {out}",
+                tool.name()
+            );
+            "ok".to_string()
+        }
+        Err(e) => e.code.as_str().to_string(),
+    }
+}
+
+/// Checks that `tool`'s probe of `path` fails with `want`, in a fresh
+/// project `setup` prepares (so what one tool changed is not what the next
+/// one finds), the outside untouched. A writing tool may instead succeed
+/// on a path that is itself a link (deleting it removes the link, not what
+/// it leads to): then the link is gone.
+fn fails_or_unlinks(setup: &dyn Fn() -> Project, tool: &dyn DynTool, path: &str, want: &str) {
+    let p = setup();
+    let before = p.outside_snapshot();
+    let name = tool.name();
+    match p.call(name, tool.probe(path)) {
+        Ok(out) => {
+            assert_eq!(
+                tool.risk(),
+                Risk::Write,
+                "{name} {path:?} should fail: {out}"
+            );
+            let link = p.path(path);
+            assert!(
+                std::fs::symlink_metadata(&link).is_err(),
+                "{name} {path:?} succeeded and left the link: {out}"
+            );
+        }
+        Err(e) => {
+            assert_eq!(e.code.as_str(), want, "{name} {path:?}: {}", e.message);
+            if want == "invalid_input" {
+                assert!(
+                    e.message.contains("symlink loop"),
+                    "{name} {path:?}: {}",
+                    e.message
+                );
+            }
+        }
+    }
+    assert_eq!(p.outside_snapshot(), before, "{name} {path:?}");
+}
+
+/// Every path tool on every path of `through` (paths that go through a
+/// link: each fails with `want`) and of `links` (links themselves: each
+/// fails with `want`, or is removed by a writing tool).
+fn every_tool(setup: &dyn Fn() -> Project, links: &[&str], through: &[&str], want: &str) {
+    for tool in path_tools(&setup()) {
+        for path in links {
+            fails_or_unlinks(setup, tool, path, want);
+        }
+        for path in through {
+            let p = setup();
+            let before = p.outside_snapshot();
+            let got = outcome(&p, tool, path);
+            assert_eq!(got, want, "{} {path:?}", tool.name());
+            assert_eq!(p.outside_snapshot(), before, "{} {path:?}", tool.name());
+        }
+    }
+}
+
 #[test]
 fn final_symlink_out_is_refused_and_outside_untouched() {
-    let p = Project::new();
-    symlink(p.outside("secret.txt"), p.path("link.txt")).unwrap();
-    symlink("../outside/secret.txt", p.path("rel-link.txt")).unwrap();
-    let before = p.outside_snapshot();
-    for link in ["link.txt", "rel-link.txt"] {
-        assert_eq!(
-            p.code("read_file", json!({"path": link})),
-            "path_outside_root"
-        );
-        assert_eq!(
-            p.code("write_file", json!({"path": link, "content": "pwned"})),
-            "path_outside_root"
-        );
-        assert_eq!(
-            p.code(
-                "edit_file",
-                json!({"path": link, "old_string": "outside", "new_string": "pwned"})
-            ),
-            "path_outside_root"
-        );
-    }
-    assert_eq!(p.outside_snapshot(), before);
+    let setup = || {
+        let p = Project::new();
+        symlink(p.outside("secret.txt"), p.path("link.txt")).unwrap();
+        symlink("../outside/secret.txt", p.path("rel-link.txt")).unwrap();
+        p
+    };
+    every_tool(
+        &setup,
+        &["link.txt", "rel-link.txt"],
+        &[],
+        "path_outside_root",
+    );
 }
 
 #[test]
 fn intermediate_symlink_out_is_refused() {
-    let p = Project::new();
-    symlink(p.tmp.path().join("outside"), p.path("dirlink")).unwrap();
-    symlink("../outside", p.path("rel-dirlink")).unwrap();
-    let before = p.outside_snapshot();
-    for dir in ["dirlink", "rel-dirlink"] {
-        assert_eq!(
-            p.code("read_file", json!({"path": format!("{dir}/secret.txt")})),
-            "path_outside_root"
-        );
-        assert_eq!(
-            p.code(
-                "write_file",
-                json!({"path": format!("{dir}/new.txt"), "content": "x"})
-            ),
-            "path_outside_root"
-        );
-        assert_eq!(
-            p.code(
-                "write_file",
-                json!({"path": format!("{dir}/deeper/new.txt"), "content": "x"})
-            ),
-            "path_outside_root"
-        );
-        assert_eq!(
-            p.code("delete_file", json!({"path": format!("{dir}/secret.txt")})),
-            "path_outside_root"
-        );
-        assert_eq!(
-            p.code("list_directory", json!({"path": dir})),
-            "path_outside_root"
-        );
-    }
-    assert_eq!(p.outside_snapshot(), before);
+    let setup = || {
+        let p = Project::new();
+        symlink(p.tmp.path().join("outside"), p.path("dirlink")).unwrap();
+        symlink("../outside", p.path("rel-dirlink")).unwrap();
+        p
+    };
+    let through = [
+        "dirlink/secret.txt",
+        "dirlink/new.txt",
+        "dirlink/deeper/new.txt",
+        "rel-dirlink/secret.txt",
+        "rel-dirlink/new.txt",
+        "rel-dirlink/deeper/new.txt",
+    ];
+    every_tool(
+        &setup,
+        &["dirlink", "rel-dirlink"],
+        &through,
+        "path_outside_root",
+    );
 }
 
 #[test]
 fn symlink_to_sibling_prefix_folder_is_refused() {
-    let p = Project::new();
-    std::fs::create_dir(p.tmp.path().join("app-evil")).unwrap();
-    std::fs::write(p.tmp.path().join("app-evil/x.txt"), "evil\n").unwrap();
-    symlink(p.tmp.path().join("app-evil"), p.path("evil")).unwrap();
-    assert_eq!(
-        p.code("read_file", json!({"path": "evil/x.txt"})),
-        "path_outside_root"
-    );
-    assert_eq!(
-        p.code("write_file", json!({"path": "evil/y.txt", "content": "x"})),
-        "path_outside_root"
-    );
-    assert!(!p.tmp.path().join("app-evil/y.txt").exists());
+    let setup = || {
+        let p = Project::new();
+        std::fs::create_dir(p.tmp.path().join("app-evil")).unwrap();
+        std::fs::write(p.tmp.path().join("app-evil/x.txt"), "evil\n").unwrap();
+        symlink(p.tmp.path().join("app-evil"), p.path("evil")).unwrap();
+        p
+    };
+    for tool in path_tools(&setup()) {
+        for path in ["evil/x.txt", "evil/y.txt"] {
+            let p = setup();
+            let evil = p.tmp.path().join("app-evil");
+            let before = common::snapshot(&evil);
+            assert_eq!(
+                outcome(&p, tool, path),
+                "path_outside_root",
+                "{} {path}",
+                tool.name()
+            );
+            assert_eq!(common::snapshot(&evil), before, "{} {path}", tool.name());
+        }
+    }
+    every_tool(&setup, &["evil"], &[], "path_outside_root");
 }
 
 #[test]
 fn symlink_loop_fails_cleanly() {
-    let p = Project::new();
-    symlink("loop-b", p.path("loop-a")).unwrap();
-    symlink("loop-a", p.path("loop-b")).unwrap();
-    symlink("self", p.path("self")).unwrap();
-    for path in ["loop-a", "self", "loop-a/x"] {
-        let err = p.call("read_file", json!({"path": path})).unwrap_err();
-        assert_eq!(err.code.as_str(), "invalid_input", "{path}");
-        assert!(err.message.contains("symlink loop"), "{}", err.message);
-        let code = p.code("write_file", json!({"path": path, "content": "x"}));
-        assert_eq!(code, "invalid_input", "{path}");
-    }
+    let setup = || {
+        let p = Project::new();
+        symlink("loop-b", p.path("loop-a")).unwrap();
+        symlink("loop-a", p.path("loop-b")).unwrap();
+        symlink("self", p.path("self")).unwrap();
+        p
+    };
+    every_tool(&setup, &["loop-a", "self"], &["loop-a/x"], "invalid_input");
     // Listing shows the links without following them.
+    let p = setup();
     let out = p.call("list_directory", json!({"depth": 5})).unwrap();
     assert_eq!(out["entries"].as_array().unwrap().len(), 3);
 }
 
 #[test]
 fn symlink_into_git_is_protected() {
-    let p = Project::new();
-    p.write(".git/config", "[core]\n");
-    symlink(".git", p.path("gitlink")).unwrap();
-    symlink(".git/config", p.path("config-link")).unwrap();
-    assert_eq!(
-        p.code(
-            "write_file",
-            json!({"path": "gitlink/hooks/pre-commit", "content": "x"})
-        ),
-        "path_protected"
-    );
-    assert_eq!(
-        p.code(
-            "write_file",
-            json!({"path": "gitlink/config", "content": "x"})
-        ),
-        "path_protected"
-    );
-    assert_eq!(
-        p.code("write_file", json!({"path": "config-link", "content": "x"})),
-        "path_protected"
-    );
-    assert_eq!(
-        p.code(
-            "edit_file",
-            json!({"path": "config-link", "old_string": "core", "new_string": "x"})
-        ),
-        "path_protected"
-    );
-    assert_eq!(
-        p.code("delete_file", json!({"path": "gitlink/config"})),
-        "path_protected"
-    );
-    assert_eq!(p.read(".git/config"), b"[core]\n");
-    assert!(!p.path(".git/hooks").exists());
+    let setup = || {
+        let p = Project::new();
+        p.write(".git/config", "[core] secret\n");
+        symlink(".git", p.path("gitlink")).unwrap();
+        symlink(".git/config", p.path("config-link")).unwrap();
+        p
+    };
+    let writers: Vec<_> = path_tools(&setup())
+        .into_iter()
+        .filter(|tool| tool.risk() == Risk::Write)
+        .collect();
+    assert!(writers.len() >= 3, "{} writing tools", writers.len());
+    for tool in writers {
+        let name = tool.name();
+        for (path, allowed) in [
+            // The repository's files, through a link to `.git` or to one of
+            // them: never changed.
+            ("gitlink/config", &["path_protected"][..]),
+            ("config-link", &["path_protected", "ok"][..]),
+            // A file that does not exist cannot be edited or deleted, and
+            // is never created.
+            (
+                "gitlink/hooks/pre-commit",
+                &["path_protected", "not_found"][..],
+            ),
+        ] {
+            let p = setup();
+            let got = outcome(&p, tool, path);
+            assert!(allowed.contains(&got.as_str()), "{name} {path}: {got}");
+            if got == "ok" {
+                // Only the link itself was removed.
+                assert!(p.path(path).symlink_metadata().is_err(), "{name} {path}");
+            }
+            assert_eq!(p.read(".git/config"), b"[core] secret\n", "{name} {path}");
+            assert!(!p.path(".git/hooks").exists(), "{name} {path}");
+        }
+    }
 }
 
 #[test]
 fn hard_link_to_outside_file_is_never_written_through() {
     let p = Project::new();
-    std::fs::hard_link(p.outside("secret.txt"), p.path("hl.txt")).unwrap();
-    p.call(
-        "write_file",
-        json!({"path": "hl.txt", "content": "replaced\n"}),
-    )
-    .unwrap();
-    assert_eq!(
-        std::fs::read(p.outside("secret.txt")).unwrap(),
-        b"outside secret\n"
-    );
-
-    std::fs::remove_file(p.path("hl.txt")).unwrap();
-    std::fs::hard_link(p.outside("secret.txt"), p.path("hl.txt")).unwrap();
-    p.call(
-        "edit_file",
-        json!({"path": "hl.txt", "old_string": "outside", "new_string": "inside"}),
-    )
-    .unwrap();
-    assert_eq!(p.read("hl.txt"), b"inside secret\n");
-    assert_eq!(
-        std::fs::read(p.outside("secret.txt")).unwrap(),
-        b"outside secret\n"
-    );
-
-    p.call("delete_file", json!({"path": "hl.txt"})).unwrap();
-    assert_eq!(
-        std::fs::read(p.outside("secret.txt")).unwrap(),
-        b"outside secret\n"
-    );
+    let mut written = 0;
+    for tool in path_tools(&p) {
+        let _ = std::fs::remove_file(p.path("hl.txt"));
+        std::fs::hard_link(p.outside("secret.txt"), p.path("hl.txt")).unwrap();
+        let result = p.call(tool.name(), tool.probe("hl.txt"));
+        let name = tool.name();
+        // The link is a file of the project: every tool works on it, and a
+        // change replaces the project's name, never the shared file.
+        if tool.risk() == Risk::Write {
+            assert!(result.is_ok(), "{name}: {result:?}");
+            written += 1;
+        }
+        assert_eq!(
+            std::fs::read(p.outside("secret.txt")).unwrap(),
+            b"outside secret\n",
+            "{name}"
+        );
+    }
+    assert!(written >= 3, "{written} writing tools");
 }
 
 #[test]
@@ -314,6 +386,7 @@ fn swapping_a_folder_for_a_symlink_during_writes_never_writes_outside() {
     use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
     let p = Project::new();
     std::fs::create_dir(p.path("sub")).unwrap();
+    let tools = path_tools(&p);
     let before = p.outside_snapshot();
     let stop = std::sync::Arc::new(AtomicBool::new(false));
     let swaps = std::sync::Arc::new(AtomicU32::new(0));
@@ -334,19 +407,22 @@ fn swapping_a_folder_for_a_symlink_during_writes_never_writes_outside() {
             }
         })
     };
-    // Writes go on until the swapper has raced them many times (a loaded
-    // machine may give it little time), or for 60 s at most.
+    // Every path tool in turn, on a new file and on `sub/secret.txt`
+    // (outside's `secret.txt` while the link is in place), until the
+    // swapper has raced them many times (a loaded machine may give it
+    // little time), or for 60 s at most.
     let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    let mut written = 0;
+    let mut succeeded = 0;
     let mut i = 0;
     while (i < 3000 || swaps.load(Ordering::Relaxed) < 200) && std::time::Instant::now() < until {
-        if p.call(
-            "write_file",
-            json!({"path": format!("sub/f{i}.txt"), "content": "x"}),
-        )
-        .is_ok()
-        {
-            written += 1;
+        let tool = tools[i % tools.len()];
+        let path = if (i / tools.len()) % 2 == 0 {
+            format!("sub/f{i}.txt")
+        } else {
+            "sub/secret.txt".to_string()
+        };
+        if outcome(&p, tool, &path) == "ok" {
+            succeeded += 1;
         }
         i += 1;
     }
@@ -357,7 +433,7 @@ fn swapping_a_folder_for_a_symlink_during_writes_never_writes_outside() {
     assert_eq!(
         p.outside_snapshot(),
         before,
-        "{written} writes succeeded; nothing outside changed"
+        "{succeeded} calls succeeded; nothing outside changed"
     );
     assert_eq!(
         std::fs::read(p.outside("secret.txt")).unwrap(),
