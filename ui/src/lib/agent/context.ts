@@ -4,6 +4,7 @@
 // compaction boundary: the older part of the transcript becomes a summary
 // the model writes, never cut between a tool call and its result.
 import type { LlmRequest, Message, TextBlock, ToolResultBlock } from "../types";
+import type { Compaction } from "./state";
 import { FOLDER_INSTRUCTIONS_PREFIX } from "./instructions";
 
 /** Compaction starts when the next request would use this share of the window. */
@@ -193,6 +194,27 @@ export function withSummary(messages: Message[], boundary: number, summary: stri
   const first = kept[0];
   if (first?.role === "user") return [{ role: "user", content: [note, ...carried, ...first.content] }, ...kept.slice(1)];
   return [{ role: "user", content: [note, ...carried] }, ...kept];
+}
+
+/**
+ * The transcript of a conversation opened again: from its last compaction's
+ * summary on, instead of from its start (its older part is not summarized a
+ * second time); the whole transcript when it has none, or when the stored
+ * count no longer fits it. `shift`: how far the transcript's indices are
+ * behind the conversation's (a later compaction counts from it).
+ */
+export function resumeFrom(messages: Message[], compaction: Compaction | undefined): { messages: Message[]; shift: number } {
+  const covered = compaction?.covered;
+  const fits =
+    typeof compaction?.summary === "string" &&
+    compaction.summary.trim() !== "" &&
+    Number.isInteger(covered) &&
+    covered! >= 1 &&
+    covered! < messages.length &&
+    !startsWithResults(messages[covered!]);
+  if (!fits) return { messages, shift: 0 };
+  const first = messages[covered!];
+  return { messages: withSummary(messages, covered!, compaction!.summary), shift: first.role === "user" ? covered! : covered! - 1 };
 }
 
 /** The folders' instruction blocks in `messages`, each once, in order. */

@@ -22,6 +22,7 @@ import {
   compactionBoundary,
   DEFAULT_CONTEXT_WINDOW,
   isContextOverflow,
+  resumeFrom,
   replyFloor,
   replyLimit,
   summaryRequest,
@@ -33,7 +34,7 @@ import { type InstructionSource, type Instructions, instructionsBlock, PROJECT_I
 import { StreamAssembler } from "./assembler";
 import { fromEntries } from "./conversation";
 import { Journal } from "./journal";
-import { type AgentState, emptyState, type Item, type ToolItem } from "./state";
+import { type AgentState, type Compaction, emptyState, type Item, type NoticeItem, type ToolItem } from "./state";
 import { systemPrompt } from "./systemPrompt";
 import type { AgentIpc, Decision, RunControl } from "./ports";
 import { ToolRunner } from "./toolRunner";
@@ -190,7 +191,7 @@ export class AgentLoop {
   load(conversation: ConversationData): void {
     if (this.control) return;
     const opened = fromEntries(conversation.entries);
-    this.messages = opened.messages;
+    this.resume(opened);
     this.instructions = undefined;
     this.foldersSeen = new Set();
     const { input_tokens, output_tokens } = conversation.summary;
@@ -232,9 +233,23 @@ export class AgentLoop {
     }
   }
 
+  /** The transcript of a conversation opened: from its last compaction's summary on, when it has one. */
+  private resume(opened: ReturnType<typeof fromEntries>): void {
+    const last = opened.items.filter((item): item is NoticeItem => item.kind === "notice" && item.compacted !== undefined).at(-1);
+    const resumed = resumeFrom(opened.messages, last?.compacted);
+    this.messages = resumed.messages;
+    this.shift = resumed.shift;
+  }
+
+  /**
+   * How far the transcript's indices are behind the conversation's as the
+   * history keeps it (the messages a summary replaced, less its message).
+   */
+  private shift = 0;
+
   /** Puts the whole of a conversation opened brief in place of the brief one. */
   private complete(journal: Journal, whole: ReturnType<typeof fromEntries>): void {
-    this.messages = whole.messages;
+    this.resume(whole);
     this.briefId = null;
     const complete = new Map(whole.items.map((item) => [item.id, item]));
     const completed: Item[] = [];
@@ -326,6 +341,7 @@ export class AgentLoop {
     if (this.control) return;
     await this.leave(this.journal);
     this.messages = [];
+    this.shift = 0;
     this.instructions = undefined;
     this.foldersSeen = new Set();
     this.store.set(emptyState());
@@ -676,9 +692,12 @@ export class AgentLoop {
       this.notice(`Could not compact the conversation${why}.`);
       return false;
     }
-    this.messages = withSummary(this.messages, boundary, summary.trim());
-    // The notice opens to show the summary the model goes on from.
-    this.notice(`Compacted: ${older.length} earlier messages were summarized for the model (they stay shown above).`, summary.trim());
+    const compacted: Compaction = { summary: summary.trim(), covered: boundary + this.shift };
+    this.shift += this.messages[boundary].role === "user" ? boundary : boundary - 1;
+    this.messages = withSummary(this.messages, boundary, compacted.summary);
+    // The notice opens to show the summary the model goes on from; the
+    // history keeps it, so the conversation opened again goes on from it too.
+    this.notice(`Compacted: ${older.length} earlier messages were summarized for the model (they stay shown above).`, compacted.summary, compacted);
     return true;
   }
 
@@ -726,8 +745,8 @@ export class AgentLoop {
 
   private sandboxNoted = false;
 
-  private notice(text: string, detail?: string): void {
-    const item: Item = { kind: "notice", id: this.newId(), text, ...(detail === undefined ? {} : { detail }) };
+  private notice(text: string, detail?: string, compacted?: Compaction): void {
+    const item: Item = { kind: "notice", id: this.newId(), text, ...(detail === undefined ? {} : { detail }), ...(compacted ? { compacted } : {}) };
     this.addItem(item);
     this.journal.recordItems([item]);
   }

@@ -3,10 +3,12 @@
 // the history, and the Compact button's one summary used by the next request.
 import { describe, expect, it } from "vitest";
 import { assertConsistent, callTools, fakeIpc, say, type Turn, use } from "../../test/fakeIpc";
-import type { LlmRequest, Message, NewEntry } from "../types";
+import type { LlmRequest, Message, NewEntry, StoredEntry } from "../types";
 import { SUMMARY_HEADER } from "./context";
 import { type InstructionSource, NO_INSTRUCTIONS } from "./instructions";
 import { AgentLoop } from "./loop";
+import type { NoticeItem } from "./state";
+import { appendUserText } from "./transcript";
 
 const isSummaryRequest = (r: LlmRequest) => r.tools.length === 0 && r.system.includes("compact");
 
@@ -139,5 +141,74 @@ describe("the reply's token limit", () => {
       expect(request.max_tokens).toBeGreaterThanOrEqual(250);
       expect(Math.ceil(chars(request) / 4) + request.max_tokens!).toBeLessThanOrEqual(window);
     }
+  });
+});
+
+describe("a compacted conversation opened again", () => {
+  /** The entries the history stored, as it gives them back. */
+  const stored = (t: ReturnType<typeof setup>): StoredEntry[] =>
+    t.ipc.appendEntry.mock.calls.map(([, entry], seq) => {
+      const json = JSON.parse(JSON.stringify(entry)) as NewEntry;
+      return { seq, message: json.message ?? null, items: json.items };
+    });
+  const opened = (entries: StoredEntry[]) => ({
+    summary: { id: "c1", project: "/p/app", title: "t", first_line: "t", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, entries: entries.length },
+    entries,
+  });
+
+  it("goes on from its summary: the next request is the one it would have sent, with no second summary", async () => {
+    const first = setup([...reads(4)], 131_072, NO_INSTRUCTIONS, "The user had four files read.");
+    await first.loop.send("read four files");
+    await first.loop.compact();
+    const expected = appendUserText(first.loop.transcript, "and now?");
+
+    const t = setup([say("Nothing else.")], 131_072);
+    t.loop.load(opened(stored(first)));
+    await t.loop.send("and now?");
+    expect(t.summaries()).toHaveLength(0);
+    expect(t.work()[0].messages).toEqual(expected);
+  });
+
+  it("goes on from the last of several summaries, the folders' instructions carried", async () => {
+    const folders: InstructionSource = {
+      root: async () => null,
+      folder: async (_ipc, path, seen) => {
+        if (!path.startsWith("pkg/") || seen.has("pkg")) return [];
+        seen.add("pkg");
+        return [{ path: "pkg/AGENTS.md", text: "Run go vet before tests.", bytes: 24, cut: false, notice: "Instructions: pkg/AGENTS.md (24 B)" }];
+      },
+    };
+    let n = 0;
+    const first = setup(reads(16, "pkg/main.go"), 2_000, folders);
+    first.ipc.llmStream.mockImplementation(async (runId, request, onEvent) => {
+      first.requests.push(structuredClone(request));
+      const turn = isSummaryRequest(request) ? say(`Summary number ${++n}.`) : reads(16, "pkg/main.go")[first.work().length - 1];
+      await turn(onEvent, { runId, cancelled: new Promise(() => undefined) });
+      return null;
+    });
+    first.ipc.callTool.mockImplementation(async (_name, input) => ({ path: input.path, content: "x".repeat(900) }));
+    await first.loop.send("read every file");
+    expect(n).toBeGreaterThanOrEqual(2);
+
+    const t = setup([], 2_000);
+    t.loop.load(opened(stored(first)));
+    expect(t.loop.transcript).toEqual(first.loop.transcript);
+    expect(JSON.stringify(t.loop.transcript[0])).toContain(`Summary number ${n}.`);
+    expect(JSON.stringify(t.loop.transcript[0])).toContain("Run go vet before tests.");
+    assertConsistent(t.loop.transcript);
+  });
+
+  it("is opened whole when its compaction no longer fits the stored messages", async () => {
+    const first = setup([...reads(4)], 131_072);
+    await first.loop.send("read four files");
+    await first.loop.compact();
+    const entries = stored(first).map((entry) => ({
+      ...entry,
+      items: entry.items.map((item) => ((item as NoticeItem).compacted ? { ...(item as NoticeItem), compacted: { summary: "x", covered: 99 } } : item)),
+    }));
+    const t = setup([], 131_072);
+    t.loop.load(opened(entries));
+    expect(JSON.stringify(t.loop.transcript)).not.toContain(SUMMARY_HEADER);
+    expect(t.loop.transcript).toHaveLength(10);
   });
 });

@@ -11,8 +11,14 @@ export type Preview =
 
 export type UserItem = { kind: "user"; id: string; text: string };
 export type AssistantItem = { kind: "assistant"; id: string; text: string; streaming: boolean };
-/** `detail`, when present, opens under the notice (an instruction file's text). */
-export type NoticeItem = { kind: "notice"; id: string; text: string; detail?: string };
+/**
+ * `detail`, when present, opens under the notice (an instruction file's
+ * text, a compaction's summary). `compacted`: the compaction it announces,
+ * kept with the history so a conversation opened again goes on from it.
+ */
+export type NoticeItem = { kind: "notice"; id: string; text: string; detail?: string; compacted?: Compaction };
+/** A compaction: the summary, and how many of the conversation's first messages (as the history folds them) it stands for. */
+export type Compaction = { summary: string; covered: number };
 export type ToolItem = {
   kind: "tool";
   id: string;
