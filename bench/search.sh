@@ -14,7 +14,8 @@
 # same as the plain ones, and the three timed side by side.
 #
 # Environment: COPIES (default 5), RUNS (default 10), WARMUP (default 3),
-# INDEXED_ONLY (1: time only the indexed table).
+# INDEXED_ONLY (1: time only the two indexed tables), LIVE_ONLY (1: time
+# only the live index's table).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -118,7 +119,7 @@ median_ms() { sort -n | awk '{a[NR]=$1} END {m = NR % 2 ? a[(NR+1)/2] : (a[NR/2]
 
 # INDEXED_ONLY=1 skips this plain-vs-ripgrep timing (the indexed table
 # below times all three anyway).
-if [ "${INDEXED_ONLY:-0}" != 1 ]; then
+if [ "${INDEXED_ONLY:-0}" != 1 ] && [ "${LIVE_ONLY:-0}" != 1 ]; then
 # --- timing -------------------------------------------------------------------
 # Runs alternate (corral, rg, corral, rg...) so that both see the same noise
 # from whatever else the machine is doing; the medians are compared.
@@ -144,6 +145,7 @@ printf '%-18s %12s %12s %8s\n' "capped: fn , 100" "$(median_ms <"$WORK/t.corral"
 fi
 
 # --- with the index ------------------------------------------------------------
+if [ "${LIVE_ONLY:-0}" != 1 ]; then
 echo
 rm -rf "$INDEX"
 t0=$(date +%s%N)
@@ -180,3 +182,22 @@ for i in "${!names[@]}"; do
     printf '%-18s %12s %12s %12s\n' "${names[$i]}" "$(median_ms <"$WORK/t.indexed")" \
         "$(median_ms <"$WORK/t.corral")" "$(median_ms <"$WORK/t.rg")"
 done
+fi
+
+# --- with a live index, in a long-lived process ----------------------------------
+# What the app and `corral-cli mcp` do: the index is kept true by a watch, so
+# a query opens only the files the index names. Timed over MCP in one server
+# process (what an agent talks to all day) against a ripgrep process per query.
+echo
+LIVE_INDEX=$WORK/live-index
+rm -rf "$LIVE_INDEX"
+jq -n \
+    --arg l0 "${inputs[0]}" --arg l1 "${inputs[1]}" --arg l2 "${inputs[2]}" \
+    --arg capped "$capped_input" \
+    --arg p0 "${rg_patterns[0]}" --arg p1 "${rg_patterns[1]}" --arg p2 "${rg_patterns[2]}" \
+    '[{name: "literal", input: ($l0 | fromjson), rg: ["-F", $p0]},
+      {name: "regex", input: ($l1 | fromjson), rg: ["", $p1]},
+      {name: "case_insensitive", input: ($l2 | fromjson), rg: ["-i", $p2]},
+      {name: "capped: fn , 100", input: ($capped | fromjson), rg: ["-F", "fn "], cap: 100}]' \
+    >"$WORK/live-queries.json"
+python3 bench/search_live.py "$CLI" "$TREE" "$LIVE_INDEX" "$RUNS" "$WARMUP" "$WORK/live-queries.json"
