@@ -391,17 +391,19 @@ impl AppState {
         approval: Option<String>,
         shell: ShellRun,
     ) -> Result<Value, Error> {
-        self.call_tool_in(tool, input, approval, shell, CallTag::default())
+        self.call_tool_in(tool, input, approval, None, shell, CallTag::default())
             .await
     }
 
     /// Runs one tool call off the async runtime; the checkpoint before a
-    /// call that can change the project carries `tag`.
+    /// call that can change the project carries `tag`. `base`: the base of
+    /// the preview the user approved (`CallContext::base`).
     pub async fn call_tool_in(
         &self,
         tool: String,
         input: Value,
         approval: Option<String>,
+        base: Option<String>,
         shell: ShellRun,
         tag: CallTag,
     ) -> Result<Value, Error> {
@@ -449,6 +451,7 @@ impl AppState {
             return mcp.call(server, name, input, &shell.cancel).await;
         }
         ctx.approval = granted;
+        ctx.base = base;
         ctx.shell = shell;
         // Only the user's approval of this very call grants the network.
         ctx.shell.network = network;

@@ -83,11 +83,12 @@ fn request(cmd: &str, args: Value) -> InvokeRequest {
 }
 
 /// `call_tool`'s arguments for a tool call written flat, as the model's
-/// input with the app's own `approval`, `run_id` and `on_output` beside it.
+/// input with the app's own `approval`, `base`, `run_id` and `on_output`
+/// beside it.
 fn tool_args(name: &str, flat: Value) -> Value {
     let mut input = flat.as_object().cloned().unwrap_or_default();
     let mut args = json!({"name": name});
-    for key in ["approval", "run_id", "on_output"] {
+    for key in ["approval", "base", "run_id", "on_output"] {
         if let Some(value) = input.remove(key) {
             args[key] = value;
         }
@@ -357,7 +358,8 @@ fn check_policy_shows_the_change_the_call_will_write() {
         check,
         json!({"decision": "ask", "reason": "edit_file changes `crlf.txt`",
                "preview": {"path": "crlf.txt", "before": "a\r\nb\r\n", "after": "a\r\nc\r\n",
-                           "diff": "--- a/crlf.txt\n+++ b/crlf.txt\n@@ -1,2 +1,2 @@\n a\r\n-b\r\n+c\r\n"}})
+                           "diff": "--- a/crlf.txt\n+++ b/crlf.txt\n@@ -1,2 +1,2 @@\n a\r\n-b\r\n+c\r\n",
+                           "base": corral_tools::fs::base_of(Some(b"a\r\nb\r\n"))}})
     );
     let token = app
         .invoke(
@@ -379,6 +381,47 @@ fn check_policy_shows_the_change_the_call_will_write() {
         .unwrap();
     assert_eq!(check["preview_error"]["code"], "no_match", "{check}");
     assert!(check.get("preview").is_none(), "{check}");
+}
+
+#[test]
+fn an_approved_change_is_not_written_over_a_file_changed_since_its_preview() {
+    let app = app();
+    app.open();
+    let input = json!({"path": "hello.txt", "old_string": "hello", "new_string": "bye"});
+    let check = app
+        .invoke("check_policy", json!({"tool": "edit_file", "input": input}))
+        .unwrap();
+    let base = check["preview"]["base"].clone();
+    assert!(base.as_str().unwrap().starts_with("blake3:"), "{check}");
+    let approve = || {
+        app.invoke(
+            "approve_call",
+            json!({"tool": "edit_file", "input": input, "scope": "once"}),
+        )
+        .unwrap()
+    };
+    // The file changes between the card and the approved call: the edit
+    // would still apply, but not to the bytes the card showed.
+    std::fs::write(app.project.join("hello.txt"), "hello hello\n").unwrap();
+    let mut call = input.clone();
+    call["approval"] = approve();
+    call["base"] = base.clone();
+    let err = app.tool("edit_file", call).unwrap_err();
+    assert_eq!(err["code"], "stale_file", "{err}");
+    assert_eq!(
+        std::fs::read_to_string(app.project.join("hello.txt")).unwrap(),
+        "hello hello\n"
+    );
+    // Put back as shown, the same approval runs.
+    std::fs::write(app.project.join("hello.txt"), "hello\n").unwrap();
+    let mut call = input.clone();
+    call["approval"] = approve();
+    call["base"] = base;
+    app.tool("edit_file", call).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(app.project.join("hello.txt")).unwrap(),
+        "bye\n"
+    );
 }
 
 #[test]

@@ -458,6 +458,7 @@ fn a_call_that_may_change_the_project_is_checkpointed_and_stop_ends_a_running_on
             tool.into(),
             input,
             None,
+            None,
             shell,
             tag.clone(),
         ))

@@ -37,6 +37,11 @@ pub struct CallContext {
     pub checkpoint: Option<crate::checkpoint::Hook>,
     /// Where `search_files` keeps its trigram index; `None`: no index.
     pub search_index: Option<crate::search::IndexConfig>,
+    /// The `base` of the preview the user approved ([`Preview::base`]):
+    /// a write, edit or delete then changes only that very file, and fails
+    /// with `stale_file`, changing nothing, if the file changed since.
+    /// `None`: no preview was shown (a call allowed without asking).
+    pub base: Option<String>,
 }
 
 impl CallContext {

@@ -259,6 +259,7 @@ fn a_crlf_file_is_previewed_with_its_crlf() {
             before: "\u{feff}a\r\nb\r\n".into(),
             after: "\u{feff}a\r\nc\r\n".into(),
             diff: "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n \u{feff}a\r\n-b\r\n+c\r\n".into(),
+            base: corral_tools::fs::base_of(Some("\u{feff}a\r\nb\r\n".as_bytes())),
         }
     );
     p.call("edit_file", input).unwrap();
@@ -291,6 +292,7 @@ fn write_and_delete_previews_show_the_whole_change() {
             before: String::new(),
             after: "hi\n".into(),
             diff: "--- a/new/a.txt\n+++ b/new/a.txt\n@@ -0,0 +1 @@\n+hi\n".into(),
+            base: "absent".into(),
         }
     );
     assert!(!p.path("new").exists(), "a preview creates nothing");
@@ -302,6 +304,7 @@ fn write_and_delete_previews_show_the_whole_change() {
             before: "keep\r\n".into(),
             after: String::new(),
             diff: "--- a/old.txt\n+++ b/old.txt\n@@ -1 +0,0 @@\n-keep\r\n".into(),
+            base: corral_tools::fs::base_of(Some(b"keep\r\n")),
         }
     );
     assert!(p.path("old.txt").exists(), "a preview deletes nothing");
@@ -331,4 +334,119 @@ fn reads_and_denied_calls_have_no_preview() {
     .unwrap();
     assert!(matches!(check.decision, Decision::Deny { .. }), "{check:?}");
     assert_eq!((check.preview, check.preview_error), (None, None));
+}
+
+/// Runs `tool` approved, with the base of the preview the user saw.
+fn call_over(p: &Project, tool: &str, input: Value, base: &str) -> Result<Value, Error> {
+    let mut ctx = CallContext::new(Mode::Ask, Approval::Granted);
+    ctx.base = Some(base.to_string());
+    dispatch::call(&p.root, tool, input, &ctx)
+}
+
+#[test]
+fn a_file_changed_after_its_preview_is_not_written() {
+    // (tool, input, the file before the check or None, what changes it after)
+    let cases: [(&str, Value, Option<&str>, Option<&str>); 6] = [
+        (
+            "write_file",
+            json!({"path": "f.txt", "content": "new\n"}),
+            Some("old\n"),
+            Some("other\n"),
+        ),
+        (
+            "write_file",
+            json!({"path": "f.txt", "content": "new\n"}),
+            None,
+            Some("other\n"),
+        ),
+        (
+            "write_file",
+            json!({"path": "f.txt", "content": "new\n"}),
+            Some("old\n"),
+            None,
+        ),
+        (
+            "edit_file",
+            json!({"path": "f.txt", "old_string": "a", "new_string": "b"}),
+            Some("a 1\n"),
+            Some("a 2\n"),
+        ),
+        (
+            "delete_file",
+            json!({"path": "f.txt"}),
+            Some("old\n"),
+            Some("other\n"),
+        ),
+        // The same size and the same second: only the bytes tell.
+        (
+            "edit_file",
+            json!({"path": "f.txt", "old_string": "a", "new_string": "b"}),
+            Some("a 1\n"),
+            Some("a 9\n"),
+        ),
+    ];
+    for (tool, input, before, after) in cases {
+        let p = Project::new();
+        if let Some(text) = before {
+            p.write("f.txt", text);
+        }
+        let shown = preview(&p, tool, &input).unwrap().unwrap();
+        match after {
+            Some(text) => p.write("f.txt", text),
+            None => std::fs::remove_file(p.path("f.txt")).unwrap(),
+        }
+        let err = call_over(&p, tool, input.clone(), &shown.base).unwrap_err();
+        assert_eq!(err.code.as_str(), "stale_file", "{tool} {input}: {err:?}");
+        assert_eq!(err.details["path"], "f.txt");
+        // Nothing was written: the file is what the change after the
+        // check left.
+        match after {
+            Some(text) => assert_eq!(p.read("f.txt"), text.as_bytes(), "{tool} {input}"),
+            None => assert!(!p.path("f.txt").exists(), "{tool} {input}"),
+        }
+    }
+}
+
+#[test]
+fn an_unchanged_file_is_written_as_previewed() {
+    let cases = [
+        ("write_file", json!({"path": "f.txt", "content": "new\n"})),
+        ("write_file", json!({"path": "g.txt", "content": "new\n"})),
+        (
+            "edit_file",
+            json!({"path": "f.txt", "old_string": "old", "new_string": "new"}),
+        ),
+        ("delete_file", json!({"path": "f.txt"})),
+    ];
+    for (tool, input) in cases {
+        let p = Project::new();
+        p.write("f.txt", "old\n");
+        let shown = preview(&p, tool, &input).unwrap().unwrap();
+        call_over(&p, tool, input.clone(), &shown.base).unwrap();
+        let path = p.path(&shown.path);
+        match tool {
+            "delete_file" => assert!(!path.exists()),
+            _ => assert_eq!(
+                std::fs::read(path).unwrap(),
+                shown.after.as_bytes(),
+                "{input}"
+            ),
+        }
+    }
+    // A symlink replacing the file after the check is not the file shown.
+    let p = Project::new();
+    p.write("f.txt", "old\n");
+    p.write("g.txt", "old\n");
+    let input = json!({"path": "f.txt"});
+    let shown = preview(&p, "delete_file", &input).unwrap().unwrap();
+    std::fs::remove_file(p.path("f.txt")).unwrap();
+    std::os::unix::fs::symlink("g.txt", p.path("f.txt")).unwrap();
+    let err = call_over(&p, "delete_file", input, &shown.base).unwrap_err();
+    assert_eq!(err.code.as_str(), "stale_file");
+    assert!(p
+        .path("f.txt")
+        .symlink_metadata()
+        .unwrap()
+        .file_type()
+        .is_symlink());
 }

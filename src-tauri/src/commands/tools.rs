@@ -1,7 +1,9 @@
-//! One command for every tool: `call_tool {name, input, approval, run_id?,
-//! on_output?, turn_id?, call_id?}`. The input is the model's object as it came; corral-tools
-//! parses it against the tool's own type, so nothing here lists a tool or
-//! its fields. A call with a `run_id` can be stopped by `cancel`; one with
+//! One command for every tool: `call_tool {name, input, approval, base?,
+//! run_id?, on_output?, turn_id?, call_id?}`; `base` is the `base` of the
+//! preview the user approved, and the call changes only that very file.
+//! The input is the model's object as it came; corral-tools parses it
+//! against the tool's own type, so nothing here lists a tool or its
+//! fields. A call with a `run_id` can be stopped by `cancel`; one with
 //! an `on_output` channel streams a command's output as it arrives.
 
 use crate::checkpoint_store::CallTag;
@@ -33,6 +35,7 @@ pub async fn call_tool<R: Runtime>(
     name: String,
     input: Value,
     approval: Option<String>,
+    base: Option<String>,
     run_id: Option<String>,
     on_output: Option<JavaScriptChannelId>,
     turn_id: Option<String>,
@@ -49,11 +52,15 @@ pub async fn call_tool<R: Runtime>(
         ..ShellRun::default()
     };
     let Some(run_id) = run_id else {
-        return state.call_tool_in(name, input, approval, run, tag).await;
+        return state
+            .call_tool_in(name, input, approval, base, run, tag)
+            .await;
     };
     run.cancel = CancelToken::default();
     state.start_run(&run_id, Run::Shell(run.cancel.clone()))?;
-    let result = state.call_tool_in(name, input, approval, run, tag).await;
+    let result = state
+        .call_tool_in(name, input, approval, base, run, tag)
+        .await;
     state.end_run(&run_id);
     result
 }

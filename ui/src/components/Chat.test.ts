@@ -66,7 +66,7 @@ describe("Chat", () => {
     t.ipc.checkPolicy.mockResolvedValue({
       decision: "ask",
       reason: "writes need approval",
-      preview: { path: "a.txt", before: "", after: "hi\n", diff: "--- a/a.txt\n+++ b/a.txt\n@@ -0,0 +1 @@\n+hi\n" },
+      preview: { path: "a.txt", before: "", after: "hi\n", diff: "--- a/a.txt\n+++ b/a.txt\n@@ -0,0 +1 @@\n+hi\n", base: "absent" },
     });
     t.ipc.callTool.mockImplementation(async (_name, input) => ({ path: input.path, bytes: 3, created: true }));
     void t.loop.send("write a");
@@ -83,7 +83,14 @@ describe("Chat", () => {
     await fireEvent.click(once, { detail: 1 });
     await vi.waitFor(() => expect(screen.queryByTestId("approval")).toBeNull());
     await vi.waitFor(() => expect(screen.getByTestId("tool-card").dataset.status).toBe("done"));
-    expect(t.ipc.callTool).toHaveBeenCalledWith("write_file", w.input, "token-once", expect.objectContaining({ call_id: expect.any(String) }));
+    expect(t.ipc.callTool).toHaveBeenCalledWith(
+      "write_file",
+      w.input,
+      "token-once",
+      expect.objectContaining({ call_id: expect.any(String) }),
+      undefined,
+      "absent",
+    );
   });
 
   it("keeps a stopped command's streamed output and says it was stopped, and after how long", async () => {

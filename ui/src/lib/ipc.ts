@@ -92,11 +92,13 @@ export const ipc = {
   // `tag` names the user turn and the card of a call that can change the
   // project: the checkpoint taken before it carries them.
   // `runId`: `cancel(runId)` stops the call (an MCP server's tool).
-  callTool: (name: string, input: Record<string, unknown>, approval?: string, tag?: CallTag, runId?: string) =>
+  /** `base`: the `base` of the preview the user was shown; the call then changes only that very file (else `stale_file`). */
+  callTool: (name: string, input: Record<string, unknown>, approval?: string, tag?: CallTag, runId?: string, base?: string) =>
     call<unknown>("call_tool", {
       name,
       input,
       ...(approval === undefined ? {} : { approval }),
+      ...(base === undefined ? {} : { base }),
       ...tag,
       ...(runId === undefined ? {} : { run_id: runId }),
     }),

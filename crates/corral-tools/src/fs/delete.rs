@@ -1,6 +1,6 @@
 //! `delete_file`: remove one file (or symlink), never a folder.
 
-use super::{current_text, git_protected, is_directory, Preview};
+use super::{check_base, git_protected, is_directory, on_disk, text_of, Preview};
 use crate::error::{Error, Result};
 use crate::root::{ProjectRoot, RelPath};
 use serde::{Deserialize, Serialize};
@@ -38,8 +38,9 @@ pub fn preview_delete(root: &ProjectRoot, input: &DeleteFileInput) -> Result<Pre
     if meta.is_dir() {
         return Err(is_directory(&shown).hint("delete_file removes files only."));
     }
-    let before = current_text(root, &rel)?.unwrap_or_default();
-    Ok(Preview::new(shown, before, String::new()))
+    let now = on_disk(root, &rel)?;
+    let before = text_of(&shown, now.bytes)?;
+    Ok(Preview::new(shown, before, String::new(), now.base))
 }
 
 /// The path to delete, refused if it is the root or inside `.git/`.
@@ -57,6 +58,17 @@ fn checked(root: &ProjectRoot, input: &DeleteFileInput) -> Result<RelPath> {
 
 /// Deletes a file. A symlink is removed itself; its target is untouched.
 pub fn delete_file(root: &ProjectRoot, input: &DeleteFileInput) -> Result<DeleteFileOutput> {
+    delete_file_over(root, input, None)
+}
+
+/// [`delete_file`], with `base` ([`Preview::base`] of the approved
+/// preview): only that very file, else `stale_file` and nothing removed.
+/// A symlink has no preview, so a base never matches one.
+pub fn delete_file_over(
+    root: &ProjectRoot,
+    input: &DeleteFileInput,
+    base: Option<&str>,
+) -> Result<DeleteFileOutput> {
     let rel = checked(root, input)?;
     let shown = rel.display();
     let meta = root
@@ -65,6 +77,14 @@ pub fn delete_file(root: &ProjectRoot, input: &DeleteFileInput) -> Result<Delete
         .map_err(|e| Error::from_io(&e, &shown))?;
     if meta.is_dir() {
         return Err(is_directory(&shown).hint("delete_file removes files only."));
+    }
+    if base.is_some() {
+        let now = if meta.file_type().is_symlink() {
+            "a symlink".to_string()
+        } else {
+            on_disk(root, &rel)?.base
+        };
+        check_base(&shown, base, &now)?;
     }
     root.dir()
         .remove_file(rel.as_path())

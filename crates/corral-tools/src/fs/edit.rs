@@ -4,7 +4,9 @@
 //! matched with LF and written back with CRLF), a BOM stays, the trailing
 //! newline is whatever the replacement leaves.
 
-use super::{check_write_size, read_regular, write_atomic, Fingerprint, Preview};
+use super::{
+    base_of, check_base, check_write_size, read_regular, write_atomic, Fingerprint, Preview,
+};
 use crate::error::{Error, ErrorCode, Result};
 use crate::root::{ProjectRoot, RelPath};
 use crate::text::{decode, is_crlf, Text};
@@ -36,7 +38,18 @@ pub struct EditFileOutput {
 
 /// Replaces text in a file: exactly the bytes [`preview_edit`] shows.
 pub fn edit_file(root: &ProjectRoot, input: &EditFileInput) -> Result<EditFileOutput> {
+    edit_file_over(root, input, None)
+}
+
+/// [`edit_file`], with `base` ([`Preview::base`] of the approved preview):
+/// only of that very file, else `stale_file` and nothing written.
+pub fn edit_file_over(
+    root: &ProjectRoot,
+    input: &EditFileInput,
+    base: Option<&str>,
+) -> Result<EditFileOutput> {
     let loaded = load(root, input)?;
+    check_base(&loaded.shown, base, &loaded.base)?;
     let planned = plan(&loaded.shown, &loaded.text, input)?;
     write_atomic(root, &loaded.rel, &planned.bytes, Some(&loaded.fingerprint))?;
     Ok(EditFileOutput {
@@ -54,7 +67,7 @@ pub fn preview_edit(root: &ProjectRoot, input: &EditFileInput) -> Result<Preview
     let before = String::from_utf8(loaded.text.into_bytes());
     let after = String::from_utf8(planned.bytes);
     match (before, after) {
-        (Ok(before), Ok(after)) => Ok(Preview::new(loaded.shown, before, after)),
+        (Ok(before), Ok(after)) => Ok(Preview::new(loaded.shown, before, after, loaded.base)),
         // Both were decoded from or built of UTF-8 strings.
         _ => Err(Error::new(
             ErrorCode::Io,
@@ -69,6 +82,8 @@ struct Loaded {
     shown: String,
     text: Text,
     fingerprint: Fingerprint,
+    /// [`base_of`] its bytes.
+    base: String,
 }
 
 /// Checks the input and reads the file it names.
@@ -89,12 +104,14 @@ fn load(root: &ProjectRoot, input: &EditFileInput) -> Result<Loaded> {
         return Err(super::git_protected(&shown));
     }
     let (bytes, fingerprint) = read_regular(root, &rel)?;
+    let base = base_of(Some(&bytes));
     let text = decode(bytes, &shown)?;
     Ok(Loaded {
         rel,
         shown,
         text,
         fingerprint,
+        base,
     })
 }
 

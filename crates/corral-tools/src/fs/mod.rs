@@ -7,11 +7,13 @@ mod list;
 mod read;
 mod write;
 
-pub use delete::{delete_file, preview_delete, DeleteFileInput, DeleteFileOutput};
-pub use edit::{edit_file, preview_edit, EditFileInput, EditFileOutput};
+pub use delete::{
+    delete_file, delete_file_over, preview_delete, DeleteFileInput, DeleteFileOutput,
+};
+pub use edit::{edit_file, edit_file_over, preview_edit, EditFileInput, EditFileOutput};
 pub use list::{list_directory, EntryKind, ListDirectoryInput, ListDirectoryOutput, ListEntry};
 pub use read::{read_file, ReadFileInput, ReadFileOutput};
-pub use write::{preview_write, write_file, WriteFileInput, WriteFileOutput};
+pub use write::{preview_write, write_file, write_file_over, WriteFileInput, WriteFileOutput};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::root::{ProjectRoot, RelPath};
@@ -40,33 +42,89 @@ pub struct Preview {
     pub after: String,
     /// Unified diff from `a/{path}` to `b/{path}`.
     pub diff: String,
+    /// The file the preview was computed from ([`base_of`]: a digest of
+    /// its bytes, or `absent`). Given back with the approved call
+    /// ([`crate::tool::CallContext::base`]), the call writes only over
+    /// those very bytes: if the file changed since, it fails with
+    /// `stale_file` and writes nothing, so what is written is what was
+    /// shown.
+    pub base: String,
 }
 
 impl Preview {
-    fn new(path: String, before: String, after: String) -> Preview {
+    fn new(path: String, before: String, after: String, base: String) -> Preview {
         let diff = crate::diff::unified(&path, &before, &after);
         Preview {
             path,
             before,
             after,
             diff,
+            base,
         }
     }
 }
 
-/// The whole current text of `rel` as it is on disk (BOM included), or
-/// `None` when there is no such file yet.
-fn current_text(root: &ProjectRoot, rel: &RelPath) -> Result<Option<String>> {
-    let shown = rel.display();
-    let bytes = match read_regular(root, rel) {
-        Ok((bytes, _)) => bytes,
-        Err(e) if e.code == ErrorCode::NotFound => return Ok(None),
-        Err(e) => return Err(e),
+/// What a preview's `base` says of a file's bytes (`None`: no such file):
+/// their BLAKE3 digest, or `absent`.
+pub fn base_of(bytes: Option<&[u8]>) -> String {
+    match bytes {
+        Some(bytes) => format!("blake3:{}", blake3::hash(bytes).to_hex()),
+        None => "absent".to_string(),
+    }
+}
+
+/// A file as it is on disk now.
+struct OnDisk {
+    /// Its bytes; `None` when there is no such file.
+    bytes: Option<Vec<u8>>,
+    /// [`base_of`] the bytes.
+    base: String,
+    /// What identifies this version, for the write to check again.
+    fingerprint: Option<Fingerprint>,
+}
+
+/// Reads `rel` whole (through a symlink, beneath the root), or finds it
+/// absent.
+fn on_disk(root: &ProjectRoot, rel: &RelPath) -> Result<OnDisk> {
+    match read_regular(root, rel) {
+        Ok((bytes, fingerprint)) => Ok(OnDisk {
+            base: base_of(Some(&bytes)),
+            bytes: Some(bytes),
+            fingerprint: Some(fingerprint),
+        }),
+        Err(e) if e.code == ErrorCode::NotFound => Ok(OnDisk {
+            bytes: None,
+            base: base_of(None),
+            fingerprint: None,
+        }),
+        Err(e) => Err(e),
+    }
+}
+
+/// The whole text of a file's bytes (BOM included); empty for no file.
+fn text_of(shown: &str, bytes: Option<Vec<u8>>) -> Result<String> {
+    let Some(bytes) = bytes else {
+        return Ok(String::new());
     };
-    let text = crate::text::decode(bytes, &shown)?;
+    let text = crate::text::decode(bytes, shown)?;
     String::from_utf8(text.into_bytes())
-        .map(Some)
         .map_err(|_| Error::new(ErrorCode::NotText, format!("`{shown}` is not a text file")))
+}
+
+/// Fails with `stale_file` when a preview's `expected` base is not the
+/// file's base `now`.
+fn check_base(shown: &str, expected: Option<&str>, now: &str) -> Result<()> {
+    match expected {
+        Some(expected) if expected != now => Err(Error::new(
+            ErrorCode::StaleFile,
+            format!("`{shown}` changed after its change was shown for approval; nothing was written"),
+        )
+        .hint("Read the file again and make the change anew, so the user approves what will be written.")
+        .detail("path", shown)
+        .detail("expected", expected)
+        .detail("found", now)),
+        _ => Ok(()),
+    }
 }
 
 /// What identifies one version of a file on disk, to notice a change

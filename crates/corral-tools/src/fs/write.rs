@@ -1,6 +1,6 @@
 //! `write_file`: create or replace a whole file, atomically.
 
-use super::{check_write_size, current_text, git_protected, write_atomic, Preview};
+use super::{check_base, check_write_size, git_protected, on_disk, text_of, write_atomic, Preview};
 use crate::error::Result;
 use crate::root::ProjectRoot;
 use serde::{Deserialize, Serialize};
@@ -26,10 +26,28 @@ pub struct WriteFileOutput {
 
 /// Writes a whole file.
 pub fn write_file(root: &ProjectRoot, input: &WriteFileInput) -> Result<WriteFileOutput> {
+    write_file_over(root, input, None)
+}
+
+/// [`write_file`], with `base` ([`Preview::base`] of the approved preview):
+/// only over that very file, else `stale_file` and nothing written.
+pub fn write_file_over(
+    root: &ProjectRoot,
+    input: &WriteFileInput,
+    base: Option<&str>,
+) -> Result<WriteFileOutput> {
     let rel = root.resolve(&input.path)?;
     let shown = rel.display();
     check_write_size(&shown, input.content.len())?;
-    let created = write_atomic(root, &rel, input.content.as_bytes(), None)?;
+    let expect = match base {
+        Some(_) => {
+            let now = on_disk(root, &rel)?;
+            check_base(&shown, base, &now.base)?;
+            now.fingerprint
+        }
+        None => None,
+    };
+    let created = write_atomic(root, &rel, input.content.as_bytes(), expect.as_ref())?;
     Ok(WriteFileOutput {
         path: shown,
         bytes: input.content.len(),
@@ -48,6 +66,7 @@ pub fn preview_write(root: &ProjectRoot, input: &WriteFileInput) -> Result<Previ
     if rel.is_git_internal() {
         return Err(git_protected(&shown));
     }
-    let before = current_text(root, &rel)?.unwrap_or_default();
-    Ok(Preview::new(shown, before, input.content.clone()))
+    let now = on_disk(root, &rel)?;
+    let before = text_of(&shown, now.bytes)?;
+    Ok(Preview::new(shown, before, input.content.clone(), now.base))
 }

@@ -28,9 +28,9 @@ impl Tool for DeleteFile {
         &self,
         root: &ProjectRoot,
         input: DeleteFileInput,
-        _: &CallContext,
+        ctx: &CallContext,
     ) -> Result<DeleteFileOutput> {
-        fs::delete_file(root, &input)
+        fs::delete_file_over(root, &input, ctx.base.as_deref())
     }
 
     fn probe(&self, path: &str) -> Value {

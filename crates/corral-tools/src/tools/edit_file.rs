@@ -32,9 +32,9 @@ impl Tool for EditFile {
         &self,
         root: &ProjectRoot,
         input: EditFileInput,
-        _: &CallContext,
+        ctx: &CallContext,
     ) -> Result<EditFileOutput> {
-        fs::edit_file(root, &input)
+        fs::edit_file_over(root, &input, ctx.base.as_deref())
     }
 
     fn probe(&self, path: &str) -> Value {

@@ -30,9 +30,9 @@ impl Tool for WriteFile {
         &self,
         root: &ProjectRoot,
         input: WriteFileInput,
-        _: &CallContext,
+        ctx: &CallContext,
     ) -> Result<WriteFileOutput> {
-        fs::write_file(root, &input)
+        fs::write_file_over(root, &input, ctx.base.as_deref())
     }
 
     fn probe(&self, path: &str) -> Value {

@@ -103,7 +103,7 @@ describe("AgentLoop", () => {
     t.ipc.checkPolicy.mockResolvedValue({
       decision: "ask",
       reason: "writes need approval",
-      preview: { path: "notes.md", before: "old\n", after: "new\n", diff: "--- a/notes.md\n+++ b/notes.md\n@@ -1 +1 @@\n-old\n+new\n" },
+      preview: { path: "notes.md", before: "old\n", after: "new\n", diff: "--- a/notes.md\n+++ b/notes.md\n@@ -1 +1 @@\n-old\n+new\n", base: "blake3:01" },
     });
     t.ipc.callTool.mockImplementation(async (_name, input) => ({ path: input.path, bytes: 4, created: false }));
     const sent = t.loop.send("update notes");
@@ -115,9 +115,10 @@ describe("AgentLoop", () => {
     t.loop.decide(card.id, "once");
     await sent;
     expect(t.ipc.approveCall).toHaveBeenCalledWith("write_file", w.input, "once");
-    // Tagged with the user's message and the card: the checkpoint before it carries them.
+    // Tagged with the user's message and the card: the checkpoint before it carries them;
+    // with the base of the preview shown, so Rust writes only over those bytes.
     const turn = t.loop.state.get().items[0].id;
-    expect(t.ipc.callTool).toHaveBeenCalledWith("write_file", w.input, "token-once", { call_id: card.id, turn_id: turn });
+    expect(t.ipc.callTool).toHaveBeenCalledWith("write_file", w.input, "token-once", { call_id: card.id, turn_id: turn }, undefined, "blake3:01");
     expect(t.cards()[0].status).toBe("done");
   });
 

@@ -21,7 +21,12 @@ type Hooks = {
   turnId?: () => string | undefined;
 };
 
-type Gate = { kind: "run"; approval?: string } | { kind: "result"; result: ToolResultBlock } | { kind: "cancelled" };
+/**
+ * `base`: the base of the preview the card showed (check_policy's); the
+ * call passes it back, so Rust writes only over the bytes that were shown.
+ */
+type Gate = { kind: "run"; approval?: string; base?: string } | { kind: "result"; result: ToolResultBlock } | { kind: "cancelled" };
+type Approved = { use: ToolUseBlock; approval?: string; base?: string };
 
 export class ToolRunner {
   /** Live output of exec_shell calls, by card id. */
@@ -47,15 +52,15 @@ export class ToolRunner {
     const results = new Map<ToolUseBlock, ToolResultBlock>();
     const card = (use: ToolUseBlock): string => cardIds.get(use.id) ?? use.id;
     for (const batch of this.batches(uses)) {
-      const approved: { use: ToolUseBlock; approval?: string }[] = [];
+      const approved: Approved[] = [];
       for (const use of batch) {
         if (control.cancelled) break;
         const gate = await this.gate(use, card(use), control);
-        if (gate.kind === "run") approved.push({ use, approval: gate.approval });
+        if (gate.kind === "run") approved.push({ use, approval: gate.approval, base: gate.base });
         else if (gate.kind === "result") results.set(use, gate.result);
       }
       if (control.cancelled) break;
-      const outputs = await Promise.all(approved.map((a) => this.execute(a.use, card(a.use), a.approval, control)));
+      const outputs = await Promise.all(approved.map((a) => this.execute(a, card(a.use), control)));
       approved.forEach((a, i) => results.set(a.use, outputs[i]));
       if (control.cancelled) break;
     }
@@ -105,9 +110,10 @@ export class ToolRunner {
     // The change as Rust computed it with the code that will make it.
     const preview = previewOf(policy, use.input.path);
     if (preview) this.hooks.updateCard(id, { preview });
+    const base = policy.preview ? { base: policy.preview.base } : {};
     if (policy.decision === "allow") {
       if (policy.rule) this.hooks.updateCard(id, { rule: policy.rule });
-      return { kind: "run" };
+      return { kind: "run", ...base };
     }
 
     this.hooks.updateCard(id, { status: "waiting", reason: policy.reason, ...(policy.network ? { network: true } : {}) });
@@ -124,7 +130,7 @@ export class ToolRunner {
       const approval = network
         ? await this.ipc.approveCall(use.name, use.input, scope, true)
         : await this.ipc.approveCall(use.name, use.input, scope);
-      return { kind: "run", approval };
+      return { kind: "run", approval, ...base };
     } catch (error) {
       return this.fail(use, id, error);
     }
@@ -145,7 +151,7 @@ export class ToolRunner {
     });
   }
 
-  private async execute(use: ToolUseBlock, id: string, approval: string | undefined, control: RunControl): Promise<ToolResultBlock> {
+  private async execute({ use, approval, base }: Approved, id: string, control: RunControl): Promise<ToolResultBlock> {
     this.hooks.updateCard(id, { status: "running" });
     try {
       // A call that can change the project is checkpointed first, tagged
@@ -158,9 +164,11 @@ export class ToolRunner {
           ? await this.shell(use, id, approval, control, tag)
           : isMcpTool(use.name)
             ? await this.stoppable(use, approval, control, tag)
-            : tag
-              ? await this.ipc.callTool(use.name, use.input, approval, tag)
-              : await this.ipc.callTool(use.name, use.input, approval);
+            : base !== undefined
+              ? await this.ipc.callTool(use.name, use.input, approval, tag, undefined, base)
+              : tag
+                ? await this.ipc.callTool(use.name, use.input, approval, tag)
+                : await this.ipc.callTool(use.name, use.input, approval);
       this.hooks.updateCard(id, { status: "done", result: output });
       return resultBlock(use, output);
     } catch (error) {

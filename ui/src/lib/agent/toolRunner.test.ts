@@ -1,0 +1,89 @@
+// The tool runner hands Rust back the base of the preview the card showed,
+// so what is written is what the user saw: a file changed in between fails
+// the call with stale_file instead of being overwritten.
+import { describe, expect, it, vi } from "vitest";
+import { fakeIpc, SPECS, use } from "../../test/fakeIpc";
+import type { ToolPreview } from "../types";
+import type { RunControl } from "./ports";
+import type { ToolItem } from "./state";
+import { ToolRunner } from "./toolRunner";
+
+const PREVIEW: ToolPreview = {
+  path: "notes.md",
+  before: "old\n",
+  after: "new\n",
+  diff: "--- a/notes.md\n+++ b/notes.md\n@@ -1 +1 @@\n-old\n+new\n",
+  base: "blake3:5f0c",
+};
+
+function setup() {
+  const { ipc } = fakeIpc([]);
+  const cards = new Map<string, Partial<ToolItem>>();
+  const runner = new ToolRunner(ipc, {
+    newId: () => "run-1",
+    updateCard: (id, change) => cards.set(id, { ...cards.get(id), ...change }),
+    riskOf: (tool) => SPECS.find((s) => s.name === tool)?.risk ?? null,
+    inputError: () => undefined,
+    turnId: () => "turn-1",
+  });
+  const control: RunControl = { cancelled: false, hooks: new Set() };
+  const run = (...uses: ReturnType<typeof use>[]) =>
+    runner.runAll(uses, control, new Map(uses.map((u) => [u.id, `card-${u.id}`])), () => {
+      throw new Error("no call should be cancelled");
+    });
+  return { ipc, cards, runner, run };
+}
+
+describe("ToolRunner and the preview's base", () => {
+  it("passes the base of the approved preview back with the call", async () => {
+    const t = setup();
+    const edit = use("edit_file", { path: "notes.md", old_string: "old", new_string: "new" });
+    t.ipc.checkPolicy.mockResolvedValue({ decision: "ask", reason: "edits need approval", preview: PREVIEW });
+    const ran = t.run(edit);
+    await vi.waitFor(() => expect(t.cards.get(`card-${edit.id}`)?.status).toBe("waiting"));
+    t.runner.decide(`card-${edit.id}`, "once");
+    await ran;
+    expect(t.ipc.callTool).toHaveBeenCalledTimes(1);
+    expect(t.ipc.callTool).toHaveBeenCalledWith(
+      "edit_file",
+      edit.input,
+      "token-once",
+      { call_id: `card-${edit.id}`, turn_id: "turn-1" },
+      undefined,
+      "blake3:5f0c",
+    );
+  });
+
+  it("passes it for a change the mode allows without asking, too", async () => {
+    const t = setup();
+    const write = use("write_file", { path: "notes.md", content: "new\n" });
+    t.ipc.checkPolicy.mockResolvedValue({ decision: "allow", preview: { ...PREVIEW, base: "absent" } });
+    await t.run(write);
+    expect(t.ipc.callTool).toHaveBeenCalledWith("write_file", write.input, undefined, expect.anything(), undefined, "absent");
+  });
+
+  it("passes no base for a call without a preview", async () => {
+    const t = setup();
+    const read = use("read_file", { path: "notes.md" });
+    await t.run(read);
+    expect(t.ipc.callTool).toHaveBeenCalledWith("read_file", read.input, undefined);
+  });
+
+  it("shows stale_file when the file changed after the card, and gives the model the error", async () => {
+    const t = setup();
+    const edit = use("edit_file", { path: "notes.md", old_string: "old", new_string: "new" });
+    t.ipc.checkPolicy.mockResolvedValue({ decision: "allow", preview: PREVIEW });
+    const stale = {
+      code: "stale_file",
+      message: "`notes.md` changed after its change was shown for approval; nothing was written",
+      retryable: true,
+    };
+    t.ipc.callTool.mockRejectedValue(stale);
+    const [result] = await t.run(edit);
+    const card = t.cards.get(`card-${edit.id}`);
+    expect(card?.status).toBe("failed");
+    expect(card?.error?.code).toBe("stale_file");
+    expect(result.is_error).toBe(true);
+    expect(JSON.stringify(result.content)).toContain("stale_file");
+  });
+});
