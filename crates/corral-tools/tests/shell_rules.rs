@@ -539,6 +539,36 @@ fn policy_uses_the_read_only_table() {
 }
 
 #[test]
+fn git_fetches_behind_options_before_the_subcommand_ask_for_the_network() {
+    let (dir, root) = project();
+    git_repo(dir.path());
+    std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
+    // Even in full_auto a fetch asks, naming the network; git's one reading
+    // finds the subcommand past `-C`, `--git-dir=` and the like.
+    let ctx = CallContext::new(Mode::FullAuto, Approval::None);
+    for (args, network) in [
+        (vec!["fetch"], true),
+        (vec!["-C", "a", "fetch"], true),
+        (vec!["-C", "a", "-C", "b", "fetch"], true),
+        (vec!["--git-dir=.git", "fetch"], true),
+        (vec!["--no-pager", "-C", "a", "pull"], true),
+        (vec!["-C", "a", "-C", "b", "log"], false),
+        (vec!["help", "fetch"], false),
+    ] {
+        let call = json!({"command": "git", "args": args});
+        let check = dispatch::check(&root, "exec_shell", &call, &ctx).unwrap();
+        assert_eq!(check.network, network, "git {args:?}: {check:?}");
+        let asks =
+            matches!(&check.decision, Decision::Ask { reason } if reason.contains("network"));
+        assert_eq!(asks, network, "git {args:?}: {check:?}");
+    }
+    // `-c` is refused whatever follows it.
+    let call = json!({"command": "git", "args": ["-c", "x=y", "pull"]});
+    let err = dispatch::check(&root, "exec_shell", &call, &ctx).unwrap_err();
+    assert_eq!(err.code.as_str(), "argument_not_allowed");
+}
+
+#[test]
 fn a_command_naming_a_secret_asks_in_every_mode() {
     let (dir, root) = project();
     std::fs::write(dir.path().join(".env"), "API_KEY=sk-live\n").unwrap();
