@@ -6,8 +6,10 @@
 Starts `CLI mcp --root TREE --index INDEX` (what an agent talks to all day),
 waits until its index is built and its watch vouches for it, checks that
 each query returns exactly ripgrep's matches, then times each query RUNS
-times over MCP, interleaved with a ripgrep process per run. Prints one table
-row per query: the median of each, in ms, and the ratio.
+times over MCP, interleaved with the plain search (a `CLI call` process, no
+index) and a ripgrep process per run. Prints one table row per query: the
+median of each, in ms, and how many times faster than ripgrep the live
+search is.
 
 QUERIES.json: a list of {"name", "input" (search_files' input), "rg"
 (ripgrep's flags and pattern, a list), "cap" (optional: the input's
@@ -120,21 +122,28 @@ def main():
         print(f"  {q['name']}: same {len(ours)} matches as ripgrep")
 
     print(f"timing: median of {runs} interleaved runs after {warmup} warm-up runs")
-    print(f"{'query':<18} {'live_ms':>10} {'rg_ms':>10} {'rg/live':>8}")
+    print(f"{'query':<18} {'live_ms':>10} {'plain_ms':>10} {'rg_ms':>10} {'rg/live':>8}")
     for q in queries:
         for _ in range(warmup):
             server.search(q["input"])
             ripgrep(tree, q["rg"], q.get("cap"))
-        live, rg = [], []
+        live, plain, rg = [], [], []
         for _ in range(runs):
             t0 = time.perf_counter()
             server.search(q["input"])
             live.append((time.perf_counter() - t0) * 1000)
             t0 = time.perf_counter()
+            subprocess.run(
+                [cli, "call", "--root", tree, "search_files", json.dumps(q["input"])],
+                capture_output=True,
+                check=True,
+            )
+            plain.append((time.perf_counter() - t0) * 1000)
+            t0 = time.perf_counter()
             ripgrep(tree, q["rg"], q.get("cap"))
             rg.append((time.perf_counter() - t0) * 1000)
-        a, b = statistics.median(live), statistics.median(rg)
-        print(f"{q['name']:<18} {a:>10.1f} {b:>10.1f} {b / a:>8.1f}")
+        a, p, b = statistics.median(live), statistics.median(plain), statistics.median(rg)
+        print(f"{q['name']:<18} {a:>10.1f} {p:>10.1f} {b:>10.1f} {b / a:>8.1f}")
     server.close()
 
 

@@ -1,7 +1,7 @@
 //! `search_files`: a parallel walk, one `grep-searcher` per thread, matches
 //! gathered per file and merged, sorted once at the end.
 
-use super::index::{Candidates, IndexConfig};
+use super::index::{Candidates, IndexConfig, Listing};
 use super::walk::{self, PathGlob};
 use super::{line, SearchFilesInput, SearchFilesOutput, SearchMatch};
 use super::{DEFAULT_MAX_RESULTS, MAX_RESULTS};
@@ -181,26 +181,28 @@ fn visit(
     search_file(shared, searcher, rel)
 }
 
-/// Searches the files a live index listed (relative to the root, beneath
-/// the start folder, secrets left out), on a few threads.
-fn search_listed(shared: &Shared<'_>, files: &[std::path::PathBuf]) {
+/// Searches the files a live index listed (beneath the start folder,
+/// secrets left out), on a few threads.
+fn search_listed(shared: &Shared<'_>, files: &Listing) {
     let wanted = |rel: &Path| {
         let Some(filter) = shared.filter else {
             return true;
         };
-        let under_start = shared
-            .root
-            .path()
-            .join(rel)
-            .strip_prefix(shared.start)
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|_| rel.to_path_buf());
-        filter.is_match(&under_start, rel.file_name().unwrap_or_default())
+        let abs = shared.root.path().join(rel);
+        let under_start = abs.strip_prefix(shared.start).unwrap_or(rel);
+        filter.is_match(under_start, rel.file_name().unwrap_or_default())
     };
     let next = AtomicUsize::new(0);
     let work = || {
         let mut searcher = searcher();
-        while let Some(rel) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= files.len() {
+                break;
+            }
+            let Some(rel) = files.file(i) else {
+                continue;
+            };
             if wanted(rel) && search_file(shared, &mut searcher, rel) == WalkState::Quit {
                 break;
             }

@@ -36,6 +36,7 @@ use crate::policy::is_secret_like;
 use crate::root::{ProjectRoot, RelPath};
 use crate::search::walk;
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
+use roaring::RoaringBitmap;
 use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -83,6 +84,8 @@ impl std::fmt::Debug for LiveIndex {
 /// An index and the sequence number its watch vouches from.
 struct Generation {
     index: Index,
+    /// The files always searched directly.
+    direct: RoaringBitmap,
     base: u64,
 }
 
@@ -304,7 +307,12 @@ impl LiveIndex {
             noted.changed.insert(late.clone(), base + 1);
         }
         noted.changed.retain(|_, seq| *seq > base);
-        noted.current = Some(Arc::new(Generation { index, base }));
+        let direct = index.direct().collect();
+        noted.current = Some(Arc::new(Generation {
+            index,
+            direct,
+            base,
+        }));
         Ok(())
     }
 
@@ -375,17 +383,17 @@ impl LiveIndex {
             });
     }
 
-    /// The files a query planned as `plan` must search under `start`
-    /// (relative to the root, sorted), without a walk: those the index
-    /// cannot rule out, plus every file at or beneath a changed path. `None`
-    /// when the watch cannot vouch or the index does not cover `start` (a
-    /// hidden or ignored folder named as `path`).
+    /// The files a query planned as `plan` must search under `start`,
+    /// without a walk: those the index cannot rule out, plus every file at
+    /// or beneath a changed path. `None` when the watch cannot vouch or the
+    /// index does not cover `start` (a hidden or ignored folder named as
+    /// `path`).
     pub(super) fn files(
         self: &Arc<Self>,
         root: &ProjectRoot,
         plan: &Query,
         start: &RelPath,
-    ) -> Option<Vec<PathBuf>> {
+    ) -> Option<Listing> {
         // The watch of another folder vouches for nothing here.
         if root.path() != self.root {
             return None;
@@ -394,27 +402,63 @@ impl LiveIndex {
         if !start.is_root() && !covered(root, start.as_path()) {
             return None;
         }
-        let index = &generation.index;
-        let allowed = index.candidates(plan).ok()??;
-        let under_start = |rel: &Path| start.is_root() || rel.starts_with(start.as_path());
-        let mut files: Vec<PathBuf> = allowed
-            .iter()
-            .chain(index.direct())
-            .filter_map(|id| index.path(id))
-            .map(|bytes| PathBuf::from(OsStr::from_bytes(bytes)))
-            .filter(|rel| under_start(rel) && !beneath_one(&changed, rel))
-            .collect();
-        if !changed.is_empty() {
-            files.extend(
-                changed_files(root, changed)
-                    .into_iter()
-                    .filter(|rel| under_start(rel)),
-            );
-        }
-        files.sort_unstable();
-        files.dedup();
+        let mut allowed = generation.index.candidates(plan).ok()??;
+        allowed |= &generation.direct;
+        let start = if start.is_root() {
+            PathBuf::new()
+        } else {
+            start.as_path().to_path_buf()
+        };
+        let extra = if changed.is_empty() {
+            Vec::new()
+        } else {
+            changed_files(root, &changed)
+                .into_iter()
+                .filter(|rel| rel.starts_with(&start))
+                .collect()
+        };
         self.listed.fetch_add(1, Ordering::Relaxed);
-        Some(files)
+        Some(Listing {
+            // File numbers follow the paths' order.
+            ids: allowed.iter().collect(),
+            generation,
+            extra,
+            changed,
+            start,
+        })
+    }
+}
+
+/// The files a live query searches, looked up one by one (a capped search
+/// may need only the first few).
+pub(in crate::search) struct Listing {
+    generation: Arc<Generation>,
+    /// The indexed files the query cannot rule out, in path order.
+    ids: Vec<u32>,
+    /// Files at or beneath a changed path, found by a walk.
+    extra: Vec<PathBuf>,
+    changed: BTreeSet<PathBuf>,
+    /// The folder searched, relative to the root (empty: the root).
+    start: PathBuf,
+}
+
+impl Listing {
+    /// How many entries [`Listing::file`] can be asked for.
+    pub(in crate::search) fn len(&self) -> usize {
+        self.ids.len() + self.extra.len()
+    }
+
+    /// Entry `i`: a file to search, relative to the root, or `None` to
+    /// skip it (outside the start folder, or changed since the build and
+    /// so listed among the walked ones if it is still there).
+    pub(in crate::search) fn file(&self, i: usize) -> Option<&Path> {
+        match self.ids.get(i) {
+            Some(&id) => {
+                let rel = Path::new(OsStr::from_bytes(self.generation.index.path(id)?));
+                (rel.starts_with(&self.start) && !beneath_one(&self.changed, rel)).then_some(rel)
+            }
+            None => self.extra.get(i - self.ids.len()).map(PathBuf::as_path),
+        }
     }
 }
 
@@ -467,8 +511,9 @@ fn leads_to_one(changed: &BTreeSet<PathBuf>, rel: &Path) -> bool {
 
 /// The files at or beneath the changed paths that a search's walk lists
 /// now: the same walk, entering only the folders that lead to them.
-fn changed_files(root: &ProjectRoot, changed: BTreeSet<PathBuf>) -> Vec<PathBuf> {
+fn changed_files(root: &ProjectRoot, changed: &BTreeSet<PathBuf>) -> Vec<PathBuf> {
     let base = root.path().to_path_buf();
+    let changed = changed.clone();
     let keep = move |entry: &ignore::DirEntry| {
         let Ok(rel) = entry.path().strip_prefix(&base) else {
             return false;

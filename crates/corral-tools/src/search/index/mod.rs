@@ -23,6 +23,7 @@ mod plan;
 mod store;
 
 use crate::root::{ProjectRoot, RelPath};
+pub(super) use live::Listing;
 pub use live::LiveIndex;
 use roaring::RoaringBitmap;
 use std::os::unix::ffi::OsStrExt;
@@ -178,9 +179,8 @@ fn rebuild_in_background(root: &ProjectRoot, path: PathBuf, settle: Duration) {
     }
 }
 
-/// With a live index whose watch vouches: every file the query must
-/// search under `start` (a folder), relative to the root, sorted; no walk
-/// needed. `None`: walk (no watch, it cannot vouch, or the pattern has no
+/// With a live index whose watch vouches: the files the query must search
+/// under `start` (a folder); no walk needed. `None`: walk (no watch, it cannot vouch, or the pattern has no
 /// trigrams).
 pub(super) fn listed(
     root: &ProjectRoot,
@@ -189,7 +189,7 @@ pub(super) fn listed(
     case_insensitive: bool,
     config: &IndexConfig,
     start: &RelPath,
-) -> Option<Vec<PathBuf>> {
+) -> Option<Listing> {
     let live = config.live.as_ref()?;
     let plan = plan::plan(query, regex, case_insensitive)?;
     if plan == plan::Query::All {
