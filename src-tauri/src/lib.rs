@@ -63,6 +63,7 @@ pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             conversation::open_conversation,
             conversation::append_entry,
             conversation::rename_conversation,
+            conversation::set_conversation_model,
             conversation::delete_conversation,
             conversation::restore_conversation,
             conversation::fork_conversation,

@@ -278,6 +278,40 @@ fn fork_copies_the_entries_before_the_point_and_leaves_the_original() {
 }
 
 #[test]
+fn the_chosen_model_is_kept_across_a_restart_and_a_fork_inherits_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = History::new(dir.path());
+    let c = history
+        .append(P, None, &user("Which model?"), "m")
+        .unwrap()
+        .conversation;
+    assert_eq!(history.summary(P, &c).unwrap().target, None);
+    let target =
+        json!({"provider": "openai", "base_url": "http://127.0.0.1:8080/v1", "model": "qwen"});
+    assert_eq!(
+        history.set_target(P, &c, Some(&target)).unwrap().target,
+        Some(target.clone())
+    );
+    history.close();
+
+    let history = History::new(dir.path());
+    assert_eq!(history.list(P).unwrap()[0].target, Some(target.clone()));
+    assert_eq!(
+        history.open(P, &c).unwrap().summary.target,
+        Some(target.clone())
+    );
+    let fork = history.fork(P, &c, 1).unwrap();
+    assert_eq!(fork.target, Some(target.clone()));
+
+    // Back to the settings' model; the fork keeps its own choice.
+    assert_eq!(history.set_target(P, &c, None).unwrap().target, None);
+    assert_eq!(history.summary(P, &fork.id).unwrap().target, Some(target));
+    // Another project's conversation, or one that does not exist, is not found.
+    assert!(history.set_target("/q/other", &c, None).is_err());
+    assert!(history.set_target(P, "nope", None).is_err());
+}
+
+#[test]
 fn delete_hides_until_restored_and_is_final_after_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let history = History::new(dir.path());

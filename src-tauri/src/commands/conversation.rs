@@ -2,6 +2,7 @@
 //! (`store::history`); the window only asks. Every command works on the
 //! open project's conversations only and runs on the blocking pool.
 
+use crate::commands::llm::LlmTarget;
 use crate::state::AppState;
 use crate::store::history::{
     Appended, ConversationData, ConversationSummary, History, NewEntry, SearchHit,
@@ -72,6 +73,24 @@ pub async fn append_entry(
     let model = state.store.settings().model;
     with_history(&state, move |history, project| {
         history.append(project, conversation.as_deref(), &entry, &model)
+    })
+    .await
+}
+
+/// Keeps the model chosen for a conversation in the model switcher, or
+/// forgets it (no `target`: the settings' model).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn set_conversation_model(
+    state: State<'_, AppState>,
+    id: String,
+    target: Option<LlmTarget>,
+) -> Result<ConversationSummary, Error> {
+    let target = target
+        .map(serde_json::to_value)
+        .transpose()
+        .map_err(|e| Error::invalid_input(format!("the model cannot be stored: {e}")))?;
+    with_history(&state, move |history, project| {
+        history.set_target(project, &id, target.as_ref())
     })
     .await
 }

@@ -37,7 +37,7 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// One migration per schema version, applied in order in a transaction
 /// each; `user_version` records how many have run.
 type Migration = fn(&Transaction<'_>) -> rusqlite::Result<()>;
-const MIGRATIONS: &[Migration] = &[migrate_v1_tables, migrate_v2_search];
+const MIGRATIONS: &[Migration] = &[migrate_v1_tables, migrate_v2_search, migrate_v3_target];
 
 /// How long a statement waits for another connection's lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -75,6 +75,11 @@ pub struct ConversationSummary {
     /// Where it was forked from, if it was.
     #[ts(optional)]
     pub forked_from: Option<ForkPoint>,
+    /// The server and model chosen for it in the model switcher (an
+    /// `LlmTarget`); absent: the settings' model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "LlmTarget")]
+    pub target: Option<Value>,
 }
 
 /// A conversation and the entry before which a fork was cut.
@@ -485,6 +490,30 @@ impl History {
         self.with_db(|conn| summary(conn, project, id)?.ok_or_else(|| not_found(id)))
     }
 
+    /// Keeps the model chosen for a conversation in the model switcher
+    /// (`target`, an `LlmTarget` as JSON), or forgets it (`None`: the
+    /// settings' model again). A fork inherits it.
+    pub fn set_target(
+        &self,
+        project: &str,
+        id: &str,
+        target: Option<&Value>,
+    ) -> Result<ConversationSummary, Error> {
+        let target = target.map(Value::to_string);
+        self.with_db(|conn| {
+            let changed = conn
+                .execute(
+                    "UPDATE conversations SET target = ?3 WHERE id = ?2 AND project = ?1 AND deleted_ms IS NULL",
+                    params![project, id, target],
+                )
+                .map_err(|e| db_error(&e))?;
+            if changed == 0 {
+                return Err(not_found(id));
+            }
+            summary(conn, project, id)?.ok_or_else(|| not_found(id))
+        })
+    }
+
     pub fn rename(
         &self,
         project: &str,
@@ -588,14 +617,16 @@ impl History {
                 None => String::new(),
             };
             tx.execute(
-                "UPDATE conversations SET title = ?2, first_line = ?3, model = ?4 WHERE id = ?1",
+                "UPDATE conversations SET title = ?2, first_line = ?3, model = ?4, \
+                 target = (SELECT target FROM conversations WHERE id = ?5) WHERE id = ?1",
                 params![
                     new_id,
                     title,
                     first_line
                         .map(|l| cut(&l, FIRST_LINE_CHARS))
                         .unwrap_or_default(),
-                    original.model
+                    original.model,
+                    id
                 ],
             )
             .map_err(|e| db_error(&e))?;
@@ -773,11 +804,12 @@ const SUMMARY_SELECT: &str =
     "SELECT c.id, c.project, c.title, c.first_line, c.created_ms, c.updated_ms, \
      c.model, c.input_tokens, c.output_tokens, \
      (SELECT COUNT(*) FROM messages m WHERE m.conversation = c.id), \
-     c.forked_from, c.forked_before FROM conversations c";
+     c.forked_from, c.forked_before, c.target FROM conversations c";
 
 fn summary_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ConversationSummary> {
     let forked_from: Option<String> = row.get(10)?;
     let before: Option<i64> = row.get(11)?;
+    let target: Option<String> = row.get(12)?;
     Ok(ConversationSummary {
         id: row.get(0)?,
         project: row.get(1)?,
@@ -793,6 +825,7 @@ fn summary_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ConversationSum
             conversation,
             before_seq: before.unwrap_or(0),
         }),
+        target: target.and_then(|t| serde_json::from_str(&t).ok()),
     })
 }
 
@@ -1167,6 +1200,12 @@ fn migrate_v2_search(tx: &Transaction<'_>) -> rusqlite::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The model chosen for a conversation in the model switcher, as JSON
+/// (NULL: the settings' model).
+fn migrate_v3_target(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute_batch("ALTER TABLE conversations ADD COLUMN target TEXT;")
 }
 
 /// Moves the database and its log aside as `history.KIND-SECS.db`; returns

@@ -719,7 +719,12 @@ entries: number,
 /**
  * Where it was forked from, if it was.
  */
-forked_from?: ForkPoint, };
+forked_from?: ForkPoint, 
+/**
+ * The server and model chosen for it in the model switcher (an
+ * `LlmTarget`); absent: the settings' model.
+ */
+target?: LlmTarget, };
 
 export type ForkPoint = { conversation: string, before_seq: number, };
 
