@@ -155,6 +155,8 @@ export const ipc = {
   appendEntry: (conversation: string | null, entry: NewEntry) =>
     call<Appended>("append_entry", { ...(conversation === null ? {} : { conversation }), entry }),
   renameConversation: (id: string, title: string) => call<ConversationSummary>("rename_conversation", { id, title }),
+  /** Keeps the model chosen in the model switcher with the conversation (null: the settings' model). */
+  setConversationModel: (id: string, target: LlmTarget | null) => call<ConversationSummary>("set_conversation_model", { id, target }),
   deleteConversation: (id: string) => call<null>("delete_conversation", { id }),
   restoreConversation: (id: string) => call<ConversationSummary>("restore_conversation", { id }),
   forkConversation: (id: string, beforeSeq: number) =>
