@@ -67,6 +67,7 @@ fn texts(history: &History, id: &str) -> Vec<String> {
                 Block::Text { text } => text.clone(),
                 Block::ToolUse { name, .. } => format!("<{name}>"),
                 Block::ToolResult { content, .. } => content.clone(),
+                Block::Image { media_type, .. } => format!("<{media_type}>"),
             }
         })
         .collect()
@@ -275,6 +276,44 @@ fn fork_copies_the_entries_before_the_point_and_leaves_the_original() {
         "Edited first question"
     );
     assert!(history.fork("/q/other", &c, 1).is_err());
+}
+
+#[test]
+fn an_image_is_stored_with_its_message_and_opened_again_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = History::new(dir.path());
+    let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+    let message = Message {
+        role: Role::User,
+        content: vec![
+            Block::text("What is this?"),
+            Block::Image {
+                media_type: "image/png".into(),
+                data: png.into(),
+            },
+        ],
+    };
+    let entry = NewEntry {
+        message: Some(message.clone()),
+        items: vec![
+            json!({"kind": "user", "id": "u1", "text": "What is this?", "images": [{"media_type": "image/png", "data": png}]}),
+        ],
+        usage: None,
+    };
+    let c = history.append(P, None, &entry, "m").unwrap().conversation;
+    history.close();
+
+    let history = History::new(dir.path());
+    let opened = history.open(P, &c).unwrap();
+    let stored: Message =
+        serde_json::from_str(opened.entries[0].message.as_ref().unwrap().get()).unwrap();
+    assert_eq!(stored, message);
+    let items: Value = serde_json::from_str(opened.entries[0].items.get()).unwrap();
+    assert_eq!(items[0]["images"][0]["data"], json!(png));
+    assert!(history
+        .markdown(P, &c)
+        .unwrap()
+        .contains("*(an image: image/png, about 1 KiB)*"));
 }
 
 #[test]

@@ -9,7 +9,7 @@ use crate::config::ProviderConfig;
 use crate::decode::{tool_call_end, Decoder, Step, ToolInputBudget};
 use crate::error::{LlmError, ProviderMessage};
 use crate::sse::SseEvent;
-use crate::types::{Block, ChatRequest, Message, StreamEvent};
+use crate::types::{Block, ChatRequest, StreamEvent};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
@@ -22,19 +22,20 @@ pub(crate) fn body(
     max_tokens: u32,
     stream: bool,
 ) -> Value {
-    let messages: Vec<Message> = request
+    let messages: Vec<Value> = request
         .messages
         .iter()
-        .map(|m| Message {
-            role: m.role,
-            content: m
+        .map(|m| {
+            let content: Vec<Value> = m
                 .content
                 .iter()
                 .filter(|b| !matches!(b, Block::Text { text } if text.is_empty()))
-                .cloned()
-                .collect(),
+                .map(block)
+                .collect();
+            (m.role, content)
         })
-        .filter(|m| !m.content.is_empty())
+        .filter(|(_, content)| !content.is_empty())
+        .map(|(role, content)| json!({"role": role, "content": content}))
         .collect();
     let mut body = json!({
         "model": config.model,
@@ -52,6 +53,18 @@ pub(crate) fn body(
         mark_cache_breakpoints(&mut body);
     }
     body
+}
+
+/// One content block as the Messages API takes it: ours are its shapes,
+/// except an image, whose data goes in a `base64` source.
+fn block(block: &Block) -> Value {
+    match block {
+        Block::Image { media_type, data } => json!({
+            "type": "image",
+            "source": {"type": "base64", "media_type": media_type, "data": data},
+        }),
+        Block::Text { .. } | Block::ToolUse { .. } | Block::ToolResult { .. } => json!(block),
+    }
 }
 
 /// Anthropic's prompt caching: the system prompt, the tool list and the
@@ -282,7 +295,7 @@ fn text(value: &Value, key: &str) -> String {
 mod tests {
     use super::*;
     use crate::config::Provider;
-    use crate::types::{Role, ToolDef};
+    use crate::types::{Message, Role, ToolDef};
 
     #[test]
     fn anthropics_own_api_gets_cache_breakpoints_and_other_servers_do_not() {

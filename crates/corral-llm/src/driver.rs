@@ -47,6 +47,9 @@ async fn run(
         url: &shown,
         api_key: config.key(),
     };
+    if let Err(error) = request.check_images() {
+        return StreamEvent::Error { error };
+    }
     let max_tokens = request.reply_limit(config.max_tokens);
     let body = match config.provider {
         Provider::Anthropic => anthropic::body(config, request, max_tokens, true),
@@ -64,7 +67,11 @@ async fn run(
             Ok(stop_reason) => return StreamEvent::Done { stop_reason },
             Err(failure) => failure,
         };
-        let error = failure.to_wire(&ctx);
+        let refused = request
+            .has_images()
+            .then(|| failure.images_refused(&ctx))
+            .flatten();
+        let error = refused.unwrap_or_else(|| failure.to_wire(&ctx));
         if emitted || !error.retryable || retries >= config.max_retries {
             return StreamEvent::Error { error };
         }

@@ -358,6 +358,65 @@ impl LlmError {
     }
 }
 
+/// What a server says when the model takes no images: llama.cpp without
+/// a multimodal projector, Ollama, LM Studio and OpenAI word it
+/// differently, but name one of these.
+const IMAGE_WORDS: [&str; 5] = ["image", "vision", "multimodal", "multi-modal", "mmproj"];
+
+impl LlmError {
+    /// For a request that carries images: when this failure is the server
+    /// refusing them (an error that names images, vision or multimodal
+    /// input, or HTTP 400/415/422 whatever it says), the standardized error
+    /// that says so: `invalid_input`, not retryable, with
+    /// `details.reason` `"images_unsupported"` and the hint to choose a
+    /// model that takes images or send without them. `None` otherwise.
+    pub fn images_refused(&self, ctx: &WireContext<'_>) -> Option<Error> {
+        let says_images = |body: &ProviderMessage| {
+            let said = format!(
+                "{} {}",
+                body.kind.as_deref().unwrap_or_default(),
+                body.message.as_deref().unwrap_or_default()
+            )
+            .to_ascii_lowercase();
+            IMAGE_WORDS.iter().any(|w| said.contains(w))
+        };
+        let (body, status) = match self {
+            LlmError::Status { status, body, .. }
+                if !body.is_context_overflow()
+                    && (says_images(body) || matches!(status, 400 | 415 | 422)) =>
+            {
+                (body, Some(*status))
+            }
+            LlmError::Event(body) if says_images(body) => (body, None),
+            _ => return None,
+        };
+        let who = capitalized(&speaker(ctx));
+        let said = body
+            .message
+            .as_deref()
+            .map(|m| format!(": {m}"))
+            .unwrap_or_default();
+        let http = status.map(|s| format!(" (HTTP {s})")).unwrap_or_default();
+        let mut error = Error::new(
+            ErrorCode::InvalidInput,
+            format!("{who} refused the message's images{http}; the model may not accept images{said}"),
+        )
+        .hint("Choose a model that accepts images (a vision model; llama.cpp needs its --mmproj) in the model switcher, or remove the images and send again. The message and its images are back in the message box.")
+        .retryable(false)
+        .detail("reason", "images_unsupported");
+        if let Some(status) = status {
+            error = error.detail("status", status);
+        }
+        if let Some(kind) = &body.kind {
+            error = error.detail("type", kind.as_str());
+        }
+        let error = error
+            .detail("provider", ctx.provider.as_str())
+            .detail("url", ctx.url);
+        Some(redact(error, ctx.api_key))
+    }
+}
+
 /// Who answered, as messages name it: the provider when the URL is its own
 /// API, else the server by its address (a local server speaking the
 /// Anthropic format is not Anthropic).

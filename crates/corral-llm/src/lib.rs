@@ -56,7 +56,10 @@ pub use driver::MAX_RETRY_DELAY;
 pub use local::{detect_local_servers, probe_server, LocalServer, LOCAL_SERVERS, PROBE_TIMEOUT};
 pub use model_info::{known_context_window, known_price, model_info, ModelInfo, Price};
 pub use models::{list_models, models_url, ListedModel};
-pub use types::{Block, ChatRequest, Message, Role, StreamEvent, ToolDef};
+pub use types::{
+    Block, ChatRequest, Message, Role, StreamEvent, ToolDef, IMAGES_PER_MESSAGE, IMAGE_MAX_BYTES,
+    IMAGE_TYPES,
+};
 
 use crate::error::{display_url, LlmError, ProviderMessage, WireContext};
 use serde_json::Value;

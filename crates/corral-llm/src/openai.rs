@@ -15,7 +15,9 @@ use std::collections::HashMap;
 /// Our blocks become Chat Completions messages: the system prompt comes
 /// first; an assistant message's text and tool calls become one message
 /// (`content` null when it has no text); a user message's tool results
-/// become `tool` messages, in order, before its text. `is_error` has no
+/// become `tool` messages, in order, before its text; with images, its
+/// text and images are one message of content parts (`text`, then an
+/// `image_url` part with a `data:` URL per image). `is_error` has no
 /// place in this protocol: the result's content (our standardized error
 /// JSON) says it. OpenAI's own API gets `max_completion_tokens` (its newer
 /// models refuse `max_tokens`); other servers get `max_tokens`.
@@ -43,7 +45,25 @@ pub(crate) fn body(
                         messages.push(json!({"role": "tool", "tool_call_id": tool_use_id, "content": content}));
                     }
                 }
-                if !text.is_empty() {
+                let images: Vec<Value> = message
+                    .content
+                    .iter()
+                    .filter_map(|block| match block {
+                        Block::Image { media_type, data } => Some(json!({
+                            "type": "image_url",
+                            "image_url": {"url": format!("data:{media_type};base64,{data}")},
+                        })),
+                        _ => None,
+                    })
+                    .collect();
+                if !images.is_empty() {
+                    let mut parts = Vec::new();
+                    if !text.is_empty() {
+                        parts.push(json!({"type": "text", "text": text}));
+                    }
+                    parts.extend(images);
+                    messages.push(json!({"role": "user", "content": parts}));
+                } else if !text.is_empty() {
                     messages.push(json!({"role": "user", "content": text}));
                 }
             }

@@ -1,7 +1,7 @@
 //! The provider-neutral request and event types, with the JSON shapes of
 //! `docs/ipc.md` (`LlmRequest`, `Message`, `Block`, `LlmEvent`).
 
-use corral_protocol::Error;
+use corral_protocol::{Error, ErrorCode};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -46,7 +46,27 @@ pub enum Block {
         #[ts(as = "Option<bool>", optional)]
         is_error: bool,
     },
+    /// An image the person attached to a user message, base64-encoded.
+    /// Anthropic gets it as an `image` block with a `base64` source,
+    /// OpenAI-compatible servers as an `image_url` part with a `data:` URL.
+    /// The window checks the limits ([`IMAGE_TYPES`], [`IMAGE_MAX_BYTES`],
+    /// [`IMAGES_PER_MESSAGE`]) before it sends one.
+    Image {
+        /// The image's MIME type: one of [`IMAGE_TYPES`].
+        media_type: String,
+        /// The image's bytes, base64 (standard alphabet, padded).
+        data: String,
+    },
 }
+
+/// The image types a message may carry: those every provider that takes
+/// images accepts.
+pub const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+/// The largest image a message may carry, in bytes before base64 (Anthropic's
+/// limit per image).
+pub const IMAGE_MAX_BYTES: usize = 5 * 1024 * 1024;
+/// The most images one message may carry.
+pub const IMAGES_PER_MESSAGE: usize = 4;
 
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
 fn is_false(value: &bool) -> bool {
@@ -121,6 +141,54 @@ pub struct ChatRequest {
 }
 
 impl ChatRequest {
+    /// Whether any message carries an image.
+    pub fn has_images(&self) -> bool {
+        self.messages
+            .iter()
+            .flat_map(|m| &m.content)
+            .any(|b| matches!(b, Block::Image { .. }))
+    }
+
+    /// Checks the images against the limits ([`IMAGE_TYPES`],
+    /// [`IMAGE_MAX_BYTES`], [`IMAGES_PER_MESSAGE`]) so a request the
+    /// window should not have sent fails before it leaves, with
+    /// `invalid_input`.
+    pub fn check_images(&self) -> Result<(), Error> {
+        for message in &self.messages {
+            let mut count = 0;
+            for block in &message.content {
+                let Block::Image { media_type, data } = block else {
+                    continue;
+                };
+                count += 1;
+                if !IMAGE_TYPES.contains(&media_type.as_str()) {
+                    return Err(Error::new(
+                        ErrorCode::InvalidInput,
+                        format!("an image of type `{media_type}` cannot be sent"),
+                    )
+                    .hint("Attach PNG, JPEG, GIF or WebP images."));
+                }
+                let bytes = data.len() / 4 * 3;
+                if bytes > IMAGE_MAX_BYTES + 2 {
+                    return Err(Error::new(
+                        ErrorCode::TooLarge,
+                        format!("an image of about {bytes} bytes is over the limit of {IMAGE_MAX_BYTES} bytes"),
+                    )
+                    .hint("Attach a smaller image (5 MiB at most).")
+                    .detail("limit_bytes", IMAGE_MAX_BYTES));
+                }
+            }
+            if count > IMAGES_PER_MESSAGE {
+                return Err(Error::new(
+                    ErrorCode::InvalidInput,
+                    format!("a message carries {count} images; at most {IMAGES_PER_MESSAGE} can be sent"),
+                )
+                .hint("Send the images over several messages."));
+            }
+        }
+        Ok(())
+    }
+
     /// The reply's token limit: `max_tokens` when set, never more than
     /// `configured` and never less than 1.
     pub fn reply_limit(&self, configured: u32) -> u32 {

@@ -1015,7 +1015,7 @@ pub(crate) fn search_text(message: &Message) -> String {
                     push_strings(&mut out, value);
                 }
             }
-            Block::ToolResult { .. } => {}
+            Block::ToolResult { .. } | Block::Image { .. } => {}
         }
     }
     out

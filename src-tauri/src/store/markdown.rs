@@ -81,6 +81,15 @@ pub fn render(summary: &Header<'_>, messages: &[Message]) -> String {
                     let _ = writeln!(out, "**{label} of** `{}`:\n", one_line(name));
                     write_result(&mut out, content);
                 }
+                Block::Image { media_type, data } => {
+                    let bytes = data.len() / 4 * 3;
+                    let _ = writeln!(
+                        out,
+                        "*(an image: {}, about {} KiB)*\n",
+                        one_line(media_type),
+                        bytes.div_ceil(1024)
+                    );
+                }
             }
         }
     }

@@ -486,7 +486,15 @@ content: string,
 /**
  * Whether the call failed.
  */
-is_error?: boolean, };
+is_error?: boolean, } | { "type": "image", 
+/**
+ * The image's MIME type: one of [`IMAGE_TYPES`].
+ */
+media_type: string, 
+/**
+ * The image's bytes, base64 (standard alphabet, padded).
+ */
+data: string, };
 
 export type Message = { 
 /**
