@@ -196,13 +196,17 @@ impl AppState {
             .name("corral-index".into())
             .spawn(move || {
                 let job = building;
-                let built = match corral_tools::search::LiveIndex::new(&root, &config) {
-                    Ok(live) => {
-                        *lock(&job.live) = Some(live.clone());
-                        live.build(&job.progress)
-                    }
+                // Kept live by a watch; if none can be had (inotify's
+                // limits), built once and checked against each file's stat.
+                let live = corral_tools::search::LiveIndex::new(&root, &config).and_then(|live| {
+                    *lock(&job.live) = Some(live.clone());
+                    live.build(&job.progress)
+                });
+                let built = match live {
+                    Ok(()) => Ok(()),
                     Err(e) => {
                         eprintln!("corral: {}", e.message);
+                        *lock(&job.live) = None;
                         corral_tools::search::build_index(&root, &config, &job.progress)
                     }
                 };
