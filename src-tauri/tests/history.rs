@@ -9,7 +9,7 @@
     clippy::disallowed_methods
 )]
 
-use corral_app::store::history::{History, NewEntry, TokenUsage};
+use corral_app::store::history::{History, NewEntry, Part, TokenUsage};
 use corral_app::store::Store;
 use corral_llm::{Block, Message, Role};
 use serde_json::{json, Value};
@@ -856,4 +856,126 @@ fn a_brief_open_measures_results_as_read_not_as_stored() {
             Block::text("after \"quoted\""),
         ]
     );
+}
+
+#[test]
+fn an_open_in_parts_gives_the_newest_entries_first_and_the_rest_before_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = History::new(dir.path());
+    let c = history
+        .append(P, None, &user("m0"), "m")
+        .unwrap()
+        .conversation;
+    for n in 1..10 {
+        history
+            .append(P, Some(&c), &user(&format!("m{n}")), "m")
+            .unwrap();
+    }
+    let seqs = |part: Part| -> Vec<i64> {
+        let data = history.open_part(P, &c, part).unwrap();
+        assert_eq!(
+            data.summary.entries, 10,
+            "the count of all, whatever the part"
+        );
+        data.entries.iter().map(|e| e.seq).collect()
+    };
+    let whole = seqs(Part::default());
+    assert_eq!(whole.len(), 10);
+    // The newest three, oldest first.
+    let tail = seqs(Part {
+        last: Some(3),
+        ..Part::default()
+    });
+    assert_eq!(tail, whole[7..].to_vec());
+    // The four before the first of them, then what is left.
+    let before = seqs(Part {
+        before_seq: Some(tail[0]),
+        last: Some(4),
+        ..Part::default()
+    });
+    assert_eq!(before, whole[3..7].to_vec());
+    let rest = seqs(Part {
+        before_seq: Some(before[0]),
+        ..Part::default()
+    });
+    assert_eq!(rest, whole[..3].to_vec());
+    // Nothing before the first; a tail longer than the whole is the whole.
+    assert!(seqs(Part {
+        before_seq: Some(whole[0]),
+        ..Part::default()
+    })
+    .is_empty());
+    assert_eq!(
+        seqs(Part {
+            last: Some(1000),
+            ..Part::default()
+        }),
+        whole
+    );
+    assert!(seqs(Part {
+        last: Some(0),
+        ..Part::default()
+    })
+    .is_empty());
+    // The entries are those of the whole, in its order.
+    let data = history
+        .open_part(
+            P,
+            &c,
+            Part {
+                last: Some(2),
+                ..Part::default()
+            },
+        )
+        .unwrap();
+    let text = |e: &corral_app::store::history::StoredEntry| -> String {
+        let message: Message = serde_json::from_str(e.message.as_ref().unwrap().get()).unwrap();
+        match &message.content[0] {
+            Block::Text { text } => text.clone(),
+            other => panic!("not text: {other:?}"),
+        }
+    };
+    assert_eq!(
+        data.entries.iter().map(text).collect::<Vec<_>>(),
+        ["m8", "m9"]
+    );
+}
+
+#[test]
+fn an_open_in_parts_leaves_out_long_results_and_stays_in_its_project() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = History::new(dir.path());
+    let c = history
+        .append(P, None, &user("run it"), "m")
+        .unwrap()
+        .conversation;
+    let big = "x".repeat(10_000);
+    let result = NewEntry {
+        message: Some(Message {
+            role: Role::User,
+            content: vec![Block::ToolResult {
+                tool_use_id: "t1".into(),
+                content: big.clone(),
+                is_error: false,
+            }],
+        }),
+        ..NewEntry::default()
+    };
+    history.append(P, Some(&c), &result, "m").unwrap();
+    let part = Part {
+        elide_over: Some(4096),
+        last: Some(1),
+        ..Part::default()
+    };
+    let data = history.open_part(P, &c, part).unwrap();
+    assert_eq!(data.entries.len(), 1);
+    assert_eq!(data.entries[0].elided, Some(vec!["t1".to_string()]));
+    assert!(!data.entries[0]
+        .message
+        .as_ref()
+        .unwrap()
+        .get()
+        .contains(&big));
+    assert!(history.open_part("/q/other", &c, part).is_err());
+    assert!(history.open_part(P, "no-such-id", part).is_err());
 }

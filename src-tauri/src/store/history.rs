@@ -114,6 +114,17 @@ pub struct ConversationData {
     pub entries: Vec<StoredEntry>,
 }
 
+/// Which entries of a conversation an open returns, and how.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Part {
+    /// Tool results longer than this many bytes are left out (see `elided`).
+    pub elide_over: Option<usize>,
+    /// Only entries before this one.
+    pub before_seq: Option<i64>,
+    /// Only the newest this many (of those before `before_seq`).
+    pub last: Option<usize>,
+}
+
 /// What the window appends.
 #[derive(Debug, Clone, Default, Deserialize, ts_rs::TS)]
 pub struct NewEntry {
@@ -438,7 +449,7 @@ impl History {
 
     /// A conversation of the project with every entry, oldest first.
     pub fn open(&self, project: &str, id: &str) -> Result<ConversationData, Error> {
-        self.open_brief(project, id, None)
+        self.open_part(project, id, Part::default())
     }
 
     /// Like `open`, but each tool result longer than `elide_over` bytes is
@@ -451,26 +462,54 @@ impl History {
         id: &str,
         elide_over: Option<usize>,
     ) -> Result<ConversationData, Error> {
+        self.open_part(
+            project,
+            id,
+            Part {
+                elide_over,
+                ..Part::default()
+            },
+        )
+    }
+
+    /// A conversation of the project with the entries `part` asks for,
+    /// oldest first: the last screenful of a long one first, the rest
+    /// after it (`summary.entries` says how many there are in all).
+    pub fn open_part(
+        &self,
+        project: &str,
+        id: &str,
+        part: Part,
+    ) -> Result<ConversationData, Error> {
         self.with_db(|conn| {
             let summary = summary(conn, project, id)?.ok_or_else(|| not_found(id))?;
+            // The newest `last` before `before_seq`, read newest first and
+            // turned around; SQLite's LIMIT -1 is no limit.
+            let limit = part
+                .last
+                .map_or(-1, |last| i64::try_from(last).unwrap_or(i64::MAX));
             let mut stmt = conn
                 .prepare_cached(
-                    "SELECT seq, message, items FROM messages WHERE conversation = ?1 ORDER BY seq",
+                    "SELECT seq, message, items FROM messages
+                     WHERE conversation = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3",
                 )
                 .map_err(|e| db_error(&e))?;
             let rows = stmt
-                .query_map([id], |row| {
-                    Ok((
-                        row.get::<_, i64>(0)?,
-                        row.get::<_, Option<String>>(1)?,
-                        row.get::<_, String>(2)?,
-                    ))
-                })
+                .query_map(
+                    params![id, part.before_seq.unwrap_or(i64::MAX), limit],
+                    |row| {
+                        Ok((
+                            row.get::<_, i64>(0)?,
+                            row.get::<_, Option<String>>(1)?,
+                            row.get::<_, String>(2)?,
+                        ))
+                    },
+                )
                 .map_err(|e| db_error(&e))?;
             let mut entries = Vec::new();
             for row in rows {
                 let (seq, message, items) = row.map_err(|e| db_error(&e))?;
-                let (message, elided) = match (message, elide_over) {
+                let (message, elided) = match (message, part.elide_over) {
                     (Some(text), Some(limit)) if text.len() > limit => elide(text, limit)?,
                     (message, _) => (message, None),
                 };
@@ -481,6 +520,7 @@ impl History {
                     elided,
                 });
             }
+            entries.reverse();
             Ok(ConversationData { summary, entries })
         })
     }
