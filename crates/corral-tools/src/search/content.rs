@@ -231,7 +231,7 @@ fn search_file(shared: &Shared<'_>, searcher: &mut Searcher, rel: &Path) -> Walk
     }
     // Opened through the root handle: even if the file was swapped for a
     // symlink since the walk saw it, the kernel refuses to leave the root.
-    let Ok(file) = shared.root.dir().open(rel) else {
+    let Some(file) = walk::open_regular(shared.root, rel) else {
         return WalkState::Continue;
     };
     let mut sink = FileSink {
@@ -241,7 +241,7 @@ fn search_file(shared: &Shared<'_>, searcher: &mut Searcher, rel: &Path) -> Walk
         found: Vec::new(),
         binary: false,
     };
-    let searched = searcher.search_file(shared.matcher, &file.into_std(), &mut sink);
+    let searched = searcher.search_file(shared.matcher, &file, &mut sink);
     if searched.is_err() || sink.binary || sink.found.is_empty() {
         return WalkState::Continue;
     }

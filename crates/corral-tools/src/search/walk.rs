@@ -65,6 +65,20 @@ pub(super) fn walker_keeping(
     builder
 }
 
+/// Opens a file the walk found (relative to the root) through the root's
+/// handle, if it is still a regular file. Opened non-blocking: a file
+/// swapped for a FIFO since the walk saw it is refused instead of waiting
+/// for a writer forever.
+pub(super) fn open_regular(root: &ProjectRoot, rel: &Path) -> Option<std::fs::File> {
+    use cap_std::fs::{OpenOptions, OpenOptionsExt};
+    let mut options = OpenOptions::new();
+    options
+        .read(true)
+        .custom_flags((rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32);
+    let file = root.dir().open_with(rel, &options).ok()?.into_std();
+    file.metadata().ok()?.is_file().then_some(file)
+}
+
 /// A found path relative to the root, or `None` if it is not beneath it
 /// (never expected: the walk starts beneath the root and follows no links).
 pub(super) fn relative<'a>(root: &ProjectRoot, path: &'a Path) -> Option<&'a Path> {
@@ -159,5 +173,28 @@ impl PathGlob {
             })
             .copied()
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
+    use super::*;
+
+    #[test]
+    fn a_fifo_is_refused_without_waiting_for_a_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "text\n").unwrap();
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            dir.path().join("pipe"),
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .unwrap();
+        let root = ProjectRoot::open(dir.path()).unwrap();
+        assert!(open_regular(&root, Path::new("a.txt")).is_some());
+        // Would block forever with a plain open (no writer ever comes).
+        assert!(open_regular(&root, Path::new("pipe")).is_none());
+        assert!(open_regular(&root, Path::new("missing")).is_none());
     }
 }

@@ -225,10 +225,9 @@ fn index_share(
         }
         buf.clear();
         let rel = Path::new(std::ffi::OsStr::from_bytes(&entry.path));
-        let read = root
-            .dir()
-            .open(rel)
-            .and_then(|f| f.into_std().read_to_end(&mut buf));
+        let read = walk::open_regular(root, rel)
+            .ok_or(())
+            .and_then(|mut f| f.read_to_end(&mut buf).map_err(|_| ()));
         // The searcher transcodes UTF-16 (by its BOM): search it directly.
         if read.is_err() || buf.starts_with(&[0xFF, 0xFE]) || buf.starts_with(&[0xFE, 0xFF]) {
             direct.push(id);
