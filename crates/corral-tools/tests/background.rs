@@ -176,6 +176,40 @@ fn at_most_eight_run_at_once_and_dropping_the_registry_stops_them() {
 }
 
 #[test]
+fn starts_at_the_same_time_cannot_pass_the_limit_together() {
+    if !has_node() {
+        return;
+    }
+    let (_dir, root) = project();
+    let root = Arc::new(root);
+    let bg = Arc::new(Background::default());
+    let script = "setInterval(() => {}, 1000)";
+    let go = Arc::new(std::sync::Barrier::new(MAX_BACKGROUND + 4));
+    let starts: Vec<_> = (0..MAX_BACKGROUND + 4)
+        .map(|_| {
+            let (root, bg, go) = (root.clone(), bg.clone(), go.clone());
+            std::thread::spawn(move || {
+                go.wait();
+                dispatch::call(
+                    &root,
+                    "exec_shell",
+                    json!({"command": "node", "args": ["-e", script], "background": true}),
+                    &ctx(&bg),
+                )
+                .is_ok()
+            })
+        })
+        .collect();
+    let started = starts
+        .into_iter()
+        .map(|s| s.join().unwrap_or(false))
+        .filter(|ok| *ok)
+        .count();
+    assert_eq!(started, MAX_BACKGROUND);
+    assert_eq!(bg.running(), MAX_BACKGROUND);
+}
+
+#[test]
 fn without_a_registry_background_is_refused() {
     let (_dir, root) = project();
     let ctx = CallContext::new(Mode::FullAuto, Approval::None);

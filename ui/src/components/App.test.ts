@@ -84,7 +84,7 @@ describe("App", () => {
     await vi.waitFor(() => expect(screen.getByTestId("message-assistant").textContent).toContain("Fixed src/main.rs."));
     expect(screen.queryByTestId("welcome")).toBeNull();
     expect(screen.getByTestId("message-user").textContent).toBe("fix the build");
-    expect(ipc.openConversation).toHaveBeenCalledWith("c1", 4096);
+    expect(ipc.openConversation).toHaveBeenCalledWith("c1", { elideOver: 4096, last: 60 });
   });
 });
 

@@ -184,7 +184,7 @@ describe("conversations", () => {
     expect(snippet.textContent).toContain("<b>flaky</b>");
     await fireEvent.click(hit);
     await vi.waitFor(() => expect(screen.getByTestId("message-user").textContent).toContain("zeppelin"));
-    expect(ipc.openConversation).toHaveBeenLastCalledWith("a", 4096);
+    expect(ipc.openConversation).toHaveBeenLastCalledWith("a", { elideOver: 4096, last: 60 });
   });
 
   it("forks from a message and edits one in a new conversation, leaving the original", async () => {

@@ -36,6 +36,9 @@ import type {
   ToolSpec,
 } from "./types";
 
+/** Which entries of a conversation `openConversation` asks for, and how. */
+export type OpenPart = { elideOver?: number; beforeSeq?: number; last?: number };
+
 async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
   try {
     return await invoke<T>(command, args);
@@ -149,9 +152,20 @@ export const ipc = {
 
   // Conversations (kept by Rust; see docs/ipc.md)
   listConversations: () => call<ConversationSummary[]>("list_conversations"),
-  /** With `elideOver`, tool results longer than that many bytes are left out (see `elided`). */
-  openConversation: (id: string, elideOver?: number) =>
-    call<ConversationData>("open_conversation", { id, ...(elideOver === undefined ? {} : { elide_over: elideOver }) }),
+  /**
+   * The conversation's entries, oldest first; `part` may ask for fewer
+   * (`summary.entries` counts them all): with `elideOver`, tool results
+   * longer than that many bytes are left out (see `elided`); with
+   * `beforeSeq`, only the entries before that one; with `last`, only the
+   * newest that many of them.
+   */
+  openConversation: (id: string, part: OpenPart = {}) =>
+    call<ConversationData>("open_conversation", {
+      id,
+      ...(part.elideOver === undefined ? {} : { elide_over: part.elideOver }),
+      ...(part.beforeSeq === undefined ? {} : { before_seq: part.beforeSeq }),
+      ...(part.last === undefined ? {} : { last: part.last }),
+    }),
   appendEntry: (conversation: string | null, entry: NewEntry) =>
     call<Appended>("append_entry", { ...(conversation === null ? {} : { conversation }), entry }),
   renameConversation: (id: string, title: string) => call<ConversationSummary>("rename_conversation", { id, title }),

@@ -99,6 +99,9 @@ pub struct Background {
     /// Run ids in start order, to forget the oldest finished ones.
     order: Mutex<Vec<String>>,
     next: AtomicU64,
+    /// Held from the count to the insert, so that starts at the same time
+    /// cannot pass the limit together.
+    starting: Mutex<()>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -135,6 +138,7 @@ impl Background {
         input: &ExecShellInput,
         run: &ShellRun,
     ) -> Result<Started> {
+        let _starting = lock(&self.starting);
         if self.running() >= MAX_BACKGROUND {
             return Err(Error::new(
                 ErrorCode::InvalidInput,

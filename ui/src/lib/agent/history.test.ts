@@ -127,7 +127,7 @@ describe("a conversation opened brief", () => {
 
     const sent = t.loop.send("and now?");
     // Going on fetches the whole at once (else it comes a moment after the open).
-    await vi.waitFor(() => expect(t.ipc.openConversation).toHaveBeenCalledWith("c5"));
+    await vi.waitFor(() => expect(t.ipc.openConversation).toHaveBeenCalledWith("c5", { last: 500 }));
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(t.requests).toHaveLength(0);
     held.resolve();

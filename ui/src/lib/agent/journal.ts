@@ -57,9 +57,14 @@ export class Journal {
     this.append(null, items);
   }
 
-  /** Takes these versions of items as stored (the same items, completed from the history). */
-  markStored(items: Item[]): void {
+  /**
+   * Takes these versions of items as stored (the same items, completed from
+   * the history, or the earlier ones of a conversation opened in part),
+   * with the entries they were first stored with.
+   */
+  markStored(items: Item[], seqOf?: Map<string, number>): void {
     for (const item of items) this.appended.set(item.id, item);
+    for (const [id, seq] of seqOf ?? []) if (!this.seqs.has(id)) this.seqs.set(id, seq);
   }
 
   /** Resolves once every entry recorded so far has been stored or has failed. */

@@ -11,6 +11,7 @@ import type {
   LlmRequest,
   Message,
   ModelInfo,
+  StoredEntry,
   ToolResultBlock,
   ToolSpec,
   TextBlock,
@@ -85,7 +86,10 @@ export class AgentLoop {
   private journal: Journal;
   /** Journals of conversations left with entries not stored: sent again until they are. */
   private retired: Journal[] = [];
-  /** The conversation opened brief (long tool results left out), until it is whole. */
+  /**
+   * The conversation opened brief (long tool results left out) or in part
+   * (its last entries only), until it is whole.
+   */
   private briefId: string | null = null;
   /** Its whole: fetched a moment after it is shown, or when the user goes on. */
   private whole: Promise<void> | null = null;
@@ -187,7 +191,12 @@ export class AgentLoop {
     return this.messages;
   }
 
-  /** Goes on with a conversation from the history (the loop must be idle). */
+  /**
+   * Goes on with a conversation from the history (the loop must be idle).
+   * It may come brief (long tool results left out) or in part (its last
+   * entries, fewer than `summary.entries`): it is shown at once, and its
+   * whole is fetched behind; nothing is sent until that is in.
+   */
   load(conversation: ConversationData): void {
     if (this.control) return;
     const opened = fromEntries(conversation.entries);
@@ -198,9 +207,11 @@ export class AgentLoop {
     this.store.set({ ...emptyState(), items: opened.items, usage: { input_tokens, output_tokens } });
     void this.leave(this.journal);
     this.journal = this.newJournal(conversation, opened);
-    void this.estimateOpened(this.journal);
-    const brief = conversation.entries.some((entry) => (entry.elided?.length ?? 0) > 0);
+    const partial = conversation.entries.length < conversation.summary.entries;
+    const brief = partial || conversation.entries.some((entry) => (entry.elided?.length ?? 0) > 0);
     this.briefId = brief ? conversation.summary.id : null;
+    // A part's transcript would give the meter a wrong size: it waits for the whole.
+    if (!partial) void this.estimateOpened(this.journal);
     // Fetched a moment after the brief one is on screen (or at once when the
     // user goes on): taking in tens of MB holds the page, never its first paint.
     const journal = this.journal;
@@ -210,24 +221,48 @@ export class AgentLoop {
   }
 
   /**
-   * Completes a conversation opened brief (long tool results left out): the
-   * whole transcript for the next request, and the results of cards shown
-   * without them. Nothing is appended: it is all stored already.
+   * Resolves once the conversation shown is whole (at once when it was
+   * opened whole); a failed fetch resolves it too (tried again on send).
+   */
+  async loaded(): Promise<void> {
+    await this.whole?.catch(() => undefined);
+  }
+
+  /**
+   * Completes a conversation opened brief or in part: the whole transcript
+   * for the next request, the earlier entries' items and the results of
+   * cards shown without them. Nothing is appended: it is all stored
+   * already. It comes in parts of `WHOLE_PART` entries, newest first, each
+   * its own IPC answer, so the page parses a few MB at a time and paints
+   * between them.
    */
   private async fetchWhole(id: string, journal: Journal): Promise<void> {
     if (this.journal !== journal || this.briefId !== id) return;
     this.fetching = true;
     try {
-      const data = await this.ipc.openConversation(id);
-      // Taken in over a few tasks, not one, so the page can paint between them.
+      const parts: StoredEntry[][] = [];
+      let before: number | undefined;
+      for (;;) {
+        const data = await this.ipc.openConversation(id, { ...(before === undefined ? {} : { beforeSeq: before }), last: WHOLE_PART });
+        if (this.journal !== journal) return;
+        const first = data.entries[0];
+        // An answer that is not before the last (a part left out) ends it, too.
+        if (!first || (before !== undefined && first.seq >= before)) break;
+        parts.unshift(data.entries);
+        if (data.entries.length < WHOLE_PART) break;
+        before = first.seq;
+        await nextTask();
+      }
       await nextTask();
       if (this.journal !== journal) return;
-      const whole = fromEntries(data.entries);
+      const whole = fromEntries(parts.flat());
       await nextTask();
       if (this.journal !== journal) return;
       this.complete(journal, whole);
       await nextTask();
-      if (this.journal === journal) this.estimateShown();
+      if (this.journal !== journal) return;
+      if (this.specs && this.model !== undefined) this.estimateShown();
+      else void this.estimateOpened(journal);
     } finally {
       this.fetching = false;
     }
@@ -247,23 +282,32 @@ export class AgentLoop {
    */
   private shift = 0;
 
-  /** Puts the whole of a conversation opened brief in place of the brief one. */
+  /**
+   * Puts the whole of a conversation opened brief or in part in place of
+   * what was shown: its items in their order, each shown one kept as it is
+   * (a card completed with its result), then those added since the open.
+   */
   private complete(journal: Journal, whole: ReturnType<typeof fromEntries>): void {
     this.resume(whole);
     this.briefId = null;
-    const complete = new Map(whole.items.map((item) => [item.id, item]));
-    const completed: Item[] = [];
-    this.store.update((state) => ({
-      ...state,
-      items: state.items.map((item) => {
-        const full = complete.get(item.id);
-        if (item.kind !== "tool" || item.result !== undefined || full?.kind !== "tool" || full.result === undefined) return item;
+    const stored: Item[] = [];
+    this.store.update((state) => {
+      const shown = new Map(state.items.map((item) => [item.id, item]));
+      const items = whole.items.map((full) => {
+        const item = shown.get(full.id);
+        shown.delete(full.id);
+        if (item === undefined) {
+          stored.push(full);
+          return full;
+        }
+        if (item.kind !== "tool" || item.result !== undefined || full.kind !== "tool" || full.result === undefined) return item;
         const done = { ...item, result: full.result };
-        completed.push(done);
+        stored.push(done);
         return done;
-      }),
-    }));
-    journal.markStored(completed);
+      });
+      return { ...state, items: [...items, ...shown.values()] };
+    });
+    journal.markStored(stored, whole.seqOf);
   }
 
   /** Waits for the whole of a conversation opened brief; false (and the error shown) if it cannot be had. */
@@ -778,6 +822,8 @@ export class AgentLoop {
 
 /** How long a conversation opened brief is shown before its whole is fetched. */
 const WHOLE_AFTER_MS = 1000;
+/** How many entries each answer of the whole fetched behind holds (about 2 MB of a long run's). */
+const WHOLE_PART = 500;
 
 /** Lets the page run (paint, input) before going on. */
 function nextTask(): Promise<void> {
