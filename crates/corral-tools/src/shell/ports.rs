@@ -73,8 +73,17 @@ pub(crate) fn listening(pid: u32) -> Found {
             }
         }
     }
-    found.listeners = listeners.into_iter().collect();
+    found.listeners = one_per_port(listeners);
     found
+}
+
+/// A server on both stacks (`0.0.0.0` and `::`) is one port: listed and
+/// forwarded once, through IPv4.
+fn one_per_port(listeners: BTreeSet<Listener>) -> Vec<Listener> {
+    let mut listeners: Vec<Listener> = listeners.into_iter().collect();
+    // Sorted by port, IPv4 first: the IPv6 twin is the one dropped.
+    listeners.dedup_by_key(|l| l.port);
+    listeners
 }
 
 /// The network namespace of `/proc/{who}` as its inode.
@@ -163,6 +172,37 @@ fn parse_listening(table: &str) -> Vec<(u16, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_server_on_both_stacks_is_one_port() {
+        let found = BTreeSet::from([
+            Listener {
+                port: 5173,
+                v6: true,
+            },
+            Listener {
+                port: 3000,
+                v6: false,
+            },
+            Listener {
+                port: 3000,
+                v6: true,
+            },
+        ]);
+        assert_eq!(
+            one_per_port(found),
+            [
+                Listener {
+                    port: 3000,
+                    v6: false
+                },
+                Listener {
+                    port: 5173,
+                    v6: true
+                },
+            ]
+        );
+    }
 
     #[test]
     fn a_table_gives_its_listening_sockets_only() {
