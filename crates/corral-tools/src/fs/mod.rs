@@ -275,7 +275,8 @@ pub(crate) fn write_atomic(
             }
         });
     result?;
-    sync_dir(&dir);
+    // Durability of the rename; failure here does not undo the write.
+    let _ = sync_dir(&dir);
     Ok(existing.is_none())
 }
 
@@ -349,11 +350,19 @@ fn write_temp(
     file.sync_all()
 }
 
-fn sync_dir(dir: &Dir) {
-    // Durability of the rename; failure here does not undo the write.
-    if let Ok(handle) = dir.try_clone() {
-        let _ = handle.into_std_file().sync_all();
-    }
+/// Flushes a folder's entries (a rename into it) to disk. The folder's own
+/// handle may be an `O_PATH` one, which `fsync` refuses, so the folder is
+/// opened again (as `.` beneath it) for reading.
+fn sync_dir(dir: &Dir) -> std::io::Result<()> {
+    use rustix::fs::{Mode, OFlags};
+    let readable = rustix::fs::openat(
+        dir,
+        ".",
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    rustix::fs::fsync(&readable)?;
+    Ok(())
 }
 
 fn temp_name(name: &std::ffi::OsStr) -> std::ffi::OsString {
@@ -426,6 +435,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = ProjectRoot::open(dir.path()).unwrap();
         (dir, root)
+    }
+
+    #[test]
+    fn the_folder_of_a_write_is_synced_for_real() {
+        // The root's handle is the kind `fsync` refused (it is `O_PATH`):
+        // the sync used to fail quietly, so no rename was ever made durable.
+        let (dir, root) = project();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        assert!(sync_dir(root.dir()).is_ok());
+        assert!(sync_dir(&root.dir().open_dir("sub").unwrap()).is_ok());
     }
 
     #[test]
