@@ -68,6 +68,7 @@ import type { Block } from "./wire";
 export type TextBlock = Extract<Block, { type: "text" }>;
 export type ToolUseBlock = Extract<Block, { type: "tool_use" }>;
 export type ToolResultBlock = Extract<Block, { type: "tool_result" }>;
+export type ImageBlock = Extract<Block, { type: "image" }>;
 
 // Tool outputs the UI reads fields of (docs/ipc.md).
 

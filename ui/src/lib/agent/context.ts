@@ -53,13 +53,26 @@ export function requestChars(request: LlmRequest): number {
  */
 const measuredChars = new WeakMap<Message, number>();
 
-/** `JSON.stringify(messages).length`, from each message's length. */
+/**
+ * What an image counts for in the estimate, in characters: about what a
+ * provider charges for a screenshot-sized image (Anthropic about 1,600
+ * tokens, OpenAI's high detail about 1,100), not its base64's length.
+ */
+export const IMAGE_CHARS = 6_000;
+
+/** A JSON replacer that counts an image block as `IMAGE_CHARS` characters, whatever its data. */
+function withoutImageData(this: unknown, key: string, value: unknown): unknown {
+  if (key === "data" && typeof value === "string" && (this as { type?: unknown }).type === "image") return "x".repeat(IMAGE_CHARS);
+  return value;
+}
+
+/** `JSON.stringify(messages).length`, from each message's length (an image counted as `IMAGE_CHARS`). */
 function messagesChars(messages: readonly Message[]): number {
   let chars = 2 + Math.max(0, messages.length - 1);
   for (const message of messages) {
     let size = measuredChars.get(message);
     if (size === undefined) {
-      size = JSON.stringify(message).length;
+      size = JSON.stringify(message, withoutImageData).length;
       measuredChars.set(message, size);
     }
     chars += size;
@@ -149,6 +162,8 @@ export function transcriptText(messages: Message[], clipChars = 1_500): string {
             return `[tool call ${block.name} ${clip(JSON.stringify(block.input))}]`;
           case "tool_result":
             return `[tool result${block.is_error ? " (error)" : ""}: ${clip(block.content)}]`;
+          case "image":
+            return `[an image, ${block.media_type}]`;
         }
       });
       return `${message.role.toUpperCase()}: ${parts.join("\n")}`;

@@ -4,12 +4,14 @@
 // on open. A run cut by a crash or a quit must not leave a transcript the
 // provider refuses, nor cards spinning forever.
 import { wireError } from "../errors";
-import type { Message, StoredEntry } from "../types";
-import { type Item, isTerminal, type ToolItem } from "./state";
+import type { ImageBlock, Message, StoredEntry } from "../types";
+import { type Item, isTerminal, type ToolItem, type UserItem } from "./state";
 import { closeDanglingToolUses } from "./transcript";
 
 /** A tool card as stored when its entry's message already holds its result. */
 type StoredToolItem = ToolItem & { resultInMessage?: true };
+/** A user message as stored when its entry's message already holds its images. */
+type StoredUserItem = UserItem & { imagesInMessage?: true };
 
 export type OpenedConversation = {
   messages: Message[];
@@ -25,7 +27,12 @@ export type OpenedConversation = {
  */
 export function entryItems(items: Item[], message: Message | null): unknown[] {
   const results = resultsOf(message);
+  const images = imagesOf(message);
   return items.map((item): unknown => {
+    if (item.kind === "user" && item.images && item.images.length > 0 && sameImages(item.images, images)) {
+      const stored: StoredUserItem = { ...item, images: undefined, imagesInMessage: true };
+      return stored;
+    }
     if (item.kind !== "tool" || item.result === undefined) return item;
     const content = results.get(item.callId);
     if (content === undefined || JSON.stringify(item.result) !== content) return item;
@@ -39,8 +46,14 @@ export function fromEntries(entries: StoredEntry[]): OpenedConversation {
   const messages: Message[] = [];
   const items = new Map<string, Item>();
   const seqOf = new Map<string, number>();
+  // A message taken back (its user item stored again as withdrawn) is left out, with its item.
+  const withdrawn = new Set(entries.flatMap((entry) => entry.items.flatMap((raw) => (isWithdrawn(asItem(raw)) ? [(raw as UserItem).id] : []))));
   for (const entry of entries) {
-    const message = entry.message;
+    const taken = entry.items.some((raw) => {
+      const item = asItem(raw);
+      return item?.kind === "user" && withdrawn.has(item.id) && !isWithdrawn(item);
+    });
+    const message = taken ? null : entry.message;
     if (message) {
       const last = messages.at(-1);
       // Consecutive entries of one role are one message (tool results, then
@@ -51,10 +64,10 @@ export function fromEntries(entries: StoredEntry[]): OpenedConversation {
     const results = resultsOf(message);
     for (const raw of entry.items) {
       const item = asItem(raw);
-      if (!item) continue;
+      if (!item || withdrawn.has(item.id)) continue;
       if (!seqOf.has(item.id)) seqOf.set(item.id, entry.seq);
       // An item appended again replaces the earlier one where it stood.
-      items.set(item.id, restoreResult(item, results));
+      items.set(item.id, restoreImages(restoreResult(item, results), entry.message));
     }
   }
   return { messages: closeDanglingToolUses(messages), items: [...items.values()].map(settle), seqOf };
@@ -66,6 +79,22 @@ function resultsOf(message: Message | null): Map<string, string> {
     if (block.type === "tool_result" && !block.is_error) results.set(block.tool_use_id, block.content);
   }
   return results;
+}
+
+function imagesOf(message: Message | null): ImageBlock[] {
+  return (message?.content ?? []).filter((block): block is ImageBlock => block.type === "image");
+}
+
+function sameImages(a: ImageBlock[], b: ImageBlock[]): boolean {
+  return a.length === b.length && a.every((image, i) => image.media_type === b[i].media_type && image.data === b[i].data);
+}
+
+const isWithdrawn = (item: Item | null): boolean => item?.kind === "user" && item.withdrawn === true;
+
+function restoreImages(item: Item, message: Message | null): Item {
+  if (item.kind !== "user") return item;
+  const { imagesInMessage, ...user } = item as StoredUserItem;
+  return imagesInMessage ? { ...user, images: imagesOf(message) } : user;
 }
 
 function restoreResult(item: Item, results: Map<string, string>): Item {

@@ -6,7 +6,9 @@ import { type FrameScheduler, OutputBuffer } from "../outputBuffer";
 import { type Readable, writable } from "../store";
 import type {
   Appended,
+  Block,
   ConversationData,
+  ImageBlock,
   LlmEvent,
   LlmRequest,
   Message,
@@ -40,7 +42,7 @@ import { systemPrompt } from "./systemPrompt";
 import type { AgentIpc, Decision, RunControl } from "./ports";
 import { ToolRunner } from "./toolRunner";
 import { sandboxNotice } from "../sandboxNotice";
-import { appendUserText, CANCELLED_TEXT, textBlock } from "./transcript";
+import { appendUserContent, CANCELLED_TEXT, textBlock } from "./transcript";
 
 export type { AgentIpc, Decision, RunControl } from "./ports";
 
@@ -324,15 +326,43 @@ export class AgentLoop {
   }
 
 
-  async send(text: string): Promise<void> {
-    if (this.control || text.trim() === "") return;
+  /**
+   * Sends the person's message: its text and the images pasted or dropped
+   * with it. When the model refuses the images (`images_unsupported`), the
+   * message is taken back (see `withdraw`) and offered to the composer
+   * again as `returned`, so nothing typed or attached is lost.
+   */
+  async send(text: string, images: ImageBlock[] = []): Promise<void> {
+    if (this.control || (text.trim() === "" && images.length === 0)) return;
     if (!(await this.ready()) || this.control) return;
-    this.messages = appendUserText(this.messages, text);
+    const content: Block[] = [...(text.trim() === "" ? [] : [{ type: "text" as const, text }]), ...images];
+    this.messages = appendUserContent(this.messages, content);
     const turn = this.newId();
     this.turnId = turn;
-    this.addItem({ kind: "user", id: turn, text });
-    this.record({ role: "user", content: [{ type: "text", text }] });
+    this.patch({ returned: null });
+    this.addItem({ kind: "user", id: turn, text, ...(images.length > 0 ? { images } : {}) });
+    this.record({ role: "user", content });
     await this.run();
+    const error = this.store.get().error;
+    if (images.length > 0 && error?.details?.reason === "images_unsupported" && this.turnId === turn) this.withdraw(turn, content.length, text, images);
+  }
+
+  /**
+   * Takes back the user's last message, which the model refused for its
+   * images: its blocks leave the transcript, its item the window (stored
+   * again as `withdrawn`, so the conversation opened again leaves it out
+   * too), and its text and images go back to the composer.
+   */
+  private withdraw(turn: string, blocks: number, text: string, images: ImageBlock[]): void {
+    const last = this.messages.at(-1);
+    const item = this.store.get().items.find((i) => i.id === turn);
+    if (last?.role !== "user" || item?.kind !== "user") return;
+    const kept = last.content.slice(0, Math.max(0, last.content.length - blocks));
+    this.messages = kept.length > 0 ? [...this.messages.slice(0, -1), { role: "user", content: kept }] : this.messages.slice(0, -1);
+    this.removeItems(new Set([turn]));
+    this.journal.recordItems([{ kind: "user", id: turn, text: "", withdrawn: true }]);
+    this.turnId = undefined;
+    this.patch({ returned: { text, images } });
   }
 
   /** Re-sends the last turn after a provider failure; the conversation is kept. */

@@ -1,6 +1,6 @@
 // What the agent loop shows: the items of the conversation as the user sees
 // them. The provider transcript (Message[]) lives beside it in the loop.
-import type { Risk, WireError } from "../types";
+import type { ImageBlock, Risk, WireError } from "../types";
 
 /** queued → (waiting →) running → done | failed; or denied; or cancelled by Stop. */
 export type ToolStatus = "queued" | "waiting" | "running" | "done" | "failed" | "denied" | "cancelled";
@@ -9,7 +9,12 @@ export type Preview =
   | { kind: "diff"; path: string; before: string; after: string }
   | { kind: "unavailable"; path: string; reason: string };
 
-export type UserItem = { kind: "user"; id: string; text: string };
+/**
+ * `images`: those sent with the text. `withdrawn`: the message was taken
+ * back (the model refused its images); stored so the conversation opened
+ * again leaves it out.
+ */
+export type UserItem = { kind: "user"; id: string; text: string; images?: ImageBlock[]; withdrawn?: true };
 export type AssistantItem = { kind: "assistant"; id: string; text: string; streaming: boolean };
 /**
  * `detail`, when present, opens under the notice (an instruction file's
@@ -68,6 +73,8 @@ export type AgentState = {
   price: Price | null;
   /** The run stopped at the turn budget; Continue goes on. */
   turnLimitReached: boolean;
+  /** A message taken back (the model refused its images), for the composer to hold again. */
+  returned: { text: string; images: ImageBlock[] } | null;
 };
 
 export const emptyState = (): AgentState => ({
@@ -79,6 +86,7 @@ export const emptyState = (): AgentState => ({
   context: null,
   price: null,
   turnLimitReached: false,
+  returned: null,
 });
 
 export function isTerminal(status: ToolStatus): boolean {

@@ -1,7 +1,7 @@
 // Keeps the provider transcript valid: roles alternate, and every tool_use
 // has exactly one tool_result in the next user message.
 import type { WireError } from "../types";
-import type { Message, ToolResultBlock, ToolUseBlock } from "../types";
+import type { Block, Message, ToolResultBlock, ToolUseBlock } from "../types";
 
 export const CANCELLED_TEXT = "Cancelled by the user before this tool call finished; it may not have run.";
 export const DENIED_TEXT = "The user denied this tool call. Do not retry it; ask the user how to proceed instead.";
@@ -25,6 +25,13 @@ export function appendUserText(messages: Message[], text: string): Message[] {
     return [...messages.slice(0, -1), { role: "user", content: [...last.content, { type: "text", text }] }];
   }
   return [...messages, { role: "user", content: [{ type: "text", text }] }];
+}
+
+/** Adds the user's blocks (text, images), merged into a trailing user message (of tool results). */
+export function appendUserContent(messages: Message[], content: Block[]): Message[] {
+  const last = messages.at(-1);
+  if (last?.role === "user") return [...messages.slice(0, -1), { role: "user", content: [...last.content, ...content] }];
+  return [...messages, { role: "user", content }];
 }
 
 /**

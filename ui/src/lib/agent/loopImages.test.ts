@@ -1,0 +1,93 @@
+// Images sent with a message: they go in the user message's content and
+// are shown with it; stored once (in the message, not again in its item);
+// a model refusing them takes the message back to the composer, and the
+// conversation opened again leaves it out.
+import { describe, expect, it } from "vitest";
+import { fakeIpc, say } from "../../test/fakeIpc";
+import type { ImageBlock, NewEntry, StoredEntry, WireError } from "../types";
+import { fromEntries } from "./conversation";
+import { IMAGE_CHARS, TokenEstimate } from "./context";
+import { NO_INSTRUCTIONS } from "./instructions";
+import { AgentLoop } from "./loop";
+
+const png: ImageBlock = { type: "image", media_type: "image/png", data: "iVBORw0KGgo=" };
+const gif: ImageBlock = { type: "image", media_type: "image/gif", data: "R0lGODlh" };
+
+function setup(turns: Parameters<typeof fakeIpc>[0]) {
+  const fake = fakeIpc(turns);
+  const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, scheduleFrame: (run) => run(), instructions: NO_INSTRUCTIONS });
+  return { ...fake, loop };
+}
+
+/** What the history holds after the appends so far, as it would be opened. */
+function stored(appends: [string | null, NewEntry][]): StoredEntry[] {
+  return appends.map(([, entry], seq) => ({ seq, message: entry.message ?? null, items: entry.items }));
+}
+
+describe("images in a message", () => {
+  it("go to the model after the text, are shown with the message and stored once", async () => {
+    const t = setup([say("Two pictures.")]);
+    await t.loop.send("What are these?", [png, gif]);
+    expect(t.requests[0].messages.at(-1)).toEqual({ role: "user", content: [{ type: "text", text: "What are these?" }, png, gif] });
+    expect(t.loop.state.get().items[0]).toMatchObject({ kind: "user", text: "What are these?", images: [png, gif] });
+
+    const appends = t.ipc.appendEntry.mock.calls as [string | null, NewEntry][];
+    const first = appends[0][1];
+    expect(first.message?.content).toEqual([{ type: "text", text: "What are these?" }, png, gif]);
+    // The item does not hold the data a second time.
+    expect(JSON.stringify(first.items)).not.toContain(png.data);
+    const opened = fromEntries(stored(appends));
+    expect(opened.items[0]).toMatchObject({ kind: "user", text: "What are these?", images: [png, gif] });
+    expect(opened.messages[0].content).toEqual([{ type: "text", text: "What are these?" }, png, gif]);
+  });
+
+  it("may be sent without text", async () => {
+    const t = setup([say("A dot.")]);
+    await t.loop.send("", [png]);
+    expect(t.requests[0].messages.at(-1)).toEqual({ role: "user", content: [png] });
+  });
+
+  it("refused by the model take the message back to the composer, and the history leaves it out", async () => {
+    const refusal: WireError = {
+      code: "invalid_input",
+      message: "The server refused the message's images (HTTP 400); the model may not accept images: Model does not support images.",
+      hint: "Choose a model that accepts images (a vision model; llama.cpp needs its --mmproj) in the model switcher, or remove the images and send again.",
+      retryable: false,
+      details: { reason: "images_unsupported", status: 400 },
+    };
+    const t = setup([say("Hello."), (emit) => emit({ type: "error", error: refusal }), say("Without the picture, then.")]);
+    await t.loop.send("Hi");
+    await t.loop.send("Look at this", [png]);
+    const state = t.loop.state.get();
+    expect(state.error).toEqual(refusal);
+    expect(state.returned).toEqual({ text: "Look at this", images: [png] });
+    expect(state.items.map((i) => i.kind)).toEqual(["user", "assistant"]);
+    expect(t.loop.transcript).toEqual([
+      { role: "user", content: [{ type: "text", text: "Hi" }] },
+      { role: "assistant", content: [{ type: "text", text: "Hello." }] },
+    ]);
+
+    // Sent again without the image: the model gets no trace of the refused one.
+    await t.loop.send("Look at this");
+    expect(t.requests[2].messages.at(-1)).toEqual({ role: "user", content: [{ type: "text", text: "Look at this" }] });
+    expect(t.loop.state.get().returned).toBeNull();
+
+    const opened = fromEntries(stored(t.ipc.appendEntry.mock.calls as [string | null, NewEntry][]));
+    expect(opened.messages.map((m) => m.content)).toEqual([
+      [{ type: "text", text: "Hi" }],
+      [{ type: "text", text: "Hello." }],
+      [{ type: "text", text: "Look at this" }],
+      [{ type: "text", text: "Without the picture, then." }],
+    ]);
+    expect(opened.items.filter((i) => i.kind === "user").map((i) => i.kind === "user" && i.text)).toEqual(["Hi", "Look at this"]);
+  });
+
+  it("count as a fixed size in the context estimate, not as their base64", () => {
+    const big: ImageBlock = { type: "image", media_type: "image/png", data: "A".repeat(4_000_000) };
+    const estimate = new TokenEstimate();
+    const request = (images: ImageBlock[]) => ({ system: "", messages: [{ role: "user" as const, content: images }], tools: [] });
+    const one = estimate.tokens(request([big]));
+    expect(one).toBeLessThan(IMAGE_CHARS);
+    expect(estimate.tokens(request([big, big]))).toBeGreaterThan(one);
+  });
+});
