@@ -35,6 +35,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::policy::is_secret_like;
 use crate::root::{ProjectRoot, RelPath};
 use crate::search::walk;
+use notify::event::{AccessKind, AccessMode};
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use roaring::RoaringBitmap;
 use std::collections::{BTreeSet, HashMap};
@@ -127,8 +128,10 @@ impl Notes {
         if event.need_rescan() {
             noted.blind = seq;
         }
-        // Reads (our own searches among them) change nothing.
-        if matches!(event.kind, EventKind::Access(_)) {
+        // Reads (our own searches among them) change nothing; a file closed
+        // after writing counts, in case its writes went unreported.
+        let written = AccessKind::Close(AccessMode::Write);
+        if matches!(event.kind, EventKind::Access(kind) if kind != written) {
             return;
         }
         for path in &event.paths {
