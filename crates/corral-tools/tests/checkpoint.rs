@@ -846,3 +846,80 @@ fn an_undo_of_one_call_found_half_done_is_finished_for_that_call_only() {
     assert_eq!(std::fs::read(f.path("b.txt")).unwrap(), b"b0\n");
     assert_eq!(after.len(), calls.len() + 1, "one checkpoint before it");
 }
+
+#[test]
+fn ignored_entries_below_the_top_are_recorded_by_name_and_a_restore_leaves_them() {
+    let f = Fixture::new();
+    f.write("pkg/.gitignore", "build/\n*.log\n");
+    f.write("pkg/lib.rs", "pub fn a() {}\n");
+    f.write("pkg/build/out.o", "object one\n");
+    f.write("pkg/debug.log", "log one\n");
+    f.write("pkg/deep/er/cache/.gitignore", "*\n!.gitignore\n");
+    f.write("pkg/deep/er/cache/blob.bin", "cached\n");
+    let cp = f
+        .store
+        .checkpoint(&f.root, NewCheckpoint::manual("start"))
+        .unwrap();
+    let used = f.store.usage(&f.root).unwrap();
+    // What an ignored entry holds is never read: changing it costs nothing.
+    f.write("pkg/build/out.o", "object two, much longer than before\n");
+    f.write("pkg/deep/er/cache/blob.bin", "cached again\n");
+    let same = f
+        .store
+        .checkpoint(&f.root, NewCheckpoint::manual("same"))
+        .unwrap();
+    assert_eq!(f.store.usage(&f.root).unwrap(), used, "no object written");
+    assert_eq!(same.files_changed.total(), 0);
+
+    // The agent un-ignores build/, makes a new ignored log, removes one.
+    f.write("pkg/.gitignore", "*.log\n");
+    f.write("pkg/new.log", "new\n");
+    std::fs::remove_file(f.path("pkg/debug.log")).unwrap();
+    let plan = f.store.diff(&f.root, &cp.id, None).unwrap();
+    let changed: Vec<&str> = plan.changes.iter().map(|c| c.path.as_str()).collect();
+    assert_eq!(
+        changed,
+        ["pkg/.gitignore"],
+        "build/ was ignored then: not a change"
+    );
+    let skipped: Vec<(&str, &str)> = plan
+        .skipped
+        .iter()
+        .map(|s| (s.path.as_str(), s.reason.as_str()))
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            (
+                "pkg/build",
+                "ignored, not kept: the ignore rules left it out when the checkpoint was taken; left as it is"
+            ),
+            (
+                "pkg/debug.log",
+                "ignored, not kept: there when the checkpoint was taken; nothing of it was kept to bring back"
+            ),
+            (
+                "pkg/new.log",
+                "ignored, not kept: not there when the checkpoint was taken; left as it is"
+            ),
+        ]
+    );
+
+    let restored = f.store.restore(&f.root, &cp.id, None).unwrap();
+    assert_eq!(restored.skipped, plan.skipped);
+    assert_eq!(
+        std::fs::read(f.path("pkg/.gitignore")).unwrap(),
+        b"build/\n*.log\n"
+    );
+    // Never removed, never rewritten: the restore left them as they are.
+    assert_eq!(
+        std::fs::read(f.path("pkg/build/out.o")).unwrap(),
+        b"object two, much longer than before\n"
+    );
+    assert_eq!(std::fs::read(f.path("pkg/new.log")).unwrap(), b"new\n");
+    assert!(!f.path("pkg/debug.log").exists());
+    assert_eq!(
+        std::fs::read(f.path("pkg/deep/er/cache/blob.bin")).unwrap(),
+        b"cached again\n"
+    );
+}

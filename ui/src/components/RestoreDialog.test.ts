@@ -35,7 +35,7 @@ const plan: Comparison = {
     change("gone.txt", "added", { before: "", after: "back\n" }),
     change("new.bin", "removed", { binary: true }),
   ],
-  skipped: [{ path: "video.mp4", reason: "not restored: at 70000000 bytes it was too large to keep" }],
+  skipped: [{ path: "video.mp4", reason: "not restored: at 70000000 bytes it was too large to keep", ignored: false }],
 };
 const restored: Restored = { restored: "1", undo: "9", counts: plan.counts, changes: plan.changes, skipped: [] };
 
@@ -182,6 +182,31 @@ describe("RestoreDialog", () => {
     await waitFor(() => expect(screen.getAllByTestId("change")).toHaveLength(1));
     expect(screen.queryByTestId("undo-call-later")).toBeNull();
     expect(screen.getByTestId("restore-confirm").textContent).toBe("Undo this call");
+  });
+
+  it("names the ignored entries a restore leaves as they are, nested ones too, apart from what it could not do", async () => {
+    const ignored = (path: string, why: string) => ({ path, reason: `ignored, not kept: ${why}`, ignored: true });
+    const withIgnored: Comparison = {
+      ...plan,
+      skipped: [
+        ...plan.skipped,
+        ignored("pkg/build", "the ignore rules left it out when the checkpoint was taken; left as it is"),
+        ignored("pkg/sub/new.log", "not there when the checkpoint was taken; left as it is"),
+      ],
+    };
+    const { onRestored } = open({ ipc: { checkpointDiff: vi.fn(async () => withIgnored), restoreCheckpoint: vi.fn(async () => ({ ...restored, skipped: withIgnored.skipped })) } });
+    await waitFor(() => screen.getByTestId("restore-ignored"));
+    expect(screen.getByTestId("restore-skipped").textContent).toContain("video.mp4");
+    expect(screen.getByTestId("restore-skipped").textContent).not.toContain("pkg/build");
+    const box = screen.getByTestId("restore-ignored");
+    expect(box.textContent).toContain("Ignored, not kept");
+    expect(screen.getAllByTestId("ignored-entry").map((e) => e.textContent)).toEqual([
+      "pkg/build: the ignore rules left it out when the checkpoint was taken; left as it is",
+      "pkg/sub/new.log: not there when the checkpoint was taken; left as it is",
+    ]);
+    await fireEvent.click(screen.getByTestId("restore-confirm"));
+    await waitFor(() => expect(onRestored).toHaveBeenCalled());
+    expect(screen.getAllByTestId("ignored-entry")).toHaveLength(2);
   });
 
   it("opens on a turn's summary and restores only after the preview; the conversation rewinds only when asked", async () => {

@@ -171,7 +171,12 @@ too_large: boolean,
  */
 mode_change?: [number, number], };
 
-export type Skipped = { path: string, reason: string, };
+export type Skipped = { path: string, reason: string, 
+/**
+ * An entry the ignore rules leave out (on either side): recorded by
+ * name, nothing of it kept, so a restore never touches it.
+ */
+ignored: boolean, };
 
 export type Comparison = { 
 /**

@@ -66,11 +66,30 @@ pub(crate) struct Change {
 /// Every difference between two trees, parents before their children.
 /// Ignored entries on either side are not compared.
 pub(crate) fn changes(loader: &Loader, from: &Hash, to: &Hash) -> Result<Vec<Change>> {
+    Ok(changes_and_ignored(loader, from, to)?.0)
+}
+
+/// The differences, and apart from them the ignored entries that differ:
+/// one side ignored (recorded by name, nothing kept) and the other not the
+/// same. A restore leaves those as they are.
+pub(crate) fn changes_and_ignored(
+    loader: &Loader,
+    from: &Hash,
+    to: &Hash,
+) -> Result<(Vec<Change>, Vec<Change>)> {
     let mut out = Vec::new();
+    let mut ignored = Vec::new();
     if from != to {
-        diff_trees(loader, Path::new(""), Some(from), Some(to), &mut out)?;
+        diff_trees(
+            loader,
+            Path::new(""),
+            Some(from),
+            Some(to),
+            &mut out,
+            &mut ignored,
+        )?;
     }
-    Ok(out)
+    Ok((out, ignored))
 }
 
 fn diff_trees(
@@ -79,6 +98,7 @@ fn diff_trees(
     from: Option<&Hash>,
     to: Option<&Hash>,
     out: &mut Vec<Change>,
+    ignored: &mut Vec<Change>,
 ) -> Result<()> {
     let empty = Tree::default();
     let from_tree = match from {
@@ -120,10 +140,15 @@ fn diff_trees(
         let path = at.join(std::ffi::OsStr::from_bytes(name));
         let old = old.map(|e| &e.kind);
         let new = new.map(|e| &e.kind);
-        if matches!(old, Some(Kind::Ignored)) || matches!(new, Some(Kind::Ignored)) {
+        if old == new {
             continue;
         }
-        if old == new {
+        if matches!(old, Some(Kind::Ignored)) || matches!(new, Some(Kind::Ignored)) {
+            ignored.push(Change {
+                path,
+                from: old.cloned(),
+                to: new.cloned(),
+            });
             continue;
         }
         match (old, new) {
@@ -136,14 +161,14 @@ fn diff_trees(
                     });
                 }
                 if h1 != h2 {
-                    diff_trees(loader, &path, Some(h1), Some(h2), out)?;
+                    diff_trees(loader, &path, Some(h1), Some(h2), out, ignored)?;
                 }
             }
             _ => {
                 // A folder on one side only: its whole content is removed
                 // (listed before the folder) or added (listed after it).
                 if let Some(Kind::Dir { hash, .. }) = old {
-                    diff_trees(loader, &path, Some(hash), None, out)?;
+                    diff_trees(loader, &path, Some(hash), None, out, ignored)?;
                 }
                 out.push(Change {
                     path: path.clone(),
@@ -151,7 +176,7 @@ fn diff_trees(
                     to: new.cloned(),
                 });
                 if let Some(Kind::Dir { hash, .. }) = new {
-                    diff_trees(loader, &path, None, Some(hash), out)?;
+                    diff_trees(loader, &path, None, Some(hash), out, ignored)?;
                 }
             }
         }

@@ -548,16 +548,19 @@ impl Store {
             scan: Some(&current),
             root: Some(root),
         };
-        let changes = compare::changes(&loader, &current.root, &Store::tree_of(&target)?)?;
+        let (changes, ignored) =
+            compare::changes_and_ignored(&loader, &current.root, &Store::tree_of(&target)?)?;
         let chosen = selected(&changes, &scope);
         let (described, counts) = compare::describe(&loader, &chosen);
+        let mut skipped = foreseen_skips(&chosen);
+        skipped.extend(ignored_skips(&ignored, &scope));
         Ok(Comparison {
             from: "current".to_string(),
             to: target.info.id,
             path: path.map(str::to_string),
             counts,
             changes: described,
-            skipped: foreseen_skips(&chosen),
+            skipped,
         })
     }
 
@@ -726,7 +729,8 @@ impl Store {
                 (changed_paths(&changed), Some(until.info.id))
             }
         };
-        let changes = compare::changes(&loader, &Store::tree_of(&undo)?, &target_tree)?;
+        let (changes, ignored) =
+            compare::changes_and_ignored(&loader, &Store::tree_of(&undo)?, &target_tree)?;
         let chosen = selected(&changes, &scope);
         let (described, counts) = compare::describe(&loader, &chosen);
         let journal = Journal {
@@ -738,7 +742,8 @@ impl Store {
         let json = serde_json::to_vec(&journal)
             .map_err(|e| Error::new(ErrorCode::Io, format!("could not encode the journal: {e}")))?;
         self.write_durable(Path::new(JOURNAL), &json)?;
-        let skipped = restore::apply(root, &loader, &chosen, &scope)?;
+        let mut skipped = restore::apply(root, &loader, &chosen, &scope)?;
+        skipped.extend(ignored_skips(&ignored, &scope));
         self.remove_small(JOURNAL)?;
         Ok(Restored {
             restored: id.to_string(),
@@ -958,13 +963,62 @@ fn foreseen_skips(changes: &[Change]) -> Vec<Skipped> {
             out.push(Skipped {
                 path,
                 reason: format!("not restored: at {size} bytes it was too large to keep when the checkpoint was taken"),
+                ignored: false,
             });
         } else if let (Some(Kind::Large { size, .. }), None) = (&change.from, &change.to) {
             out.push(Skipped {
                 path,
                 reason: format!("left in place: at {size} bytes it is too large to keep a copy of, so removing it could not be undone"),
+                ignored: false,
             });
         }
+    }
+    out
+}
+
+/// Most ignored entries a diff or restore names; past it, one line says how
+/// many more.
+const MAX_IGNORED_SHOWN: usize = 100;
+
+/// The ignored entries that differ between the project now and the
+/// checkpoint, under `scope`: a restore leaves each as it is (nothing of
+/// an ignored entry is kept, so nothing of it can be put back or checked).
+fn ignored_skips(ignored: &[Change], scope: &Scope) -> Vec<Skipped> {
+    let chosen: Vec<&Change> = ignored.iter().filter(|c| scope.includes(c)).collect();
+    let mut out: Vec<Skipped> = chosen
+        .iter()
+        .take(MAX_IGNORED_SHOWN)
+        .map(|change| {
+            let why = match (&change.from, &change.to) {
+                (Some(Kind::Ignored), None) => {
+                    "not there when the checkpoint was taken; left as it is"
+                }
+                (None, _) => {
+                    "there when the checkpoint was taken; nothing of it was kept to bring back"
+                }
+                (Some(Kind::Ignored), Some(_)) => {
+                    "the ignore rules leave it out now; left as it is"
+                }
+                (Some(_), _) => {
+                    "the ignore rules left it out when the checkpoint was taken; left as it is"
+                }
+            };
+            Skipped {
+                path: compare::display(&change.path),
+                reason: format!("ignored, not kept: {why}"),
+                ignored: true,
+            }
+        })
+        .collect();
+    if chosen.len() > MAX_IGNORED_SHOWN {
+        out.push(Skipped {
+            path: "…".to_string(),
+            reason: format!(
+                "ignored, not kept: {} more ignored entries differ, each left as it is",
+                chosen.len() - MAX_IGNORED_SHOWN
+            ),
+            ignored: true,
+        });
     }
     out
 }

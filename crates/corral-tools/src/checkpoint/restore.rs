@@ -29,6 +29,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub struct Skipped {
     pub path: String,
     pub reason: String,
+    /// An entry the ignore rules leave out (on either side): recorded by
+    /// name, nothing of it kept, so a restore never touches it.
+    #[serde(default)]
+    pub ignored: bool,
 }
 
 /// Folders opened so far, by path relative to the root.
@@ -116,6 +120,7 @@ pub(crate) fn apply(
         skipped.push(Skipped {
             path: display(path),
             reason,
+            ignored: false,
         })
     };
     let chosen: Vec<&Change> = changes

@@ -1,6 +1,8 @@
 //! One pass over the project: every entry the ignore rules keep, as trees
-//! and blobs. A stat cache (size, mtime, ctime, inode per path) lets a file
-//! that did not change keep its hash without being read again.
+//! and blobs, and the names of those they leave out, at every level (so a
+//! restore knows they were there and leaves them be). A stat cache (size,
+//! mtime, ctime, inode per path) lets a file that did not change keep its
+//! hash without being read again.
 
 use super::object::{self, Hash};
 use super::tree::{Entry, Kind, Tree};
@@ -165,19 +167,60 @@ struct Listed {
     link: Option<PathBuf>,
 }
 
-/// Every entry below `root` the rules keep (in no order), and the folders
-/// that could not be read.
-fn walk(root: &Path) -> (Vec<Listed>, HashSet<PathBuf>) {
-    let (tx, rx) = std::sync::mpsc::channel::<std::result::Result<Listed, Option<PathBuf>>>();
+/// What the walk's threads send: an entry kept, the names a folder holds
+/// (kept or not), or a folder that could not be read.
+enum Found {
+    Entry(Listed),
+    Names(PathBuf, Vec<Vec<u8>>),
+    Unreadable(Option<PathBuf>),
+}
+
+/// What the walk found: the entries the rules keep (in no order), every
+/// folder's names (what the rules left out is what is named but not
+/// kept), and the folders that could not be read.
+struct Walked {
+    listed: Vec<Listed>,
+    names: Vec<(PathBuf, Vec<Vec<u8>>)>,
+    unreadable: HashSet<PathBuf>,
+}
+
+/// The names in folder `rel` of the project. The walk reads the folder
+/// too, but keeps only what the rules keep; this second read (on the
+/// walk's threads, of names only, through the root's handle) is what lets
+/// a checkpoint record the rest.
+fn names_in(project: &Dir, rel: &Path) -> Option<Vec<Vec<u8>>> {
+    let entries = if rel.as_os_str().is_empty() {
+        project.entries().ok()?
+    } else {
+        project.read_dir(rel).ok()?
+    };
+    Some(
+        entries
+            .flatten()
+            .map(|e| e.file_name().as_bytes().to_vec())
+            .collect(),
+    )
+}
+
+fn walk(root: &Path, project: &Dir) -> Walked {
+    let (tx, rx) = std::sync::mpsc::channel::<Found>();
     walker(root).run(|| {
         let tx = tx.clone();
         Box::new(move |item| {
             let message = match item {
-                Ok(entry) if entry.depth() == 0 => return ignore::WalkState::Continue,
                 Ok(entry) => {
                     let Some(file_type) = entry.file_type() else {
                         return ignore::WalkState::Continue;
                     };
+                    if file_type.is_dir() {
+                        let rel = entry.path().strip_prefix(root).unwrap_or(Path::new("/"));
+                        if let Some(names) = names_in(project, rel) {
+                            let _ = tx.send(Found::Names(entry.path().to_path_buf(), names));
+                        }
+                    }
+                    if entry.depth() == 0 {
+                        return ignore::WalkState::Continue;
+                    }
                     let meta = (file_type.is_file() || file_type.is_dir())
                         .then(|| entry.metadata().ok())
                         .flatten();
@@ -185,32 +228,36 @@ fn walk(root: &Path) -> (Vec<Listed>, HashSet<PathBuf>) {
                         .is_symlink()
                         .then(|| std::fs::read_link(entry.path()).ok())
                         .flatten();
-                    Ok(Listed {
+                    Found::Entry(Listed {
                         path: entry.into_path(),
                         file_type,
                         meta,
                         link,
                     })
                 }
-                Err(e) => Err(error_path(&e).map(Path::to_path_buf)),
+                Err(e) => Found::Unreadable(error_path(&e).map(Path::to_path_buf)),
             };
             let _ = tx.send(message);
             ignore::WalkState::Continue
         })
     });
     drop(tx);
-    let mut listed = Vec::new();
-    let mut unreadable = HashSet::new();
+    let mut walked = Walked {
+        listed: Vec::new(),
+        names: Vec::new(),
+        unreadable: HashSet::new(),
+    };
     for message in rx {
         match message {
-            Ok(entry) => listed.push(entry),
-            Err(Some(path)) => {
-                unreadable.insert(path);
+            Found::Entry(entry) => walked.listed.push(entry),
+            Found::Names(dir, names) => walked.names.push((dir, names)),
+            Found::Unreadable(Some(path)) => {
+                walked.unreadable.insert(path);
             }
-            Err(None) => {}
+            Found::Unreadable(None) => {}
         }
     }
-    (listed, unreadable)
+    walked
 }
 
 /// The path an error of the walk is about.
@@ -234,6 +281,8 @@ pub(crate) fn scan(root: &ProjectRoot, store: &Dir, old: &Cache, keep: Keep) -> 
     let base = root.path();
     let mut children: HashMap<Vec<u8>, Vec<Entry>> = HashMap::new();
     let mut dirs: Vec<(Vec<u8>, u32)> = Vec::new();
+    // The names of the folders kept in each folder (their entries come later).
+    let mut subdirs: HashMap<Vec<u8>, Vec<Vec<u8>>> = HashMap::new();
     let mut out = Scan {
         root: Hash([0; 32]),
         trees: HashMap::new(),
@@ -249,7 +298,11 @@ pub(crate) fn scan(root: &ProjectRoot, store: &Dir, old: &Cache, keep: Keep) -> 
         cache_changed: true,
     };
     children.insert(Vec::new(), Vec::new());
-    let (listed, unreadable) = walk(base);
+    let Walked {
+        listed,
+        names,
+        unreadable,
+    } = walk(base, root.dir());
     for entry in &listed {
         let Ok(rel) = entry.path.strip_prefix(base) else {
             continue;
@@ -271,6 +324,7 @@ pub(crate) fn scan(root: &ProjectRoot, store: &Dir, old: &Cache, keep: Keep) -> 
                 .map(|m| std::os::unix::fs::MetadataExt::mode(m) & 0o7777)
                 .unwrap_or(0o755);
             children.entry(key.clone()).or_default();
+            subdirs.entry(parent).or_default().push(name);
             dirs.push((key, mode));
             continue;
         } else if file_type.is_symlink() {
@@ -303,31 +357,41 @@ pub(crate) fn scan(root: &ProjectRoot, store: &Dir, old: &Cache, keep: Keep) -> 
             .push(Entry { name, kind });
     }
 
-    // Top-level entries the rules left out: recorded by name, so that a
-    // restore never removes them.
-    let seen: HashSet<Vec<u8>> = children
-        .get(&Vec::new())
-        .map(|top| top.iter().map(|e| e.name.clone()).collect())
-        .unwrap_or_default();
-    let top_dirs: HashSet<&[u8]> = dirs
-        .iter()
-        .filter(|(key, _)| !key.contains(&b'/'))
-        .map(|(key, _)| key.as_slice())
-        .collect();
-    let mut ignored_top = Vec::new();
-    if let Ok(entries) = root.dir().entries() {
-        for entry in entries.flatten() {
-            let name = entry.file_name().as_bytes().to_vec();
-            if !seen.contains(&name) && !top_dirs.contains(name.as_slice()) && !is_git_name(&name) {
-                ignored_top.push(Entry {
-                    name,
-                    kind: Kind::Ignored,
-                });
-            }
+    // Entries the rules left out, at every level: recorded by name (their
+    // content is never read), so that a restore never removes them.
+    // A folder that names no more than it kept (most of them) is passed
+    // by a count, without comparing its names.
+    let no_folders = Vec::new();
+    for (dir, names) in &names {
+        let Ok(rel) = dir.strip_prefix(base) else {
+            continue;
+        };
+        let key = rel.as_os_str().as_bytes();
+        if unreadable.contains(dir) {
+            continue;
         }
-    }
-    if let Some(top) = children.get_mut(&Vec::new()) {
-        top.extend(ignored_top);
+        let Some(entries) = children.get_mut(key) else {
+            continue;
+        };
+        let folders = subdirs.get(key).unwrap_or(&no_folders);
+        let git = names.iter().filter(|name| is_git_name(name)).count();
+        if names.len() - git <= entries.len() + folders.len() {
+            continue;
+        }
+        let kept: HashSet<&[u8]> = entries
+            .iter()
+            .map(|e| e.name.as_slice())
+            .chain(folders.iter().map(Vec::as_slice))
+            .collect();
+        let left_out: Vec<Entry> = names
+            .iter()
+            .filter(|name| !is_git_name(name) && !kept.contains(name.as_slice()))
+            .map(|name| Entry {
+                name: name.clone(),
+                kind: Kind::Ignored,
+            })
+            .collect();
+        entries.extend(left_out);
     }
 
     // Trees, deepest folders first.
