@@ -96,3 +96,20 @@ describe("image limits", () => {
     expect(await readBase64(new File([bytes], "big.png", { type: "image/png" }))).toBe(btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join("")));
   });
 });
+
+describe("drafts", () => {
+  it("are put in the box once each, not again when passed back", async () => {
+    const first = { text: "edited question" };
+    const returned = { text: "Look at this", images: [{ type: "image" as const, media_type: "image/gif", data: "R0lGODlh" }] };
+    const t = setup(first);
+    expect(t.box.value).toBe("edited question");
+    await t.view.rerender({ draft: returned });
+    expect(t.box.value).toBe("Look at this");
+    await fireEvent.input(t.box, { target: { value: "" } });
+    await fireEvent.click(screen.getByTestId("image-remove"));
+    // The returned message is gone from the loop's state: the earlier draft is passed again.
+    await t.view.rerender({ draft: first });
+    expect(t.box.value).toBe("");
+    expect(screen.queryByTestId("image-chip")).toBeNull();
+  });
+});
