@@ -3,7 +3,8 @@
 // the wire format's image block (OpenAI-compatible `image_url` data URL;
 // Anthropic `image` with a base64 source), shows under the sent message,
 // and is still there, and sent again, after a restart. A server refusing
-// images gives the clear error, and the text and image are back in the box.
+// images gives the clear error, and the text and image are back in the box
+// to send again.
 // The paste and the drop are synthetic events in the page carrying a File.
 
 import assert from "node:assert/strict";
@@ -75,7 +76,7 @@ test("a dropped image goes to Anthropic as an image block with a base64 source",
 });
 
 test("a model refusing images gives the clear error and the message comes back to the box", { timeout: 120_000 }, async (t) => {
-  const script = [openai.error(400, "Model does not support images. Please use a model that does.", "invalid_request_error")];
+  const script = [openai.error(400, "Model does not support images. Please use a model that does.", "invalid_request_error"), openai.text("Without it, then.")];
   await withApp(t, { script }, async (app) => {
     await giveImage(app, "paste");
     await app.send("What is this?");
@@ -88,5 +89,14 @@ test("a model refusing images gives the clear error and the message comes back t
     await app.waitFor(tid("image-chip"), { what: "the image back in the box" });
     assert.equal((await app.query(tid("message-user"))).length, 0, "the refused message is taken back");
     await app.screenshot("refused");
+
+    // Sent again without the image: the request holds the text once, and no image.
+    await app.click(tid("image-remove"));
+    await app.waitGone(tid("image-chip"));
+    await app.click(tid("send"));
+    await app.waitForAny(tid("message-assistant"), (e) => e.text.includes("Without it, then."), { what: "the reply" });
+    await app.llm.waitForRequests(2);
+    const users = app.llm.requests[1].body.messages.filter((m) => m.role === "user");
+    assert.deepEqual(users, [{ role: "user", content: "What is this?" }]);
   });
 });

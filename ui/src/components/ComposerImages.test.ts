@@ -79,6 +79,7 @@ describe("images in the composer", () => {
     setup({ text: "Look at this", images: [{ type: "image", media_type: "image/gif", data: "R0lGODlh" }] });
     expect((screen.getByTestId("chat-input") as HTMLTextAreaElement).value).toBe("Look at this");
     expect(screen.getAllByTestId("image-chip")).toHaveLength(1);
+    expect((screen.getByTestId("send") as HTMLButtonElement).disabled).toBe(false);
   });
 });
 
