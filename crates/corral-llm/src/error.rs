@@ -401,7 +401,7 @@ impl LlmError {
             ErrorCode::InvalidInput,
             format!("{who} refused the message's images{http}; the model may not accept images{said}"),
         )
-        .hint("Choose a model that accepts images (a vision model; llama.cpp needs its --mmproj) in the model switcher, or remove the images and send again. The message and its images are back in the message box.")
+        .hint("Choose a model that accepts images (a vision model; llama.cpp needs its --mmproj) in the model switcher, or send the message without its images.")
         .retryable(false)
         .detail("reason", "images_unsupported");
         if let Some(status) = status {
