@@ -186,20 +186,24 @@ struct Walked {
 
 /// The names in folder `rel` of the project. The walk reads the folder
 /// too, but keeps only what the rules keep; this second read (on the
-/// walk's threads, of names only, through the root's handle) is what lets
-/// a checkpoint record the rest.
+/// walk's threads, of names only, opened from the root's handle without
+/// following a link) is what lets a checkpoint record the rest. Plain
+/// `getdents` through rustix: cap-std's `read_dir` cost twice as much here.
 fn names_in(project: &Dir, rel: &Path) -> Option<Vec<Vec<u8>>> {
-    let entries = if rel.as_os_str().is_empty() {
-        project.entries().ok()?
+    let at = if rel.as_os_str().is_empty() {
+        Path::new(".")
     } else {
-        project.read_dir(rel).ok()?
+        rel
     };
-    Some(
-        entries
-            .flatten()
-            .map(|e| e.file_name().as_bytes().to_vec())
-            .collect(),
-    )
+    let fd = object::folder_fd(project, at).ok()?;
+    let mut names = Vec::new();
+    for entry in rustix::fs::Dir::read_from(&fd).ok()? {
+        let name = entry.ok()?.file_name().to_bytes().to_vec();
+        if name != b"." && name != b".." {
+            names.push(name);
+        }
+    }
+    Some(names)
 }
 
 fn walk(root: &Path, project: &Dir) -> Walked {
