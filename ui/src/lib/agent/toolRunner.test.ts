@@ -28,7 +28,7 @@ function setup() {
   });
   const control: RunControl = { cancelled: false, hooks: new Set() };
   const run = (...uses: ReturnType<typeof use>[]) =>
-    runner.runAll(uses, control, new Map(uses.map((u) => [u.id, `card-${u.id}`])), () => {
+    runner.runAll(uses.map((u) => ({ type: "tool_use" as const, ...u })), control, new Map(uses.map((u) => [u.id, `card-${u.id}`])), () => {
       throw new Error("no call should be cancelled");
     });
   return { ipc, cards, runner, run };
