@@ -1,0 +1,62 @@
+// A conversation longer than its first part (the window opens the last 60
+// entries): opened again it shows its end at once, its size once the rest
+// is in, its first message when scrolled to the top, and the next request
+// carries every message of it.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { tid, waitUntil, withApp } from "../lib/app.js";
+import { dialogue } from "../lib/requests.js";
+import { openai } from "../lib/wire.js";
+
+const ENTRIES = 200;
+
+/** Appends `count` alternating user and assistant messages through the app's own command. */
+const SEED = `
+  const [count, done] = [arguments[0], arguments[arguments.length - 1]];
+  const invoke = window.__TAURI_INTERNALS__.invoke;
+  (async () => {
+    let id = null;
+    for (let seq = 0; seq < count; seq++) {
+      const role = seq % 2 === 0 ? "user" : "assistant";
+      const text = "message " + seq;
+      const item = role === "user" ? { kind: "user", id: "u" + seq, text } : { kind: "assistant", id: "a" + seq, text, streaming: false };
+      id = (await invoke("append_entry", { ...(id ? { conversation: id } : {}), entry: { message: { role, content: [{ type: "text", text }] }, items: [item] } })).conversation;
+    }
+    done({ id });
+  })().catch((e) => done({ error: String(e && e.message || e) }));`;
+
+test("a long conversation opens at its end, fills in behind, and goes on with all of it", { timeout: 180_000 }, async (t) => {
+  await withApp(t, { script: [openai.text("Still here.")] }, async (app) => {
+    const seeded = await app.session.executeAsync(SEED, [ENTRIES], 120_000);
+    if (seeded.error) throw new Error(seeded.error);
+    await app.restart();
+    await app.waitFor(`${tid("conversation-item")}[data-id="${seeded.id}"][data-entries="${ENTRIES}"]`, { what: "the long conversation listed" });
+    await app.waitForAny(tid("message-assistant"), (e) => e.text.includes(`message ${ENTRIES - 1}`), { what: "its last message" });
+    // The meter waits for the whole transcript, then shows its size.
+    await app.waitFor(tid("context-meter"), { check: (e) => Number(e.attrs["data-used"]) > 0, what: "its size once the rest is in", timeout: 30_000 });
+
+    // Scrolled to the top, its first message is there.
+    const top = await app.session.executeAsync(
+      `const done = arguments[arguments.length - 1];
+       const log = document.querySelector(".chat .log");
+       const first = () => [...document.querySelectorAll('[data-testid="message-user"]')].some((e) => e.textContent.trim() === "message 0");
+       let tries = 0;
+       const step = () => { log.dispatchEvent(new WheelEvent("wheel", { deltaY: -100 })); log.scrollTop = 0; if (first() || ++tries > 60) done(first()); else requestAnimationFrame(step); };
+       step();`,
+      [],
+      30_000,
+    );
+    assert.equal(top, true, "the first message is shown at the top");
+
+    await app.send("and now?");
+    const request = await waitUntil(() => app.llm.requests.find((r) => dialogue(r).at(-1)?.[1] === "and now?"), { what: "the request of the next message" });
+    const sent = dialogue(request);
+    assert.equal(sent.length, ENTRIES + 1, "every message of it, and the new one");
+    assert.deepEqual(sent[0], ["user", "message 0"]);
+    assert.deepEqual(sent.at(-2), ["assistant", `message ${ENTRIES - 1}`]);
+    assert.deepEqual(sent.at(-1), ["user", "and now?"]);
+    // The message and its reply are appended, and nothing else.
+    await app.waitFor(`${tid("conversation-item")}[data-id="${seeded.id}"][data-entries="${ENTRIES + 2}"]`, { what: "the message and the reply stored" });
+  });
+});
