@@ -90,19 +90,22 @@ test("a conversation of 5,000 messages and 20 MB opens to its first screen", { t
       await app.session.executeAsync(OPEN, [seeded.small, "Please look at module 0"], 60_000);
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    // The parts: the brief open the window makes (tool results over 4 KiB left
-    // out) and the whole one it fetches behind, each through the IPC alone.
+    // The parts, each through the IPC alone: the first part the window
+    // opens (the last 60 entries, tool results over 4 KiB left out), the
+    // brief whole (every entry, results left out), one of the parts of 500
+    // it fetches behind, and the whole in one answer.
     const ipcTimes = await app.session.executeAsync(
       `const [id, done] = [arguments[0], arguments[arguments.length - 1]];
        const invoke = window.__TAURI_INTERNALS__.invoke;
        (async () => {
          const time = async (args) => { const t0 = performance.now(); const data = await invoke("open_conversation", args); return [performance.now() - t0, JSON.stringify(data).length]; };
-         done({ brief: await time({ id, elide_over: 4096 }), whole: await time({ id }) });
+         done({ first: await time({ id, elide_over: 4096, last: 60 }), brief: await time({ id, elide_over: 4096 }), part: await time({ id, last: 500 }), whole: await time({ id }) });
        })();`,
       [seeded.big],
       60_000,
     );
-    console.log(`conversation-open: IPC alone: brief ${ipcTimes.brief[0].toFixed(0)} ms for ${(ipcTimes.brief[1] / 1e6).toFixed(1)} MB, whole ${ipcTimes.whole[0].toFixed(0)} ms for ${(ipcTimes.whole[1] / 1e6).toFixed(1)} MB`);
+    const ipcLine = ["first", "brief", "part", "whole"].map((name) => `${name} ${ipcTimes[name][0].toFixed(0)} ms for ${(ipcTimes[name][1] / 1e6).toFixed(2)} MB`);
+    console.log(`conversation-open: IPC alone: ${ipcLine.join(", ")}`);
     const rows = await app.session.execute(`return document.querySelectorAll(".chat .row").length;`);
     await app.session.executeAsync(OPEN, [seeded.big, last], 60_000);
     const rowsBig = await app.session.execute(`return document.querySelectorAll(".chat .row").length;`);
