@@ -1,7 +1,8 @@
 // A conversation longer than its first part (the window opens the last 60
-// entries): opened again it shows its end at once, its size once the rest
-// is in, its first message when scrolled to the top, and the next request
-// carries every message of it.
+// entries): opened again it shows its end at once; scrolled up a little
+// before the rest is in, the view stays about on the same message when the
+// rest comes in above it; then its size shows, its first message is there at
+// the top, and the next request carries every message of it.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -15,14 +16,20 @@ const ENTRIES = 200;
 const SEED = `
   const [count, done] = [arguments[0], arguments[arguments.length - 1]];
   const invoke = window.__TAURI_INTERNALS__.invoke;
-  (async () => {
+  const seed = async (count, prefix) => {
     let id = null;
     for (let seq = 0; seq < count; seq++) {
       const role = seq % 2 === 0 ? "user" : "assistant";
-      const text = "message " + seq;
-      const item = role === "user" ? { kind: "user", id: "u" + seq, text } : { kind: "assistant", id: "a" + seq, text, streaming: false };
+      const text = prefix + seq;
+      const item = role === "user" ? { kind: "user", id: prefix + "u" + seq, text } : { kind: "assistant", id: prefix + "a" + seq, text, streaming: false };
       id = (await invoke("append_entry", { ...(id ? { conversation: id } : {}), entry: { message: { role, content: [{ type: "text", text }] }, items: [item] } })).conversation;
     }
+    return id;
+  };
+  (async () => {
+    const id = await seed(count, "message ");
+    // A short one after it: the newest, so the one open at the start.
+    await seed(2, "short ");
     done({ id });
   })().catch((e) => done({ error: String(e && e.message || e) }));`;
 
@@ -31,10 +38,36 @@ test("a long conversation opens at its end, fills in behind, and goes on with al
     const seeded = await app.session.executeAsync(SEED, [ENTRIES], 120_000);
     if (seeded.error) throw new Error(seeded.error);
     await app.restart();
-    await app.waitFor(`${tid("conversation-item")}[data-id="${seeded.id}"][data-entries="${ENTRIES}"]`, { what: "the long conversation listed" });
+    await app.waitForAny(tid("message-user"), (e) => e.text.includes("short 0"), { what: "the short one open" });
+    await app.click(`${tid("conversation-item")}[data-id="${seeded.id}"] ${tid("conversation-open")}`);
     await app.waitForAny(tid("message-assistant"), (e) => e.text.includes(`message ${ENTRIES - 1}`), { what: "its last message" });
+    // Up a little, at once (the rest comes a second after the open): the
+    // message at the top of the view, and where it is.
+    const TOP = `
+      const log = document.querySelector(".chat .log");
+      const top = log.getBoundingClientRect().top;
+      const rows = [...log.querySelectorAll('[data-testid="message-user"], [data-testid="message-assistant"]')];
+      const row = rows.find((e) => e.getBoundingClientRect().top >= top);
+      return row ? { text: row.textContent.trim(), at: Math.round(row.getBoundingClientRect().top - top), rows: rows.length } : null;`;
+    const before = await app.session.executeAsync(
+      `const done = arguments[arguments.length - 1];
+       const log = document.querySelector(".chat .log");
+       log.dispatchEvent(new WheelEvent("wheel", { deltaY: -300 }));
+       log.scrollTop -= 300;
+       requestAnimationFrame(() => requestAnimationFrame(() => done((() => { ${TOP} })())));`,
+      [],
+      10_000,
+    );
+    assert.ok(before, "a message at the top of the view");
     // The meter waits for the whole transcript, then shows its size.
     await app.waitFor(tid("context-meter"), { check: (e) => Number(e.attrs["data-used"]) > 0, what: "its size once the rest is in", timeout: 30_000 });
+    // The rest came in above: the view stays on (about) the same message,
+    // instead of staying at the same pixel and showing the 140 messages put
+    // in above it. (It drifts by two or three short messages as the rows
+    // above it are measured: known, not fixed yet.)
+    const after = await app.session.execute(TOP);
+    const number = (text) => Number(/^message (\d+)$/.exec(text)?.[1]);
+    assert.ok(Math.abs(number(after.text) - number(before.text)) <= 5, `the view kept its place: ${JSON.stringify(before)} before the rest came in, ${JSON.stringify(after)} after`);
 
     // Scrolled to the top, its first message is there.
     const top = await app.session.executeAsync(
