@@ -66,14 +66,17 @@ pub(super) fn walker_keeping(
 }
 
 /// Opens a file the walk found (relative to the root) through the root's
-/// handle, if it is still a regular file. Opened non-blocking: a file
-/// swapped for a FIFO since the walk saw it is refused instead of waiting
-/// for a writer forever.
+/// handle, if it is still a regular file. Never through a link: a file
+/// swapped for a link to `.env` since the walk saw it would otherwise be
+/// read under an innocent name. Opened non-blocking: a file swapped for a
+/// FIFO is refused instead of waiting for a writer forever.
 pub(super) fn open_regular(root: &ProjectRoot, rel: &Path) -> Option<std::fs::File> {
+    use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
     use cap_std::fs::{OpenOptions, OpenOptionsExt};
     let mut options = OpenOptions::new();
     options
         .read(true)
+        .follow(FollowSymlinks::No)
         .custom_flags((rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32);
     let file = root.dir().open_with(rel, &options).ok()?.into_std();
     file.metadata().ok()?.is_file().then_some(file)
@@ -196,5 +199,15 @@ mod tests {
         // Would block forever with a plain open (no writer ever comes).
         assert!(open_regular(&root, Path::new("pipe")).is_none());
         assert!(open_regular(&root, Path::new("missing")).is_none());
+    }
+
+    #[test]
+    fn a_file_swapped_for_a_link_is_not_read_through_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".env"), "TOKEN=1\n").unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::os::unix::fs::symlink("../.env", dir.path().join("src/notes.txt")).unwrap();
+        let root = ProjectRoot::open(dir.path()).unwrap();
+        assert!(open_regular(&root, Path::new("src/notes.txt")).is_none());
     }
 }
