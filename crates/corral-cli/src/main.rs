@@ -296,10 +296,20 @@ fn live_index(root: &ProjectRoot, dir: PathBuf) -> corral_tools::search::IndexCo
     let config = IndexConfig::prebuilt(dir);
     match LiveIndex::new(root, &config) {
         Ok(live) => {
-            let building = live.clone();
+            let (building, root) = (live.clone(), ProjectRoot::open(root.path()));
+            let plain = config.clone();
             std::thread::spawn(move || {
                 if let Err(e) = building.build(&BuildProgress::default()) {
+                    // No watch (inotify's limits): an index checked against
+                    // each file's stat, as `call` keeps.
                     eprintln!("corral-cli: {}", e.message);
+                    if let Ok(root) = root {
+                        let _ = corral_tools::search::build_index(
+                            &root,
+                            &plain,
+                            &BuildProgress::default(),
+                        );
+                    }
                 }
             });
             config.watched_by(live)

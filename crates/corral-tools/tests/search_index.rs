@@ -383,6 +383,25 @@ fn a_live_index_walks_when_the_rules_change_and_is_rebuilt_aside() {
 }
 
 #[test]
+fn a_live_index_walks_once_a_repository_with_its_own_excludes_appears() {
+    let (dir, root) = project_with(&[("a.txt", "needle\n"), ("b.txt", "needle\n")]);
+    let store = tempfile::tempdir().unwrap();
+    let (live, config) = live(&root, store.path());
+    // `git init` after the build, then an exclude rule of its own.
+    write(dir.path(), ".git/info/exclude", b"b.txt\n");
+    let plain = search::search_files(&root, &literal("needle")).unwrap();
+    let indexed = search::search_files_indexed(&root, &literal("needle"), &config).unwrap();
+    let paths: Vec<_> = plain.matches.iter().map(|m| m.path.as_str()).collect();
+    assert_eq!(paths, ["a.txt"]);
+    assert_eq!(plain.matches, indexed.matches);
+    assert_eq!(
+        live.walk_free_queries(),
+        0,
+        "the watch vouched past a new .git"
+    );
+}
+
+#[test]
 fn a_live_index_walks_a_hidden_or_ignored_folder_named_as_path() {
     let (dir, root) = project_with(&[
         ("a.txt", "needle\n"),
@@ -584,12 +603,28 @@ fn an_index_far_out_of_date_is_rebuilt_after_the_query() {
 
 #[test]
 fn a_prebuilt_index_is_never_waited_for_and_a_drifted_one_is_rebuilt_aside() {
+    prebuilt_index_is_never_waited_for_and_rebuilt_aside(false);
+}
+
+#[test]
+fn with_a_watch_that_never_got_going_a_drifted_index_is_still_rebuilt() {
+    prebuilt_index_is_never_waited_for_and_rebuilt_aside(true);
+}
+
+/// `unbuilt_watch`: a live index is attached whose build never ran (its
+/// watch could not start it), so it rebuilds nothing itself.
+fn prebuilt_index_is_never_waited_for_and_rebuilt_aside(unbuilt_watch: bool) {
     let (dir, root) = project_with(&[("a.txt", "needle\n")]);
     let store = tempfile::tempdir().unwrap();
-    let config = IndexConfig {
+    let mut config = IndexConfig {
         build_missing: false,
         ..config(store.path())
     };
+    let watch_dir = tempfile::tempdir().unwrap();
+    if unbuilt_watch {
+        let live = LiveIndex::new(&root, &IndexConfig::new(watch_dir.path())).unwrap();
+        config = config.watched_by(live);
+    }
     // No index yet: the query scans, and builds none.
     let out = search::search_files_indexed(&root, &literal("needle"), &config).unwrap();
     assert!(!out.indexed);

@@ -155,7 +155,10 @@ impl Notes {
                 continue;
             }
             if rel.starts_with(".git") {
-                if rel.starts_with(".git/info") {
+                // `.git/info/exclude` is an ignore file; a `.git` made or
+                // removed at the root brings or takes one (and `.git/info`
+                // is watched only if it was there at the build).
+                if rel == Path::new(".git") || rel.starts_with(".git/info") {
                     noted.blind = seq;
                 }
                 continue;

@@ -136,7 +136,8 @@ impl Candidates {
     pub(super) fn finish(self, root: &ProjectRoot) {
         let drifted = self.untrusted.load(Ordering::Relaxed);
         // A live index rebuilds itself when its watch no longer vouches.
-        if self.config.live.is_some() || drifted <= 256 + self.index.len() / 8 {
+        let live = self.config.live.as_ref().is_some_and(|l| l.is_ready());
+        if live || drifted <= 256 + self.index.len() / 8 {
             return;
         }
         if self.config.build_missing {
