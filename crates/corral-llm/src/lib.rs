@@ -57,8 +57,8 @@ pub use local::{detect_local_servers, probe_server, LocalServer, LOCAL_SERVERS, 
 pub use model_info::{known_context_window, known_price, model_info, ModelInfo, Price};
 pub use models::{list_models, models_url, ListedModel};
 pub use types::{
-    Block, ChatRequest, Message, Role, StreamEvent, ToolDef, IMAGES_PER_MESSAGE, IMAGE_MAX_BYTES,
-    IMAGE_TYPES,
+    Block, ChatRequest, Message, Role, StreamEvent, ToolDef, IMAGES_PER_MESSAGE,
+    IMAGES_PER_REQUEST, IMAGE_MAX_BYTES, IMAGE_TYPES,
 };
 
 use crate::error::{display_url, LlmError, ProviderMessage, WireContext};

@@ -50,7 +50,7 @@ pub enum Block {
     /// Anthropic gets it as an `image` block with a `base64` source,
     /// OpenAI-compatible servers as an `image_url` part with a `data:` URL.
     /// The window checks the limits ([`IMAGE_TYPES`], [`IMAGE_MAX_BYTES`],
-    /// [`IMAGES_PER_MESSAGE`]) before it sends one.
+    /// [`IMAGES_PER_MESSAGE`], [`IMAGES_PER_REQUEST`]) before it sends one.
     Image {
         /// The image's MIME type: one of [`IMAGE_TYPES`].
         media_type: String,
@@ -65,8 +65,14 @@ pub const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "ima
 /// The largest image a message may carry, in bytes before base64 (Anthropic's
 /// limit per image).
 pub const IMAGE_MAX_BYTES: usize = 5 * 1024 * 1024;
-/// The most images one message may carry.
+/// The most images the person may attach to one message. The window keeps
+/// to it; the bridge does not check it, because a message sent after a
+/// failed request is merged into the one before (roles must alternate), so
+/// one user message of the transcript may hold the images of several.
 pub const IMAGES_PER_MESSAGE: usize = 4;
+/// The most images one request may carry, all messages together
+/// (Anthropic's limit per request).
+pub const IMAGES_PER_REQUEST: usize = 100;
 
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
 fn is_false(value: &bool) -> bool {
@@ -149,42 +155,42 @@ impl ChatRequest {
             .any(|b| matches!(b, Block::Image { .. }))
     }
 
-    /// Checks the images against the limits ([`IMAGE_TYPES`],
-    /// [`IMAGE_MAX_BYTES`], [`IMAGES_PER_MESSAGE`]) so a request the
-    /// window should not have sent fails before it leaves, with
-    /// `invalid_input`.
+    /// Checks the images against the limits so a request the window should
+    /// not have sent fails before it leaves: each image's type
+    /// ([`IMAGE_TYPES`]) and size ([`IMAGE_MAX_BYTES`]), and the images of
+    /// the whole request ([`IMAGES_PER_REQUEST`]). How they are spread over
+    /// the messages is not checked: merging a message into the one before
+    /// cannot make a conversation unusable.
     pub fn check_images(&self) -> Result<(), Error> {
-        for message in &self.messages {
-            let mut count = 0;
-            for block in &message.content {
-                let Block::Image { media_type, data } = block else {
-                    continue;
-                };
-                count += 1;
-                if !IMAGE_TYPES.contains(&media_type.as_str()) {
-                    return Err(Error::new(
-                        ErrorCode::InvalidInput,
-                        format!("an image of type `{media_type}` cannot be sent"),
-                    )
-                    .hint("Attach PNG, JPEG, GIF or WebP images."));
-                }
-                let bytes = data.len() / 4 * 3;
-                if bytes > IMAGE_MAX_BYTES + 2 {
-                    return Err(Error::new(
-                        ErrorCode::TooLarge,
-                        format!("an image of about {bytes} bytes is over the limit of {IMAGE_MAX_BYTES} bytes"),
-                    )
-                    .hint("Attach a smaller image (5 MiB at most).")
-                    .detail("limit_bytes", IMAGE_MAX_BYTES));
-                }
-            }
-            if count > IMAGES_PER_MESSAGE {
+        let mut count = 0;
+        for block in self.messages.iter().flat_map(|m| &m.content) {
+            let Block::Image { media_type, data } = block else {
+                continue;
+            };
+            count += 1;
+            if !IMAGE_TYPES.contains(&media_type.as_str()) {
                 return Err(Error::new(
                     ErrorCode::InvalidInput,
-                    format!("a message carries {count} images; at most {IMAGES_PER_MESSAGE} can be sent"),
+                    format!("an image of type `{media_type}` cannot be sent"),
                 )
-                .hint("Send the images over several messages."));
+                .hint("Attach PNG, JPEG, GIF or WebP images."));
             }
+            let bytes = data.len() / 4 * 3;
+            if bytes > IMAGE_MAX_BYTES + 2 {
+                return Err(Error::new(
+                    ErrorCode::TooLarge,
+                    format!("an image of about {bytes} bytes is over the limit of {IMAGE_MAX_BYTES} bytes"),
+                )
+                .hint("Attach a smaller image (5 MiB at most).")
+                .detail("limit_bytes", IMAGE_MAX_BYTES));
+            }
+        }
+        if count > IMAGES_PER_REQUEST {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("the conversation carries {count} images; at most {IMAGES_PER_REQUEST} can be sent in one request"),
+            )
+            .hint("Start a new conversation for more images."));
         }
         Ok(())
     }

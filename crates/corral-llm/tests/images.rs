@@ -6,7 +6,9 @@
 mod common;
 
 use common::{collect, terminal_error, Reply, Server};
-use corral_llm::{Block, ChatRequest, Message, Provider, Role, StreamEvent, IMAGE_MAX_BYTES};
+use corral_llm::{
+    Block, ChatRequest, Message, Provider, Role, StreamEvent, IMAGES_PER_REQUEST, IMAGE_MAX_BYTES,
+};
 use corral_protocol::ErrorCode;
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -222,9 +224,9 @@ async fn images_over_the_limits_are_refused_before_anything_is_sent() {
             "an image of about 5242902 bytes is over the limit of 5242880 bytes",
         ),
         (
-            vec![image("image/png", PNG); 5],
+            vec![image("image/png", PNG); IMAGES_PER_REQUEST + 1],
             ErrorCode::InvalidInput,
-            "a message carries 5 images; at most 4 can be sent",
+            "the conversation carries 101 images; at most 100 can be sent in one request",
         ),
     ];
     for (content, code, message) in cases {
@@ -241,4 +243,33 @@ async fn images_over_the_limits_are_refused_before_anything_is_sent() {
         assert_eq!((error.code, error.message.as_str()), (code, message));
         assert!(server.received().is_empty());
     }
+}
+
+/// A message sent after a failed request is merged into the one before:
+/// 3 + 2 images in one user message, and images in earlier messages too,
+/// still go out.
+#[tokio::test]
+async fn a_merged_message_of_more_than_four_images_is_sent() {
+    let server = Server::start(vec![Reply::sse(OPENAI_STREAM)]).await;
+    let mut merged = vec![Block::text("These three?")];
+    merged.extend(vec![image("image/png", PNG); 3]);
+    merged.push(Block::text("And these two?"));
+    merged.extend(vec![image("image/png", PNG); 2]);
+    let request = ChatRequest {
+        messages: vec![
+            Message {
+                role: Role::User,
+                content: vec![image("image/png", PNG); 4],
+            },
+            Message::assistant("Four dots."),
+            Message {
+                role: Role::User,
+                content: merged,
+            },
+        ],
+        ..ChatRequest::default()
+    };
+    let events = collect(&server.config(Provider::OpenAi), &request).await;
+    assert_eq!(events.last(), Some(&done()));
+    assert_eq!(server.received().len(), 1);
 }

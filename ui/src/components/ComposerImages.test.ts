@@ -66,6 +66,16 @@ describe("images in the composer", () => {
     expect(t.box.value).toBe("keep me");
   });
 
+  it("two quick pastes together attach no more than 4", async () => {
+    setup();
+    const box = screen.getByTestId("chat-input");
+    // The second paste comes before the first is read: both see no image attached.
+    await Promise.all([paste(box, [png("1.png"), png("2.png"), png("3.png")]), paste(box, [png("4.png"), png("5.png"), png("6.png")])]);
+    await vi.waitFor(() => expect(screen.getByTestId("image-notice").textContent).toContain("a message carries at most 4 images"));
+    expect(screen.getAllByTestId("image-chip")).toHaveLength(4);
+    expect(screen.getByTestId("image-notice").textContent).toContain("6.png: a message carries at most 4 images");
+  });
+
   it("a paste of text alone is left to the text box", async () => {
     const t = setup();
     const event = new Event("paste", { bubbles: true, cancelable: true });
@@ -89,7 +99,7 @@ describe("image limits", () => {
     expect(refusal({ type: "image/svg+xml", size: 10 })).toContain("not an image that can be sent");
     expect(refusal({ type: "", size: 10 })).toContain("an unknown type");
     const read = await readImages([png()], 4);
-    expect(read).toEqual({ images: [], refused: ["shot.png: a message carries at most 4 images"] });
+    expect(read).toEqual({ images: [], names: [], refused: ["shot.png: a message carries at most 4 images"] });
   });
 
   it("reads an image as padded base64", async () => {

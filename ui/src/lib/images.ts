@@ -7,6 +7,8 @@ import type { ImageBlock } from "./types";
 export const IMAGE_TYPES: readonly string[] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 export const IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 export const IMAGES_PER_MESSAGE = 4;
+/** The most images one request may carry, all messages together (the bridge refuses more). */
+export const IMAGES_PER_REQUEST = 100;
 
 /** The files a paste or a drop carries (of any type: the limits are checked when they are read). */
 export function filesOf(data: DataTransfer | null | undefined): File[] {
@@ -31,11 +33,12 @@ const mib = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 
 /**
  * Reads the files that may be attached, after the `already` attached:
- * at most `IMAGES_PER_MESSAGE` in all. `refused` says why each other file
- * was left out, by name.
+ * at most `IMAGES_PER_MESSAGE` in all. `names` names each image read, in
+ * order; `refused` says why each other file was left out, by name.
  */
-export async function readImages(files: File[], already: number): Promise<{ images: ImageBlock[]; refused: string[] }> {
+export async function readImages(files: File[], already: number): Promise<{ images: ImageBlock[]; names: string[]; refused: string[] }> {
   const images: ImageBlock[] = [];
+  const names: string[] = [];
   const refused: string[] = [];
   for (const file of files) {
     const name = file.name || "pasted image";
@@ -47,12 +50,13 @@ export async function readImages(files: File[], already: number): Promise<{ imag
     } else {
       try {
         images.push({ type: "image", media_type: file.type, data: await readBase64(file) });
+        names.push(name);
       } catch (e) {
         refused.push(`${name}: it could not be read (${e instanceof Error ? e.message : String(e)})`);
       }
     }
   }
-  return { images, refused };
+  return { images, names, refused };
 }
 
 /** The file's bytes as standard, padded base64 (read as a `data:` URL, its prefix cut). */

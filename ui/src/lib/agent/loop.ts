@@ -36,6 +36,7 @@ import {
 import { type InstructionSource, type Instructions, instructionsBlock, PROJECT_INSTRUCTIONS } from "./instructions";
 import { StreamAssembler } from "./assembler";
 import { fromEntries } from "./conversation";
+import { IMAGES_PER_MESSAGE, IMAGES_PER_REQUEST } from "../images";
 import { Journal } from "./journal";
 import { type AgentState, type Compaction, emptyState, type Item, type NoticeItem, type ToolItem } from "./state";
 import { systemPrompt } from "./systemPrompt";
@@ -335,6 +336,11 @@ export class AgentLoop {
   async send(text: string, images: ImageBlock[] = []): Promise<void> {
     if (this.control || (text.trim() === "" && images.length === 0)) return;
     if (!(await this.ready()) || this.control) return;
+    const over = this.imagesOverLimit(images.length);
+    if (over) {
+      this.patch({ error: over, returned: { text, images } });
+      return;
+    }
     const content: Block[] = [...(text.trim() === "" ? [] : [{ type: "text" as const, text }]), ...images];
     this.messages = appendUserContent(this.messages, content);
     const turn = this.newId();
@@ -345,6 +351,23 @@ export class AgentLoop {
     await this.run();
     const error = this.store.get().error;
     if (images.length > 0 && error?.details?.reason === "images_unsupported" && this.turnId === turn) this.withdraw(turn, content.length, text, images);
+  }
+
+  /**
+   * Why a message with `count` images cannot be sent (more than a message
+   * may carry, or more than the bridge takes in one request with the
+   * conversation's images), or null. Checked before the message is
+   * recorded, so it goes back to the box whole.
+   */
+  private imagesOverLimit(count: number): WireError | null {
+    if (count > IMAGES_PER_MESSAGE) {
+      return wireError("invalid_input", `The message carries ${count} images; at most ${IMAGES_PER_MESSAGE} can be sent with one message.`, "Remove some images, or send them over several messages.");
+    }
+    const earlier = this.messages.flatMap((m) => m.content).filter((b) => b.type === "image").length;
+    if (count > 0 && earlier + count > IMAGES_PER_REQUEST) {
+      return wireError("invalid_input", `The conversation already carries ${earlier} images; with ${count} more it would be over the ${IMAGES_PER_REQUEST} one request can carry.`, "Start a new conversation for more images, or send the message without them.");
+    }
+    return null;
   }
 
   /**

@@ -82,6 +82,18 @@ describe("images in a message", () => {
     expect(opened.items.filter((i) => i.kind === "user").map((i) => i.kind === "user" && i.text)).toEqual(["Hi", "Look at this"]);
   });
 
+  it("over the limits are refused before the message is recorded, and it goes back to the box", async () => {
+    const t = setup([say("Hello.")]);
+    await t.loop.send("Five of them", [png, png, png, gif, gif]);
+    const state = t.loop.state.get();
+    expect(state.error).toMatchObject({ code: "invalid_input", message: "The message carries 5 images; at most 4 can be sent with one message." });
+    expect(state.returned).toEqual({ text: "Five of them", images: [png, png, png, gif, gif] });
+    expect(state.items).toEqual([]);
+    expect(t.loop.transcript).toEqual([]);
+    expect(t.requests).toHaveLength(0);
+    expect(t.ipc.appendEntry).not.toHaveBeenCalled();
+  });
+
   it("count as a fixed size in the context estimate, not as their base64", () => {
     const big: ImageBlock = { type: "image", media_type: "image/png", data: "A".repeat(4_000_000) };
     const estimate = new TokenEstimate();
