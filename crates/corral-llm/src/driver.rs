@@ -69,7 +69,7 @@ async fn run(
         };
         let refused = request
             .has_images()
-            .then(|| failure.images_refused(&ctx))
+            .then(|| failure.images_refused(&ctx, request.newest_user_has_images()))
             .flatten();
         let error = refused.unwrap_or_else(|| failure.to_wire(&ctx));
         if emitted || !error.retryable || retries >= config.max_retries {

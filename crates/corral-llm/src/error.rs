@@ -365,12 +365,17 @@ const IMAGE_WORDS: [&str; 5] = ["image", "vision", "multimodal", "multi-modal", 
 
 impl LlmError {
     /// For a request that carries images: when this failure is the server
-    /// refusing them (an error that names images, vision or multimodal
-    /// input, or HTTP 400/415/422 whatever it says), the standardized error
-    /// that says so: `invalid_input`, not retryable, with
-    /// `details.reason` `"images_unsupported"` and the hint to choose a
-    /// model that takes images or send without them. `None` otherwise.
-    pub fn images_refused(&self, ctx: &WireContext<'_>) -> Option<Error> {
+    /// refusing them, the standardized error that says so: `invalid_input`,
+    /// not retryable, with `details.reason` `"images_unsupported"`, the
+    /// server's own message in `details.server_message`, and the hint to
+    /// choose a model that takes images or send without them. `None`
+    /// otherwise. A refusal is an error that names images, vision or
+    /// multimodal input; a bare HTTP 400/415/422, whatever it says, counts
+    /// only when `newest_has_images` (the newest user message carries
+    /// images, so they are the likely cause): with images only earlier in
+    /// the conversation, such a status is more likely another fault (a bad
+    /// tool schema) and keeps its own error.
+    pub fn images_refused(&self, ctx: &WireContext<'_>, newest_has_images: bool) -> Option<Error> {
         let says_images = |body: &ProviderMessage| {
             let said = format!(
                 "{} {}",
@@ -383,7 +388,8 @@ impl LlmError {
         let (body, status) = match self {
             LlmError::Status { status, body, .. }
                 if !body.is_context_overflow()
-                    && (says_images(body) || matches!(status, 400 | 415 | 422)) =>
+                    && (says_images(body)
+                        || (newest_has_images && matches!(status, 400 | 415 | 422))) =>
             {
                 (body, Some(*status))
             }
@@ -409,6 +415,9 @@ impl LlmError {
         }
         if let Some(kind) = &body.kind {
             error = error.detail("type", kind.as_str());
+        }
+        if let Some(message) = &body.message {
+            error = error.detail("server_message", message.as_str());
         }
         let error = error
             .detail("provider", ctx.provider.as_str())

@@ -155,6 +155,16 @@ impl ChatRequest {
             .any(|b| matches!(b, Block::Image { .. }))
     }
 
+    /// Whether the newest user message carries an image (after a tool round
+    /// that message holds the tool results, not the person's images).
+    pub fn newest_user_has_images(&self) -> bool {
+        self.messages
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::User)
+            .is_some_and(|m| m.content.iter().any(|b| matches!(b, Block::Image { .. })))
+    }
+
     /// Checks the images against the limits so a request the window should
     /// not have sent fails before it leaves: each image's type
     /// ([`IMAGE_TYPES`]) and size ([`IMAGE_MAX_BYTES`]), and the images of

@@ -273,3 +273,47 @@ async fn a_merged_message_of_more_than_four_images_is_sent() {
     assert_eq!(events.last(), Some(&done()));
     assert_eq!(server.received().len(), 1);
 }
+
+/// Images earlier in the conversation do not make every 400 an images
+/// refusal: a bare status is one only when the newest user message carries
+/// images; otherwise the server must name images.
+#[tokio::test]
+async fn with_images_only_earlier_a_bare_400_keeps_its_own_error() {
+    let mut history = request().messages;
+    history.push(Message::assistant("Two dots."));
+    history.push(Message::user("Now list the files."));
+    let later = ChatRequest {
+        messages: history,
+        ..ChatRequest::default()
+    };
+    let schema = r#"{"error":{"message":"Invalid schema for function 'glob': 'pattern' is not valid","type":"invalid_request_error"}}"#;
+    let server = Server::start(vec![Reply::json(400, schema)]).await;
+    let error = terminal_error(&collect(&server.config(Provider::OpenAi), &later).await);
+    assert_eq!(error.code, ErrorCode::InvalidInput);
+    assert!(error.details.get("reason").is_none(), "{error:?}");
+    assert!(
+        error.message.contains("Invalid schema for function 'glob'"),
+        "{}",
+        error.message
+    );
+
+    // A server that names images is still a refusal.
+    let images = r#"{"error":"Model does not support images. Please use a model that does."}"#;
+    let server = Server::start(vec![Reply::json(400, images)]).await;
+    let error = terminal_error(&collect(&server.config(Provider::OpenAi), &later).await);
+    assert_eq!(error.details["reason"], json!("images_unsupported"));
+    assert_eq!(
+        error.details["server_message"],
+        json!("Model does not support images. Please use a model that does.")
+    );
+
+    // With the images in the newest message, a bare 400 is their refusal,
+    // and the server's words are kept.
+    let server = Server::start(vec![Reply::json(400, schema)]).await;
+    let error = terminal_error(&collect(&server.config(Provider::OpenAi), &request()).await);
+    assert_eq!(error.details["reason"], json!("images_unsupported"));
+    assert_eq!(
+        error.details["server_message"],
+        json!("Invalid schema for function 'glob': 'pattern' is not valid")
+    );
+}
