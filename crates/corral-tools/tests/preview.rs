@@ -450,3 +450,34 @@ fn an_unchanged_file_is_written_as_previewed() {
         .file_type()
         .is_symlink());
 }
+
+#[test]
+fn a_new_file_shown_is_not_written_over_what_appeared_at_its_path() {
+    // What lands at the path of a new file after its preview: a file, a
+    // symlink to another project file, a symlink to where nothing is yet.
+    for plant in ["file", "symlink", "dangling symlink"] {
+        let p = Project::new();
+        p.write("g.txt", "other\n");
+        let input = json!({"path": "f.txt", "content": "mine\n"});
+        let shown = preview(&p, "write_file", &input).unwrap().unwrap();
+        assert_eq!(shown.base, "absent");
+        match plant {
+            "file" => p.write("f.txt", "theirs\n"),
+            "symlink" => std::os::unix::fs::symlink("g.txt", p.path("f.txt")).unwrap(),
+            _ => std::os::unix::fs::symlink("h.txt", p.path("f.txt")).unwrap(),
+        }
+        let err = call_over(&p, "write_file", input, &shown.base).unwrap_err();
+        assert_eq!(err.code.as_str(), "stale_file", "{plant}: {err:?}");
+        assert_eq!(p.read("g.txt"), b"other\n", "{plant}");
+        assert!(!p.path("h.txt").exists(), "{plant}");
+        match plant {
+            "file" => assert_eq!(p.read("f.txt"), b"theirs\n"),
+            _ => assert!(p
+                .path("f.txt")
+                .symlink_metadata()
+                .unwrap()
+                .file_type()
+                .is_symlink()),
+        }
+    }
+}

@@ -5,7 +5,7 @@
 //! newline is whatever the replacement leaves.
 
 use super::{
-    base_of, check_base, check_write_size, read_regular, write_atomic, Fingerprint, Preview,
+    base_of, check_base, check_write_size, read_regular, write_atomic, Expect, Fingerprint, Preview,
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::root::{ProjectRoot, RelPath};
@@ -51,7 +51,12 @@ pub fn edit_file_over(
     let loaded = load(root, input)?;
     check_base(&loaded.shown, base, &loaded.base)?;
     let planned = plan(&loaded.shown, &loaded.text, input)?;
-    write_atomic(root, &loaded.rel, &planned.bytes, Some(&loaded.fingerprint))?;
+    write_atomic(
+        root,
+        &loaded.rel,
+        &planned.bytes,
+        &Expect::Version(loaded.fingerprint),
+    )?;
     Ok(EditFileOutput {
         path: loaded.shown,
         replacements: planned.replacements,

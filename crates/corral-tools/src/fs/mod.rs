@@ -189,14 +189,14 @@ pub(crate) fn read_regular(root: &ProjectRoot, rel: &RelPath) -> Result<(Vec<u8>
 /// Replaces (or creates) `rel` with `bytes` atomically: a temp file in the
 /// same folder, fsync, rename over the target, fsync the folder. A crash
 /// leaves the old file or the new one, never a mix. The target's permissions
-/// are kept; missing parent folders are created beneath the root. With
-/// `expect`, the call fails with `stale_file` if the target changed since.
+/// are kept; missing parent folders are created beneath the root. The call
+/// fails with `stale_file` if the target is not what `expect` says.
 /// Returns whether the file was created.
 pub(crate) fn write_atomic(
     root: &ProjectRoot,
     rel: &RelPath,
     bytes: &[u8],
-    expect: Option<&Fingerprint>,
+    expect: &Expect,
 ) -> Result<bool> {
     let shown = rel.display();
     if rel.is_root() {
@@ -236,6 +236,9 @@ pub(crate) fn write_atomic(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(Error::from_io(&e, &shown)),
     };
+    if matches!(expect, Expect::Nothing) && existing.is_some() {
+        return Err(stale(&shown));
+    }
     let permissions: Option<Permissions> = match &existing {
         Some(meta) if meta.is_dir() => return Err(is_directory(&shown)),
         Some(meta) if meta.file_type().is_symlink() => {
@@ -247,7 +250,7 @@ pub(crate) fn write_atomic(
         Some(meta) => Some(meta.permissions()),
         None => None,
     };
-    if let (Some(expected), Some(meta)) = (expect, &existing) {
+    if let (Expect::Version(expected), Some(meta)) = (expect, &existing) {
         if &Fingerprint::of(meta) != expected {
             return Err(stale(&shown));
         }
@@ -258,13 +261,17 @@ pub(crate) fn write_atomic(
     let result = write_temp(tmp.1, bytes, permissions)
         .and_then(|()| {
             // Last look before the rename: did someone change the file?
-            if let Some(expected) = expect {
+            if let Expect::Version(expected) = expect {
                 match dir.symlink_metadata(name) {
                     Ok(meta) if &Fingerprint::of(&meta) == expected => {}
                     _ => return Err(std::io::Error::other(StaleMarker)),
                 }
             }
-            dir.rename(&tmp.0, &dir, name)
+            race_window();
+            match expect {
+                Expect::Nothing => rename_new(&dir, &tmp.0, name),
+                _ => dir.rename(&tmp.0, &dir, name),
+            }
         })
         .map_err(|e| {
             let _ = dir.remove_file(&tmp.0);
@@ -278,6 +285,52 @@ pub(crate) fn write_atomic(
     // Durability of the rename; failure here does not undo the write.
     let _ = sync_dir(&dir);
     Ok(existing.is_none())
+}
+
+/// What a replacement expects at the path it writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Expect {
+    /// Anything or nothing: there is no approved preview to hold it to.
+    Anything,
+    /// Nothing at all, not even a symlink: the preview showed a new file.
+    Nothing,
+    /// This very version of the file, as it was read.
+    Version(Fingerprint),
+}
+
+/// Renames `from` to `to` in `dir` only if nothing is at `to`, in one step
+/// (`RENAME_NOREPLACE`): a file or link that appeared there since it was
+/// found absent is kept, and the write fails as stale. A file system
+/// without the flag gets a last look and a plain rename.
+fn rename_new(dir: &Dir, from: &std::ffi::OsStr, to: &std::ffi::OsStr) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    match rustix::fs::renameat_with(dir, from, dir, to, rustix::fs::RenameFlags::NOREPLACE) {
+        Ok(()) => return Ok(()),
+        Err(rustix::io::Errno::EXIST) => return Err(std::io::Error::other(StaleMarker)),
+        Err(rustix::io::Errno::INVAL) => {}
+        Err(e) => return Err(e.into()),
+    }
+    match dir.symlink_metadata(to) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => dir.rename(from, dir, to),
+        _ => Err(std::io::Error::other(StaleMarker)),
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests only: a change to make once, at the moment a file tool has
+    /// looked at what is on disk and is about to change it, so a test can
+    /// land in that window.
+    static RACE: std::cell::RefCell<Option<Box<dyn FnOnce()>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Where [`RACE`] runs; nothing outside tests.
+fn race_window() {
+    #[cfg(test)]
+    if let Some(change) = RACE.with(|race| race.borrow_mut().take()) {
+        change();
+    }
 }
 
 /// Resolves the deepest existing ancestor of `parent` beneath the root and
@@ -455,7 +508,7 @@ mod tests {
         let (_, fingerprint) = read_regular(&root, &rel).unwrap();
         // Someone else writes between the read and the replace.
         std::fs::write(dir.path().join("a.txt"), "theirs, longer\n").unwrap();
-        let err = write_atomic(&root, &rel, b"mine\n", Some(&fingerprint)).unwrap_err();
+        let err = write_atomic(&root, &rel, b"mine\n", &Expect::Version(fingerprint)).unwrap_err();
         assert_eq!(err.code, ErrorCode::StaleFile);
         assert!(err.retryable);
         assert_eq!(
@@ -464,6 +517,57 @@ mod tests {
         );
         let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "the temp file is removed");
+    }
+
+    #[test]
+    fn a_new_file_never_replaces_one_that_appeared_since_it_was_found_absent() {
+        // A file, then a symlink to another project file, lands between
+        // the last look and the rename of a write approved as a new file.
+        for plant in ["file", "symlink"] {
+            let (dir, root) = project();
+            std::fs::write(dir.path().join("g.txt"), "other\n").unwrap();
+            let at = dir.path().join("f.txt");
+            let planted = at.clone();
+            RACE.with(|race| {
+                *race.borrow_mut() = Some(Box::new(move || match plant {
+                    "file" => std::fs::write(&planted, "theirs\n").unwrap(),
+                    _ => std::os::unix::fs::symlink("g.txt", &planted).unwrap(),
+                }))
+            });
+            let rel = root.resolve("f.txt").unwrap();
+            let err = write_atomic(&root, &rel, b"mine\n", &Expect::Nothing).unwrap_err();
+            assert_eq!(err.code, ErrorCode::StaleFile, "{plant}");
+            assert_eq!(
+                std::fs::read_to_string(dir.path().join("g.txt")).unwrap(),
+                "other\n"
+            );
+            match plant {
+                "file" => assert_eq!(std::fs::read_to_string(&at).unwrap(), "theirs\n"),
+                _ => assert!(at.symlink_metadata().unwrap().file_type().is_symlink()),
+            }
+            let names = std::fs::read_dir(dir.path()).unwrap().count();
+            assert_eq!(names, 2, "{plant}: the temp file is removed");
+        }
+    }
+
+    #[test]
+    fn a_new_file_is_refused_where_something_already_is() {
+        let (dir, root) = project();
+        std::fs::write(dir.path().join("f.txt"), "theirs\n").unwrap();
+        let rel = root.resolve("f.txt").unwrap();
+        let err = write_atomic(&root, &rel, b"mine\n", &Expect::Nothing).unwrap_err();
+        assert_eq!(err.code, ErrorCode::StaleFile);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("f.txt")).unwrap(),
+            "theirs\n"
+        );
+        // Where nothing is, the file is created.
+        let rel = root.resolve("new/g.txt").unwrap();
+        assert!(write_atomic(&root, &rel, b"mine\n", &Expect::Nothing).unwrap());
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("new/g.txt")).unwrap(),
+            "mine\n"
+        );
     }
 
     #[test]
@@ -484,7 +588,7 @@ mod tests {
         drop(file);
         dir_handle.remove_file(&tmp).unwrap();
         let rel = root.resolve(".env").unwrap();
-        write_atomic(&root, &rel, b"KEY=2\n", None).unwrap();
+        write_atomic(&root, &rel, b"KEY=2\n", &Expect::Anything).unwrap();
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "the file keeps its permissions");
     }

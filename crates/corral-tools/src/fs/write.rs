@@ -1,6 +1,8 @@
 //! `write_file`: create or replace a whole file, atomically.
 
-use super::{check_base, check_write_size, git_protected, on_disk, text_of, write_atomic, Preview};
+use super::{
+    check_base, check_write_size, git_protected, on_disk, text_of, write_atomic, Expect, Preview,
+};
 use crate::error::Result;
 use crate::root::ProjectRoot;
 use serde::{Deserialize, Serialize};
@@ -39,15 +41,17 @@ pub fn write_file_over(
     let rel = root.resolve(&input.path)?;
     let shown = rel.display();
     check_write_size(&shown, input.content.len())?;
+    // With a base, the file must still be the one shown: the same version,
+    // or still nothing at all for a new file.
     let expect = match base {
         Some(_) => {
             let now = on_disk(root, &rel)?;
             check_base(&shown, base, &now.base)?;
-            now.fingerprint
+            now.fingerprint.map_or(Expect::Nothing, Expect::Version)
         }
-        None => None,
+        None => Expect::Anything,
     };
-    let created = write_atomic(root, &rel, input.content.as_bytes(), expect.as_ref())?;
+    let created = write_atomic(root, &rel, input.content.as_bytes(), &expect)?;
     Ok(WriteFileOutput {
         path: shown,
         bytes: input.content.len(),
