@@ -343,6 +343,7 @@ export class AgentLoop {
     }
     const content: Block[] = [...(text.trim() === "" ? [] : [{ type: "text" as const, text }]), ...images];
     this.messages = appendUserContent(this.messages, content);
+    const sent = this.messages.at(-1);
     const turn = this.newId();
     this.turnId = turn;
     this.patch({ returned: null });
@@ -350,7 +351,7 @@ export class AgentLoop {
     this.record({ role: "user", content });
     await this.run();
     const error = this.store.get().error;
-    if (images.length > 0 && error?.details?.reason === "images_unsupported" && this.turnId === turn) this.withdraw(turn, content.length, text, images);
+    if (images.length > 0 && error?.details?.reason === "images_unsupported" && this.turnId === turn) this.withdraw(turn, sent, content.length, text, images);
   }
 
   /**
@@ -374,12 +375,16 @@ export class AgentLoop {
    * Takes back the user's last message, which the model refused for its
    * images: its blocks leave the transcript, its item the window (stored
    * again as `withdrawn`, so the conversation opened again leaves it out
-   * too), and its text and images go back to the composer.
+   * too), and its text and images go back to the composer. Only while
+   * `sent`, the message `send` appended (or merged the blocks into), is
+   * still the last: after a tool round in the same turn the last user
+   * message holds tool results, and cutting it would corrupt the
+   * transcript, so the error is only shown.
    */
-  private withdraw(turn: string, blocks: number, text: string, images: ImageBlock[]): void {
+  private withdraw(turn: string, sent: Message | undefined, blocks: number, text: string, images: ImageBlock[]): void {
     const last = this.messages.at(-1);
     const item = this.store.get().items.find((i) => i.id === turn);
-    if (last?.role !== "user" || item?.kind !== "user") return;
+    if (sent === undefined || last !== sent || item?.kind !== "user") return;
     const kept = last.content.slice(0, Math.max(0, last.content.length - blocks));
     this.messages = kept.length > 0 ? [...this.messages.slice(0, -1), { role: "user", content: kept }] : this.messages.slice(0, -1);
     this.removeItems(new Set([turn]));

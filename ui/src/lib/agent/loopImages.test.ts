@@ -3,7 +3,7 @@
 // a model refusing them takes the message back to the composer, and the
 // conversation opened again leaves it out.
 import { describe, expect, it } from "vitest";
-import { fakeIpc, say } from "../../test/fakeIpc";
+import { assertConsistent, callTools, fakeIpc, say, use } from "../../test/fakeIpc";
 import type { ImageBlock, NewEntry, StoredEntry, WireError } from "../types";
 import { fromEntries } from "./conversation";
 import { IMAGE_CHARS, TokenEstimate } from "./context";
@@ -23,6 +23,14 @@ function setup(turns: Parameters<typeof fakeIpc>[0]) {
 function stored(appends: [string | null, NewEntry][]): StoredEntry[] {
   return appends.map(([, entry], seq) => ({ seq, message: entry.message ?? null, items: entry.items }));
 }
+
+const refusal: WireError = {
+  code: "invalid_input",
+  message: "The server refused the message's images (HTTP 400); the model may not accept images: Model does not support images.",
+  hint: "Choose a model that accepts images (a vision model; llama.cpp needs its --mmproj) in the model switcher, or remove the images and send again.",
+  retryable: false,
+  details: { reason: "images_unsupported", status: 400 },
+};
 
 describe("images in a message", () => {
   it("go to the model after the text, are shown with the message and stored once", async () => {
@@ -48,13 +56,6 @@ describe("images in a message", () => {
   });
 
   it("refused by the model take the message back to the composer, and the history leaves it out", async () => {
-    const refusal: WireError = {
-      code: "invalid_input",
-      message: "The server refused the message's images (HTTP 400); the model may not accept images: Model does not support images.",
-      hint: "Choose a model that accepts images (a vision model; llama.cpp needs its --mmproj) in the model switcher, or remove the images and send again.",
-      retryable: false,
-      details: { reason: "images_unsupported", status: 400 },
-    };
     const t = setup([say("Hello."), (emit) => emit({ type: "error", error: refusal }), say("Without the picture, then.")]);
     await t.loop.send("Hi");
     await t.loop.send("Look at this", [png]);
@@ -80,6 +81,21 @@ describe("images in a message", () => {
       [{ type: "text", text: "Without the picture, then." }],
     ]);
     expect(opened.items.filter((i) => i.kind === "user").map((i) => i.kind === "user" && i.text)).toEqual(["Hi", "Look at this"]);
+  });
+
+  it("refused after a tool round in the same turn leave the transcript whole and only show the error", async () => {
+    const read = use("read_file", { path: "shot.txt" });
+    const t = setup([callTools(read), (emit) => emit({ type: "error", error: refusal })]);
+    await t.loop.send("Look at this", [png]);
+    const state = t.loop.state.get();
+    expect(state.error).toEqual(refusal);
+    expect(state.returned).toBeNull();
+    expect(state.items[0]).toMatchObject({ kind: "user", text: "Look at this", images: [png] });
+    const transcript = t.loop.transcript;
+    assertConsistent(transcript);
+    expect(transcript.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(transcript[0].content).toEqual([{ type: "text", text: "Look at this" }, png]);
+    expect(transcript[2].content).toEqual([expect.objectContaining({ type: "tool_result", tool_use_id: read.id })]);
   });
 
   it("over the limits are refused before the message is recorded, and it goes back to the box", async () => {
