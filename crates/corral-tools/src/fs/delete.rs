@@ -1,6 +1,9 @@
 //! `delete_file`: remove one file (or symlink), never a folder.
 
-use super::{check_base, git_protected, is_directory, on_disk, text_of, Preview};
+use super::{
+    check_base, git_protected, is_directory, on_disk, race_window, stale, text_of, Fingerprint,
+    Preview,
+};
 use crate::error::{Error, Result};
 use crate::root::{ProjectRoot, RelPath};
 use serde::{Deserialize, Serialize};
@@ -78,16 +81,67 @@ pub fn delete_file_over(
     if meta.is_dir() {
         return Err(is_directory(&shown).hint("delete_file removes files only."));
     }
+    let mut expect = None;
     if base.is_some() {
         let now = if meta.file_type().is_symlink() {
             "a symlink".to_string()
         } else {
-            on_disk(root, &rel)?.base
+            let now = on_disk(root, &rel)?;
+            expect = now.fingerprint;
+            now.base
         };
         check_base(&shown, base, &now)?;
+    }
+    race_window();
+    // Last look before the unlink: the file hashed must still be the one
+    // there, not one written (or put in its place) since.
+    if let Some(expected) = expect {
+        match root.dir().symlink_metadata(rel.as_path()) {
+            Ok(meta) if Fingerprint::of(&meta) == expected => {}
+            _ => return Err(stale(&shown)),
+        }
     }
     root.dir()
         .remove_file(rel.as_path())
         .map_err(|e| Error::from_io(&e, &shown))?;
     Ok(DeleteFileOutput { path: shown })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
+    use super::*;
+    use crate::error::ErrorCode;
+    use crate::fs::RACE;
+
+    #[test]
+    fn a_file_written_after_it_was_hashed_is_not_deleted() {
+        // What lands between the hash and the unlink: a write in place (the
+        // bytes the base matched are gone) or a rename of the same bytes
+        // over it (a new file).
+        for change in ["write", "rename"] {
+            let tmp = tempfile::tempdir().unwrap();
+            let root = ProjectRoot::open(tmp.path()).unwrap();
+            let at = tmp.path().join("f.txt");
+            std::fs::write(&at, "old\n").unwrap();
+            let base = super::super::base_of(Some(b"old\n"));
+            let (path, spare) = (at.clone(), tmp.path().join("g.txt"));
+            RACE.with(|race| {
+                *race.borrow_mut() = Some(Box::new(move || {
+                    if change == "write" {
+                        std::fs::write(&path, "theirs, longer\n").unwrap();
+                    } else {
+                        std::fs::write(&spare, "old\n").unwrap();
+                        std::fs::rename(&spare, &path).unwrap();
+                    }
+                }))
+            });
+            let input = DeleteFileInput {
+                path: "f.txt".into(),
+            };
+            let err = delete_file_over(&root, &input, Some(&base)).unwrap_err();
+            assert_eq!(err.code, ErrorCode::StaleFile, "{change}");
+            assert!(at.exists(), "{change}");
+        }
+    }
 }

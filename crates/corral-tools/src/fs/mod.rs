@@ -133,6 +133,9 @@ fn check_base(shown: &str, expected: Option<&str>, now: &str) -> Result<()> {
 pub(crate) struct Fingerprint {
     len: u64,
     modified: Option<std::time::SystemTime>,
+    /// The status change time (seconds, nanoseconds): moves on every
+    /// write, and unlike `modified` cannot be set back.
+    changed: (i64, i64),
     ino: u64,
 }
 
@@ -142,6 +145,7 @@ impl Fingerprint {
         Fingerprint {
             len: meta.len(),
             modified: meta.modified().ok().map(|t| t.into_std()),
+            changed: (meta.ctime(), meta.ctime_nsec()),
             ino: meta.ino(),
         }
     }
