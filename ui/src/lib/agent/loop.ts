@@ -331,11 +331,19 @@ export class AgentLoop {
    * Sends the person's message: its text and the images pasted or dropped
    * with it. When the model refuses the images (`images_unsupported`), the
    * message is taken back (see `withdraw`) and offered to the composer
-   * again as `returned`, so nothing typed or attached is lost.
+   * again as `returned`, so nothing typed or attached is lost; so is a
+   * message that is not sent at all (a run is on, the rest of a
+   * conversation opened in part could not be had, or its images are over
+   * the limits).
    */
   async send(text: string, images: ImageBlock[] = []): Promise<void> {
-    if (this.control || (text.trim() === "" && images.length === 0)) return;
-    if (!(await this.ready()) || this.control) return;
+    if (text.trim() === "" && images.length === 0) return;
+    // Not taken (a run is on, or the rest of the conversation could not
+    // be had): the message goes back to the box rather than being lost.
+    if (this.control || !(await this.ready()) || this.control) {
+      this.patch({ returned: { text, images } });
+      return;
+    }
     const over = this.imagesOverLimit(images.length);
     if (over) {
       this.patch({ error: over, returned: { text, images } });

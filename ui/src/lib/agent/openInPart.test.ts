@@ -93,6 +93,22 @@ describe("a conversation opened in part", () => {
     expect(t.loop.forkPoint(whole.items[0].id, "edit")).toBe(0);
   });
 
+  it("gives a message back to the box when the rest cannot be had, and sends nothing", async () => {
+    const first = setup([...reads(2)]);
+    await first.loop.send("read two files");
+    const entries = first.stored();
+    const t = setup([say("Nothing else.")], "second-");
+    t.ipc.openConversation.mockRejectedValue({ code: "io_error", message: "the history could not be read", hint: "", retryable: true, details: {} });
+    t.loop.load(answer(entries, { last: 2 }));
+    const png = { type: "image" as const, media_type: "image/png", data: "iVBORw0KGgo=" };
+    await t.loop.send("and now?", [png]);
+    const state = t.loop.state.get();
+    expect(state.error).toMatchObject({ code: "io_error" });
+    expect(state.returned).toEqual({ text: "and now?", images: [png] });
+    expect(t.requests).toHaveLength(0);
+    expect(t.ipc.appendEntry).not.toHaveBeenCalled();
+  });
+
   it("fetches the rest in parts of 500 entries, newest first, keeps what was shown, and then shows the size", async () => {
     const entries: StoredEntry[] = Array.from({ length: 1_203 }, (_, seq) => {
       const role = seq % 2 === 0 ? "user" : "assistant";
