@@ -109,11 +109,25 @@ describe("image limits", () => {
 });
 
 describe("drafts", () => {
+  it("join what was typed and attached meanwhile, images up to the limit", async () => {
+    const gif = { type: "image" as const, media_type: "image/gif", data: "R0lGODlh" };
+    const t = setup();
+    await fireEvent.input(t.box, { target: { value: "typed meanwhile" } });
+    await paste(t.box, [png("1.png"), png("2.png")]);
+    await vi.waitFor(() => expect(screen.getAllByTestId("image-chip")).toHaveLength(2));
+    await t.view.rerender({ draft: { text: "Look at this", images: [gif, gif, gif] } });
+    expect(t.box.value).toBe("Look at this\n\ntyped meanwhile");
+    const chips = screen.getAllByTestId("image-chip").map((chip) => chip.querySelector("img")!.getAttribute("src"));
+    expect(chips).toEqual([...Array(3).fill("data:image/gif;base64,R0lGODlh"), `data:image/png;base64,${btoa(String.fromCharCode(...PNG_BYTES))}`]);
+    expect(screen.getByTestId("image-notice").textContent).toContain("1 image of those in the box");
+  });
+
   it("are put in the box once each, not again when passed back", async () => {
     const first = { text: "edited question" };
     const returned = { text: "Look at this", images: [{ type: "image" as const, media_type: "image/gif", data: "R0lGODlh" }] };
     const t = setup(first);
     expect(t.box.value).toBe("edited question");
+    await fireEvent.input(t.box, { target: { value: "" } });
     await t.view.rerender({ draft: returned });
     expect(t.box.value).toBe("Look at this");
     await fireEvent.input(t.box, { target: { value: "" } });
