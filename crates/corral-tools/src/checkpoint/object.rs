@@ -124,17 +124,49 @@ pub(crate) fn get(store: &Dir, hash: &Hash) -> Result<Vec<u8>> {
 }
 
 /// A readable descriptor on the folder `name` beneath `dir` (`.` for
-/// `dir` itself), never through a symlink: cap-std's handles are `O_PATH`,
-/// which `fsync`, `syncfs` and `fchmod` refuse.
+/// `dir` itself), never through a symlink in any component (`O_NOFOLLOW`
+/// alone guards only the last): cap-std's handles are `O_PATH`, which
+/// `fsync`, `syncfs`, `fchmod` and `getdents` refuse.
 pub(crate) fn folder_fd(dir: &Dir, name: &std::path::Path) -> std::io::Result<rustix::fd::OwnedFd> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{Mode, OFlags, ResolveFlags};
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS;
+        match rustix::fs::openat2(dir, name, flags, Mode::empty(), resolve) {
+            // A kernel before 5.6, or a filter that refuses the call: one
+            // component at a time instead.
+            Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {}
+            opened => return opened.map_err(std::io::Error::from),
+        }
+    }
+    folder_fd_stepwise(dir, name)
+}
+
+/// [`folder_fd`] one component at a time, each opened without following
+/// a symlink.
+pub(crate) fn folder_fd_stepwise(
+    dir: &Dir,
+    name: &std::path::Path,
+) -> std::io::Result<rustix::fd::OwnedFd> {
+    use rustix::fd::AsFd;
     use rustix::fs::{Mode, OFlags};
-    rustix::fs::openat(
-        dir,
-        name,
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .map_err(std::io::Error::from)
+    use std::path::Component;
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let mut folder: Option<rustix::fd::OwnedFd> = None;
+    for part in name.components() {
+        let part = match part {
+            Component::Normal(part) => part,
+            Component::CurDir => continue,
+            _ => return Err(std::io::Error::from(rustix::io::Errno::XDEV)),
+        };
+        let at = folder.as_ref().map_or(dir.as_fd(), |fd| fd.as_fd());
+        folder = Some(rustix::fs::openat(at, part, flags, Mode::empty())?);
+    }
+    match folder {
+        Some(fd) => Ok(fd),
+        None => Ok(rustix::fs::openat(dir, ".", flags, Mode::empty())?),
+    }
 }
 
 /// A store whose content does not check out.

@@ -566,3 +566,45 @@ fn now_ns() -> i64 {
 fn project_io(e: &std::io::Error, shown: &str) -> Error {
     Error::from_io(e, shown).hint("The checkpoint could not read this file of the project.")
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
+    use super::*;
+
+    #[test]
+    fn the_names_of_a_folder_never_come_from_outside_through_a_link() {
+        // `link/sub` as the walk may have seen it while `link` was a folder;
+        // now `link` leads out of the project.
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("project");
+        std::fs::create_dir_all(project.join("real/sub")).unwrap();
+        std::fs::write(project.join("real/sub/mine.txt"), "").unwrap();
+        std::fs::create_dir_all(tmp.path().join("outside/sub")).unwrap();
+        std::fs::write(tmp.path().join("outside/sub/secret.txt"), "").unwrap();
+        std::os::unix::fs::symlink("../outside", project.join("link")).unwrap();
+        std::os::unix::fs::symlink("real", project.join("inner")).unwrap();
+        let dir = Dir::open_ambient_dir(&project, cap_std::ambient_authority()).unwrap();
+        assert_eq!(names_in(&dir, Path::new("link/sub")), None);
+        assert_eq!(names_in(&dir, Path::new("link")), None);
+        // A link inside the project is no folder of it either.
+        assert_eq!(names_in(&dir, Path::new("inner/sub")), None);
+        assert_eq!(
+            names_in(&dir, Path::new("real/sub")),
+            Some(vec![b"mine.txt".to_vec()])
+        );
+        // The same without `openat2` (older kernels).
+        for (at, opens) in [
+            ("link/sub", false),
+            ("inner/sub", false),
+            ("real/sub", true),
+        ] {
+            let opened = object::folder_fd_stepwise(&dir, Path::new(at));
+            assert_eq!(opened.is_ok(), opens, "{at}");
+        }
+        assert!(object::folder_fd_stepwise(&dir, Path::new("")).is_ok());
+        let mut top = names_in(&dir, Path::new("")).unwrap();
+        top.sort();
+        assert_eq!(top, [b"inner".to_vec(), b"link".to_vec(), b"real".to_vec()]);
+    }
+}
