@@ -1,7 +1,7 @@
 // Images the person pastes or drops into the composer: which files are
-// taken (PNG, JPEG, GIF, WebP; 5 MiB each; 4 a message, the limits the
-// Rust bridge checks again), read as the base64 `image` blocks a user
-// message carries, and why the others were refused.
+// taken (PNG, JPEG, GIF, WebP; 5 MiB each; 4 a message; the Rust bridge
+// checks type and size again, and 100 a request), read as the base64
+// `image` blocks a user message carries, and why the others were refused.
 import type { ImageBlock } from "./types";
 
 export const IMAGE_TYPES: readonly string[] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
