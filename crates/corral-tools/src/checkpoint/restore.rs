@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
+use std::ops::Bound;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -88,16 +89,25 @@ impl Scope {
     /// `Under`, what is beneath it), or an ancestor that must become a
     /// folder for it.
     pub(crate) fn includes(&self, change: &Change) -> bool {
-        let needs_folder = |path: &Path| {
-            path.starts_with(&change.path)
-                && matches!(change.to, Some(Kind::Dir { .. }))
-                && !matches!(change.from, Some(Kind::Dir { .. }))
-        };
+        let becomes_folder = matches!(change.to, Some(Kind::Dir { .. }))
+            && !matches!(change.from, Some(Kind::Dir { .. }));
         match self {
             Scope::Whole => true,
-            Scope::Under(only) => change.path.starts_with(only) || needs_folder(only),
+            Scope::Under(only) => {
+                change.path.starts_with(only) || (becomes_folder && only.starts_with(&change.path))
+            }
             Scope::Exactly(paths) => {
-                paths.contains(&change.path) || paths.iter().any(|p| needs_folder(p))
+                // Paths order by component, so those beneath `change.path`
+                // come right after it: the first at or after it tells.
+                paths.contains(&change.path)
+                    || (becomes_folder
+                        && paths
+                            .range::<Path, _>((
+                                Bound::Included(change.path.as_path()),
+                                Bound::Unbounded,
+                            ))
+                            .next()
+                            .is_some_and(|p| p.starts_with(&change.path)))
             }
         }
     }
@@ -322,4 +332,41 @@ fn link_temp(dir: &Dir, name: &OsStr, target: &[u8]) -> std::io::Result<OsString
     let tmp = temp_name(name);
     rustix::fs::symlinkat(OsStr::from_bytes(target), dir, &tmp).map_err(std::io::Error::from)?;
     Ok(tmp)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::checkpoint::object::Hash;
+
+    #[test]
+    fn exactly_takes_a_folder_needed_by_a_listed_path_and_nothing_else() {
+        let folder = Kind::Dir {
+            mode: 0o755,
+            hash: Hash([0; 32]),
+        };
+        let file = Kind::Symlink {
+            target: b"x".to_vec(),
+        };
+        let change = |path: &str, from: Option<&Kind>, to: Option<&Kind>| Change {
+            path: PathBuf::from(path),
+            from: from.cloned(),
+            to: to.cloned(),
+        };
+        let scope = |paths: &[&str]| Scope::Exactly(paths.iter().map(PathBuf::from).collect());
+        // `a b` and `a.txt` sort between `a` and `a/x` as text, not as paths.
+        let listed = scope(&["a b", "a.txt", "a/x/y", "z"]);
+        assert!(listed.includes(&change("a", None, Some(&folder))));
+        assert!(listed.includes(&change("a/x", Some(&file), Some(&folder))));
+        assert!(listed.includes(&change("a b", None, Some(&file))));
+        // Already a folder, or becoming none: not needed for what is listed.
+        assert!(!listed.includes(&change("a", Some(&folder), Some(&folder))));
+        assert!(!listed.includes(&change("a", None, Some(&file))));
+        // Not an ancestor of anything listed.
+        assert!(!listed.includes(&change("a/w", None, Some(&folder))));
+        assert!(!listed.includes(&change("b", None, Some(&folder))));
+        assert!(!scope(&["ab/x"]).includes(&change("a", None, Some(&folder))));
+        assert!(!scope(&[]).includes(&change("a", None, Some(&folder))));
+    }
 }
