@@ -243,6 +243,21 @@ fn config(dir: &Path) -> IndexConfig {
     }
 }
 
+/// A project of the given files (and a `.gitignore` leaving out `*.log`),
+/// with an empty folder for its index.
+fn random_project(
+    files: &[(usize, Vec<u8>)],
+) -> (tempfile::TempDir, tempfile::TempDir, ProjectRoot) {
+    let project = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    write(project.path(), ".gitignore", b"*.log\n");
+    for (f, bytes) in files {
+        write(project.path(), NAMES[*f], bytes);
+    }
+    let root = ProjectRoot::open(project.path()).unwrap();
+    (project, store, root)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
@@ -252,13 +267,7 @@ proptest! {
         queries in prop::collection::vec(query(), 1..6),
         ops in prop::collection::vec(op(), 0..8),
     ) {
-        let project = tempfile::tempdir().unwrap();
-        let store = tempfile::tempdir().unwrap();
-        write(project.path(), ".gitignore", b"*.log\n");
-        for (f, bytes) in &files {
-            write(project.path(), NAMES[*f], bytes);
-        }
-        let root = ProjectRoot::open(project.path()).unwrap();
+        let (project, store, root) = random_project(&files);
         let config = config(store.path());
         std::thread::sleep(SETTLE * 2);
         search::index::build(&root, &config).unwrap();
@@ -304,13 +313,7 @@ proptest! {
         queries in prop::collection::vec(query(), 1..6),
         ops in prop::collection::vec(op(), 0..10),
     ) {
-        let project = tempfile::tempdir().unwrap();
-        let store = tempfile::tempdir().unwrap();
-        write(project.path(), ".gitignore", b"*.log\n");
-        for (f, bytes) in &files {
-            write(project.path(), NAMES[*f], bytes);
-        }
-        let root = ProjectRoot::open(project.path()).unwrap();
+        let (project, store, root) = random_project(&files);
         let (live, config) = live(&root, store.path());
         for input in &queries {
             let before = live.walk_free_queries();
