@@ -1288,7 +1288,7 @@ mod tests {
         assert!(history.list("/p").unwrap().is_empty());
         history.close();
         assert_eq!(user_version(&history.path()), SCHEMA_VERSION);
-        assert_eq!(SCHEMA_VERSION, 2);
+        assert_eq!(SCHEMA_VERSION, 3);
     }
 
     #[test]
