@@ -44,6 +44,13 @@ impl Fixture {
         Fixture { tmp, root, store }
     }
 
+    /// A checkpoint taken by hand, tagged `tag`.
+    fn checkpoint(&self, tag: &str) -> Checkpoint {
+        self.store
+            .checkpoint(&self.root, NewCheckpoint::manual(tag))
+            .unwrap()
+    }
+
     fn path(&self, rel: &str) -> PathBuf {
         self.tmp.path().join("app").join(rel)
     }
@@ -272,10 +279,7 @@ fn symlinks_come_back_as_links_and_planted_links_go_without_touching_their_targe
     std::os::unix::fs::symlink("missing/target", f.path("dangling")).unwrap();
     let before = f.state();
     let outside_before = state(&f.outside(""));
-    let cp = f
-        .store
-        .checkpoint(&f.root, NewCheckpoint::manual("start"))
-        .unwrap();
+    let cp = f.checkpoint("start");
 
     // Links removed, replaced by files and folders; links planted that
     // lead out, one of them where a folder was.
@@ -325,14 +329,8 @@ fn an_ignored_target_folder_costs_the_store_nothing_and_is_never_removed() {
     for i in 0..1000 {
         big.write(&format!("target/debug/deps/{i}.o"), format!("object {i}"));
     }
-    let a = plain
-        .store
-        .checkpoint(&plain.root, NewCheckpoint::manual("a"))
-        .unwrap();
-    let b = big
-        .store
-        .checkpoint(&big.root, NewCheckpoint::manual("b"))
-        .unwrap();
+    let a = plain.checkpoint("a");
+    let b = big.checkpoint("b");
     assert_eq!((a.files, b.files), (3, 3));
     assert!(
         b.too_large.is_empty(),
@@ -370,10 +368,7 @@ fn one_path_is_restored_alone() {
     f.write("b.txt", "b1\n");
     f.write("dir/x.txt", "x1\n");
     f.write("dir/y.txt", "y1\n");
-    let cp = f
-        .store
-        .checkpoint(&f.root, NewCheckpoint::manual("start"))
-        .unwrap();
+    let cp = f.checkpoint("start");
     f.write("a.txt", "a2\n");
     f.write("b.txt", "b2\n");
     std::fs::remove_dir_all(f.path("dir")).unwrap();
@@ -436,10 +431,7 @@ fn hidden_files_are_kept_and_git_is_never_touched() {
     f.write(".git/HEAD", "ref: refs/heads/main\n");
     f.write(".env", "KEY=1\n");
     f.write(".github/workflows/ci.yml", "on: push\n");
-    let cp = f
-        .store
-        .checkpoint(&f.root, NewCheckpoint::manual("start"))
-        .unwrap();
+    let cp = f.checkpoint("start");
     assert_eq!(cp.files, 2);
     f.write(".git/HEAD", "ref: refs/heads/other\n");
     f.write(".git/new", "x");
@@ -471,10 +463,7 @@ fn the_walk_keeps_what_search_sees_and_hidden_files() {
     f.write("src/main.rs", "x");
     f.write("src/.hidden.rs", "x");
     f.write("docs/guide.md", "x");
-    let cp = f
-        .store
-        .checkpoint(&f.root, NewCheckpoint::manual("start"))
-        .unwrap();
+    let cp = f.checkpoint("start");
     // Remove everything but the ignore files: a restore's plan lists the
     // files the checkpoint kept.
     for rel in [
@@ -527,10 +516,7 @@ fn files_over_64_mib_are_recorded_not_kept_and_a_restore_says_so() {
     f.write("small.txt", "s\n");
     let big = std::fs::File::create(f.path("video.mp4")).unwrap();
     big.set_len(65 * 1024 * 1024).unwrap();
-    let cp = f
-        .store
-        .checkpoint(&f.root, NewCheckpoint::manual("start"))
-        .unwrap();
+    let cp = f.checkpoint("start");
     assert_eq!(cp.too_large, ["video.mp4"]);
     assert!(f.store.usage(&f.root).unwrap() < 4096);
     std::fs::remove_file(f.path("video.mp4")).unwrap();
@@ -565,12 +551,7 @@ fn the_oldest_checkpoints_go_past_the_cap_and_the_rest_still_restore() {
     for i in 0..12u8 {
         // 16 KiB of new content each time, replacing the last.
         f.write("f.bin", vec![i; 16 * 1024]);
-        ids.push(
-            f.store
-                .checkpoint(&f.root, NewCheckpoint::manual(&format!("{i}")))
-                .unwrap()
-                .id,
-        );
+        ids.push(f.checkpoint(&format!("{i}")).id);
     }
     let kept: Vec<String> = f.list().into_iter().map(|c| c.id).collect();
     assert!(kept.len() < ids.len(), "some were dropped");
@@ -637,15 +618,9 @@ fn unchanged_checkpoints_write_nothing_and_compare_says_what_a_turn_did() {
     for i in 0..50 {
         f.write(&format!("src/m{i}.rs"), format!("mod m{i};\n"));
     }
-    let first = f
-        .store
-        .checkpoint(&f.root, NewCheckpoint::manual("1"))
-        .unwrap();
+    let first = f.checkpoint("1");
     let used = f.store.usage(&f.root).unwrap();
-    let second = f
-        .store
-        .checkpoint(&f.root, NewCheckpoint::manual("2"))
-        .unwrap();
+    let second = f.checkpoint("2");
     assert_eq!(f.store.usage(&f.root).unwrap(), used, "no object written");
     assert_eq!(second.files_changed.total(), 0);
     f.write("src/m3.rs", "changed\n");
@@ -656,10 +631,7 @@ fn unchanged_checkpoints_write_nothing_and_compare_says_what_a_turn_did() {
         (1, 1, 0)
     );
     assert_eq!(turn.to, "current");
-    let third = f
-        .store
-        .checkpoint(&f.root, NewCheckpoint::manual("3"))
-        .unwrap();
+    let third = f.checkpoint("3");
     let between = f
         .store
         .compare(&f.root, &second.id, Some(&third.id))
@@ -672,10 +644,7 @@ fn unchanged_checkpoints_write_nothing_and_compare_says_what_a_turn_did() {
 fn a_damaged_older_checkpoint_never_stops_a_new_one() {
     let f = Fixture::new();
     f.write("a.txt", "one\n");
-    let old = f
-        .store
-        .checkpoint(&f.root, NewCheckpoint::manual("old"))
-        .unwrap();
+    let old = f.checkpoint("old");
     // Every object of the store removed: the old checkpoint is damaged.
     std::fs::remove_dir_all(f.store.path().join("objects")).unwrap();
     std::fs::create_dir(f.store.path().join("objects")).unwrap();
@@ -856,18 +825,12 @@ fn ignored_entries_below_the_top_are_recorded_by_name_and_a_restore_leaves_them(
     f.write("pkg/debug.log", "log one\n");
     f.write("pkg/deep/er/cache/.gitignore", "*\n!.gitignore\n");
     f.write("pkg/deep/er/cache/blob.bin", "cached\n");
-    let cp = f
-        .store
-        .checkpoint(&f.root, NewCheckpoint::manual("start"))
-        .unwrap();
+    let cp = f.checkpoint("start");
     let used = f.store.usage(&f.root).unwrap();
     // What an ignored entry holds is never read: changing it costs nothing.
     f.write("pkg/build/out.o", "object two, much longer than before\n");
     f.write("pkg/deep/er/cache/blob.bin", "cached again\n");
-    let same = f
-        .store
-        .checkpoint(&f.root, NewCheckpoint::manual("same"))
-        .unwrap();
+    let same = f.checkpoint("same");
     assert_eq!(f.store.usage(&f.root).unwrap(), used, "no object written");
     assert_eq!(same.files_changed.total(), 0);
 
