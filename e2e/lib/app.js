@@ -157,7 +157,10 @@ for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]]) {
 async function startDriver(env, logFile) {
   const { tauriDriver } = preflight();
   const port = await freePort();
-  const nativePort = await freePort();
+  // A port just closed can be handed out again at once: the two must differ,
+  // or tauri-driver and WebKitWebDriver fight over one and neither answers.
+  let nativePort = await freePort();
+  while (nativePort === port) nativePort = await freePort();
   const log = fs.openSync(logFile, "a");
   const child = spawn(tauriDriver, ["--port", String(port), "--native-port", String(nativePort)], {
     env,
