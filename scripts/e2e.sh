@@ -8,7 +8,8 @@
 #   scripts/e2e.sh e2e/tests/restart.test.js
 #   CORRAL_E2E_SKIP_BUILD=1 scripts/e2e.sh  # reuse the last build
 #
-# Screenshots and driver/app logs land in e2e/artifacts/.
+# Screenshots and driver/app logs land in e2e/artifacts/ (or in
+# $CORRAL_E2E_ARTIFACTS, so that two runs at once keep theirs apart).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -27,8 +28,10 @@ if [ -z "${CORRAL_E2E_SKIP_BUILD:-}" ]; then
   cargo build -p corral --locked
 fi
 
-rm -rf e2e/artifacts
-mkdir -p e2e/artifacts
+artifacts=${CORRAL_E2E_ARTIFACTS:-$PWD/e2e/artifacts}
+rm -rf "$artifacts"
+mkdir -p "$artifacts"
+export CORRAL_E2E_ARTIFACTS=$artifacts
 work=$(mktemp -d "${TMPDIR:-/tmp}/corral-e2e-x.XXXXXX")
 xvfb_pid=""
 cleanup() {
@@ -43,11 +46,11 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # Xvfb picks a free display number and writes it to fd 3 when ready.
-Xvfb -displayfd 3 -screen 0 1400x900x24 -nolisten tcp 3>"$work/display" 2>"e2e/artifacts/xvfb.log" &
+Xvfb -displayfd 3 -screen 0 1400x900x24 -nolisten tcp 3>"$work/display" 2>"$artifacts/xvfb.log" &
 xvfb_pid=$!
 for _ in $(seq 1 100); do
   [ -s "$work/display" ] && break
-  kill -0 "$xvfb_pid" 2>/dev/null || { echo "e2e: Xvfb did not start; see e2e/artifacts/xvfb.log" >&2; exit 1; }
+  kill -0 "$xvfb_pid" 2>/dev/null || { echo "e2e: Xvfb did not start; see $artifacts/xvfb.log" >&2; exit 1; }
   sleep 0.1
 done
 [ -s "$work/display" ] || { echo "e2e: Xvfb gave no display within 10 s" >&2; exit 1; }

@@ -23,7 +23,7 @@ import { Session, isReady } from "./webdriver.js";
 
 const E2E = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const REPO = path.resolve(E2E, "..");
-export const ARTIFACTS = path.join(E2E, "artifacts");
+export const ARTIFACTS = process.env.CORRAL_E2E_ARTIFACTS || path.join(E2E, "artifacts");
 const IDENTIFIER = "dev.corral.desktop"; // tauri.conf.json
 
 /** The app binary the suite drives (built by scripts/e2e.sh). */
