@@ -17,6 +17,11 @@ packages=(build-essential pkg-config curl file libwebkit2gtk-4.1-dev xvfb xauth 
 # Tests: the WebDriver for the end-to-end suite, ripgrep for the search
 # benchmark, venv for the MCP test client (the official Python SDK).
 $want_test && packages+=(webkit2gtk-driver ripgrep python3-venv)
+# The e2e notification test: a private session bus (dbus-daemon), a real
+# notification service on the private display (dunst), another window to
+# take the focus (xmessage, in x11-utils; xdotool gives it the focus) and
+# a picture of the whole screen (imagemagick's `import`).
+$want_test && packages+=(dbus-daemon dunst x11-utils xdotool imagemagick)
 command -v node >/dev/null || packages+=(nodejs)
 command -v npm >/dev/null || packages+=(npm)
 

@@ -18,6 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
+import { startDesktop } from "./desktop.js";
 import { startLlmServer } from "./llm-server.js";
 import { Session, isReady } from "./webdriver.js";
 
@@ -130,6 +131,9 @@ function driverEnv(dirs) {
   // Never let a real key reach the app under test.
   delete env.ANTHROPIC_API_KEY;
   delete env.OPENAI_API_KEY;
+  // Nor the user's session bus (their keychain, their notifications): a
+  // test that wants one asks for a desktop of its own (lib/desktop.js).
+  delete env.DBUS_SESSION_BUS_ADDRESS;
   return {
     ...env,
     HOME: dirs.home,
@@ -271,8 +275,9 @@ function artifactName(t) {
 
 /** One running app and what it talks to. */
 export class App {
-  constructor({ dirs, llm, driver, name, openProject = true }) {
+  constructor({ dirs, llm, driver, name, openProject = true, desktop = null }) {
     this.dirs = dirs;
+    this.desktop = desktop;
     this.openProject = openProject;
     this.llm = llm;
     this.driver = driver;
@@ -479,8 +484,16 @@ export class App {
   async screenshotTo(file) {
     if (!this.session?.id || this.windowClosed) return;
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    // Under Xvfb WebKit may not have painted the latest DOM yet, and the
-    // screenshot shows the last painted frame: wait for two frames first.
+    await this.painted();
+    fs.writeFileSync(file, await this.session.screenshot());
+  }
+
+  /**
+   * Waits (at most a second) until the latest DOM is painted: under Xvfb
+   * WebKit may not have painted it yet, and a screenshot shows the last
+   * painted frame. Two animation frames are enough.
+   */
+  async painted() {
     await this.session
       .executeAsync(
         `const done = arguments[arguments.length - 1];
@@ -490,7 +503,6 @@ export class App {
         5_000,
       )
       .catch(() => {});
-    fs.writeFileSync(file, await this.session.screenshot());
   }
 }
 
@@ -524,11 +536,13 @@ export function tid(id, extra = "") {
  * (default true; false starts on the welcome screen), env (extra
  * variables for the app, e.g. GTK_THEME), setup(dirs) (runs before the
  * app starts, e.g. to seed recent projects), llm (options for the scripted
- * server, e.g. `{ props }` to answer as llama-server).
+ * server, e.g. `{ props }` to answer as llama-server), desktop (true: a
+ * private session bus with a notification service and a window to move
+ * the focus to, as `app.desktop`; see lib/desktop.js).
  */
 export async function withApp(
   t,
-  { script, provider = "openai", mode = "ask", fixture = "demo", openProject = true, env = {}, setup, llm: llmOptions },
+  { script, provider = "openai", mode = "ask", fixture = "demo", openProject = true, env = {}, setup, llm: llmOptions, desktop: wantDesktop = false },
   body,
 ) {
   preflight();
@@ -539,13 +553,17 @@ export async function withApp(
   const dirs = makeHome(fixture);
   const llm = await startLlmServer(script, llmOptions);
   let driver = null;
+  let desktop = null;
   let app = null;
   let failed = false;
   try {
     writeSettings(dirs, { provider, baseUrl: llm.baseUrl(provider), mode });
     await setup?.(dirs);
-    driver = await startDriver({ ...driverEnv(dirs), ...env }, logFile);
-    app = new App({ dirs, llm, driver, name, openProject });
+    if (wantDesktop) {
+      desktop = await startDesktop(path.join(dirs.root, "desktop"), logFile, path.join(ARTIFACTS, `${name}--notifications.txt`));
+    }
+    driver = await startDriver({ ...driverEnv(dirs), ...desktop?.env, ...env }, logFile);
+    app = new App({ dirs, llm, driver, name, openProject, desktop });
     await app.open();
     await body(app);
     if (llm.unexpected.length) {
@@ -565,6 +583,7 @@ export async function withApp(
     await driver?.stop().catch((e) => console.error(`e2e: stopping tauri-driver failed: ${e.message}`));
     await llm.close().catch(() => {});
     await waitForProcessesGone(dirs.home);
+    await desktop?.stop().catch((e) => console.error(`e2e: stopping the desktop failed: ${e.message}`));
     if (failed || process.env.CORRAL_E2E_KEEP) {
       console.error(`e2e: kept the test's folders in ${dirs.root}; driver and app log: ${logFile}`);
     } else {
