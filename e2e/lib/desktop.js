@@ -135,6 +135,7 @@ export class Desktop {
     fs.writeFileSync(dunstrc, DUNSTRC);
     fs.writeFileSync(this.printed, "");
     const dunst = this.spawn("dunst", ["-conf", dunstrc, "-print"], { stdout: this.printed });
+    this.dunst = dunst;
     await waitUntil(
       async () => {
         if (dunst.exited()) throw new Error(`dunst exited at start; see ${this.logFile}`);
@@ -202,6 +203,16 @@ export class Desktop {
     return this.elsewhere;
   }
 
+  /**
+   * Stops dunst (SIGSTOP) or lets it go on (SIGCONT): while it is stopped
+   * it still owns the notification service's name, so a call to it waits
+   * for an answer that does not come, as with a hung service.
+   */
+  pauseNotifications(paused) {
+    this.dunst.proc.kill(paused ? "SIGSTOP" : "SIGCONT");
+    this.paused = paused;
+  }
+
   /** Saves a PNG of the whole X screen (the window, and dunst's notifications over it). */
   async screenshot(file) {
     fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -210,6 +221,7 @@ export class Desktop {
 
   /** Stops everything this desktop started, newest first. */
   async stop() {
+    if (this.paused) this.pauseNotifications(false);
     for (const started of this.processes.reverse()) await started.stop();
     this.processes = [];
   }

@@ -5,7 +5,8 @@
 // `document.hasFocus()` turns false) it shows "Corral: the agent
 // finished", and an approval that waits shows "Corral: an approval
 // waits". With the `notifications` setting turned off in Settings, none
-// arrives; turned on again, one does.
+// arrives; turned on again, one does. A service that does not answer
+// (dunst stopped with SIGSTOP) holds up nothing in the window.
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -125,5 +126,28 @@ test("notifications: an approval and a run's end each show one, none with the se
     await exchange(app, "Say something loudly.", "Loud answer.");
     await waitUntil(() => desktop.received().length === 3, { timeout: 15_000, what: "a third notification" });
     assert.deepEqual(desktop.received().map((n) => n.summary), [APPROVAL, FINISHED, FINISHED]);
+  });
+});
+
+test("notifications: a service that does not answer holds up nothing", { timeout: 180_000 }, async (t) => {
+  const script = [openai.text("First answer."), openai.text("Second answer.")];
+  await withApp(t, { script, desktop: true }, async (app) => {
+    const { desktop } = app;
+    await desktop.focusElsewhere();
+    await waitUntil(async () => (await pageFocused(app)) === false, { timeout: 10_000, what: "document.hasFocus() to be false" });
+    desktop.pauseNotifications(true);
+
+    // The first run's notification waits for the service; the window does
+    // not: the next message goes out and its reply shows meanwhile.
+    await exchange(app, "Say something.", "First answer.");
+    const started = Date.now();
+    await exchange(app, "Say more.", "Second answer.");
+    assert.ok(Date.now() - started < 10_000, `the second run took ${Date.now() - started} ms`);
+    assert.deepEqual(desktop.received(), [], "the stopped service has shown nothing");
+
+    // Once the service goes on, it gets both.
+    desktop.pauseNotifications(false);
+    await waitUntil(() => desktop.received().length === 2, { timeout: 30_000, what: "both notifications once the service answers" });
+    assert.deepEqual(desktop.received().map((n) => n.summary), [FINISHED, FINISHED]);
   });
 });
