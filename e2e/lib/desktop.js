@@ -55,12 +55,30 @@ const DUNSTRC = `[global]
     timeout = 0
 `;
 
+// Programs still running if the test process is interrupted: ended on the
+// way out (app.js turns SIGINT and SIGTERM into an exit), so no bus or
+// dunst outlives the suite.
+const live = new Set();
+process.on("exit", () => {
+  for (const proc of live) {
+    proc.kill("SIGCONT");
+    proc.kill("SIGTERM");
+  }
+});
+
 /** Starts `command`; `stop()` ends it with SIGTERM (SIGKILL after 5 s) and waits. */
 function start(command, args, { env, stdio }) {
   const proc = spawn(command, args, { env, stdio });
+  live.add(proc);
   const exit = new Promise((resolve) => {
-    proc.once("exit", (code, signal) => resolve({ code, signal }));
-    proc.once("error", (error) => resolve({ error }));
+    proc.once("exit", (code, signal) => {
+      live.delete(proc);
+      resolve({ code, signal });
+    });
+    proc.once("error", (error) => {
+      live.delete(proc);
+      resolve({ error });
+    });
   });
   return {
     proc,
