@@ -11,7 +11,7 @@
 // tauri-driver with SIGTERM (SIGKILL would orphan WebKitWebDriver and the
 // app) and closes the server, whether the body passed or threw.
 
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -142,8 +142,9 @@ function driverEnv(dirs) {
     XDG_CACHE_HOME: dirs.cache,
     XDG_STATE_HOME: path.join(dirs.root, "state"),
     XDG_RUNTIME_DIR: dirs.runtime,
-    // No WEBKIT_DISABLE_COMPOSITING_MODE / _DMABUF_RENDERER here: under
-    // Xvfb either one makes WebKitWebDriver's screenshot hang.
+    // No GDK_GL / WEBKIT_DISABLE_* here: the app turns OpenGL off itself
+    // where there is no GPU, as under Xvfb, and the suite runs it so
+    // (screenshots come from X: WebDriver's can hang then).
   };
 }
 
@@ -199,6 +200,13 @@ async function startDriver(env, logFile) {
       }
     },
   };
+}
+
+/** What `command args` prints, or null if it can't run or fails (10 s at most). */
+function output(command, args) {
+  return new Promise((resolve) => {
+    execFile(command, args, { timeout: 10_000, env: { ...process.env } }, (error, stdout) => resolve(error ? null : stdout.trim()));
+  });
 }
 
 /** Processes whose working folder is `dir` (the commands run in the project root). */
@@ -480,12 +488,30 @@ export class App {
     await this.screenshotTo(path.join(ARTIFACTS, `${this.name}${suffix ? `--${suffix}` : ""}.png`));
   }
 
-  /** Saves a PNG of the window as `file`, once the latest DOM is painted. */
+  /**
+   * Saves a PNG of the window as `file`, once the latest DOM is painted.
+   * The pixels come from the X server (the window as shown), not from
+   * WebDriver: where the app draws on the CPU (no GPU, as under Xvfb)
+   * WebKitWebDriver's screenshot can wait forever for a frame that needs
+   * no drawing. WebDriver's is the fallback where X's can't be had.
+   */
   async screenshotTo(file) {
     if (!this.session?.id || this.windowClosed) return;
     fs.mkdirSync(path.dirname(file), { recursive: true });
     await this.painted();
+    if (await this.xScreenshot(file)) return;
     fs.writeFileSync(file, await this.session.screenshot());
+  }
+
+  /** The app's window as X shows it, written as `file` by ImageMagick's `import`; false if that can't be done. */
+  async xScreenshot(file) {
+    const app = processesWithHome(this.dirs.home).find((p) => p.split(" ")[1] === APP_BINARY);
+    if (!app) return false;
+    const pid = app.split(" ")[0];
+    const windows = await output("xdotool", ["search", "--onlyvisible", "--pid", pid]);
+    const window = windows?.split("\n").find((w) => /^\d+$/.test(w));
+    if (!window) return false;
+    return (await output("import", ["-window", window, `png:${file}`])) !== null;
   }
 
   /**
