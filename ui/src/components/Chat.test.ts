@@ -24,7 +24,8 @@ describe("Chat", () => {
     await vi.waitFor(() => expect(screen.getAllByTestId("message-assistant")).toHaveLength(1));
     expect(screen.getByTestId("message-user").textContent).toBe("first line");
     const reply = screen.getByTestId("message-assistant");
-    expect(reply.querySelector("pre code.language-rust .hljs-keyword")?.textContent).toBe("fn");
+    // Escaped at first; highlighted once the highlighter's chunk has arrived.
+    await vi.waitFor(() => expect(reply.querySelector("pre code.language-rust .hljs-keyword")?.textContent).toBe("fn"));
     expect(reply.querySelector("img")).toBeNull();
     expect(input.value).toBe("");
   });

@@ -103,7 +103,8 @@ describe("command palette and shortcuts", () => {
   it("opens on Ctrl+K and Ctrl+Shift+P, filters as you type, and runs the chosen action", async () => {
     const run = workspace();
     await fireEvent.keyDown(window, { key: "k", ctrlKey: true });
-    const input = screen.getByTestId("palette-input") as HTMLInputElement;
+    // The palette is its own chunk: it appears once that has loaded.
+    const input = (await screen.findByTestId("palette-input")) as HTMLInputElement;
     expect(document.activeElement).toBe(input);
     const titles = screen.getAllByTestId("palette-action").map((li) => li.textContent?.replace(/\s+/g, " ").trim());
     expect(titles).toContain("New conversation Ctrl+Shift+N");
@@ -116,13 +117,14 @@ describe("command palette and shortcuts", () => {
     expect(run["new-conversation"]).toHaveBeenCalledTimes(1);
 
     await fireEvent.keyDown(window, { key: "P", ctrlKey: true, shiftKey: true });
-    const again = screen.getByTestId("palette-input") as HTMLInputElement;
+    const again = (await screen.findByTestId("palette-input")) as HTMLInputElement;
     await fireEvent.input(again, { target: { value: "sett" } });
     await fireEvent.keyDown(again, { key: "ArrowDown" });
     await fireEvent.keyDown(again, { key: "Enter" });
     await waitFor(() => expect(run.settings).toHaveBeenCalledTimes(1));
 
     await fireEvent.keyDown(window, { key: "k", ctrlKey: true });
+    await screen.findByTestId("command-palette");
     await fireEvent.keyDown(document.activeElement!, { key: "Escape" });
     expect(screen.queryByTestId("command-palette")).toBeNull();
     expect(run.stop).not.toHaveBeenCalled();
@@ -147,7 +149,7 @@ describe("command palette and shortcuts", () => {
     await fireEvent.keyDown(window, { key: "N", ctrlKey: true, shiftKey: true });
     expect(run["new-conversation"]).not.toHaveBeenCalled();
     await fireEvent.keyDown(window, { key: "k", ctrlKey: true });
-    await fireEvent.input(screen.getByTestId("palette-input"), { target: { value: "stop" } });
+    await fireEvent.input(await screen.findByTestId("palette-input"), { target: { value: "stop" } });
     await fireEvent.keyDown(screen.getByTestId("palette-input"), { key: "Enter" });
     await waitFor(() => expect(run.stop).toHaveBeenCalledTimes(1));
   });
@@ -159,7 +161,7 @@ describe("file viewer", () => {
     const read = vi.fn(async (path: string) => out(path, "# Title\n\n<button class=\"primary\">OK</button>\n"));
     render(FileViewer, { path: "README.md", read, onClose });
     const code = await screen.findByTestId("file-viewer-code");
-    expect(code.querySelector(".hljs-section")?.textContent).toBe("# Title");
+    await waitFor(() => expect(code.querySelector(".hljs-section")?.textContent).toBe("# Title"));
     expect(code.querySelector("button")).toBeNull();
     expect(code.textContent).toContain('<button class="primary">OK</button>');
     expect(screen.getByTestId("file-viewer").querySelector(".gutter")?.textContent).toBe("1\n2\n3");

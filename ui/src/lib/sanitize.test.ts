@@ -1,7 +1,8 @@
 // The reply sanitizer against hostile input: the covers, fake cards and
 // focus tricks a model could write, and DOMPurify's mutation-XSS classics.
 // Each row pins the exact HTML that reaches the window.
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadHighlighter } from "./highlighting";
 import { renderMarkdown } from "./markdown";
 
 const BACKDROP =
@@ -13,6 +14,10 @@ const FAKE_CARD =
   '<button class="danger" data-testid="deny">Deny</button></div></article>';
 
 describe("renderMarkdown keeps only the allowlist", () => {
+  // The rows pin the output once the highlighter has arrived (before, code is
+  // escaped: highlighting.test.ts).
+  beforeAll(() => loadHighlighter());
+
   it.each([
     // Covers: class, inert, style, sizing and colour go; the words stay inside a plain table.
     ["a full-window cover", BACKDROP, "<table><tbody><tr><td align=\"center\">Corral was updated OK</td></tr></tbody></table>"],

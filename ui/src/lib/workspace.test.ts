@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ACTIONS, actionFor, describeShortcut, filterActions } from "./actions";
 import { highlightFile, languageOf, lineNumbers } from "./fileView";
+import { loadHighlighter } from "./highlighting";
 import { fuzzyScore, rank } from "./fuzzy";
 import { insertMention, isSecretLike, mentionAt, mentionedIn, splitAttachments, withAttachments } from "./mentions";
 
@@ -122,15 +123,21 @@ describe("actions", () => {
 });
 
 describe("file viewer text", () => {
-  it("escapes the file's markup whatever the language, and numbers its lines", () => {
+  it("escapes the file's markup whatever the language, before and after the highlighter arrives, and numbers its lines", async () => {
     const hostile = '<img src=x onerror="alert(1)"><button class="primary">OK</button>\n';
-    for (const path of ["page.html", "notes.txt", "README.md"]) {
-      const html = highlightFile(path, hostile);
-      const box = document.createElement("div");
-      box.innerHTML = html;
-      expect(box.querySelector("img, button"), path).toBeNull();
-      expect(box.textContent, path).toBe(hostile);
-    }
+    const expectEscaped = (): void => {
+      for (const path of ["page.html", "notes.txt", "README.md"]) {
+        const html = highlightFile(path, hostile);
+        const box = document.createElement("div");
+        box.innerHTML = html;
+        expect(box.querySelector("img, button"), path).toBeNull();
+        expect(box.textContent, path).toBe(hostile);
+      }
+    };
+    expectEscaped();
+    expect(highlightFile("a.js", "const x = 1;")).toBe("const x = 1;");
+    await loadHighlighter();
+    expectEscaped();
     expect(highlightFile("a.js", "const x = 1;")).toContain('<span class="hljs-keyword">const</span>');
     expect(languageOf("src/greet.js")).toBe("js");
     expect(languageOf("Makefile")).toBeUndefined();
