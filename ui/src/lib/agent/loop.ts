@@ -70,6 +70,11 @@ export const DEFAULT_MAX_TURNS = 100;
 export const CUT_OFF_TEXT =
   "Not run: your reply was cut off at its token limit before it ended, so this call may be incomplete. Send it again in a shorter reply.";
 
+/** What stands in for an image the model is not sent. */
+export const IMAGE_LEFT_OUT = "[An image was here; it is left out because this model takes no images.]";
+
+const hasImages = (message: Message | undefined): boolean => message?.content.some((b) => b.type === "image") ?? false;
+
 export class AgentLoop {
   private readonly store = writable<AgentState>(emptyState());
   readonly state: Readable<AgentState> = this.store;
@@ -79,6 +84,14 @@ export class AgentLoop {
   private readonly estimate = new TokenEstimate();
   /** What the server said of the model; undefined until asked. */
   private model: ModelInfo | undefined;
+  /**
+   * The model refused images the conversation carried from before: from
+   * then on they are left out of what it is sent (a line says so in their
+   * place; the conversation keeps them), until the model changes.
+   */
+  private imagesRefused = false;
+  /** The message the person sent in this turn: its own images are always sent. */
+  private fresh: Message | undefined;
   /** The project's instruction file, read once per conversation. */
   private instructions: Instructions | null | undefined;
   private readonly tools: ToolRunner;
@@ -352,6 +365,7 @@ export class AgentLoop {
     const content: Block[] = [...(text.trim() === "" ? [] : [{ type: "text" as const, text }]), ...images];
     this.messages = appendUserContent(this.messages, content);
     const sent = this.messages.at(-1);
+    this.fresh = sent;
     const turn = this.newId();
     this.turnId = turn;
     this.patch({ returned: null });
@@ -416,6 +430,7 @@ export class AgentLoop {
   /** Forgets what is known of the model (the settings changed). */
   resetModel(): void {
     this.model = undefined;
+    this.imagesRefused = false;
     this.asking = null;
     this.modelNoted = false;
   }
@@ -495,6 +510,15 @@ export class AgentLoop {
           overflowRetried = true;
           this.noteOverflow(outcome.error);
           if (await this.compactNow(control, true)) {
+            turn--;
+            continue;
+          }
+        }
+        if (outcome.error && this.refusesEarlierImages(outcome.error) && !control.cancelled) {
+          this.imagesRefused = true;
+          this.notice("This model takes no images: the conversation's earlier images are left out of what it is sent from now on. They stay in the conversation.");
+          // Sent again without them, unless this message's own images were refused.
+          if (!hasImages(this.fresh)) {
             turn--;
             continue;
           }
@@ -675,10 +699,23 @@ export class AgentLoop {
   }
 
   /** The request the next turn sends. */
+  /** Whether `error` is the model refusing images, with images from before this turn in the conversation (not yet left out). */
+  private refusesEarlierImages(error: WireError): boolean {
+    return error.details?.reason === "images_unsupported" && !this.imagesRefused && this.messages.some((m) => m !== this.fresh && hasImages(m));
+  }
+
+  /** The conversation as the model is sent it: earlier images left out once it refused them. */
+  private sentMessages(): Message[] {
+    if (!this.imagesRefused) return this.messages;
+    return this.messages.map((m) =>
+      m === this.fresh || !hasImages(m) ? m : { ...m, content: m.content.map((b) => (b.type === "image" ? { type: "text" as const, text: IMAGE_LEFT_OUT } : b)) },
+    );
+  }
+
   private request(specs: ToolSpec[]): LlmRequest {
     return {
       system: systemPrompt(this.options.projectRoot, specs, this.instructions ?? null),
-      messages: this.messages,
+      messages: this.sentMessages(),
       tools: specs.map(({ name, description, input_schema }) => ({ name, description, input_schema })),
     };
   }

@@ -8,7 +8,7 @@ import type { ImageBlock, NewEntry, StoredEntry, WireError } from "../types";
 import { fromEntries } from "./conversation";
 import { IMAGE_CHARS, TokenEstimate } from "./context";
 import { NO_INSTRUCTIONS } from "./instructions";
-import { AgentLoop } from "./loop";
+import { AgentLoop, IMAGE_LEFT_OUT } from "./loop";
 
 const png: ImageBlock = { type: "image", media_type: "image/png", data: "iVBORw0KGgo=" };
 const gif: ImageBlock = { type: "image", media_type: "image/gif", data: "R0lGODlh" };
@@ -96,6 +96,43 @@ describe("images in a message", () => {
     expect(transcript.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
     expect(transcript[0].content).toEqual([{ type: "text", text: "Look at this" }, png]);
     expect(transcript[2].content).toEqual([expect.objectContaining({ type: "tool_result", tool_use_id: read.id })]);
+  });
+
+  it("from earlier in the conversation are left out once the model refuses them, and the turn is sent again", async () => {
+    const refuse = (emit: (e: { type: "error"; error: WireError }) => void) => emit({ type: "error", error: refusal });
+    const t = setup([say("A dot."), refuse, say("Fine without it."), say("Still fine."), say("I see the dot again.")]);
+    await t.loop.send("Look", [png]);
+    // The model changed to one that takes no images.
+    await t.loop.send("And now?");
+    expect(t.loop.state.get().error).toBeNull();
+    expect(t.requests).toHaveLength(3);
+    const leftOut = [{ type: "text", text: "Look" }, { type: "text", text: IMAGE_LEFT_OUT }];
+    expect(t.requests[2].messages[0].content).toEqual(leftOut);
+    expect(t.requests[2].messages.at(-1)).toEqual({ role: "user", content: [{ type: "text", text: "And now?" }] });
+    const items = t.loop.state.get().items;
+    expect(items.some((i) => i.kind === "notice" && i.text.includes("takes no images"))).toBe(true);
+    expect(items.filter((i) => i.kind === "assistant").map((i) => i.kind === "assistant" && i.text)).toEqual(["A dot.", "Fine without it."]);
+    // The conversation keeps the image; later turns go on without it.
+    expect(t.loop.transcript[0].content).toEqual([{ type: "text", text: "Look" }, png]);
+    await t.loop.send("More?");
+    expect(t.requests[3].messages[0].content).toEqual(leftOut);
+    // Another model: it is sent the image again.
+    t.loop.resetModel();
+    await t.loop.send("Back to the dot.");
+    expect(t.requests[4].messages[0].content).toEqual([{ type: "text", text: "Look" }, png]);
+  });
+
+  it("of this message refused with earlier ones: the message goes back to the box, and the next leaves all out", async () => {
+    const refuse = (emit: (e: { type: "error"; error: WireError }) => void) => emit({ type: "error", error: refusal });
+    const t = setup([say("A dot."), refuse, say("Text only, then.")]);
+    await t.loop.send("Look", [png]);
+    await t.loop.send("And this", [gif]);
+    expect(t.requests).toHaveLength(2);
+    expect(t.loop.state.get().error).toEqual(refusal);
+    expect(t.loop.state.get().returned).toEqual({ text: "And this", images: [gif] });
+    await t.loop.send("And this");
+    expect(t.requests[2].messages.flatMap((m) => m.content).some((b) => b.type === "image")).toBe(false);
+    expect(t.loop.state.get().error).toBeNull();
   });
 
   it("over the limits are refused before the message is recorded, and it goes back to the box", async () => {
