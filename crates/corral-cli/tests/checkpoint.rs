@@ -2,6 +2,7 @@
 //! lists, compares and restores them, and SIGKILL at any moment of a
 //! checkpoint or a restore leaves the project as it was before or after
 //! (once the store is next opened) and the store readable.
+
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -9,14 +10,16 @@
     clippy::disallowed_methods
 )]
 
+mod common;
+
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 fn cli(args: &[&str]) -> (i32, Value) {
-    let out = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+    let out = common::corral_cli()
         .args(args)
         .stdin(Stdio::null())
         .output()
@@ -205,7 +208,7 @@ fn undo_call_puts_back_what_one_call_changed_and_nothing_else() {
 
 /// Kills `args` at `after`; returns whether it had already exited.
 fn run_and_kill(args: &[&str], after: Duration) -> bool {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+    let mut child = common::corral_cli()
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -221,7 +224,7 @@ fn run_and_kill(args: &[&str], after: Duration) -> bool {
 /// Runs `args`, and kills it `after` the moment `marker` appears (or
 /// when it has ended without it).
 fn kill_when(args: &[&str], marker: &Path, after: Duration) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+    let mut child = common::corral_cli()
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -1,12 +1,15 @@
 //! `corral-cli mcp` driven by an independent client: the official Python
 //! MCP SDK (`stdio_client` + `ClientSession`, pinned in
 //! tests/mcp/requirements.txt, installed by `scripts/setup.sh --test`).
+
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::panic,
     clippy::disallowed_methods
 )]
+
+mod common;
 
 use serde_json::Value;
 use std::path::Path;
@@ -66,7 +69,7 @@ fn the_official_python_client_lists_and_calls_the_tools_under_the_policy() {
 
 #[test]
 fn a_bad_root_is_a_standardized_error_on_stderr_and_nothing_on_stdout() {
-    let out = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+    let out = common::corral_cli()
         .args(["mcp", "--root", "/nonexistent/corral-mcp-test"])
         .output()
         .unwrap();
@@ -86,8 +89,14 @@ fn inspector(root: &Path, method: &[&str]) -> Value {
         "the MCP Inspector is missing: run `scripts/setup.sh --test` ({} not found)",
         bin.display()
     );
+    // The Inspector gives the server it starts only a few variables of
+    // its own environment (HOME, PATH, ...); the data folder is passed on.
+    let mut data_home = std::ffi::OsString::from("XDG_DATA_HOME=");
+    data_home.push(common::data_home());
     let out = Command::new(bin)
         .arg("--cli")
+        .arg("-e")
+        .arg(data_home)
         .arg(env!("CARGO_BIN_EXE_corral-cli"))
         .args(["mcp", "--root"])
         .arg(root)
@@ -181,6 +190,7 @@ fn client(script: &str, args: &[&std::ffi::OsStr]) -> Value {
         .join("tests/mcp")
         .join(script);
     let out = Command::new(python())
+        .env("XDG_DATA_HOME", common::data_home())
         .arg(script)
         .arg(env!("CARGO_BIN_EXE_corral-cli"))
         .args(args)
@@ -217,7 +227,7 @@ fn a_call_that_asks_is_asked_of_the_clients_user_and_runs_only_accepted() {
         "yes\n"
     );
     // The write was checkpointed first, in the folder given.
-    let listed = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+    let listed = common::corral_cli()
         .args(["checkpoint", "list", "--root"])
         .arg(&root)
         .arg("--store")

@@ -2,6 +2,7 @@
 //! the network on request, through the CLI as a user would call it: real
 //! programs in the real sandbox, against a fixture home holding
 //! `~/.ssh/id_test` and a sibling project beside the project.
+
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -9,10 +10,11 @@
     clippy::disallowed_methods
 )]
 
+mod common;
+
 use serde_json::{json, Value};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// A fixture home: `~/.ssh/id_test`, the project `~/src/app` and a sibling
 /// project `~/src/other` holding a secret of its own.
@@ -56,7 +58,7 @@ fn fenced() -> bool {
 /// `corral-cli call --root ROOT FLAGS exec_shell INPUT`, with the fixture home.
 fn call(f: &Fixture, flags: &[&str], command: &str, args: &[&str]) -> Value {
     let input = json!({"command": command, "args": args}).to_string();
-    let out = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+    let out = common::corral_cli()
         .args(["call", "--root", f.root.to_str().unwrap()])
         .args(flags)
         .args(["exec_shell", &input])

@@ -3,12 +3,15 @@
 //! a planted program (an external diff, a textconv filter) that tries to
 //! write, to connect and to read `$HOME/.ssh/id_test` (a fixture home).
 //! All three fail; the planted program did run, so the test can fail.
+
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::panic,
     clippy::disallowed_methods
 )]
+
+mod common;
 
 use serde_json::{json, Value};
 use std::net::TcpListener;
@@ -99,7 +102,7 @@ fn read_only_commands_cannot_write_connect_or_read_home_with_planted_code() {
     let mut ran = 0;
     for args in table {
         let input = json!({"command": "git", "args": args}).to_string();
-        let out = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+        let out = common::corral_cli()
             .args(["call", "--root", root.to_str().unwrap(), "--mode", "ask"])
             .args(["exec_shell", &input])
             .env("HOME", &home)
@@ -134,7 +137,7 @@ fn without_namespaces_every_command_asks_and_the_result_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_str().unwrap();
     let call = |extra: &[&str]| -> Value {
-        let out = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+        let out = common::corral_cli()
             .args(["call", "--root", root, "--mode", "ask"])
             .args(extra)
             .args(["exec_shell", r#"{"command":"ls","args":["-a"]}"#])

@@ -1,5 +1,6 @@
 //! `corral-cli call --index DIR`: `search_files` keeps its trigram index in
 //! DIR (outside the project) and returns what it returns without one.
+
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -7,12 +8,13 @@
     clippy::disallowed_methods
 )]
 
+mod common;
+
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 
 fn search(root: &Path, index: Option<&Path>, input: &str) -> Value {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_corral-cli"));
+    let mut cmd = common::corral_cli();
     cmd.arg("call").arg("--root").arg(root);
     if let Some(index) = index {
         cmd.arg("--index").arg(index);

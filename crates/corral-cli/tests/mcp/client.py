@@ -7,6 +7,7 @@ what initialize, tools/list and a few tools/call answered.
 
 import asyncio
 import json
+import os
 import sys
 
 from mcp import ClientSession, StdioServerParameters
@@ -29,7 +30,9 @@ def outcome(result):
 
 
 async def main(cli, root, mode):
-    params = StdioServerParameters(command=cli, args=["mcp", "--root", root, "--mode", mode])
+    # The whole environment: the SDK would pass on only HOME, PATH and a few
+    # more, and the tests give the server a data folder of their own.
+    params = StdioServerParameters(command=cli, args=["mcp", "--root", root, "--mode", mode], env=dict(os.environ))
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
