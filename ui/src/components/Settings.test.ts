@@ -92,3 +92,24 @@ describe("a successful Test connection", () => {
     expect(await testConnection()).toContain("The server does not say its context window: 32,768 tokens are assumed.");
   });
 });
+
+describe("before the saved settings arrive", () => {
+  it("the form is disabled, so nothing typed is overwritten and the defaults are never saved", async () => {
+    let arrive: (settings: Settings) => void = () => {};
+    ipc.getSettings.mockReturnValue(new Promise<Settings>((resolve) => (arrive = resolve)));
+    render(SettingsView, { props: { onClose: () => {} } });
+    const fields = screen.getByTestId("settings-fields") as HTMLFieldSetElement;
+    const save = screen.getByTestId("settings-save") as HTMLButtonElement;
+    expect(fields.disabled).toBe(true);
+    expect(save.disabled).toBe(true);
+    expect((screen.getByTestId("settings-test") as HTMLButtonElement).disabled).toBe(true);
+    expect((screen.getByTestId("settings-close") as HTMLButtonElement).disabled).toBe(false);
+    await fireEvent.submit(save.form as HTMLFormElement);
+    expect(ipc.saveSettings).not.toHaveBeenCalled();
+
+    arrive({ ...saved, notifications: false });
+    await vi.waitFor(() => expect(fields.disabled).toBe(false));
+    expect(save.disabled).toBe(false);
+    expect((screen.getByTestId("settings-notifications") as HTMLInputElement).checked).toBe(false);
+  });
+});
