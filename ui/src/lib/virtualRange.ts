@@ -64,3 +64,23 @@ export class RowHeights {
     return before ?? this.estimate;
   }
 }
+
+/**
+ * The row at the top of a view, and how far the view's top is below that
+ * row's top: what stays in place while rows above it are put in, taken out
+ * or measured (WebKit has no CSS scroll anchoring to do it).
+ */
+export type Anchor = { id: string; into: number };
+
+/** The anchor of a view whose top is at `scrollTop` (`offsets` from `offsetsOf`, one id per row); null for no rows. */
+export function anchorAt(ids: readonly string[], offsets: readonly number[], scrollTop: number): Anchor | null {
+  if (ids.length === 0) return null;
+  const index = Math.min(ids.length - 1, lastAtOrBelow(offsets, Math.max(0, scrollTop)));
+  return { id: ids[index], into: scrollTop - offsets[index] };
+}
+
+/** Where the view's top goes to show `anchor`'s row where it was, by rows' new `offsets`; null once the row is gone. */
+export function anchoredTop(ids: readonly string[], offsets: readonly number[], anchor: Anchor): number | null {
+  const index = ids.indexOf(anchor.id);
+  return index < 0 ? null : offsets[index] + anchor.into;
+}
