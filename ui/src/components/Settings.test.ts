@@ -107,8 +107,13 @@ describe("before the saved settings arrive", () => {
     await fireEvent.submit(save.form as HTMLFormElement);
     expect(ipc.saveSettings).not.toHaveBeenCalled();
 
+    // The focus is in the dialog meanwhile, on no disabled field.
+    expect(screen.getByTestId("settings").contains(document.activeElement)).toBe(true);
+    expect((document.activeElement as HTMLElement).matches(":disabled")).toBe(false);
+
     arrive({ ...saved, notifications: false });
     await vi.waitFor(() => expect(fields.disabled).toBe(false));
+    await vi.waitFor(() => expect(document.activeElement).toBe(screen.getByTestId("settings-provider")));
     expect(save.disabled).toBe(false);
     expect((screen.getByTestId("settings-notifications") as HTMLInputElement).checked).toBe(false);
   });

@@ -12,14 +12,15 @@ const FOCUSABLE = [
   '[tabindex]:not([tabindex="-1"])',
 ].join(", ");
 
-function focusables(root: HTMLElement): HTMLElement[] {
-  return [...root.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => !el.closest("[hidden], [inert]"));
+/** Controls that can take the focus: not hidden, inert or disabled (also by a disabled fieldset around them). */
+function focusables(root: HTMLElement, selector = FOCUSABLE): HTMLElement[] {
+  return [...root.querySelectorAll<HTMLElement>(selector)].filter((el) => !el.closest("[hidden], [inert]") && !el.matches(":disabled"));
 }
 
 export function trapFocus(dialog: HTMLElement, onEscape: () => void): { update: (next: () => void) => void; destroy: () => void } {
   const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
   let escape = onEscape;
-  const firstStop = (): HTMLElement => dialog.querySelector<HTMLElement>("input, select, textarea") ?? focusables(dialog)[0] ?? dialog;
+  const firstStop = (): HTMLElement => focusables(dialog, "input, select, textarea")[0] ?? focusables(dialog)[0] ?? dialog;
   firstStop().focus();
 
   // On the document, in the capture phase: it works even when a click on the
