@@ -43,13 +43,13 @@ test("a long conversation opens at its end, fills in behind, and goes on with al
     await app.click(`${tid("conversation-item")}[data-id="${seeded.id}"] ${tid("conversation-open")}`);
     await app.waitForAny(tid("message-assistant"), (e) => e.text.includes(`message ${ENTRIES - 1}`), { what: "its last message" });
     // Up a little, at once (the rest comes a second after the open): the
-    // message at the top of the view, and where it is.
+    // message at the top of the view, and where it is on the screen.
     const TOP = `
       const log = document.querySelector(".chat .log");
       const top = log.getBoundingClientRect().top;
       const rows = [...log.querySelectorAll('[data-testid="message-user"], [data-testid="message-assistant"]')];
       const row = rows.find((e) => e.getBoundingClientRect().top >= top);
-      return row ? { text: row.textContent.trim(), at: Math.round(row.getBoundingClientRect().top - top), rows: rows.length } : null;`;
+      return row ? { text: row.textContent.trim(), at: row.getBoundingClientRect().top, rows: rows.length } : null;`;
     const before = await app.session.executeAsync(
       `const done = arguments[arguments.length - 1];
        const log = document.querySelector(".chat .log");
@@ -63,9 +63,10 @@ test("a long conversation opens at its end, fills in behind, and goes on with al
     // The meter waits for the whole transcript, then shows its size.
     await app.waitFor(tid("context-meter"), { check: (e) => Number(e.attrs["data-used"]) > 0, what: "its size once the rest is in", timeout: 30_000 });
     // The rest came in above: the message at the top of the view is where
-    // it was (not the same pixel of the list, which would show the 140
-    // messages put in above it; nor a little off as the rows above it are
-    // measured), once the rows drawn have settled.
+    // it was on the screen (not the same pixel of the list, which would show
+    // the 140 messages put in above it; nor a little off as the rows above
+    // it are measured, or as the meter comes in above the log), once the
+    // rows drawn have settled.
     const settled = await app.session.executeAsync(
       `const done = arguments[arguments.length - 1];
        requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => done(true), 300)));`,
@@ -78,7 +79,7 @@ test("a long conversation opens at its end, fills in behind, and goes on with al
        const log = document.querySelector(".chat .log");
        const rows = [...log.querySelectorAll('[data-testid="message-user"], [data-testid="message-assistant"]')];
        const row = rows.find((e) => e.textContent.trim() === text);
-       return row ? { text, at: Math.round(row.getBoundingClientRect().top - log.getBoundingClientRect().top), rows: rows.length } : null;`,
+       return row ? { text, at: row.getBoundingClientRect().top, rows: rows.length } : null;`,
       [before.text],
     );
     assert.ok(after && Math.abs(after.at - before.at) <= 2, `the message at the top stayed in place: ${JSON.stringify(before)} before the rest came in, ${JSON.stringify(after)} after`);
@@ -105,5 +106,20 @@ test("a long conversation opens at its end, fills in behind, and goes on with al
     assert.deepEqual(sent.at(-1), ["user", "and now?"]);
     // The message and its reply are appended, and nothing else.
     await app.waitFor(`${tid("conversation-item")}[data-id="${seeded.id}"][data-entries="${ENTRIES + 2}"]`, { what: "the message and the reply stored" });
+
+    // Opened again and left at its end, it stays at its end as the rest comes in.
+    await app.click(`${tid("conversation-item")}:not([data-id="${seeded.id}"]) ${tid("conversation-open")}`);
+    await app.waitForAny(tid("message-user"), (e) => e.text.includes("short 0"), { what: "the short one open again" });
+    await app.click(`${tid("conversation-item")}[data-id="${seeded.id}"] ${tid("conversation-open")}`);
+    await app.waitForAny(tid("message-assistant"), (e) => e.text.includes("Still here."), { what: "its last reply" });
+    await app.waitFor(tid("context-meter"), { check: (e) => Number(e.attrs["data-used"]) > 0, what: "its size once the rest is in again", timeout: 30_000 });
+    const end = await app.session.executeAsync(
+      `const done = arguments[arguments.length - 1];
+       const log = document.querySelector(".chat .log");
+       requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => done({ below: log.scrollHeight - log.clientHeight - log.scrollTop, rows: log.querySelectorAll(".row").length }), 300)));`,
+      [],
+      10_000,
+    );
+    assert.ok(end.below <= 2, `the view is at the end: ${JSON.stringify(end)}`);
   });
 });
