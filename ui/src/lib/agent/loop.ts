@@ -73,8 +73,6 @@ export const CUT_OFF_TEXT =
 /** What stands in for an image the model is not sent. */
 export const IMAGE_LEFT_OUT = "[An image was here; it is left out because this model takes no images.]";
 
-const hasImages = (message: Message | undefined): boolean => message?.content.some((b) => b.type === "image") ?? false;
-
 export class AgentLoop {
   private readonly store = writable<AgentState>(emptyState());
   readonly state: Readable<AgentState> = this.store;
@@ -87,11 +85,12 @@ export class AgentLoop {
   /**
    * The model refused images the conversation carried from before: from
    * then on they are left out of what it is sent (a line says so in their
-   * place; the conversation keeps them), until the model changes.
+   * place; the conversation keeps them), until `resetModel` (another
+   * model, or another conversation opened).
    */
   private imagesRefused = false;
-  /** The message the person sent in this turn: its own images are always sent. */
-  private fresh: Message | undefined;
+  /** The images the person sent in this turn: they are always sent. */
+  private freshImages = new Set<Block>();
   /** The project's instruction file, read once per conversation. */
   private instructions: Instructions | null | undefined;
   private readonly tools: ToolRunner;
@@ -217,6 +216,7 @@ export class AgentLoop {
     if (this.control) return;
     const opened = fromEntries(conversation.entries);
     this.resume(opened);
+    this.freshImages = new Set();
     this.instructions = undefined;
     this.foldersSeen = new Set();
     const { input_tokens, output_tokens } = conversation.summary;
@@ -365,7 +365,7 @@ export class AgentLoop {
     const content: Block[] = [...(text.trim() === "" ? [] : [{ type: "text" as const, text }]), ...images];
     this.messages = appendUserContent(this.messages, content);
     const sent = this.messages.at(-1);
-    this.fresh = sent;
+    this.freshImages = new Set(images);
     const turn = this.newId();
     this.turnId = turn;
     this.patch({ returned: null });
@@ -466,6 +466,7 @@ export class AgentLoop {
     if (this.control) return;
     await this.leave(this.journal);
     this.messages = [];
+    this.freshImages = new Set();
     this.shift = 0;
     this.instructions = undefined;
     this.foldersSeen = new Set();
@@ -515,13 +516,11 @@ export class AgentLoop {
           }
         }
         if (outcome.error && this.refusesEarlierImages(outcome.error) && !control.cancelled) {
+          // Sent again without them (once: then they are left out).
           this.imagesRefused = true;
           this.notice("This model takes no images: the conversation's earlier images are left out of what it is sent from now on. They stay in the conversation.");
-          // Sent again without them, unless this message's own images were refused.
-          if (!hasImages(this.fresh)) {
-            turn--;
-            continue;
-          }
+          turn--;
+          continue;
         }
         if (outcome.error) {
           this.patch({ error: outcome.error });
@@ -698,20 +697,33 @@ export class AgentLoop {
     return blocks;
   }
 
-  /** The request the next turn sends. */
-  /** Whether `error` is the model refusing images, with images from before this turn in the conversation (not yet left out). */
+  /** An image the person sent before this turn. */
+  private readonly earlier = (block: Block): boolean => block.type === "image" && !this.freshImages.has(block);
+
+  /**
+   * Whether `error` is the model refusing images that can only be earlier
+   * ones: this turn's message brought none (if it did, they are the likely
+   * cause, and that message goes back to the box), and images from before
+   * are still sent.
+   */
   private refusesEarlierImages(error: WireError): boolean {
-    return error.details?.reason === "images_unsupported" && !this.imagesRefused && this.messages.some((m) => m !== this.fresh && hasImages(m));
+    return (
+      error.details?.reason === "images_unsupported" &&
+      !this.imagesRefused &&
+      this.freshImages.size === 0 &&
+      this.messages.some((m) => m.content.some(this.earlier))
+    );
   }
 
   /** The conversation as the model is sent it: earlier images left out once it refused them. */
   private sentMessages(): Message[] {
     if (!this.imagesRefused) return this.messages;
     return this.messages.map((m) =>
-      m === this.fresh || !hasImages(m) ? m : { ...m, content: m.content.map((b) => (b.type === "image" ? { type: "text" as const, text: IMAGE_LEFT_OUT } : b)) },
+      m.content.some(this.earlier) ? { ...m, content: m.content.map((b) => (this.earlier(b) ? { type: "text" as const, text: IMAGE_LEFT_OUT } : b)) } : m,
     );
   }
 
+  /** The request the next turn sends. */
   private request(specs: ToolSpec[]): LlmRequest {
     return {
       system: systemPrompt(this.options.projectRoot, specs, this.instructions ?? null),

@@ -122,16 +122,21 @@ describe("images in a message", () => {
     expect(t.requests[4].messages[0].content).toEqual([{ type: "text", text: "Look" }, png]);
   });
 
-  it("of this message refused with earlier ones: the message goes back to the box, and the next leaves all out", async () => {
+  it("of this message refused with earlier ones: the message goes back to the box, and the next goes without any", async () => {
     const refuse = (emit: (e: { type: "error"; error: WireError }) => void) => emit({ type: "error", error: refusal });
-    const t = setup([say("A dot."), refuse, say("Text only, then.")]);
+    const t = setup([say("A dot."), refuse, refuse, say("Text only, then.")]);
     await t.loop.send("Look", [png]);
     await t.loop.send("And this", [gif]);
+    // This message's images are the likely cause: nothing is sent again, earlier images are not given up.
     expect(t.requests).toHaveLength(2);
     expect(t.loop.state.get().error).toEqual(refusal);
     expect(t.loop.state.get().returned).toEqual({ text: "And this", images: [gif] });
+    expect(t.loop.state.get().items.some((i) => i.kind === "notice")).toBe(false);
+    // Without them, the earlier image is refused too: it is left out, and the turn sent again.
     await t.loop.send("And this");
-    expect(t.requests[2].messages.flatMap((m) => m.content).some((b) => b.type === "image")).toBe(false);
+    expect(t.requests).toHaveLength(4);
+    expect(t.requests[2].messages[0].content).toContainEqual(png);
+    expect(t.requests[3].messages.flatMap((m) => m.content).some((b) => b.type === "image")).toBe(false);
     expect(t.loop.state.get().error).toBeNull();
   });
 
