@@ -28,9 +28,19 @@ if [ -z "${CORRAL_E2E_SKIP_BUILD:-}" ]; then
   cargo build -p corral --locked
 fi
 
-artifacts=${CORRAL_E2E_ARTIFACTS:-$PWD/e2e/artifacts}
+# The artifacts folder is emptied first, so a folder named by
+# CORRAL_E2E_ARTIFACTS is taken only if the suite made it (its marker file
+# is in it) or it is empty.
+artifacts=$(realpath -m "${CORRAL_E2E_ARTIFACTS:-e2e/artifacts}")
+marker="$artifacts/.corral-e2e-artifacts"
+if [ "$artifacts" != "$PWD/e2e/artifacts" ] && [ -e "$artifacts" ] && [ ! -e "$marker" ] &&
+  [ -n "$(ls -A "$artifacts" 2>/dev/null)" ]; then
+  echo "e2e: $artifacts is not empty and not an artifacts folder of this suite; choose another CORRAL_E2E_ARTIFACTS" >&2
+  exit 1
+fi
 rm -rf "$artifacts"
 mkdir -p "$artifacts"
+touch "$marker"
 export CORRAL_E2E_ARTIFACTS=$artifacts
 work=$(mktemp -d "${TMPDIR:-/tmp}/corral-e2e-x.XXXXXX")
 xvfb_pid=""

@@ -20,7 +20,8 @@ $want_test && packages+=(webkit2gtk-driver ripgrep python3-venv)
 # The e2e notification test: a private session bus (dbus-daemon), a real
 # notification service on the private display (dunst), another window to
 # take the focus (xmessage, in x11-utils; xdotool gives it the focus) and
-# a picture of the whole screen (imagemagick's `import`).
+# a picture of the whole screen (imagemagick's `import`). Every e2e test
+# takes its screenshots of the window with xdotool and `import` too.
 $want_test && packages+=(dbus-daemon dunst x11-utils xdotool imagemagick)
 command -v node >/dev/null || packages+=(nodejs)
 command -v npm >/dev/null || packages+=(npm)

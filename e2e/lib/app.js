@@ -56,6 +56,9 @@ export function preflight() {
   const tauriDriver = which("tauri-driver");
   if (!tauriDriver) problems.push("`tauri-driver` is not installed: run `scripts/setup.sh --test`.");
   if (!which("WebKitWebDriver")) problems.push("`WebKitWebDriver` is not installed (Debian package `webkit2gtk-driver`): run `scripts/setup.sh --test`.");
+  // Every screenshot is taken from X (see App.screenshotTo).
+  if (!which("xdotool")) problems.push("`xdotool` is not installed (Debian package `xdotool`): run `scripts/setup.sh --test`.");
+  if (!which("import")) problems.push("ImageMagick's `import` is not installed (Debian package `imagemagick`): run `scripts/setup.sh --test`.");
   if (!fs.existsSync(APP_BINARY)) problems.push(`the app is not built: \`${APP_BINARY}\` is missing; run \`cargo build -p corral\` (scripts/e2e.sh does).`);
   if (problems.length) throw new Error(`e2e: cannot run:\n  - ${problems.join("\n  - ")}`);
   checked = { tauriDriver };
