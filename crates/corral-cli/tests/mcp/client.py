@@ -11,7 +11,7 @@ import os
 import sys
 
 from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp.client.stdio import get_default_environment, stdio_client
 
 
 def field(obj, *names):
@@ -30,9 +30,10 @@ def outcome(result):
 
 
 async def main(cli, root, mode):
-    # The whole environment: the SDK would pass on only HOME, PATH and a few
-    # more, and the tests give the server a data folder of their own.
-    params = StdioServerParameters(command=cli, args=["mcp", "--root", root, "--mode", mode], env=dict(os.environ))
+    # The SDK's own few variables (HOME, PATH, ...), and the data folder the
+    # tests give the server.
+    env = {**get_default_environment(), "XDG_DATA_HOME": os.environ["XDG_DATA_HOME"]}
+    params = StdioServerParameters(command=cli, args=["mcp", "--root", root, "--mode", mode], env=env)
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
