@@ -3,7 +3,8 @@
 // before the rest is in, the message at the top of the view stays where it
 // is, to the pixel, as the rest comes in above it; then its size shows, its
 // first message is there at the top, and the next request carries every
-// message of it.
+// message of it. Opened once more and left at its end, it stays at its end
+// as the rest comes in.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
