@@ -140,8 +140,9 @@ pub fn run() {
     }
 }
 
-/// WebKit's and GTK's own switches for drawing without OpenGL. Where the
-/// machine has no GPU (no DRM render node: Xvfb, a VM, a container), their
+/// WebKit's and GTK's own switches for drawing without OpenGL (WebKitGTK,
+/// so Linux only). Where the machine has no GPU (no DRM render node: most
+/// VMs and containers, and so Xvfb on them), their
 /// OpenGL paths run on Mesa's software rasterizer anyway, which costs the
 /// window about 90 MiB (llvmpipe in every process, GL buffers in the web
 /// process) and draws no faster than WebKit's own CPU renderer.
@@ -154,7 +155,9 @@ pub const CPU_RENDERING: [(&str, &str); 3] = [
 /// Turns OpenGL off (`CPU_RENDERING`) when there is no GPU and the user
 /// set none of those variables (then their choice stands, whatever it is).
 /// Must run before any thread starts: it writes the environment, which the
-/// WebKit processes inherit.
+/// WebKit processes inherit. (A machine with a GPU keeps OpenGL even where
+/// the display cannot use it, as Xvfb or `ssh -X` on it.)
+#[cfg(target_os = "linux")]
 fn render_on_cpu_without_gpu() {
     let chosen = CPU_RENDERING
         .iter()
@@ -167,7 +170,11 @@ fn render_on_cpu_without_gpu() {
     }
 }
 
+#[cfg(not(target_os = "linux"))]
+fn render_on_cpu_without_gpu() {}
+
 /// Whether a DRM render node exists, the device a GPU draws through.
+#[cfg(target_os = "linux")]
 fn has_gpu() -> bool {
     std::fs::read_dir("/dev/dri").is_ok_and(|entries| {
         entries
