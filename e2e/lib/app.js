@@ -136,7 +136,9 @@ function driverEnv(dirs) {
   delete env.OPENAI_API_KEY;
   // Nor the user's session bus (their keychain, their notifications): a
   // test that wants one asks for a desktop of its own (lib/desktop.js).
-  delete env.DBUS_SESSION_BUS_ADDRESS;
+  // An address where nothing listens, not none: with none, GLib may start
+  // a bus of its own (dbus-launch) that outlives the test.
+  env.DBUS_SESSION_BUS_ADDRESS = `unix:path=${path.join(dirs.runtime, "no-session-bus")}`;
   return {
     ...env,
     HOME: dirs.home,
