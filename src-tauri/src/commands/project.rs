@@ -5,6 +5,7 @@ use crate::store::ProjectInfo;
 use crate::watch::TreeChanges;
 use corral_tools::Error;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use tauri::{AppHandle, Manager, Runtime, State};
 
 /// Opens a project (async: its watcher's walk, its MCP servers' secrets
@@ -115,15 +116,45 @@ pub async fn notify_user<R: Runtime>(
     {
         return Ok(false);
     }
+    let Some(pending) = Pending::take() else {
+        return Ok(false);
+    };
     // Shown off the main thread and not waited for: it is a D-Bus call,
     // which can block for its whole timeout where no notification service
     // answers (the window would freeze meanwhile).
     tauri::async_runtime::spawn_blocking(move || {
+        let _pending = pending;
         if let Some(plugin) = app.try_state::<tauri_plugin_notification::Notification<R>>() {
             let _ = plugin.builder().title(notice.title()).show();
         }
     });
     Ok(true)
+}
+
+/// Notifications asked for and not yet answered.
+static PENDING: AtomicUsize = AtomicUsize::new(0);
+/// More than this many unanswered (a notification service that never
+/// answers a call) and the next notices are dropped: each waits on a thread.
+const MAX_PENDING: usize = 4;
+
+/// One notification waiting for the service's answer; counted while held.
+struct Pending(());
+
+impl Pending {
+    fn take() -> Option<Pending> {
+        PENDING
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < MAX_PENDING).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Pending(()))
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        PENDING.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -139,5 +170,19 @@ pub fn set_title<R: Runtime>(app: &AppHandle<R>, project: Option<&ProjectInfo>) 
             None => "Corral".to_string(),
         };
         let _ = window.set_title(&title);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn at_most_four_notifications_wait_for_the_service() {
+        let waiting: Vec<Pending> = std::iter::from_fn(Pending::take).take(10).collect();
+        assert_eq!(waiting.len(), MAX_PENDING);
+        assert!(Pending::take().is_none(), "a fifth is dropped");
+        drop(waiting);
+        assert!(Pending::take().is_some(), "answered, they make room again");
     }
 }
