@@ -445,13 +445,27 @@ export class App {
 
   /**
    * Answers the call waiting in the approval area (`approve-once`,
-   * `approve-session` or `deny`), once its buttons take clicks (they
-   * ignore any for half a second after they appear).
+   * `deny`, or a button that opens a panel), once its buttons take clicks
+   * (they ignore any for half a second after they appear).
    */
   async answer(testid) {
     const area = tid("approval");
     await this.waitFor(`${area} [data-armed="true"]`, { what: "the approval's buttons to take clicks" });
     await this.click(`${area} ${tid(testid)}`);
+  }
+
+  /**
+   * Answers with "Allow in this conversation…": opens its panel, lets
+   * `choose` pick in it (else this very call is allowed), then confirms
+   * once the panel's button takes clicks.
+   */
+  async allowInConversation(choose = async () => {}) {
+    const chooser = `${tid("approval")} ${tid("grant-chooser")}`;
+    await this.answer("approve-conversation");
+    await this.waitFor(chooser, { what: "the panel of what to allow" });
+    await choose();
+    await this.waitFor(`${chooser} [data-armed="true"]`, { what: "the panel's button to take clicks" });
+    await this.click(`${chooser} ${tid("grant-confirm")}`);
   }
 
   /** Types a message in the chat box and sends it. */

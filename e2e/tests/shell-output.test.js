@@ -30,10 +30,18 @@ test("command output streams in with colours, then exit code and duration; Stop 
   await withApp(t, { script }, async (app) => {
     await app.send("Run the tick script, then a long one.");
 
-    // First command: approve for the session (grants `node` until the project closes).
+    // First command: allowed in this conversation by a pattern the user
+    // edits from `node *` to `node tick.js *` (any arguments after those).
     const cards = tid("tool-card", '[data-tool="exec_shell"]');
     await app.waitForAny(cards, (e, i) => i === 0 && e.attrs["data-status"] === "waiting", { what: "the first command waiting for approval" });
-    await app.answer("approve-session");
+    await app.allowInConversation(async () => {
+      await app.click(tid("grant-pattern"));
+      await app.type(tid("grant-pattern-text"), "\uE003tick.js *");
+      await app.waitFor(tid("grant-pattern-meaning"), {
+        check: (e) => e.text.includes("commands starting with node tick.js, whatever follows"),
+        what: "the pattern read back",
+      });
+    });
 
     const panels = tid("command-panel");
     const outputs = tid("command-output");
@@ -65,11 +73,12 @@ test("command output streams in with colours, then exit code and duration; Stop 
       "the green of `\\x1b[32m` is rendered",
     );
 
-    // Second command: runs without asking (session grant), then Stop.
+    // Second command: runs without asking (the pattern covers it), then Stop.
     const second = await app.waitForAny(cards, (e, i) => i === 1 && e.attrs["data-status"] === "running", {
       what: "the second command running without a new approval",
     });
     assert.doesNotMatch(second.text, /approve/i);
+    assert.match(second.text, /Allowed without asking by what you allowed in this conversation: commands starting with node tick\.js/);
     await app.waitForAny(outputs, (e, i) => i === 1 && e.text.includes("line 2"), { what: "the second command's output" });
     await app.screenshot("running");
     const stopAt = Date.now();

@@ -1,66 +1,92 @@
 //! Approvals the user gave in the window. The UI asks the user, then calls
 //! `approve_call`; the token it gets is good for that one call (same tool,
-//! same input) once. A session grant covers the tool (for `exec_shell`, the
-//! program) until the project closes, except calls on a secret-like path
-//! (`.env`, `*.pem`, ...): those ask every time. The LLM never sees or
-//! makes tokens. A once token may carry the network for that one command
-//! (the user approved it "with network"); a session grant never does.
+//! same input) once. A grant "in this conversation" covers exactly what
+//! the user chose (`grants::Grant`: the argv or an edited pattern, the path
+//! or a picked folder, the very call) and only calls that carry the same
+//! conversation key; it ends when the window leaves the conversation, or
+//! with the project. A call on a secret-like path (`.env`, `*.pem`, ...)
+//! is never granted beyond itself. The LLM never sees or makes tokens. A
+//! once token may carry the network for that one command (the user
+//! approved it "with network"); a grant never does.
 //!
 //! A once token is used up when the call is checked, before the tool reads
 //! its input: a call that then fails validation has spent it (the UI asks
 //! again for the corrected call).
 
+use crate::grants::{Grant, GrantEntry, Held};
 use corral_tools::dispatch::touches_secret;
 use corral_tools::policy::Approval;
-use corral_tools::ProjectRoot;
+use corral_tools::{Error, ProjectRoot};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
-/// How long an approval lasts.
+/// How far an approval reaches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 #[ts(rename = "ApprovalScope")]
 pub enum Scope {
+    /// This call, once.
     Once,
-    Session,
-    /// A command: save a rule (program + argv prefix) for the project;
-    /// other tools: as `session`.
+    /// This call, and later calls of the conversation its grant covers.
+    Conversation,
+    /// A command: this call, and a rule (program + argv prefix) saved for
+    /// the project, which the user confirmed as shown.
     Always,
+}
+
+/// The user's answer to one approval, as the window sends it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub scope: Scope,
+    /// This one call runs with the network.
+    pub network: bool,
+    /// The window's key of the conversation (for `Conversation`).
+    pub conversation: Option<String>,
+    /// What the grant covers (for `Conversation`).
+    pub grant: Option<Grant>,
+    /// The rule the user confirmed, as shown (for `Always`).
+    pub rule: Option<String>,
+}
+
+impl Answer {
+    /// Approve this call once.
+    pub fn once() -> Answer {
+        Answer {
+            scope: Scope::Once,
+            network: false,
+            conversation: None,
+            grant: None,
+            rule: None,
+        }
+    }
+
+    /// Approve this call and grant `grant` in `conversation`.
+    pub fn conversation(conversation: &str, grant: Grant) -> Answer {
+        Answer {
+            scope: Scope::Conversation,
+            conversation: Some(conversation.to_string()),
+            grant: Some(grant),
+            ..Answer::once()
+        }
+    }
 }
 
 /// The approvals of the open project.
 #[derive(Debug, Default)]
 pub struct Approvals {
     once: HashMap<String, (String, Value)>,
-    session: HashSet<String>,
     /// Once tokens that grant their command the network.
     network: HashSet<String>,
+    /// The grants of each conversation, by the window's key for it.
+    conversations: HashMap<String, Vec<Held>>,
 }
 
 impl Approvals {
-    /// Records the user's approval and returns its token. "For this
-    /// session" on a call that touches a secret grants that call only: the
-    /// user agreed to this secret, not to every other call of the tool.
-    pub fn grant(&mut self, root: &ProjectRoot, tool: &str, input: &Value, scope: Scope) -> String {
-        self.grant_with(root, tool, input, scope, false)
-    }
-
-    /// [`Approvals::grant`]; with `network`, the token also grants its
-    /// command the network (only that call, only with the token).
-    pub fn grant_with(
-        &mut self,
-        root: &ProjectRoot,
-        tool: &str,
-        input: &Value,
-        scope: Scope,
-        network: bool,
-    ) -> String {
-        let covers_tool =
-            scope == Scope::Session || (scope == Scope::Always && tool != "exec_shell");
-        if covers_tool && !touches_secret(root, tool, input) {
-            self.session.insert(session_key(tool, input));
-        }
+    /// Records the user's approval of this one call and returns its token;
+    /// with `network`, the token also grants its command the network (only
+    /// that call, only with the token).
+    pub fn approve(&mut self, tool: &str, input: &Value, network: bool) -> String {
         let token = uuid::Uuid::new_v4().to_string();
         self.once
             .insert(token.clone(), (tool.to_string(), normalize(input)));
@@ -70,35 +96,109 @@ impl Approvals {
         token
     }
 
-    /// Whether a session grant covers this call in `root`. It never covers
-    /// a call on a secret-like path, by its name or where it leads.
-    pub fn covers(&self, root: &ProjectRoot, tool: &str, input: &Value) -> bool {
-        self.session.contains(&session_key(tool, input)) && !touches_secret(root, tool, input)
+    /// Holds `grant` for `conversation`, given while approving this call:
+    /// it must fit the tool and cover this very call, and the call must
+    /// not touch a secret (those are approved one at a time).
+    pub fn grant(
+        &mut self,
+        root: &ProjectRoot,
+        conversation: &str,
+        tool: &str,
+        input: &Value,
+        grant: Grant,
+    ) -> Result<GrantEntry, Error> {
+        if conversation.is_empty() {
+            return Err(Error::invalid_input(
+                "a grant in a conversation needs the conversation's key",
+            ));
+        }
+        if touches_secret(root, tool, input) {
+            return Err(Error::invalid_input(format!(
+                "`{tool}` here touches a secret-like file: such calls are approved one at a time"
+            ))
+            .hint("Approve this call once."));
+        }
+        let held = Held::new(root, grant)?;
+        if !held.fits(tool) || !held.covers(root, tool, input) {
+            return Err(Error::invalid_input(format!(
+                "the grant does not cover the `{tool}` call it was given for"
+            )));
+        }
+        let grants = self
+            .conversations
+            .entry(conversation.to_string())
+            .or_default();
+        if let Some(same) = grants.iter().find(|h| h.entry.grant == held.entry.grant) {
+            return Ok(same.entry.clone());
+        }
+        let entry = held.entry.clone();
+        grants.push(held);
+        Ok(entry)
+    }
+
+    /// The grant of `conversation` that covers this call, if any. None
+    /// covers a call on a secret-like path, by its name or where it leads.
+    pub fn covering(
+        &self,
+        root: &ProjectRoot,
+        conversation: Option<&str>,
+        tool: &str,
+        input: &Value,
+    ) -> Option<GrantEntry> {
+        let grants = self.conversations.get(conversation?)?;
+        let held = grants.iter().find(|h| h.covers(root, tool, input))?;
+        (!touches_secret(root, tool, input)).then(|| held.entry.clone())
+    }
+
+    /// The grants of `conversation`, oldest first.
+    pub fn grants(&self, conversation: &str) -> Vec<GrantEntry> {
+        self.conversations
+            .get(conversation)
+            .map(|grants| grants.iter().map(|h| h.entry.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Revokes one grant of `conversation` (an unknown id is not an error).
+    pub fn revoke(&mut self, conversation: &str, id: &str) {
+        if let Some(grants) = self.conversations.get_mut(conversation) {
+            grants.retain(|h| h.entry.id != id);
+        }
+    }
+
+    /// Ends `conversation`: every grant of it goes.
+    pub fn end(&mut self, conversation: &str) {
+        self.conversations.remove(conversation);
     }
 
     /// Forgets every approval of an MCP server's tool (`SERVER__TOOL`): the
     /// servers were replaced, and a name may now stand for another one.
     pub fn forget_mcp(&mut self) {
-        self.session.retain(|key| !key.contains("__"));
+        for grants in self.conversations.values_mut() {
+            grants.retain(
+                |h| !matches!(&h.entry.grant, Grant::Call { tool, .. } if tool.contains("__")),
+            );
+        }
         self.once.retain(|_, (tool, _)| !tool.contains("__"));
     }
 
-    /// The approval of one call: a matching token is used up; a session
-    /// grant stays.
+    /// The approval of one call: a matching token is used up; a grant of
+    /// its conversation stays.
     pub fn take(
         &mut self,
         root: &ProjectRoot,
+        conversation: Option<&str>,
         tool: &str,
         input: &Value,
         token: Option<&str>,
     ) -> Approval {
-        self.take_grant(root, tool, input, token).0
+        self.take_grant(root, conversation, tool, input, token).0
     }
 
     /// [`Approvals::take`], and whether the token granted the network.
     pub fn take_grant(
         &mut self,
         root: &ProjectRoot,
+        conversation: Option<&str>,
         tool: &str,
         input: &Value,
         token: Option<&str>,
@@ -111,18 +211,11 @@ impl Approvals {
                 }
             }
         }
-        if self.covers(root, tool, input) {
+        if self.covering(root, conversation, tool, input).is_some() {
             (Approval::Granted, false)
         } else {
             (Approval::None, false)
         }
-    }
-}
-
-fn session_key(tool: &str, input: &Value) -> String {
-    match (tool, input.get("command").and_then(Value::as_str)) {
-        ("exec_shell", Some(program)) => format!("exec_shell:{program}"),
-        _ => tool.to_string(),
     }
 }
 
@@ -150,57 +243,299 @@ mod tests {
         (dir, root)
     }
 
+    fn node(code: &str) -> Value {
+        json!({"command": "node", "args": ["-e", code]})
+    }
+
+    fn exact(call: &Value) -> Grant {
+        let args = call["args"].as_array().unwrap();
+        Grant::Command {
+            command: call["command"].as_str().unwrap().to_string(),
+            args: args
+                .iter()
+                .map(|a| a.as_str().unwrap().to_string())
+                .collect(),
+            more: false,
+        }
+    }
+
+    fn write(path: &str) -> Value {
+        json!({"path": path, "content": "x"})
+    }
+
     #[test]
     fn once_tokens_are_single_use_and_bound_to_the_input() {
         let (_dir, r) = root();
         let mut a = Approvals::default();
         let input = json!({"path": "a.txt", "content": "x"});
-        let token = a.grant(&r, "write_file", &input, Scope::Once);
+        let token = a.approve("write_file", &input, false);
         let other = json!({"path": "b.txt", "content": "x"});
         assert_eq!(
-            a.take(&r, "write_file", &other, Some(&token)),
+            a.take(&r, None, "write_file", &other, Some(&token)),
             Approval::None
         );
         assert_eq!(
-            a.take(&r, "delete_file", &input, Some(&token)),
+            a.take(&r, None, "delete_file", &input, Some(&token)),
             Approval::None
         );
         let with_null = json!({"path": "a.txt", "content": "x", "extra": null});
         assert_eq!(
-            a.take(&r, "write_file", &with_null, Some(&token)),
+            a.take(&r, None, "write_file", &with_null, Some(&token)),
             Approval::Granted
         );
         assert_eq!(
-            a.take(&r, "write_file", &input, Some(&token)),
+            a.take(&r, None, "write_file", &input, Some(&token)),
             Approval::None
         );
         assert_eq!(
-            a.take(&r, "write_file", &input, Some("forged")),
+            a.take(&r, None, "write_file", &input, Some("forged")),
             Approval::None
         );
     }
 
     #[test]
-    fn session_grants_cover_the_tool_or_program() {
+    fn a_command_grant_covers_its_argv_and_nothing_else() {
         let (_dir, r) = root();
         let mut a = Approvals::default();
-        a.grant(
-            &r,
-            "exec_shell",
-            &json!({"command": "cargo", "args": ["build"]}),
-            Scope::Session,
-        );
-        assert!(a.covers(
-            &r,
-            "exec_shell",
-            &json!({"command": "cargo", "args": ["test"]})
-        ));
-        assert!(!a.covers(&r, "exec_shell", &json!({"command": "rm", "args": ["x"]})));
-        a.grant(&r, "edit_file", &json!({"path": "a"}), Scope::Session);
+        let shown = node("console.log(1)");
+        a.grant(&r, "c1", "exec_shell", &shown, exact(&shown))
+            .unwrap();
+        assert!(a.covering(&r, Some("c1"), "exec_shell", &shown).is_some());
+        // The same program with other code, other or more arguments: asked.
+        for other in [
+            node("require('fs').rmSync('src',{recursive:true})"),
+            json!({"command": "node", "args": ["-e", "console.log(1)", "x"]}),
+            json!({"command": "node", "args": ["-e"]}),
+            json!({"command": "node", "args": ["tick.js"]}),
+            json!({"command": "npm", "args": ["-e", "console.log(1)"]}),
+        ] {
+            assert!(
+                a.covering(&r, Some("c1"), "exec_shell", &other).is_none(),
+                "{other}"
+            );
+            assert_eq!(
+                a.take(&r, Some("c1"), "exec_shell", &other, None),
+                Approval::None
+            );
+        }
+        // The timeout or background do not change what runs.
+        let later = json!({"command": "node", "args": ["-e", "console.log(1)"], "timeout_secs": 5});
         assert_eq!(
-            a.take(&r, "edit_file", &json!({"path": "b"}), None),
+            a.take(&r, Some("c1"), "exec_shell", &later, None),
             Approval::Granted
         );
+    }
+
+    #[test]
+    fn a_pattern_covers_what_it_shows_and_must_cover_its_own_call() {
+        let (_dir, r) = root();
+        let mut a = Approvals::default();
+        let test = json!({"command": "cargo", "args": ["test", "-p", "a"]});
+        let pattern = Grant::Command {
+            command: "cargo".into(),
+            args: vec!["test".into()],
+            more: true,
+        };
+        a.grant(&r, "c1", "exec_shell", &test, pattern).unwrap();
+        let other = json!({"command": "cargo", "args": ["test", "--lib"]});
+        assert!(a.covering(&r, Some("c1"), "exec_shell", &other).is_some());
+        let run = json!({"command": "cargo", "args": ["run"]});
+        assert!(a.covering(&r, Some("c1"), "exec_shell", &run).is_none());
+        // A pattern that does not cover the call it comes with is refused.
+        let wrong = Grant::Command {
+            command: "cargo".into(),
+            args: vec!["build".into()],
+            more: true,
+        };
+        let err = a.grant(&r, "c1", "exec_shell", &test, wrong).unwrap_err();
+        assert_eq!(err.code, corral_tools::ErrorCode::InvalidInput);
+        let empty = Grant::Command {
+            command: String::new(),
+            args: vec![],
+            more: true,
+        };
+        assert!(a.grant(&r, "c1", "exec_shell", &test, empty).is_err());
+        // A command grant is for commands only.
+        let as_write = Grant::Command {
+            command: "x".into(),
+            args: vec![],
+            more: true,
+        };
+        assert!(a
+            .grant(&r, "c1", "write_file", &write("x"), as_write)
+            .is_err());
+    }
+
+    #[test]
+    fn a_path_grant_covers_that_file_for_that_tool_only() {
+        let (dir, r) = root();
+        let mut a = Approvals::default();
+        let grant = Grant::Path {
+            tool: "write_file".into(),
+            path: "./notes.txt".into(),
+        };
+        let entry = a
+            .grant(&r, "c1", "write_file", &write("notes.txt"), grant)
+            .unwrap();
+        assert_eq!(
+            entry.grant,
+            Grant::Path {
+                tool: "write_file".into(),
+                path: "notes.txt".into()
+            },
+            "held as the normalized path"
+        );
+        let again = json!({"path": "notes.txt", "content": "other"});
+        assert!(a.covering(&r, Some("c1"), "write_file", &again).is_some());
+        for other in ["src/greet.js", "notes.txt.bak", "src/notes.txt"] {
+            assert!(
+                a.covering(&r, Some("c1"), "write_file", &write(other))
+                    .is_none(),
+                "{other}"
+            );
+        }
+        let edit = json!({"path": "notes.txt", "old_string": "a", "new_string": "b"});
+        assert!(a.covering(&r, Some("c1"), "edit_file", &edit).is_none());
+        assert!(a
+            .covering(&r, Some("c1"), "delete_file", &json!({"path": "notes.txt"}))
+            .is_none());
+
+        // notes.txt swapped for a link to another file: no longer what was granted.
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/greet.js"), "x").unwrap();
+        std::os::unix::fs::symlink("src/greet.js", dir.path().join("notes.txt")).unwrap();
+        assert!(a.covering(&r, Some("c1"), "write_file", &again).is_none());
+
+        // A path grant must name the call's own path.
+        let elsewhere = Grant::Path {
+            tool: "write_file".into(),
+            path: "a.txt".into(),
+        };
+        assert!(a
+            .grant(&r, "c1", "write_file", &write("b.txt"), elsewhere)
+            .is_err());
+        let outside = Grant::Path {
+            tool: "write_file".into(),
+            path: "../x".into(),
+        };
+        assert!(a
+            .grant(&r, "c1", "write_file", &write("../x"), outside)
+            .is_err());
+    }
+
+    #[test]
+    fn a_folder_grant_covers_what_is_inside_it() {
+        let (dir, r) = root();
+        std::fs::create_dir_all(dir.path().join("src/lib")).unwrap();
+        std::fs::create_dir(dir.path().join("srcs")).unwrap();
+        std::os::unix::fs::symlink("..", dir.path().join("src/up")).unwrap();
+        let mut a = Approvals::default();
+        let grant = Grant::Folder {
+            tool: "write_file".into(),
+            folder: "src".into(),
+        };
+        a.grant(&r, "c1", "write_file", &write("src/lib/a.js"), grant)
+            .unwrap();
+        for inside in ["src/a.js", "src/lib/b.js", "src/new/c.js"] {
+            assert!(
+                a.covering(&r, Some("c1"), "write_file", &write(inside))
+                    .is_some(),
+                "{inside}"
+            );
+        }
+        // Beside it, by a look-alike prefix, or out of it through a link: asked.
+        for outside in ["srcs/a.js", "a.js", "src/up/a.js", "src/../a.js"] {
+            assert!(
+                a.covering(&r, Some("c1"), "write_file", &write(outside))
+                    .is_none(),
+                "{outside}"
+            );
+        }
+        // The picked folder must hold the call's path.
+        let beside = Grant::Folder {
+            tool: "write_file".into(),
+            folder: "srcs".into(),
+        };
+        assert!(a
+            .grant(&r, "c1", "write_file", &write("src/a.js"), beside)
+            .is_err());
+    }
+
+    #[test]
+    fn grants_belong_to_their_conversation_and_are_listed_revoked_and_ended() {
+        let (_dir, r) = root();
+        let mut a = Approvals::default();
+        let shown = node("console.log(1)");
+        let first = a
+            .grant(&r, "c1", "exec_shell", &shown, exact(&shown))
+            .unwrap();
+        let file = Grant::Path {
+            tool: "write_file".into(),
+            path: "notes.txt".into(),
+        };
+        let second = a
+            .grant(&r, "c1", "write_file", &write("notes.txt"), file)
+            .unwrap();
+        // The same grant twice is held once.
+        let same = a
+            .grant(&r, "c1", "exec_shell", &shown, exact(&shown))
+            .unwrap();
+        assert_eq!(same, first);
+        assert_eq!(a.grants("c1"), vec![first.clone(), second.clone()]);
+
+        // Another conversation, or none named, has none of them.
+        assert!(a.grants("c2").is_empty());
+        assert!(a.covering(&r, Some("c2"), "exec_shell", &shown).is_none());
+        assert!(a.covering(&r, None, "exec_shell", &shown).is_none());
+        assert_eq!(
+            a.take(&r, Some("c2"), "exec_shell", &shown, None),
+            Approval::None
+        );
+        assert!(a
+            .grant(&r, "", "exec_shell", &shown, exact(&shown))
+            .is_err());
+
+        a.revoke("c1", &first.id);
+        assert_eq!(a.grants("c1"), vec![second.clone()]);
+        assert_eq!(
+            a.take(&r, Some("c1"), "exec_shell", &shown, None),
+            Approval::None
+        );
+        assert!(a
+            .covering(&r, Some("c1"), "write_file", &write("notes.txt"))
+            .is_some());
+
+        a.end("c1");
+        assert!(a.grants("c1").is_empty());
+        assert!(a
+            .covering(&r, Some("c1"), "write_file", &write("notes.txt"))
+            .is_none());
+    }
+
+    #[test]
+    fn a_call_grant_is_that_very_input_and_mcp_ones_go_with_their_servers() {
+        let (_dir, r) = root();
+        let mut a = Approvals::default();
+        let input = json!({"text": "a"});
+        let grant = Grant::Call {
+            tool: "srv__echo".into(),
+            input: input.clone(),
+        };
+        a.grant(&r, "c1", "srv__echo", &input, grant).unwrap();
+        assert!(a
+            .covering(
+                &r,
+                Some("c1"),
+                "srv__echo",
+                &json!({"text": "a", "x": null})
+            )
+            .is_some());
+        assert!(a
+            .covering(&r, Some("c1"), "srv__echo", &json!({"text": "b"}))
+            .is_none());
+        assert!(a.covering(&r, Some("c1"), "srv__other", &input).is_none());
+        a.forget_mcp();
+        assert!(a.grants("c1").is_empty());
     }
 
     #[test]
@@ -208,115 +543,87 @@ mod tests {
         let (_dir, r) = root();
         let mut a = Approvals::default();
         let call = json!({"command": "npm", "args": ["ci"]});
-        let token = a.grant_with(&r, "exec_shell", &call, Scope::Once, true);
+        let token = a.approve("exec_shell", &call, true);
         assert_eq!(
-            a.take_grant(&r, "exec_shell", &call, Some(&token)),
+            a.take_grant(&r, None, "exec_shell", &call, Some(&token)),
             (Approval::Granted, true)
         );
-        a.grant_with(&r, "exec_shell", &call, Scope::Session, true);
-        // The session grant covers npm, without the network.
+        a.grant(&r, "c1", "exec_shell", &call, exact(&call))
+            .unwrap();
+        // The grant covers the command, without the network.
         assert_eq!(
-            a.take_grant(&r, "exec_shell", &call, None),
+            a.take_grant(&r, Some("c1"), "exec_shell", &call, None),
             (Approval::Granted, false)
         );
-        let token = a.grant(&r, "exec_shell", &call, Scope::Once);
+        let token = a.approve("exec_shell", &call, false);
         assert_eq!(
-            a.take_grant(&r, "exec_shell", &call, Some(&token)),
+            a.take_grant(&r, None, "exec_shell", &call, Some(&token)),
             (Approval::Granted, false)
         );
-        // "Always" on a command grants no session (the saved rule does the rest).
-        let mut a = Approvals::default();
-        let test = json!({"command": "cargo", "args": ["test"]});
-        a.grant(&r, "exec_shell", &test, Scope::Always);
-        assert!(!a.covers(&r, "exec_shell", &test));
     }
 
     #[test]
-    fn session_grants_never_cover_secret_like_paths() {
-        let (_dir, r) = root();
+    fn nothing_on_a_secret_is_granted_beyond_the_call() {
+        let (dir, r) = root();
         let mut a = Approvals::default();
-        a.grant(
-            &r,
-            "edit_file",
-            &json!({"path": "src/a.rs"}),
-            Scope::Session,
-        );
-        a.grant(&r, "read_file", &json!({"path": ".env"}), Scope::Session);
-        assert!(a.covers(&r, "edit_file", &json!({"path": "src/b.rs"})));
+        let secret = json!({"path": ".env", "content": "KEY=2\n"});
+        let grant = Grant::Path {
+            tool: "write_file".into(),
+            path: ".env".into(),
+        };
+        assert!(a.grant(&r, "c1", "write_file", &secret, grant).is_err());
+        let cp = json!({"command": "cp", "args": [".env", "leak.txt"]});
+        assert!(a.grant(&r, "c1", "exec_shell", &cp, exact(&cp)).is_err());
+
+        // A folder grant does not reach the secrets inside it.
+        let all = Grant::Folder {
+            tool: "write_file".into(),
+            folder: ".".into(),
+        };
+        a.grant(&r, "c1", "write_file", &write("a.txt"), all)
+            .unwrap();
+        assert!(a
+            .covering(&r, Some("c1"), "write_file", &write("b.txt"))
+            .is_some());
         for path in [
             ".env",
             "config/.env.local",
             "certs/server.pem",
-            "a/.env/.",
-            "./.env/",
-            ".env/x/..",
             "keys\\id_rsa",
             "api-token.txt",
         ] {
-            assert!(!a.covers(&r, "edit_file", &json!({"path": path})), "{path}");
-            assert!(!a.covers(&r, "read_file", &json!({"path": path})), "{path}");
-            assert_eq!(
-                a.take(&r, "edit_file", &json!({"path": path}), None),
-                Approval::None,
+            assert!(
+                a.covering(&r, Some("c1"), "write_file", &write(path))
+                    .is_none(),
                 "{path}"
             );
         }
-        // `..` leaving the secret name behind is judged by where it lands.
-        assert!(a.covers(&r, "edit_file", &json!({"path": ".env/../src/c.rs"})));
-
-        a.grant(
-            &r,
-            "exec_shell",
-            &json!({"command": "cp", "args": ["a", "b"]}),
-            Scope::Session,
-        );
-        assert!(a.covers(
-            &r,
-            "exec_shell",
-            &json!({"command": "cp", "args": ["x", "y"]})
-        ));
-        for args in [
-            json!([".env", "leak.txt"]),
-            json!(["notes.txt", "deploy/server.key"]),
-            json!(["--target-directory=.ssh/id_ed25519", "x"]),
-        ] {
-            assert!(
-                !a.covers(&r, "exec_shell", &json!({"command": "cp", "args": args})),
-                "{args}"
-            );
-        }
-
-        // A once token for exactly that secret-like call still works, once.
-        let input = json!({"path": ".env", "old_string": "a", "new_string": "b"});
-        let token = a.grant(&r, "edit_file", &input, Scope::Once);
-        assert_eq!(
-            a.take(&r, "edit_file", &input, Some(&token)),
-            Approval::Granted
-        );
-        assert_eq!(
-            a.take(&r, "edit_file", &input, Some(&token)),
-            Approval::None
-        );
-    }
-
-    #[test]
-    fn a_link_to_a_secret_is_a_secret_and_a_session_grant_on_one_grants_nothing_more() {
-        let (dir, r) = root();
+        // Nor a link to one.
         std::fs::write(dir.path().join(".env"), "KEY=1\n").unwrap();
         std::os::unix::fs::symlink(".env", dir.path().join("notes.txt")).unwrap();
-        let mut a = Approvals::default();
-        a.grant(&r, "write_file", &json!({"path": "a.txt"}), Scope::Session);
-        assert!(a.covers(&r, "write_file", &json!({"path": "b.txt"})));
-        assert!(!a.covers(&r, "write_file", &json!({"path": "notes.txt"})));
-        assert!(!a.covers(&r, "read_file", &json!({"path": "notes.txt"})));
+        assert!(a
+            .covering(&r, Some("c1"), "write_file", &write("notes.txt"))
+            .is_none());
 
-        let mut a = Approvals::default();
-        let secret = json!({"path": ".env", "content": "KEY=2\n"});
-        let token = a.grant(&r, "write_file", &secret, Scope::Session);
-        assert!(!a.covers(&r, "write_file", &json!({"path": "src/main.rs"})));
+        // A pattern does not reach a command naming a secret.
+        let pattern = Grant::Command {
+            command: "cp".into(),
+            args: vec![],
+            more: true,
+        };
+        let copy = json!({"command": "cp", "args": ["a", "b"]});
+        a.grant(&r, "c1", "exec_shell", &copy, pattern).unwrap();
+        assert!(a.covering(&r, Some("c1"), "exec_shell", &cp).is_none());
+
+        // A once token for exactly that secret-like call still works, once.
+        let token = a.approve("write_file", &secret, false);
         assert_eq!(
-            a.take(&r, "write_file", &secret, Some(&token)),
+            a.take(&r, None, "write_file", &secret, Some(&token)),
             Approval::Granted
+        );
+        assert_eq!(
+            a.take(&r, None, "write_file", &secret, Some(&token)),
+            Approval::None
         );
     }
 }

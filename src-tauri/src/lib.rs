@@ -5,6 +5,7 @@
 pub mod approvals;
 pub mod checkpoint_store;
 pub mod commands;
+pub mod grants;
 pub mod key_origin;
 pub mod mcp;
 pub mod navigation;
@@ -41,6 +42,9 @@ pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             policy::tool_specs,
             policy::check_policy,
             policy::approve_call,
+            policy::conversation_grants,
+            policy::revoke_grant,
+            policy::end_conversation,
             policy::cancel,
             shell::shell_config,
             shell::save_programs,

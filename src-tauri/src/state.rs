@@ -2,8 +2,9 @@
 //! runs (by run id, for cancel), and the store. Everything here is plain
 //! Rust; the commands in `commands/` adapt it to Tauri.
 
-use crate::approvals::{Approvals, Scope};
+use crate::approvals::{Answer, Approvals, Scope};
 use crate::checkpoint_store::{CallTag, Checkpoints};
+use crate::grants::{CallCheck, GrantEntry};
 use crate::mcp::{McpHub, McpServerStatus};
 use crate::store::history::History;
 use crate::store::{ProjectInfo, Store};
@@ -17,6 +18,15 @@ use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
+
+/// What lets a call that asks run: the user's token for this very call,
+/// or a grant of the conversation it belongs to.
+#[derive(Debug, Clone, Default)]
+pub struct Consent {
+    pub token: Option<String>,
+    /// The window's key of the conversation making the call.
+    pub conversation: Option<String>,
+}
 
 /// Something running that `cancel(run_id)` can stop.
 #[derive(Clone)]
@@ -302,36 +312,61 @@ impl AppState {
     }
 
     /// The policy decision for a proposed call, with the change it would
-    /// make; a session grant turns `ask` into `allow` (never for a call
-    /// that asks for the network: that is granted call by call).
-    pub fn check_policy(&self, tool: &str, input: &Value) -> Result<PolicyCheck, Error> {
-        let (root, covered, mcp) = self.with_project(|open| {
+    /// make; a grant of `conversation` covering it turns `ask` into `allow`
+    /// and is named (never for a call that asks for the network: that is
+    /// granted call by call).
+    pub fn check_policy(
+        &self,
+        tool: &str,
+        input: &Value,
+        conversation: Option<&str>,
+    ) -> Result<CallCheck, Error> {
+        let (root, covering, mcp) = self.with_project(|open| {
             (
                 open.root.clone(),
-                open.approvals.covers(&open.root, tool, input),
+                open.approvals
+                    .covering(&open.root, conversation, tool, input),
                 open.mcp.clone(),
             )
         })?;
-        if let Some((server, name)) = mcp.split(tool) {
-            let mut decision = mcp.decide(server, name, self.store.settings().mode);
-            if covered && matches!(decision, Decision::Ask { .. }) {
-                decision = Decision::Allow;
-            }
-            return Ok(PolicyCheck {
-                decision,
+        let check = match mcp.split(tool) {
+            Some((server, name)) => PolicyCheck {
+                decision: mcp.decide(server, name, self.store.settings().mode),
                 preview: None,
                 preview_error: None,
                 rule: None,
                 network: false,
-            });
-        }
-        let mut ctx = CallContext::new(self.store.settings().mode, Default::default());
-        self.shell_grants(&root, &mut ctx.shell);
-        let mut check = dispatch::check(&root, tool, input, &ctx)?;
-        if covered && !check.network && matches!(check.decision, Decision::Ask { .. }) {
-            check.decision = Decision::Allow;
-        }
-        Ok(check)
+            },
+            None => {
+                let mut ctx = CallContext::new(self.store.settings().mode, Default::default());
+                self.shell_grants(&root, &mut ctx.shell);
+                dispatch::check(&root, tool, input, &ctx)?
+            }
+        };
+        Ok(CallCheck::new(
+            check,
+            covering,
+            dispatch::touches_secret(&root, tool, input),
+        ))
+    }
+
+    /// The grants of `conversation` in the open project, oldest first.
+    pub fn grants(&self, conversation: &str) -> Result<Vec<GrantEntry>, Error> {
+        self.with_project(|open| open.approvals.grants(conversation))
+    }
+
+    /// Revokes one grant of `conversation`; returns those left.
+    pub fn revoke_grant(&self, conversation: &str, id: &str) -> Result<Vec<GrantEntry>, Error> {
+        self.with_project(|open| {
+            open.approvals.revoke(conversation, id);
+            open.approvals.grants(conversation)
+        })
+    }
+
+    /// The window left `conversation`: its grants end. Without a project
+    /// there are none to end.
+    pub fn end_conversation(&self, conversation: &str) {
+        let _ = self.with_project(|open| open.approvals.end(conversation));
     }
 
     /// The tools the model is offered, `exec_shell` naming the programs
@@ -357,16 +392,12 @@ impl AppState {
     }
 
     /// Records the user's approval of a call in the open project and
-    /// returns its token. `always` on a command also saves a rule for the
-    /// project (its program and leading words: `npm test`); `network`
-    /// grants that one command the network.
-    pub fn approve(
-        &self,
-        tool: &str,
-        input: &Value,
-        scope: Scope,
-        network: bool,
-    ) -> Result<String, Error> {
+    /// returns its token (for this call, once). `conversation` scope also
+    /// holds the answer's grant for its conversation (it must cover this
+    /// call); `always` on a command saves the rule the user confirmed,
+    /// which must be the one the call proposes (its program and leading
+    /// words: `npm test`); `network` grants this one command the network.
+    pub fn approve(&self, tool: &str, input: &Value, answer: Answer) -> Result<String, Error> {
         let root = self.project()?;
         let is_mcp = self.mcp()?.split(tool).is_some();
         if corral_tools::spec::risk_of(tool).is_none() && !is_mcp {
@@ -374,20 +405,55 @@ impl AppState {
                 "there is no tool named `{tool}`"
             )));
         }
-        if scope == Scope::Always && tool == "exec_shell" {
-            let call: ExecShellInput = dispatch::parse(tool, input.clone())?;
-            if !dispatch::touches_secret(&root, tool, input) {
-                self.store
-                    .add_rule(root.path(), SavedRule::proposed(&call))?;
+        match answer.scope {
+            Scope::Once => {}
+            Scope::Conversation => {
+                let (Some(conversation), Some(grant)) = (&answer.conversation, answer.grant) else {
+                    return Err(Error::invalid_input(
+                        "approving for the conversation needs `conversation` and `grant`",
+                    ));
+                };
+                self.with_project(|open| {
+                    open.approvals
+                        .grant(&open.root, conversation, tool, input, grant)
+                })??;
             }
+            Scope::Always => self.save_rule(&root, tool, input, answer.rule.as_deref())?,
         }
-        self.with_project(|open| {
-            open.approvals
-                .grant_with(&open.root, tool, input, scope, network)
-        })
+        self.with_project(|open| open.approvals.approve(tool, input, answer.network))
     }
 
-    /// Runs one tool call off the async runtime (no turn or card named).
+    /// Saves the rule the user confirmed for a command, if it is the one
+    /// the call proposes (the window showed it); a call naming a secret
+    /// saves none.
+    fn save_rule(
+        &self,
+        root: &ProjectRoot,
+        tool: &str,
+        input: &Value,
+        shown: Option<&str>,
+    ) -> Result<(), Error> {
+        if tool != "exec_shell" {
+            return Err(Error::invalid_input(format!(
+                "only a command can be always allowed, not `{tool}`"
+            )));
+        }
+        let call: ExecShellInput = dispatch::parse(tool, input.clone())?;
+        let rule = SavedRule::proposed(&call);
+        if shown != Some(rule.to_string().as_str()) {
+            return Err(Error::invalid_input(format!(
+                "the rule confirmed is not `{rule}`, the one this command proposes"
+            ))
+            .hint("Confirm the rule as the approval shows it."));
+        }
+        if !dispatch::touches_secret(root, tool, input) {
+            self.store.add_rule(root.path(), rule)?;
+        }
+        Ok(())
+    }
+
+    /// Runs one tool call off the async runtime (no turn or card named,
+    /// no conversation's grants).
     pub async fn call_tool(
         &self,
         tool: String,
@@ -395,7 +461,11 @@ impl AppState {
         approval: Option<String>,
         shell: ShellRun,
     ) -> Result<Value, Error> {
-        self.call_tool_in(tool, input, approval, None, shell, CallTag::default())
+        let consent = Consent {
+            token: approval,
+            conversation: None,
+        };
+        self.call_tool_in(tool, input, consent, None, shell, CallTag::default())
             .await
     }
 
@@ -406,7 +476,7 @@ impl AppState {
         &self,
         tool: String,
         input: Value,
-        approval: Option<String>,
+        consent: Consent,
         base: Option<String>,
         shell: ShellRun,
         tag: CallTag,
@@ -415,9 +485,13 @@ impl AppState {
         let mut ctx = CallContext::new(mode, Default::default());
         // The root and the approval come from one look at the project.
         let (root, (granted, network), mcp) = self.with_project(|open| {
-            let granted = open
-                .approvals
-                .take_grant(&open.root, &tool, &input, approval.as_deref());
+            let granted = open.approvals.take_grant(
+                &open.root,
+                consent.conversation.as_deref(),
+                &tool,
+                &input,
+                consent.token.as_deref(),
+            );
             (open.root.clone(), granted, open.mcp.clone())
         })?;
         if let Some((server, name)) = mcp.split(&tool) {

@@ -88,7 +88,7 @@ fn request(cmd: &str, args: Value) -> InvokeRequest {
 fn tool_args(name: &str, flat: Value) -> Value {
     let mut input = flat.as_object().cloned().unwrap_or_default();
     let mut args = json!({"name": name});
-    for key in ["approval", "base", "run_id", "on_output"] {
+    for key in ["approval", "conversation", "base", "run_id", "on_output"] {
         if let Some(value) = input.remove(key) {
             args[key] = value;
         }
@@ -289,21 +289,106 @@ fn policy_asks_and_only_a_user_approval_token_lets_the_write_through() {
         "approval_required"
     );
 
-    // A session grant turns later asks into allows.
+    // A grant for the conversation turns its later asks into allows.
     app.invoke(
         "approve_call",
-        json!({"tool": "write_file", "input": input, "scope": "session"}),
+        json!({"tool": "write_file", "input": input, "scope": "conversation",
+               "conversation": "c1", "grant": {"kind": "folder", "tool": "write_file", "folder": "."}}),
     )
     .unwrap();
     let other = json!({"path": "other.txt", "content": "y"});
     let decision = app
         .invoke(
             "check_policy",
-            json!({"tool": "write_file", "input": other}),
+            json!({"tool": "write_file", "input": other, "conversation": "c1"}),
         )
         .unwrap();
     assert_eq!(decision["decision"], "allow");
-    app.tool("write_file", other).unwrap();
+    assert_eq!(decision["grant"]["grant"]["folder"], ".", "{decision}");
+    let mut in_c1 = other.clone();
+    in_c1["conversation"] = json!("c1");
+    app.tool("write_file", in_c1).unwrap();
+}
+
+#[test]
+fn grants_are_listed_revoked_and_ended_with_their_conversation() {
+    let app = app();
+    app.open();
+    let node = json!({"command": "node", "args": ["-e", "console.log(1)"]});
+    let grant = json!({"kind": "command", "command": "node", "args": ["-e", "console.log(1)"]});
+    app.invoke(
+        "approve_call",
+        json!({"tool": "exec_shell", "input": node, "scope": "conversation",
+               "conversation": "c1", "grant": grant}),
+    )
+    .unwrap();
+    let check = |conversation: &str, input: &Value| {
+        app.invoke(
+            "check_policy",
+            json!({"tool": "exec_shell", "input": input, "conversation": conversation}),
+        )
+        .unwrap()
+    };
+    assert_eq!(check("c1", &node)["decision"], "allow");
+    // Other code for the same program, or another conversation: asked.
+    let other = json!({"command": "node", "args": ["-e", "process.exit(3)"]});
+    assert_eq!(check("c1", &other)["decision"], "ask");
+    assert_eq!(check("c2", &node)["decision"], "ask");
+    let mut elsewhere = node.clone();
+    elsewhere["conversation"] = json!("c2");
+    let err = app.tool("exec_shell", elsewhere).unwrap_err();
+    assert_eq!(err["code"], "approval_required", "{err}");
+
+    let listed = app
+        .invoke("conversation_grants", json!({"conversation": "c1"}))
+        .unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+    assert_eq!(
+        listed[0]["grant"],
+        json!({"kind": "command", "command": "node", "args": ["-e", "console.log(1)"], "more": false})
+    );
+    assert_eq!(
+        app.invoke("conversation_grants", json!({"conversation": "c2"}))
+            .unwrap(),
+        json!([])
+    );
+    let left = app
+        .invoke(
+            "revoke_grant",
+            json!({"conversation": "c1", "id": listed[0]["id"]}),
+        )
+        .unwrap();
+    assert_eq!(left, json!([]));
+    assert_eq!(check("c1", &node)["decision"], "ask");
+
+    // Granted again, then the conversation ends: it is gone.
+    app.invoke(
+        "approve_call",
+        json!({"tool": "exec_shell", "input": node, "scope": "conversation",
+               "conversation": "c1", "grant": grant}),
+    )
+    .unwrap();
+    assert_eq!(check("c1", &node)["decision"], "allow");
+    app.invoke("end_conversation", json!({"conversation": "c1"}))
+        .unwrap();
+    assert_eq!(check("c1", &node)["decision"], "ask");
+
+    // A grant wider in kind than the call, or not covering it, is refused.
+    let err = app
+        .invoke(
+            "approve_call",
+            json!({"tool": "exec_shell", "input": node, "scope": "conversation",
+                   "conversation": "c1", "grant": {"kind": "command", "command": "npm", "args": []}}),
+        )
+        .unwrap_err();
+    assert_eq!(err["code"], "invalid_input", "{err}");
+    let err = app
+        .invoke(
+            "approve_call",
+            json!({"tool": "exec_shell", "input": node, "scope": "conversation", "conversation": "c1"}),
+        )
+        .unwrap_err();
+    assert_eq!(err["code"], "invalid_input", "{err}");
 }
 
 #[test]
@@ -716,9 +801,11 @@ fn an_approval_of_the_models_raw_input_matches_the_command_call() {
 fn approvals_belong_to_the_project_they_were_given_in() {
     let app = app();
     app.open();
-    let write = json!({"tool": "write_file", "input": {"path": "a.txt", "content": "x"}});
+    let write = json!({"tool": "write_file", "input": {"path": "a.txt", "content": "x"},
+                       "conversation": "c1"});
     let grant = json!({"tool": "write_file", "input": {"path": "a.txt", "content": "x"},
-                       "scope": "session"});
+                       "scope": "conversation", "conversation": "c1",
+                       "grant": {"kind": "path", "tool": "write_file", "path": "a.txt"}});
     app.invoke("approve_call", grant.clone()).unwrap();
     assert_eq!(
         app.invoke("check_policy", write.clone()).unwrap()["decision"],
@@ -733,7 +820,10 @@ fn approvals_belong_to_the_project_they_were_given_in() {
         "ask"
     );
     let err = app
-        .tool("write_file", json!({"path": "a.txt", "content": "x"}))
+        .tool(
+            "write_file",
+            json!({"path": "a.txt", "content": "x", "conversation": "c1"}),
+        )
         .unwrap_err();
     assert_eq!(err["code"], "approval_required");
     assert!(!other.join("a.txt").exists());
@@ -750,29 +840,38 @@ fn approvals_belong_to_the_project_they_were_given_in() {
 }
 
 #[test]
-fn a_session_grant_asks_again_for_secret_like_paths() {
+fn a_folder_grant_asks_again_for_secret_like_paths() {
     let app = app();
     app.open();
     std::fs::write(app.project.join(".env"), "KEY=1\n").unwrap();
     app.invoke(
         "approve_call",
         json!({"tool": "write_file", "input": {"path": "a.txt", "content": "x"},
-               "scope": "session"}),
+               "scope": "conversation", "conversation": "c1",
+               "grant": {"kind": "folder", "tool": "write_file", "folder": "."}}),
     )
     .unwrap();
-    app.tool("write_file", json!({"path": "b.txt", "content": "y"}))
-        .unwrap();
+    app.tool(
+        "write_file",
+        json!({"path": "b.txt", "content": "y", "conversation": "c1"}),
+    )
+    .unwrap();
     for path in [".env", "certs/server.pem", "./.env/"] {
         let decision = app
             .invoke(
                 "check_policy",
-                json!({"tool": "write_file", "input": {"path": path, "content": "z"}}),
+                json!({"tool": "write_file", "input": {"path": path, "content": "z"},
+                       "conversation": "c1"}),
             )
             .unwrap();
         assert_eq!(decision["decision"], "ask", "{path}: {decision}");
+        assert_eq!(decision["one_at_a_time"], true, "{path}: {decision}");
     }
     let err = app
-        .tool("write_file", json!({"path": ".env", "content": "z"}))
+        .tool(
+            "write_file",
+            json!({"path": ".env", "content": "z", "conversation": "c1"}),
+        )
         .unwrap_err();
     assert_eq!(err["code"], "approval_required");
     assert_eq!(std::fs::read(app.project.join(".env")).unwrap(), b"KEY=1\n");

@@ -13,7 +13,8 @@
     clippy::disallowed_methods
 )]
 
-use corral_app::approvals::Scope;
+use corral_app::approvals::Answer;
+use corral_app::grants::Grant;
 use corral_app::mcp::{McpServerStatus, McpState};
 use corral_app::state::AppState;
 use corral_app::store::mcp::{McpServerConfig, McpSettings};
@@ -134,7 +135,7 @@ fn call(f: &Fixture, tool: &str, input: Value, approval: Option<String>) -> Resu
 }
 
 fn approved(f: &Fixture, tool: &str, input: Value) -> Result<Value, Value> {
-    let token = f.state.approve(tool, &input, Scope::Once, false).unwrap();
+    let token = f.state.approve(tool, &input, Answer::once()).unwrap();
     call(f, tool, input, Some(token))
 }
 
@@ -171,7 +172,11 @@ fn its_tools_are_offered_and_a_call_runs_only_once_approved() {
         "the registry's tools stay"
     );
 
-    let check = f.state.check_policy("fixture__write", &json!({})).unwrap();
+    let check = f
+        .state
+        .check_policy("fixture__write", &json!({}), None)
+        .unwrap()
+        .check;
     assert!(matches!(check.decision, Decision::Ask { .. }), "{check:?}");
     // Not approved: it does not run.
     let input = json!({"path": "made-by-mcp.txt", "text": "hello"});
@@ -190,7 +195,7 @@ fn its_tools_are_offered_and_a_call_runs_only_once_approved() {
     // A token is for its own call only.
     let token = f
         .state
-        .approve("fixture__echo", &json!({"text": "a"}), Scope::Once, false)
+        .approve("fixture__echo", &json!({"text": "a"}), Answer::once())
         .unwrap();
     let other = call(&f, "fixture__echo", json!({"text": "b"}), Some(token)).unwrap_err();
     assert_eq!(other["code"], "approval_required");
@@ -219,7 +224,11 @@ fn trusted_servers_and_read_only_tools_run_without_asking() {
         text_of(&call(&f, "marked__echo", json!({"text": "m"}), None).unwrap()),
         "echo: m"
     );
-    let check = f.state.check_policy("marked__write", &json!({})).unwrap();
+    let check = f
+        .state
+        .check_policy("marked__write", &json!({}), None)
+        .unwrap()
+        .check;
     assert!(matches!(check.decision, Decision::Ask { .. }), "{check:?}");
 }
 
@@ -463,7 +472,7 @@ fn a_call_that_may_change_the_project_is_checkpointed_and_stop_ends_a_running_on
         tauri::async_runtime::block_on(f.state.call_tool_in(
             tool.into(),
             input,
-            None,
+            Default::default(),
             None,
             shell,
             tag.clone(),
@@ -601,23 +610,39 @@ fn replacing_the_servers_forgets_the_approvals_given_to_their_tools() {
         return;
     }
     let f = open_with(vec![server("fixture", &[])], BTreeMap::new());
+    let input = json!({"text": "a"});
+    let grant = Grant::Call {
+        tool: "fixture__echo".into(),
+        input: input.clone(),
+    };
     f.state
-        .approve(
-            "fixture__echo",
-            &json!({"text": "a"}),
-            Scope::Session,
-            false,
-        )
+        .approve("fixture__echo", &input, Answer::conversation("c1", grant))
         .unwrap();
     let allowed = f
         .state
-        .check_policy("fixture__echo", &json!({"text": "b"}))
+        .check_policy("fixture__echo", &input, Some("c1"))
         .unwrap();
-    assert!(matches!(allowed.decision, Decision::Allow), "{allowed:?}");
+    assert!(
+        matches!(allowed.check.decision, Decision::Allow),
+        "{allowed:?}"
+    );
+    assert!(allowed.grant.is_some(), "{allowed:?}");
+    // The grant is that very input, not the tool.
+    let other = f
+        .state
+        .check_policy("fixture__echo", &json!({"text": "b"}), Some("c1"))
+        .unwrap();
+    assert!(
+        matches!(other.check.decision, Decision::Ask { .. }),
+        "{other:?}"
+    );
     tauri::async_runtime::block_on(f.state.reload_mcp());
     let again = f
         .state
-        .check_policy("fixture__echo", &json!({"text": "b"}))
+        .check_policy("fixture__echo", &input, Some("c1"))
         .unwrap();
-    assert!(matches!(again.decision, Decision::Ask { .. }), "{again:?}");
+    assert!(
+        matches!(again.check.decision, Decision::Ask { .. }),
+        "{again:?}"
+    );
 }

@@ -10,9 +10,12 @@
     clippy::disallowed_methods
 )]
 
-use corral_app::approvals::Scope;
+use corral_app::approvals::{Answer, Scope};
+use corral_app::grants::Grant;
 use corral_app::state::AppState;
+use corral_app::state::Consent;
 use corral_app::store::Store;
+use corral_tools::dispatch::PolicyCheck;
 use corral_tools::policy::Decision;
 use corral_tools::shell::{SavedRule, ShellRun};
 use serde_json::{json, Value};
@@ -65,6 +68,45 @@ fn run(state: &AppState, input: Value, approval: Option<String>) -> Result<Value
     .map_err(|e| e.to_json())
 }
 
+/// Runs a command in conversation `c1`, with no token: only its grants let it run.
+fn run_granted(state: &AppState, input: Value) -> Result<Value, Value> {
+    let consent = Consent {
+        token: None,
+        conversation: Some("c1".into()),
+    };
+    tauri::async_runtime::block_on(state.call_tool_in(
+        "exec_shell".into(),
+        input,
+        consent,
+        None,
+        ShellRun::default(),
+        Default::default(),
+    ))
+    .map_err(|e| e.to_json())
+}
+
+/// The policy's check of a command, outside any conversation.
+fn check(state: &AppState, input: &Value) -> PolicyCheck {
+    state.check_policy("exec_shell", input, None).unwrap().check
+}
+
+/// "Always allow" with the rule the user confirmed.
+fn always(rule: &str) -> Answer {
+    Answer {
+        scope: Scope::Always,
+        rule: Some(rule.into()),
+        ..Answer::once()
+    }
+}
+
+/// The exact argv of a command, as a grant.
+fn exact(input: &Value) -> Grant {
+    serde_json::from_value(
+        json!({"kind": "command", "command": input["command"], "args": input["args"]}),
+    )
+    .unwrap()
+}
+
 fn fenced() -> bool {
     let ok = corral_tools::shell::namespaces_available()
         && Path::new("/usr/bin/npm").exists()
@@ -83,10 +125,24 @@ fn an_always_rule_survives_a_restart_and_covers_only_its_own_calls() {
     let f = fixture();
     let state = start(&f);
     let npm_test = shell("npm", &["test"]);
-    let check = state.check_policy("exec_shell", &npm_test).unwrap();
-    assert!(matches!(check.decision, Decision::Ask { .. }), "{check:?}");
+    let asked = check(&state, &npm_test);
+    assert!(matches!(asked.decision, Decision::Ask { .. }), "{asked:?}");
+    // Only the rule shown (the one the call proposes) is saved.
+    for shown in [None, Some("npm"), Some("npm test --x")] {
+        let answer = Answer {
+            rule: shown.map(str::to_string),
+            ..always("")
+        };
+        let err = state.approve("exec_shell", &npm_test, answer).unwrap_err();
+        assert_eq!(err.code, corral_tools::ErrorCode::InvalidInput, "{shown:?}");
+    }
+    assert!(state.store.shell_config(Some(&f.project)).rules.is_empty());
+    let write = json!({"path": "a.txt", "content": "x"});
+    assert!(state
+        .approve("write_file", &write, always("a.txt"))
+        .is_err());
     state
-        .approve("exec_shell", &npm_test, Scope::Always, false)
+        .approve("exec_shell", &npm_test, always("npm test"))
         .unwrap();
     drop(state);
     // Kept in the app's config, never in the project.
@@ -97,9 +153,9 @@ fn an_always_rule_survives_a_restart_and_covers_only_its_own_calls() {
     assert_eq!(names.len(), 2, "{names:?}");
 
     let state = start(&f);
-    let check = state.check_policy("exec_shell", &npm_test).unwrap();
-    assert_eq!(check.decision, Decision::Allow, "{check:?}");
-    assert_eq!(check.rule.as_deref(), Some("npm test"));
+    let allowed = check(&state, &npm_test);
+    assert_eq!(allowed.decision, Decision::Allow, "{allowed:?}");
+    assert_eq!(allowed.rule.as_deref(), Some("npm test"));
     let out = run(&state, npm_test, None).unwrap();
     assert!(out["stdout"].as_str().unwrap().contains("tested"), "{out}");
     assert_eq!(out["profile"], "build");
@@ -109,12 +165,12 @@ fn an_always_rule_survives_a_restart_and_covers_only_its_own_calls() {
         shell("npm", &["test", "--", ".env"]),
         shell("npm", &["run", "test"]),
     ] {
-        let check = state.check_policy("exec_shell", &input).unwrap();
+        let asked = check(&state, &input);
         assert!(
-            matches!(check.decision, Decision::Ask { .. }),
-            "{input}: {check:?}"
+            matches!(asked.decision, Decision::Ask { .. }),
+            "{input}: {asked:?}"
         );
-        assert_eq!(check.rule, None);
+        assert_eq!(asked.rule, None);
         let err = run(&state, input.clone(), None).unwrap_err();
         assert_eq!(err["code"], "approval_required", "{input}: {err}");
     }
@@ -126,10 +182,8 @@ fn an_always_rule_survives_a_restart_and_covers_only_its_own_calls() {
         .store
         .remove_rule(&f.project, &config.rules[0])
         .unwrap();
-    let check = state
-        .check_policy("exec_shell", &shell("npm", &["test"]))
-        .unwrap();
-    assert!(matches!(check.decision, Decision::Ask { .. }), "{check:?}");
+    let asked = check(&state, &shell("npm", &["test"]));
+    assert!(matches!(asked.decision, Decision::Ask { .. }), "{asked:?}");
 }
 
 #[test]
@@ -148,19 +202,25 @@ fn added_programs_ask_and_the_network_comes_only_with_an_approval_of_that_call()
             &format!("import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5); print('connected')"),
         ],
     );
-    let err = state.check_policy("exec_shell", &connect).unwrap_err();
+    let err = state
+        .check_policy("exec_shell", &connect, None)
+        .unwrap_err();
     assert_eq!(err.code, corral_tools::ErrorCode::CommandNotAllowed);
     state
         .store
         .save_programs(vec!["python3".into()], None)
         .unwrap();
-    let check = state.check_policy("exec_shell", &connect).unwrap();
-    assert!(matches!(check.decision, Decision::Ask { .. }), "{check:?}");
+    let asked = check(&state, &connect);
+    assert!(matches!(asked.decision, Decision::Ask { .. }), "{asked:?}");
 
     // Approved without the network: it runs, the connection is refused,
     // and the result says how to allow it.
     let token = state
-        .approve("exec_shell", &connect, Scope::Session, false)
+        .approve(
+            "exec_shell",
+            &connect,
+            Answer::conversation("c1", exact(&connect)),
+        )
         .unwrap();
     let out = run(&state, connect.clone(), Some(token)).unwrap();
     assert_eq!(out["profile"], "build", "{out}");
@@ -168,29 +228,39 @@ fn added_programs_ask_and_the_network_comes_only_with_an_approval_of_that_call()
 
     // Approved once with the network.
     let token = state
-        .approve("exec_shell", &connect, Scope::Once, true)
+        .approve(
+            "exec_shell",
+            &connect,
+            Answer {
+                network: true,
+                ..Answer::once()
+            },
+        )
         .unwrap();
     let out = run(&state, connect.clone(), Some(token)).unwrap();
     assert_eq!(out["profile"], "network", "{out}");
     assert_eq!(out["stdout"], "connected\n", "{out}");
     listener.accept().unwrap();
 
-    // The session grant covers python3 again, without the network.
-    let out = run(&state, connect, None).unwrap();
+    // The conversation's grant covers that command again, without the network.
+    let out = run_granted(&state, connect).unwrap();
     assert_eq!(out["profile"], "build", "{out}");
 
-    // An install names the network and a session grant does not cover it.
+    // An install names the network and a grant covering it does not let it run.
+    let install = shell("npm", &["ci"]);
+    let pattern = Grant::Command {
+        command: "npm".into(),
+        args: vec![],
+        more: true,
+    };
     state
-        .approve(
-            "exec_shell",
-            &shell("npm", &["test"]),
-            Scope::Session,
-            false,
-        )
+        .approve("exec_shell", &install, Answer::conversation("c1", pattern))
         .unwrap();
     let check = state
-        .check_policy("exec_shell", &shell("npm", &["ci"]))
+        .check_policy("exec_shell", &install, Some("c1"))
         .unwrap();
+    assert_eq!(check.grant, None, "{check:?}");
+    let check = check.check;
     assert!(check.network, "{check:?}");
     match check.decision {
         Decision::Ask { reason } => assert!(reason.contains("network"), "{reason}"),

@@ -1,8 +1,8 @@
 //! Tool specs, policy decisions and the user's approvals.
 
-use crate::approvals::Scope;
+use crate::approvals::{Answer, Scope};
+use crate::grants::{CallCheck, Grant, GrantEntry};
 use crate::state::AppState;
-use corral_tools::dispatch::PolicyCheck;
 use corral_tools::spec::ToolSpec;
 use corral_tools::Error;
 use serde_json::Value;
@@ -15,17 +15,24 @@ pub fn tool_specs(state: State<'_, AppState>) -> Vec<ToolSpec> {
     state.tool_specs()
 }
 
+/// `conversation`: the window's key of the conversation the call is
+/// made in; its grants may cover the call.
 #[tauri::command(rename_all = "snake_case")]
 pub fn check_policy(
     state: State<'_, AppState>,
     tool: String,
     input: Value,
-) -> Result<PolicyCheck, Error> {
-    state.check_policy(&tool, &input)
+    conversation: Option<String>,
+) -> Result<CallCheck, Error> {
+    state.check_policy(&tool, &input, conversation.as_deref())
 }
 
 /// Called by the UI after the user approved; returns the token for the
-/// call. `network`: the user approved this command with the network.
+/// call. `network`: the user approved this command with the network;
+/// `conversation` and `grant`: what the user allowed in the conversation;
+/// `rule`: the rule the user confirmed saving.
+// A command's arguments are its IPC fields, one parameter each.
+#[allow(clippy::too_many_arguments)]
 #[tauri::command(rename_all = "snake_case")]
 pub fn approve_call(
     state: State<'_, AppState>,
@@ -33,8 +40,43 @@ pub fn approve_call(
     input: Value,
     scope: Scope,
     network: Option<bool>,
+    conversation: Option<String>,
+    grant: Option<Grant>,
+    rule: Option<String>,
 ) -> Result<String, Error> {
-    state.approve(&tool, &input, scope, network.unwrap_or(false))
+    let answer = Answer {
+        scope,
+        network: network.unwrap_or(false),
+        conversation,
+        grant,
+        rule,
+    };
+    state.approve(&tool, &input, answer)
+}
+
+/// What the user allowed in the conversation, oldest first.
+#[tauri::command(rename_all = "snake_case")]
+pub fn conversation_grants(
+    state: State<'_, AppState>,
+    conversation: String,
+) -> Result<Vec<GrantEntry>, Error> {
+    state.grants(&conversation)
+}
+
+/// Revokes one of them; resolves to those left.
+#[tauri::command(rename_all = "snake_case")]
+pub fn revoke_grant(
+    state: State<'_, AppState>,
+    conversation: String,
+    id: String,
+) -> Result<Vec<GrantEntry>, Error> {
+    state.revoke_grant(&conversation, &id)
+}
+
+/// The window left the conversation: its grants end.
+#[tauri::command(rename_all = "snake_case")]
+pub fn end_conversation(state: State<'_, AppState>, conversation: String) {
+    state.end_conversation(&conversation);
 }
 
 #[tauri::command(rename_all = "snake_case")]

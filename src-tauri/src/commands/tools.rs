@@ -1,13 +1,15 @@
-//! One command for every tool: `call_tool {name, input, approval, base?,
-//! run_id?, on_output?, turn_id?, call_id?}`; `base` is the `base` of the
-//! preview the user approved, and the call changes only that very file.
+//! One command for every tool: `call_tool {name, input, approval,
+//! conversation?, base?, run_id?, on_output?, turn_id?, call_id?}`;
+//! `conversation` is the window's key of the conversation whose grants may
+//! cover the call; `base` is the `base` of the preview the user approved,
+//! and the call changes only that very file.
 //! The input is the model's object as it came; corral-tools parses it
 //! against the tool's own type, so nothing here lists a tool or its
 //! fields. A call with a `run_id` can be stopped by `cancel`; one with
 //! an `on_output` channel streams a command's output as it arrives.
 
 use crate::checkpoint_store::CallTag;
-use crate::state::{AppState, Run};
+use crate::state::{AppState, Consent, Run};
 use corral_tools::shell::{CancelToken, ShellRun, Stream};
 use corral_tools::Error;
 use serde::Serialize;
@@ -35,6 +37,7 @@ pub async fn call_tool<R: Runtime>(
     name: String,
     input: Value,
     approval: Option<String>,
+    conversation: Option<String>,
     base: Option<String>,
     run_id: Option<String>,
     on_output: Option<JavaScriptChannelId>,
@@ -46,6 +49,10 @@ pub async fn call_tool<R: Runtime>(
         turn: turn_id,
         call: call_id,
     };
+    let consent = Consent {
+        token: approval,
+        conversation,
+    };
     let channel = on_output.map(|id| id.channel_on::<R, ShellEvent>(webview));
     let mut run = ShellRun {
         on_output: channel.map(sink),
@@ -53,13 +60,13 @@ pub async fn call_tool<R: Runtime>(
     };
     let Some(run_id) = run_id else {
         return state
-            .call_tool_in(name, input, approval, base, run, tag)
+            .call_tool_in(name, input, consent, base, run, tag)
             .await;
     };
     run.cancel = CancelToken::default();
     state.start_run(&run_id, Run::Shell(run.cancel.clone()))?;
     let result = state
-        .call_tool_in(name, input, approval, base, run, tag)
+        .call_tool_in(name, input, consent, base, run, tag)
         .await;
     state.end_run(&run_id);
     result

@@ -78,16 +78,16 @@ describe("ApprovalDock", () => {
   it("ignores clicks for a moment after it appears, then reports the choice", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
     const { onDecide } = dock();
-    const buttons = screen.getByTestId("approve-once").parentElement as HTMLElement;
+    const buttons = screen.getByTestId("approve-once").closest("[data-armed]") as HTMLElement;
     expect(buttons.dataset.armed).toBe("false");
     expect((screen.getByTestId("approve-once") as HTMLButtonElement).disabled).toBe(true);
     await mouseClick("approve-once");
+    await mouseClick("deny");
     vi.advanceTimersByTime(ARM_DELAY_MS);
     await vi.waitFor(() => expect(buttons.dataset.armed).toBe("true"));
-    await mouseClick("approve-session");
     await mouseClick("approve-once");
     await mouseClick("deny");
-    expect(onDecide.mock.calls.map((c) => c[0])).toEqual(["session", "once", "deny"]);
+    expect(onDecide.mock.calls.map((c) => c[0])).toEqual(["once", "deny"]);
   });
 
   it("ignores a key's repeats on a button, takes a fresh press", async () => {

@@ -16,7 +16,9 @@ import type {
   ListedModel,
   LocalServer,
   ModelInfo,
-  PolicyCheck,
+  CallCheck,
+  Grant,
+  GrantEntry,
   NewEntry,
   ProjectInfo,
   SearchHit,
@@ -35,6 +37,30 @@ import type {
   ShellOutput,
   ToolSpec,
 } from "./types";
+
+/**
+ * What lets a call that asks run: the user's token for this very call, and
+ * the window's key of the conversation whose grants may cover it.
+ */
+export type Consent = { approval?: string; conversation?: string };
+
+/** How far an approval reaches, beyond its token for this call (`approve_call`). */
+export type ApprovalOptions = {
+  /** This one command runs with the network. */
+  network?: boolean;
+  /** `conversation` scope: the conversation's key and what the grant covers. */
+  conversation?: string;
+  grant?: Grant;
+  /** `always` scope: the rule the user confirmed, as shown. */
+  rule?: string;
+};
+
+function consentArgs(consent: Consent | undefined): Record<string, string> {
+  return {
+    ...(consent?.approval === undefined ? {} : { approval: consent.approval }),
+    ...(consent?.conversation === undefined ? {} : { conversation: consent.conversation }),
+  };
+}
 
 /** Which entries of a conversation `openConversation` asks for, and how. */
 export type OpenPart = { elideOver?: number; beforeSeq?: number; last?: number };
@@ -63,11 +89,26 @@ export const ipc = {
 
   // Policy and approvals
   toolSpecs: () => call<ToolSpec[]>("tool_specs"),
-  checkPolicy: (tool: string, input: Record<string, unknown>) =>
-    call<PolicyCheck>("check_policy", { tool, input }),
-  /** `network`: the user approved this one command with the network. */
-  approveCall: (tool: string, input: Record<string, unknown>, scope: ApprovalScope, network?: boolean) =>
-    call<string>("approve_call", { tool, input, scope, ...(network ? { network } : {}) }),
+  /** `conversation`: the window's key of the conversation; a grant of it may make the call `allow`. */
+  checkPolicy: (tool: string, input: Record<string, unknown>, conversation?: string) =>
+    call<CallCheck>("check_policy", { tool, input, ...(conversation === undefined ? {} : { conversation }) }),
+  /** The token for this call; `options` as the scope needs (see ApprovalOptions). */
+  approveCall: (tool: string, input: Record<string, unknown>, scope: ApprovalScope, options: ApprovalOptions = {}) =>
+    call<string>("approve_call", {
+      tool,
+      input,
+      scope,
+      ...(options.network ? { network: true } : {}),
+      ...(options.conversation === undefined ? {} : { conversation: options.conversation }),
+      ...(options.grant === undefined ? {} : { grant: options.grant }),
+      ...(options.rule === undefined ? {} : { rule: options.rule }),
+    }),
+  /** What the user allowed in the conversation, oldest first. */
+  conversationGrants: (conversation: string) => call<GrantEntry[]>("conversation_grants", { conversation }),
+  /** Revokes one; resolves to those left. */
+  revokeGrant: (conversation: string, id: string) => call<GrantEntry[]>("revoke_grant", { conversation, id }),
+  /** The window left the conversation: its grants end. */
+  endConversation: (conversation: string) => call<null>("end_conversation", { conversation }),
 
   // The shell's programs and saved rules (kept in the app's config, never the project)
   shellConfig: () => call<ShellConfig>("shell_config"),
@@ -96,18 +137,18 @@ export const ipc = {
   // project: the checkpoint taken before it carries them.
   // `runId`: `cancel(runId)` stops the call (an MCP server's tool).
   /** `base`: the `base` of the preview the user was shown; the call then changes only that very file (else `stale_file`). */
-  callTool: (name: string, input: Record<string, unknown>, approval?: string, tag?: CallTag, runId?: string, base?: string) =>
+  callTool: (name: string, input: Record<string, unknown>, consent?: Consent, tag?: CallTag, runId?: string, base?: string) =>
     call<unknown>("call_tool", {
       name,
       input,
-      ...(approval === undefined ? {} : { approval }),
+      ...consentArgs(consent),
       ...(base === undefined ? {} : { base }),
       ...tag,
       ...(runId === undefined ? {} : { run_id: runId }),
     }),
   execShell: (
     input: Record<string, unknown>,
-    approval: string | undefined,
+    consent: Consent | undefined,
     runId: string,
     onOutput: (event: ShellEvent) => void,
     tag?: CallTag,
@@ -115,7 +156,7 @@ export const ipc = {
     call<ShellOutput>("call_tool", {
       name: "exec_shell",
       input,
-      ...(approval === undefined ? {} : { approval }),
+      ...consentArgs(consent),
       run_id: runId,
       on_output: channel(onOutput),
       ...tag,

@@ -81,7 +81,41 @@ rule?: string,
  */
 network?: boolean, } & ({ "decision": "allow" } | { "decision": "ask", reason: string, } | { "decision": "deny", reason: string, });
 
-export type ApprovalScope = "once" | "session" | "always";
+export type ApprovalScope = "once" | "conversation" | "always";
+
+export type Grant = { "kind": "command", command: string, args: Array<string>, more: boolean, } | { "kind": "path", tool: string, path: string, } | { "kind": "folder", tool: string, folder: string, } | { "kind": "call", tool: string, input: Record<string, unknown>, };
+
+export type GrantEntry = { id: string, grant: Grant, };
+
+export type CallCheck = { 
+/**
+ * The grant of the conversation that made it `allow`.
+ */
+grant?: GrantEntry, 
+/**
+ * It touches a secret-like file: approved one call at a time, never
+ * granted for the conversation or saved as a rule.
+ */
+one_at_a_time?: boolean, 
+/**
+ * The would-be change (`write_file`, `edit_file`, `delete_file`);
+ * absent for other tools and for a denied call.
+ */
+preview?: ToolPreview, 
+/**
+ * Why there is no preview where there would be one: the error the
+ * call itself will fail with (an edit that will miss, a binary file).
+ */
+preview_error?: WireError, 
+/**
+ * The saved rule that lets the call run without asking (`npm test`).
+ */
+rule?: string, 
+/**
+ * The call fetches from the network: approved, it runs in the network
+ * profile.
+ */
+network?: boolean, } & ({ "decision": "allow" } | { "decision": "ask", reason: string, } | { "decision": "deny", reason: string, });
 
 export type ShellEvent = { stream: Stream, 
 /**

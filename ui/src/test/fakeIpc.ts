@@ -2,7 +2,7 @@
 // one seam (the AgentIpc object). Each llm_stream call plays the next turn.
 import { vi } from "vitest";
 import type { AgentIpc } from "../lib/agent/loop";
-import type { LlmEvent, LlmRequest, Message, ShellEvent, ToolSpec, WireError } from "../lib/types";
+import type { GrantEntry, LlmEvent, LlmRequest, Message, ShellEvent, ToolSpec, WireError } from "../lib/types";
 
 export type Turn = (emit: (event: LlmEvent) => void, ctx: { runId: string; cancelled: Promise<void> }) => Promise<void> | void;
 
@@ -42,6 +42,8 @@ export function fakeIpc(turns: Turn[]) {
   const stopStream = new Map<string, () => void>();
   let ids = 0;
   let seq = 0;
+  /** What was allowed, by conversation key, as Rust would hold it. */
+  const grants = new Map<string, GrantEntry[]>();
   const ipc = {
     llmStream: vi.fn<AgentIpc["llmStream"]>(async (runId, request, onEvent) => {
       requests.push(structuredClone(request));
@@ -57,7 +59,23 @@ export function fakeIpc(turns: Turn[]) {
     }),
     toolSpecs: vi.fn<AgentIpc["toolSpecs"]>(async () => SPECS),
     checkPolicy: vi.fn<AgentIpc["checkPolicy"]>(async () => ({ decision: "allow" })),
-    approveCall: vi.fn<AgentIpc["approveCall"]>(async (_tool, _input, scope) => `token-${scope}`),
+    approveCall: vi.fn<AgentIpc["approveCall"]>(async (_tool, _input, scope, options) => {
+      if (scope === "conversation" && options?.conversation && options.grant) {
+        const held = grants.get(options.conversation) ?? [];
+        grants.set(options.conversation, [...held, { id: `grant-${held.length + 1}`, grant: options.grant }]);
+      }
+      return `token-${scope}`;
+    }),
+    conversationGrants: vi.fn<AgentIpc["conversationGrants"]>(async (conversation) => grants.get(conversation) ?? []),
+    revokeGrant: vi.fn<AgentIpc["revokeGrant"]>(async (conversation, id) => {
+      const left = (grants.get(conversation) ?? []).filter((entry) => entry.id !== id);
+      grants.set(conversation, left);
+      return left;
+    }),
+    endConversation: vi.fn<AgentIpc["endConversation"]>(async (conversation) => {
+      grants.delete(conversation);
+      return null;
+    }),
     callTool: vi.fn<AgentIpc["callTool"]>(async (name, input) => ({ tool: name, path: input.path, ok: true })),
     execShell: vi.fn<AgentIpc["execShell"]>(async (input) => ({
       command: String(input.command),
@@ -79,7 +97,7 @@ export function fakeIpc(turns: Turn[]) {
     appendEntry: vi.fn<AgentIpc["appendEntry"]>(async (conversation) => ({ conversation: conversation ?? "c1", seq: seq++ })),
     modelInfo: vi.fn<AgentIpc["modelInfo"]>(async () => ({})),
   };
-  return { ipc, requests, newId: () => `id${++ids}` };
+  return { ipc, requests, grants, newId: () => `id${++ids}` };
 }
 
 /** Throws unless the transcript is one the providers accept. */

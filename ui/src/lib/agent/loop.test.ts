@@ -114,27 +114,31 @@ describe("AgentLoop", () => {
     expect(t.ipc.callTool).not.toHaveBeenCalledWith("write_file", expect.anything(), expect.anything());
     t.loop.decide(card.id, "once");
     await sent;
-    expect(t.ipc.approveCall).toHaveBeenCalledWith("write_file", w.input, "once");
+    expect(t.ipc.approveCall).toHaveBeenCalledWith("write_file", w.input, "once", {});
     // Tagged with the user's message and the card: the checkpoint before it carries them;
     // with the base of the preview shown, so Rust writes only over those bytes.
     const turn = t.loop.state.get().items[0].id;
-    expect(t.ipc.callTool).toHaveBeenCalledWith("write_file", w.input, "token-once", { call_id: card.id, turn_id: turn }, undefined, "blake3:01");
+    expect(t.ipc.callTool).toHaveBeenCalledWith("write_file", w.input, { approval: "token-once" }, { call_id: card.id, turn_id: turn }, undefined, "blake3:01");
     expect(t.cards()[0].status).toBe("done");
   });
 
-  it("approves for the session with the session scope", async () => {
+  it("allows in the conversation exactly the grant chosen, under the conversation's key", async () => {
     const sh = use("exec_shell", { command: "cargo", args: ["test"] });
     const t = setup([callTools(sh), say("tests pass")]);
     t.ipc.checkPolicy.mockResolvedValue({ decision: "ask", reason: "commands need approval" });
     const sent = t.loop.send("run tests");
     await vi.waitFor(() => expect(t.cards()[0]?.status).toBe("waiting"));
-    t.loop.decide(t.cards()[0].id, "session");
+    const key = t.loop.grantsKey;
+    const grant = { kind: "command" as const, command: "cargo", args: ["test"], more: false };
+    t.loop.decide(t.cards()[0].id, { grant });
     await sent;
-    expect(t.ipc.approveCall).toHaveBeenCalledWith("exec_shell", sh.input, "session");
-    expect(t.ipc.execShell).toHaveBeenCalledWith(sh.input, "token-session", expect.any(String), expect.any(Function), {
+    expect(t.ipc.checkPolicy).toHaveBeenCalledWith("exec_shell", sh.input, key);
+    expect(t.ipc.approveCall).toHaveBeenCalledWith("exec_shell", sh.input, "conversation", { conversation: key, grant });
+    expect(t.ipc.execShell).toHaveBeenCalledWith(sh.input, { approval: "token-conversation" }, expect.any(String), expect.any(Function), {
       call_id: t.cards()[0].id,
       turn_id: t.loop.state.get().items[0].id,
     });
+    await vi.waitFor(() => expect(t.loop.state.get().grants).toEqual([{ id: "grant-1", grant }]));
   });
 
   it("tells the model when the user denies a call, and does not run it", async () => {

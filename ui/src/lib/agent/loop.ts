@@ -36,6 +36,7 @@ import {
 import { type InstructionSource, type Instructions, instructionsBlock, PROJECT_INSTRUCTIONS } from "./instructions";
 import { StreamAssembler } from "./assembler";
 import { fromEntries } from "./conversation";
+import { GrantList } from "./grantList";
 import { IMAGES_PER_MESSAGE, IMAGES_PER_REQUEST } from "../images";
 import { Journal } from "./journal";
 import { type AgentState, type Compaction, emptyState, type Item, type NoticeItem, type ToolItem } from "./state";
@@ -95,6 +96,8 @@ export class AgentLoop {
   private instructions: Instructions | null | undefined;
   private readonly tools: ToolRunner;
   private readonly newId: () => string;
+  /** The conversation's key and what the user allowed in it. */
+  private readonly grants: GrantList;
   /** The user message being answered: checkpoints are taken in its name. */
   private turnId: string | undefined;
   /** Appends the conversation to the history as it happens. */
@@ -115,6 +118,8 @@ export class AgentLoop {
     private readonly options: AgentOptions,
   ) {
     this.newId = options.newId ?? (() => crypto.randomUUID());
+    // Its own keys: the card ids' sequence is not touched.
+    this.grants = new GrantList(ipc, () => crypto.randomUUID(), (grants) => this.patch({ grants }));
     this.tools = new ToolRunner(ipc, {
       newId: this.newId,
       scheduleFrame: options.scheduleFrame,
@@ -125,6 +130,8 @@ export class AgentLoop {
       riskOf: (name) => this.specs?.find((s) => s.name === name)?.risk ?? null,
       inputError: (callId) => this.inputErrors.get(callId),
       turnId: () => this.turnId,
+      conversation: () => this.grants.conversation,
+      granted: () => void this.grants.refresh(),
     });
     this.journal = this.newJournal(null);
     if (options.conversation) this.load(options.conversation);
@@ -221,6 +228,7 @@ export class AgentLoop {
     this.foldersSeen = new Set();
     const { input_tokens, output_tokens } = conversation.summary;
     this.store.set({ ...emptyState(), items: opened.items, usage: { input_tokens, output_tokens } });
+    this.grants.restart();
     void this.leave(this.journal);
     this.journal = this.newJournal(conversation, opened);
     const partial = conversation.entries.length < conversation.summary.entries;
@@ -471,9 +479,20 @@ export class AgentLoop {
     this.instructions = undefined;
     this.foldersSeen = new Set();
     this.store.set(emptyState());
+    this.grants.restart();
     this.journal = this.newJournal(null);
     this.briefId = null;
     this.whole = null;
+  }
+
+  /** The key under which Rust holds what the user allowed in this conversation. */
+  get grantsKey(): string {
+    return this.grants.conversation;
+  }
+
+  /** Revokes one thing the user allowed in this conversation. */
+  revokeGrant(id: string): Promise<void> {
+    return this.grants.revoke(id);
   }
 
   /** The user's answer to an approval card. */

@@ -21,7 +21,7 @@ describe("AgentLoop: the shell's grants", () => {
     expect(t.cards()[0].network).toBe(true);
     t.loop.decide(t.cards()[0].id, "once");
     await sent;
-    expect(t.ipc.approveCall).toHaveBeenCalledWith("exec_shell", sh.input, "once", true);
+    expect(t.ipc.approveCall).toHaveBeenCalledWith("exec_shell", sh.input, "once", { network: true });
   });
 
   it("any command can be approved once with the network; other answers carry none", async () => {
@@ -33,10 +33,10 @@ describe("AgentLoop: the shell's grants", () => {
     await vi.waitFor(() => expect(t.cards()[0]?.status).toBe("waiting"));
     t.loop.decide(t.cards()[0].id, "network");
     await vi.waitFor(() => expect(t.cards()[1]?.status).toBe("waiting"));
-    t.loop.decide(t.cards()[1].id, "always");
+    t.loop.decide(t.cards()[1].id, { rule: "pytest -q" });
     await sent;
-    expect(t.ipc.approveCall).toHaveBeenNthCalledWith(1, "exec_shell", sh.input, "once", true);
-    expect(t.ipc.approveCall).toHaveBeenNthCalledWith(2, "exec_shell", pytest.input, "always");
+    expect(t.ipc.approveCall).toHaveBeenNthCalledWith(1, "exec_shell", sh.input, "once", { network: true });
+    expect(t.ipc.approveCall).toHaveBeenNthCalledWith(2, "exec_shell", pytest.input, "always", { rule: "pytest -q" });
   });
 
   it("a call a saved rule let through says which rule", async () => {

@@ -2,7 +2,7 @@
 // reach Rust through, the user's answer to an approval, and one run's stop
 // switch. Its own module so that neither imports the other.
 import type { Ipc } from "../ipc";
-import type { ApprovalScope } from "../types";
+import type { Grant } from "../types";
 
 export type AgentIpc = Pick<
   Ipc,
@@ -11,6 +11,9 @@ export type AgentIpc = Pick<
   | "toolSpecs"
   | "checkPolicy"
   | "approveCall"
+  | "conversationGrants"
+  | "revokeGrant"
+  | "endConversation"
   | "callTool"
   | "execShell"
   | "appendEntry"
@@ -18,8 +21,12 @@ export type AgentIpc = Pick<
   | "modelInfo"
 >;
 
-/** The user's answer to an approval; "network": once, with the network. */
-export type Decision = ApprovalScope | "network" | "deny";
+/**
+ * The user's answer to an approval: once ("network": once, with the
+ * network), deny, a grant for the conversation (exactly what the user
+ * chose), or a rule saved for the project (as the user confirmed it).
+ */
+export type Decision = "once" | "network" | "deny" | { grant: Grant } | { rule: string };
 
 /** One run of the loop; Stop flips `cancelled` and fires every hook. */
 export type RunControl = { cancelled: boolean; hooks: Set<() => void> };

@@ -1,6 +1,6 @@
 // What the agent loop shows: the items of the conversation as the user sees
 // them. The provider transcript (Message[]) lives beside it in the loop.
-import type { ImageBlock, Risk, WireError } from "../types";
+import type { Grant, GrantEntry, ImageBlock, Risk, WireError } from "../types";
 
 /** queued → (waiting →) running → done | failed; or denied; or cancelled by Stop. */
 export type ToolStatus = "queued" | "waiting" | "running" | "done" | "failed" | "denied" | "cancelled";
@@ -42,6 +42,10 @@ export type ToolItem = {
   runId?: string;
   /** The saved rule that let the call run without asking. */
   rule?: string;
+  /** What the user allowed in the conversation that let it run without asking. */
+  grant?: Grant;
+  /** It touches a secret-like file: approved one call at a time, never granted or saved as a rule. */
+  oneAtATime?: boolean;
   /** The call fetches from the network (approved, it runs with it). */
   network?: boolean;
 };
@@ -75,6 +79,8 @@ export type AgentState = {
   turnLimitReached: boolean;
   /** A message taken back (the model refused its images), for the composer to hold again. */
   returned: { text: string; images: ImageBlock[] } | null;
+  /** What the user allowed in this conversation (Rust holds them; this is its list). */
+  grants: GrantEntry[];
 };
 
 export const emptyState = (): AgentState => ({
@@ -87,6 +93,7 @@ export const emptyState = (): AgentState => ({
   price: null,
   turnLimitReached: false,
   returned: null,
+  grants: [],
 });
 
 export function isTerminal(status: ToolStatus): boolean {

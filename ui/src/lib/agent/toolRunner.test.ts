@@ -47,7 +47,7 @@ describe("ToolRunner and the preview's base", () => {
     expect(t.ipc.callTool).toHaveBeenCalledWith(
       "edit_file",
       edit.input,
-      "token-once",
+      { approval: "token-once" },
       { call_id: `card-${edit.id}`, turn_id: "turn-1" },
       undefined,
       "blake3:5f0c",

@@ -3,7 +3,8 @@
 // consecutive read-only calls together, each write or command alone.
 import { toWireError, wireError } from "../errors";
 import { type FrameScheduler, OutputBuffer } from "../outputBuffer";
-import type { CallTag, PolicyCheck, Risk, ToolResultBlock, ToolUseBlock, WireError } from "../types";
+import type { CallCheck, CallTag, Risk, ToolResultBlock, ToolUseBlock, WireError } from "../types";
+import type { ApprovalOptions, Consent } from "../ipc";
 import type { AgentIpc, Decision, RunControl } from "./ports";
 import { previewOf } from "./preview";
 import type { ToolItem } from "./state";
@@ -19,14 +20,20 @@ type Hooks = {
   inputError: (callId: string) => WireError | undefined;
   /** The user turn being answered (its message's id), for checkpoints. */
   turnId?: () => string | undefined;
+  /** The window's key of the conversation: its grants may cover a call. */
+  conversation?: () => string;
+  /** The user allowed something in the conversation (its list changed). */
+  granted?: () => void;
 };
 
 /**
- * `base`: the base of the preview the card showed (check_policy's); the
- * call passes it back, so Rust writes only over the bytes that were shown.
+ * `consent`: the user's token for the call, or the conversation whose
+ * grant let it run. `base`: the base of the preview the card showed
+ * (check_policy's); the call passes it back, so Rust writes only over the
+ * bytes that were shown.
  */
-type Gate = { kind: "run"; approval?: string; base?: string } | { kind: "result"; result: ToolResultBlock } | { kind: "cancelled" };
-type Approved = { use: ToolUseBlock; approval?: string; base?: string };
+type Gate = { kind: "run"; consent?: Consent; base?: string } | { kind: "result"; result: ToolResultBlock } | { kind: "cancelled" };
+type Approved = { use: ToolUseBlock; consent?: Consent; base?: string };
 
 export class ToolRunner {
   /** Live output of exec_shell calls, by card id. */
@@ -56,7 +63,7 @@ export class ToolRunner {
       for (const use of batch) {
         if (control.cancelled) break;
         const gate = await this.gate(use, card(use), control);
-        if (gate.kind === "run") approved.push({ use, approval: gate.approval, base: gate.base });
+        if (gate.kind === "run") approved.push({ use, ...(gate.consent ? { consent: gate.consent } : {}), ...(gate.base === undefined ? {} : { base: gate.base }) });
         else if (gate.kind === "result") results.set(use, gate.result);
       }
       if (control.cancelled) break;
@@ -96,9 +103,10 @@ export class ToolRunner {
     }
     const inputError = this.hooks.inputError(use.id);
     if (inputError) return this.fail(use, id, inputError);
-    let policy: PolicyCheck;
+    const conversation = this.hooks.conversation?.() ?? "";
+    let policy: CallCheck;
     try {
-      policy = await this.ipc.checkPolicy(use.name, use.input);
+      policy = await this.ipc.checkPolicy(use.name, use.input, conversation);
     } catch (error) {
       return this.fail(use, id, error);
     }
@@ -112,11 +120,21 @@ export class ToolRunner {
     if (preview) this.hooks.updateCard(id, { preview });
     const base = policy.preview ? { base: policy.preview.base } : {};
     if (policy.decision === "allow") {
+      // Said on the card: which saved rule or grant let it run unasked.
       if (policy.rule) this.hooks.updateCard(id, { rule: policy.rule });
+      if (policy.grant) {
+        this.hooks.updateCard(id, { grant: policy.grant.grant });
+        return { kind: "run", consent: { conversation }, ...base };
+      }
       return { kind: "run", ...base };
     }
 
-    this.hooks.updateCard(id, { status: "waiting", reason: policy.reason, ...(policy.network ? { network: true } : {}) });
+    this.hooks.updateCard(id, {
+      status: "waiting",
+      reason: policy.reason,
+      ...(policy.network ? { network: true } : {}),
+      ...(policy.one_at_a_time ? { oneAtATime: true } : {}),
+    });
     const answer = await this.ask(id, control);
     if (answer === "cancelled") return { kind: "cancelled" };
     if (answer === "deny") {
@@ -125,12 +143,18 @@ export class ToolRunner {
     }
     // The network comes with an approval that named it, for this call only.
     const network = answer === "network" || policy.network === true;
-    const scope = answer === "network" ? "once" : answer;
+    const options: ApprovalOptions = network ? { network } : {};
     try {
-      const approval = network
-        ? await this.ipc.approveCall(use.name, use.input, scope, true)
-        : await this.ipc.approveCall(use.name, use.input, scope);
-      return { kind: "run", approval, ...base };
+      let approval: string;
+      if (answer === "once" || answer === "network") {
+        approval = await this.ipc.approveCall(use.name, use.input, "once", options);
+      } else if ("grant" in answer) {
+        approval = await this.ipc.approveCall(use.name, use.input, "conversation", { ...options, conversation, grant: answer.grant });
+        this.hooks.granted?.();
+      } else {
+        approval = await this.ipc.approveCall(use.name, use.input, "always", { ...options, rule: answer.rule });
+      }
+      return { kind: "run", consent: { approval }, ...base };
     } catch (error) {
       return this.fail(use, id, error);
     }
@@ -151,7 +175,7 @@ export class ToolRunner {
     });
   }
 
-  private async execute({ use, approval, base }: Approved, id: string, control: RunControl): Promise<ToolResultBlock> {
+  private async execute({ use, consent, base }: Approved, id: string, control: RunControl): Promise<ToolResultBlock> {
     this.hooks.updateCard(id, { status: "running" });
     try {
       // A call that can change the project is checkpointed first, tagged
@@ -161,14 +185,14 @@ export class ToolRunner {
         this.hooks.riskOf(use.name) === "read" ? undefined : { call_id: id, ...(turn === undefined ? {} : { turn_id: turn }) };
       const output =
         use.name === "exec_shell"
-          ? await this.shell(use, id, approval, control, tag)
+          ? await this.shell(use, id, consent, control, tag)
           : isMcpTool(use.name)
-            ? await this.stoppable(use, approval, control, tag)
+            ? await this.stoppable(use, consent, control, tag)
             : base !== undefined
-              ? await this.ipc.callTool(use.name, use.input, approval, tag, undefined, base)
+              ? await this.ipc.callTool(use.name, use.input, consent, tag, undefined, base)
               : tag
-                ? await this.ipc.callTool(use.name, use.input, approval, tag)
-                : await this.ipc.callTool(use.name, use.input, approval);
+                ? await this.ipc.callTool(use.name, use.input, consent, tag)
+                : await this.ipc.callTool(use.name, use.input, consent);
       this.hooks.updateCard(id, { status: "done", result: output });
       return resultBlock(use, output);
     } catch (error) {
@@ -181,18 +205,18 @@ export class ToolRunner {
   }
 
   /** A call Stop can end while it runs (an MCP server's tool). */
-  private async stoppable(use: ToolUseBlock, approval: string | undefined, control: RunControl, tag?: CallTag): Promise<unknown> {
+  private async stoppable(use: ToolUseBlock, consent: Consent | undefined, control: RunControl, tag?: CallTag): Promise<unknown> {
     const runId = this.hooks.newId();
     const onCancel = (): void => void this.ipc.cancel(runId).catch(() => undefined);
     control.hooks.add(onCancel);
     try {
-      return await this.ipc.callTool(use.name, use.input, approval, tag, runId);
+      return await this.ipc.callTool(use.name, use.input, consent, tag, runId);
     } finally {
       control.hooks.delete(onCancel);
     }
   }
 
-  private async shell(use: ToolUseBlock, id: string, approval: string | undefined, control: RunControl, tag?: CallTag): Promise<unknown> {
+  private async shell(use: ToolUseBlock, id: string, consent: Consent | undefined, control: RunControl, tag?: CallTag): Promise<unknown> {
     const runId = this.hooks.newId();
     const buffer = new OutputBuffer(this.hooks.scheduleFrame);
     this.outputs.set(id, buffer);
@@ -201,7 +225,7 @@ export class ToolRunner {
     control.hooks.add(onCancel);
     try {
       // A stopped command rejects with `cancelled`; what it printed is already in the buffer.
-      return await this.ipc.execShell(use.input, approval, runId, (event) => buffer.push(event), tag);
+      return await this.ipc.execShell(use.input, consent, runId, (event) => buffer.push(event), tag);
     } finally {
       control.hooks.delete(onCancel);
       buffer.flush();

@@ -1,0 +1,214 @@
+//! What "allow in this conversation" covers: exactly what the user was
+//! shown and chose, never a tool or a program as a whole. A command grant
+//! is its argv, or a pattern the user saw and edited (these words, then
+//! any further arguments); a path grant is one file, or a folder the user
+//! picked, judged both by the path as written and by where it really
+//! leads, as located when the grant was given (a file later swapped for a
+//! link elsewhere is no longer covered). Anything else is that very call.
+
+use corral_tools::dispatch::{self, PolicyCheck};
+use corral_tools::policy::Decision;
+use corral_tools::shell::ExecShellInput;
+use corral_tools::{Error, ProjectRoot, RelPath};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What one grant covers, as the user chose it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Grant {
+    /// `exec_shell` of `command` with exactly `args`; with `more`, also
+    /// with any arguments after them.
+    Command {
+        command: String,
+        args: Vec<String>,
+        #[serde(default)]
+        more: bool,
+    },
+    /// `tool` on this one path.
+    Path { tool: String, path: String },
+    /// `tool` on any path inside this folder (`.`: the whole project).
+    Folder { tool: String, folder: String },
+    /// `tool` with exactly this input (null fields aside).
+    Call {
+        tool: String,
+        #[ts(type = "Record<string, unknown>")]
+        input: Value,
+    },
+}
+
+/// A grant held for a conversation, with its id for the list and revoke.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct GrantEntry {
+    pub id: String,
+    pub grant: Grant,
+}
+
+/// `check_policy`'s answer: the policy's, the conversation's grant that
+/// let the call run without asking, and whether the call can only be
+/// approved by itself.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+pub struct CallCheck {
+    #[serde(flatten)]
+    pub check: PolicyCheck,
+    /// The grant of the conversation that made it `allow`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub grant: Option<GrantEntry>,
+    /// It touches a secret-like file: approved one call at a time, never
+    /// granted for the conversation or saved as a rule.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[ts(as = "Option<bool>", optional)]
+    pub one_at_a_time: bool,
+}
+
+impl CallCheck {
+    /// The policy's check with the grant covering the call, if any: it
+    /// turns an `ask` into `allow`, except for a call that asks for the
+    /// network (granted call by call).
+    pub fn new(check: PolicyCheck, covering: Option<GrantEntry>, secret: bool) -> CallCheck {
+        let grants = matches!(check.decision, Decision::Ask { .. }) && !check.network;
+        let grant = covering.filter(|_| grants);
+        let mut check = check;
+        if grant.is_some() {
+            check.decision = Decision::Allow;
+        }
+        CallCheck {
+            check,
+            grant,
+            one_at_a_time: secret,
+        }
+    }
+}
+
+/// A grant as held: paths normalized, and where they led when granted.
+#[derive(Debug, Clone)]
+pub(crate) struct Held {
+    pub entry: GrantEntry,
+    /// For a path or folder: its normalized path and its real location.
+    place: Option<(RelPath, RelPath)>,
+}
+
+impl Held {
+    /// The grant as it will be held in `root`: a path or folder normalized
+    /// and located, the input of a call normalized. `invalid_input` for a
+    /// grant that cannot be held (an empty program, a path outside).
+    pub fn new(root: &ProjectRoot, grant: Grant) -> Result<Held, Error> {
+        let (grant, place) = match grant {
+            Grant::Command { command, .. } if command.is_empty() => {
+                return Err(Error::invalid_input("a command grant needs a program"))
+            }
+            Grant::Path { tool, path } => {
+                let place = locate(root, &path)?;
+                let path = place.0.display();
+                (Grant::Path { tool, path }, Some(place))
+            }
+            Grant::Folder { tool, folder } => {
+                let place = locate(root, &folder)?;
+                let folder = place.0.display();
+                (Grant::Folder { tool, folder }, Some(place))
+            }
+            Grant::Call { tool, input } => {
+                let input = crate::approvals::normalize(&input);
+                (Grant::Call { tool, input }, None)
+            }
+            command @ Grant::Command { .. } => (command, None),
+        };
+        let id = uuid::Uuid::new_v4().to_string();
+        Ok(Held {
+            entry: GrantEntry { id, grant },
+            place,
+        })
+    }
+
+    /// Whether this grant covers the call (a secret-like path aside: the
+    /// caller keeps those out).
+    pub fn covers(&self, root: &ProjectRoot, tool: &str, input: &Value) -> bool {
+        match (&self.entry.grant, &self.place) {
+            (
+                Grant::Command {
+                    command,
+                    args,
+                    more,
+                },
+                _,
+            ) => {
+                tool == "exec_shell"
+                    && dispatch::parse::<ExecShellInput>(tool, input.clone()).is_ok_and(|call| {
+                        call.command == *command
+                            && if *more {
+                                call.args.starts_with(args)
+                            } else {
+                                call.args == *args
+                            }
+                    })
+            }
+            (Grant::Path { tool: granted, .. }, Some((path, real))) => {
+                granted == tool
+                    && all_paths(root, tool, input, |lexical, located| {
+                        lexical == path && located == real
+                    })
+            }
+            (Grant::Folder { tool: granted, .. }, Some((folder, real))) => {
+                granted == tool
+                    && all_paths(root, tool, input, |lexical, located| {
+                        inside(lexical, folder) && inside(located, real)
+                    })
+            }
+            (
+                Grant::Call {
+                    tool: granted,
+                    input: granted_input,
+                },
+                _,
+            ) => granted == tool && *granted_input == crate::approvals::normalize(input),
+            (Grant::Path { .. } | Grant::Folder { .. }, None) => false,
+        }
+    }
+
+    /// Whether this grant may be given for a call of `tool`: a command
+    /// grant for a command, a path or folder grant for a native tool with
+    /// a path, a call grant for any other tool.
+    pub fn fits(&self, tool: &str) -> bool {
+        match &self.entry.grant {
+            Grant::Command { .. } => tool == "exec_shell",
+            Grant::Path { .. } | Grant::Folder { .. } => {
+                tool != "exec_shell" && dispatch::tool(tool).is_ok()
+            }
+            Grant::Call { .. } => tool != "exec_shell",
+        }
+    }
+}
+
+/// The path normalized by its text and where it really leads (the part
+/// not created yet joined on), or why it cannot be granted.
+fn locate(root: &ProjectRoot, path: &str) -> Result<(RelPath, RelPath), Error> {
+    let located = root.locate(path)?;
+    let real = located.real_path().ok_or_else(|| {
+        Error::invalid_input(format!("`{path}` cannot be located in the project"))
+    })?;
+    Ok((located.lexical, real))
+}
+
+/// Whether the call has paths and each of them, as written and where it
+/// leads now, passes `ok`.
+fn all_paths(
+    root: &ProjectRoot,
+    tool: &str,
+    input: &Value,
+    ok: impl Fn(&RelPath, &RelPath) -> bool,
+) -> bool {
+    let Ok(facts) = dispatch::tool(tool).and_then(|t| t.assess(root, input, false)) else {
+        return false;
+    };
+    !facts.paths.is_empty()
+        && facts
+            .paths
+            .iter()
+            .all(|path| locate(root, path).is_ok_and(|(lexical, located)| ok(&lexical, &located)))
+}
+
+/// Whether `path` is `folder` or inside it, component by component.
+fn inside(path: &RelPath, folder: &RelPath) -> bool {
+    folder.is_root() || path.as_path().starts_with(folder.as_path())
+}
