@@ -90,6 +90,25 @@ test("chat with tool cards, an approval with a diff, a command panel", { timeout
   });
 });
 
+test("an approval's grant and rule panels", { timeout: 90_000 }, async (t) => {
+  const script = [openai.toolCalls([{ name: "exec_shell", input: { command: "node", args: ["check.js"] } }]), openai.text("Not run.")];
+  await withApp(t, { script, fixture: "greeter" }, async (app) => {
+    await app.send("Run the tests.");
+    await app.answer("approve-conversation");
+    await app.waitFor(`${tid("grant-chooser")} [data-armed="true"]`, { what: "the grant panel" });
+    await app.click(tid("grant-pattern"));
+    await app.type(tid("grant-pattern-text"), "\uE003check.js *");
+    await app.waitFor(tid("grant-pattern-meaning"), { check: (e) => e.text.includes("node check.js"), what: "the pattern read back" });
+    await shot(app, "approval-grant");
+    await app.click(tid("grant-cancel"));
+    await app.answer("approve-always");
+    await app.waitFor(`${tid("rule-confirm")} [data-armed="true"]`, { what: "the rule to confirm" });
+    await shot(app, "approval-rule");
+    await app.click(tid("rule-cancel"));
+    await app.answer("deny");
+  });
+});
+
 test("a tool error and a provider error", { timeout: 60_000 }, async (t) => {
   const script = [
     openai.toolCalls([{ name: "read_file", input: { path: "../outside/secret.txt" } }]),
