@@ -1,6 +1,6 @@
 //! `corral-cli checkpoint list|diff ID|restore ID [--path P]|undo-call ID
-//! [--dry-run] --root DIR [--store DIR]`, and the store `call` takes its
-//! checkpoints in.
+//! [--dry-run]|verify --root DIR [--store DIR]`, and the store `call` takes
+//! its checkpoints in. What the store warns of goes to stderr.
 
 use clap::Subcommand;
 use corral_tools::checkpoint::{self, Store};
@@ -49,6 +49,13 @@ pub enum Action {
         #[command(flatten)]
         at: StoreArgs,
     },
+    /// Read and hash every object of every checkpoint: print the
+    /// checkpoints that are whole, or fail naming each damaged object and
+    /// the checkpoints that need it.
+    Verify {
+        #[command(flatten)]
+        at: StoreArgs,
+    },
 }
 
 #[derive(clap::Args)]
@@ -68,29 +75,45 @@ pub fn run(action: Action) -> Result<Value, Error> {
         let store = open_store(at.store.as_deref(), &root)?;
         Ok((root, store))
     };
+    let (root, store) = match &action {
+        Action::List { at }
+        | Action::Diff { at, .. }
+        | Action::Restore { at, .. }
+        | Action::UndoCall { at, .. }
+        | Action::Verify { at } => open(at)?,
+    };
+    let done = act(&root, &store, action);
+    say_warnings(&store);
+    done
+}
+
+fn act(root: &ProjectRoot, store: &Store, action: Action) -> Result<Value, Error> {
     let value = match action {
-        Action::List { at } => {
-            let (root, store) = open(&at)?;
-            serde_json::to_value(store.list(&root)?)
+        Action::List { .. } => serde_json::to_value(store.list(root)?),
+        Action::Verify { .. } => serde_json::to_value(store.verify(root)?),
+        Action::Diff { id, path, .. } => {
+            serde_json::to_value(store.diff(root, &id, path.as_deref())?)
         }
-        Action::Diff { id, path, at } => {
-            let (root, store) = open(&at)?;
-            serde_json::to_value(store.diff(&root, &id, path.as_deref())?)
+        Action::Restore { id, path, .. } => {
+            serde_json::to_value(store.restore(root, &id, path.as_deref())?)
         }
-        Action::Restore { id, path, at } => {
-            let (root, store) = open(&at)?;
-            serde_json::to_value(store.restore(&root, &id, path.as_deref())?)
-        }
-        Action::UndoCall { id, dry_run, at } => {
-            let (root, store) = open(&at)?;
+        Action::UndoCall { id, dry_run, .. } => {
             if dry_run {
-                serde_json::to_value(store.call_undo_diff(&root, &id)?)
+                serde_json::to_value(store.call_undo_diff(root, &id)?)
             } else {
-                serde_json::to_value(store.undo_call(&root, &id)?)
+                serde_json::to_value(store.undo_call(root, &id)?)
             }
         }
     };
     value.map_err(|e| Error::invalid_input(format!("could not encode the result: {e}")))
+}
+
+/// Says on stderr what the store warned of (a journal set aside): stdout
+/// is the result's.
+pub fn say_warnings(store: &Store) {
+    for warning in store.take_warnings() {
+        eprintln!("corral-cli: warning: {warning}");
+    }
 }
 
 /// The hook `call` passes to `dispatch::call`: a checkpoint before a call

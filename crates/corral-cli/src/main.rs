@@ -9,7 +9,7 @@
 //!                 [--writable PATH]... [--blocked PATH]... NAME [JSON]
 //! ```
 //!
-//! corral-cli checkpoint list|diff ID|restore ID [--path P] --root DIR [--store DIR]
+//! corral-cli checkpoint list|diff ID|restore ID [--path P]|verify --root DIR [--store DIR]
 //!
 //! `call` prints the tool's result JSON and exits 0, or the standardized
 //! error object and exits 1. The input JSON is the last argument, or stdin.
@@ -255,7 +255,11 @@ fn run(command: Command) -> Result<Value, Error> {
                 ctx.checkpoint = Some(checkpoints::hook(kept.store.as_deref(), &root)?);
             }
             ctx.search_index = kept.index.map(corral_tools::search::IndexConfig::new);
-            dispatch::call(&root, &name, input, &ctx)
+            let result = dispatch::call(&root, &name, input, &ctx);
+            if let Some(hook) = &ctx.checkpoint {
+                checkpoints::say_warnings(&hook.store);
+            }
+            result
         }
     }
 }

@@ -395,3 +395,68 @@ fn kill_9_during_a_restore_leaves_before_or_after_once_the_store_opens() {
         "rolled forward {rolled}, after {after}, before {before}"
     );
 }
+
+#[test]
+fn verify_names_the_damaged_objects_and_a_stuck_journal_is_set_aside_with_a_warning() {
+    let s = Setup::new();
+    std::fs::write(s.root.join("a.txt"), "one\n").unwrap();
+    ok(&s.args(&[
+        "call",
+        "write_file",
+        r#"{"path":"a.txt","content":"two\n"}"#,
+    ]));
+    ok(&s.args(&["call", "write_file", r#"{"path":"b.txt","content":"b\n"}"#]));
+    let list = ok(&s.args(&["checkpoint", "list"]));
+    let ids: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    let report = ok(&s.args(&["checkpoint", "verify"]));
+    assert_eq!(report["whole"], serde_json::json!(ids));
+    assert_eq!(report["damaged"], serde_json::json!([]));
+
+    // The blob of `one\n`, which only the first checkpoint needs, cut short.
+    let store = std::fs::read_dir(s.store.join("checkpoints"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    let mut objects = std::fs::read_dir(store.join("objects"))
+        .unwrap()
+        .flatten()
+        .flat_map(|fan| std::fs::read_dir(fan.path()).unwrap().flatten());
+    let one = objects
+        .find(|object| std::fs::read(object.path()).unwrap() == b"one\n")
+        .unwrap()
+        .path();
+    std::fs::write(&one, "on").unwrap();
+    let (code, err) = cli(&s.args(&["checkpoint", "verify"]));
+    assert_eq!((code, err["code"].as_str()), (1, Some("io")), "{err}");
+    let report = &err["details"]["report"];
+    assert_eq!(
+        report["damaged"][0]["checkpoints"],
+        serde_json::json!([ids[0]])
+    );
+    assert_eq!(report["damaged"][0]["path"], "a.txt");
+    assert_eq!(report["whole"], serde_json::json!([ids[1]]));
+    let (code, err) = cli(&s.args(&["checkpoint", "restore", ids[0]]));
+    assert_eq!((code, err["code"].as_str()), (1, Some("io")), "{err}");
+    assert_eq!(std::fs::read(s.root.join("a.txt")).unwrap(), b"two\n");
+
+    // A journal naming a path in `.git`: set aside, said on stderr, and
+    // the store opens.
+    let journal = serde_json::json!({"restore": ids[1], "path": ".git/x", "undo": ids[1]});
+    std::fs::write(store.join("journal.json"), journal.to_string()).unwrap();
+    let out = common::corral_cli()
+        .args(s.args(&["checkpoint", "list"]))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("warning:"), "{stderr}");
+    assert!(stderr.contains("journal-unfinished-"), "{stderr}");
+    assert!(!store.join("journal.json").exists());
+}

@@ -141,7 +141,15 @@ impl CorralServer {
             ctx.shell.cancel = cancel;
             ctx.checkpoint = hook;
             ctx.search_index = options.search_index.clone();
-            dispatch::call(&root, &name, input, &ctx)
+            let result = dispatch::call(&root, &name, input, &ctx);
+            // stdout is the protocol's: what the store warns of (a journal
+            // set aside) goes to stderr, the client's log.
+            if let Some(hook) = &ctx.checkpoint {
+                for warning in hook.store.take_warnings() {
+                    eprintln!("corral-cli mcp: warning: {warning}");
+                }
+            }
+            result
         });
         let result = run.await.map_err(|e| {
             Error::new(

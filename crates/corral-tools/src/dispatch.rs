@@ -210,13 +210,16 @@ fn real_path(root: &ProjectRoot, rel: &RelPath) -> Option<String> {
 
 /// Runs one tool call through the policy. A call that can change the
 /// project is preceded by a checkpoint when the context has a store; if
-/// the checkpoint fails, the call does not run.
+/// the checkpoint fails, the call does not run. Validate, then
+/// checkpoint: a call its input or limits refuse ([`DynTool::validate`])
+/// takes none.
 pub fn call(root: &ProjectRoot, name: &str, input: Value, ctx: &CallContext) -> Result<Value> {
     let decision = decide(root, name, &input, ctx)?;
     policy::enforce(&decision, ctx.approval, name)?;
     let tool = tool(name)?;
     if let Some(hook) = &ctx.checkpoint {
         if changes_project(root, tool, &input) {
+            tool.validate(root, &input)?;
             hook.before(root, name, &input).map_err(|e| {
                 let message = format!(
                     "no checkpoint could be taken, so {name} did not run: {}",

@@ -32,6 +32,7 @@ pub mod root;
 pub mod search;
 pub mod shell;
 pub mod spec;
+mod temp;
 mod text;
 pub mod tool;
 pub mod tools;

@@ -82,6 +82,14 @@ pub trait Tool: Sync {
         Ok(())
     }
 
+    /// What the input alone refuses (a size over the limits, a path the
+    /// tool never writes), checked once the call is allowed and before
+    /// the checkpoint is taken: a refused call takes none. The run checks
+    /// it again; a preview shows the same refusal.
+    fn validate(&self, _root: &ProjectRoot, _input: &Self::Input) -> Result<()> {
+        Ok(())
+    }
+
     /// What the policy needs to know of the call ([`Assessment`]); with
     /// `precheck`, [`Tool::precheck`] refuses it first. The default knows
     /// the paths and nothing more. A tool whose input tells more overrides
@@ -156,6 +164,8 @@ pub trait DynTool: Sync {
     fn assess_in(&self, root: &ProjectRoot, input: &Value, ctx: &CallContext)
         -> Result<Assessment>;
     fn preview(&self, root: &ProjectRoot, input: &Value) -> Result<Option<Preview>>;
+    /// Parses the input and runs [`Tool::validate`].
+    fn validate(&self, root: &ProjectRoot, input: &Value) -> Result<()>;
     fn run(&self, root: &ProjectRoot, input: Value, ctx: &CallContext) -> Result<Value>;
     fn probe(&self, path: &str) -> Value;
 }
@@ -193,6 +203,9 @@ impl<T: Tool> DynTool for T {
     }
     fn preview(&self, root: &ProjectRoot, input: &Value) -> Result<Option<Preview>> {
         Tool::preview(self, root, &parse(T::NAME, input.clone())?)
+    }
+    fn validate(&self, root: &ProjectRoot, input: &Value) -> Result<()> {
+        Tool::validate(self, root, &parse(T::NAME, input.clone())?)
     }
     fn run(&self, root: &ProjectRoot, input: Value, ctx: &CallContext) -> Result<Value> {
         let output = Tool::run(self, root, parse(T::NAME, input)?, ctx)?;

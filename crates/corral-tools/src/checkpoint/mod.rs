@@ -12,6 +12,7 @@
 //! snapshots/ID.json  one per checkpoint: id, time, tool, label, turn, root tree
 //! stat-cache         path → (size, mtime, ctime, inode, hash) of the last scan
 //! journal.json       a restore under way (rolled forward at the next open)
+//! journal-unfinished-MS.json   one that could not be finished, set aside
 //! lock               flock: one writer at a time, across processes
 //! tmp/               temp files, renamed into place (swept under the lock)
 //! ```
@@ -37,14 +38,21 @@
 //! ```
 
 mod compare;
+#[cfg(test)]
+mod fault_tests;
+mod journal;
 mod object;
+mod preflight;
 mod restore;
 mod scan;
 mod tree;
+mod verify;
 
 pub use compare::{ChangeCounts, ChangeStatus, EntryKind, FileChange};
+use journal::Part;
 use restore::Scope;
 pub use restore::Skipped;
+pub use verify::{Damaged, Verified};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::root::ProjectRoot;
@@ -173,29 +181,6 @@ pub struct CallUndo {
     pub plan: Comparison,
 }
 
-/// A restore under way, written before the project is touched and removed
-/// after; one found at the next open is finished then.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct Journal {
-    restore: String,
-    path: Option<String>,
-    undo: String,
-    /// An undo of one call: the checkpoint where its changes end (the
-    /// paths restored are those that differ from `restore` to it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    until: Option<String>,
-}
-
-/// Which part of the project a restore puts back.
-#[derive(Debug, Clone, Copy)]
-enum Part<'a> {
-    /// The whole project, or one path and what is beneath it.
-    Path(Option<&'a str>),
-    /// What changed from the restored checkpoint to checkpoint `until` (the
-    /// undo checkpoint itself when `None`: what changed up to now).
-    ChangedUntil(Option<&'a str>),
-}
-
 /// What a collection did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Collected {
@@ -212,6 +197,9 @@ pub struct Store {
     path: PathBuf,
     dir: Dir,
     cap: u64,
+    /// What the store had to do that someone should know of (a journal
+    /// set aside), until a host takes it ([`Store::take_warnings`]).
+    warnings: std::sync::Mutex<Vec<String>>,
 }
 
 /// The folder of `root`'s store under `base` (a data folder):
@@ -296,7 +284,12 @@ impl Store {
             }
         }
         let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        Ok(Store { path, dir, cap })
+        Ok(Store {
+            path,
+            dir,
+            cap,
+            warnings: std::sync::Mutex::default(),
+        })
     }
 
     /// The store's folder.
@@ -307,6 +300,22 @@ impl Store {
     /// The byte cap past which the oldest checkpoints go.
     pub fn cap(&self) -> u64 {
         self.cap
+    }
+
+    /// The warnings since the last call, oldest first (each is said once).
+    pub fn take_warnings(&self) -> Vec<String> {
+        let mut warnings = self
+            .warnings
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        std::mem::take(&mut *warnings)
+    }
+
+    fn warn(&self, warning: String) {
+        self.warnings
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(warning);
     }
 
     /// A store inside the project would be snapshotted, and changed by
@@ -344,36 +353,8 @@ impl Store {
                     .remove_file(Path::new("tmp").join(entry.file_name()));
             }
         }
-        if let Some(journal) = self.journal()? {
-            self.finish(root, &journal)?;
-        }
+        self.finish_journal(root)?;
         Ok(locked)
-    }
-
-    fn journal(&self) -> Result<Option<Journal>> {
-        match self.read_small(JOURNAL)? {
-            None => Ok(None),
-            // A journal that does not parse was never completely written:
-            // its restore never touched the project.
-            Some(bytes) => Ok(serde_json::from_slice(&bytes).ok()),
-        }
-    }
-
-    /// Rolls a half-done restore forward (undoable like any restore).
-    fn finish(&self, root: &ProjectRoot, journal: &Journal) -> Result<()> {
-        if self.record(&journal.restore).is_ok() {
-            let part = match &journal.until {
-                Some(until) => Part::ChangedUntil(Some(until)),
-                None => Part::Path(journal.path.as_deref()),
-            };
-            self.restore_locked(
-                root,
-                &journal.restore,
-                part,
-                "finishing an interrupted restore",
-            )?;
-        }
-        self.remove_small(JOURNAL)
     }
 
     /// Takes a checkpoint of the project.
@@ -551,6 +532,8 @@ impl Store {
         let (changes, ignored) =
             compare::changes_and_ignored(&loader, &current.root, &Store::tree_of(&target)?)?;
         let chosen = selected(&changes, &scope);
+        // A damaged checkpoint fails its diff as it would fail its restore.
+        verify::refuse_damaged(id, verify::damaged_blobs(&self.dir, &chosen))?;
         let (described, counts) = compare::describe(&loader, &chosen);
         let mut skipped = foreseen_skips(&chosen);
         skipped.extend(ignored_skips(&ignored, &scope));
@@ -643,6 +626,7 @@ impl Store {
         let scope = changed_paths(&compare::changes(&loader, &before_tree, &after_tree)?);
         let changes = compare::changes(&loader, &current.root, &before_tree)?;
         let chosen = selected(&changes, &scope);
+        verify::refuse_damaged(id, verify::damaged_blobs(&self.dir, &chosen))?;
         let undone: HashSet<&Path> = chosen.iter().map(|c| c.path.as_path()).collect();
         let changed_later = if until.is_some() {
             compare::changes(&loader, &after_tree, &current.root)?
@@ -689,70 +673,6 @@ impl Store {
             Part::ChangedUntil(until.as_deref()),
             &format!("before undoing the call after {id}"),
         )
-    }
-
-    fn restore_locked(
-        &self,
-        root: &ProjectRoot,
-        id: &str,
-        part: Part,
-        label: &str,
-    ) -> Result<Restored> {
-        let target = self.record(id)?;
-        let path = match part {
-            Part::Path(path) => path,
-            Part::ChangedUntil(_) => None,
-        };
-        let only = self.only(root, path)?;
-        let (undo, _) = self.checkpoint_locked(
-            root,
-            NewCheckpoint {
-                tool: "restore".to_string(),
-                label: label.to_string(),
-                ..NewCheckpoint::default()
-            },
-        )?;
-        let loader = Loader {
-            store: &self.dir,
-            scan: None,
-            root: None,
-        };
-        let target_tree = Store::tree_of(&target)?;
-        let (scope, until) = match part {
-            Part::Path(_) => (only, None),
-            Part::ChangedUntil(until) => {
-                let until = match until {
-                    Some(until) => self.record(until)?,
-                    None => undo.clone(),
-                };
-                let changed = compare::changes(&loader, &target_tree, &Store::tree_of(&until)?)?;
-                (changed_paths(&changed), Some(until.info.id))
-            }
-        };
-        let (changes, ignored) =
-            compare::changes_and_ignored(&loader, &Store::tree_of(&undo)?, &target_tree)?;
-        let chosen = selected(&changes, &scope);
-        let (described, counts) = compare::describe(&loader, &chosen);
-        let journal = Journal {
-            restore: id.to_string(),
-            path: path.map(str::to_string),
-            undo: undo.info.id.clone(),
-            until,
-        };
-        let json = serde_json::to_vec(&journal)
-            .map_err(|e| Error::new(ErrorCode::Io, format!("could not encode the journal: {e}")))?;
-        self.write_durable(Path::new(JOURNAL), &json)?;
-        let mut skipped = restore::apply(root, &loader, &chosen, &scope)?;
-        skipped.extend(ignored_skips(&ignored, &scope));
-        self.remove_small(JOURNAL)?;
-        Ok(Restored {
-            restored: id.to_string(),
-            path: path.map(str::to_string),
-            undo: undo.info.id,
-            counts,
-            changes: described,
-            skipped,
-        })
     }
 
     /// The one path a diff or restore is limited to, checked like a tool's.
@@ -962,13 +882,13 @@ fn foreseen_skips(changes: &[Change]) -> Vec<Skipped> {
         if let Some(Kind::Large { size, .. }) = &change.to {
             out.push(Skipped {
                 path,
-                reason: format!("not restored: at {size} bytes it was too large to keep when the checkpoint was taken"),
+                reason: restore::large_not_kept(*size),
                 ignored: false,
             });
         } else if let (Some(Kind::Large { size, .. }), None) = (&change.from, &change.to) {
             out.push(Skipped {
                 path,
-                reason: format!("left in place: at {size} bytes it is too large to keep a copy of, so removing it could not be undone"),
+                reason: restore::large_kept(*size),
                 ignored: false,
             });
         }

@@ -7,12 +7,12 @@
 //! Order: removals (children first), then new folders, then every file and
 //! link written to a temp name beside its place, one sync of the file
 //! system, then the renames, then folder permissions (deepest first, so a
-//! read-only folder is filled before it is closed).
+//! read-only folder is filled before it is closed). A step that fails
+//! stops it, its temp files removed; `journal.rs` puts the project back.
 
 use super::compare::{display, Change, Loader};
 use super::object::{folder_fd, sync_filesystem};
 use super::tree::Kind;
-use crate::error::Result;
 use crate::root::ProjectRoot;
 use cap_fs_ext::DirExt;
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
@@ -23,7 +23,6 @@ use std::io::Write;
 use std::ops::Bound;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A path a restore left as it was, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -51,6 +50,8 @@ impl Dirs<'_> {
             for part in rel.components() {
                 dir = dir.open_dir_nofollow(part.as_os_str())?;
             }
+            // A temp file a killed write or restore left here goes first.
+            crate::temp::sweep(&dir);
             self.open.insert(rel.to_path_buf(), dir);
         }
         self.open
@@ -113,23 +114,61 @@ impl Scope {
     }
 }
 
+/// Why a restore stopped midway: the path, and what went wrong there.
+#[derive(Debug)]
+pub(crate) struct Failed {
+    pub path: PathBuf,
+    pub error: std::io::Error,
+}
+
+impl Failed {
+    fn at(path: &Path) -> impl FnOnce(std::io::Error) -> Failed + '_ {
+        move |error| Failed {
+            path: path.to_path_buf(),
+            error,
+        }
+    }
+}
+
 /// Applies `changes` (from the project as it is to the snapshot). Returns
-/// what was left as it was, with the reason.
+/// what was left as it was because the checkpoints keep nothing of it (a
+/// file too large to keep, a folder that holds ignored files). Any other
+/// failure stops it, with its temp files removed, and is the error: the
+/// caller puts the project back.
 pub(crate) fn apply(
     root: &ProjectRoot,
     loader: &Loader,
     changes: &[Change],
     scope: &Scope,
-) -> Result<Vec<Skipped>> {
+) -> Result<Vec<Skipped>, Failed> {
     let mut dirs = Dirs {
         root,
         open: HashMap::new(),
     };
+    let mut pending: Vec<(PathBuf, OsString)> = Vec::new();
+    let applied = apply_into(&mut dirs, loader, changes, scope, &mut pending);
+    if applied.is_err() {
+        // Nothing of a failed restore stays behind under a temp name.
+        for (path, tmp) in &pending {
+            let (parent, _) = split(path);
+            let _ = dirs.get(parent).map(|d| d.remove_file(tmp));
+        }
+    }
+    applied
+}
+
+fn apply_into(
+    dirs: &mut Dirs,
+    loader: &Loader,
+    changes: &[Change],
+    scope: &Scope,
+    pending: &mut Vec<(PathBuf, OsString)>,
+) -> Result<Vec<Skipped>, Failed> {
     let mut skipped = Vec::new();
-    let mut skip = |path: &Path, reason: String| {
+    let mut skip = |path: &Path, reason: &str| {
         skipped.push(Skipped {
             path: display(path),
-            reason,
+            reason: reason.to_string(),
             ignored: false,
         })
     };
@@ -152,42 +191,49 @@ pub(crate) fn apply(
             continue;
         }
         let (parent, name) = split(&change.path);
+        let failed = Failed::at(&change.path);
         match from {
             Kind::Large { size, .. } => {
-                skip(
-                    &change.path,
-                    format!("left in place: at {size} bytes it is too large to keep a copy of, so removing it could not be undone"),
-                );
+                skip(&change.path, &large_kept(*size));
                 blocked.push(change.path.clone());
             }
             Kind::Dir { .. } => {
-                let result = dirs.get(parent).and_then(|d| d.remove_dir(name));
-                if let Err(e) = result {
-                    if e.kind() != std::io::ErrorKind::NotFound {
+                step().map_err(Failed::at(&change.path))?;
+                let dir = dirs.get(parent).map_err(failed)?;
+                match dir.remove_dir(name) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    // What the checkpoints do not keep (or, undoing one
+                    // call, what it did not make) is still in it.
+                    Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => {
                         let reason = match scope {
-                            Scope::Exactly(_) => "left in place: it holds files this restore does not touch",
-                            Scope::Whole | Scope::Under(_) => "left in place: it holds files the checkpoints do not keep (ignored or too large)",
+                            Scope::Exactly(_) => {
+                                "left in place: it holds files this restore does not touch"
+                            }
+                            Scope::Whole | Scope::Under(_) => {
+                                "left in place: it holds files the checkpoints do not keep (ignored or too large)"
+                            }
                         };
-                        skip(&change.path, reason.to_string());
+                        skip(&change.path, reason);
                         blocked.push(change.path.clone());
                     }
+                    Err(e) => return Err(Failed::at(&change.path)(e)),
                 }
             }
             Kind::File { .. } | Kind::Symlink { .. } => {
-                let result = dirs
-                    .get(parent)
-                    .and_then(|d| match d.symlink_metadata(name) {
-                        Ok(meta) if meta.is_dir() => Err(std::io::Error::other("is a folder now")),
-                        Ok(_) => d.remove_file(name),
-                        Err(e) => Err(e),
-                    });
-                match result {
+                step().map_err(Failed::at(&change.path))?;
+                let dir = dirs.get(parent).map_err(failed)?;
+                let removed = match dir.symlink_metadata(name) {
+                    Ok(meta) if meta.is_dir() => {
+                        Err(std::io::Error::other("a folder is in its place now"))
+                    }
+                    Ok(_) => dir.remove_file(name),
+                    Err(e) => Err(e),
+                };
+                match removed {
                     Ok(()) => {}
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => {
-                        skip(&change.path, format!("could not remove it: {e}"));
-                        blocked.push(change.path.clone());
-                    }
+                    Err(e) => return Err(Failed::at(&change.path)(e)),
                 }
             }
             Kind::Ignored => {}
@@ -196,7 +242,6 @@ pub(crate) fn apply(
     dirs.forget();
 
     // New folders, then files and links under temp names.
-    let mut pending: Vec<(PathBuf, OsString)> = Vec::new();
     let mut dir_modes: Vec<(PathBuf, u32)> = Vec::new();
     for change in &chosen {
         let Some(to) = &change.to else { continue };
@@ -204,82 +249,128 @@ pub(crate) fn apply(
             continue;
         }
         let (parent, name) = split(&change.path);
-        let placed = match to {
+        let failed = Failed::at(&change.path);
+        match to {
             Kind::Dir { mode, .. } => {
                 dir_modes.push((change.path.clone(), *mode));
-                if matches!(change.from, Some(Kind::Dir { .. })) {
-                    Ok(())
-                } else {
-                    dirs.get(parent).and_then(|d| match d.create_dir(name) {
+                if !matches!(change.from, Some(Kind::Dir { .. })) {
+                    step().map_err(Failed::at(&change.path))?;
+                    let dir = dirs.get(parent).map_err(failed)?;
+                    match dir.create_dir(name) {
                         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                            match d.symlink_metadata(name) {
-                                Ok(m) if m.is_dir() => Ok(()),
-                                _ => Err(e),
+                            match dir.symlink_metadata(name) {
+                                Ok(m) if m.is_dir() => {}
+                                _ => return Err(Failed::at(&change.path)(e)),
                             }
                         }
-                        other => other,
-                    })
+                        other => other.map_err(Failed::at(&change.path))?,
+                    }
                 }
             }
-            Kind::File { mode, hash, .. } => match loader.blob(hash) {
-                Err(e) => Err(std::io::Error::other(e.message)),
-                Ok(bytes) => dirs
-                    .get(parent)
-                    .and_then(|d| {
-                        in_the_way(d, name)?;
-                        write_temp(d, name, &bytes, *mode)
-                    })
-                    .map(|tmp| pending.push((change.path.clone(), tmp))),
-            },
-            Kind::Symlink { target } => dirs
-                .get(parent)
-                .and_then(|d| {
-                    in_the_way(d, name)?;
-                    link_temp(d, name, target)
-                })
-                .map(|tmp| pending.push((change.path.clone(), tmp))),
-            Kind::Large { size, .. } => {
-                skip(
-                    &change.path,
-                    format!("not restored: at {size} bytes it was too large to keep when the checkpoint was taken"),
-                );
-                Ok(())
+            Kind::File { mode, hash, .. } => {
+                let bytes = loader
+                    .blob(hash)
+                    .map_err(|e| failed(std::io::Error::other(e.message)))?;
+                step().map_err(Failed::at(&change.path))?;
+                let dir = dirs.get(parent).map_err(Failed::at(&change.path))?;
+                in_the_way(dir, name).map_err(Failed::at(&change.path))?;
+                let tmp = write_temp(dir, name, &bytes, *mode).map_err(Failed::at(&change.path))?;
+                pending.push((change.path.clone(), tmp));
             }
-            Kind::Ignored => Ok(()),
-        };
-        if let Err(e) = placed {
-            skip(&change.path, format!("not restored: {e}"));
-            blocked.push(change.path.clone());
+            Kind::Symlink { target } => {
+                step().map_err(Failed::at(&change.path))?;
+                let dir = dirs.get(parent).map_err(failed)?;
+                in_the_way(dir, name).map_err(Failed::at(&change.path))?;
+                let tmp = link_temp(dir, name, target).map_err(Failed::at(&change.path))?;
+                pending.push((change.path.clone(), tmp));
+            }
+            Kind::Large { size, .. } => skip(&change.path, &large_not_kept(*size)),
+            Kind::Ignored => {}
         }
     }
     // The content is on disk before any name points at it.
-    let sync = || {
-        let _ = folder_fd(root.dir(), Path::new(".")).map(|fd| sync_filesystem(&fd));
+    let sync = |dirs: &Dirs| {
+        let _ = folder_fd(dirs.root.dir(), Path::new(".")).map(|fd| sync_filesystem(&fd));
     };
-    sync();
-    for (path, tmp) in &pending {
+    sync(dirs);
+    // What is renamed is no temp file any more; the rest are, on failure.
+    let mut renamed = 0;
+    let mut failure = None;
+    for (path, tmp) in pending.iter() {
         let (parent, name) = split(path);
-        let result = dirs.get(parent).and_then(|d| d.rename(tmp, d, name));
-        if let Err(e) = result {
-            let _ = dirs.get(parent).map(|d| d.remove_file(tmp));
-            skip(path, format!("not restored: {e}"));
+        let done = step().and_then(|()| dirs.get(parent).and_then(|d| d.rename(tmp, d, name)));
+        if let Err(e) = done {
+            failure = Some(Failed::at(path)(e));
+            break;
         }
+        renamed += 1;
+    }
+    pending.drain(..renamed);
+    if let Some(failure) = failure {
+        return Err(failure);
     }
     // Folder permissions last, deepest first.
     dir_modes.sort_by_key(|(p, _)| std::cmp::Reverse(p.components().count()));
     for (path, mode) in dir_modes {
+        step().map_err(Failed::at(&path))?;
         let (parent, name) = split(&path);
-        let result = dirs.get(parent).and_then(|d| {
-            let fd = folder_fd(d, Path::new(name))?;
-            rustix::fs::fchmod(&fd, rustix::fs::Mode::from_raw_mode(mode & 0o1777))
-                .map_err(std::io::Error::from)
+        dirs.get(parent)
+            .and_then(|d| {
+                let fd = folder_fd(d, Path::new(name))?;
+                rustix::fs::fchmod(&fd, rustix::fs::Mode::from_raw_mode(mode & 0o1777))
+                    .map_err(std::io::Error::from)
+            })
+            .map_err(Failed::at(&path))?;
+    }
+    sync(dirs);
+    Ok(skipped)
+}
+
+/// Why a file is left in place: it is over the size the checkpoints keep
+/// (known before the restore starts, and shown by its diff).
+pub(crate) fn large_kept(size: u64) -> String {
+    format!("left in place: at {size} bytes it is too large to keep a copy of, so removing it could not be undone")
+}
+
+/// Why a file is not brought back: it was too large to keep.
+pub(crate) fn large_not_kept(size: u64) -> String {
+    format!("not restored: at {size} bytes it was too large to keep when the checkpoint was taken")
+}
+
+/// Tests only: what to do at a step (fill the disk, or fail it outright).
+#[cfg(test)]
+pub(crate) type Fault = Box<dyn FnOnce() -> Option<std::io::Error>>;
+
+#[cfg(test)]
+thread_local! {
+    /// Tests only: how many steps of a restore (each removal, new folder,
+    /// temp file, rename, folder mode) to let run, and what to do at the
+    /// next one: fill the disk, or fail it outright.
+    pub(crate) static FAULT: std::cell::RefCell<Option<(usize, Fault)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// One step of a restore, about to change the project. Nothing outside
+/// tests; there, [`FAULT`] may make it fail.
+fn step() -> std::io::Result<()> {
+    #[cfg(test)]
+    {
+        let due = FAULT.with(|fault| {
+            let mut fault = fault.borrow_mut();
+            match fault.as_mut() {
+                Some((0, _)) => fault.take().map(|(_, act)| act),
+                Some((n, _)) => {
+                    *n -= 1;
+                    None
+                }
+                None => None,
+            }
         });
-        if let Err(e) = result {
-            skip(&path, format!("could not set its permissions: {e}"));
+        if let Some(error) = due.and_then(|act| act()) {
+            return Err(error);
         }
     }
-    sync();
-    Ok(skipped)
+    Ok(())
 }
 
 /// A folder where a file or link is to go (one the ignore rules hide, or
@@ -300,21 +391,12 @@ fn split(path: &Path) -> (&Path, &OsStr) {
     )
 }
 
-fn temp_name(name: &OsStr) -> OsString {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let mut tmp = OsString::from(".");
-    tmp.push(name);
-    tmp.push(format!(".corral-restore-{}-{n}.tmp", std::process::id()));
-    tmp
-}
-
 /// The file's bytes under a temp name beside it, with its permissions
 /// (set-user and set-group bits dropped).
 fn write_temp(dir: &Dir, name: &OsStr, bytes: &[u8], mode: u32) -> std::io::Result<OsString> {
     let mut options = OpenOptions::new();
     options.write(true).create_new(true).mode(0o600);
-    let tmp = temp_name(name);
+    let tmp = crate::temp::name_for(name);
     let mut file = dir.open_with(&tmp, &options)?;
     let written = file.write_all(bytes).and_then(|()| {
         rustix::fs::fchmod(&file, rustix::fs::Mode::from_raw_mode(mode & 0o1777))
@@ -329,7 +411,7 @@ fn write_temp(dir: &Dir, name: &OsStr, bytes: &[u8], mode: u32) -> std::io::Resu
 
 /// A symlink to `target` under a temp name beside `name`.
 fn link_temp(dir: &Dir, name: &OsStr, target: &[u8]) -> std::io::Result<OsString> {
-    let tmp = temp_name(name);
+    let tmp = crate::temp::name_for(name);
     rustix::fs::symlinkat(OsStr::from_bytes(target), dir, &tmp).map_err(std::io::Error::from)?;
     Ok(tmp)
 }

@@ -199,7 +199,8 @@ fn names_in(project: &Dir, rel: &Path) -> Option<Vec<Vec<u8>>> {
     let mut names = Vec::new();
     for entry in rustix::fs::Dir::read_from(&fd).ok()? {
         let name = entry.ok()?.file_name().to_bytes().to_vec();
-        if name != b"." && name != b".." {
+        // Corral's own temp files are never the project's.
+        if name != b"." && name != b".." && !crate::temp::is_ours(&name) {
             names.push(name);
         }
     }
@@ -321,6 +322,11 @@ pub(crate) fn scan(root: &ProjectRoot, store: &Dir, old: &Cache, keep: Keep) -> 
             .map(|p| p.as_os_str().as_bytes().to_vec())
             .unwrap_or_default();
         let file_type = entry.file_type;
+        if !file_type.is_dir() && crate::temp::is_ours(&name) {
+            // A write's or a restore's temp file: gone once it is renamed,
+            // or swept once its process is; never part of a snapshot.
+            continue;
+        }
         let kind = if file_type.is_dir() {
             let mode = entry
                 .meta

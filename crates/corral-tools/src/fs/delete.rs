@@ -26,7 +26,7 @@ pub struct DeleteFileOutput {
 /// symlink has no text of its own (deleting it leaves its target), so it
 /// has no preview; nor has a file that is not text.
 pub fn preview_delete(root: &ProjectRoot, input: &DeleteFileInput) -> Result<Preview> {
-    let rel = checked(root, input)?;
+    let rel = refuse_delete(root, input)?;
     let shown = rel.display();
     let meta = root
         .dir()
@@ -46,8 +46,9 @@ pub fn preview_delete(root: &ProjectRoot, input: &DeleteFileInput) -> Result<Pre
     Ok(Preview::new(shown, before, String::new(), now.base))
 }
 
-/// The path to delete, refused if it is the root or inside `.git/`.
-fn checked(root: &ProjectRoot, input: &DeleteFileInput) -> Result<RelPath> {
+/// The path to delete, refused if it is the root or inside `.git/`: what
+/// refuses a deletion before a checkpoint is taken.
+pub fn refuse_delete(root: &ProjectRoot, input: &DeleteFileInput) -> Result<RelPath> {
     let rel = root.resolve(&input.path)?;
     let shown = rel.display();
     if rel.is_root() {
@@ -72,7 +73,7 @@ pub fn delete_file_over(
     input: &DeleteFileInput,
     base: Option<&str>,
 ) -> Result<DeleteFileOutput> {
-    let rel = checked(root, input)?;
+    let rel = refuse_delete(root, input)?;
     let shown = rel.display();
     let meta = root
         .dir()
@@ -104,6 +105,16 @@ pub fn delete_file_over(
     root.dir()
         .remove_file(rel.as_path())
         .map_err(|e| Error::from_io(&e, &shown))?;
+    // A temp file a killed write left beside it goes too.
+    let parent = rel.parent();
+    let folder = if parent.is_root() {
+        std::path::Path::new(".")
+    } else {
+        parent.as_path()
+    };
+    if let Ok(dir) = root.dir().open_dir(folder) {
+        crate::temp::sweep(&dir);
+    }
     Ok(DeleteFileOutput { path: shown })
 }
 

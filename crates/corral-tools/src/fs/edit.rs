@@ -91,8 +91,9 @@ struct Loaded {
     base: String,
 }
 
-/// Checks the input and reads the file it names.
-fn load(root: &ProjectRoot, input: &EditFileInput) -> Result<Loaded> {
+/// The refusals of an edit that its input alone decides, before the file
+/// is read or a checkpoint is taken.
+pub fn refuse_edit(root: &ProjectRoot, input: &EditFileInput) -> Result<RelPath> {
     let rel = root.resolve(&input.path)?;
     let shown = rel.display();
     if input.old_string.is_empty() {
@@ -108,6 +109,13 @@ fn load(root: &ProjectRoot, input: &EditFileInput) -> Result<Loaded> {
     if rel.is_git_internal() {
         return Err(super::git_protected(&shown));
     }
+    Ok(rel)
+}
+
+/// Checks the input and reads the file it names.
+fn load(root: &ProjectRoot, input: &EditFileInput) -> Result<Loaded> {
+    let rel = refuse_edit(root, input)?;
+    let shown = rel.display();
     let (bytes, fingerprint) = read_regular(root, &rel)?;
     let base = base_of(Some(&bytes));
     let text = decode(bytes, &shown)?;

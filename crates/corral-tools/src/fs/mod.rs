@@ -8,19 +8,22 @@ mod read;
 mod write;
 
 pub use delete::{
-    delete_file, delete_file_over, preview_delete, DeleteFileInput, DeleteFileOutput,
+    delete_file, delete_file_over, preview_delete, refuse_delete, DeleteFileInput, DeleteFileOutput,
 };
-pub use edit::{edit_file, edit_file_over, preview_edit, EditFileInput, EditFileOutput};
+pub use edit::{
+    edit_file, edit_file_over, preview_edit, refuse_edit, EditFileInput, EditFileOutput,
+};
 pub use list::{list_directory, EntryKind, ListDirectoryInput, ListDirectoryOutput, ListEntry};
 pub use read::{read_file, ReadFileInput, ReadFileOutput};
-pub use write::{preview_write, write_file, write_file_over, WriteFileInput, WriteFileOutput};
+pub use write::{
+    preview_write, refuse_write, write_file, write_file_over, WriteFileInput, WriteFileOutput,
+};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::root::{ProjectRoot, RelPath};
 use cap_std::fs::{Dir, Metadata, OpenOptions, OpenOptionsExt, Permissions};
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Largest file the tools read or edit whole.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
@@ -235,6 +238,8 @@ pub(crate) fn write_atomic(
         .open_dir(parent.as_path())
         .map_err(|e| Error::from_io(&e, &shown))?;
 
+    // A temp file a killed write left here goes now.
+    crate::temp::sweep(&dir);
     let existing = match dir.symlink_metadata(name) {
         Ok(meta) => Some(meta),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -386,7 +391,7 @@ fn create_temp(
     }
     let mut attempt = 0;
     loop {
-        let tmp = temp_name(name);
+        let tmp = crate::temp::name_for(name);
         match dir.open_with(&tmp, &options) {
             Ok(file) => return Ok((tmp, file)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 16 => attempt += 1,
@@ -420,19 +425,6 @@ fn sync_dir(dir: &Dir) -> std::io::Result<()> {
     )?;
     rustix::fs::fsync(&readable)?;
     Ok(())
-}
-
-fn temp_name(name: &std::ffi::OsStr) -> std::ffi::OsString {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let mut tmp = std::ffi::OsString::from(".");
-    tmp.push(name);
-    tmp.push(format!(".corral-{}-{n}-{nanos:x}.tmp", std::process::id()));
-    tmp
 }
 
 pub(crate) fn is_directory(shown: &str) -> Error {

@@ -1,10 +1,11 @@
 //! `write_file`: create or replace a whole file, atomically.
 
 use super::{
-    check_base, check_write_size, git_protected, on_disk, text_of, write_atomic, Expect, Preview,
+    check_base, check_write_size, git_protected, is_directory, on_disk, text_of, write_atomic,
+    Expect, Preview,
 };
 use crate::error::Result;
-use crate::root::ProjectRoot;
+use crate::root::{ProjectRoot, RelPath};
 use serde::{Deserialize, Serialize};
 
 /// Input of `write_file`.
@@ -38,9 +39,8 @@ pub fn write_file_over(
     input: &WriteFileInput,
     base: Option<&str>,
 ) -> Result<WriteFileOutput> {
-    let rel = root.resolve(&input.path)?;
+    let rel = refuse_write(root, input)?;
     let shown = rel.display();
-    check_write_size(&shown, input.content.len())?;
     // With a base, the file must still be the one shown: the same version,
     // or still nothing at all for a new file.
     let expect = match base {
@@ -59,17 +59,28 @@ pub fn write_file_over(
     })
 }
 
+/// The refusals of a write that its input alone decides (its size, the
+/// root, `.git/`), before anything is read or a checkpoint is taken.
+pub fn refuse_write(root: &ProjectRoot, input: &WriteFileInput) -> Result<RelPath> {
+    let rel = root.resolve(&input.path)?;
+    let shown = rel.display();
+    check_write_size(&shown, input.content.len())?;
+    if rel.is_root() {
+        return Err(is_directory(&shown));
+    }
+    if rel.is_git_internal() {
+        return Err(git_protected(&shown));
+    }
+    Ok(rel)
+}
+
 /// What [`write_file`] would change: the current text against `content`.
 /// The write's own refusals (size, `.git/`) come first; a current file
 /// that is not text cannot be shown and is an error here, though the write
 /// would replace it.
 pub fn preview_write(root: &ProjectRoot, input: &WriteFileInput) -> Result<Preview> {
-    let rel = root.resolve(&input.path)?;
+    let rel = refuse_write(root, input)?;
     let shown = rel.display();
-    check_write_size(&shown, input.content.len())?;
-    if rel.is_git_internal() {
-        return Err(git_protected(&shown));
-    }
     let now = on_disk(root, &rel)?;
     let before = text_of(&shown, now.bytes)?;
     Ok(Preview::new(shown, before, input.content.clone(), now.base))

@@ -20,6 +20,10 @@ impl Tool for DeleteFile {
         vec![input.path.clone()]
     }
 
+    fn validate(&self, root: &ProjectRoot, input: &DeleteFileInput) -> Result<()> {
+        fs::refuse_delete(root, input).map(drop)
+    }
+
     fn preview(&self, root: &ProjectRoot, input: &DeleteFileInput) -> Result<Option<Preview>> {
         fs::preview_delete(root, input).map(Some)
     }

@@ -24,6 +24,10 @@ impl Tool for EditFile {
         vec![input.path.clone()]
     }
 
+    fn validate(&self, root: &ProjectRoot, input: &EditFileInput) -> Result<()> {
+        fs::refuse_edit(root, input).map(drop)
+    }
+
     fn preview(&self, root: &ProjectRoot, input: &EditFileInput) -> Result<Option<Preview>> {
         fs::preview_edit(root, input).map(Some)
     }

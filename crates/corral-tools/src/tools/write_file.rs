@@ -22,6 +22,10 @@ impl Tool for WriteFile {
         vec![input.path.clone()]
     }
 
+    fn validate(&self, root: &ProjectRoot, input: &WriteFileInput) -> Result<()> {
+        fs::refuse_write(root, input).map(drop)
+    }
+
     fn preview(&self, root: &ProjectRoot, input: &WriteFileInput) -> Result<Option<Preview>> {
         fs::preview_write(root, input).map(Some)
     }
