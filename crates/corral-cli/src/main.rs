@@ -5,7 +5,7 @@
 //! corral-cli mcp --root DIR [--mode MODE] [--network] [--writable PATH]... [--blocked PATH]...
 //!                [--store DIR | --no-checkpoint] [--index DIR]
 //! corral-cli call --root DIR [--mode MODE] [--approve] [--network]
-//!                 [--allow-program NAME]... [--rule WORDS]...
+//!                 [--allow-domain NAME]... [--allow-program NAME]... [--rule WORDS]...
 //!                 [--writable PATH]... [--blocked PATH]... NAME [JSON]
 //! ```
 //!
@@ -97,6 +97,11 @@ enum Command {
         /// profile); without it commands have no network at all.
         #[arg(long)]
         network: bool,
+        /// A domain a command with the network may reach beyond the
+        /// default allowlist of package registries (repeatable; `*.NAME`
+        /// for every name below NAME). Others are refused.
+        #[arg(long = "allow-domain", value_name = "NAME")]
+        allow_domain: Vec<String>,
         /// A program `exec_shell` may run beyond the built-in ones
         /// (repeatable): no argument rules, the build profile is its fence.
         #[arg(long = "allow-program", value_name = "NAME")]
@@ -205,6 +210,7 @@ fn run(command: Command) -> Result<Value, Error> {
             mode,
             approve,
             network,
+            allow_domain,
             allow_program,
             rule,
             writable,
@@ -231,6 +237,18 @@ fn run(command: Command) -> Result<Value, Error> {
             if !input.is_object() {
                 return Err(Error::invalid_input("the input must be a JSON object"));
             }
+            if let Some(bad) = allow_domain
+                .iter()
+                .find(|d| !corral_tools::shell::is_valid_domain_pattern(d))
+            {
+                return Err(Error::invalid_input(format!(
+                    "`{bad}` is not a domain --allow-domain accepts"
+                ))
+                .hint(
+                    "Give a name such as `example.org`, or `*.example.org` for the names below it.",
+                )
+                .detail("domain", bad.as_str()));
+            }
             let root = ProjectRoot::open(&root)?;
             let approval = if approve {
                 Approval::Granted
@@ -239,6 +257,7 @@ fn run(command: Command) -> Result<Value, Error> {
             };
             let mut ctx = CallContext::new(mode, approval);
             ctx.shell.network = network;
+            ctx.shell.egress.allowed_domains = allow_domain;
             ctx.shell.extra_programs = allow_program;
             ctx.shell.rules = rule.iter().filter_map(|r| SavedRule::parse(r)).collect();
             ctx.boundaries = Boundaries {

@@ -349,8 +349,9 @@ sandboxed: boolean,
 sandbox_note?: string, 
 /**
  * The command failed and its output shows the sandbox refused a
- * connection or a name lookup (it ran without the network): what
- * happened and how to allow it.
+ * connection or a name lookup (it ran without the network), or the
+ * egress proxy refused a domain or an address: what happened and how
+ * to allow it.
  */
 network_refused?: string, };
 

@@ -168,6 +168,7 @@ impl Background {
                 sink_entry.push(bytes);
             })),
             network: run.network,
+            egress: run.egress.clone(),
             extra_programs: run.extra_programs.clone(),
             rules: Vec::new(),
             background: None,

@@ -1,5 +1,5 @@
-//! A background command without the network runs in a network namespace
-//! of its own: a dev server it starts listens there, out of everyone's
+//! A background command runs in a network namespace of its own (with the
+//! network too: the egress proxy is its way out, see `proxy`): a dev server it starts listens there, out of everyone's
 //! reach. Its ports are forwarded: the host listens on 127.0.0.1 (the same
 //! port when it is free, another one otherwise) and each connection is
 //! passed to the port inside. The connections go in, never out: the
@@ -39,7 +39,7 @@ const MAX_RELAYS: usize = 64;
 
 /// The command's namespaces, held open (they outlive its processes until
 /// the forwards are dropped).
-struct Namespaces {
+pub(super) struct Namespaces {
     /// `None` when it is ours (the app runs as root: bwrap makes none).
     user: Option<OwnedFd>,
     net: OwnedFd,
@@ -117,7 +117,8 @@ impl Drop for Forwarder {
 }
 
 impl Namespaces {
-    fn of(pid: u32) -> io::Result<Self> {
+    /// The namespaces of process `pid`, held open.
+    pub(super) fn of(pid: u32) -> io::Result<Self> {
         let ino = |path: &str| std::fs::metadata(path).map(|m| m.ino());
         let user_path = format!("/proc/{pid}/ns/user");
         let user = if ino(&user_path)? == ino("/proc/self/ns/user")? {
@@ -195,8 +196,15 @@ fn relay(client: TcpStream, ns: &Namespaces, inside: Listener) -> io::Result<()>
         SocketAddr::from((Ipv4Addr::LOCALHOST, inside.port))
     };
     rustix::net::connect(&socket, &address)?;
-    let server = TcpStream::from(socket);
-    let (mut client_in, mut server_out) = (client.try_clone()?, server.try_clone()?);
+    splice(client, TcpStream::from(socket));
+    Ok(())
+}
+
+/// Copies bytes both ways between two connections until both ends close.
+pub(super) fn splice(client: TcpStream, server: TcpStream) {
+    let (Ok(mut client_in), Ok(mut server_out)) = (client.try_clone(), server.try_clone()) else {
+        return;
+    };
     let upstream = std::thread::spawn(move || {
         let _ = io::copy(&mut client_in, &mut server_out);
         let _ = server_out.shutdown(Shutdown::Write);
@@ -205,12 +213,11 @@ fn relay(client: TcpStream, ns: &Namespaces, inside: Listener) -> io::Result<()>
     let _ = io::copy(&mut server_in, &mut client_out);
     let _ = client_out.shutdown(Shutdown::Write);
     let _ = upstream.join();
-    Ok(())
 }
 
 /// A TCP socket made in the command's network namespace (see the module's
 /// comment).
-fn socket_inside(ns: &Namespaces, v6: bool) -> io::Result<OwnedFd> {
+pub(super) fn socket_inside(ns: &Namespaces, v6: bool) -> io::Result<OwnedFd> {
     let (ours, theirs) = rustix::net::socketpair(
         AddressFamily::UNIX,
         SocketType::STREAM,

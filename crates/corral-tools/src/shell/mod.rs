@@ -19,6 +19,8 @@
 //!   command run without asking;
 //! - `network`: which calls fetch from the network, and the failures that
 //!   show the sandbox refused a connection;
+//! - `proxy`: the egress proxy, a command's only way out when it has the
+//!   network: allowed domains only, never a local or private address;
 //! - `ports` and `forward`: the ports a background command listens on,
 //!   and their forwards to the host when it has a network namespace of
 //!   its own;
@@ -40,6 +42,7 @@ mod network;
 mod ports;
 mod process;
 mod profile;
+mod proxy;
 mod rules;
 mod sandbox;
 mod saved;
@@ -56,6 +59,7 @@ pub use capture::{HEAD_BYTES, TAIL_BYTES};
 pub use namespace::available as namespaces_available;
 pub use network::wants_network;
 pub use profile::{is_read_only, Profile};
+pub use proxy::{is_valid_pattern as is_valid_domain_pattern, DomainAsk, Egress, DEFAULT_DOMAINS};
 pub use rules::CommandLine;
 pub use saved::{rule_covering, SavedRule};
 
@@ -123,8 +127,9 @@ pub struct ExecShellOutput {
     #[ts(optional)]
     pub sandbox_note: Option<String>,
     /// The command failed and its output shows the sandbox refused a
-    /// connection or a name lookup (it ran without the network): what
-    /// happened and how to allow it.
+    /// connection or a name lookup (it ran without the network), or the
+    /// egress proxy refused a domain or an address: what happened and how
+    /// to allow it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub network_refused: Option<String>,
@@ -181,6 +186,8 @@ pub struct ShellRun {
     pub on_output: Option<OutputSink>,
     /// Run in the network profile (a grant of the user's, never the model's).
     pub network: bool,
+    /// Where a command with the network may go through the egress proxy.
+    pub egress: Egress,
     /// Programs the user added beyond the built-in allowlist: no argument
     /// rules of their own (the sandbox is their fence), never read-only.
     pub extra_programs: Vec<String>,
@@ -298,8 +305,19 @@ pub fn exec_shell(
     let profile = profile::choose(root, &line, run.network);
     let tmp = env::TempDir::create()?;
     let tmpdir = tmp.subdir("tmp")?;
-    let vars = env::build(&input.command, &tmpdir, root.path());
-    let (fence, mut notes) = fence(root, input, profile, &tmpdir, &tmp, root.path())?;
+    let mut vars = env::build(&input.command, &tmpdir, root.path());
+    let (fence, mut notes) = fence(
+        root,
+        input,
+        profile,
+        &tmpdir,
+        &tmp,
+        root.path(),
+        &run.egress,
+    )?;
+    if fence.has_proxy() {
+        vars.extend(proxy::env_vars());
+    }
     let spec = process::Spec {
         program: &program,
         fence,
@@ -313,9 +331,13 @@ pub fn exec_shell(
     drop(tmp);
     notes.extend(outcome.sandbox_note);
     let sandbox_note = (!notes.is_empty()).then(|| notes.join("; "));
-    let network_refused = (!profile.has_network() && outcome.exit_code != Some(0))
-        .then(|| network::refusal(input, &outcome.stdout.text, &outcome.stderr.text))
-        .flatten();
+    let network_refused = if !outcome.proxy_refused.is_empty() {
+        Some(network::proxy_refusal(input, &outcome.proxy_refused))
+    } else {
+        (!profile.has_network() && outcome.exit_code != Some(0))
+            .then(|| network::refusal(input, &outcome.stdout.text, &outcome.stderr.text))
+            .flatten()
+    };
     if outcome.cancelled {
         return Err(Error::new(
             ErrorCode::Cancelled,
@@ -348,7 +370,8 @@ pub fn exec_shell(
 /// A program that serves over its stdin and stdout (an MCP server the
 /// user configured), fenced like a command in the build profile: the
 /// project writable, `/` read-only, no home, its own `/tmp`, the network
-/// only when `network`. Its environment is built from nothing, as a
+/// only when `network` (through the egress proxy, to the default
+/// allowlist's domains). Its environment is built from nothing, as a
 /// command's, plus `vars`. It starts in its private folder, unless
 /// `in_project`: then in the project, whose files could choose what a
 /// launcher runs (`npx` prefers the project's `node_modules`, `python -m`
@@ -365,10 +388,12 @@ pub struct ServerCommand {
     pub folder: ServerFolder,
 }
 
-/// A server's private folder (its TMPDIR), removed when dropped.
+/// A server's private folder (its TMPDIR), removed when dropped, and its
+/// egress proxy, stopped when dropped.
 pub struct ServerFolder(
     #[allow(dead_code)] env::TempDir,
     #[allow(dead_code)] process::Status,
+    #[allow(dead_code)] Option<proxy::Proxy>,
 );
 
 /// The fenced command for a server program (see [`ServerCommand`]).
@@ -415,8 +440,19 @@ pub fn server_command(
         background: false,
     };
     let cwd = if in_project { root.path() } else { &tmpdir };
-    let (fence, _notes) = fence(root, &input, profile, &tmpdir, &tmp, cwd)?;
-    let (command, status) = process::server_command(process::Spec {
+    let (fence, _notes) = fence(
+        root,
+        &input,
+        profile,
+        &tmpdir,
+        &tmp,
+        cwd,
+        &Egress::default(),
+    )?;
+    if fence.has_proxy() {
+        env.extend(proxy::env_vars());
+    }
+    let (command, status, proxy) = process::server_command(process::Spec {
         program: &path,
         fence,
         name: &name,
@@ -427,7 +463,7 @@ pub fn server_command(
     })?;
     Ok(ServerCommand {
         command,
-        folder: ServerFolder(tmp, status),
+        folder: ServerFolder(tmp, status, proxy),
     })
 }
 
@@ -440,6 +476,7 @@ fn fence(
     tmpdir: &std::path::Path,
     tmp: &env::TempDir,
     cwd: &std::path::Path,
+    egress: &Egress,
 ) -> Result<(process::Fence, Vec<String>)> {
     match namespace::bwrap() {
         Ok(bwrap) => {
@@ -457,7 +494,15 @@ fn fence(
                 cwd,
             };
             let (args, notes) = namespace::argv(&layout);
-            Ok((process::Fence::Namespaces { bwrap, args }, notes))
+            let egress = profile.has_network().then(|| egress.clone());
+            Ok((
+                process::Fence::Namespaces {
+                    bwrap,
+                    args,
+                    egress,
+                },
+                notes,
+            ))
         }
         Err(why) => {
             let prepared = sandbox::prepare(root, tmpdir, profile);

@@ -13,7 +13,9 @@
 //!   secret-like file masked by an empty read-only one; writable in build
 //!   and network, with `.git/` (and any hard link to a file in it)
 //!   read-only unless the program is git;
-//! - no network (every protocol, DNS included) unless the profile has it.
+//! - a network namespace of its own in every profile (nothing but its
+//!   loopback); with the network, the egress proxy is the only way out
+//!   (see `proxy`).
 //!
 //! `--die-with-parent` and the PID namespace end every process of the
 //! sandbox when the command's process group is killed: the namespace's
@@ -152,9 +154,8 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<String>) {
     let mut notes = Vec::new();
     a.push(["--die-with-parent", "--new-session", "--unshare-pid"]);
     a.push(["--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]);
-    if !layout.profile.has_network() {
-        a.push(["--unshare-net"]);
-    }
+    // Every profile: with the network, the egress proxy is the way out.
+    a.push(["--unshare-net"]);
     // Root keeps no capability inside (a remount would undo the fence).
     a.push(["--cap-drop", "ALL"]);
     a.path2("--ro-bind", Path::new("/"), Path::new("/"));

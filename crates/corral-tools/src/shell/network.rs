@@ -91,6 +91,19 @@ pub(super) fn refusal(input: &ExecShellInput, stdout: &str, stderr: &str) -> Opt
     ))
 }
 
+/// When the egress proxy refused some of a command's connections: what
+/// was refused and how to allow it.
+pub(super) fn proxy_refusal(input: &ExecShellInput, refused: &[String]) -> String {
+    format!(
+        "`{}` ran with the network through Corral's proxy, which refused: {}. \
+         Only the registries on the allowlist and the domains the user allowed are reached, \
+         never a local or private address. If it needs another domain, ask the user to allow it \
+         (corral-cli: --allow-domain NAME).",
+        input.command,
+        refused.join("; ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

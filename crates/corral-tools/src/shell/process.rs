@@ -15,6 +15,7 @@
 //! is left running in the group.
 
 use super::capture::{Capture, Captured};
+use super::proxy::{self, Egress, Pending, Proxy};
 use super::sandbox::{self, Prepared};
 use super::{Sandbox, ShellRun, Stream};
 use crate::error::{Error, ErrorCode, Result};
@@ -59,6 +60,8 @@ pub(crate) struct Outcome {
     pub duration_ms: u64,
     pub sandbox: Sandbox,
     pub sandbox_note: Option<String>,
+    /// What the egress proxy refused (a command with the network).
+    pub proxy_refused: Vec<String>,
 }
 
 /// One stream's capture, and whether the call has stopped listening.
@@ -70,23 +73,58 @@ struct Pipe {
 
 /// How the child is fenced in.
 pub(crate) enum Fence {
-    /// Inside bwrap's namespaces: bwrap, and its arguments up to `--`.
+    /// Inside bwrap's namespaces: bwrap, and its arguments up to `--`;
+    /// with the network, where the egress proxy lets it go.
     Namespaces {
         bwrap: &'static Path,
         args: Vec<OsString>,
+        egress: Option<Egress>,
     },
     /// Landlock only (no namespaces here), and why.
     Landlock { prepared: Prepared, why: String },
 }
 
+impl Fence {
+    /// Whether the child's only way out is the egress proxy.
+    pub(crate) fn has_proxy(&self) -> bool {
+        matches!(
+            self,
+            Fence::Namespaces {
+                egress: Some(_),
+                ..
+            }
+        )
+    }
+}
+
+/// The proxy's gate, and the egress it serves, once the command spawns.
+type Gated = Option<(Pending, Egress)>;
+
 /// The fenced command for `spec`: the program (inside bwrap, or under the
 /// Landlock hook) with its arguments, cwd, environment, stdin from
 /// `/dev/null`, stdout and stderr piped, a process group of its own, and
-/// SIGKILL when the thread that starts it ends.
-fn command(spec: Spec<'_>) -> Result<(Command, Status)> {
+/// SIGKILL when the thread that starts it ends. With the network in the
+/// namespaces: the egress proxy's gate ([`proxy::Gate`]), to serve once
+/// spawned.
+fn command(spec: Spec<'_>) -> Result<(Command, Status, Gated)> {
+    let mut gate = None;
     let (mut cmd, status) = match spec.fence {
-        Fence::Namespaces { bwrap, args } => {
+        Fence::Namespaces {
+            bwrap,
+            args,
+            egress,
+        } => {
             let mut cmd = Command::new(bwrap);
+            if let Some(egress) = egress {
+                let made = proxy::Gate::new().map_err(|e| {
+                    Error::new(
+                        ErrorCode::Io,
+                        format!("could not prepare the network proxy: {e}"),
+                    )
+                })?;
+                cmd.args(made.bwrap_args());
+                gate = Some((made.hand_to(&mut cmd), egress));
+            }
             cmd.args(args).arg(spec.program);
             (cmd, Status::Namespaces)
         }
@@ -107,7 +145,7 @@ fn command(spec: Spec<'_>) -> Result<(Command, Status)> {
         .process_group(0);
     #[cfg(target_os = "linux")]
     die_with_caller(&mut cmd);
-    Ok((cmd, status))
+    Ok((cmd, status, gate))
 }
 
 /// A fenced command for a program that serves over its stdin and stdout
@@ -115,30 +153,35 @@ fn command(spec: Spec<'_>) -> Result<(Command, Status)> {
 /// it from a thread that lives as long as the program should (see
 /// `die_with_caller`) and kills its process group when done. The status
 /// channel is kept until the server ends: under Landlock the child's hook
-/// writes to it, and a closed one would kill the child (SIGPIPE).
-pub(crate) fn server_command(spec: Spec<'_>) -> Result<(Command, Status)> {
-    let (mut cmd, status) = command(spec)?;
+/// writes to it, and a closed one would kill the child (SIGPIPE). With
+/// the network, the proxy serves it until dropped; a server has no panel,
+/// so the proxy's log lines are dropped.
+pub(crate) fn server_command(spec: Spec<'_>) -> Result<(Command, Status, Option<Proxy>)> {
+    let (mut cmd, status, gate) = command(spec)?;
     cmd.stdin(Stdio::piped());
-    Ok((cmd, status))
+    let proxy = gate.map(|(pending, egress)| pending.serve(egress, Arc::new(|_: &str| {})));
+    Ok((cmd, status, proxy))
 }
 
 /// Runs the program to its end, its timeout or its cancel.
 pub(crate) fn run(spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
     let (name, timeout) = (spec.name, spec.timeout);
-    let (mut cmd, status) = command(spec)?;
+    let (mut cmd, status, gate) = command(spec)?;
+    let out = Arc::new(Mutex::new(Pipe::default()));
+    let err = Arc::new(Mutex::new(Pipe::default()));
     let started = Instant::now();
     let spawned = cmd.spawn();
-    // Drops the parent's copy of the status socket held by the hook.
+    // Drops the parent's copy of the status socket held by the hook (and
+    // bwrap's ends of the proxy's gate).
     drop(cmd);
     let mut child = spawned.map_err(|e| spawn_error(&e, name))?;
+    let proxy = gate.map(|(pending, egress)| pending.serve(egress, log_to(&err, shell)));
     let (sandbox, sandbox_note) = status.finish();
     let pgid = rustix::process::Pid::from_child(&child);
     if let Some(on_spawn) = &shell.on_spawn {
         on_spawn(child.id());
     }
 
-    let out = Arc::new(Mutex::new(Pipe::default()));
-    let err = Arc::new(Mutex::new(Pipe::default()));
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let mut readers = 0;
     if let Some(pipe) = child.stdout.take() {
@@ -200,6 +243,7 @@ pub(crate) fn run(spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
     if finished < readers {
         wait_readers(&done_rx, readers - finished, KILL_GRACE);
     }
+    let proxy_refused = proxy.map(|p| p.refused()).unwrap_or_default();
     let stdout = close(&out);
     let stderr = close(&err);
     Ok(Outcome {
@@ -211,6 +255,24 @@ pub(crate) fn run(spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         sandbox,
         sandbox_note,
+        proxy_refused,
+    })
+}
+
+/// The proxy's log: each line joins the command's stderr, as if the
+/// program had printed it (the panel shows it live, the result keeps it).
+fn log_to(err: &Arc<Mutex<Pipe>>, shell: &ShellRun) -> proxy::Log {
+    let (err, sink) = (err.clone(), shell.on_output.clone());
+    Arc::new(move |line: &str| {
+        let line = format!("{line}\n");
+        let mut pipe = err.lock().unwrap_or_else(PoisonError::into_inner);
+        if pipe.closed {
+            return;
+        }
+        pipe.capture.push(line.as_bytes());
+        if let Some(sink) = &sink {
+            sink(Stream::Stderr, line.as_bytes());
+        }
     })
 }
 
