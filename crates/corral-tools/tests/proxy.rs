@@ -358,3 +358,39 @@ fn a_program_that_ignores_the_proxy_reaches_nothing() {
         assert_eq!(reached.load(Ordering::SeqCst), 0);
     }
 }
+
+#[test]
+fn a_background_command_goes_through_the_proxy_and_its_output_shows_the_log() {
+    if !inside("a_background_command_goes_through_the_proxy_and_its_output_shows_the_log") {
+        return;
+    }
+    let (_d, root) = project();
+    let reached = server("198.51.100.7:80");
+    let bg = corral_tools::shell::background::Background::default();
+    let run = allowing(&["registry.test"]);
+    let started = bg
+        .start(
+            &root,
+            &input(
+                "curl",
+                &["-sS", "http://registry.test/bg", "http://other.test/"],
+            ),
+            &run,
+        )
+        .unwrap();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut out = bg.output(&started.run_id, 0).unwrap();
+    while out.running && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        out = bg.output(&started.run_id, 0).unwrap();
+    }
+    assert!(!out.running, "{out:?}");
+    for said in [
+        "reached 198.51.100.7:80: GET /bg HTTP/1.1 host=registry.test",
+        "corral proxy: allowed GET http://registry.test:80/bg",
+        "corral proxy: refused GET http://other.test:80/",
+    ] {
+        assert!(out.output.contains(said), "{said}: {out:?}");
+    }
+    assert_eq!(reached.load(Ordering::SeqCst), 1);
+}
