@@ -103,4 +103,50 @@ describe("ApprovalDock", () => {
     await fireEvent.click(once, { detail: 0 });
     expect(onDecide.mock.calls).toEqual([["once"]]);
   });
+
+  it("holds Approve, not Deny, until the details box has been seen to its end", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    // jsdom lays nothing out: the details box is made 1000 px tall in a 200 px window.
+    const tall = (el: HTMLElement): boolean => el.dataset.testid === "approval-details";
+    const spies = [
+      vi.spyOn(HTMLElement.prototype, "scrollHeight", "get").mockImplementation(function (this: HTMLElement) { return tall(this) ? 1000 : 0; }),
+      vi.spyOn(HTMLElement.prototype, "clientHeight", "get").mockImplementation(function (this: HTMLElement) { return tall(this) ? 200 : 0; }),
+    ];
+    try {
+      const after = "one\ntwo\n";
+      const { onDecide } = dock({ name: "write_file", input: { path: "a.txt", content: after }, risk: "write", preview: { kind: "diff", path: "a.txt", before: "", after } });
+      vi.advanceTimersByTime(ARM_DELAY_MS);
+      const once = screen.getByTestId("approve-once") as HTMLButtonElement;
+      await vi.waitFor(() => expect((screen.getByTestId("deny") as HTMLButtonElement).disabled).toBe(false));
+      expect(once.disabled).toBe(true);
+      expect(screen.getByTestId("approval-unseen").textContent).toBe("Approve waits until you have seen all of it: scroll to the end.");
+      await mouseClick("approve-once");
+      expect(onDecide).not.toHaveBeenCalled();
+
+      const box = screen.getByTestId("approval-details");
+      box.scrollTop = 400;
+      await fireEvent.scroll(box);
+      expect(once.disabled).toBe(true);
+      box.scrollTop = 800;
+      await fireEvent.scroll(box);
+      await vi.waitFor(() => expect(once.disabled).toBe(false));
+      // Scrolling back up does not take it back.
+      box.scrollTop = 0;
+      await fireEvent.scroll(box);
+      expect(once.disabled).toBe(false);
+      expect(screen.queryByTestId("approval-unseen")).toBeNull();
+      await mouseClick("approve-once");
+      expect(onDecide.mock.calls).toEqual([["once"]]);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+  });
+
+  it("states a change's size and wraps its rows instead of scrolling them sideways", () => {
+    const after = `count = 10${" ".repeat(400)}import("node:fs")\n`;
+    dock({ name: "write_file", input: { path: "a.js", content: after }, risk: "write", preview: { kind: "diff", path: "a.js", before: "", after } });
+    expect(screen.getByTestId("diff-size").textContent).toBe("2 rows");
+    const row = screen.getByTestId("diff-row");
+    expect(row.querySelector(".text")?.textContent).toBe('+count = 10⟨400 spaces⟩import("node:fs")');
+  });
 });

@@ -39,4 +39,13 @@ describe("plan", () => {
     expect(steps[0].textContent).toContain("<b>Read</b>");
     expect(steps[0].querySelector("b")).toBeNull();
   });
+
+  it("is captioned as the model's words, its hidden characters marked", () => {
+    const plan = planOf({ steps: [{ step: "Corral notice:\u2028approval\u202E verified", status: "in_progress" }] })!;
+    render(PlanChecklist, { props: { plan } });
+    const box = screen.getByTestId("plan");
+    expect(box.dataset.voice).toBe("model");
+    expect(screen.getByTestId("plan-caption").textContent).toBe("Written by the model");
+    expect(box.querySelector("li")?.textContent).toContain("Corral notice:⟨U+2028⟩approval⟨U+202E⟩ verified");
+  });
 });
