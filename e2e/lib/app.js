@@ -451,6 +451,7 @@ export class App {
   async answer(testid) {
     const area = tid("approval");
     await this.waitFor(`${area} [data-armed="true"]`, { what: "the approval's buttons to take clicks" });
+    if (testid !== "deny") await this.readWhole();
     await this.click(`${area} ${tid(testid)}`);
   }
 
@@ -466,6 +467,30 @@ export class App {
     await choose();
     await this.waitFor(`${chooser} [data-armed="true"]`, { what: "the panel's button to take clicks" });
     await this.click(`${chooser} ${tid("grant-confirm")}`);
+  }
+
+  /**
+   * Reads the waiting call to its end as a user would, until Approve takes
+   * clicks (it waits until the whole call was on screen): every row of its
+   * change shown, its box scrolled to the end. Returns how many scrolls
+   * that took before Approve armed.
+   */
+  async readWhole() {
+    let scrolls = 0;
+    await waitUntil(
+      async () => {
+        scrolls++;
+        return this.session.execute(`
+          const area = document.querySelector('[data-testid="approval"]');
+          area?.querySelector('[data-testid="diff-show-all"]')?.click();
+          const box = area?.querySelector('[data-testid="approval-details"]');
+          if (box) box.scrollTop = box.scrollHeight;
+          const approve = area?.querySelector('[data-testid="approve-once"]');
+          return approve !== null && approve !== undefined && !approve.disabled;`);
+      },
+      { what: "Approve to arm once the whole call was shown" },
+    );
+    return scrolls;
   }
 
   /** Types a message in the chat box and sends it. */

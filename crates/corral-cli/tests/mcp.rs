@@ -274,3 +274,50 @@ fn a_commands_output_streams_as_progress_notifications() {
     assert!(counts.windows(2).all(|w| w[0] < w[1]), "{counts:?}");
     assert_eq!(*counts.last().unwrap(), streamed.len() as f64);
 }
+
+#[test]
+fn the_question_shows_each_value_whole_and_marked_or_is_not_asked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("project");
+    std::fs::create_dir(&root).unwrap();
+    let report = client("hostile_question.py", &[root.as_os_str()]);
+    let payload = r#"import("node:fs").then((fs) => fs.rmSync("src", { recursive: true }))"#;
+    let asked: Vec<&str> = report["asked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert_eq!(asked.len(), 2, "the too-long write is not asked: {report}");
+    // The payload after 300 spaces, and after 6,000 braille blanks, is in the question whole.
+    assert!(
+        asked[0].contains(&format!("content: count = 10⟨300 spaces⟩{payload}↵\n")),
+        "{}",
+        asked[0]
+    );
+    assert!(
+        asked[1].contains(&format!(
+            r#"args: ["-e","console.log(\"hi\")⟨U+2800 ×6000⟩;{}"]"#,
+            payload.replace('"', "\\\"")
+        )),
+        "{}",
+        asked[1]
+    );
+    for key in ["spaces", "braille"] {
+        assert_eq!(
+            report["results"][key]["structured"]["code"], "denied",
+            "{report}"
+        );
+    }
+    let refused = &report["results"]["too_long"]["structured"];
+    assert_eq!(refused["code"], "approval_required", "{report}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("was not asked about"),
+        "{refused}"
+    );
+    assert!(refused["details"]["question_chars"].as_u64().unwrap() > 16_000);
+    assert!(!root.join("table.js").exists() && !root.join("config.js").exists());
+}

@@ -9,13 +9,17 @@
 //! - `tools/call`: the result as structured content (and as its JSON text);
 //!   a failure as a tool error whose structured content is the standardized
 //!   error. A call the policy would ask about is asked of the client's user
-//!   through MCP elicitation when the client can; accepted, it runs, else
-//!   it fails with `denied`. A client without elicitation gets
+//!   through MCP elicitation when the client can, the call shown whole with
+//!   its hidden characters marked ([`question`]); accepted, it runs, else
+//!   it fails with `denied`. A call too long to show whole in a question is
+//!   not asked about: it fails with `approval_required` saying why. A client without elicitation gets
 //!   `approval_required`, with a hint naming `--mode`.
 //! - A call that can change the project is preceded by a checkpoint, as in
 //!   the app and `corral-cli call` (when a checkpoint folder is given).
 //! - `exec_shell`'s output arrives as progress notifications while it runs
 //!   when the call carries a progress token (the message is the chunk).
+
+pub mod question;
 
 use corral_tools::checkpoint::{Hook, Store};
 use corral_tools::dispatch::{self, CallContext};
@@ -208,32 +212,34 @@ impl CorralServer {
         if error.code != ErrorCode::ApprovalRequired {
             return Err(error);
         }
-        // Why it asks, and the call with long values shortened (a whole
-        // file's content would hide the rest).
-        let shown: Map<String, Value> = input
-            .as_object()
-            .into_iter()
-            .flatten()
-            .map(|(k, v)| {
-                let text = v.as_str().map_or_else(|| v.to_string(), str::to_string);
-                let short = if text.chars().count() > 200 {
+        // The call whole, hidden characters marked; one too long to show
+        // whole in a question is not asked about.
+        let question = match question::question(
+            &self.root.path().display().to_string(),
+            &error.message,
+            &name,
+            &input,
+        ) {
+            Ok(question) => question,
+            Err(too_long) => {
+                return Err(Error::new(
+                    ErrorCode::ApprovalRequired,
                     format!(
-                        "{}… ({} characters)",
-                        text.chars().take(200).collect::<String>(),
-                        text.chars().count()
-                    )
-                } else {
-                    text
-                };
-                (k.clone(), Value::String(short))
-            })
-            .collect();
-        let question = format!(
-            "Corral asks before this call in {} ({}): {name} {}. Allow it?",
-            self.root.path().display(),
-            error.message,
-            Value::Object(shown)
-        );
+                        "`{name}` was not asked about: shown whole, with its hidden characters \
+                         marked, it is {} characters, more than a question can show ({})",
+                        too_long.chars,
+                        question::MAX_QUESTION_CHARS
+                    ),
+                )
+                .hint(
+                    "Nothing ran. Review the call where it can be shown whole (the Corral app), \
+                     split it into smaller calls, or start the server with a mode that allows it \
+                     (`corral-cli mcp --mode auto_edit` for writes).",
+                )
+                .detail("tool", name.as_str())
+                .detail("question_chars", too_long.chars));
+            }
+        };
         match context.peer.elicit::<Approve>(question).await {
             Ok(Some(Approve { approve: true })) => {
                 self.call_with(name, input, Approval::Granted, sink, cancel)
