@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CORRAL_SCREENSHOTS=$PWD/docs/screenshots
-exec scripts/e2e.sh e2e/tour/screenshots.test.js
+exec scripts/e2e.sh e2e/tour/screenshots.test.js e2e/tour/approval-views.test.js
