@@ -142,6 +142,14 @@ describe("ApprovalDock", () => {
     }
   });
 
+  it("arms Approve at once for a change that fits", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    dock({ name: "write_file", input: { path: "a.txt", content: "one\n" }, risk: "write", preview: { kind: "diff", path: "a.txt", before: "", after: "one\n" } });
+    vi.advanceTimersByTime(ARM_DELAY_MS);
+    await vi.waitFor(() => expect((screen.getByTestId("approve-once") as HTMLButtonElement).disabled).toBe(false));
+    expect(screen.queryByTestId("approval-unseen")).toBeNull();
+  });
+
   it("states a change's size and wraps its rows instead of scrolling them sideways", () => {
     const after = `count = 10${" ".repeat(400)}import("node:fs")\n`;
     dock({ name: "write_file", input: { path: "a.js", content: after }, risk: "write", preview: { kind: "diff", path: "a.js", before: "", after } });
