@@ -218,7 +218,10 @@ mod tests {
     #[test]
     fn runs_are_counted_and_lines_kept_in_sight() {
         let cases = [
-            (format!("node{}x", "\u{2800}".repeat(6000)), "node⟨U+2800 ×6000⟩x"),
+            (
+                format!("node{}x", "\u{2800}".repeat(6000)),
+                "node⟨U+2800 ×6000⟩x",
+            ),
             ("a\u{200B}\u{200B}b".to_string(), "a⟨U+200B ×2⟩b"),
             (format!("ok{}rm", " ".repeat(300)), "ok⟨300 spaces⟩rm"),
             (format!("a{}b", " ".repeat(16)), "a                b"),
@@ -246,7 +249,10 @@ mod tests {
         let cases = [
             ("e\u{0301}", "e\u{0301}"),
             ("a\u{0301}\u{0302}\u{0303}", "a\u{0301}\u{0302}\u{0303}"),
-            ("a\u{0301}\u{0302}\u{0303}\u{0304}z", "a⟨4 combining marks⟩z"),
+            (
+                "a\u{0301}\u{0302}\u{0303}\u{0304}z",
+                "a⟨4 combining marks⟩z",
+            ),
             ("\u{0301}x", "⟨U+0301⟩x"),
             ("x \u{0301}", "x ⟨U+0301⟩"),
         ];
@@ -270,11 +276,13 @@ mod tests {
         );
         assert_eq!(
             asked,
-            Ok("Corral asks before this call in /p/app (writes need approval): write_file\n\
+            Ok(
+                "Corral asks before this call in /p/app (writes need approval): write_file\n\
                 content: count = 10⟨300 spaces⟩import(\"node:fs\")\n\
                 path: invoice⟨U+202E⟩txt.exe\n\
                 Allow it?"
-                .to_string())
+                    .to_string()
+            )
         );
     }
 
@@ -282,9 +290,6 @@ mod tests {
     fn a_call_too_long_to_show_is_not_asked() {
         let content = "let x = 1;\n".repeat(2000);
         let asked = question("/p", "why", "write_file", &json!({ "content": content }));
-        assert_eq!(
-            asked.map_err(|e| e.chars > MAX_QUESTION_CHARS),
-            Err(true)
-        );
+        assert_eq!(asked.map_err(|e| e.chars > MAX_QUESTION_CHARS), Err(true));
     }
 }
