@@ -179,8 +179,24 @@ export const ipc = {
 
   // LLM
   /** To `target` (the conversation's model, see ModelSwitcher) when given, else as the settings say. */
-  llmStream: (runId: string, request: LlmRequest, onEvent: (event: LlmEvent) => void, target?: LlmTarget | null) =>
-    call<null>("llm_stream", { run_id: runId, request, ...(target ? { target } : {}), on_event: channel(onEvent) }),
+  /**
+   * Resolves once the stream's terminal event (`done` or `error`) has
+   * arrived, not when the command answers: a channel message over about
+   * 8 KB (a tool call's long arguments) travels apart from the command's
+   * answer and can arrive after it, and a turn ended early would drop it.
+   * The command answers Ok only after sending its terminal event.
+   */
+  llmStream: async (runId: string, request: LlmRequest, onEvent: (event: LlmEvent) => void, target?: LlmTarget | null) => {
+    let ended = (): void => undefined;
+    const terminal = new Promise<void>((resolve) => (ended = resolve));
+    const events = channel<LlmEvent>((event) => {
+      onEvent(event);
+      if (event.type === "done" || event.type === "error") ended();
+    });
+    const answer = await call<null>("llm_stream", { run_id: runId, request, ...(target ? { target } : {}), on_event: events });
+    await terminal;
+    return answer;
+  },
   cancel: (runId: string) => call<null>("cancel", { run_id: runId }),
   getSettings: () => call<Settings>("get_settings"),
   saveSettings: (settings: SettingsInput) => call<Settings>("save_settings", { settings }),
