@@ -2,10 +2,8 @@
 // judges a call: Trojan Source bidi controls in a diff and in a file name
 // (the approval area, the diff header, the card, the tree, the @-picker
 // and its chips), a lone CR and a U+2028 that make code look like part of
-// a comment, 2,000 braille blanks pushing a command's real work out of
-// sight (fewer than the 6,000 seen in the wild: a tool call's arguments of
-// more than about 8 KB sometimes reach the window as an empty reply, a
-// fault of the stream, not of this view), and the blank-looking characters no hand list had: the Hangul
+// a comment, 6,000 braille blanks pushing a command's real work out of
+// sight, and the blank-looking characters no hand list had: the Hangul
 // fillers, variation selectors, U+034F, U+17B4 and a stack of combining
 // marks.
 
@@ -29,7 +27,7 @@ const CODE = [
   '// keep in sync\u2028require("fs").writeFileSync("ls.txt", "ran");',
   "",
 ].join("\n");
-const BRAILLE = `console.log("hi")${"\u2800".repeat(2000)};require("fs").writeFileSync("braille.txt", "ran")`;
+const BRAILLE = `console.log("hi")${"\u2800".repeat(6000)};require("fs").writeFileSync("braille.txt", "ran")`;
 const BLANKS = `console.log(1)\u3164\u115F\u1160\uFFA0\uFE0F\u034F\u17B4a${"\u0336".repeat(30)};process.exit(0)`;
 
 test("bidi controls, a lone CR, U+2028, braille blanks and other blank characters are marked in approvals, cards, the tree and the picker", { timeout: 180_000 }, async (t) => {
@@ -43,12 +41,12 @@ test("bidi controls, a lone CR, U+2028, braille blanks and other blank character
   await withApp(t, { script }, async (app) => {
     await app.send("Write the access check.");
     const area = tid("approval");
-    // P1: 2,000 braille blanks are one counted marker; the command's work is in sight.
+    // P1: 6,000 braille blanks are one counted marker; the command's work is in sight.
     await app.waitFor(area, { check: (e) => e.attrs["data-tool"] === "exec_shell", what: "the padded command in the approval area" });
     const padded = await app.query(`${area} ${tid("call-args")} li`);
     assert.deepEqual(
       padded.map((li) => li.text),
-      ["-e", 'console.log("hi")⟨U+2800 ×2000⟩;require("fs").writeFileSync("braille.txt", "ran")'],
+      ["-e", 'console.log("hi")⟨U+2800 ×6000⟩;require("fs").writeFileSync("braille.txt", "ran")'],
     );
     const [details] = await app.session.findAll(tid("approval-details"));
     const work = await app.session.execute(TEXT_RECT, [elementRef(details), 'writeFileSync("braille.txt"']);
@@ -87,6 +85,8 @@ test("bidi controls, a lone CR, U+2028, braille blanks and other blank character
     assert.equal(header.text, SHOWN_NAME);
     const [typed] = await app.query(`${area} ${tid("call-path")}`);
     assert.equal(typed.text, SHOWN_NAME);
+    const [reason] = await app.query(`${area} header .reason`);
+    assert.ok(reason.text.includes(SHOWN_NAME), `the reason marks the name: ${reason.text}`);
     await app.screenshot("bidi");
     await app.answer("approve-once");
 

@@ -61,6 +61,11 @@ describe("ApprovalDock", () => {
     expect(reason?.querySelector("code")?.textContent).toBe("src/greet.js");
   });
 
+  it("marks a file name's bidi override in the reason too", () => {
+    const { root } = dock({ name: "write_file", input: { path: "report\u202Etxt.js", content: "" }, reason: "write_file changes `report\u202Etxt.js`" });
+    expect(root.querySelector(".reason")?.textContent).toBe("write_file changes report⟨U+202E⟩txt.js");
+  });
+
   it("focuses the area as a group, never a button", () => {
     const { root } = dock();
     expect(document.activeElement).toBe(root);
