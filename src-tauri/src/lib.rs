@@ -31,6 +31,7 @@ pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             checkpoints::restore_checkpoint,
             checkpoints::call_undo_diff,
             checkpoints::undo_call,
+            checkpoints::checkpoint_notice,
             project::open_project,
             project::pick_project,
             project::close_project,

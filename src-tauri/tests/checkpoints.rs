@@ -159,3 +159,41 @@ fn changing_calls_are_checkpointed_and_the_window_restores_them() {
         .unwrap_err();
     assert_eq!(err["code"], "not_found");
 }
+
+#[test]
+fn a_journal_that_cannot_be_finished_is_shown_once() {
+    let app = App::new();
+    app.ok(
+        "open_project",
+        json!({"path": app.tmp.path().join("project")}),
+    );
+    app.ok("save_settings", json!({"settings": {"provider": "anthropic", "base_url": "https://api.anthropic.com", "model": "m", "max_tokens": 100, "mode": "full_auto"}}));
+    assert_eq!(app.ok("checkpoint_notice", json!({})), Value::Null);
+    app.ok(
+        "call_tool",
+        json!({"name": "write_file", "input": {"path": "a.txt", "content": "two\n"}}),
+    );
+    let list = app.ok("list_checkpoints", json!({}));
+    let first = list[0]["id"].as_str().unwrap().to_string();
+    // A killed restore of one path that now leads into `.git`.
+    let store = std::fs::read_dir(app.tmp.path().join("data/checkpoints"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.join("lock").exists())
+        .unwrap();
+    std::fs::write(
+        store.join("journal.json"),
+        json!({"restore": first, "path": ".git/x", "undo": first}).to_string(),
+    )
+    .unwrap();
+
+    let notice = app.ok("checkpoint_notice", json!({}));
+    let notice = notice.as_str().unwrap();
+    assert!(notice.contains("could not be finished"), "{notice}");
+    assert!(notice.contains(&first), "{notice}");
+    assert!(notice.contains("journal-unfinished-"), "{notice}");
+    assert!(!store.join("journal.json").exists());
+    assert_eq!(app.ok("checkpoint_notice", json!({})), Value::Null, "once");
+    assert_eq!(app.file("a.txt").as_deref(), Some("two\n"));
+}

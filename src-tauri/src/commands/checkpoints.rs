@@ -83,3 +83,18 @@ pub async fn call_undo_diff(state: State<'_, AppState>, id: String) -> Result<Ca
 pub async fn undo_call(state: State<'_, AppState>, id: String) -> Result<Restored, Error> {
     with_store(&state, move |root, store| store.undo_call(root, &id)).await
 }
+
+/// What the open project's checkpoint store had to set aside (a restore's
+/// journal that could not be finished: what was left undone, where the
+/// journal went, which checkpoints finish or undo it), once; `None` when
+/// nothing was. Looking at the store first finishes an interrupted restore
+/// or sets its journal aside, so the window hears of it when it opens.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn checkpoint_notice(state: State<'_, AppState>) -> Result<Option<String>, Error> {
+    with_store(&state, |root, store| {
+        store.list(root)?;
+        let warnings = store.take_warnings();
+        Ok((!warnings.is_empty()).then(|| warnings.join("\n")))
+    })
+    .await
+}

@@ -14,6 +14,7 @@ const { ipc } = vi.hoisted(() => ({
     openConversation: vi.fn(),
     appendEntry: vi.fn(),
     historyNotice: vi.fn(),
+    checkpointNotice: vi.fn(async () => null),
     searchConversations: vi.fn(),
     callTool: vi.fn(),
     setWindowTitle: vi.fn(),

@@ -27,6 +27,7 @@ const { ipc, stored } = vi.hoisted(() => {
     endConversation: vi.fn(async () => null),
     execShell: vi.fn(),
     historyNotice: vi.fn(async () => null),
+    checkpointNotice: vi.fn(async () => null),
     listConversations: vi.fn(),
     openConversation: vi.fn(),
     appendEntry: vi.fn(),

@@ -30,6 +30,7 @@ const { ipc, history } = vi.hoisted(() => {
     endConversation: vi.fn(async () => null),
     execShell: vi.fn(),
     historyNotice: vi.fn(async () => null as string | null),
+    checkpointNotice: vi.fn(async () => null as string | null),
     listConversations: vi.fn(),
     openConversation: vi.fn(),
     appendEntry: vi.fn(),
@@ -263,6 +264,16 @@ describe("conversations", () => {
     render(App);
     const notice = await vi.waitFor(() => screen.getByTestId("history-notice"));
     expect(notice.textContent).toContain("moved to");
+  });
+
+  it("says once what the checkpoint store set aside", async () => {
+    ipc.checkpointNotice.mockResolvedValueOnce("an interrupted restore of checkpoint c1 could not be finished: damaged. Its journal was moved to `journal-unfinished-1.json`.");
+    render(App);
+    const notice = await vi.waitFor(() => screen.getByTestId("checkpoint-notice"));
+    expect(notice.textContent).toContain("journal-unfinished-1.json");
+    await fireEvent.click(within(notice).getByRole("button", { name: "Dismiss" }));
+    expect(screen.queryByTestId("checkpoint-notice")).toBeNull();
+    expect(ipc.checkpointNotice).toHaveBeenCalledTimes(1);
   });
 });
 

@@ -236,6 +236,7 @@ export const ipc = {
   conversationMarkdown: (id: string) => call<string>("conversation_markdown", { id }),
   exportConversation: (id: string) => call<string | null>("export_conversation", { id }),
   historyNotice: () => call<string | null>("history_notice"),
+  checkpointNotice: () => call<string | null>("checkpoint_notice"),
 
   // Window
   async setWindowTitle(title: string): Promise<void> {
