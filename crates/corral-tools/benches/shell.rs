@@ -7,9 +7,12 @@
 //! Spawn overhead of `exec_shell` (allowlist, rules, env, TMPDIR, process
 //! group, reader threads, and the sandbox: bubblewrap's namespaces, or
 //! Landlock where they cannot be made) over a raw `std::process::Command`
-//! of the same program with piped output. `ls -la` and `git --version` run
-//! in the read-only profile (which also looks for secrets to mask), `touch`
-//! in build.
+//! of the same program with piped output, and over bare bwrap (`--ro-bind
+//! / / --dev /dev --proc /proc --unshare-net --unshare-pid`) running it:
+//! the last column is what our sandbox (the allowlist view, the seccomp
+//! filter, limits, masks) costs beyond bwrap itself. `ls -la` and `git
+//! --version` run in the read-only profile (which also looks for secrets
+//! to mask), `touch` in build.
 //!
 //! Run: `cargo bench -p corral-tools --bench shell` (plain timing loop, no
 //! extra dependency; `ITERS=500` to change the sample count).
@@ -49,9 +52,18 @@ fn main() {
     let root = ProjectRoot::open(dir.path()).unwrap();
     println!("exec_shell overhead, {iters} runs each, interleaved (ms)");
     println!(
-        "{:<16} {:>22} {:>22} {:>10}",
-        "program", "raw median/p90/mean", "exec_shell median/p90/mean", "overhead"
+        "{:<16} {:>22} {:>22} {:>22} {:>10} {:>10}",
+        "program",
+        "raw median/p90/mean",
+        "bare bwrap median/p90/mean",
+        "exec_shell median/p90/mean",
+        "vs raw",
+        "vs bwrap"
     );
+    let bwrap = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"]
+        .iter()
+        .find(|p| std::path::Path::new(p).exists())
+        .expect("bwrap");
     println!(
         "sandbox: {}",
         if corral_tools::shell::namespaces_available() {
@@ -74,6 +86,7 @@ fn main() {
         };
         let run = ShellRun::default();
         let mut raw = Vec::with_capacity(iters);
+        let mut bare = Vec::with_capacity(iters);
         let mut ours = Vec::with_capacity(iters);
         for i in 0..iters + 20 {
             let t = Instant::now();
@@ -86,27 +99,45 @@ fn main() {
             let d_raw = t.elapsed();
             assert!(out.status.success());
             let t = Instant::now();
+            let out = Command::new(bwrap)
+                .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
+                .args(["--unshare-net", "--unshare-pid", "--die-with-parent", "--"])
+                .arg(&path)
+                .args(&args)
+                .current_dir(dir.path())
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            let d_bare = t.elapsed();
+            assert!(out.status.success());
+            let t = Instant::now();
             let out = exec_shell(&root, &input, &run).unwrap();
             let d_ours = t.elapsed();
             assert_eq!(out.exit_code, Some(0));
             assert!(out.sandboxed);
             if i >= 20 {
                 raw.push(d_raw);
+                bare.push(d_bare);
                 ours.push(d_ours);
             }
         }
         let (rm, rp, ra) = stats(raw);
+        let (bm, bp, ba) = stats(bare);
         let (om, op, oa) = stats(ours);
         println!(
-            "{:<16} {:>6.2} / {:>5.2} / {:>5.2}   {:>6.2} / {:>5.2} / {:>5.2}   {:>+7.2}",
+            "{:<16} {:>6.2} / {:>5.2} / {:>5.2}   {:>6.2} / {:>5.2} / {:>5.2}   {:>6.2} / {:>5.2} / {:>5.2}   {:>+7.2}   {:>+7.2}",
             format!("{name} {}", args.join(" ")),
             rm,
             rp,
             ra,
+            bm,
+            bp,
+            ba,
             om,
             op,
             oa,
-            om - rm
+            om - rm,
+            om - bm
         );
     }
 }

@@ -56,8 +56,12 @@ fn judge(root: &ProjectRoot, name: &str, input: &Value, ctx: &CallContext) -> Re
             subjects.push(shown);
         }
         if let Some(real) = real_path(root, &rel) {
-            if !subjects.contains(&real) {
-                subjects.push(real);
+            // A hard link to a secret is judged as the secret.
+            let linked = crate::secret_links::secret_name_of(root, &real);
+            for subject in std::iter::once(real).chain(linked) {
+                if !subjects.contains(&subject) {
+                    subjects.push(subject);
+                }
             }
         }
     }
@@ -192,7 +196,10 @@ pub fn touches_secret(root: &ProjectRoot, name: &str, input: &Value) -> bool {
         || facts.paths.iter().any(|path| match root.resolve(path) {
             Ok(rel) => {
                 policy::is_secret_like(&rel.display())
-                    || real_path(root, &rel).is_some_and(|real| policy::is_secret_like(&real))
+                    || real_path(root, &rel).is_some_and(|real| {
+                        policy::is_secret_like(&real)
+                            || crate::secret_links::secret_name_of(root, &real).is_some()
+                    })
             }
             Err(_) => false,
         })

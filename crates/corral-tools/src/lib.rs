@@ -30,6 +30,7 @@ pub mod fs;
 pub mod policy;
 pub mod root;
 pub mod search;
+pub mod secret_links;
 pub mod shell;
 pub mod spec;
 mod temp;

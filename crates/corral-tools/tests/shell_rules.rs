@@ -292,7 +292,28 @@ fn argument_rules_table() {
         ("git", vec!["config", "--get", "user.name"], None),
         ("git", vec!["some-alias"], Some("some-alias")),
         ("git", vec!["--frobnicate", "status"], Some("--frobnicate")),
-        ("git", vec!["init", "--separate-git-dir", &out], Some(&out)),
+        (
+            "git",
+            vec!["init", "--separate-git-dir", &out],
+            Some("--separate-git-dir"),
+        ),
+        // moving or templating the repository, inside the root too
+        (
+            "git",
+            vec!["init", "--separate-git-dir=gd"],
+            Some("--separate-git-dir=gd"),
+        ),
+        (
+            "git",
+            vec!["init", "--template=tpl"],
+            Some("--template=tpl"),
+        ),
+        ("git", vec!["init", "--templ", "tpl"], Some("--templ")),
+        (
+            "git",
+            vec!["clone", "--separate-git=gd", "a", "b"],
+            Some("--separate-git=gd"),
+        ),
         ("git", vec!["--git-dir=.git", "status"], None),
         ("git", vec!["--work-tree", ".", "status"], None),
         // clustered short options and abbreviated long ones

@@ -175,6 +175,7 @@ impl Background {
             on_spawn: Some(Arc::new(move |pid| {
                 spawn_entry.pid.store(pid, Ordering::SeqCst);
             })),
+            limits: run.limits,
         };
         let started = Started {
             run_id: run_id.clone(),

@@ -4,11 +4,13 @@
 //! and tokens never reach a child. What is set:
 //! - `PATH`: the fixed system path, with the cargo bin folder first (cargo
 //!   needs `rustc`); never a project folder.
-//! - `HOME`: the real home, so cargo and npm find their caches and
-//!   toolchains (`~/.cargo`, `~/.rustup`, `~/.npm`). Landlock keeps writes
-//!   there to the cache folders.
-//! - `CARGO_HOME`, `RUSTUP_HOME`: passed through when the app has them (they
-//!   are locations, not secrets).
+//! - `HOME`: the real home path (in the sandbox an empty folder holding
+//!   the toolchains' programs), so rustup finds its toolchains.
+//! - `RUSTUP_HOME`: passed through when the app has it (a location, not a
+//!   secret).
+//! - the package caches' variables (`CARGO_HOME`, `npm_config_cache`,
+//!   `XDG_CACHE_HOME`...), pointing at Corral's own caches
+//!   ([`super::caches`]).
 //! - `LANG` (the app's, else `C.UTF-8`), `TMPDIR` (fresh, removed after),
 //!   `PAGER=cat GIT_PAGER=cat GIT_TERMINAL_PROMPT=0 GIT_EDITOR=true
 //!   TERM=dumb`.
@@ -115,10 +117,13 @@ pub(crate) fn build(program: &str, tmpdir: &Path, root: &Path) -> Vec<(OsString,
     if let Some(home) = home() {
         vars.push(("HOME".into(), home.into()));
     }
-    for key in ["CARGO_HOME", "RUSTUP_HOME"] {
-        if let Some(value) = std::env::var_os(key).filter(|v| !v.is_empty()) {
-            vars.push((key.into(), value));
-        }
+    if let Some(value) = std::env::var_os("RUSTUP_HOME").filter(|v| !v.is_empty()) {
+        vars.push(("RUSTUP_HOME".into(), value));
+    }
+    // The package caches are Corral's own (`CARGO_HOME` among them), never
+    // the user's.
+    if let Some(dir) = super::caches::dir() {
+        vars.extend(super::caches::vars(&dir));
     }
     if program == "git" {
         // git accepts any unique prefix of a long option (`--upload-pa`);

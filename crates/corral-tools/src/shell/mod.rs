@@ -34,9 +34,12 @@
 
 mod allowlist;
 pub mod background;
+mod caches;
 mod capture;
 mod env;
 mod forward;
+mod gitdir;
+mod limits;
 mod namespace;
 mod network;
 mod ports;
@@ -46,6 +49,8 @@ mod proxy;
 mod rules;
 mod sandbox;
 mod saved;
+mod seccomp;
+mod view;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::root::ProjectRoot;
@@ -56,6 +61,7 @@ use std::time::Duration;
 
 pub use allowlist::{is_valid_program_name, ALLOWED_PROGRAMS};
 pub use capture::{HEAD_BYTES, TAIL_BYTES};
+pub use limits::{Limit, Limits};
 pub use namespace::available as namespaces_available;
 pub use network::wants_network;
 pub use profile::{is_read_only, Profile};
@@ -133,6 +139,11 @@ pub struct ExecShellOutput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub network_refused: Option<String>,
+    /// A limit the command hit (processes, memory, file size); the note
+    /// says which and how much.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub limit_hit: Option<Limit>,
 }
 
 /// What fenced a command in.
@@ -201,6 +212,9 @@ pub struct ShellRun {
     /// Called with the pid of the process started (bwrap's, or the
     /// program's under Landlock), right after it starts.
     pub on_spawn: Option<Arc<dyn Fn(u32) + Send + Sync>>,
+    /// What the command may use (processes, memory, file size, open
+    /// files); the defaults unless the caller says otherwise.
+    pub limits: Limits,
 }
 
 /// The first argument that names a secret-like file, by name or through a
@@ -306,18 +320,18 @@ pub fn exec_shell(
     let tmp = env::TempDir::create()?;
     let tmpdir = tmp.subdir("tmp")?;
     let mut vars = env::build(&input.command, &tmpdir, root.path());
-    let (fence, mut notes) = fence(
-        root,
-        input,
-        profile,
-        &tmpdir,
-        &tmp,
-        root.path(),
-        &run.egress,
-    )?;
+    let place = Place {
+        tmpdir: &tmpdir,
+        tmp: &tmp,
+        cwd: root.path(),
+        executable: &program,
+        egress: &run.egress,
+    };
+    let (fence, mut notes) = fence(root, input, profile, &place)?;
     if fence.has_proxy() {
         vars.extend(proxy::env_vars());
     }
+    let cgroups = limits::Cgroups::make(&run.limits);
     let spec = process::Spec {
         program: &program,
         fence,
@@ -326,10 +340,22 @@ pub fn exec_shell(
         cwd: root.path(),
         env: &vars,
         timeout,
+        limits: run.limits,
+        cgroups: &cgroups,
     };
     let outcome = process::run(spec, run)?;
+    drop(cgroups);
     drop(tmp);
     notes.extend(outcome.sandbox_note);
+    let mut limits_hit = outcome.limits_hit;
+    let refused_size = outcome.exit_code != Some(0)
+        && (limits::file_too_large(&outcome.stderr.text)
+            || limits::file_too_large(&outcome.stdout.text));
+    if refused_size && !limits_hit.contains(&Limit::FileSize) {
+        limits_hit.push(Limit::FileSize);
+    }
+    notes.extend(limits_hit.iter().map(|l| l.describe(&run.limits)));
+    let limit_hit = limits_hit.first().copied();
     let sandbox_note = (!notes.is_empty()).then(|| notes.join("; "));
     let network_refused = if !outcome.proxy_refused.is_empty() {
         Some(network::proxy_refusal(input, &outcome.proxy_refused))
@@ -364,6 +390,7 @@ pub fn exec_shell(
         sandboxed: outcome.sandbox != Sandbox::None,
         sandbox_note,
         network_refused,
+        limit_hit,
     })
 }
 
@@ -394,6 +421,7 @@ pub struct ServerFolder(
     #[allow(dead_code)] env::TempDir,
     #[allow(dead_code)] process::Status,
     #[allow(dead_code)] Option<proxy::Proxy>,
+    #[allow(dead_code)] limits::Cgroups,
 );
 
 /// The fenced command for a server program (see [`ServerCommand`]).
@@ -440,18 +468,19 @@ pub fn server_command(
         background: false,
     };
     let cwd = if in_project { root.path() } else { &tmpdir };
-    let (fence, _notes) = fence(
-        root,
-        &input,
-        profile,
-        &tmpdir,
-        &tmp,
+    let egress = Egress::default();
+    let place = Place {
+        tmpdir: &tmpdir,
+        tmp: &tmp,
         cwd,
-        &Egress::default(),
-    )?;
+        executable: &path,
+        egress: &egress,
+    };
+    let (fence, _notes) = fence(root, &input, profile, &place)?;
     if fence.has_proxy() {
         env.extend(proxy::env_vars());
     }
+    let cgroups = limits::Cgroups::make(&Limits::default());
     let (command, status, proxy) = process::server_command(process::Spec {
         program: &path,
         fence,
@@ -460,11 +489,23 @@ pub fn server_command(
         cwd,
         env: &env,
         timeout: Duration::MAX,
+        limits: Limits::default(),
+        cgroups: &cgroups,
     })?;
     Ok(ServerCommand {
         command,
-        folder: ServerFolder(tmp, status, proxy),
+        folder: ServerFolder(tmp, status, proxy, cgroups),
     })
+}
+
+/// Where one run happens: its private folders, where it starts, what runs.
+struct Place<'a> {
+    tmpdir: &'a std::path::Path,
+    tmp: &'a env::TempDir,
+    cwd: &'a std::path::Path,
+    executable: &'a std::path::Path,
+    /// Where the egress proxy lets a command with the network go.
+    egress: &'a Egress,
 }
 
 /// The fence for one run: bwrap's namespaces where they can be made, else
@@ -473,11 +514,15 @@ fn fence(
     root: &ProjectRoot,
     input: &ExecShellInput,
     profile: Profile,
-    tmpdir: &std::path::Path,
-    tmp: &env::TempDir,
-    cwd: &std::path::Path,
-    egress: &Egress,
+    place: &Place<'_>,
 ) -> Result<(process::Fence, Vec<String>)> {
+    let Place {
+        tmpdir, tmp, cwd, ..
+    } = *place;
+    let caches = caches::dir();
+    if let Some(dir) = caches.as_deref().filter(|_| profile.writes_project()) {
+        caches::prepare(dir, &input.command);
+    }
     match namespace::bwrap() {
         Ok(bwrap) => {
             let mask_dir = tmp.path().join("mask");
@@ -489,16 +534,30 @@ fn fence(
                 root,
                 profile,
                 program: &input.command,
+                executable: place.executable,
                 tmpdir,
                 mask_dir: &mask_dir,
                 cwd,
+                caches: caches.as_deref(),
             };
-            let (args, notes) = namespace::argv(&layout);
-            let egress = profile.has_network().then(|| egress.clone());
+            let (mut args, notes) = namespace::argv(&layout);
+            let egress = profile.has_network().then(|| place.egress.clone());
+            let seccomp = seccomp::filter_file(tmp.path()).map_err(|e| {
+                Error::new(
+                    ErrorCode::Io,
+                    format!("could not prepare the sandbox's socket filter: {e}"),
+                )
+            })?;
+            // Before the closing `--`: bwrap reads the filter from this fd,
+            // which the child keeps open across `exec` (process.rs).
+            let end = args.len().saturating_sub(1);
+            let fd = std::os::fd::AsRawFd::as_raw_fd(&seccomp).to_string();
+            args.splice(end..end, ["--seccomp".into(), fd.into()]);
             Ok((
                 process::Fence::Namespaces {
                     bwrap,
                     args,
+                    seccomp,
                     egress,
                 },
                 notes,

@@ -1,18 +1,19 @@
 //! The fence around every child: its own mount, network, PID and IPC
 //! namespaces, built by bubblewrap (`bwrap`), started with an argv only.
 //!
-//! What the child sees:
-//! - `/` read-only, so chmod, chown, utimes and xattrs outside fail with
-//!   `EROFS` (Landlock does not cover metadata);
-//! - a fresh `/dev`, `/proc` and private `/tmp`; the run's TMPDIR;
-//! - no home: `$HOME`, `/home`, `/root`, `/mnt`, `/media` and `/run/user`
-//!   are empty and read-only, `/var/tmp` empty, except the toolchain folders a program needs
-//!   (rustup, cargo, npm, pnpm, yarn, bun, nvm, Go, uv), read-only, and
-//!   their caches, writable in the build profiles;
+//! What the child sees is built from nothing (an allowlist, [`super::view`]):
+//! - the system's programs and libraries and the `/etc` files programs
+//!   need, read-only;
+//! - a fresh `/dev`, `/proc` and private `/tmp`; the run's TMPDIR; empty
+//!   `/run` and `/var/run`; an empty, read-only home holding only the
+//!   toolchains' programs, read-only;
+//! - Corral's own caches, writable in the build profiles (the user's
+//!   `~/.cargo` and `~/.npm` are never written, [`super::caches`]);
 //! - the project: read-only in the read-only profile, with every
-//!   secret-like file masked by an empty read-only one; writable in build
-//!   and network, with `.git/` (and any hard link to a file in it)
-//!   read-only unless the program is git;
+//!   secret-like file (and hard link to one) masked by an empty read-only
+//!   one; writable in build and network, with the repository's folders
+//!   (`.git/`, where a `.git` file leads, a nested clone's `.git/`) and
+//!   any hard link to a file in them read-only unless the program is git;
 //! - a network namespace of its own in every profile (nothing but its
 //!   loopback); with the network, the egress proxy is the only way out
 //!   (see `proxy`).
@@ -21,68 +22,23 @@
 //! sandbox when the command's process group is killed: the namespace's
 //! init dies with bwrap, and the kernel kills everything left in it.
 
-use super::env;
+use super::gitdir::Repository;
 use super::profile::Profile;
+use super::{env, view};
 use crate::policy::is_secret_like;
 use crate::root::ProjectRoot;
+use std::collections::HashSet;
 use std::ffi::OsString;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// Where bwrap is looked for (never the app's `PATH`, never the project).
 const BWRAP_PATHS: [&str; 3] = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"];
 
-/// Folders that hold other people's and the user's files: emptied.
-const HIDDEN: [&str; 7] = [
-    "/home",
-    "/root",
-    "/tmp",
-    "/var/tmp",
-    "/mnt",
-    "/media",
-    "/run/user",
-];
-
-/// Toolchain folders beneath `~`, shown read-only (programs, toolchains).
-const HOME_TOOLCHAINS: [&str; 8] = [
-    ".rustup",
-    ".nvm",
-    ".bun",
-    ".local/share/pnpm",
-    ".volta",
-    "go",
-    ".local/share/uv",
-    ".pyenv",
-];
-
 /// git's own configuration (the user's name for commits), shown to an
 /// approved git only.
 const GIT_CONFIG: [&str; 2] = [".gitconfig", ".config/git"];
-
-/// The caches each program writes, created before the run when missing:
-/// the home around them is read-only in the sandbox, so the program could
-/// not create them itself.
-fn create_caches(program: &str) {
-    let home_caches: &[&str] = match program {
-        "npm" | "node" => &[".npm"],
-        "yarn" => &[".cache/yarn", ".yarn/berry"],
-        "pnpm" => &[".cache/pnpm", ".local/share/pnpm/store"],
-        "bun" => &[".bun/install/cache"],
-        _ => &[],
-    };
-    let mut dirs: Vec<PathBuf> = env::home()
-        .map(|h| home_caches.iter().map(|c| h.join(c)).collect())
-        .unwrap_or_default();
-    if program == "cargo" {
-        if let Some(cargo) = env::cargo_home().filter(|c| c.is_dir()) {
-            dirs.extend(["registry", "git"].map(|c| cargo.join(c)));
-        }
-    }
-    for dir in dirs {
-        // Best effort: without it the program reports its own error.
-        let _ = std::fs::DirBuilder::new().recursive(true).create(dir);
-    }
-}
 
 /// Most entries looked at when finding secret-like files to mask.
 const MASK_WALK_LIMIT: usize = 200_000;
@@ -137,14 +93,20 @@ fn probe() -> Result<PathBuf, String> {
 pub(crate) struct Layout<'a> {
     pub root: &'a ProjectRoot,
     pub profile: Profile,
-    /// The program's name (`git` gets `.git/` writable outside read-only).
+    /// The program's name (`git` gets its repository writable outside
+    /// read-only).
     pub program: &'a str,
+    /// The executable that runs: outside the system folders (a server in
+    /// a venv), its install prefix is bound read-only.
+    pub executable: &'a Path,
     /// The run's private folder: `tmp/` is the TMPDIR, `mask/` holds the
     /// empty file and folder bound over secrets.
     pub tmpdir: &'a Path,
     pub mask_dir: &'a Path,
     /// Where the program starts: the root, or (a server) its private folder.
     pub cwd: &'a Path,
+    /// Corral's own caches, bound writable in the build profiles.
+    pub caches: Option<&'a Path>,
 }
 
 /// bwrap's arguments up to and including `--`; the program and its
@@ -158,59 +120,65 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<String>) {
     a.push(["--unshare-net"]);
     // Root keeps no capability inside (a remount would undo the fence).
     a.push(["--cap-drop", "ALL"]);
-    a.path2("--ro-bind", Path::new("/"), Path::new("/"));
-    a.push(["--dev", "/dev", "--proc", "/proc"]);
+    for entry in view::system() {
+        match entry {
+            view::SystemEntry::Bind(path) => a.path2("--ro-bind", &path, &path),
+            view::SystemEntry::Link { target, at } => a.path2("--symlink", &target, &at),
+        }
+    }
+    a.push(["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]);
+    a.push(["--dir", "/run", "--symlink", "../run", "/var/run"]);
 
     let home = env::home();
-    let mut hidden: Vec<PathBuf> = HIDDEN.iter().map(PathBuf::from).collect();
-    if let Some(home) = home.clone().filter(|h| !hidden.contains(h)) {
-        hidden.push(home);
+    let cargo = env::cargo_home();
+    let rustup = std::env::var_os("RUSTUP_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    // The home is a folder of its own, made read-only at the end (it may
+    // lie where the sandbox has a writable `/tmp`).
+    if let Some(home) = &home {
+        a.path("--tmpfs", home);
     }
-    hidden.retain(|d| d.is_dir());
-    for dir in &hidden {
-        a.path("--tmpfs", dir);
+    let toolchains = view::home_toolchains(home.as_deref(), cargo.as_deref(), rustup.as_deref());
+    for part in &toolchains {
+        a.path2("--ro-bind", part, part);
     }
-    if layout.profile.writes_project() {
-        create_caches(layout.program);
+    for prefix in view::install_prefixes(layout.executable, &toolchains) {
+        a.path2("--ro-bind-try", &prefix, &prefix);
     }
     if let Some(home) = &home {
-        for dir in HOME_TOOLCHAINS {
-            a.path2("--ro-bind-try", &home.join(dir), &home.join(dir));
-        }
-        if layout.profile.writes_project() {
-            for dir in env::HOME_CACHES {
-                a.path2("--bind-try", &home.join(dir), &home.join(dir));
-            }
-            if layout.program == "git" {
-                for file in GIT_CONFIG {
-                    a.path2("--ro-bind-try", &home.join(file), &home.join(file));
-                }
+        if layout.profile.writes_project() && layout.program == "git" {
+            for file in GIT_CONFIG {
+                a.path2("--ro-bind-try", &home.join(file), &home.join(file));
             }
         }
     }
-    if let Some(cargo) = env::cargo_home() {
-        a.path2("--ro-bind-try", &cargo, &cargo);
+    if let Some(caches) = layout.caches {
         if layout.profile.writes_project() {
-            for part in env::CARGO_CACHES.iter().chain(&env::CARGO_FILES) {
-                a.path2("--bind-try", &cargo.join(part), &cargo.join(part));
-            }
+            a.path2("--bind-try", caches, caches);
         }
-    }
-    if let Some(rustup) = std::env::var_os("RUSTUP_HOME").filter(|v| !v.is_empty()) {
-        a.path2("--ro-bind-try", Path::new(&rustup), Path::new(&rustup));
     }
     a.path2("--bind", layout.tmpdir, layout.tmpdir);
 
     let root = layout.root.path();
+    let repository = Repository::of(root);
     if layout.profile.writes_project() {
         a.path2("--bind", root, root);
-        let git = root.join(".git");
-        if layout.program != "git" && git.symlink_metadata().is_ok() {
-            a.path2("--ro-bind", &git, &git);
-            // A hard link made earlier is another name for a file of
-            // `.git/` in the writable mount: it is bound read-only too.
-            for link in links_into_git(root) {
-                a.path2("--ro-bind", &link, &link);
+        if let Some(repo) = &repository {
+            let git_writes = layout.program == "git";
+            // A repository outside the project (a linked worktree's) is
+            // shown to an approved git only.
+            for dir in repo.folders() {
+                if git_writes {
+                    a.path2("--bind", dir, dir);
+                } else if dir.starts_with(root) {
+                    a.path2("--ro-bind", dir, dir);
+                }
+            }
+            if !git_writes {
+                for held in held_by_git(root, repo) {
+                    a.path2("--ro-bind", &held, &held);
+                }
             }
         }
     } else {
@@ -226,13 +194,12 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<String>) {
             a.path2("--ro-bind", if is_dir { &dir } else { &file }, &path);
         }
     }
-    // Emptied folders stay empty: a write there fails instead of vanishing
-    // with the sandbox (the mounts made inside them keep their own modes).
-    for dir in hidden
-        .iter()
-        .filter(|d| !matches!(d.to_str(), Some("/tmp" | "/var/tmp")))
-    {
-        a.path("--remount-ro", dir);
+    // What the sandbox made of its own (the home, `/run`) stays empty: a
+    // write there fails instead of vanishing with the sandbox. The mounts
+    // made inside keep their own modes.
+    a.push(["--remount-ro", "/"]);
+    if let Some(home) = &home {
+        a.path("--remount-ro", home);
     }
     a.path("--chdir", layout.cwd);
     a.push(["--"]);
@@ -240,7 +207,8 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<String>) {
 }
 
 /// The secret-like files and folders of the project (absolute, and whether
-/// each is a folder), not following links, not entering `.git/`,
+/// each is a folder), and every other name of such a file (a hard link:
+/// `cp -l .env notes.txt`), not following links, not entering `.git/`,
 /// `node_modules/` or `target/`; and whether the walk saw everything.
 fn secret_paths(root: &ProjectRoot) -> (Vec<(PathBuf, bool)>, bool) {
     let walker = ignore::WalkBuilder::new(root.path())
@@ -252,9 +220,13 @@ fn secret_paths(root: &ProjectRoot) -> (Vec<(PathBuf, bool)>, bool) {
         })
         .build();
     let mut found = Vec::new();
+    let mut secret_inodes = HashSet::new();
+    let mut linked = Vec::new();
+    let mut complete = true;
     for (seen, entry) in walker.flatten().enumerate() {
         if seen >= MASK_WALK_LIMIT {
-            return (found, false);
+            complete = false;
+            break;
         }
         let Some(kind) = entry.file_type() else {
             continue;
@@ -266,44 +238,76 @@ fn secret_paths(root: &ProjectRoot) -> (Vec<(PathBuf, bool)>, bool) {
             .path()
             .strip_prefix(root.path())
             .unwrap_or(entry.path());
+        let meta = entry.metadata().ok();
         if is_secret_like(&rel.to_string_lossy()) {
+            if let Some(m) = meta.filter(|m| m.is_file()) {
+                secret_inodes.insert((m.dev(), m.ino()));
+            }
             found.push((entry.path().to_path_buf(), kind.is_dir()));
+        } else if let Some(m) = meta.filter(|m| m.is_file() && m.nlink() > 1) {
+            linked.push(((m.dev(), m.ino()), entry.into_path()));
         }
     }
-    (found, true)
+    found.extend(
+        linked
+            .into_iter()
+            .filter(|(inode, _)| secret_inodes.contains(inode))
+            .map(|(_, path)| (path, false)),
+    );
+    (found, complete)
 }
 
-/// Files of the project outside `.git/` that are hard links to a file in
-/// `.git/` (its objects aside: they are written once and never read as
-/// configuration). New links cannot be made: `.git/` is its own mount.
-fn links_into_git(root: &Path) -> Vec<PathBuf> {
-    use std::os::unix::fs::MetadataExt;
-    let git = root.join(".git");
-    let linked: std::collections::HashSet<(u64, u64)> = ignore::WalkBuilder::new(&git)
-        .standard_filters(false)
-        .follow_links(false)
-        .filter_entry(|e| e.file_name() != "objects")
-        .build()
-        .flatten()
+/// What of the project a program but git must not write, beyond the
+/// repository's own folders: every nested `.git` (a clone's objects are
+/// hard links to ours), and files that are hard links to a file of the
+/// repository (its objects aside: they are written once and never read
+/// as configuration). New links cannot be made: those are mounts of their
+/// own (`link(2)` across mounts is `EXDEV`).
+fn held_by_git(root: &Path, repo: &Repository) -> Vec<PathBuf> {
+    let own: Vec<PathBuf> = repo.folders().iter().map(|d| d.to_path_buf()).collect();
+    let linked: HashSet<(u64, u64)> = own
+        .iter()
+        .flat_map(|dir| {
+            ignore::WalkBuilder::new(dir)
+                .standard_filters(false)
+                .follow_links(false)
+                .filter_entry(|e| e.file_name() != "objects")
+                .build()
+                .flatten()
+        })
         .filter_map(|e| e.metadata().ok())
         .filter(|m| m.is_file() && m.nlink() > 1)
         .map(|m| (m.dev(), m.ino()))
         .collect();
-    if linked.is_empty() {
-        return Vec::new();
-    }
-    ignore::WalkBuilder::new(root)
+    // The walk yields a nested `.git` but does not enter it (its children
+    // are filtered out): it is held read-only as a whole.
+    let skip = own.clone();
+    let walker = ignore::WalkBuilder::new(root)
         .standard_filters(false)
         .follow_links(false)
-        .filter_entry(|e| e.file_name() != ".git")
-        .build()
-        .flatten()
-        .filter(|e| {
-            e.metadata()
-                .is_ok_and(|m| m.is_file() && linked.contains(&(m.dev(), m.ino())))
+        .filter_entry(move |e| {
+            let in_git = e.path().parent().is_some_and(|p| p.ends_with(".git"));
+            !in_git && !skip.iter().any(|d| e.path() == d)
         })
-        .map(|e| e.into_path())
-        .collect()
+        .build();
+    let mut held = Vec::new();
+    for entry in walker.flatten().take(MASK_WALK_LIMIT) {
+        if entry.depth() == 0 {
+            continue;
+        }
+        if entry.file_name() == ".git" {
+            held.push(entry.into_path());
+            continue;
+        }
+        let is_link = !linked.is_empty()
+            && entry
+                .metadata()
+                .is_ok_and(|m| m.is_file() && linked.contains(&(m.dev(), m.ino())));
+        if is_link {
+            held.push(entry.into_path());
+        }
+    }
+    held
 }
 
 /// Creates the empty file and folder that mask secrets, read-only.

@@ -16,6 +16,7 @@
 
 use super::capture::{Capture, Captured};
 use super::proxy::{self, Egress, Pending, Proxy};
+use super::limits::{Cgroups, Limit, Limits};
 use super::sandbox::{self, Prepared};
 use super::{Sandbox, ShellRun, Stream};
 use crate::error::{Error, ErrorCode, Result};
@@ -48,6 +49,9 @@ pub(crate) struct Spec<'a> {
     pub cwd: &'a Path,
     pub env: &'a [(OsString, OsString)],
     pub timeout: Duration,
+    /// What it may use, and the cgroups made for it.
+    pub limits: Limits,
+    pub cgroups: &'a Cgroups,
 }
 
 /// How it went.
@@ -62,6 +66,8 @@ pub(crate) struct Outcome {
     pub sandbox_note: Option<String>,
     /// What the egress proxy refused (a command with the network).
     pub proxy_refused: Vec<String>,
+    /// The limits it hit.
+    pub limits_hit: Vec<Limit>,
 }
 
 /// One stream's capture, and whether the call has stopped listening.
@@ -73,11 +79,13 @@ struct Pipe {
 
 /// How the child is fenced in.
 pub(crate) enum Fence {
-    /// Inside bwrap's namespaces: bwrap, and its arguments up to `--`;
-    /// with the network, where the egress proxy lets it go.
+    /// Inside bwrap's namespaces: bwrap, its arguments up to `--`, the
+    /// seccomp filter it reads (`--seccomp FD`, the fd's number is in
+    /// `args`); with the network, where the egress proxy lets it go.
     Namespaces {
         bwrap: &'static Path,
         args: Vec<OsString>,
+        seccomp: std::fs::File,
         egress: Option<Egress>,
     },
     /// Landlock only (no namespaces here), and why.
@@ -108,10 +116,12 @@ type Gated = Option<(Pending, Egress)>;
 /// spawned.
 fn command(spec: Spec<'_>) -> Result<(Command, Status, Gated)> {
     let mut gate = None;
+    let mut seccomp_fd = None;
     let (mut cmd, status) = match spec.fence {
         Fence::Namespaces {
             bwrap,
             args,
+            seccomp,
             egress,
         } => {
             let mut cmd = Command::new(bwrap);
@@ -126,6 +136,7 @@ fn command(spec: Spec<'_>) -> Result<(Command, Status, Gated)> {
                 gate = Some((made.hand_to(&mut cmd), egress));
             }
             cmd.args(args).arg(spec.program);
+            seccomp_fd = Some(seccomp);
             (cmd, Status::Namespaces)
         }
         Fence::Landlock { prepared, why } => {
@@ -145,6 +156,8 @@ fn command(spec: Spec<'_>) -> Result<(Command, Status, Gated)> {
         .process_group(0);
     #[cfg(target_os = "linux")]
     die_with_caller(&mut cmd);
+    #[cfg(target_os = "linux")]
+    confine(&mut cmd, &spec.limits, spec.cgroups, seccomp_fd)?;
     Ok((cmd, status, gate))
 }
 
@@ -165,7 +178,7 @@ pub(crate) fn server_command(spec: Spec<'_>) -> Result<(Command, Status, Option<
 
 /// Runs the program to its end, its timeout or its cancel.
 pub(crate) fn run(spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
-    let (name, timeout) = (spec.name, spec.timeout);
+    let (name, timeout, cgroups) = (spec.name, spec.timeout, spec.cgroups);
     let (mut cmd, status, gate) = command(spec)?;
     let out = Arc::new(Mutex::new(Pipe::default()));
     let err = Arc::new(Mutex::new(Pipe::default()));
@@ -246,6 +259,10 @@ pub(crate) fn run(spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
     let proxy_refused = proxy.map(|p| p.refused()).unwrap_or_default();
     let stdout = close(&out);
     let stderr = close(&err);
+    let mut limits_hit = cgroups.hit();
+    if exit_signal(&exit) == Some(rustix::process::Signal::XFSZ.as_raw()) {
+        limits_hit.push(Limit::FileSize);
+    }
     Ok(Outcome {
         stdout,
         stderr,
@@ -256,6 +273,7 @@ pub(crate) fn run(spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
         sandbox,
         sandbox_note,
         proxy_refused,
+        limits_hit,
     })
 }
 
@@ -274,6 +292,11 @@ fn log_to(err: &Arc<Mutex<Pipe>>, shell: &ShellRun) -> proxy::Log {
             sink(Stream::Stderr, line.as_bytes());
         }
     })
+}
+
+/// The signal that ended the program, if one did.
+fn exit_signal(status: &ExitStatus) -> Option<i32> {
+    std::os::unix::process::ExitStatusExt::signal(status)
 }
 
 /// Waits for up to `count` readers to finish within `grace`.
@@ -470,6 +493,61 @@ fn die_with_caller(cmd: &mut Command) {
     unsafe {
         cmd.pre_exec(hook);
     }
+}
+
+/// Before it becomes bwrap (or the program), the child takes its limits:
+/// the rlimits, its cgroups (it writes `0`, itself, to each
+/// `cgroup.procs`), and keeps the seccomp filter's fd open across `exec`
+/// for bwrap to read. Everything is prepared before the fork.
+#[cfg(target_os = "linux")]
+fn confine(
+    cmd: &mut Command,
+    limits: &Limits,
+    cgroups: &Cgroups,
+    seccomp: Option<std::fs::File>,
+) -> Result<()> {
+    use rustix::io::{fcntl_setfd, FdFlags};
+    use rustix::process::{setrlimit, Rlimit};
+    use std::os::fd::OwnedFd;
+    let rlimits = super::limits::rlimits(limits, cgroups);
+    let procs: Vec<OwnedFd> = cgroups
+        .procs()
+        .iter()
+        .map(|fd| fd.try_clone_to_owned())
+        .collect::<std::io::Result<_>>()
+        .map_err(|e| {
+            Error::new(
+                ErrorCode::Io,
+                format!("could not prepare the command's cgroup: {e}"),
+            )
+        })?;
+    let seccomp: Option<OwnedFd> = seccomp.map(OwnedFd::from);
+    let hook = move || -> std::io::Result<()> {
+        let errno = |e: rustix::io::Errno| std::io::Error::from_raw_os_error(e.raw_os_error());
+        for fd in &procs {
+            rustix::io::write(fd, b"0").map_err(errno)?;
+        }
+        for (resource, value) in &rlimits {
+            let limit = Rlimit {
+                current: Some(*value),
+                maximum: Some(*value),
+            };
+            setrlimit(*resource, limit).map_err(errno)?;
+        }
+        if let Some(fd) = &seccomp {
+            fcntl_setfd(fd, FdFlags::empty()).map_err(errno)?;
+        }
+        Ok(())
+    };
+    #[allow(unsafe_code)]
+    // SAFETY: the hook runs in the forked child before `exec` and only makes
+    // syscalls (`write`, `setrlimit`, `fcntl`) on values prepared before the
+    // fork; errors are built with `from_raw_os_error`, which does not
+    // allocate.
+    unsafe {
+        cmd.pre_exec(hook);
+    }
+    Ok(())
 }
 
 #[cfg(not(target_os = "linux"))]

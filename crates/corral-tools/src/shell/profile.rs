@@ -11,6 +11,7 @@
 //!   network.
 //! - **network**: build plus the network, only when the caller granted it.
 
+use super::gitdir::Repository;
 use super::rules::{self, CommandLine};
 use super::ExecShellInput;
 use crate::root::ProjectRoot;
@@ -45,7 +46,9 @@ impl Profile {
 /// Whether the call only looks, so it may run in the read-only profile
 /// (and, with the namespaces available, without asking): it is on the
 /// read-only table; read-only git needs the project's own repository
-/// (outside one, `git diff a b` compares any two folders); and no file of
+/// (outside one, `git diff a b` compares any two folders; one moved into
+/// an ordinary folder of the project reads config the file tools write);
+/// and no file of
 /// the project chooses which program really runs (`rust-toolchain.toml`
 /// can point rustup's `cargo` at a program in the project).
 pub fn is_read_only(root: &ProjectRoot, input: &ExecShellInput) -> bool {
@@ -56,8 +59,17 @@ pub fn is_read_only(root: &ProjectRoot, input: &ExecShellInput) -> bool {
 pub(crate) fn read_only(root: &ProjectRoot, line: &CommandLine<'_>) -> bool {
     let program = line.program();
     rules::is_read_only(root, line)
-        && (program != "git" || root.is_git_top())
+        && (program != "git" || own_repository(root))
         && rules::toolchain_override(root, program).is_none()
+}
+
+/// Whether the project has a repository of its own whose git dir and
+/// common dir are its `.git/` (or lie outside it, as a linked worktree's):
+/// a `.git` file or `commondir` leading to an ordinary folder of the
+/// project would let a file written there (`gd/config`) name the programs
+/// a read-only `git diff` runs.
+fn own_repository(root: &ProjectRoot) -> bool {
+    Repository::of(root.path()).is_some_and(|repo| repo.is_plain(root.path()))
 }
 
 /// The profile a call runs in.

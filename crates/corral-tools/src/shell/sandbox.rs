@@ -53,6 +53,7 @@ pub(crate) fn writable_dirs(root: &Path, tmpdir: &Path, profile: Profile) -> Vec
     if let Some(cargo) = super::env::cargo_home() {
         dirs.extend(super::env::CARGO_CACHES.iter().map(|c| cargo.join(c)));
     }
+    dirs.extend(super::caches::dir());
     dirs
 }
 

@@ -34,6 +34,8 @@ use Kind::{Denied, Flag, Optional, Path, Value};
 
 const CONFIG_FROM_CALL: &str = "git configuration comes from the project, not the call";
 const RUNS_PROGRAM: &str = "it names a program for git to run";
+const MOVES_REPOSITORY: &str =
+    "it moves or templates the repository, whose config would then be an ordinary file of the project";
 
 /// Subcommands that may run; an alias (which may be `!shell`) or any other
 /// command is refused.
@@ -147,9 +149,11 @@ const GLOBAL: &[Opt] = &[
 
 /// After any subcommand: the long options the verdicts need to know.
 const ANY: &[Opt] = &[
+    // A repository outside `.git/` (`--separate-git-dir`) or made from a
+    // template folder (which may plant `commondir` or `config`).
+    opt("separate-git-dir", None, Denied(MOVES_REPOSITORY)),
+    opt("template", None, Denied(MOVES_REPOSITORY)),
     // Paths, kept inside the root by the rules.
-    opt("separate-git-dir", None, Path),
-    opt("template", None, Path),
     opt("git-dir", None, Path),
     opt("work-tree", None, Path),
     opt("file", None, Path),

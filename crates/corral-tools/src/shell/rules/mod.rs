@@ -172,15 +172,17 @@ pub(super) fn leads_outside(root: &ProjectRoot, arg: &str) -> bool {
 }
 
 /// Whether `part` (an argument or a piece of one) names a secret-like
-/// file: by its text, normalized (`a/.env/.` is `.env`), or where the
-/// program given it lands (`notes.txt -> .env`).
+/// file: by its text, normalized (`a/.env/.` is `.env`), where the
+/// program given it lands (`notes.txt -> .env`), or by the file itself
+/// (`notes.txt` a hard link to `.env`).
 pub(super) fn names_secret(root: &ProjectRoot, part: &str) -> bool {
     !part.is_empty()
         && (is_secret_like(part)
             || root.locate(part).is_ok_and(|located| {
                 is_secret_like(&located.lexical.display())
-                    || located
-                        .real_path()
-                        .is_some_and(|real| is_secret_like(&real.display()))
+                    || located.real_path().is_some_and(|real| {
+                        is_secret_like(&real.display())
+                            || crate::secret_links::secret_name_of(root, &real.display()).is_some()
+                    })
             }))
 }

@@ -1,0 +1,278 @@
+//! What a child sees is built from nothing: a fixture home full of tokens
+//! (cargo's credentials and config, `~/.npmrc`, nvm's global `npmrc`, uv's
+//! credentials, another project in `~/go/src`) shows none of them to any
+//! profile, and what a read-only child sees, walked from `/`, is exactly
+//! the allowlist `docs/security.md` documents.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::disallowed_methods
+)]
+
+mod common;
+
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn namespaces_here() -> bool {
+    let ok = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"]
+        .iter()
+        .any(|p| Path::new(p).exists())
+        && Path::new("/usr/bin/node").exists();
+    if !ok {
+        eprintln!("note: bubblewrap or node is missing; skipping a sandbox view test");
+    }
+    ok
+}
+
+/// The tokens a fixture home holds, relative to it.
+const TOKENS: [&str; 8] = [
+    ".cargo/credentials.toml",
+    ".cargo/credentials",
+    ".cargo/config.toml",
+    ".npmrc",
+    ".nvm/versions/node/v20.0.0/etc/npmrc",
+    ".local/share/uv/credentials/credentials.toml",
+    "go/src/other-project/token.txt",
+    ".config/gh/hosts.yml",
+];
+
+/// A project (a git repository with one commit and a change) and a home
+/// holding every token of [`TOKENS`] beside toolchain folders.
+fn fixture() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let work = tempfile::tempdir().unwrap();
+    let root = work.path().join("project");
+    let home = work.path().join("home");
+    for token in TOKENS {
+        let path = home.join(token);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "TOKEN-SECRET-VALUE\n").unwrap();
+    }
+    for dir in [".cargo/bin", ".nvm/versions/node/v20.0.0/bin", "go/bin"] {
+        std::fs::create_dir_all(home.join(dir)).unwrap();
+    }
+    std::fs::create_dir_all(&root).unwrap();
+    git(&root, &["init", "-q"]);
+    std::fs::write(root.join("a.txt"), "one\n").unwrap();
+    git(&root, &["add", "a.txt"]);
+    git(&root, &["commit", "-qm", "one"]);
+    std::fs::write(root.join("a.txt"), "two\n").unwrap();
+    (work, root, home)
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@t")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@t")
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+/// `corral-cli call exec_shell` in `root` with `home` as the home.
+fn call(root: &Path, home: &Path, extra: &[&str], input: Value) -> Value {
+    let out = common::corral_cli()
+        .args(["call", "--root", root.to_str().unwrap(), "--mode", "ask"])
+        .args(extra)
+        .args(["exec_shell", &input.to_string()])
+        .env("HOME", home)
+        .env("CARGO_HOME", home.join(".cargo"))
+        .env_remove("RUSTUP_HOME")
+        .env_remove("XDG_CACHE_HOME")
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)))
+}
+
+/// Plants `script` as the repository's external diff: an unasked `git
+/// diff` runs it in the read-only profile.
+fn plant_diff(root: &Path, script: &str) {
+    std::fs::write(root.join("planted.js"), script).unwrap();
+    let mut config = std::fs::OpenOptions::new()
+        .append(true)
+        .open(root.join(".git/config"))
+        .unwrap();
+    std::io::Write::write_all(&mut config, b"[diff]\n\texternal = node planted.js\n").unwrap();
+}
+
+#[test]
+fn a_token_in_the_home_is_unreadable_from_every_profile() {
+    if !namespaces_here() {
+        return;
+    }
+    let (_work, root, home) = fixture();
+    let paths: Vec<String> = TOKENS
+        .iter()
+        .map(|t| home.join(t).display().to_string())
+        .collect();
+    let script = format!(
+        "const fs = require('fs'); const r = [];
+        for (const p of {paths:?}) {{
+            try {{ r.push(p + '=' + fs.readFileSync(p, 'utf8').trim()) }} catch (e) {{ r.push(p + '=' + e.code) }}
+        }}
+        console.log('READ ' + r.join(' '))"
+    );
+    plant_diff(&root, &script);
+    let read_only = call(
+        &root,
+        &home,
+        &[],
+        json!({"command": "git", "args": ["diff"]}),
+    );
+    assert_eq!(read_only["profile"], "read_only", "{read_only}");
+    let build = call(
+        &root,
+        &home,
+        &["--approve"],
+        json!({"command": "node", "args": ["-e", script]}),
+    );
+    assert_eq!(build["profile"], "build", "{build}");
+    let network = call(
+        &root,
+        &home,
+        &["--approve", "--network"],
+        json!({"command": "node", "args": ["-e", script]}),
+    );
+    assert_eq!(network["profile"], "network", "{network}");
+    for result in [read_only, build, network] {
+        let text = format!("{}{}", result["stdout"], result["stderr"]);
+        assert!(text.contains("READ "), "the probe did not run: {result}");
+        assert!(!text.contains("TOKEN-SECRET-VALUE"), "{result}");
+        assert_eq!(
+            text.matches("=ENOENT").count(),
+            TOKENS.len(),
+            "every token is absent, not merely unreadable: {result}"
+        );
+    }
+}
+
+/// The paths `docs/security.md`'s allowlist table names (the first
+/// backticked path of each row of the table under "What a child sees"),
+/// with `~` made the home.
+fn documented(home: &Path) -> Vec<PathBuf> {
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/security.md"),
+    )
+    .unwrap();
+    let table = doc
+        .split("### What a child sees")
+        .nth(1)
+        .expect("docs/security.md has the allowlist table")
+        .split("\n\n")
+        .find(|block| block.trim_start().starts_with('|'))
+        .unwrap();
+    table
+        .lines()
+        .filter_map(|row| row.split('`').nth(1))
+        .filter(|path| path.starts_with('/') || path.starts_with("~/"))
+        .map(|path| match path.strip_prefix("~/") {
+            Some(rest) => home.join(rest),
+            None => PathBuf::from(path),
+        })
+        .collect()
+}
+
+/// Whether `path` begins with the components of `prefix`, where a `*`
+/// component on either side stands for any one component.
+fn begins_with(path: &Path, prefix: &Path) -> bool {
+    let (mut path, mut prefix) = (path.components(), prefix.components());
+    loop {
+        match (prefix.next(), path.next()) {
+            (None, _) => return true,
+            (Some(_), None) => return false,
+            (Some(a), Some(b)) => {
+                let wild = |c: std::path::Component<'_>| c.as_os_str() == "*";
+                if a != b && !wild(a) && !wild(b) {
+                    return false;
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_read_only_child_sees_exactly_the_documented_allowlist() {
+    if !namespaces_here() {
+        return;
+    }
+    let (_work, root, home) = fixture();
+    // Walks everything from `/`, not entering the kernel's own folders nor
+    // the project; one path a line.
+    plant_diff(
+        &root,
+        &format!(
+            "const fs = require('fs'), path = require('path'); const out = [];
+            const skip = new Set(['/proc', '/dev', '/sys', {root:?}]);
+            const walk = (dir, depth) => {{
+                let names; try {{ names = fs.readdirSync(dir) }} catch (e) {{ return }}
+                for (const n of names) {{
+                    const p = path.join(dir, n); out.push(p);
+                    let st; try {{ st = fs.lstatSync(p) }} catch (e) {{ continue }}
+                    if (st.isDirectory() && !skip.has(p) && depth < 12 && out.length < 200000) walk(p, depth + 1);
+                }}
+            }};
+            walk('/', 0); console.log('WALK\\n' + out.join('\\n'));",
+            root = root.to_str().unwrap()
+        ),
+    );
+    let result = call(
+        &root,
+        &home,
+        &[],
+        json!({"command": "git", "args": ["diff"]}),
+    );
+    assert_eq!(result["profile"], "read_only", "{result}");
+    let stdout = result["stdout"].as_str().unwrap();
+    let walked: Vec<&str> = stdout
+        .split("WALK\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("the walk did not run: {result}"))
+        .lines()
+        .filter(|l| l.starts_with('/'))
+        .collect();
+    let mut allowed = documented(&home);
+    assert!(allowed.contains(&PathBuf::from("/usr")), "{allowed:?}");
+    assert!(
+        allowed.contains(&PathBuf::from("/etc/passwd")),
+        "{allowed:?}"
+    );
+    // Where the run happens: the project and the run's TMPDIR (bound at
+    // their own paths), `/proc` and `/dev`.
+    allowed.extend([root.clone(), PathBuf::from("/proc"), PathBuf::from("/dev")]);
+    let tmpdir = walked
+        .iter()
+        .find(|p| p.starts_with("/tmp/corral-shell-") && p.ends_with("/tmp"))
+        .map(PathBuf::from)
+        .expect("the run's TMPDIR is there");
+    allowed.push(tmpdir);
+    let mut unexpected = Vec::new();
+    for path in &walked {
+        let path = Path::new(path);
+        let under = allowed.iter().any(|a| begins_with(path, a));
+        let leads_to = allowed.iter().any(|a| begins_with(a, path));
+        if !under && !leads_to {
+            unexpected.push(path.display().to_string());
+        }
+    }
+    assert!(
+        unexpected.is_empty(),
+        "seen but not in docs/security.md's allowlist: {unexpected:#?}"
+    );
+    // And the home holds only the toolchains' programs.
+    for token in TOKENS {
+        assert!(
+            !walked.contains(&home.join(token).to_str().unwrap()),
+            "{token}"
+        );
+    }
+    assert!(walked.contains(&home.join(".cargo/bin").to_str().unwrap()));
+}

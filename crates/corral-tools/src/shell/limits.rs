@@ -1,0 +1,321 @@
+//! What one command may use: processes, memory, file size, open files.
+//!
+//! Set in the child before it becomes bwrap, so the program and all it
+//! starts inherit them:
+//! - processes: a `pids` cgroup of its own where one can be made (cgroup
+//!   v2 where the app's own cgroup is writable, or v1's `pids` hierarchy),
+//!   else `RLIMIT_NPROC` (which the kernel does not apply to root);
+//! - memory: a `memory` cgroup where one can be made, else
+//!   `RLIMIT_AS` at [`AS_FACTOR`] times the limit (address space is not
+//!   memory: runtimes reserve far more than they use);
+//! - file size: `RLIMIT_FSIZE` (a write past it fails, `SIGXFSZ`);
+//! - open files: `RLIMIT_NOFILE`.
+//!
+//! A limit that was hit is named in the result ([`Limit`]).
+
+// Reads and writes the cgroup filesystem and `/proc`, never the project.
+#![allow(clippy::disallowed_methods)]
+
+use serde::{Deserialize, Serialize};
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::{Path, PathBuf};
+
+/// The limits of one command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Processes (and threads) at once.
+    pub processes: u64,
+    /// Memory in bytes.
+    pub memory_bytes: u64,
+    /// Largest file it may write, in bytes.
+    pub file_size_bytes: u64,
+    /// Open files at once.
+    pub open_files: u64,
+}
+
+/// Address space allowed per byte of memory when no cgroup can be made.
+pub const AS_FACTOR: u64 = 4;
+
+impl Default for Limits {
+    /// 4096 processes, 8 GiB of memory, 16 GiB files, 16384 open files:
+    /// room for a parallel build, a fence against a runaway.
+    fn default() -> Self {
+        Limits {
+            processes: 4096,
+            memory_bytes: 8 << 30,
+            file_size_bytes: 16 << 30,
+            open_files: 16384,
+        }
+    }
+}
+
+/// A limit a command hit.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, ts_rs::TS,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Limit {
+    /// It tried to start more processes than allowed.
+    Processes,
+    /// It ran out of its memory.
+    Memory,
+    /// It wrote a file past the file-size limit.
+    FileSize,
+}
+
+impl Limit {
+    /// What happened, for the result's note.
+    pub(crate) fn describe(self, limits: &Limits) -> String {
+        match self {
+            Limit::Processes => format!(
+                "the command hit the process limit ({} processes); a fork failed",
+                limits.processes
+            ),
+            Limit::Memory => format!(
+                "the command hit the memory limit ({} MiB)",
+                limits.memory_bytes >> 20
+            ),
+            Limit::FileSize => format!(
+                "the command hit the file-size limit ({} MiB): a write past it failed",
+                limits.file_size_bytes >> 20
+            ),
+        }
+    }
+}
+
+/// Whether a failed command's output shows a write refused for the file
+/// size (`EFBIG`): programs that ignore `SIGXFSZ` (node does) report it
+/// themselves.
+pub(crate) fn file_too_large(output: &str) -> bool {
+    output.contains("EFBIG") || output.contains("File too large")
+}
+
+/// The cgroups made for one command, removed when dropped.
+#[derive(Debug, Default)]
+pub(crate) struct Cgroups {
+    /// The folders made, with the controller each limits.
+    dirs: Vec<(PathBuf, Controller)>,
+    /// `cgroup.procs` of each, opened before the fork: the child writes
+    /// `0` there (itself) before it becomes bwrap.
+    procs: Vec<OwnedFd>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Controller {
+    Pids,
+    Memory,
+    /// cgroup v2: both in one folder.
+    Unified,
+}
+
+impl Cgroups {
+    /// Makes the cgroups this machine allows for one command; none when
+    /// it allows none (the rlimits then stand in).
+    pub(crate) fn make(limits: &Limits) -> Cgroups {
+        let mut made = Cgroups::default();
+        let name = unique_name();
+        let own = own_cgroups();
+        if let Some(path) = own.unified.as_deref() {
+            let dir = Path::new("/sys/fs/cgroup")
+                .join(path.trim_start_matches('/'))
+                .join(&name);
+            if made.add(&dir, Controller::Unified, limits) {
+                return made;
+            }
+        }
+        for (controller, own_path) in [
+            (Controller::Pids, own.pids.as_deref()),
+            (Controller::Memory, own.memory.as_deref()),
+        ] {
+            let Some(own_path) = own_path else { continue };
+            let hierarchy = match controller {
+                Controller::Pids => "pids",
+                _ => "memory",
+            };
+            let dir = Path::new("/sys/fs/cgroup")
+                .join(hierarchy)
+                .join(own_path.trim_start_matches('/'))
+                .join(&name);
+            made.add(&dir, controller, limits);
+        }
+        made
+    }
+
+    /// Makes one cgroup folder and sets its limits; false (and nothing
+    /// left behind) where it cannot.
+    fn add(&mut self, dir: &Path, controller: Controller, limits: &Limits) -> bool {
+        if std::fs::create_dir(dir).is_err() {
+            return false;
+        }
+        let set =
+            |file: &str, value: u64| std::fs::write(dir.join(file), value.to_string()).is_ok();
+        let ok = match controller {
+            Controller::Pids => set("pids.max", limits.processes),
+            Controller::Memory => {
+                set("memory.limit_in_bytes", limits.memory_bytes) && {
+                    // Without swap accounting this file is absent.
+                    let _ = set("memory.memsw.limit_in_bytes", limits.memory_bytes);
+                    true
+                }
+            }
+            Controller::Unified => {
+                set("pids.max", limits.processes) && set("memory.max", limits.memory_bytes) && {
+                    let _ = set("memory.swap.max", 0);
+                    true
+                }
+            }
+        };
+        let procs = std::fs::OpenOptions::new()
+            .write(true)
+            .open(dir.join("cgroup.procs"))
+            .map(OwnedFd::from);
+        match (ok, procs) {
+            (true, Ok(fd)) => {
+                self.dirs.push((dir.to_path_buf(), controller));
+                self.procs.push(fd);
+                true
+            }
+            _ => {
+                let _ = std::fs::remove_dir(dir);
+                false
+            }
+        }
+    }
+
+    /// Whether processes are limited by a cgroup.
+    pub(crate) fn limits_processes(&self) -> bool {
+        self.dirs
+            .iter()
+            .any(|(_, c)| matches!(c, Controller::Pids | Controller::Unified))
+    }
+
+    /// Whether memory is limited by a cgroup.
+    pub(crate) fn limits_memory(&self) -> bool {
+        self.dirs
+            .iter()
+            .any(|(_, c)| matches!(c, Controller::Memory | Controller::Unified))
+    }
+
+    /// The limits that were hit, as the cgroups counted them.
+    pub(crate) fn hit(&self) -> Vec<Limit> {
+        let mut hit = Vec::new();
+        for (dir, controller) in &self.dirs {
+            let read = |file: &str| std::fs::read_to_string(dir.join(file)).unwrap_or_default();
+            let count = |text: &str, key: &str| {
+                text.lines()
+                    .filter_map(|l| l.split_once(' '))
+                    .find(|(k, _)| *k == key)
+                    .and_then(|(_, v)| v.trim().parse::<u64>().ok())
+                    .unwrap_or(0)
+            };
+            if matches!(controller, Controller::Pids | Controller::Unified)
+                && count(&read("pids.events"), "max") > 0
+            {
+                hit.push(Limit::Processes);
+            }
+            let memory = match controller {
+                Controller::Memory => count(&read("memory.oom_control"), "oom_kill") > 0,
+                Controller::Unified => count(&read("memory.events"), "oom_kill") > 0,
+                Controller::Pids => false,
+            };
+            if memory {
+                hit.push(Limit::Memory);
+            }
+        }
+        hit
+    }
+
+    /// The `cgroup.procs` files the child joins before it execs.
+    pub(crate) fn procs(&self) -> Vec<std::os::fd::BorrowedFd<'_>> {
+        self.procs.iter().map(AsFd::as_fd).collect()
+    }
+}
+
+impl Drop for Cgroups {
+    fn drop(&mut self) {
+        // A cgroup can be removed once its last process is gone; the
+        // namespace's processes die with bwrap, shortly after the group
+        // was killed.
+        for (dir, _) in &self.dirs {
+            for _ in 0..50 {
+                if std::fs::remove_dir(dir).is_ok() {
+                    break;
+                }
+                if let Ok(procs) = std::fs::read_to_string(dir.join("cgroup.procs")) {
+                    for pid in procs.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+                        if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+                            let _ =
+                                rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+                        }
+                    }
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        }
+    }
+}
+
+/// The app's own cgroups, from `/proc/self/cgroup`.
+#[derive(Default)]
+struct OwnCgroups {
+    unified: Option<String>,
+    pids: Option<String>,
+    memory: Option<String>,
+}
+
+fn own_cgroups() -> OwnCgroups {
+    let mut own = OwnCgroups::default();
+    let text = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    for line in text.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (Some(_), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        match controllers {
+            "" => own.unified = Some(path.to_string()),
+            c if c.split(',').any(|c| c == "pids") => own.pids = Some(path.to_string()),
+            c if c.split(',').any(|c| c == "memory") => own.memory = Some(path.to_string()),
+            _ => {}
+        }
+    }
+    // A v2 hierarchy is only used when it is the one mounted at
+    // `/sys/fs/cgroup` (with v1 controllers there, it holds none).
+    if !Path::new("/sys/fs/cgroup/cgroup.controllers").exists() {
+        own.unified = None;
+    }
+    own
+}
+
+fn unique_name() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    format!(
+        "corral-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// The rlimits for the child, given what the cgroups already limit:
+/// (resource, value) pairs to set soft and hard, never above the hard
+/// limit the app has (only root may raise it).
+pub(crate) fn rlimits(limits: &Limits, cgroups: &Cgroups) -> Vec<(rustix::process::Resource, u64)> {
+    use rustix::process::{getrlimit, Resource};
+    let mut set = vec![
+        (Resource::Fsize, limits.file_size_bytes),
+        (Resource::Nofile, limits.open_files),
+    ];
+    if !cgroups.limits_processes() {
+        set.push((Resource::Nproc, limits.processes));
+    }
+    if !cgroups.limits_memory() {
+        set.push((Resource::As, limits.memory_bytes.saturating_mul(AS_FACTOR)));
+    }
+    for (resource, value) in &mut set {
+        if let Some(hard) = getrlimit(*resource).maximum {
+            *value = (*value).min(hard);
+        }
+    }
+    set
+}

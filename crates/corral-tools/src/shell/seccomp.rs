@@ -1,0 +1,88 @@
+//! No host socket from inside: a seccomp filter, handed to bwrap
+//! (`--seccomp FD`), refuses `socket(AF_UNIX, ...)`.
+//!
+//! A read-only mount does not stop `connect()`: with a socket file in
+//! sight (`/run/docker.sock`, the D-Bus system bus, postgres) a child
+//! could talk to a host service, and abstract sockets (`@/tmp/.X11-unix/X0`)
+//! need no file at all. The empty `/run` hides the files; this filter
+//! refuses the socket itself, path and abstract alike, so neither can be
+//! reached. `socketpair(AF_UNIX)`, which talks only to itself (node's and
+//! cargo's pipes to their children), stays allowed. `io_uring_setup` is
+//! refused too: io_uring can create sockets without the `socket` call.
+//! A refused call fails with `EACCES`.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// The compiled filter as bwrap reads it (`struct sock_filter` after
+/// `struct sock_filter`), or why it could not be built.
+fn program() -> Result<&'static [u8], &'static str> {
+    static PROGRAM: OnceLock<Result<Vec<u8>, String>> = OnceLock::new();
+    PROGRAM
+        .get_or_init(compile)
+        .as_deref()
+        .map_err(String::as_str)
+}
+
+fn compile() -> Result<Vec<u8>, String> {
+    use seccompiler::{
+        BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+        SeccompRule, TargetArch,
+    };
+    let arch: TargetArch = std::env::consts::ARCH
+        .try_into()
+        .map_err(|e: seccompiler::BackendError| e.to_string())?;
+    let unix = SeccompCondition::new(
+        0,
+        SeccompCmpArgLen::Dword,
+        SeccompCmpOp::Eq,
+        u64::from(libc::AF_UNIX.unsigned_abs()),
+    )
+    .map_err(|e| e.to_string())?;
+    let rules = [
+        (
+            libc::SYS_socket,
+            vec![SeccompRule::new(vec![unix]).map_err(|e| e.to_string())?],
+        ),
+        (libc::SYS_io_uring_setup, Vec::new()),
+    ];
+    let filter = SeccompFilter::new(
+        rules.into_iter().collect(),
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EACCES.unsigned_abs()),
+        arch,
+    )
+    .map_err(|e| e.to_string())?;
+    let program: BpfProgram = filter
+        .try_into()
+        .map_err(|e: seccompiler::BackendError| e.to_string())?;
+    let mut bytes = Vec::with_capacity(program.len() * 8);
+    for insn in program {
+        bytes.extend_from_slice(&insn.code.to_ne_bytes());
+        bytes.push(insn.jt);
+        bytes.push(insn.jf);
+        bytes.extend_from_slice(&insn.k.to_ne_bytes());
+    }
+    Ok(bytes)
+}
+
+/// Writes the filter to `dir/seccomp.bpf` and opens it for bwrap to read.
+pub(crate) fn filter_file(dir: &Path) -> std::io::Result<std::fs::File> {
+    let program = program().map_err(std::io::Error::other)?;
+    let path = dir.join("seccomp.bpf");
+    std::fs::File::create(&path)?.write_all(program)?;
+    std::fs::File::open(path)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    #[test]
+    fn the_filter_compiles_to_whole_instructions() {
+        let program = super::program().unwrap();
+        assert!(!program.is_empty());
+        assert_eq!(program.len() % 8, 0);
+    }
+}
