@@ -646,3 +646,79 @@ fn replacing_the_servers_forgets_the_approvals_given_to_their_tools() {
         "{again:?}"
     );
 }
+
+/// A server installed as a new user would: a venv made from the system
+/// Python under `parent`, holding the fixture as its own program
+/// (`bin/fixture-server`, run by the venv's `python3`). `parent` (the
+/// home, `/tmp`) is otherwise out of the sandbox's sight.
+fn venv_server(name: &str, parent: &Path) -> McpServerConfig {
+    use std::os::unix::fs::PermissionsExt;
+    let venv = parent.join(format!("{name}-venv"));
+    let made = std::process::Command::new(PYTHON)
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&venv)
+        .status()
+        .unwrap();
+    assert!(made.success(), "python3 -m venv");
+    let script = venv.join("lib/fixture_server.py");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp_server.py"),
+        &script,
+    )
+    .unwrap();
+    let program = venv.join("bin/fixture-server");
+    std::fs::write(
+        &program,
+        format!(
+            "#!{}\nimport runpy\nrunpy.run_path({:?}, run_name='__main__')\n",
+            venv.join("bin/python3").display(),
+            script.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    McpServerConfig {
+        command: program.display().to_string(),
+        args: Vec::new(),
+        ..server(name, &[])
+    }
+}
+
+#[test]
+fn servers_in_a_venv_under_the_home_and_under_tmp_start_and_their_tools_work() {
+    if !ready() {
+        return;
+    }
+    let home = PathBuf::from(std::env::var("HOME").unwrap());
+    let in_home = tempfile::tempdir_in(&home).unwrap();
+    let in_tmp = tempfile::tempdir().unwrap();
+    let f = open_with(
+        vec![
+            venv_server("homevenv", in_home.path()),
+            venv_server("tmpvenv", in_tmp.path()),
+        ],
+        BTreeMap::new(),
+    );
+    let status = f.state.mcp_status();
+    assert!(
+        status.iter().all(|s| s.state == McpState::Running),
+        "{status:?}"
+    );
+    for name in ["homevenv", "tmpvenv"] {
+        let echoed = approved(&f, &format!("{name}__echo"), json!({"text": name})).unwrap();
+        assert_eq!(text_of(&echoed), format!("echo: {name}"));
+    }
+    // Its prefix is there read-only: it cannot change its own program.
+    let script = in_tmp.path().join("tmpvenv-venv/lib/fixture_server.py");
+    let written = approved(
+        &f,
+        "tmpvenv__write",
+        json!({"path": script.display().to_string(), "text": "x"}),
+    );
+    assert!(
+        std::fs::read_to_string(&script)
+            .unwrap()
+            .contains("MCP server"),
+        "{written:?}"
+    );
+}

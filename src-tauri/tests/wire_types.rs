@@ -43,6 +43,7 @@ fn declarations() -> Vec<String> {
         shell::ExecShellOutput::decl(),
         shell::Profile::decl(),
         shell::Sandbox::decl(),
+        shell::Limit::decl(),
         shell::SavedRule::decl(),
         store::shell::ShellConfig::decl(),
         store::mcp::McpServerConfig::decl(),

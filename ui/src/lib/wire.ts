@@ -353,11 +353,18 @@ sandbox_note?: string,
  * egress proxy refused a domain or an address: what happened and how
  * to allow it.
  */
-network_refused?: string, };
+network_refused?: string, 
+/**
+ * A limit the command hit (processes, memory, file size); the note
+ * says which and how much.
+ */
+limit_hit?: Limit, };
 
 export type Profile = "read_only" | "build" | "network";
 
 export type Sandbox = "namespaces" | "landlock" | "none";
+
+export type Limit = "processes" | "memory" | "file_size";
 
 export type SavedRule = { program: string, args: Array<string>, };
 

@@ -258,8 +258,9 @@ fn secret_paths(root: &ProjectRoot) -> (Vec<(PathBuf, bool)>, bool) {
 }
 
 /// What of the project a program but git must not write, beyond the
-/// repository's own folders: every nested `.git` (a clone's objects are
-/// hard links to ours), and files that are hard links to a file of the
+/// repository's own folders: every nested `.git` (a clone made outside the
+/// sandbox hard-links its objects to ours; one made inside copies them,
+/// the repository being a mount of its own), and files that are hard links to a file of the
 /// repository (its objects aside: they are written once and never read
 /// as configuration). New links cannot be made: those are mounts of their
 /// own (`link(2)` across mounts is `EXDEV`).
@@ -287,7 +288,12 @@ fn held_by_git(root: &Path, repo: &Repository) -> Vec<PathBuf> {
         .follow_links(false)
         .filter_entry(move |e| {
             let in_git = e.path().parent().is_some_and(|p| p.ends_with(".git"));
-            !in_git && !skip.iter().any(|d| e.path() == d)
+            let name = e.file_name();
+            // Installed packages and build output hold no clone of ours.
+            !in_git
+                && name != "node_modules"
+                && name != "target"
+                && !skip.iter().any(|d| e.path() == d)
         })
         .build();
     let mut held = Vec::new();
