@@ -15,8 +15,8 @@
 //! is left running in the group.
 
 use super::capture::{Capture, Captured};
-use super::proxy::{self, Egress, Pending, Proxy};
 use super::limits::{Cgroups, Limit, Limits};
+use super::proxy::{self, Egress, Pending, Proxy};
 use super::sandbox::{self, Prepared};
 use super::{Sandbox, ShellRun, Stream};
 use crate::error::{Error, ErrorCode, Result};
