@@ -13,7 +13,7 @@
 //! its input: a call that then fails validation has spent it (the UI asks
 //! again for the corrected call).
 
-use crate::grants::{Grant, GrantEntry, Held};
+use crate::grants::{normalize, Grant, GrantEntry, Held};
 use corral_tools::dispatch::touches_secret;
 use corral_tools::policy::Approval;
 use corral_tools::{Error, ProjectRoot};
@@ -216,18 +216,5 @@ impl Approvals {
         } else {
             (Approval::None, false)
         }
-    }
-}
-
-/// Drops null fields, so `{"a": 1, "b": null}` and `{"a": 1}` are one input.
-pub fn normalize(input: &Value) -> Value {
-    match input {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k.clone(), normalize(v)))
-                .collect(),
-        ),
-        other => other.clone(),
     }
 }

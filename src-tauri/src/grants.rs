@@ -109,7 +109,7 @@ impl Held {
                 (Grant::Folder { tool, folder }, Some(place))
             }
             Grant::Call { tool, input } => {
-                let input = crate::approvals::normalize(&input);
+                let input = normalize(&input);
                 (Grant::Call { tool, input }, None)
             }
             command @ Grant::Command { .. } => (command, None),
@@ -161,7 +161,7 @@ impl Held {
                     input: granted_input,
                 },
                 _,
-            ) => granted == tool && *granted_input == crate::approvals::normalize(input),
+            ) => granted == tool && *granted_input == normalize(input),
             (Grant::Path { .. } | Grant::Folder { .. }, None) => false,
         }
     }
@@ -211,4 +211,17 @@ fn all_paths(
 /// Whether `path` is `folder` or inside it, component by component.
 fn inside(path: &RelPath, folder: &RelPath) -> bool {
     folder.is_root() || path.as_path().starts_with(folder.as_path())
+}
+
+/// Drops null fields, so `{"a": 1, "b": null}` and `{"a": 1}` are one input.
+pub fn normalize(input: &Value) -> Value {
+    match input {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), normalize(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }

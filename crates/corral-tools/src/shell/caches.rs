@@ -25,7 +25,7 @@ pub(crate) fn dir() -> Option<PathBuf> {
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
-        .or_else(|| super::env::home().map(|h| h.join(".cache")))?;
+        .or_else(|| super::home::home().map(|h| h.join(".cache")))?;
     Some(base.join("corral").join("sandbox"))
 }
 
@@ -72,7 +72,7 @@ fn seed_cargo(cargo: &Path) {
     if registry.symlink_metadata().is_ok() {
         return;
     }
-    let Some(user) = super::env::cargo_home().map(|c| c.join("registry")) else {
+    let Some(user) = super::home::cargo_home().map(|c| c.join("registry")) else {
         return;
     };
     if !user.is_dir() || user.starts_with(cargo) {

@@ -74,20 +74,7 @@ pub(crate) const CARGO_CACHES: [&str; 2] = ["registry", "git"];
 pub(crate) const CARGO_FILES: [&str; 3] =
     [".package-cache", ".package-cache-mutate", ".global-cache"];
 
-/// The user's home, if known.
-pub(crate) fn home() -> Option<PathBuf> {
-    std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from)
-}
-
-/// Cargo's home: `$CARGO_HOME`, else `~/.cargo`.
-pub(crate) fn cargo_home() -> Option<PathBuf> {
-    std::env::var_os("CARGO_HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| home().map(|h| h.join(".cargo")))
-}
+pub(crate) use super::home::{cargo_home, home};
 
 /// The folders searched for a program, in order.
 pub(crate) fn search_path() -> Vec<PathBuf> {

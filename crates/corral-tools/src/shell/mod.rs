@@ -39,6 +39,7 @@ mod capture;
 mod env;
 mod forward;
 mod gitdir;
+mod home;
 mod limits;
 mod namespace;
 mod network;
