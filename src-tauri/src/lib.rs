@@ -5,6 +5,7 @@
 pub mod approvals;
 pub mod checkpoint_store;
 pub mod commands;
+pub mod domains;
 pub mod grants;
 pub mod key_origin;
 pub mod mcp;
@@ -46,6 +47,8 @@ pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             policy::conversation_grants,
             policy::revoke_grant,
             policy::end_conversation,
+            policy::answer_domain,
+            policy::domain_questions,
             policy::cancel,
             shell::shell_config,
             shell::save_programs,

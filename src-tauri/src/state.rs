@@ -115,6 +115,9 @@ pub struct AppState {
     pub history: Arc<History>,
     /// The open project's checkpoint store (opened on first use).
     pub checkpoints: Checkpoints,
+    /// The answers about domains off the egress allowlist, kept beside the
+    /// project's grants and ended with them.
+    pub domains: Arc<crate::domains::DomainAnswers>,
 }
 
 /// How many early cancels are remembered.
@@ -134,6 +137,7 @@ impl AppState {
             early_cancels: Mutex::new(VecDeque::new()),
             checkpoints: Checkpoints::new(store.data_dir().to_path_buf()),
             history: Arc::new(History::new(store.data_dir())),
+            domains: Arc::default(),
             store,
         }
     }
@@ -178,6 +182,7 @@ impl AppState {
             tree,
         });
         drop(previous);
+        self.domains.clear();
         self.build_index(&root, index);
         // The servers start beside the window; their tools join once listed.
         tauri::async_runtime::spawn(async move { mcp.start_all().await });
@@ -191,6 +196,7 @@ impl AppState {
         // Taken out first: its background commands stop outside the lock.
         let closed = lock(&self.project).take();
         drop(closed);
+        self.domains.clear();
     }
 
     /// Where the project's search index is kept (the app's data folder);

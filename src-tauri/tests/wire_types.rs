@@ -26,6 +26,7 @@ fn declarations() -> Vec<String> {
         corral_app::grants::GrantEntry::decl(),
         corral_app::grants::CallCheck::decl(),
         commands::tools::ShellEvent::decl(),
+        corral_app::domains::DomainQuestion::decl(),
         checkpoint::Checkpoint::decl(),
         checkpoint::ChangeCounts::decl(),
         checkpoint::ChangeStatus::decl(),

@@ -79,6 +79,28 @@ pub fn end_conversation(state: State<'_, AppState>, conversation: String) {
     state.end_conversation(&conversation);
 }
 
+/// The window's channel for questions about domains (one at a time: a
+/// reloaded window's replaces the one before).
+#[tauri::command(rename_all = "snake_case")]
+pub fn domain_questions<R: tauri::Runtime>(
+    webview: tauri::Webview<R>,
+    state: State<'_, AppState>,
+    on_question: tauri::ipc::JavaScriptChannelId,
+) {
+    let channel = on_question.channel_on::<R, crate::domains::DomainQuestion>(webview);
+    state.domains.listen(std::sync::Arc::new(move |question| {
+        // A closed window cannot answer; the wait refuses.
+        let _ = channel.send(question);
+    }));
+}
+
+/// The user's answer to a question about a domain; `false` if it was no
+/// longer waiting (answered, timed out, or its command stopped).
+#[tauri::command(rename_all = "snake_case")]
+pub fn answer_domain(state: State<'_, AppState>, id: String, allow: bool) -> bool {
+    state.domains.respond(&id, allow)
+}
+
 #[tauri::command(rename_all = "snake_case")]
 pub fn cancel(state: State<'_, AppState>, run_id: String) {
     state.cancel(&run_id);

@@ -6,11 +6,14 @@
 //! The input is the model's object as it came; corral-tools parses it
 //! against the tool's own type, so nothing here lists a tool or its
 //! fields. A call with a `run_id` can be stopped by `cancel`; one with
-//! an `on_output` channel streams a command's output as it arrives.
+//! an `on_output` channel streams a command's output as it arrives. A
+//! call in a conversation asks the window about a domain off the egress
+//! allowlist on the `domain_questions` channel (`answer_domain` replies).
 
 use crate::checkpoint_store::CallTag;
+use crate::domains::{Asking, DomainQuestion, Notify, QUESTION_WAIT};
 use crate::state::{AppState, Consent, Run};
-use corral_tools::shell::{CancelToken, ShellRun, Stream};
+use corral_tools::shell::{ShellRun, Stream};
 use corral_tools::Error;
 use serde::Serialize;
 use serde_json::Value;
@@ -58,12 +61,24 @@ pub async fn call_tool<R: Runtime>(
         on_output: channel.map(sink),
         ..ShellRun::default()
     };
+    // A domain off the allowlist is asked about in the window, for the
+    // conversation (a command granted the network only).
+    if let Some(conversation) = &consent.conversation {
+        let domains = state.domains.clone();
+        let notify: Notify = Arc::new(move |question: DomainQuestion| domains.tell(question));
+        run.egress.ask = Some(state.domains.hook(Asking {
+            conversation: conversation.clone(),
+            notify,
+            cancel: run.cancel.clone(),
+            on_output: run.on_output.clone(),
+            wait: QUESTION_WAIT,
+        }));
+    }
     let Some(run_id) = run_id else {
         return state
             .call_tool_in(name, input, consent, base, run, tag)
             .await;
     };
-    run.cancel = CancelToken::default();
     state.start_run(&run_id, Run::Shell(run.cancel.clone()))?;
     let result = state
         .call_tool_in(name, input, consent, base, run, tag)

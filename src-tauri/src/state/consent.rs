@@ -64,10 +64,11 @@ impl AppState {
         })
     }
 
-    /// The window left `conversation`: its grants end. Without a project
-    /// there are none to end.
+    /// The window left `conversation`: its grants and its answers about
+    /// domains end. Without a project there are no grants to end.
     pub fn end_conversation(&self, conversation: &str) {
         let _ = self.with_project(|open| open.approvals.end(conversation));
+        self.domains.end(conversation);
     }
 
     /// Records the user's approval of a call in the open project and

@@ -6,6 +6,7 @@ import { toWireError } from "./errors";
 import type { CallTag, CallUndo, Checkpoint, Comparison, Restored } from "./types";
 import type {
   Appended,
+  DomainQuestion,
   ApprovalScope,
   ConversationData,
   ConversationSummary,
@@ -109,6 +110,17 @@ export const ipc = {
   revokeGrant: (conversation: string, id: string) => call<GrantEntry[]>("revoke_grant", { conversation, id }),
   /** The window left the conversation: its grants end. */
   endConversation: (conversation: string) => call<null>("end_conversation", { conversation }),
+  /** The user's answer about a domain off the egress allowlist; false if the question no longer waits. */
+  answerDomain: (id: string, allow: boolean) => call<boolean>("answer_domain", { id, allow }),
+  /** Questions about domains (and their closing) as the app sends them; resolves to the unsubscribe. */
+  onDomainQuestion: async (handler: (question: DomainQuestion) => void): Promise<() => void> => {
+    const onQuestion = new Channel<DomainQuestion>();
+    onQuestion.onmessage = handler;
+    await call<null>("domain_questions", { on_question: onQuestion });
+    return () => {
+      onQuestion.onmessage = () => undefined;
+    };
+  },
 
   // The shell's programs and saved rules (kept in the app's config, never the project)
   shellConfig: () => call<ShellConfig>("shell_config"),

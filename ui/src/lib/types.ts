@@ -65,6 +65,7 @@ export type {
   TokenUsage,
   Appended,
   SearchHit,
+  DomainQuestion,
 } from "./wire";
 import type { Block } from "./wire";
 

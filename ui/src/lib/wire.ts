@@ -123,6 +123,8 @@ export type ShellEvent = { stream: Stream,
  */
 data: string, };
 
+export type DomainQuestion = { "kind": "asked", id: string, conversation: string, domain: string, } | { "kind": "closed", id: string, };
+
 export type Checkpoint = { 
 /**
  * Increasing with time; what `diff` and `restore` take.

@@ -137,6 +137,11 @@ export class AgentLoop {
     if (options.conversation) this.load(options.conversation);
   }
 
+  /** The window's key of the conversation shown (its grants and answers about domains). */
+  get conversationKey(): string {
+    return this.grants.conversation;
+  }
+
   /** The conversation's id in the history; null until its first entry is stored. */
   get conversationId(): string | null {
     return this.journal.conversation;

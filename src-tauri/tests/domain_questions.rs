@@ -1,0 +1,234 @@
+//! A command the user let use the network asks, through the app state's
+//! hook, about a domain off the egress allowlist: the answer holds for
+//! its conversation and no other, ends with it, and no answer within the
+//! wait refuses. A real command in the real sandbox, through the real proxy.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::disallowed_methods
+)]
+
+use corral_app::approvals::Answer;
+use corral_app::domains::{Asking, DomainQuestion};
+use corral_app::state::{AppState, Consent};
+use corral_app::store::Store;
+use corral_tools::shell::{CancelToken, ShellRun};
+use serde_json::{json, Value};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// A name that resolves nowhere: only the proxy's judgement of it counts.
+const DOMAIN: &str = "elsewhere.invalid";
+
+fn fenced() -> bool {
+    let ok = corral_tools::shell::namespaces_available() && Path::new("/usr/bin/python3").exists();
+    if !ok {
+        eprintln!("note: no namespaces or python3 here; skipping");
+    }
+    ok
+}
+
+/// A fetch of the domain through the proxy (python reads `http_proxy`).
+fn fetch() -> Value {
+    let code = format!(
+        "import urllib.request\ntry:\n    urllib.request.urlopen('http://{DOMAIN}/', timeout=30)\nexcept Exception as e:\n    print('failed', e)"
+    );
+    json!({"command": "python3", "args": ["-c", code]})
+}
+
+/// How the window answers in a test: allow, refuse, or say nothing.
+#[derive(Clone, Copy)]
+enum Window {
+    Allows,
+    Refuses,
+    Silent,
+}
+
+/// Runs the fetch, granted the network, in `conversation`; returns its
+/// output and the domains the window was asked about.
+fn run(
+    state: &AppState,
+    conversation: &str,
+    window: Window,
+    wait: Duration,
+) -> (Value, Vec<String>) {
+    let input = fetch();
+    let token = state
+        .approve(
+            "exec_shell",
+            &input,
+            Answer {
+                network: true,
+                ..Answer::once()
+            },
+        )
+        .unwrap();
+    let asked: Arc<Mutex<Vec<String>>> = Arc::default();
+    let (seen, answers) = (asked.clone(), state.domains.clone());
+    let notify = Arc::new(move |question: DomainQuestion| {
+        if let DomainQuestion::Asked { id, domain, .. } = question {
+            seen.lock().unwrap().push(domain);
+            match window {
+                Window::Allows => assert!(answers.respond(&id, true)),
+                Window::Refuses => assert!(answers.respond(&id, false)),
+                Window::Silent => {}
+            }
+        }
+    });
+    let mut shell = ShellRun::default();
+    shell.egress.ask = Some(state.domains.hook(Asking {
+        conversation: conversation.into(),
+        notify,
+        cancel: CancelToken::default(),
+        on_output: None,
+        wait,
+    }));
+    let consent = Consent {
+        token: Some(token),
+        conversation: Some(conversation.into()),
+    };
+    let out = tauri::async_runtime::block_on(state.call_tool_in(
+        "exec_shell".into(),
+        input,
+        consent,
+        None,
+        shell,
+        Default::default(),
+    ))
+    .unwrap();
+    assert_eq!(out["profile"], "network", "{out}");
+    let asked = asked.lock().unwrap().clone();
+    (out, asked)
+}
+
+fn refused_by_user(out: &Value) -> bool {
+    let stderr = out["stderr"].as_str().unwrap_or_default();
+    stderr.contains(&format!("corral proxy: refused GET http://{DOMAIN}"))
+        && stderr.contains("the user did not allow it")
+}
+
+#[test]
+fn a_domain_is_asked_about_once_per_conversation_and_no_answer_refuses() {
+    if !fenced() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    let state = AppState::new(Store::without_keychain(
+        tmp.path().join("config"),
+        tmp.path().join("data"),
+    ));
+    state.open_project(&project).unwrap();
+    state
+        .store
+        .save_programs(vec!["python3".into()], None)
+        .unwrap();
+    let long = Duration::from_secs(60);
+
+    // Refused when asked: the proxy logs it, the conversation remembers it.
+    let (out, asked) = run(&state, "c1", Window::Refuses, long);
+    assert_eq!(asked, [DOMAIN]);
+    assert!(refused_by_user(&out), "{out}");
+    assert_eq!(state.domains.answer("c1", DOMAIN), Some(false));
+
+    // The same conversation is not asked again.
+    let (out, asked) = run(&state, "c1", Window::Allows, long);
+    assert!(asked.is_empty(), "asked again: {asked:?}");
+    assert!(refused_by_user(&out), "{out}");
+
+    // Another conversation is asked; allowed, the proxy goes on to
+    // resolve the name (which resolves nowhere).
+    let (out, asked) = run(&state, "c2", Window::Allows, long);
+    assert_eq!(asked, [DOMAIN]);
+    assert!(!refused_by_user(&out), "{out}");
+    assert!(
+        out["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("could not resolve"),
+        "{out}"
+    );
+    assert_eq!(state.domains.answer("c2", DOMAIN), Some(true));
+
+    // Ending a conversation ends its answers.
+    state.end_conversation("c1");
+    assert_eq!(state.domains.answer("c1", DOMAIN), None);
+    assert_eq!(state.domains.answer("c2", DOMAIN), Some(true));
+
+    // No answer within the wait refuses, and nothing is remembered.
+    let (out, asked) = run(&state, "c3", Window::Silent, Duration::from_secs(1));
+    assert_eq!(asked, [DOMAIN]);
+    assert!(refused_by_user(&out), "{out}");
+    assert_eq!(state.domains.answer("c3", DOMAIN), None);
+}
+
+#[test]
+fn a_stopped_command_drops_its_question_and_a_silent_window_is_refused_in_its_panel() {
+    let tmp = tempfile::tempdir().unwrap();
+    let state = AppState::new(Store::without_keychain(
+        tmp.path().join("config"),
+        tmp.path().join("data"),
+    ));
+    assert!(!state.domains.respond("no-such-question", true));
+    let told: Arc<Mutex<Vec<DomainQuestion>>> = Arc::default();
+    let heard = told.clone();
+    let notify = Arc::new(move |question: DomainQuestion| heard.lock().unwrap().push(question));
+    let panel: Arc<Mutex<String>> = Arc::default();
+    let shown = panel.clone();
+    let on_output: corral_tools::shell::OutputSink = Arc::new(move |_, bytes: &[u8]| {
+        shown
+            .lock()
+            .unwrap()
+            .push_str(&String::from_utf8_lossy(bytes));
+    });
+
+    // Stopped while it waits: refused at once, the window's question closed.
+    let cancel = CancelToken::default();
+    let ask = state.domains.hook(Asking {
+        conversation: "c1".into(),
+        notify: notify.clone(),
+        cancel: cancel.clone(),
+        on_output: Some(on_output.clone()),
+        wait: Duration::from_secs(60),
+    });
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        cancel.cancel();
+    });
+    let started = std::time::Instant::now();
+    assert!(!ask(DOMAIN));
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    stopper.join().unwrap();
+    let questions = told.lock().unwrap().clone();
+    let [DomainQuestion::Asked { id, .. }, DomainQuestion::Closed { id: closed }] = &questions[..]
+    else {
+        panic!("{questions:?}");
+    };
+    assert_eq!(id, closed);
+    assert!(!state.domains.respond(id, true), "the question still waits");
+    assert_eq!(state.domains.answer("c1", DOMAIN), None);
+
+    // No answer within the wait: refused, and the panel says why.
+    let ask = state.domains.hook(Asking {
+        conversation: "c1".into(),
+        notify,
+        cancel: CancelToken::default(),
+        on_output: Some(on_output),
+        wait: Duration::from_millis(300),
+    });
+    assert!(!ask(DOMAIN));
+    assert!(
+        panel.lock().unwrap().contains(&format!(
+            "corral proxy: no answer about {DOMAIN} within 300ms; refused"
+        )),
+        "{}",
+        panel.lock().unwrap()
+    );
+}
