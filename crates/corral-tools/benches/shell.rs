@@ -8,7 +8,8 @@
 //! group, reader threads, and the sandbox: bubblewrap's namespaces, or
 //! Landlock where they cannot be made) over a raw `std::process::Command`
 //! of the same program with piped output, and over bare bwrap (`--ro-bind
-//! / / --dev /dev --proc /proc --unshare-net --unshare-pid`) running it:
+//! / / --dev /dev --proc /proc --unshare-net --unshare-pid`, the project
+//! bound writable) running it:
 //! the last column is what our sandbox (the allowlist view, the seccomp
 //! filter, limits, masks) costs beyond bwrap itself. `ls -la` and `git
 //! --version` run in the read-only profile (which also looks for secrets
@@ -101,7 +102,12 @@ fn main() {
             let t = Instant::now();
             let out = Command::new(bwrap)
                 .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
-                .args(["--unshare-net", "--unshare-pid", "--die-with-parent", "--"])
+                .args(["--unshare-net", "--unshare-pid", "--die-with-parent"])
+                // The project writable, as in the build profile (`touch`).
+                .arg("--bind")
+                .arg(dir.path())
+                .arg(dir.path())
+                .arg("--")
                 .arg(&path)
                 .args(&args)
                 .current_dir(dir.path())
