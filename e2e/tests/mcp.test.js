@@ -43,8 +43,11 @@ test("the model calls a tool of the user's MCP server: card, approval, result", 
     // Settings: the server runs, with its tools.
     await app.click(tid("open-settings"));
     await app.waitForAny(tid("mcp-state"), (e) => e.text === "running", { what: "the MCP server running", timeout: 30_000 });
+    // Its tools by the names "Read-only tools" takes.
     const [tools] = await app.query(tid("mcp-tools"));
-    assert.match(tools.text, /^\d+ tools$/);
+    assert.match(tools.text, /^\d+ tools, read-only ticked:/);
+    assert.match(tools.text, /\becho\b/);
+    assert.doesNotMatch(tools.text, /fixture__echo/);
     await app.click(tid("settings-close"));
 
     await app.send("Echo something through the MCP server.");

@@ -28,8 +28,8 @@ test("a program added in Settings is offered, asks, and runs with its output pan
   await withApp(t, { script }, async (app) => {
     await app.click(tid("open-settings"));
     await app.type(tid("shell-project-programs"), "python3");
-    await app.click(tid("shell-save-programs"));
-    await app.waitForAny(`${tid("shell-settings")} .ok`, (e) => e.text.includes("Programs saved."), { what: "the programs saved" });
+    await app.click(tid("settings-save"));
+    await app.waitForAny(tid("settings-status"), (e) => e.text.includes("with the programs"), { what: "the programs saved" });
     await app.click(tid("settings-close"));
 
     await app.send("Say hello from Python.");

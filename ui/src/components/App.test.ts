@@ -156,11 +156,11 @@ describe("Settings", () => {
     await fireEvent.click(opener);
     const dialog = await vi.waitFor(() => screen.getByTestId("settings"));
     const first = screen.getByTestId("settings-provider");
-    // The last control of the dialog (its MCP servers section ends it).
-    await screen.findByTestId("mcp-save");
+    // The last control of the dialog (Close ends its footer).
+    await screen.findByTestId("mcp-add");
     const controls = [...dialog.querySelectorAll<HTMLElement>("button, input, select, textarea")];
     const last = controls.filter((c) => !(c as HTMLButtonElement).disabled).at(-1) as HTMLElement;
-    expect(last).toBe(screen.getByTestId("mcp-save"));
+    expect(last).toBe(screen.getByTestId("settings-close"));
     expect(document.activeElement).toBe(first);
 
     last.focus();

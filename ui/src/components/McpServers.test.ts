@@ -36,7 +36,7 @@ import McpServers from "./McpServers.svelte";
 
 describe("McpServers", () => {
   it("adds a server with a secret, shows it failed with its stderr, and restarts it", async () => {
-    render(McpServers, { props: { pollMs: 10_000 } });
+    const { component } = render(McpServers, { props: { pollMs: 10_000 } });
     await fireEvent.click(await screen.findByTestId("mcp-add"));
     await fireEvent.input(screen.getByTestId("mcp-name"), { target: { value: "github" } });
     await fireEvent.input(screen.getByTestId("mcp-command"), { target: { value: "npx" } });
@@ -46,7 +46,7 @@ describe("McpServers", () => {
     await fireEvent.click(screen.getByTestId("mcp-network"));
     await fireEvent.input(screen.getByTestId("mcp-read-only"), { target: { value: "search, get_issue" } });
     await fireEvent.input(screen.getByTestId("mcp-timeout"), { target: { value: "30" } });
-    await fireEvent.click(screen.getByTestId("mcp-save"));
+    expect(await component.save()).toBe(true);
 
     await vi.waitFor(() => expect(ipc.saveMcpSettings).toHaveBeenCalled());
     expect(saved.settings).toEqual({
@@ -76,18 +76,22 @@ describe("McpServers", () => {
     await fireEvent.click(screen.getByTestId("mcp-restart"));
     expect(ipc.restartMcpServer).toHaveBeenCalledWith("github");
     await vi.waitFor(() => expect(screen.getByTestId("mcp-state").textContent).toBe("running"));
-    expect(screen.getByTestId("mcp-tools").textContent).toBe("2 tools");
+    expect(screen.getByTestId("mcp-tool-count").textContent).toBe("2 tools, read-only ticked:");
+    expect((screen.getAllByTestId("mcp-tool") as HTMLInputElement[]).map((t) => [t.dataset.tool, t.checked])).toEqual([
+      ["search", true],
+      ["get_issue", true],
+    ]);
   });
 
   it("a server at a URL is saved with its URL and no command", async () => {
     saved.view = { servers: [], secrets_set: [] };
     saved.status = [];
-    render(McpServers, { props: { pollMs: 10_000 } });
+    const { component } = render(McpServers, { props: { pollMs: 10_000 } });
     await fireEvent.click(await screen.findByTestId("mcp-add"));
     await fireEvent.input(screen.getByTestId("mcp-name"), { target: { value: "remote" } });
     await fireEvent.input(screen.getByTestId("mcp-command"), { target: { value: "left-over" } });
     await fireEvent.input(screen.getByTestId("mcp-url"), { target: { value: " https://example.org/mcp " } });
-    await fireEvent.click(screen.getByTestId("mcp-save"));
+    await component.save();
     await vi.waitFor(() => expect(saved.settings?.servers[0]).toMatchObject({ name: "remote", command: "", url: "https://example.org/mcp" }));
   });
 
@@ -100,10 +104,10 @@ describe("McpServers", () => {
       secrets_set: ["a/TOKEN"],
     };
     saved.status = [];
-    render(McpServers, { props: { pollMs: 10_000 } });
+    const { component } = render(McpServers, { props: { pollMs: 10_000 } });
     const removes = await screen.findAllByTestId("mcp-remove");
     await fireEvent.click(removes[1]);
-    await fireEvent.click(screen.getByTestId("mcp-save"));
+    await component.save();
     await vi.waitFor(() => expect(saved.settings?.servers.map((s) => s.name)).toEqual(["a"]));
     expect(saved.settings?.secrets).toEqual({});
     expect(saved.settings?.servers[0].trusted).toBe(true);
