@@ -4,7 +4,7 @@
 use crate::error::{Error, Result};
 use crate::policy::{self, Decision};
 use crate::root::{ProjectRoot, RelPath};
-use crate::tool::{Assessment, DynTool, Preview};
+use crate::tool::{Assessment, DynTool, Parsed, Preview};
 use crate::tools;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -23,6 +23,30 @@ pub fn tool(name: &str) -> Result<&'static dyn DynTool> {
     })
 }
 
+/// One call as it will be judged and run: its tool, its input parsed once
+/// and the policy facts of that input. Every later step reads this.
+pub struct Prepared {
+    pub tool: &'static dyn DynTool,
+    pub input: Parsed,
+    pub facts: Assessment,
+}
+
+/// Parses a call's input and gathers its facts, with the hard rules and
+/// the saved rules of `ctx`: an input that does not parse, or a call the
+/// tool's hard rules refuse (a command off the allowlist), fails here,
+/// before anyone is asked.
+pub fn prepare(
+    root: &ProjectRoot,
+    name: &str,
+    input: &Value,
+    ctx: &CallContext,
+) -> Result<Prepared> {
+    let tool = tool(name)?;
+    let input = tool.parse(input)?;
+    let facts = tool.assess_parsed(root, &input, ctx, true)?;
+    Ok(Prepared { tool, input, facts })
+}
+
 /// The policy decision for a proposed call, without running it. An input
 /// that does not parse, or a call the tool's hard rules refuse (a command
 /// off the allowlist), fails here, before anyone is asked.
@@ -32,20 +56,29 @@ pub fn decide(
     input: &Value,
     ctx: &CallContext,
 ) -> Result<Decision> {
-    judge(root, name, input, ctx).map(|judged| judged.decision)
+    let prepared = prepare(root, name, input, ctx)?;
+    judge(root, prepared.tool, &prepared.facts, ctx).map(|judged| judged.decision)
 }
 
 /// A decision, the saved rule that made it `allow`, and whether the call
 /// asks for the network.
-struct Judged {
-    decision: Decision,
-    rule: Option<String>,
-    network: bool,
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    pub decision: Decision,
+    pub rule: Option<String>,
+    pub network: bool,
 }
 
-fn judge(root: &ProjectRoot, name: &str, input: &Value, ctx: &CallContext) -> Result<Judged> {
-    let tool = tool(name)?;
-    let facts = tool.assess_in(root, input, ctx)?;
+/// The policy's decision on a call's facts. The paths are located now, so
+/// a call judged again just before it runs is judged where its paths
+/// lead then.
+pub fn judge(
+    root: &ProjectRoot,
+    tool: &dyn DynTool,
+    facts: &Assessment,
+    ctx: &CallContext,
+) -> Result<Judged> {
+    let name = tool.name();
     // The path as typed and where it really leads: `notes.txt -> .env` is
     // judged as `.env` too, and a boundary cannot be stepped over by a link.
     let mut subjects = Vec::new();
@@ -92,7 +125,7 @@ fn judge(root: &ProjectRoot, name: &str, input: &Value, ctx: &CallContext) -> Re
     };
     // A saved rule turns an ask into an allow (it never covers a secret, a
     // path outside or the network: `shell::rule_covering`).
-    let (decision, rule) = match (decision, facts.rule) {
+    let (decision, rule) = match (decision, facts.rule.clone()) {
         (Decision::Ask { .. }, Some(rule)) if facts.named_secret.is_none() => {
             (Decision::Allow, Some(rule))
         }
@@ -150,14 +183,23 @@ pub fn check(
     input: &Value,
     ctx: &CallContext,
 ) -> Result<PolicyCheck> {
+    check_prepared(root, &prepare(root, name, input, ctx)?, ctx)
+}
+
+/// [`check`] of a prepared call: its input is not read again.
+pub fn check_prepared(
+    root: &ProjectRoot,
+    prepared: &Prepared,
+    ctx: &CallContext,
+) -> Result<PolicyCheck> {
     let Judged {
         decision,
         rule,
         network,
-    } = judge(root, name, input, ctx)?;
+    } = judge(root, prepared.tool, &prepared.facts, ctx)?;
     let preview = match decision {
         Decision::Deny { .. } => Ok(None),
-        _ => tool(name)?.preview(root, input),
+        _ => prepared.tool.preview_parsed(root, &prepared.input),
     };
     let (preview, preview_error) = match preview {
         Ok(preview) => (preview, None),
@@ -192,6 +234,12 @@ pub fn touches_secret(root: &ProjectRoot, name: &str, input: &Value) -> bool {
                 .collect(),
             ..Assessment::default()
         });
+    names_secret(root, &facts)
+}
+
+/// Whether a call with these facts touches a secret-like file: a path as
+/// typed or where it really leads, or an argument naming one.
+pub fn names_secret(root: &ProjectRoot, facts: &Assessment) -> bool {
     facts.named_secret.is_some()
         || facts.paths.iter().any(|path| match root.resolve(path) {
             Ok(rel) => {
@@ -221,13 +269,31 @@ fn real_path(root: &ProjectRoot, rel: &RelPath) -> Option<String> {
 /// checkpoint: a call its input or limits refuse ([`DynTool::validate`])
 /// takes none.
 pub fn call(root: &ProjectRoot, name: &str, input: Value, ctx: &CallContext) -> Result<Value> {
-    let decision = decide(root, name, &input, ctx)?;
-    policy::enforce(&decision, ctx.approval, name)?;
-    let tool = tool(name)?;
+    let prepared = prepare(root, name, &input, ctx)?;
+    let judged = judge(root, prepared.tool, &prepared.facts, ctx)?;
+    policy::enforce(&judged.decision, ctx.approval, name)?;
+    run_prepared(root, prepared, &input, ctx)
+}
+
+/// Runs a prepared call the policy allowed: validated and checkpointed
+/// first when it can change the project (`input`, its JSON, is what the
+/// checkpoint records).
+pub fn run_prepared(
+    root: &ProjectRoot,
+    prepared: Prepared,
+    input: &Value,
+    ctx: &CallContext,
+) -> Result<Value> {
+    let Prepared {
+        tool,
+        input: parsed,
+        facts,
+    } = prepared;
+    let name = tool.name();
     if let Some(hook) = &ctx.checkpoint {
-        if changes_project(root, tool, &input) {
-            tool.validate(root, &input)?;
-            hook.before(root, name, &input).map_err(|e| {
+        if changes(tool, &facts) {
+            tool.validate_parsed(root, &parsed)?;
+            hook.before(root, name, input).map_err(|e| {
                 let message = format!(
                     "no checkpoint could be taken, so {name} did not run: {}",
                     e.message
@@ -236,7 +302,7 @@ pub fn call(root: &ProjectRoot, name: &str, input: Value, ctx: &CallContext) -> 
             })?;
         }
     }
-    tool.run(root, input, ctx)
+    tool.run_parsed(root, parsed, ctx)
 }
 
 /// Whether a call can change the project, from the registry's verdicts:
@@ -248,5 +314,14 @@ pub fn changes_project(root: &ProjectRoot, tool: &dyn DynTool, input: &Value) ->
         policy::Risk::Shell => !tool
             .assess(root, input, false)
             .is_ok_and(|facts| facts.read_only),
+    }
+}
+
+/// [`changes_project`] from facts already gathered.
+pub fn changes(tool: &dyn DynTool, facts: &Assessment) -> bool {
+    match tool.risk() {
+        policy::Risk::Read => false,
+        policy::Risk::Write => true,
+        policy::Risk::Shell => !facts.read_only,
     }
 }

@@ -13,6 +13,7 @@ use crate::shell::ShellRun;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::any::Any;
 
 /// One tool as the LLM sees it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -61,7 +62,7 @@ pub use crate::fs::Preview;
 /// `tools::REGISTRY`; nothing else needs to know the tool exists.
 pub trait Tool: Sync {
     /// What the model sends; its JSON Schema is what the model is shown.
-    type Input: DeserializeOwned + schemars::JsonSchema;
+    type Input: DeserializeOwned + schemars::JsonSchema + Send + Sync + 'static;
     /// What the tool returns, as JSON.
     type Output: Serialize;
     /// The name the model calls it by.
@@ -148,26 +149,99 @@ pub struct Assessment {
     pub network: bool,
 }
 
+/// A tool's input parsed once into the tool's own type: a call is checked,
+/// previewed, validated and run from this one value, never from its JSON
+/// again.
+pub struct Parsed {
+    tool: &'static str,
+    input: Box<dyn Any + Send + Sync>,
+}
+
+impl std::fmt::Debug for Parsed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Parsed").field("tool", &self.tool).finish()
+    }
+}
+
+impl Parsed {
+    /// The tool whose input this is.
+    pub fn tool(&self) -> &'static str {
+        self.tool
+    }
+
+    /// The input as `T`, if it is one (`ExecShellInput` for a command).
+    pub fn get<T: 'static>(&self) -> Option<&T> {
+        self.input.downcast_ref()
+    }
+
+    fn typed<T: Tool>(&self) -> Result<&T::Input> {
+        self.input
+            .downcast_ref()
+            .ok_or_else(|| mismatch(T::NAME, self.tool))
+    }
+}
+
+/// A parsed input handed to another tool than the one that parsed it: a
+/// caller's mistake, refused rather than run.
+fn mismatch(tool: &str, parsed_for: &str) -> Error {
+    Error::invalid_input(format!(
+        "an input parsed for `{parsed_for}` was given to `{tool}`"
+    ))
+    .detail("tool", tool)
+}
+
 /// A [`Tool`] with its input as JSON, so tools of different types can sit
-/// in one registry. Every method parses the input first.
+/// in one registry. [`DynTool::parse`] reads the JSON once; the `*_parsed`
+/// methods work on that. The JSON methods parse first, for callers that
+/// make one step of a call only.
 pub trait DynTool: Sync {
     fn name(&self) -> &'static str;
     fn risk(&self) -> Risk;
     fn spec(&self) -> ToolSpec;
-    /// Parses the input and gathers the policy facts
-    /// ([`Tool::assessment`], with no saved rules or added programs). With
-    /// `precheck`, the tool's hard rules ([`Tool::precheck`]) run first and
-    /// their refusal is the error.
-    fn assess(&self, root: &ProjectRoot, input: &Value, precheck: bool) -> Result<Assessment>;
+    /// The input parsed into the tool's type, or `invalid_input`.
+    fn parse(&self, input: &Value) -> Result<Parsed>;
+    /// The policy facts of a parsed input ([`Tool::assessment`]), with the
+    /// saved rules and added programs of `ctx`; with `precheck`, the
+    /// tool's hard rules ([`Tool::precheck`]) run first and their refusal
+    /// is the error.
+    fn assess_parsed(
+        &self,
+        root: &ProjectRoot,
+        input: &Parsed,
+        ctx: &CallContext,
+        precheck: bool,
+    ) -> Result<Assessment>;
+    fn preview_parsed(&self, root: &ProjectRoot, input: &Parsed) -> Result<Option<Preview>>;
+    /// [`Tool::validate`] of a parsed input.
+    fn validate_parsed(&self, root: &ProjectRoot, input: &Parsed) -> Result<()>;
+    fn run_parsed(&self, root: &ProjectRoot, input: Parsed, ctx: &CallContext) -> Result<Value>;
+    fn probe(&self, path: &str) -> Value;
+
+    /// Parses the input and gathers the policy facts, with no saved rules
+    /// or added programs.
+    fn assess(&self, root: &ProjectRoot, input: &Value, precheck: bool) -> Result<Assessment> {
+        self.assess_parsed(root, &self.parse(input)?, &CallContext::default(), precheck)
+    }
     /// [`DynTool::assess`] with the hard rules, the saved rules and the
     /// added programs of the call's context.
-    fn assess_in(&self, root: &ProjectRoot, input: &Value, ctx: &CallContext)
-        -> Result<Assessment>;
-    fn preview(&self, root: &ProjectRoot, input: &Value) -> Result<Option<Preview>>;
+    fn assess_in(
+        &self,
+        root: &ProjectRoot,
+        input: &Value,
+        ctx: &CallContext,
+    ) -> Result<Assessment> {
+        self.assess_parsed(root, &self.parse(input)?, ctx, true)
+    }
+    fn preview(&self, root: &ProjectRoot, input: &Value) -> Result<Option<Preview>> {
+        self.preview_parsed(root, &self.parse(input)?)
+    }
     /// Parses the input and runs [`Tool::validate`].
-    fn validate(&self, root: &ProjectRoot, input: &Value) -> Result<()>;
-    fn run(&self, root: &ProjectRoot, input: Value, ctx: &CallContext) -> Result<Value>;
-    fn probe(&self, path: &str) -> Value;
+    fn validate(&self, root: &ProjectRoot, input: &Value) -> Result<()> {
+        self.validate_parsed(root, &self.parse(input)?)
+    }
+    fn run(&self, root: &ProjectRoot, input: Value, ctx: &CallContext) -> Result<Value> {
+        self.run_parsed(root, self.parse(&input)?, ctx)
+    }
 }
 
 impl<T: Tool> DynTool for T {
@@ -188,27 +262,35 @@ impl<T: Tool> DynTool for T {
             risk: T::RISK,
         }
     }
-    fn assess(&self, root: &ProjectRoot, input: &Value, precheck: bool) -> Result<Assessment> {
+    fn parse(&self, input: &Value) -> Result<Parsed> {
         let input: T::Input = parse(T::NAME, input.clone())?;
-        self.assessment(root, &input, &CallContext::default(), precheck)
+        Ok(Parsed {
+            tool: T::NAME,
+            input: Box::new(input),
+        })
     }
-    fn assess_in(
+    fn assess_parsed(
         &self,
         root: &ProjectRoot,
-        input: &Value,
+        input: &Parsed,
         ctx: &CallContext,
+        precheck: bool,
     ) -> Result<Assessment> {
-        let input: T::Input = parse(T::NAME, input.clone())?;
-        self.assessment(root, &input, ctx, true)
+        self.assessment(root, input.typed::<T>()?, ctx, precheck)
     }
-    fn preview(&self, root: &ProjectRoot, input: &Value) -> Result<Option<Preview>> {
-        Tool::preview(self, root, &parse(T::NAME, input.clone())?)
+    fn preview_parsed(&self, root: &ProjectRoot, input: &Parsed) -> Result<Option<Preview>> {
+        Tool::preview(self, root, input.typed::<T>()?)
     }
-    fn validate(&self, root: &ProjectRoot, input: &Value) -> Result<()> {
-        Tool::validate(self, root, &parse(T::NAME, input.clone())?)
+    fn validate_parsed(&self, root: &ProjectRoot, input: &Parsed) -> Result<()> {
+        Tool::validate(self, root, input.typed::<T>()?)
     }
-    fn run(&self, root: &ProjectRoot, input: Value, ctx: &CallContext) -> Result<Value> {
-        let output = Tool::run(self, root, parse(T::NAME, input)?, ctx)?;
+    fn run_parsed(&self, root: &ProjectRoot, input: Parsed, ctx: &CallContext) -> Result<Value> {
+        let from = input.tool;
+        let input = input
+            .input
+            .downcast::<T::Input>()
+            .map_err(|_| mismatch(T::NAME, from))?;
+        let output = Tool::run(self, root, *input, ctx)?;
         serde_json::to_value(output).map_err(|e| {
             Error::new(
                 ErrorCode::Io,
