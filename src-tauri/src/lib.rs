@@ -18,68 +18,13 @@ use state::AppState;
 use store::Store;
 use tauri::{Manager, Runtime};
 
-/// Registers the navigation guard and every command on a builder (the real
-/// app and the tests' mock runtime use the same list).
+/// Registers the navigation guard and every command of
+/// [`commands::COMMANDS`] on a builder (the real app and the tests' mock
+/// runtime use the same list).
 pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
-    use commands::*;
     builder
         .plugin(navigation::guard())
-        .invoke_handler(tauri::generate_handler![
-            tools::call_tool,
-            checkpoints::list_checkpoints,
-            checkpoints::checkpoint_diff,
-            checkpoints::compare_checkpoints,
-            checkpoints::restore_checkpoint,
-            checkpoints::call_undo_diff,
-            checkpoints::undo_call,
-            checkpoints::checkpoint_notice,
-            project::open_project,
-            project::pick_project,
-            project::close_project,
-            project::project_info,
-            project::recent_projects,
-            project::search_index_status,
-            project::tree_changes,
-            project::notify_user,
-            policy::tool_specs,
-            policy::check_policy,
-            policy::approve_call,
-            policy::conversation_grants,
-            policy::revoke_grant,
-            policy::end_conversation,
-            policy::answer_domain,
-            policy::domain_questions,
-            policy::cancel,
-            shell::shell_config,
-            shell::save_programs,
-            shell::remove_rule,
-            shell::list_processes,
-            shell::process_output,
-            shell::stop_process,
-            commands::mcp::mcp_settings,
-            commands::mcp::save_mcp_settings,
-            commands::mcp::mcp_status,
-            commands::mcp::restart_mcp_server,
-            llm::llm_stream,
-            llm::get_settings,
-            llm::save_settings,
-            llm::test_connection,
-            llm::model_info,
-            llm::list_models,
-            llm::detect_local_servers,
-            conversation::list_conversations,
-            conversation::open_conversation,
-            conversation::append_entry,
-            conversation::rename_conversation,
-            conversation::set_conversation_model,
-            conversation::delete_conversation,
-            conversation::restore_conversation,
-            conversation::fork_conversation,
-            conversation::search_conversations,
-            conversation::conversation_markdown,
-            conversation::export_conversation,
-            conversation::history_notice,
-        ])
+        .invoke_handler(commands::handler())
 }
 
 /// Builds and runs the app.

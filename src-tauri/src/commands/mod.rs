@@ -1,5 +1,12 @@
 //! Tauri command adapters: parse, call the state or the library, return the
 //! result or the standardized error. No tool logic lives here.
+//!
+//! Every command is written once more, in the list at the end of this file:
+//! its module, its name, its arguments and what it resolves to as the UI
+//! sees them (TypeScript), and a doc line. From that list come the
+//! registration ([`handler`]), the typed command map of the UI
+//! (`ui/src/lib/commands.ts`) and the command tables of `docs/ipc.md`; the
+//! test `command_list` regenerates both files and fails when they differ.
 
 pub mod checkpoints;
 pub mod conversation;
@@ -9,3 +16,208 @@ pub mod policy;
 pub mod project;
 pub mod shell;
 pub mod tools;
+
+/// One command of the app as the UI sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Command {
+    /// The section of `docs/ipc.md` whose table lists it.
+    pub section: &'static str,
+    /// The name the UI invokes.
+    pub name: &'static str,
+    /// Its arguments as TypeScript object members (`""` for none).
+    pub args: &'static str,
+    /// What it resolves to, as a TypeScript type.
+    pub result: &'static str,
+    /// What the answer means, for `docs/ipc.md` (its doc comment lines).
+    pub doc: &'static [&'static str],
+}
+
+/// Declares the one list: [`COMMANDS`] for the contract and [`handler`] for
+/// Tauri, from the same entries, so neither can hold a command the other
+/// lacks.
+macro_rules! command_list {
+    ($(
+        $section:literal {
+            $(
+                $(#[doc = $doc:literal])*
+                $module:ident :: $name:ident ( $args:literal ) -> $result:literal;
+            )*
+        }
+    )*) => {
+        /// Every command of the app, in the order `docs/ipc.md` lists them.
+        pub const COMMANDS: &[Command] = &[$($(
+            Command {
+                section: $section,
+                name: stringify!($name),
+                args: $args,
+                result: $result,
+                doc: &[$($doc),*],
+            },
+        )*)*];
+
+        /// Tauri's invoke handler for every command of [`COMMANDS`].
+        pub fn handler<R: tauri::Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static {
+            tauri::generate_handler![$($($module::$name,)*)*]
+        }
+    };
+}
+
+command_list! {
+    "Tools" {
+        /// the tool's output object (`corral-cli tools` / `tool_specs` list the tools and their
+        /// input schemas). `conversation`: the window's key of the conversation, whose grants may
+        /// cover the call; `base`: the `base` of the preview shown; the call then changes only that
+        /// very file, else `stale_file`
+        tools::call_tool("name: string, input: Record<string, unknown>, approval?: string, conversation?: string, base?: string, run_id?: string, on_output?: Channel<ShellEvent>, turn_id?: string, call_id?: string") -> "unknown";
+    }
+    "Project" {
+        project::open_project("path: string") -> "ProjectInfo";
+        /// the native folder dialog; null if dismissed
+        project::pick_project("") -> "ProjectInfo | null";
+        project::close_project("") -> "null";
+        /// also set at start from `corral PATH`
+        project::project_info("") -> "ProjectInfo | null";
+        /// newest first, at most 10
+        project::recent_projects("") -> "ProjectInfo[]";
+        /// `{ state: "building", listed, indexed }` | `{ state: "ready", files, ms }` |
+        /// `{ state: "failed", message }` of the open project's search index (built in the
+        /// background when it opens)
+        project::search_index_status("") -> "IndexStatus";
+        /// `{ counter, folders: string[], all }`: the open project's folders (`"."` the root,
+        /// `/`-separated) whose entries changed on disk after batch `since` (`0` at first; pass
+        /// `counter` back next time); `all` when `since` is too old or not this project's (list
+        /// every shown folder again). The file tree asks every 500 ms
+        project::tree_changes("since: number") -> "TreeChanges";
+        /// a desktop notification with the app's own words ("Corral: the agent finished",
+        /// "Corral: an approval waits"); `false` (nothing shown) when the `notifications` setting
+        /// is off. The window calls it only when it is not focused
+        project::notify_user("notice: Notice") -> "boolean";
+    }
+    "Policy and approvals" {
+        /// `{ name, description, input_schema, risk: "read" | "write" | "shell" }`; `exec_shell`'s
+        /// description names the programs the user added (for every project and the open one); the
+        /// loop asks again at each run
+        policy::tool_specs("") -> "ToolSpec[]";
+        /// below
+        policy::check_policy("tool: string, input: Record<string, unknown>, conversation?: string") -> "CallCheck";
+        /// the approval token to pass as `approval`
+        policy::approve_call("tool: string, input: Record<string, unknown>, scope: ApprovalScope, network?: boolean, conversation?: string, grant?: Grant, rule?: string") -> "string";
+        /// oldest first: what the user allowed in that conversation
+        policy::conversation_grants("conversation: string") -> "GrantEntry[]";
+        /// those left (an unknown id is not an error)
+        policy::revoke_grant("conversation: string, id: string") -> "GrantEntry[]";
+        /// the conversation's grants and its answers about domains end (the window left it)
+        policy::end_conversation("conversation: string") -> "null";
+        /// from now on questions about domains (below) go to this channel (a reloaded window's
+        /// replaces the one before)
+        policy::domain_questions("on_question: Channel<DomainQuestion>") -> "null";
+        /// the user's answer to a `DomainQuestion` (below); `false` when it no longer waits
+        /// (answered, timed out, its command stopped)
+        policy::answer_domain("id: string, allow: boolean") -> "boolean";
+        /// cancels an LLM stream or a shell run
+        policy::cancel("run_id: string") -> "null";
+    }
+    "Shell programs, rules and background commands" {
+        shell::shell_config("") -> "ShellConfig";
+        /// a name that is not a bare program name: `invalid_input`
+        shell::save_programs("global: string[], project: string[] | null") -> "ShellConfig";
+        /// `no_project_open` without a project
+        shell::remove_rule("rule: SavedRule") -> "ShellConfig";
+        /// newest first: the open project's background commands (`output` empty)
+        shell::list_processes("") -> "CommandOutput[]";
+        /// its output from that byte
+        shell::process_output("run_id: string, since_byte?: number") -> "CommandOutput";
+        /// once it stopped (or after 3 s)
+        shell::stop_process("run_id: string") -> "CommandOutput";
+    }
+    "The user's MCP servers" {
+        /// `{ servers: McpServerConfig[], secrets_set: string[] }` (`"server/VAR"` of each variable
+        /// with a value; values are never returned)
+        mcp::mcp_settings("") -> "McpSettingsView";
+        /// once the open project's servers were replaced and started (in `settings.secrets`, a
+        /// variable left out keeps its value, `""` removes it); `invalid_input` for a bad name, a
+        /// duplicate, neither or both of a command and a URL, a URL that is not http(s), a bad
+        /// variable name or a 0 s timeout
+        mcp::save_mcp_settings("settings: McpSettings") -> "McpServerStatus[]";
+        /// `{ name, state: "starting" | "running" | "failed" | "stopped", tools: string[],
+        /// problems?: string[], stderr }` of the open project's servers
+        mcp::mcp_status("") -> "McpServerStatus[]";
+        /// after that server stopped and started again
+        mcp::restart_mcp_server("name: string") -> "McpServerStatus[]";
+    }
+    "LLM" {
+        /// when the stream has ended (the terminal event was sent); with `target` (`{ provider,
+        /// base_url, model }`, the conversation's model) that server and model instead of the
+        /// settings', with the key saved for its origin
+        llm::llm_stream("run_id: string, request: LlmRequest, target?: LlmTarget, on_event: Channel<LlmEvent>") -> "null";
+        llm::get_settings("") -> "Settings";
+        llm::save_settings("settings: SettingsInput") -> "Settings";
+        /// `{ ok: true, model }` for `settings` as given (nothing is saved) or the saved settings,
+        /// or rejects with an `llm_*` error
+        llm::test_connection("settings?: SettingsInput") -> "ConnectionOk";
+        /// what is known of the model of `settings` (else the saved settings): its context window
+        /// and where that comes from (the server, the table of hosted models, or the settings),
+        /// whether it can call tools, its price per million tokens (`{}` when nothing is known)
+        llm::model_info("settings?: SettingsInput") -> "ModelInfo";
+        /// `{ id, display_name? }`: the models the server of `settings` (else the saved settings)
+        /// lists at `GET …/models`, asked with the key saved for its origin; `not_found` when it has
+        /// no list (type the name instead), else an `llm_*` error
+        llm::list_models("settings?: SettingsInput") -> "ListedModel[]";
+        /// `{ name, base_url, models: string[] }` of each server answering on its usual local port
+        llm::detect_local_servers("") -> "LocalServer[]";
+    }
+    "Checkpoints" {
+        /// oldest first
+        checkpoints::list_checkpoints("") -> "Checkpoint[]";
+        /// what restoring `id` (or only `path`) would change: `from: "current"`, each change's
+        /// `before` the project now, `after` the checkpoint
+        checkpoints::checkpoint_diff("id: string, path?: string") -> "Comparison";
+        /// what changed from checkpoint `from` to `to` (or to the project now: `to: "current"`)
+        checkpoints::compare_checkpoints("from: string, to?: string") -> "Comparison";
+        /// after the project (or `path`) is as `id` has it; `undo` is the checkpoint taken just
+        /// before
+        checkpoints::restore_checkpoint("id: string, path?: string") -> "Restored";
+        /// what undoing only the call `id` was taken before would do: the paths it changed (from
+        /// `id` to the next checkpoint, or to now), which of them changed again since, and the diff
+        /// of those paths only
+        checkpoints::call_undo_diff("id: string") -> "CallUndo";
+        /// after those paths, and only those, are as `id` has them; `undo` is the checkpoint taken
+        /// just before
+        checkpoints::undo_call("id: string") -> "Restored";
+        /// once, what the store set aside on opening the project: a restore journal that could not
+        /// be finished (what was left undone, where the journal went, which checkpoints finish or
+        /// undo it)
+        checkpoints::checkpoint_notice("") -> "string | null";
+    }
+    "Conversations" {
+        /// newest first (imports the project's old JSON conversation first, once)
+        conversation::list_conversations("") -> "ConversationSummary[]";
+        /// its entries oldest first; with `elide_over`, each tool result longer than that many
+        /// bytes is left out (`content: ""`, its id in the entry's `elided`); with `before_seq`,
+        /// only the entries before that one; with `last`, only the newest `last` of them
+        /// (`summary.entries` still counts them all). The window opens a conversation with its last
+        /// 60 entries, results over 4 KiB left out, and fetches the whole behind in parts of 500
+        /// (`last: 500`, then `before_seq` the first one it has)
+        conversation::open_conversation("id: string, elide_over?: number, before_seq?: number, last?: number") -> "ConversationData";
+        /// without `conversation`, a new one is started
+        conversation::append_entry("conversation?: string, entry: NewEntry") -> "Appended";
+        conversation::rename_conversation("id: string, title: string") -> "ConversationSummary";
+        /// keeps the model chosen in the model switcher with the conversation (`null`: the
+        /// settings' model again); opened again it talks to it, and a fork inherits it
+        conversation::set_conversation_model("id: string, target: LlmTarget | null") -> "ConversationSummary";
+        /// restorable for a minute
+        conversation::delete_conversation("id: string") -> "null";
+        /// the undo of a delete
+        conversation::restore_conversation("id: string") -> "ConversationSummary";
+        /// of a new conversation holding the entries before `before_seq`
+        conversation::fork_conversation("id: string, before_seq: number") -> "ConversationSummary";
+        /// best first, at most 50
+        conversation::search_conversations("query: string") -> "SearchHit[]";
+        /// the Markdown export
+        conversation::conversation_markdown("id: string") -> "string";
+        /// the path written, after the native save dialog; `null` if dismissed
+        conversation::export_conversation("id: string") -> "string | null";
+        /// once, what became of a history that could not be used (moved aside)
+        conversation::history_notice("") -> "string | null";
+    }
+}

@@ -1,42 +1,26 @@
-// The only importer of @tauri-apps/api. Every command of docs/ipc.md is one
-// typed function here; every rejection becomes a WireError.
+// The only importer of @tauri-apps/api (commands.ts takes its Channel type).
+// Every command of docs/ipc.md is one typed function here, checked against
+// the command map generated from the Rust list (commands.ts); every
+// rejection becomes a WireError.
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { getCurrentWindow } from "@tauri-apps/api/window";
+import type { CommandName, Commands } from "./commands";
 import { toWireError } from "./errors";
-import type { CallTag, CallUndo, Checkpoint, Comparison, Restored } from "./types";
+import type { CallTag } from "./types";
 import type {
-  Appended,
   DomainQuestion,
   ApprovalScope,
-  ConversationData,
-  ConversationSummary,
-  ConnectionOk,
   LlmEvent,
   LlmRequest,
   LlmTarget,
-  ListedModel,
-  LocalServer,
-  ModelInfo,
-  CallCheck,
   Grant,
-  GrantEntry,
   NewEntry,
-  ProjectInfo,
-  SearchHit,
   SavedRule,
-  Settings,
   SettingsInput,
-  CommandOutput,
-  ShellConfig,
   McpSettings,
-  McpSettingsView,
-  McpServerStatus,
-  IndexStatus,
   Notice,
-  TreeChanges,
   ShellEvent,
   ShellOutput,
-  ToolSpec,
 } from "./types";
 
 /**
@@ -66,9 +50,12 @@ function consentArgs(consent: Consent | undefined): Record<string, string> {
 /** Which entries of a conversation `openConversation` asks for, and how. */
 export type OpenPart = { elideOver?: number; beforeSeq?: number; last?: number };
 
-async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+/** A command's arguments: may be left out when none is required. */
+export type ArgsOf<K extends CommandName> = Record<string, never> extends Commands[K]["args"] ? [args?: Commands[K]["args"]] : [args: Commands[K]["args"]];
+
+async function call<K extends CommandName>(command: K, ...args: ArgsOf<K>): Promise<Commands[K]["result"]> {
   try {
-    return await invoke<T>(command, args);
+    return await invoke<Commands[K]["result"]>(command, args[0]);
   } catch (error) {
     throw toWireError(error);
   }
@@ -82,20 +69,20 @@ function channel<T>(onMessage: (message: T) => void): Channel<T> {
 
 export const ipc = {
   // Project
-  openProject: (path: string) => call<ProjectInfo>("open_project", { path }),
-  pickProject: () => call<ProjectInfo | null>("pick_project"),
-  closeProject: () => call<null>("close_project"),
-  projectInfo: () => call<ProjectInfo | null>("project_info"),
-  recentProjects: () => call<ProjectInfo[]>("recent_projects"),
+  openProject: (path: string) => call("open_project", { path }),
+  pickProject: () => call("pick_project"),
+  closeProject: () => call("close_project"),
+  projectInfo: () => call("project_info"),
+  recentProjects: () => call("recent_projects"),
 
   // Policy and approvals
-  toolSpecs: () => call<ToolSpec[]>("tool_specs"),
+  toolSpecs: () => call("tool_specs"),
   /** `conversation`: the window's key of the conversation; a grant of it may make the call `allow`. */
   checkPolicy: (tool: string, input: Record<string, unknown>, conversation?: string) =>
-    call<CallCheck>("check_policy", { tool, input, ...(conversation === undefined ? {} : { conversation }) }),
+    call("check_policy", { tool, input, ...(conversation === undefined ? {} : { conversation }) }),
   /** The token for this call; `options` as the scope needs (see ApprovalOptions). */
   approveCall: (tool: string, input: Record<string, unknown>, scope: ApprovalScope, options: ApprovalOptions = {}) =>
-    call<string>("approve_call", {
+    call("approve_call", {
       tool,
       input,
       scope,
@@ -105,44 +92,44 @@ export const ipc = {
       ...(options.rule === undefined ? {} : { rule: options.rule }),
     }),
   /** What the user allowed in the conversation, oldest first. */
-  conversationGrants: (conversation: string) => call<GrantEntry[]>("conversation_grants", { conversation }),
+  conversationGrants: (conversation: string) => call("conversation_grants", { conversation }),
   /** Revokes one; resolves to those left. */
-  revokeGrant: (conversation: string, id: string) => call<GrantEntry[]>("revoke_grant", { conversation, id }),
+  revokeGrant: (conversation: string, id: string) => call("revoke_grant", { conversation, id }),
   /** The window left the conversation: its grants end. */
-  endConversation: (conversation: string) => call<null>("end_conversation", { conversation }),
+  endConversation: (conversation: string) => call("end_conversation", { conversation }),
   /** The user's answer about a domain off the egress allowlist; false if the question no longer waits. */
-  answerDomain: (id: string, allow: boolean) => call<boolean>("answer_domain", { id, allow }),
+  answerDomain: (id: string, allow: boolean) => call("answer_domain", { id, allow }),
   /** Questions about domains (and their closing) as the app sends them; resolves to the unsubscribe. */
   onDomainQuestion: async (handler: (question: DomainQuestion) => void): Promise<() => void> => {
     const onQuestion = new Channel<DomainQuestion>();
     onQuestion.onmessage = handler;
-    await call<null>("domain_questions", { on_question: onQuestion });
+    await call("domain_questions", { on_question: onQuestion });
     return () => {
       onQuestion.onmessage = () => undefined;
     };
   },
 
   // The shell's programs and saved rules (kept in the app's config, never the project)
-  shellConfig: () => call<ShellConfig>("shell_config"),
+  shellConfig: () => call("shell_config"),
   savePrograms: (global: string[], project: string[] | null) =>
-    call<ShellConfig>("save_programs", { global, project }),
-  removeRule: (rule: SavedRule) => call<ShellConfig>("remove_rule", { rule }),
+    call("save_programs", { global, project }),
+  removeRule: (rule: SavedRule) => call("remove_rule", { rule }),
   // The open project's search index, built in the background when it opens
-  searchIndexStatus: () => call<IndexStatus>("search_index_status"),
+  searchIndexStatus: () => call("search_index_status"),
   /** The open project's folders whose entries changed after batch `since` (the file tree polls it). */
-  treeChanges: (since: number) => call<TreeChanges>("tree_changes", { since }),
+  treeChanges: (since: number) => call("tree_changes", { since }),
   /** A desktop notification with the app's own words; false when the setting is off. */
-  notifyUser: (notice: Notice) => call<boolean>("notify_user", { notice }),
+  notifyUser: (notice: Notice) => call("notify_user", { notice }),
   // The user's MCP servers (kept in the app's config; values of their variables never come back)
-  mcpSettings: () => call<McpSettingsView>("mcp_settings"),
-  saveMcpSettings: (settings: McpSettings) => call<McpServerStatus[]>("save_mcp_settings", { settings }),
-  mcpStatus: () => call<McpServerStatus[]>("mcp_status"),
-  restartMcpServer: (name: string) => call<McpServerStatus[]>("restart_mcp_server", { name }),
+  mcpSettings: () => call("mcp_settings"),
+  saveMcpSettings: (settings: McpSettings) => call("save_mcp_settings", { settings }),
+  mcpStatus: () => call("mcp_status"),
+  restartMcpServer: (name: string) => call("restart_mcp_server", { name }),
   // The open project's background commands (the Processes panel)
-  listProcesses: () => call<CommandOutput[]>("list_processes"),
+  listProcesses: () => call("list_processes"),
   processOutput: (runId: string, sinceByte: number) =>
-    call<CommandOutput>("process_output", { run_id: runId, since_byte: sinceByte }),
-  stopProcess: (runId: string) => call<CommandOutput>("stop_process", { run_id: runId }),
+    call("process_output", { run_id: runId, since_byte: sinceByte }),
+  stopProcess: (runId: string) => call("stop_process", { run_id: runId }),
 
   // Tools: one command for all; the model's input object passes straight through.
   // `tag` names the user turn and the card of a call that can change the
@@ -150,7 +137,7 @@ export const ipc = {
   // `runId`: `cancel(runId)` stops the call (an MCP server's tool).
   /** `base`: the `base` of the preview the user was shown; the call then changes only that very file (else `stale_file`). */
   callTool: (name: string, input: Record<string, unknown>, consent?: Consent, tag?: CallTag, runId?: string, base?: string) =>
-    call<unknown>("call_tool", {
+    call("call_tool", {
       name,
       input,
       ...consentArgs(consent),
@@ -165,29 +152,29 @@ export const ipc = {
     onOutput: (event: ShellEvent) => void,
     tag?: CallTag,
   ) =>
-    call<ShellOutput>("call_tool", {
+    call("call_tool", {
       name: "exec_shell",
       input,
       ...consentArgs(consent),
       run_id: runId,
       on_output: channel(onOutput),
       ...tag,
-    }),
+    }) as Promise<ShellOutput>,
 
   // Checkpoints: taken before every call that can change the project.
-  listCheckpoints: () => call<Checkpoint[]>("list_checkpoints"),
+  listCheckpoints: () => call("list_checkpoints"),
   /** What restoring `id` (or only `path`) would change: now (before) against the checkpoint (after). */
   checkpointDiff: (id: string, path?: string) =>
-    call<Comparison>("checkpoint_diff", { id, ...(path === undefined ? {} : { path }) }),
+    call("checkpoint_diff", { id, ...(path === undefined ? {} : { path }) }),
   /** What changed from `from` to `to` (or to the project as it is). */
   compareCheckpoints: (from: string, to?: string) =>
-    call<Comparison>("compare_checkpoints", { from, ...(to === undefined ? {} : { to }) }),
+    call("compare_checkpoints", { from, ...(to === undefined ? {} : { to }) }),
   restoreCheckpoint: (id: string, path?: string) =>
-    call<Restored>("restore_checkpoint", { id, ...(path === undefined ? {} : { path }) }),
+    call("restore_checkpoint", { id, ...(path === undefined ? {} : { path }) }),
   /** What undoing only the call checkpoint `id` was taken before would do, and which of its paths changed again since. */
-  callUndoDiff: (id: string) => call<CallUndo>("call_undo_diff", { id }),
+  callUndoDiff: (id: string) => call("call_undo_diff", { id }),
   /** Puts back what that one call changed, and nothing else. */
-  undoCall: (id: string) => call<Restored>("undo_call", { id }),
+  undoCall: (id: string) => call("undo_call", { id }),
 
   // LLM
   /** To `target` (the conversation's model, see ModelSwitcher) when given, else as the settings say. */
@@ -205,22 +192,22 @@ export const ipc = {
       onEvent(event);
       if (event.type === "done" || event.type === "error") ended();
     });
-    const answer = await call<null>("llm_stream", { run_id: runId, request, ...(target ? { target } : {}), on_event: events });
+    const answer = await call("llm_stream", { run_id: runId, request, ...(target ? { target } : {}), on_event: events });
     await terminal;
     return answer;
   },
-  cancel: (runId: string) => call<null>("cancel", { run_id: runId }),
-  getSettings: () => call<Settings>("get_settings"),
-  saveSettings: (settings: SettingsInput) => call<Settings>("save_settings", { settings }),
+  cancel: (runId: string) => call("cancel", { run_id: runId }),
+  getSettings: () => call("get_settings"),
+  saveSettings: (settings: SettingsInput) => call("save_settings", { settings }),
   /** Tests `settings` as given (nothing is saved), or the saved settings. */
-  testConnection: (settings?: SettingsInput) => call<ConnectionOk>("test_connection", settings ? { settings } : {}),
-  modelInfo: (settings?: SettingsInput) => call<ModelInfo>("model_info", settings ? { settings } : {}),
+  testConnection: (settings?: SettingsInput) => call("test_connection", settings ? { settings } : {}),
+  modelInfo: (settings?: SettingsInput) => call("model_info", settings ? { settings } : {}),
   /** The models the server of `settings` (or the saved settings) lists; `not_found` when it has no list. */
-  listModels: (settings?: SettingsInput) => call<ListedModel[]>("list_models", settings ? { settings } : {}),
-  detectLocalServers: () => call<LocalServer[]>("detect_local_servers"),
+  listModels: (settings?: SettingsInput) => call("list_models", settings ? { settings } : {}),
+  detectLocalServers: () => call("detect_local_servers"),
 
   // Conversations (kept by Rust; see docs/ipc.md)
-  listConversations: () => call<ConversationSummary[]>("list_conversations"),
+  listConversations: () => call("list_conversations"),
   /**
    * The conversation's entries, oldest first; `part` may ask for fewer
    * (`summary.entries` counts them all): with `elideOver`, tool results
@@ -229,26 +216,26 @@ export const ipc = {
    * newest that many of them.
    */
   openConversation: (id: string, part: OpenPart = {}) =>
-    call<ConversationData>("open_conversation", {
+    call("open_conversation", {
       id,
       ...(part.elideOver === undefined ? {} : { elide_over: part.elideOver }),
       ...(part.beforeSeq === undefined ? {} : { before_seq: part.beforeSeq }),
       ...(part.last === undefined ? {} : { last: part.last }),
     }),
   appendEntry: (conversation: string | null, entry: NewEntry) =>
-    call<Appended>("append_entry", { ...(conversation === null ? {} : { conversation }), entry }),
-  renameConversation: (id: string, title: string) => call<ConversationSummary>("rename_conversation", { id, title }),
+    call("append_entry", { ...(conversation === null ? {} : { conversation }), entry }),
+  renameConversation: (id: string, title: string) => call("rename_conversation", { id, title }),
   /** Keeps the model chosen in the model switcher with the conversation (null: the settings' model). */
-  setConversationModel: (id: string, target: LlmTarget | null) => call<ConversationSummary>("set_conversation_model", { id, target }),
-  deleteConversation: (id: string) => call<null>("delete_conversation", { id }),
-  restoreConversation: (id: string) => call<ConversationSummary>("restore_conversation", { id }),
+  setConversationModel: (id: string, target: LlmTarget | null) => call("set_conversation_model", { id, target }),
+  deleteConversation: (id: string) => call("delete_conversation", { id }),
+  restoreConversation: (id: string) => call("restore_conversation", { id }),
   forkConversation: (id: string, beforeSeq: number) =>
-    call<ConversationSummary>("fork_conversation", { id, before_seq: beforeSeq }),
-  searchConversations: (query: string) => call<SearchHit[]>("search_conversations", { query }),
-  conversationMarkdown: (id: string) => call<string>("conversation_markdown", { id }),
-  exportConversation: (id: string) => call<string | null>("export_conversation", { id }),
-  historyNotice: () => call<string | null>("history_notice"),
-  checkpointNotice: () => call<string | null>("checkpoint_notice"),
+    call("fork_conversation", { id, before_seq: beforeSeq }),
+  searchConversations: (query: string) => call("search_conversations", { query }),
+  conversationMarkdown: (id: string) => call("conversation_markdown", { id }),
+  exportConversation: (id: string) => call("export_conversation", { id }),
+  historyNotice: () => call("history_notice"),
+  checkpointNotice: () => call("checkpoint_notice"),
 
   // Window
   async setWindowTitle(title: string): Promise<void> {

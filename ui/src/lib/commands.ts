@@ -1,0 +1,123 @@
+// Generated from the command list in src-tauri/src/commands/mod.rs by
+// src-tauri/tests/command_list.rs; do not edit.
+// After changing the list: UPDATE_COMMANDS=1 cargo test -p corral --test command_list
+import type { Channel } from "@tauri-apps/api/core";
+import type { Appended, ApprovalScope, CallCheck, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, DomainQuestion, Grant, GrantEntry, IndexStatus, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SavedRule, SearchHit, Settings, SettingsInput, ShellConfig, ShellEvent, ToolSpec, TreeChanges } from "./types";
+
+/** Every command of the app: its arguments and what it resolves to (docs/ipc.md). */
+export type Commands = {
+  call_tool: { args: { name: string, input: Record<string, unknown>, approval?: string, conversation?: string, base?: string, run_id?: string, on_output?: Channel<ShellEvent>, turn_id?: string, call_id?: string }; result: unknown };
+  open_project: { args: { path: string }; result: ProjectInfo };
+  pick_project: { args: Record<string, never>; result: ProjectInfo | null };
+  close_project: { args: Record<string, never>; result: null };
+  project_info: { args: Record<string, never>; result: ProjectInfo | null };
+  recent_projects: { args: Record<string, never>; result: ProjectInfo[] };
+  search_index_status: { args: Record<string, never>; result: IndexStatus };
+  tree_changes: { args: { since: number }; result: TreeChanges };
+  notify_user: { args: { notice: Notice }; result: boolean };
+  tool_specs: { args: Record<string, never>; result: ToolSpec[] };
+  check_policy: { args: { tool: string, input: Record<string, unknown>, conversation?: string }; result: CallCheck };
+  approve_call: { args: { tool: string, input: Record<string, unknown>, scope: ApprovalScope, network?: boolean, conversation?: string, grant?: Grant, rule?: string }; result: string };
+  conversation_grants: { args: { conversation: string }; result: GrantEntry[] };
+  revoke_grant: { args: { conversation: string, id: string }; result: GrantEntry[] };
+  end_conversation: { args: { conversation: string }; result: null };
+  domain_questions: { args: { on_question: Channel<DomainQuestion> }; result: null };
+  answer_domain: { args: { id: string, allow: boolean }; result: boolean };
+  cancel: { args: { run_id: string }; result: null };
+  shell_config: { args: Record<string, never>; result: ShellConfig };
+  save_programs: { args: { global: string[], project: string[] | null }; result: ShellConfig };
+  remove_rule: { args: { rule: SavedRule }; result: ShellConfig };
+  list_processes: { args: Record<string, never>; result: CommandOutput[] };
+  process_output: { args: { run_id: string, since_byte?: number }; result: CommandOutput };
+  stop_process: { args: { run_id: string }; result: CommandOutput };
+  mcp_settings: { args: Record<string, never>; result: McpSettingsView };
+  save_mcp_settings: { args: { settings: McpSettings }; result: McpServerStatus[] };
+  mcp_status: { args: Record<string, never>; result: McpServerStatus[] };
+  restart_mcp_server: { args: { name: string }; result: McpServerStatus[] };
+  llm_stream: { args: { run_id: string, request: LlmRequest, target?: LlmTarget, on_event: Channel<LlmEvent> }; result: null };
+  get_settings: { args: Record<string, never>; result: Settings };
+  save_settings: { args: { settings: SettingsInput }; result: Settings };
+  test_connection: { args: { settings?: SettingsInput }; result: ConnectionOk };
+  model_info: { args: { settings?: SettingsInput }; result: ModelInfo };
+  list_models: { args: { settings?: SettingsInput }; result: ListedModel[] };
+  detect_local_servers: { args: Record<string, never>; result: LocalServer[] };
+  list_checkpoints: { args: Record<string, never>; result: Checkpoint[] };
+  checkpoint_diff: { args: { id: string, path?: string }; result: Comparison };
+  compare_checkpoints: { args: { from: string, to?: string }; result: Comparison };
+  restore_checkpoint: { args: { id: string, path?: string }; result: Restored };
+  call_undo_diff: { args: { id: string }; result: CallUndo };
+  undo_call: { args: { id: string }; result: Restored };
+  checkpoint_notice: { args: Record<string, never>; result: string | null };
+  list_conversations: { args: Record<string, never>; result: ConversationSummary[] };
+  open_conversation: { args: { id: string, elide_over?: number, before_seq?: number, last?: number }; result: ConversationData };
+  append_entry: { args: { conversation?: string, entry: NewEntry }; result: Appended };
+  rename_conversation: { args: { id: string, title: string }; result: ConversationSummary };
+  set_conversation_model: { args: { id: string, target: LlmTarget | null }; result: ConversationSummary };
+  delete_conversation: { args: { id: string }; result: null };
+  restore_conversation: { args: { id: string }; result: ConversationSummary };
+  fork_conversation: { args: { id: string, before_seq: number }; result: ConversationSummary };
+  search_conversations: { args: { query: string }; result: SearchHit[] };
+  conversation_markdown: { args: { id: string }; result: string };
+  export_conversation: { args: { id: string }; result: string | null };
+  history_notice: { args: Record<string, never>; result: string | null };
+};
+
+/** The name of each command the app registers, in the list's order. */
+export const COMMAND_NAMES = [
+  "call_tool",
+  "open_project",
+  "pick_project",
+  "close_project",
+  "project_info",
+  "recent_projects",
+  "search_index_status",
+  "tree_changes",
+  "notify_user",
+  "tool_specs",
+  "check_policy",
+  "approve_call",
+  "conversation_grants",
+  "revoke_grant",
+  "end_conversation",
+  "domain_questions",
+  "answer_domain",
+  "cancel",
+  "shell_config",
+  "save_programs",
+  "remove_rule",
+  "list_processes",
+  "process_output",
+  "stop_process",
+  "mcp_settings",
+  "save_mcp_settings",
+  "mcp_status",
+  "restart_mcp_server",
+  "llm_stream",
+  "get_settings",
+  "save_settings",
+  "test_connection",
+  "model_info",
+  "list_models",
+  "detect_local_servers",
+  "list_checkpoints",
+  "checkpoint_diff",
+  "compare_checkpoints",
+  "restore_checkpoint",
+  "call_undo_diff",
+  "undo_call",
+  "checkpoint_notice",
+  "list_conversations",
+  "open_conversation",
+  "append_entry",
+  "rename_conversation",
+  "set_conversation_model",
+  "delete_conversation",
+  "restore_conversation",
+  "fork_conversation",
+  "search_conversations",
+  "conversation_markdown",
+  "export_conversation",
+  "history_notice",
+] as const satisfies readonly (keyof Commands)[];
+
+export type CommandName = keyof Commands;
