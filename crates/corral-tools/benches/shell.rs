@@ -4,80 +4,92 @@
     clippy::panic,
     clippy::disallowed_methods
 )]
-//! Spawn overhead of `exec_shell` (allowlist, rules, env, TMPDIR, process
-//! group, reader threads, and the sandbox: bubblewrap's namespaces, or
-//! Landlock where they cannot be made) over a raw `std::process::Command`
-//! of the same program with piped output, and over bare bwrap (`--ro-bind
-//! / / --dev /dev --proc /proc --unshare-net --unshare-pid`, the project
-//! bound writable) running it:
-//! the last column is what our sandbox (the allowlist view, the seccomp
-//! filter, limits, masks) costs beyond bwrap itself. `ls -la` and `git
-//! --version` run in the read-only profile (which also looks for secrets
-//! to mask), `touch` in build.
+//! What a sandboxed `exec_shell` costs over bare bubblewrap, per profile
+//! (target: within 2 ms), with criterion.
 //!
-//! Run: `cargo bench -p corral-tools --bench shell` (plain timing loop, no
-//! extra dependency; `ITERS=500` to change the sample count).
+//! Each profile's group times the same program three ways:
+//! - `raw`: `std::process::Command`, output piped, no sandbox;
+//! - `bare_bwrap`: bwrap with `--ro-bind / / --dev /dev --proc /proc
+//!   --unshare-net --unshare-pid --die-with-parent`, the project bound
+//!   writable, running it;
+//! - `exec_shell`: the whole call (allowlist, argument rules, profile,
+//!   environment, TMPDIR, the allowlist view, the secret and git walks,
+//!   the seccomp filter, cgroups and rlimits, process group, reader
+//!   threads; with the network, the proxy's gate).
+//!
+//! `exec_shell` minus `bare_bwrap` is what our sandbox costs beyond
+//! bubblewrap itself (compare them on an idle machine: load from elsewhere
+//! slows a sandboxed start several times over). The project is a git repository of 200 files in 10
+//! folders with a `.env`, so the read-only profile's secret walk and the
+//! build profile's nested-`.git` walk have something to walk.
+//!
+//! Run: `cargo bench -p corral-tools --bench shell` (a filter such as
+//! `-- read_only` picks one group).
 
 use corral_tools::shell::{exec_shell, ExecShellInput, ShellRun};
 use corral_tools::ProjectRoot;
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn which(name: &str) -> String {
     for dir in ["/usr/local/bin", "/usr/bin", "/bin"] {
         let p = format!("{dir}/{name}");
-        if std::path::Path::new(&p).exists() {
+        if Path::new(&p).exists() {
             return p;
         }
     }
     panic!("{name} not found");
 }
 
-fn stats(mut samples: Vec<Duration>) -> (f64, f64, f64) {
-    samples.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    let median = ms(samples[samples.len() / 2]);
-    let p90 = ms(samples[samples.len() * 9 / 10]);
-    let mean = samples.iter().map(|d| ms(*d)).sum::<f64>() / samples.len() as f64;
-    (median, p90, mean)
+/// A small git project: 10 folders of 20 files, a `.env`, one commit.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for d in 0..10 {
+        let folder = dir.path().join(format!("src{d}"));
+        std::fs::create_dir(&folder).unwrap();
+        for f in 0..20 {
+            std::fs::write(folder.join(format!("f{f}.rs")), "fn main() {}\n").unwrap();
+        }
+    }
+    std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+    std::fs::write(dir.path().join(".env"), "KEY=1\n").unwrap();
+    let git = |args: &[&str]| {
+        let ok = Command::new(which("git"))
+            .args(["-c", "user.name=b", "-c", "user.email=b@b"])
+            .args(args)
+            .current_dir(dir.path())
+            .stdout(Stdio::null())
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "x"]);
+    dir
 }
 
-fn main() {
-    // `cargo bench` passes `--bench`; a filter argument is ignored.
-    let iters: usize = std::env::var("ITERS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(200);
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+fn bench(c: &mut Criterion) {
+    let dir = project();
     let root = ProjectRoot::open(dir.path()).unwrap();
-    println!("exec_shell overhead, {iters} runs each, interleaved (ms)");
-    println!(
-        "{:<16} {:>22} {:>22} {:>22} {:>10} {:>10}",
-        "program",
-        "raw median/p90/mean",
-        "bare bwrap median/p90/mean",
-        "exec_shell median/p90/mean",
-        "vs raw",
-        "vs bwrap"
-    );
     let bwrap = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"]
         .iter()
-        .find(|p| std::path::Path::new(p).exists())
+        .find(|p| Path::new(p).exists())
         .expect("bwrap");
-    println!(
-        "sandbox: {}",
-        if corral_tools::shell::namespaces_available() {
-            "namespaces"
-        } else {
-            "Landlock"
-        }
+    assert!(
+        corral_tools::shell::namespaces_available(),
+        "bubblewrap cannot make namespaces here: nothing to compare"
     );
-    for (name, args) in [
-        ("git", vec!["--version"]),
-        ("ls", vec!["-la"]),
-        ("touch", vec!["a.txt"]),
-    ] {
+    // (group, program, arguments, the network granted)
+    let cases: [(&str, &str, &[&str], bool); 3] = [
+        ("read_only", "ls", &["-la"], false),
+        ("build", "touch", &["a.txt"], false),
+        ("network", "touch", &["a.txt"], true),
+    ];
+    for (group, name, args, network) in cases {
         let path = which(name);
         let input = ExecShellInput {
             command: name.to_string(),
@@ -85,65 +97,58 @@ fn main() {
             timeout_secs: None,
             background: false,
         };
-        let run = ShellRun::default();
-        let mut raw = Vec::with_capacity(iters);
-        let mut bare = Vec::with_capacity(iters);
-        let mut ours = Vec::with_capacity(iters);
-        for i in 0..iters + 20 {
-            let t = Instant::now();
-            let out = Command::new(&path)
-                .args(&args)
-                .current_dir(dir.path())
-                .stdin(Stdio::null())
-                .output()
-                .unwrap();
-            let d_raw = t.elapsed();
-            assert!(out.status.success());
-            let t = Instant::now();
+        let run = ShellRun {
+            network,
+            ..ShellRun::default()
+        };
+        let first = exec_shell(&root, &input, &run).unwrap();
+        assert_eq!(first.exit_code, Some(0), "{first:?}");
+        assert!(first.sandboxed, "{first:?}");
+        assert_eq!(
+            serde_json::to_value(first.profile).unwrap(),
+            serde_json::Value::from(group),
+            "{first:?}"
+        );
+
+        let bare = || {
             let out = Command::new(bwrap)
                 .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
                 .args(["--unshare-net", "--unshare-pid", "--die-with-parent"])
-                // The project writable, as in the build profile (`touch`).
                 .arg("--bind")
                 .arg(dir.path())
                 .arg(dir.path())
                 .arg("--")
                 .arg(&path)
-                .args(&args)
+                .args(args)
                 .current_dir(dir.path())
                 .stdin(Stdio::null())
                 .output()
                 .unwrap();
-            let d_bare = t.elapsed();
             assert!(out.status.success());
-            let t = Instant::now();
+        };
+        let ours = || {
             let out = exec_shell(&root, &input, &run).unwrap();
-            let d_ours = t.elapsed();
             assert_eq!(out.exit_code, Some(0));
-            assert!(out.sandboxed);
-            if i >= 20 {
-                raw.push(d_raw);
-                bare.push(d_bare);
-                ours.push(d_ours);
-            }
-        }
-        let (rm, rp, ra) = stats(raw);
-        let (bm, bp, ba) = stats(bare);
-        let (om, op, oa) = stats(ours);
-        println!(
-            "{:<16} {:>6.2} / {:>5.2} / {:>5.2}   {:>6.2} / {:>5.2} / {:>5.2}   {:>6.2} / {:>5.2} / {:>5.2}   {:>+7.2}   {:>+7.2}",
-            format!("{name} {}", args.join(" ")),
-            rm,
-            rp,
-            ra,
-            bm,
-            bp,
-            ba,
-            om,
-            op,
-            oa,
-            om - rm,
-            om - bm
-        );
+        };
+
+        let mut g = c.benchmark_group(format!("shell/{group}"));
+        g.sample_size(40).measurement_time(Duration::from_secs(6));
+        g.bench_function("raw", |b| {
+            b.iter(|| {
+                let out = Command::new(&path)
+                    .args(args)
+                    .current_dir(dir.path())
+                    .stdin(Stdio::null())
+                    .output()
+                    .unwrap();
+                assert!(out.status.success());
+            })
+        });
+        g.bench_function("bare_bwrap", |b| b.iter(&bare));
+        g.bench_function("exec_shell", |b| b.iter(&ours));
+        g.finish();
     }
 }
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -95,8 +95,8 @@ pub(crate) fn file_too_large(output: &str) -> bool {
 pub(crate) struct Cgroups {
     /// The folders made, with the controller each limits.
     dirs: Vec<(PathBuf, Controller)>,
-    /// `cgroup.procs` of each, opened before the fork: the child writes
-    /// `0` there (itself) before it becomes bwrap.
+    /// The file of each the child joins through, opened before the fork:
+    /// it writes `0` there (itself) before it becomes bwrap ([`join_file`]).
     procs: Vec<OwnedFd>,
 }
 
@@ -167,7 +167,7 @@ impl Cgroups {
         };
         let procs = std::fs::OpenOptions::new()
             .write(true)
-            .open(dir.join("cgroup.procs"))
+            .open(dir.join(join_file(controller)))
             .map(OwnedFd::from);
         match (ok, procs) {
             (true, Ok(fd)) => {
@@ -225,7 +225,7 @@ impl Cgroups {
         hit
     }
 
-    /// The `cgroup.procs` files the child joins before it execs.
+    /// The files the child joins through before it execs.
     pub(crate) fn procs(&self) -> Vec<std::os::fd::BorrowedFd<'_>> {
         self.procs.iter().map(AsFd::as_fd).collect()
     }
@@ -235,23 +235,58 @@ impl Drop for Cgroups {
     fn drop(&mut self) {
         // A cgroup can be removed once its last process is gone; the
         // namespace's processes die with bwrap, shortly after the group
-        // was killed.
-        for (dir, _) in &self.dirs {
-            for _ in 0..50 {
-                if std::fs::remove_dir(dir).is_ok() {
-                    break;
-                }
-                if let Ok(procs) = std::fs::read_to_string(dir.join("cgroup.procs")) {
-                    for pid in procs.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
-                        if let Some(pid) = rustix::process::Pid::from_raw(pid) {
-                            let _ =
-                                rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-                        }
+        // was killed. What cannot be removed at once is left to a thread
+        // of its own, so the call does not wait for their exit.
+        let left: Vec<PathBuf> = self
+            .dirs
+            .drain(..)
+            .map(|(dir, _)| dir)
+            .filter(|dir| std::fs::remove_dir(dir).is_err())
+            .collect();
+        if left.is_empty() {
+            return;
+        }
+        // Without a thread the cgroup is left behind, its processes killed
+        // with the group and the namespace.
+        let _ = std::thread::Builder::new()
+            .name("corral-cgroup-removal".into())
+            .spawn(move || remove_when_empty(&left));
+    }
+}
+
+/// Removes each cgroup once its processes are gone, killing any left, for
+/// at most half a second.
+fn remove_when_empty(dirs: &[PathBuf]) {
+    for dir in dirs {
+        for _ in 0..50 {
+            if std::fs::remove_dir(dir).is_ok() {
+                break;
+            }
+            if let Ok(procs) = std::fs::read_to_string(dir.join("cgroup.procs")) {
+                for pid in procs.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+                    if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+                        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
                     }
                 }
-                std::thread::sleep(std::time::Duration::from_millis(10));
             }
+            std::thread::sleep(std::time::Duration::from_millis(10));
         }
+    }
+}
+
+/// Where a forked child, still one thread, writes `0` to join a cgroup.
+///
+/// On v1 it is `tasks`, which moves the writing thread alone: the kernel
+/// then skips the system-wide lock that keeps thread groups still while
+/// they move (`cgroup_threadgroup_rwsem`), whose every first taking waits
+/// for an RCU grace period, 10 to 40 ms here, which was nearly all a
+/// sandboxed command cost over bare bwrap. For a process of one thread,
+/// moving the thread is moving the process, and all it starts after is
+/// born inside. v2 moves only whole processes (`cgroup.procs`).
+fn join_file(controller: Controller) -> &'static str {
+    match controller {
+        Controller::Pids | Controller::Memory => "tasks",
+        Controller::Unified => "cgroup.procs",
     }
 }
 

@@ -541,7 +541,7 @@ fn fence(
                 cwd,
                 caches: caches.as_deref(),
             };
-            let (mut args, notes) = namespace::argv(&layout);
+            let (mut args, mut files, notes) = namespace::argv(&layout);
             let egress = profile.has_network().then(|| place.egress.clone());
             let seccomp = seccomp::filter_file(tmp.path()).map_err(|e| {
                 Error::new(
@@ -554,11 +554,12 @@ fn fence(
             let end = args.len().saturating_sub(1);
             let fd = std::os::fd::AsRawFd::as_raw_fd(&seccomp).to_string();
             args.splice(end..end, ["--seccomp".into(), fd.into()]);
+            files.push(seccomp);
             Ok((
                 process::Fence::Namespaces {
                     bwrap,
                     args,
-                    seccomp,
+                    files,
                     egress,
                 },
                 notes,

@@ -29,6 +29,8 @@ use crate::policy::is_secret_like;
 use crate::root::ProjectRoot;
 use std::collections::HashSet;
 use std::ffi::OsString;
+use std::fs::File;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -109,10 +111,12 @@ pub(crate) struct Layout<'a> {
     pub caches: Option<&'a Path>,
 }
 
-/// bwrap's arguments up to and including `--`; the program and its
-/// arguments follow.
-pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<String>) {
+/// bwrap's arguments up to and including `--` (the program and its
+/// arguments follow), the files it reads them from (`--file FD`: the
+/// child keeps them open across `exec`), and notes.
+pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String>) {
     let mut a = Argv::default();
+    let mut files = Vec::new();
     let mut notes = Vec::new();
     a.push(["--die-with-parent", "--new-session", "--unshare-pid"]);
     a.push(["--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]);
@@ -123,6 +127,15 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<String>) {
     for entry in view::system() {
         match entry {
             view::SystemEntry::Bind(path) => a.path2("--ro-bind", &path, &path),
+            view::SystemEntry::Copy(path) => {
+                // One the app cannot read is left out, as a missing one.
+                if let Ok(file) = File::open(&path) {
+                    a.push(["--perms", "0444", "--file"]);
+                    a.0.push(file.as_raw_fd().to_string().into());
+                    a.0.push(path.into());
+                    files.push(file);
+                }
+            }
             view::SystemEntry::Link { target, at } => a.path2("--symlink", &target, &at),
         }
     }
@@ -203,7 +216,7 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<String>) {
     }
     a.path("--chdir", layout.cwd);
     a.push(["--"]);
-    (a.0, notes)
+    (a.0, files, notes)
 }
 
 /// The secret-like files and folders of the project (absolute, and whether

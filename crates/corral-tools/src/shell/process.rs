@@ -80,12 +80,13 @@ struct Pipe {
 /// How the child is fenced in.
 pub(crate) enum Fence {
     /// Inside bwrap's namespaces: bwrap, its arguments up to `--`, the
-    /// seccomp filter it reads (`--seccomp FD`, the fd's number is in
-    /// `args`); with the network, where the egress proxy lets it go.
+    /// files it reads by fd (the seccomp filter, `--seccomp FD`; the
+    /// `/etc` files it copies, `--file FD`; their numbers are in `args`);
+    /// with the network, where the egress proxy lets it go.
     Namespaces {
         bwrap: &'static Path,
         args: Vec<OsString>,
-        seccomp: std::fs::File,
+        files: Vec<std::fs::File>,
         egress: Option<Egress>,
     },
     /// Landlock only (no namespaces here), and why.
@@ -116,12 +117,12 @@ type Gated = Option<(Pending, Egress)>;
 /// spawned.
 fn command(spec: Spec<'_>) -> Result<(Command, Status, Gated)> {
     let mut gate = None;
-    let mut seccomp_fd = None;
+    let mut kept = Vec::new();
     let (mut cmd, status) = match spec.fence {
         Fence::Namespaces {
             bwrap,
             args,
-            seccomp,
+            files,
             egress,
         } => {
             let mut cmd = Command::new(bwrap);
@@ -136,7 +137,7 @@ fn command(spec: Spec<'_>) -> Result<(Command, Status, Gated)> {
                 gate = Some((made.hand_to(&mut cmd), egress));
             }
             cmd.args(args).arg(spec.program);
-            seccomp_fd = Some(seccomp);
+            kept = files;
             (cmd, Status::Namespaces)
         }
         Fence::Landlock { prepared, why } => {
@@ -157,7 +158,7 @@ fn command(spec: Spec<'_>) -> Result<(Command, Status, Gated)> {
     #[cfg(target_os = "linux")]
     die_with_caller(&mut cmd);
     #[cfg(target_os = "linux")]
-    confine(&mut cmd, &spec.limits, spec.cgroups, seccomp_fd)?;
+    confine(&mut cmd, &spec.limits, spec.cgroups, kept)?;
     Ok((cmd, status, gate))
 }
 
@@ -496,15 +497,16 @@ fn die_with_caller(cmd: &mut Command) {
 }
 
 /// Before it becomes bwrap (or the program), the child takes its limits:
-/// the rlimits, its cgroups (it writes `0`, itself, to each
-/// `cgroup.procs`), and keeps the seccomp filter's fd open across `exec`
-/// for bwrap to read. Everything is prepared before the fork.
+/// the rlimits, its cgroups (it writes `0`, itself, to each cgroup's
+/// `tasks` or `cgroup.procs`, see `limits::join_file`), and keeps the
+/// files bwrap reads by fd (the seccomp filter, the `/etc` copies) open
+/// across `exec`. Everything is prepared before the fork.
 #[cfg(target_os = "linux")]
 fn confine(
     cmd: &mut Command,
     limits: &Limits,
     cgroups: &Cgroups,
-    seccomp: Option<std::fs::File>,
+    kept: Vec<std::fs::File>,
 ) -> Result<()> {
     use rustix::io::{fcntl_setfd, FdFlags};
     use rustix::process::{setrlimit, Rlimit};
@@ -521,7 +523,7 @@ fn confine(
                 format!("could not prepare the command's cgroup: {e}"),
             )
         })?;
-    let seccomp: Option<OwnedFd> = seccomp.map(OwnedFd::from);
+    let kept: Vec<OwnedFd> = kept.into_iter().map(OwnedFd::from).collect();
     let hook = move || -> std::io::Result<()> {
         let errno = |e: rustix::io::Errno| std::io::Error::from_raw_os_error(e.raw_os_error());
         for fd in &procs {
@@ -534,7 +536,7 @@ fn confine(
             };
             setrlimit(*resource, limit).map_err(errno)?;
         }
-        if let Some(fd) = &seccomp {
+        for fd in &kept {
             fcntl_setfd(fd, FdFlags::empty()).map_err(errno)?;
         }
         Ok(())

@@ -3,7 +3,7 @@
 //!
 //! - the system's programs and libraries, read-only ([`SYSTEM`]);
 //! - only the `/etc` files programs need ([`ETC`], each with its reason in
-//!   `docs/security.md`);
+//!   `docs/security.md`), its folders bound, its files copied;
 //! - of the home, only the toolchains' programs ([`home_toolchains`]):
 //!   never cargo's credentials or `config.toml`, `~/.npmrc`, nvm's global
 //!   `etc/npmrc`, uv's credentials or `~/go/src`;
@@ -53,8 +53,13 @@ pub(crate) const ETC: [&str; 20] = [
 
 /// A system entry as the child gets it.
 pub(crate) enum SystemEntry {
-    /// A folder or file bound read-only at the same path.
+    /// A folder bound read-only at the same path.
     Bind(PathBuf),
+    /// A file of `/etc`, copied to the same path, read-only: a copy is
+    /// no mount for bwrap to make and check (about a millisecond each on
+    /// a busy machine), and a file bound is as much a snapshot (a file
+    /// replaced by a rename is not seen through the bind either).
+    Copy(PathBuf),
     /// A symbolic link recreated with the same target.
     Link { target: PathBuf, at: PathBuf },
 }
@@ -77,14 +82,15 @@ pub(crate) fn system() -> Vec<SystemEntry> {
             Err(_) => {}
         }
     }
-    // `/etc` files are bound by what they lead to (`/etc/resolv.conf` is
-    // often a link into `/run`, which the child does not see).
-    entries.extend(
-        ETC.iter()
-            .map(PathBuf::from)
-            .filter(|p| p.exists())
-            .map(SystemEntry::Bind),
-    );
+    // `/etc` entries are taken by what they lead to (`/etc/resolv.conf`
+    // is often a link into `/run`, which the child does not see).
+    for path in ETC.iter().map(PathBuf::from) {
+        match path.metadata() {
+            Ok(meta) if meta.is_file() => entries.push(SystemEntry::Copy(path)),
+            Ok(_) => entries.push(SystemEntry::Bind(path)),
+            Err(_) => {}
+        }
+    }
     entries
 }
 
