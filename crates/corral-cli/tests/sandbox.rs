@@ -156,3 +156,31 @@ fn without_namespaces_every_command_asks_and_the_result_says_so() {
     let note = out["sandbox_note"].as_str().unwrap();
     assert!(note.starts_with("no namespaces (bubblewrap"), "{note}");
 }
+
+#[test]
+fn without_namespaces_no_host_unix_socket_is_reachable_either() {
+    if !Path::new("/usr/bin/node").exists() && !Path::new("/usr/local/bin/node").exists() {
+        eprintln!("note: no node here; skipping");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let socket = outside.path().join("host.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let script = format!(
+        "require('net').connect({:?}).on('connect', () => {{ console.log('connected'); process.exit(0) }}).on('error', (e) => console.log('refused ' + e.code))",
+        socket.to_str().unwrap()
+    );
+    let input = json!({"command": "node", "args": ["-e", script]}).to_string();
+    let out = common::corral_cli()
+        .args(["call", "--root", dir.path().to_str().unwrap(), "--approve"])
+        .args(["exec_shell", &input])
+        .env("CORRAL_BWRAP", "/nonexistent/bwrap")
+        .output()
+        .unwrap();
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["sandbox"], "landlock", "{result}");
+    assert_eq!(result["stdout"], "refused EACCES\n", "{result}");
+    assert!(listener.accept().is_err(), "the command connected");
+}

@@ -144,6 +144,8 @@ fn command(spec: Spec<'_>) -> Result<(Command, Status, Gated)> {
             let mut cmd = Command::new(spec.program);
             cmd.arg0(spec.name);
             let status = install_sandbox(&mut cmd, prepared, why)?;
+            #[cfg(target_os = "linux")]
+            refuse_sockets(&mut cmd)?;
             (cmd, status)
         }
     };
@@ -466,6 +468,28 @@ fn install_sandbox(cmd: &mut Command, prepared: Prepared, why: String) -> Result
         socket: parent_end,
         why,
     })
+}
+
+/// Under Landlock alone the child installs the socket filter itself, as
+/// bwrap does in the namespaces (`shell/seccomp.rs`): no host socket, by
+/// path or abstract. It fails closed: a filter that cannot be installed
+/// stops the spawn.
+#[cfg(target_os = "linux")]
+fn refuse_sockets(cmd: &mut Command) -> Result<()> {
+    let program = super::seccomp::instructions().map_err(|e| {
+        Error::new(
+            ErrorCode::Io,
+            format!("could not prepare the sandbox's socket filter: {e}"),
+        )
+    })?;
+    #[allow(unsafe_code)]
+    // SAFETY: the hook runs in the forked child before `exec` and only makes
+    // two syscalls (`prctl(PR_SET_NO_NEW_PRIVS)`, `seccomp`) on a program
+    // compiled before the fork; errors are OS errors, which do not allocate.
+    unsafe {
+        cmd.pre_exec(move || super::seccomp::install(program));
+    }
+    Ok(())
 }
 
 /// The command gets SIGKILL if the thread that started it ends — that

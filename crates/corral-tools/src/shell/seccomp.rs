@@ -1,5 +1,6 @@
 //! No host socket from inside: a seccomp filter, handed to bwrap
-//! (`--seccomp FD`), refuses `socket(AF_UNIX, ...)`.
+//! (`--seccomp FD`), or installed by the child itself where only Landlock
+//! fences it (no namespaces), refuses `socket(AF_UNIX, ...)`.
 //!
 //! A read-only mount does not stop `connect()`: with a socket file in
 //! sight (`/run/docker.sock`, the D-Bus system bus, postgres) a child
@@ -15,17 +16,43 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::OnceLock;
 
-/// The compiled filter as bwrap reads it (`struct sock_filter` after
-/// `struct sock_filter`), or why it could not be built.
-fn program() -> Result<&'static [u8], &'static str> {
-    static PROGRAM: OnceLock<Result<Vec<u8>, String>> = OnceLock::new();
+/// The filter, compiled once: as instructions (for the Landlock
+/// fallback, which installs it itself) and as the bytes bwrap reads
+/// (`struct sock_filter` after `struct sock_filter`).
+struct Compiled {
+    instructions: seccompiler::BpfProgram,
+    bytes: Vec<u8>,
+}
+
+fn compiled() -> Result<&'static Compiled, &'static str> {
+    static PROGRAM: OnceLock<Result<Compiled, String>> = OnceLock::new();
     PROGRAM
         .get_or_init(compile)
-        .as_deref()
+        .as_ref()
         .map_err(String::as_str)
 }
 
-fn compile() -> Result<Vec<u8>, String> {
+/// The compiled filter as bwrap reads it, or why it could not be built.
+fn program() -> Result<&'static [u8], &'static str> {
+    compiled().map(|c| c.bytes.as_slice())
+}
+
+/// The compiled filter as the kernel takes it, for a child to install
+/// itself before `exec` ([`install`]), or why it could not be built.
+pub(crate) fn instructions() -> Result<&'static [seccompiler::sock_filter], &'static str> {
+    compiled().map(|c| c.instructions.as_slice())
+}
+
+/// Installs `program` on the calling thread. Only system calls, no
+/// allocation: safe between `fork` and `exec`.
+pub(crate) fn install(program: &[seccompiler::sock_filter]) -> std::io::Result<()> {
+    seccompiler::apply_filter(program).map_err(|e| match e {
+        seccompiler::Error::Prctl(e) | seccompiler::Error::Seccomp(e) => e,
+        _ => std::io::Error::from_raw_os_error(libc::EINVAL),
+    })
+}
+
+fn compile() -> Result<Compiled, String> {
     use seccompiler::{
         BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
         SeccompRule, TargetArch,
@@ -58,13 +85,16 @@ fn compile() -> Result<Vec<u8>, String> {
         .try_into()
         .map_err(|e: seccompiler::BackendError| e.to_string())?;
     let mut bytes = Vec::with_capacity(program.len() * 8);
-    for insn in program {
+    for insn in &program {
         bytes.extend_from_slice(&insn.code.to_ne_bytes());
         bytes.push(insn.jt);
         bytes.push(insn.jf);
         bytes.extend_from_slice(&insn.k.to_ne_bytes());
     }
-    Ok(bytes)
+    Ok(Compiled {
+        instructions: program,
+        bytes,
+    })
 }
 
 /// Writes the filter to `dir/seccomp.bpf` and opens it for bwrap to read.
