@@ -24,15 +24,18 @@ export const KEEP_RECENT = 6;
 export class TokenEstimate {
   private charsPerToken = 4;
 
-  /** The estimated tokens of a request: its JSON, as sent. */
+  /**
+   * The estimated tokens of a request: its JSON, as sent, and what the
+   * chat template wraps around it (see `templateTokens`).
+   */
   tokens(request: LlmRequest): number {
-    return Math.ceil(requestChars(request) / this.charsPerToken);
+    return Math.ceil(requestChars(request) / this.charsPerToken) + templateTokens(request);
   }
 
   /** Learns from a request that the server counted as `inputTokens`. */
   calibrate(request: LlmRequest, inputTokens: number): void {
     if (inputTokens < 50) return;
-    const ratio = requestChars(request) / inputTokens;
+    const ratio = requestChars(request) / Math.max(1, inputTokens - templateTokens(request));
     // Clamped: one odd report (a cached prefix counted apart) must not derail it.
     this.charsPerToken = Math.min(6, Math.max(2, ratio));
   }
@@ -41,6 +44,18 @@ export class TokenEstimate {
     return this.charsPerToken;
   }
 }
+
+/**
+ * What a tool-calling chat template adds to a request's JSON: its preamble
+ * (about 100 tokens: how to call tools) and each tool's wrapper (about 12),
+ * as measured against Qwen3's template and tokenizer (docs/benchmarks.md).
+ */
+export function templateTokens(request: LlmRequest): number {
+  return request.tools.length === 0 ? 0 : TEMPLATE_PREAMBLE_TOKENS + TEMPLATE_TOOL_TOKENS * request.tools.length;
+}
+
+export const TEMPLATE_PREAMBLE_TOKENS = 100;
+export const TEMPLATE_TOOL_TOKENS = 12;
 
 export function requestChars(request: LlmRequest): number {
   return request.system.length + messagesChars(request.messages) + JSON.stringify(request.tools).length;
@@ -195,6 +210,12 @@ export function summaryRequest(older: Message[], window: number, charsPerToken: 
 }
 
 export const SUMMARY_HEADER = "[Summary of the earlier part of this conversation, written when it was compacted]";
+
+/** Whether `message` is a summary a compaction left (with what was carried over after it). */
+export function isSummaryMessage(message: Message): boolean {
+  const first = message.content[0];
+  return message.role === "user" && first?.type === "text" && first.text.startsWith(SUMMARY_HEADER);
+}
 
 /**
  * The transcript with `messages[0..boundary)` replaced by the summary. The

@@ -25,6 +25,7 @@ import {
   compactionBoundary,
   DEFAULT_CONTEXT_WINDOW,
   isContextOverflow,
+  isSummaryMessage,
   resumeFrom,
   replyFloor,
   replyLimit,
@@ -40,7 +41,9 @@ import { GrantList } from "./grantList";
 import { IMAGES_PER_MESSAGE, IMAGES_PER_REQUEST } from "../images";
 import { Journal } from "./journal";
 import { type AgentState, type Compaction, emptyState, type Item, type NoticeItem, type ToolItem } from "./state";
-import { systemPrompt } from "./systemPrompt";
+import { shortSystemPrompt, systemPrompt } from "./systemPrompt";
+import { isOnRequest, isSmallWindow, offeredTools } from "./promptBudget";
+import { cutLargeResults, prefixTooLarge, resultShare } from "./fitting";
 import type { AgentIpc, Decision, RunControl } from "./ports";
 import { ToolRunner } from "./toolRunner";
 import { sandboxNotice } from "../sandboxNotice";
@@ -94,6 +97,8 @@ export class AgentLoop {
   private freshImages = new Set<Block>();
   /** The project's instruction file, read once per conversation. */
   private instructions: Instructions | null | undefined;
+  /** Tools offered by name only (a small window) that the model asked for: offered whole from then on. */
+  private requestedTools = new Set<string>();
   private readonly tools: ToolRunner;
   private readonly newId: () => string;
   /** The conversation's key and what the user allowed in it. */
@@ -230,6 +235,7 @@ export class AgentLoop {
     this.resume(opened);
     this.freshImages = new Set();
     this.instructions = undefined;
+    this.requestedTools = new Set();
     this.foldersSeen = new Set();
     const { input_tokens, output_tokens } = conversation.summary;
     this.store.set({ ...emptyState(), items: opened.items, usage: { input_tokens, output_tokens } });
@@ -448,6 +454,22 @@ export class AgentLoop {
     this.modelNoted = false;
   }
 
+  /**
+   * The settings changed: forgets the model, asks the server about the new
+   * one and shows the meter against its window at once (when idle).
+   */
+  async refreshModel(): Promise<void> {
+    this.resetModel();
+    if (this.control) return;
+    try {
+      this.specs ??= await this.ipc.toolSpecs();
+      await this.modelFacts();
+    } catch {
+      return; // the meter comes with the next request
+    }
+    this.estimateShown();
+  }
+
   /** Summarizes the older part of the conversation now (the Compact button). */
   async compact(): Promise<void> {
     if (this.control || !(await this.ready()) || this.control) return;
@@ -482,6 +504,7 @@ export class AgentLoop {
     this.freshImages = new Set();
     this.shift = 0;
     this.instructions = undefined;
+    this.requestedTools = new Set();
     this.foldersSeen = new Set();
     this.store.set(emptyState());
     this.grants.restart();
@@ -526,7 +549,11 @@ export class AgentLoop {
       this.specs = await this.ipc.toolSpecs();
       await this.loadModelFacts();
       for (let turn = 1; ; turn++) {
-        await this.fitContext(control, this.specs);
+        const unfit = await this.fitContext(control, this.specs);
+        if (unfit) {
+          this.patch({ error: unfit });
+          break;
+        }
         if (control.cancelled) break;
         const usedBefore = this.store.get().usage;
         const outcome = await this.streamTurn(control, this.specs);
@@ -573,9 +600,12 @@ export class AgentLoop {
           else if (!control.cancelled && !outcome.message) this.notice("The model sent an empty reply.");
           break;
         }
-        const results = control.cancelled
-          ? uses.map((use) => this.cancelCard(use))
-          : await this.tools.runAll(uses, control, this.cardIds, (use) => this.cancelCard(use));
+        const asked = this.askedTools(uses, this.specs);
+        const runnable = uses.filter((use) => !asked.has(use));
+        const ran = control.cancelled
+          ? runnable.map((use) => this.cancelCard(use))
+          : await this.tools.runAll(runnable, control, this.cardIds, (use) => this.cancelCard(use));
+        const results = uses.map((use) => asked.get(use) ?? ran[runnable.indexOf(use)]);
         const content = [...results, ...(await this.folderInstructions(uses))];
         this.messages = [...this.messages, { role: "user", content }];
         this.record({ role: "user", content });
@@ -594,6 +624,8 @@ export class AgentLoop {
       if (control.cancelled) this.notice("Stopped.");
       this.control = null;
       this.patch({ busy: false, retrying: null });
+      // After Stop the meter shows what the next request would send.
+      if (control.cancelled) this.estimateShown();
       await this.save();
     }
   }
@@ -677,6 +709,9 @@ export class AgentLoop {
     if (reportedInput > 0) {
       this.estimate.calibrate(request, reportedInput);
       this.showMeter(reportedInput);
+    } else {
+      // Stopped, or a server that reports no usage: the estimate, not a stale count.
+      this.showMeter(this.estimate.tokens(request));
     }
 
     // Half tool calls never reach the transcript, so their cards go too.
@@ -749,11 +784,31 @@ export class AgentLoop {
 
   /** The request the next turn sends. */
   private request(specs: ToolSpec[]): LlmRequest {
+    const { window } = this.contextWindow;
+    const root = this.options.projectRoot;
+    const instructions = this.instructions ?? null;
     return {
-      system: systemPrompt(this.options.projectRoot, specs, this.instructions ?? null),
+      system: isSmallWindow(window) ? shortSystemPrompt(root, window, instructions) : systemPrompt(root, specs, instructions),
       messages: this.sentMessages(),
-      tools: specs.map(({ name, description, input_schema }) => ({ name, description, input_schema })),
+      tools: offeredTools(specs, window, this.requestedTools),
     };
+  }
+
+  /**
+   * The calls of tools offered by name only: none runs; each gets a
+   * result saying its parameters are offered now, and is from then on.
+   */
+  private askedTools(uses: ToolUseBlock[], specs: ToolSpec[]): Map<ToolUseBlock, ToolResultBlock> {
+    const asked = new Map<ToolUseBlock, ToolResultBlock>();
+    for (const use of uses) {
+      if (!isOnRequest(use.name, this.contextWindow.window, specs, this.requestedTools)) continue;
+      const text = `Not run: ${use.name}'s parameters are offered now. Call it again with them.`;
+      asked.set(use, { type: "tool_result", tool_use_id: use.id, content: text });
+      const id = this.cardIds.get(use.id);
+      if (id) this.updateCard(id, { status: "done", result: { offered: use.name } });
+    }
+    for (const use of asked.keys()) this.requestedTools.add(use.name);
+    return asked;
   }
 
   /** The server's word on the model being asked (once per loop, or after `resetModel`). */
@@ -827,9 +882,14 @@ export class AgentLoop {
    * threshold; and when even then the reply would have less than its floor
    * of what the window has left, summarizes all but the last messages.
    */
-  private async fitContext(control: RunControl, specs: ToolSpec[]): Promise<void> {
+  private async fitContext(control: RunControl, specs: ToolSpec[]): Promise<WireError | null> {
     const { window } = this.contextWindow;
     const limit = window * COMPACT_AT;
+    const prefix = this.estimate.tokens({ ...this.request(specs), messages: [] });
+    const tooLarge = prefixTooLarge(window, prefix);
+    if (tooLarge) return tooLarge;
+    // A result larger than its share never fits whole: cut now, not after a failure.
+    this.messages = cutLargeResults(this.messages, resultShare(window, prefix, this.estimate.ratio));
     let size = this.estimate.tokens(this.request(specs));
     if (size > limit) {
       this.messages = trimOldToolResults(this.messages);
@@ -840,6 +900,7 @@ export class AgentLoop {
       size = this.estimate.tokens(this.request(specs));
     }
     this.showMeter(size);
+    return null;
   }
 
   /**
@@ -853,6 +914,8 @@ export class AgentLoop {
     const boundary = compactionBoundary(this.messages, keep);
     if (boundary === 0) return forced;
     const older = this.messages.slice(0, boundary);
+    // Only the last summary before the boundary: summarizing it again frees nothing.
+    if (older.length === 1 && isSummaryMessage(older[0])) return false;
     const request = summaryRequest(older, this.contextWindow.window, this.estimate.ratio);
     request.max_tokens = replyLimit(this.contextWindow.window, this.estimate.tokens(request));
     const runId = this.newId();
@@ -880,7 +943,8 @@ export class AgentLoop {
     this.messages = withSummary(this.messages, boundary, compacted.summary);
     // The notice opens to show the summary the model goes on from; the
     // history keeps it, so the conversation opened again goes on from it too.
-    this.notice(`Compacted: ${older.length} earlier messages were summarized for the model (they stay shown above).`, compacted.summary, compacted);
+    const count = older.length === 1 ? "1 earlier message was" : `${older.length} earlier messages were`;
+    this.notice(`Compacted: ${count} summarized for the model (they stay shown above).`, compacted.summary, compacted);
     return true;
   }
 

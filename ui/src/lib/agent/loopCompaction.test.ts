@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { assertConsistent, callTools, fakeIpc, say, type Turn, use } from "../../test/fakeIpc";
 import type { LlmRequest, Message, NewEntry, StoredEntry } from "../types";
-import { SUMMARY_HEADER } from "./context";
+import { SUMMARY_HEADER, TokenEstimate } from "./context";
 import { type InstructionSource, NO_INSTRUCTIONS } from "./instructions";
 import { AgentLoop } from "./loop";
 import type { NoticeItem } from "./state";
@@ -126,7 +126,7 @@ describe("the reply's token limit", () => {
     const t = setup(reads(3), window);
     await t.loop.send("read three files");
     expect(t.work()).toHaveLength(4);
-    for (const request of t.work()) expect(request.max_tokens).toBe(window - Math.ceil(chars(request) / 4));
+    for (const request of t.work()) expect(request.max_tokens).toBe(window - new TokenEstimate().tokens(request));
   });
 
   it("has a floor: when less is left, the older part is compacted first so request and reply fit", async () => {

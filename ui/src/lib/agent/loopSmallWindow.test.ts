@@ -1,0 +1,139 @@
+// The loop on a small local server (a 2k-8k window) with the registry's real
+// tool specs: the short prefix, tools offered on request, a fresh result
+// too large for the window cut before it is sent, a prefix that cannot fit
+// said before anything is sent, and a Stop that leaves the meter honest.
+import { describe, expect, it, vi } from "vitest";
+import { assertConsistent, callTools, fakeIpc, say, use, type Turn } from "../../test/fakeIpc";
+import specsJson from "../../test/toolSpecs.json";
+import type { LlmRequest, ToolResultBlock, ToolSpec } from "../types";
+import { TokenEstimate } from "./context";
+import { CUT_NOTE } from "./fitting";
+import { NO_INSTRUCTIONS } from "./instructions";
+import { AgentLoop } from "./loop";
+import type { ToolItem } from "./state";
+
+const SPECS = specsJson as ToolSpec[];
+
+function setup(turns: Turn[], window: number) {
+  const fake = fakeIpc(turns);
+  fake.ipc.toolSpecs.mockResolvedValue(SPECS);
+  fake.ipc.modelInfo.mockResolvedValue({ context_window: window, source: "server" });
+  const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, scheduleFrame: (run) => run(), instructions: NO_INSTRUCTIONS });
+  const notices = () => loop.state.get().items.flatMap((i) => (i.kind === "notice" ? [i.text] : []));
+  const cards = () => loop.state.get().items.filter((i): i is ToolItem => i.kind === "tool");
+  return { ...fake, loop, notices, cards };
+}
+
+const isSummary = (r: LlmRequest) => r.tools.length === 0;
+const estimated = (r: LlmRequest) => new TokenEstimate().tokens(r);
+const schemaOf = (r: LlmRequest, name: string) => JSON.stringify(r.tools.find((t) => t.name === name)?.input_schema);
+
+describe("the loop in a 4k window", () => {
+  it("sends the short prefix, and a tool offered by name gets its parameters when called", async () => {
+    const ask = use("write_file", {});
+    const write = use("write_file", { path: "a.txt", content: "hi" });
+    const t = setup([callTools(ask), callTools(write), say("Written.")], 4_096);
+    await t.loop.send("write a.txt");
+    const [first, second, third] = t.requests;
+    expect(estimated({ ...first, messages: [] })).toBeLessThanOrEqual(1_200);
+    expect(first.system).not.toContain("Tools:");
+    expect(schemaOf(first, "write_file")).toBe('{"type":"object"}');
+    // The call for parameters ran nothing and said so; the next request has them.
+    expect(t.ipc.checkPolicy.mock.calls.map((c) => c[0])).toEqual(["write_file"]);
+    const answer = second.messages.at(-1)!.content[0] as ToolResultBlock;
+    expect(answer.content).toContain("write_file's parameters are offered now");
+    expect(schemaOf(second, "write_file")).toContain('"content"');
+    expect(schemaOf(third, "write_file")).toContain('"content"');
+    expect(t.cards().map((c) => c.status)).toEqual(["done", "done"]);
+    assertConsistent(third.messages);
+  });
+
+  it("a task of 10 tool calls completes with every request inside the window", async () => {
+    const window = 4_096;
+    const calls = Array.from({ length: 10 }, (_, i) => use("read_file", { path: `src/f${i}.ts` }));
+    const work: Turn[] = [...calls.map((c) => callTools(c)), say("All ten read.")];
+    const t = setup([], window);
+    t.ipc.llmStream.mockImplementation(async (runId, request, onEvent) => {
+      t.requests.push(structuredClone(request));
+      const turn = isSummary(request) ? say("Summary: read f0 to f9, nothing changed.") : work.shift();
+      if (!turn) throw new Error("no more turns");
+      await turn(onEvent, { runId, cancelled: new Promise(() => undefined) });
+      return null;
+    });
+    t.ipc.callTool.mockImplementation(async (_name, input) => ({ path: input.path, content: "export const x = 1;\n".repeat(60) }));
+    await t.loop.send("read the ten files");
+    expect(t.loop.state.get().error).toBeNull();
+    expect(t.loop.state.get().items.at(-1)).toMatchObject({ kind: "assistant", text: "All ten read." });
+    for (const request of t.requests) {
+      expect(estimated(request) + (request.max_tokens ?? 0)).toBeLessThanOrEqual(window);
+      assertConsistent(request.messages);
+    }
+  });
+});
+
+describe("input too large for what is left", () => {
+  it.each([2_048, 4_096, 8_192])("a fresh 43 KB read_file result is cut before it is sent (%i window)", async (window) => {
+    const read = use("read_file", { path: "big.txt" });
+    const t = setup([callTools(read), say("Read the start and the end.")], window);
+    const big = Array.from({ length: 900 }, (_, i) => `line ${i}: ${"the quick brown fox ".repeat(2)}`).join("\n");
+    expect(big.length).toBeGreaterThan(43_000);
+    t.ipc.callTool.mockResolvedValue({ path: "big.txt", content: big, truncated: false });
+    await t.loop.send("read big.txt");
+    expect(t.loop.state.get().error).toBeNull();
+    const after = t.requests[1];
+    const result = after.messages.at(-1)!.content[0] as ToolResultBlock;
+    expect(result.content).toContain(CUT_NOTE);
+    expect(result.content).toContain("start_line");
+    expect(result.content).toContain("line 0:");
+    expect(result.content).toContain("line 899:");
+    expect(estimated(after)).toBeLessThanOrEqual(window * 0.8);
+    expect(t.requests.filter(isSummary)).toHaveLength(0);
+  });
+
+  it("a prefix the window cannot hold is said once, before anything is sent", async () => {
+    const t = setup([say("never")], 1_024);
+    await t.loop.send("hello");
+    expect(t.requests).toHaveLength(0);
+    const error = t.loop.state.get().error!;
+    expect(error.code).toBe("llm_context_overflow");
+    expect(error.message).toContain("1,024 tokens");
+    expect(error.hint).toContain("llama-server -c");
+    expect(error.hint).toContain("num_ctx");
+  });
+});
+
+describe("Stop and the meter", () => {
+  it("after Stop the meter shows the estimate and the next message compacts nothing", async () => {
+    const streaming: Turn = async (emit, { cancelled }) => {
+      emit({ type: "text_delta", text: "Let me look" });
+      await cancelled;
+    };
+    const t = setup([streaming, say("Here.")], 4_096);
+    const sent = t.loop.send("look at the project");
+    await vi.waitFor(() => expect(t.requests).toHaveLength(1));
+    t.loop.stop();
+    await sent;
+    const meter = t.loop.state.get().context!;
+    expect(meter.used).toBeGreaterThan(1_000);
+    expect(meter.used).toBeLessThan(1_400);
+    await t.loop.send("go on");
+    expect(t.requests.filter(isSummary)).toHaveLength(0);
+    expect(t.notices().filter((n) => n.startsWith("Compacted"))).toHaveLength(0);
+    expect(t.loop.state.get().context!.used).toBeLessThan(1_400);
+  });
+});
+
+describe("Settings taking effect", () => {
+  it("the meter follows a new model's window at once, nothing sent", async () => {
+    const t = setup([say("Hi.")], 32_768);
+    await t.loop.send("hello");
+    expect(t.loop.state.get().context!.window).toBe(32_768);
+    t.ipc.modelInfo.mockResolvedValue({ context_window: 4_096, source: "server" });
+    await t.loop.refreshModel();
+    const meter = t.loop.state.get().context!;
+    expect(meter).toMatchObject({ window: 4_096, known: true });
+    // The next request's size against the new window: the short prefix.
+    expect(meter.used).toBeLessThan(1_400);
+    expect(t.requests).toHaveLength(1);
+  });
+});

@@ -1,0 +1,97 @@
+// The fixed prefix of every request (system prompt, the project's
+// instructions, tool specs) sized to the model's window. A window of up to
+// `SMALL_WINDOW` tokens gets the short system prompt, the core tools with
+// their descriptions' first sentence and bare schemas, and every other tool
+// as a name and a line without parameters: the model asks for one by
+// calling it, and from then on it is offered whole. Larger windows get
+// everything as the registry gives it.
+import type { ToolSpec } from "../types";
+
+/** The largest window that gets the short prefix. */
+export const SMALL_WINDOW = 8_192;
+
+/** The tools offered whole in a small window: read, search, edit, run. */
+export const CORE_TOOLS: readonly string[] = ["read_file", "search_files", "edit_file", "exec_shell"];
+
+/** The most of the project's instructions a small window is sent, in characters (about 300 tokens). */
+export const SMALL_INSTRUCTIONS_CHARS = 1_200;
+
+/** A tool as the request sends it. */
+export type OfferedTool = Pick<ToolSpec, "name" | "description" | "input_schema">;
+
+/** Whether a window this size gets the short prefix. */
+export function isSmallWindow(window: number): boolean {
+  return window <= SMALL_WINDOW;
+}
+
+/**
+ * The tools a request offers: all of them whole in a large window; in a
+ * small one, the core tools and those the model asked for (`requested`)
+ * compact, the others as a name and a line with no parameters.
+ */
+export function offeredTools(specs: readonly ToolSpec[], window: number, requested: ReadonlySet<string>): OfferedTool[] {
+  if (!isSmallWindow(window)) return specs.map(({ name, description, input_schema }) => ({ name, description, input_schema }));
+  return specs.map((spec) =>
+    CORE_TOOLS.includes(spec.name) || requested.has(spec.name) ? compactTool(spec) : onRequest(spec),
+  );
+}
+
+/** A tool with its description's first sentence and its schema without prose. */
+export function compactTool(spec: ToolSpec): OfferedTool {
+  return { name: spec.name, description: firstSentence(spec.description), input_schema: bareSchema(spec.input_schema) };
+}
+
+/** What a tool not offered whole stands as: its name, a line, no parameters. */
+export function onRequest(spec: ToolSpec): OfferedTool {
+  return { name: spec.name, description: firstSentence(spec.description), input_schema: { type: "object" } };
+}
+
+/** Whether `name` is offered as a stand-in, so that calling it asks for it. */
+export function isOnRequest(name: string, window: number, specs: readonly ToolSpec[], requested: ReadonlySet<string>): boolean {
+  return isSmallWindow(window) && !CORE_TOOLS.includes(name) && !requested.has(name) && specs.some((s) => s.name === name);
+}
+
+function firstSentence(text: string): string {
+  const end = text.search(/\.(\s|$)/);
+  return end < 0 ? text : text.slice(0, end + 1);
+}
+
+/** Keys of a JSON schema that only explain: the model gets the shape without them. */
+const PROSE_KEYS = new Set(["description", "title", "format", "default", "examples", "$schema", "minimum", "maximum"]);
+
+/**
+ * A schema with its prose left out, and an optional field's `["T", "null"]`
+ * written as `"T"` (leaving a field out is how it is left unset).
+ */
+export function bareSchema(schema: unknown): Record<string, unknown> {
+  const bare = strip(schema);
+  return typeof bare === "object" && bare !== null && !Array.isArray(bare) ? (bare as Record<string, unknown>) : { type: "object" };
+}
+
+function strip(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(strip);
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (PROSE_KEYS.has(key) || (key === "additionalProperties" && inner === false)) continue;
+    if (key === "type" && Array.isArray(inner)) {
+      const types = inner.filter((t) => t !== "null");
+      out.type = types.length === 1 ? types[0] : types;
+      continue;
+    }
+    // Property names are data, not prose: only their schemas are stripped.
+    out[key] = key === "properties" ? mapValues(inner, strip) : strip(inner);
+  }
+  return out;
+}
+
+function mapValues(value: unknown, f: (v: unknown) => unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, f(v)]));
+}
+
+/** The project's instructions as a small window is sent them: cut, and saying so. */
+export function instructionsFor(window: number, text: string): { text: string; cut: boolean } {
+  if (!isSmallWindow(window) || text.length <= SMALL_INSTRUCTIONS_CHARS) return { text, cut: false };
+  return { text: text.slice(0, SMALL_INSTRUCTIONS_CHARS), cut: true };
+}
