@@ -18,20 +18,27 @@ pub struct LocalServer {
     pub models: Vec<String>,
 }
 
-/// The servers probed by [`detect_local_servers`]: name and base URL.
-pub const LOCAL_SERVERS: [(&str, &str); 3] = [
+/// The servers probed by [`detect_local_servers`]: name and base URL, at
+/// each program's usual port (llama.cpp's `llama-server` and LocalAI share
+/// 8080; text-generation-webui's OpenAI API listens on 5000).
+pub const LOCAL_SERVERS: [(&str, &str); 7] = [
+    ("llama.cpp or LocalAI", "http://127.0.0.1:8080/v1"),
     ("Ollama", "http://127.0.0.1:11434/v1"),
     ("LM Studio", "http://127.0.0.1:1234/v1"),
-    ("llama.cpp", "http://127.0.0.1:8080/v1"),
+    ("Jan", "http://127.0.0.1:1337/v1"),
+    ("vLLM", "http://127.0.0.1:8000/v1"),
+    ("text-generation-webui", "http://127.0.0.1:5000/v1"),
+    ("KoboldCpp", "http://127.0.0.1:5001/v1"),
 ];
 
 /// How long one probe may take.
 pub const PROBE_TIMEOUT: Duration = Duration::from_millis(300);
 
-/// Probes the usual loopback ports of Ollama, LM Studio and llama.cpp's
-/// llama-server at once and returns those that answer `GET /v1/models` with
-/// a model list, in [`LOCAL_SERVERS`] order. Takes at most
-/// [`PROBE_TIMEOUT`]; never fails (a silent port is simply left out).
+/// Probes the usual loopback ports of the local servers in
+/// [`LOCAL_SERVERS`] at once and returns those that answer `GET /v1/models`
+/// with a model list, in that order. Takes at most [`PROBE_TIMEOUT`] in
+/// all (the probes run in parallel); never fails (a silent port is simply
+/// left out).
 pub async fn detect_local_servers() -> Vec<LocalServer> {
     let probes = LOCAL_SERVERS
         .iter()

@@ -86,3 +86,64 @@ async fn detection_probes_concurrently_and_returns_fast() {
         .iter()
         .all(|s| s.base_url.starts_with("http://127.0.0.1:")));
 }
+
+/// Answers every request on `port` with a one-model list until dropped.
+async fn model_list_on(port: u16, model: &'static str) -> tokio::task::JoinHandle<()> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .unwrap_or_else(|e| panic!("port {port} must be free for this test: {e}"));
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut buf = [0u8; 2048];
+                let _ = socket.read(&mut buf).await;
+                let body = format!(r#"{{"object":"list","data":[{{"id":"{model}"}}]}}"#);
+                let reply = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = socket.write_all(reply.as_bytes()).await;
+            });
+        }
+    })
+}
+
+#[tokio::test]
+async fn servers_on_the_usual_ports_of_jan_vllm_and_text_generation_webui_are_found() {
+    let servers = [
+        model_list_on(1337, "jan-model").await,
+        model_list_on(8000, "vllm-model").await,
+        model_list_on(5000, "webui-model").await,
+    ];
+    let started = Instant::now();
+    let found = detect_local_servers().await;
+    assert!(
+        started.elapsed() < Duration::from_millis(600),
+        "{:?}",
+        started.elapsed()
+    );
+    let ours: Vec<(String, Vec<String>)> = found
+        .into_iter()
+        .filter(|s| {
+            [1337, 8000, 5000]
+                .iter()
+                .any(|p| s.base_url.contains(&format!(":{p}/")))
+        })
+        .map(|s| (s.name, s.models))
+        .collect();
+    assert_eq!(
+        ours,
+        vec![
+            ("Jan".to_string(), vec!["jan-model".to_string()]),
+            ("vLLM".to_string(), vec!["vllm-model".to_string()]),
+            (
+                "text-generation-webui".to_string(),
+                vec!["webui-model".to_string()]
+            ),
+        ]
+    );
+    for server in servers {
+        server.abort();
+    }
+}
