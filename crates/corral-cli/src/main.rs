@@ -2,8 +2,8 @@
 //!
 //! ```text
 //! corral-cli tools
-//! corral-cli mcp --root DIR [--mode MODE] [--network] [--writable PATH]... [--blocked PATH]...
-//!                [--store DIR | --no-checkpoint] [--index DIR]
+//! corral-cli mcp --root DIR [--mode MODE] [--network] [--allow-domain NAME]...
+//!                [--writable PATH]... [--blocked PATH]... [--store DIR | --no-checkpoint] [--index DIR]
 //! corral-cli call --root DIR [--mode MODE] [--approve] [--network]
 //!                 [--allow-domain NAME]... [--allow-program NAME]... [--rule WORDS]...
 //!                 [--writable PATH]... [--blocked PATH]... NAME [JSON]
@@ -71,6 +71,12 @@ enum Command {
         /// Give `exec_shell` calls the network.
         #[arg(long)]
         network: bool,
+        /// A domain a command with the network may reach beyond the
+        /// default allowlist of package registries (repeatable; `*.NAME`
+        /// for every name below NAME). Others are asked of the client's
+        /// user (MCP elicitation) when it can be asked, else refused.
+        #[arg(long = "allow-domain", value_name = "NAME")]
+        allow_domain: Vec<String>,
         /// Allow writes only beneath this path (repeatable).
         #[arg(long, value_name = "PATH")]
         writable: Vec<String>,
@@ -161,6 +167,7 @@ fn main() -> ExitCode {
         root,
         mode,
         network,
+        allow_domain,
         writable,
         blocked,
         kept,
@@ -176,6 +183,7 @@ fn main() -> ExitCode {
         let served = McpArgs {
             mode,
             network,
+            allow_domain,
             writable,
             blocked,
             checkpoints,
@@ -237,18 +245,7 @@ fn run(command: Command) -> Result<Value, Error> {
             if !input.is_object() {
                 return Err(Error::invalid_input("the input must be a JSON object"));
             }
-            if let Some(bad) = allow_domain
-                .iter()
-                .find(|d| !corral_tools::shell::is_valid_domain_pattern(d))
-            {
-                return Err(Error::invalid_input(format!(
-                    "`{bad}` is not a domain --allow-domain accepts"
-                ))
-                .hint(
-                    "Give a name such as `example.org`, or `*.example.org` for the names below it.",
-                )
-                .detail("domain", bad.as_str()));
-            }
+            check_domains(&allow_domain)?;
             let root = ProjectRoot::open(&root)?;
             let approval = if approve {
                 Approval::Granted
@@ -283,10 +280,26 @@ fn run(command: Command) -> Result<Value, Error> {
     }
 }
 
+/// Every `--allow-domain` is a domain name, or `*.` and one.
+fn check_domains(domains: &[String]) -> Result<(), Error> {
+    match domains
+        .iter()
+        .find(|d| !corral_tools::shell::is_valid_domain_pattern(d))
+    {
+        Some(bad) => Err(Error::invalid_input(format!(
+            "`{bad}` is not a domain --allow-domain accepts"
+        ))
+        .hint("Give a name such as `example.org`, or `*.example.org` for the names below it.")
+        .detail("domain", bad.as_str())),
+        None => Ok(()),
+    }
+}
+
 /// How `mcp` serves: the flags after `--root`.
 struct McpArgs {
     mode: String,
     network: bool,
+    allow_domain: Vec<String>,
     writable: Vec<String>,
     blocked: Vec<String>,
     checkpoints: Option<PathBuf>,
@@ -295,6 +308,7 @@ struct McpArgs {
 
 /// Serves the project's tools over MCP until the client goes away.
 fn mcp(root: PathBuf, args: McpArgs) -> Result<(), Error> {
+    check_domains(&args.allow_domain)?;
     let root = ProjectRoot::open(&root)?;
     let boundaries = Boundaries {
         writable: (!args.writable.is_empty()).then_some(args.writable),
@@ -305,6 +319,7 @@ fn mcp(root: PathBuf, args: McpArgs) -> Result<(), Error> {
         mode: args.mode.parse()?,
         boundaries,
         network: args.network,
+        allowed_domains: args.allow_domain,
         checkpoints: args.checkpoints,
         search_index: args.index.map(|dir| live_index(&root, dir)),
     };

@@ -321,3 +321,91 @@ fn the_question_shows_each_value_whole_and_marked_or_is_not_asked() {
     assert!(refused["details"]["question_chars"].as_u64().unwrap() > 16_000);
     assert!(!root.join("table.js").exists() && !root.join("config.js").exists());
 }
+
+/// Runs `tests/mcp/domains.py` (commands with the network meeting a domain
+/// off the allowlist) with a client that answers `answer`; the server gets
+/// `server_args` too. Returns the report.
+fn domain_client(answer: &str, server_args: &[&str]) -> Value {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut args: Vec<&std::ffi::OsStr> = vec![tmp.path().as_os_str(), answer.as_ref()];
+    args.extend(server_args.iter().map(std::ffi::OsStr::new));
+    client("domains.py", &args)
+}
+
+/// A command's stderr in the report (the proxy logs each connection there).
+fn stderr_of(report: &Value, call: usize) -> String {
+    let result = &report["calls"][call];
+    assert_eq!(result["is_error"], false, "{result}");
+    result["structured"]["stderr"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn a_domain_off_the_allowlist_is_asked_of_the_client_once_per_session() {
+    if !corral_tools::shell::namespaces_available() {
+        eprintln!("note: no namespaces here; skipping");
+        return;
+    }
+    let report = domain_client("accept", &["--allow-domain", "allowed.invalid"]);
+    // One question for two connections at once and a second command.
+    let asked = report["asked"].as_array().unwrap();
+    assert_eq!(asked.len(), 1, "{report}");
+    let message = asked[0]["message"].as_str().unwrap();
+    assert!(message.contains("`elsewhere.invalid`"), "{message}");
+    assert!(!message.contains("allowed.invalid"), "{message}");
+    // Allowed: the proxy goes on to resolve the names (nowhere).
+    for call in [0, 1] {
+        let stderr = stderr_of(&report, call);
+        assert!(!stderr.contains("refused"), "{stderr}");
+        assert!(stderr.contains("elsewhere.invalid"), "{stderr}");
+        assert!(stderr.contains("could not resolve"), "{stderr}");
+    }
+    assert!(stderr_of(&report, 0).contains("allowed.invalid"));
+
+    // Declined: refused, and not asked again in the session.
+    let report = domain_client("decline", &["--allow-domain", "allowed.invalid"]);
+    assert_eq!(report["asked"].as_array().unwrap().len(), 1, "{report}");
+    for call in [0, 1] {
+        let stderr = stderr_of(&report, call);
+        assert!(
+            stderr.contains("refused GET http://elsewhere.invalid")
+                && stderr.contains("the user did not allow it"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_client_that_cannot_be_asked_gets_the_refusal_naming_the_flag() {
+    if !corral_tools::shell::namespaces_available() {
+        eprintln!("note: no namespaces here; skipping");
+        return;
+    }
+    let report = domain_client("none", &[]);
+    assert!(report["asked"].as_array().unwrap().is_empty(), "{report}");
+    let stderr = stderr_of(&report, 0);
+    assert!(
+        stderr.contains("refused GET http://elsewhere.invalid")
+            && stderr.contains("`corral-cli call` or `mcp`: --allow-domain NAME"),
+        "{stderr}"
+    );
+    let refused = report["calls"][0]["structured"]["network_refused"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(refused.contains("--allow-domain"), "{report}");
+}
+
+#[test]
+fn a_bad_allow_domain_stops_the_server_with_a_standardized_error() {
+    let out = common::corral_cli()
+        .args(["mcp", "--root", "/tmp", "--allow-domain", "*.com"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let error: Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(error["code"], "invalid_input");
+    assert_eq!(error["details"]["domain"], "*.com");
+}

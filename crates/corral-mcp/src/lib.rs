@@ -18,14 +18,19 @@
 //!   the app and `corral-cli call` (when a checkpoint folder is given).
 //! - `exec_shell`'s output arrives as progress notifications while it runs
 //!   when the call carries a progress token (the message is the chunk).
+//! - A command with the network that meets a domain off the allowlist
+//!   (the default registries and `--allow-domain`) asks the client's user
+//!   through elicitation, once per domain per session ([`domains`]); a
+//!   client that cannot be asked gets the refusal, naming the flag.
 
+pub mod domains;
 pub mod question;
 
 use corral_tools::checkpoint::{Hook, Store};
 use corral_tools::dispatch::{self, CallContext};
 use corral_tools::policy::{Approval, Boundaries, Mode, Risk};
 use corral_tools::search::IndexConfig;
-use corral_tools::shell::{CancelToken, OutputSink, Stream};
+use corral_tools::shell::{CancelToken, DomainAsk, OutputSink, Stream};
 use corral_tools::{spec, tools, Error, ErrorCode, ProjectRoot};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
@@ -46,6 +51,9 @@ pub struct Options {
     pub mode: Mode,
     pub boundaries: Boundaries,
     pub network: bool,
+    /// Domains a command with the network may reach beyond the default
+    /// allowlist (`--allow-domain`).
+    pub allowed_domains: Vec<String>,
     /// The data folder of the checkpoint store; `None`: no checkpoints.
     pub checkpoints: Option<PathBuf>,
     /// `search_files`' trigram index.
@@ -59,6 +67,8 @@ pub struct CorralServer {
     options: Arc<Options>,
     /// The checkpoint store, opened at the first call that needs it.
     store: Arc<OnceLock<Arc<Store>>>,
+    /// The session's answers about domains off the allowlist.
+    domains: Arc<domains::DomainAnswers>,
 }
 
 /// The answer asked of the client's user before a call the policy asks about.
@@ -75,6 +85,7 @@ impl CorralServer {
             root: Arc::new(root),
             options: Arc::new(options),
             store: Arc::default(),
+            domains: Arc::default(),
         }
     }
 
@@ -118,19 +129,18 @@ impl CorralServer {
 
     /// Runs one call through the policy and the tool, off the async runtime.
     pub async fn call(&self, name: String, input: Value) -> Result<Value, Error> {
-        self.call_with(name, input, Approval::None, None, CancelToken::default())
-            .await
+        let shell = Shell::default();
+        self.call_with(name, input, Approval::None, shell).await
     }
 
-    /// [`CorralServer::call`] with the user's approval, and a sink for a
-    /// command's output.
+    /// [`CorralServer::call`] with the user's approval, and what a command
+    /// is run with.
     async fn call_with(
         &self,
         name: String,
         input: Value,
         approval: Approval,
-        on_output: Option<OutputSink>,
-        cancel: CancelToken,
+        shell: Shell,
     ) -> Result<Value, Error> {
         let root = self.root.clone();
         let options = self.options.clone();
@@ -141,8 +151,10 @@ impl CorralServer {
             let mut ctx = CallContext::new(options.mode, approval);
             ctx.boundaries = options.boundaries.clone();
             ctx.shell.network = options.network;
-            ctx.shell.on_output = on_output;
-            ctx.shell.cancel = cancel;
+            ctx.shell.egress.allowed_domains = options.allowed_domains.clone();
+            ctx.shell.egress.ask = shell.ask_domain;
+            ctx.shell.on_output = shell.on_output;
+            ctx.shell.cancel = shell.cancel;
             ctx.checkpoint = hook;
             ctx.search_index = options.search_index.clone();
             let result = dispatch::call(&root, &name, input, &ctx);
@@ -197,14 +209,13 @@ impl CorralServer {
             }
         });
         let _ended = ended;
+        let shell = Shell {
+            on_output: sink,
+            ask_domain: self.domains.hook(&context.peer, cancel.clone()),
+            cancel,
+        };
         let first = self
-            .call_with(
-                name.clone(),
-                input.clone(),
-                Approval::None,
-                sink.clone(),
-                cancel.clone(),
-            )
+            .call_with(name.clone(), input.clone(), Approval::None, shell.clone())
             .await;
         let Err(error) = first else {
             return first;
@@ -242,8 +253,7 @@ impl CorralServer {
         };
         match context.peer.elicit::<Approve>(question).await {
             Ok(Some(Approve { approve: true })) => {
-                self.call_with(name, input, Approval::Granted, sink, cancel)
-                    .await
+                self.call_with(name, input, Approval::Granted, shell).await
             }
             Ok(_) | Err(ElicitationError::UserDeclined | ElicitationError::UserCancelled) => {
                 Err(Error::new(
@@ -260,6 +270,15 @@ impl CorralServer {
             .detail("tool", name.as_str())),
         }
     }
+}
+
+/// What a command of one call is run with: where its output goes, what
+/// stops it, who is asked about a domain off the allowlist.
+#[derive(Clone, Default)]
+struct Shell {
+    on_output: Option<OutputSink>,
+    cancel: CancelToken,
+    ask_domain: Option<DomainAsk>,
 }
 
 impl ServerHandler for CorralServer {

@@ -98,7 +98,7 @@ pub(super) fn proxy_refusal(input: &ExecShellInput, refused: &[String]) -> Strin
         "`{}` ran with the network through Corral's proxy, which refused: {}. \
          Only the registries on the allowlist and the domains the user allowed are reached, \
          never a local or private address. If it needs another domain, ask the user to allow it \
-         (corral-cli: --allow-domain NAME).",
+         (`corral-cli call` or `corral-cli mcp`: --allow-domain NAME).",
         input.command,
         refused.join("; ")
     )

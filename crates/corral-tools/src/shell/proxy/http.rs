@@ -225,7 +225,7 @@ fn decide_and_connect(
     if !shared.domain_allowed(&target.host) {
         let hint = match shared.egress.ask {
             Some(_) => "the user did not allow it",
-            None => "ask the user to allow it (corral-cli: --allow-domain)",
+            None => "ask the user to allow it (`corral-cli call` or `mcp`: --allow-domain NAME)",
         };
         return Err(Refusal::Denied(format!(
             "`{}` is not on the network allowlist; {hint}",
