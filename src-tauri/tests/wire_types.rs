@@ -2,7 +2,6 @@
 //! types that cross the IPC boundary, so the two cannot drift. This test
 //! regenerates them and fails when the committed file differs; run it with
 //! `UPDATE_WIRE_TYPES=1` to rewrite the file after changing a type.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
 use ts_rs::TS;
 

@@ -1,14 +1,13 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! Anthropic Messages against a local server replaying the real wire format.
 
 mod common;
 
-use common::{collect, offset_in, terminal_error, Reply, Server, KEY};
+use common::{collect, object, offset_in, terminal_error, Reply, Server, KEY};
 use corral_llm::{
     test_connection, Block, ChatRequest, Message, Provider, Role, StreamEvent, ToolDef,
 };
 use pretty_assertions::assert_eq;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Map};
 
 /// A text block, a tool call whose arguments arrive in pieces (the first
 /// empty, one cut inside a JSON string), pings, and usage — as the API
@@ -88,13 +87,6 @@ fn request() -> ChatRequest {
             input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
         }],
         max_tokens: None,
-    }
-}
-
-fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        other => panic!("not an object: {other}"),
     }
 }
 

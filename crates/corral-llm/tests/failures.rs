@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! Retries, timeouts, dropped connections and cancellation: every stream
 //! ends with exactly one terminal event, and none hangs.
 

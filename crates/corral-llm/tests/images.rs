@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! Images in user messages, against a local server: the request bodies of
 //! both wire formats, the limits checked before anything is sent, and a
 //! server that refuses images giving the clear error.

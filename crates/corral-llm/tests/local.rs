@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! Finding local OpenAI-compatible servers.
 
 mod common;

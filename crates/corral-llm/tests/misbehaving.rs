@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! Servers that misbehave: a base URL that redirects, an endless line,
 //! bodies that drip in byte by byte. Each ends in one clear
 //! error, soon, with bounded memory.

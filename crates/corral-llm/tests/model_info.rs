@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! The model's context window and tool support, asked of real HTTP servers
 //! on loopback answering as llama.cpp, LM Studio and Ollama do.
 

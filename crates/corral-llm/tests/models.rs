@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! The model list, asked of a real HTTP server on loopback answering in
 //! OpenAI's and Anthropic's formats, and of one that has no list.
 

@@ -1,16 +1,15 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! OpenAI-compatible Chat Completions against a local server replaying the
 //! wire format of OpenAI and of local servers (Ollama, llama.cpp) with
 //! their quirks.
 
 mod common;
 
-use common::{collect, offset_in, terminal_error, End, Reply, Server, KEY};
+use common::{collect, object, offset_in, terminal_error, End, Reply, Server, KEY};
 use corral_llm::{
     test_connection, Block, ChatRequest, Message, Provider, Role, StreamEvent, ToolDef,
 };
 use pretty_assertions::assert_eq;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Map};
 
 /// OpenAI's text stream, with CRLF line ends and a keep-alive comment.
 const TEXT_STREAM: &str = concat!(
@@ -48,13 +47,6 @@ const TOOL_STREAM: &str = concat!(
     "\n\n",
     "data: [DONE]\n\n",
 );
-
-fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        other => panic!("not an object: {other}"),
-    }
-}
 
 fn request() -> ChatRequest {
     ChatRequest {

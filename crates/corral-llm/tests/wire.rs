@@ -1,18 +1,13 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! The JSON shapes of `docs/ipc.md`, pinned: `LlmRequest`, `Message`,
 //! `Block`, `LlmEvent`, `Provider`.
 
+mod common;
+
+use common::object;
 use corral_llm::{Block, ChatRequest, Message, Provider, Role, StreamEvent, ToolDef};
 use corral_protocol::error::{Error, ErrorCode};
 use pretty_assertions::assert_eq;
-use serde_json::{json, Map, Value};
-
-fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        other => panic!("not an object: {other}"),
-    }
-}
+use serde_json::json;
 
 #[test]
 fn requests_read_the_ipc_shape() {

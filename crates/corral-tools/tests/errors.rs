@@ -1,10 +1,4 @@
 //! The standardized error's JSON is a contract: pinned here, exactly.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
 
 mod common;
 

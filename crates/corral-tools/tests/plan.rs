@@ -1,6 +1,5 @@
 //! `update_plan` through `dispatch::call`: the plan comes back with its
 //! progress, and a plan that makes no sense is `invalid_input`.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use corral_tools::dispatch::{self, CallContext};
 use corral_tools::policy::{Approval, Mode};

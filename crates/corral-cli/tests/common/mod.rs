@@ -1,6 +1,12 @@
 //! What the CLI's test files share: `corral-cli` never given the user's
 //! data folder, where it keeps checkpoints when no `--store` is passed.
-#![allow(dead_code)] // each test file uses what it needs
+#![allow(
+    dead_code, // each test file uses what it needs
+    // The tests' own kit: a failed set-up step fails the test.
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+)]
 
 use std::path::PathBuf;
 use std::process::Command;

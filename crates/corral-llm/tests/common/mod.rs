@@ -4,10 +4,16 @@
 //! a body written in the given byte pieces with a small delay between them
 //! (so the client sees events split anywhere), then a clean end, a dropped
 //! connection, or silence. Every request received is recorded.
-#![allow(dead_code)] // each test file uses part of the helper
+#![allow(
+    dead_code, // each test file uses what it needs
+    // The tests' own kit: a failed set-up step fails the test.
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+)]
 
 use corral_llm::{stream, ChatRequest, Provider, ProviderConfig, StreamEvent};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -359,4 +365,12 @@ pub fn terminal_error(events: &[StreamEvent]) -> corral_protocol::Error {
 /// Byte offset just after the first `n` bytes of `needle` in `body`.
 pub fn offset_in(body: &str, needle: &str, n: usize) -> usize {
     body.find(needle).expect("needle in body") + n
+}
+
+/// The JSON object `value` is; a test fails on anything else.
+pub fn object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        other => panic!("not an object: {other}"),
+    }
 }

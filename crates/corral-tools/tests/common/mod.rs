@@ -1,8 +1,10 @@
 //! A real temp folder with a `ProjectRoot` on it, and a sibling outside it.
 #![allow(
-    dead_code,
+    dead_code, // each test file uses what it needs
+    // The tests' own kit: a failed set-up step fails the test.
     clippy::unwrap_used,
     clippy::expect_used,
+    clippy::panic,
     clippy::disallowed_methods
 )]
 

@@ -1,7 +1,9 @@
 //! Helpers of the shell suites: a temp project, calls, processes.
 #![allow(
-    dead_code,
+    dead_code, // each test file uses what it needs
+    // The tests' own kit: a failed set-up step fails the test.
     clippy::unwrap_used,
+    clippy::expect_used,
     clippy::panic,
     clippy::disallowed_methods
 )]
