@@ -1,18 +1,13 @@
-//! The Corral app: thin Tauri command adapters over corral-tools and
-//! corral-llm, the app state (open project, approvals, runs) and what it
-//! keeps on disk. `corral PATH` opens PATH at start.
+//! The Corral app: thin Tauri command adapters over the session core
+//! (corral-session: the open project, its approvals and every tool call)
+//! and corral-llm, the app state (the session, runs) and what it keeps on
+//! disk. `corral PATH` opens PATH at start.
 
-pub mod approvals;
-pub mod checkpoint_store;
 pub mod commands;
-pub mod domains;
-pub mod grants;
 pub mod key_origin;
-pub mod mcp;
 pub mod navigation;
 pub mod state;
 pub mod store;
-pub mod watch;
 
 use state::AppState;
 use store::Store;

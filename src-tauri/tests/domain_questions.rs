@@ -9,10 +9,10 @@
     clippy::disallowed_methods
 )]
 
-use corral_app::approvals::Answer;
-use corral_app::domains::{Asking, DomainQuestion};
 use corral_app::state::{AppState, Consent};
 use corral_app::store::Store;
+use corral_session::approvals::Answer;
+use corral_session::domains::{Asking, DomainQuestion};
 use corral_tools::shell::{CancelToken, ShellRun};
 use serde_json::{json, Value};
 use std::path::Path;

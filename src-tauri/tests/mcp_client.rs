@@ -13,12 +13,12 @@
     clippy::disallowed_methods
 )]
 
-use corral_app::approvals::Answer;
-use corral_app::grants::Grant;
-use corral_app::mcp::{McpServerStatus, McpState};
 use corral_app::state::AppState;
 use corral_app::store::mcp::{McpServerConfig, McpSettings};
 use corral_app::store::Store;
+use corral_session::approvals::Answer;
+use corral_session::grants::Grant;
+use corral_session::mcp::{McpServerStatus, McpState};
 use corral_tools::policy::Decision;
 use corral_tools::shell::ShellRun;
 use serde_json::{json, Value};
@@ -458,13 +458,15 @@ fn a_call_that_may_change_the_project_is_checkpointed_and_stop_ends_a_running_on
     let root = f.state.project().unwrap();
     let checkpoints = || {
         f.state
-            .checkpoints
-            .store(&root)
+            .session()
+            .unwrap()
+            .checkpoint_store()
+            .unwrap()
             .unwrap()
             .list(&root)
             .unwrap()
     };
-    let tag = corral_app::checkpoint_store::CallTag {
+    let tag = corral_session::checkpoints::CallTag {
         turn: Some("turn-1".into()),
         call: Some("card-1".into()),
     };

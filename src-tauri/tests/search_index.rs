@@ -9,8 +9,9 @@
     clippy::disallowed_methods
 )]
 
-use corral_app::state::{AppState, IndexStatus};
+use corral_app::state::AppState;
 use corral_app::store::Store;
+use corral_session::index::IndexStatus;
 use corral_tools::shell::ShellRun;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};

@@ -10,11 +10,11 @@
     clippy::disallowed_methods
 )]
 
-use corral_app::approvals::{Answer, Scope};
-use corral_app::grants::Grant;
 use corral_app::state::AppState;
 use corral_app::state::Consent;
 use corral_app::store::Store;
+use corral_session::approvals::{Answer, Scope};
+use corral_session::grants::Grant;
 use corral_tools::dispatch::PolicyCheck;
 use corral_tools::policy::Decision;
 use corral_tools::shell::{SavedRule, ShellRun};

@@ -6,7 +6,7 @@
 
 use corral_app::state::AppState;
 use corral_app::store::Store;
-use corral_app::watch::{TreeChanges, TreeWatcher};
+use corral_session::watch::{TreeChanges, TreeWatcher};
 use std::time::{Duration, Instant};
 
 fn project() -> tempfile::TempDir {

@@ -9,7 +9,8 @@ const HEADER: &str = "// Generated from the Rust types by src-tauri/tests/wire_t
 
 /// Every type the UI reads or sends, in the order they are declared.
 fn declarations() -> Vec<String> {
-    use corral_app::{approvals, commands, store};
+    use corral_app::{commands, store};
+    use corral_session::approvals;
     use corral_tools::{checkpoint, dispatch, fs, policy, shell, tool};
     vec![
         corral_protocol::ErrorCode::decl(),
@@ -21,11 +22,11 @@ fn declarations() -> Vec<String> {
         fs::Preview::decl(),
         dispatch::PolicyCheck::decl(),
         approvals::Scope::decl(),
-        corral_app::grants::Grant::decl(),
-        corral_app::grants::GrantEntry::decl(),
-        corral_app::grants::CallCheck::decl(),
+        corral_session::grants::Grant::decl(),
+        corral_session::grants::GrantEntry::decl(),
+        corral_session::grants::CallCheck::decl(),
         commands::tools::ShellEvent::decl(),
-        corral_app::domains::DomainQuestion::decl(),
+        corral_session::domains::DomainQuestion::decl(),
         checkpoint::Checkpoint::decl(),
         checkpoint::ChangeCounts::decl(),
         checkpoint::ChangeStatus::decl(),
@@ -49,10 +50,10 @@ fn declarations() -> Vec<String> {
         store::mcp::McpServerConfig::decl(),
         store::mcp::McpSettings::decl(),
         store::mcp::McpSettingsView::decl(),
-        corral_app::mcp::McpState::decl(),
-        corral_app::mcp::McpServerStatus::decl(),
-        corral_app::state::IndexStatus::decl(),
-        corral_app::watch::TreeChanges::decl(),
+        corral_session::mcp::McpState::decl(),
+        corral_session::mcp::McpServerStatus::decl(),
+        corral_session::index::IndexStatus::decl(),
+        corral_session::watch::TreeChanges::decl(),
         commands::project::Notice::decl(),
         shell::background::Started::decl(),
         shell::background::ListeningPort::decl(),

@@ -15,8 +15,11 @@ async fn with_store<T: Send + 'static>(
         + Send
         + 'static,
 ) -> Result<T, Error> {
-    let root = state.project()?;
-    let store = state.checkpoints.store(&root)?;
+    let session = state.session()?;
+    let root = session.root().clone();
+    let store = session
+        .checkpoint_store()
+        .ok_or_else(|| Error::new(ErrorCode::Io, "this project keeps no checkpoints"))??;
     tauri::async_runtime::spawn_blocking(move || f(&root, &store))
         .await
         .map_err(|e| Error::new(ErrorCode::Io, format!("the checkpoint store stopped: {e}")))?

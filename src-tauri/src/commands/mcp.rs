@@ -1,9 +1,9 @@
 //! The user's MCP servers: their settings (values of their variables kept
 //! as secrets, never shown), where each stands, and Restart.
 
-use crate::mcp::McpServerStatus;
 use crate::state::AppState;
 use crate::store::mcp::{McpSettings, McpSettingsView};
+use corral_session::mcp::McpServerStatus;
 use corral_tools::Error;
 use tauri::State;
 

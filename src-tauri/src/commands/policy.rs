@@ -1,8 +1,8 @@
 //! Tool specs, policy decisions and the user's approvals.
 
-use crate::approvals::{Answer, Scope};
-use crate::grants::{CallCheck, Grant, GrantEntry};
 use crate::state::AppState;
+use corral_session::approvals::{Answer, Scope};
+use corral_session::grants::{CallCheck, Grant, GrantEntry};
 use corral_tools::spec::ToolSpec;
 use corral_tools::Error;
 use serde_json::Value;
@@ -87,7 +87,7 @@ pub fn domain_questions<R: tauri::Runtime>(
     state: State<'_, AppState>,
     on_question: tauri::ipc::JavaScriptChannelId,
 ) {
-    let channel = on_question.channel_on::<R, crate::domains::DomainQuestion>(webview);
+    let channel = on_question.channel_on::<R, corral_session::domains::DomainQuestion>(webview);
     state.domains.listen(std::sync::Arc::new(move |question| {
         // A closed window cannot answer; the wait refuses.
         let _ = channel.send(question);

@@ -1,8 +1,9 @@
 //! Opening and closing the project folder.
 
-use crate::state::{AppState, IndexStatus};
+use crate::state::AppState;
 use crate::store::ProjectInfo;
-use crate::watch::TreeChanges;
+use corral_session::index::IndexStatus;
+use corral_session::watch::TreeChanges;
 use corral_tools::Error;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -10,9 +10,9 @@
 //! call in a conversation asks the window about a domain off the egress
 //! allowlist on the `domain_questions` channel (`answer_domain` replies).
 
-use crate::checkpoint_store::CallTag;
-use crate::domains::{Asking, DomainQuestion, Notify, QUESTION_WAIT};
 use crate::state::{AppState, Consent, Run};
+use corral_session::checkpoints::CallTag;
+use corral_session::domains::{Asking, DomainQuestion, Notify, QUESTION_WAIT};
 use corral_tools::shell::{ShellRun, Stream};
 use corral_tools::Error;
 use serde::Serialize;

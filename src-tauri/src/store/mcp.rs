@@ -4,55 +4,11 @@
 //! in the OS keychain, else in a 0600 file (`mcp-secrets.json`).
 
 use super::{read_json, write_json, Store, KEYCHAIN_SERVICE};
+pub use corral_session::mcp::{McpServerConfig, DEFAULT_TIMEOUT_SECS};
 use corral_tools::Error;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-
-/// How long a call may take unless the server's settings say otherwise.
-pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
-
-/// One MCP server the user added (Settings).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-pub struct McpServerConfig {
-    /// Letters, digits, `-` and `_`; its tools reach the model as
-    /// `NAME__TOOL`.
-    pub name: String,
-    /// The program: a name looked up in the system folders, or an absolute
-    /// path outside the project (empty for a server at a URL).
-    #[serde(default)]
-    pub command: String,
-    /// A server reached over streamable HTTP instead of a program
-    /// (`http://` or `https://`); a variable named `BEARER_TOKEN` is sent
-    /// as `Authorization: Bearer <value>`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub url: Option<String>,
-    #[serde(default)]
-    pub args: Vec<String>,
-    /// The names of the environment variables it gets; their values are
-    /// secrets (see [`McpSettings::secrets`]).
-    #[serde(default)]
-    pub env: Vec<String>,
-    /// Runs with the network (a server for an online service needs it).
-    #[serde(default)]
-    pub network: bool,
-    /// Starts in the project folder instead of a private one. The
-    /// project's files can then choose what a launcher runs (`npx` prefers
-    /// the project's `node_modules`), so only for servers that need it.
-    #[serde(default)]
-    pub in_project: bool,
-    /// Its calls run without asking.
-    #[serde(default)]
-    pub trusted: bool,
-    /// Tools that only read: they run without asking.
-    #[serde(default)]
-    pub read_only_tools: Vec<String>,
-    /// How long one call may take (default 120 s).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional, type = "number")]
-    pub timeout_secs: Option<u64>,
-}
 
 /// What Settings saves: the servers, and the values of their variables
 /// (`{ "server": { "VAR": "value" } }`); a variable left out keeps its

@@ -142,6 +142,20 @@ fn clean_programs(programs: Vec<String>) -> Result<Vec<String>, Error> {
     Ok(out)
 }
 
+/// A session judges calls in the mode Settings holds now, with the
+/// programs and rules kept here.
+impl corral_session::Settings for Store {
+    fn mode(&self) -> corral_tools::policy::Mode {
+        self.settings().mode
+    }
+    fn shell_grants(&self, root: &Path) -> (Vec<String>, Vec<SavedRule>) {
+        Store::shell_grants(self, root)
+    }
+    fn save_rule(&self, root: &Path, rule: SavedRule) -> Result<(), Error> {
+        self.add_rule(root, rule)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tests::store;

@@ -1,6 +1,6 @@
-//! The open project's checkpoint store, in the app's data folder
-//! (`DATA/checkpoints/NAME-HASH`, shared with `corral-cli`), opened on the
-//! first call that needs it and kept while the project stays open.
+//! The project's checkpoint store, in the host's data folder
+//! (`DATA/checkpoints/NAME-HASH`, shared by the app and `corral-cli`),
+//! opened on the first call that needs it and kept while the session lasts.
 
 use corral_tools::checkpoint::{Hook, Store};
 use corral_tools::{Error, ProjectRoot};
@@ -43,6 +43,14 @@ impl Checkpoints {
         let store = Arc::new(Store::for_project(&self.base, root)?);
         *open = Some(store.clone());
         Ok(store)
+    }
+
+    /// The store, if a call opened it (reads never do).
+    pub fn opened(&self) -> Option<Arc<Store>> {
+        self.open
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// The hook `dispatch::call` takes a checkpoint with.

@@ -6,8 +6,8 @@
 //! network carries it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
-use corral_app::approvals::Approvals;
-use corral_app::grants::Grant;
+use corral_session::approvals::Approvals;
+use corral_session::grants::Grant;
 use corral_tools::policy::Approval;
 use corral_tools::ProjectRoot;
 use serde_json::{json, Value};

@@ -7,7 +7,6 @@
 //! until Restart; the other servers and the app go on. A call waits at most
 //! its server's timeout. The servers stop when the project closes.
 
-use crate::store::mcp::{McpServerConfig, DEFAULT_TIMEOUT_SECS};
 use corral_tools::policy::{Decision, Mode, Risk};
 use corral_tools::shell::{CancelToken, ServerCommand, ServerFolder};
 use corral_tools::spec::ToolSpec;
@@ -19,12 +18,58 @@ use rmcp::transport::streamable_http_client::{
     StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
 };
 use rmcp::{RoleClient, ServiceExt};
+use serde::Deserialize;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 use tokio::io::AsyncReadExt;
+
+/// How long a call may take unless the server's settings say otherwise.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
+
+/// One MCP server the user added (Settings).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct McpServerConfig {
+    /// Letters, digits, `-` and `_`; its tools reach the model as
+    /// `NAME__TOOL`.
+    pub name: String,
+    /// The program: a name looked up in the system folders, or an absolute
+    /// path outside the project (empty for a server at a URL).
+    #[serde(default)]
+    pub command: String,
+    /// A server reached over streamable HTTP instead of a program
+    /// (`http://` or `https://`); a variable named `BEARER_TOKEN` is sent
+    /// as `Authorization: Bearer <value>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub url: Option<String>,
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// The names of the environment variables it gets; their values are
+    /// secrets (see [`McpSettings::secrets`]).
+    #[serde(default)]
+    pub env: Vec<String>,
+    /// Runs with the network (a server for an online service needs it).
+    #[serde(default)]
+    pub network: bool,
+    /// Starts in the project folder instead of a private one. The
+    /// project's files can then choose what a launcher runs (`npx` prefers
+    /// the project's `node_modules`), so only for servers that need it.
+    #[serde(default)]
+    pub in_project: bool,
+    /// Its calls run without asking.
+    #[serde(default)]
+    pub trusted: bool,
+    /// Tools that only read: they run without asking.
+    #[serde(default)]
+    pub read_only_tools: Vec<String>,
+    /// How long one call may take (default 120 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub timeout_secs: Option<u64>,
+}
 
 /// Between a server's name and its tool's in the name the model sees.
 pub const SEPARATOR: &str = "__";
