@@ -7,6 +7,11 @@
 //! `crate::store::markdown::render` is the edge `store::history` ->
 //! `store::markdown`; `shell::process` naming `crate::policy` is `shell` ->
 //! `policy`. A module naming its own parent or child is no edge.
+//!
+//! No crate depends on one that depends on it back, counting dev- and
+//! build-dependencies too (cargo refuses a cycle of normal dependencies
+//! only), and the layers hold: the tool layer knows no session, and no
+//! crate depends on the app.
 
 #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
 
@@ -309,4 +314,89 @@ fn no_crate_has_a_module_cycle() {
         let graph = module_graph(&src);
         assert_eq!(find_cycle(&graph), None, "in {}", src.display());
     }
+}
+
+/// A crate's name and the names it depends on (normal, dev and build;
+/// a renamed dependency by its package), read from its manifest.
+fn manifest_edges(manifest: &str) -> (String, BTreeSet<String>) {
+    let (mut name, mut deps) = (String::new(), BTreeSet::new());
+    let mut section = String::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line.trim_matches(|c| c == '[' || c == ']').to_string();
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let key = key.trim();
+        if section == "package" && key == "name" {
+            name = value.trim().trim_matches('"').to_string();
+        } else if section.ends_with("dependencies") {
+            let package = value
+                .split_once("package")
+                .and_then(|(_, rest)| rest.split('"').nth(1));
+            let dep = package.unwrap_or_else(|| key.split('.').next().unwrap_or(key));
+            deps.insert(dep.to_string());
+        }
+    }
+    (name, deps)
+}
+
+/// The workspace's crates, each with the workspace crates it depends on.
+fn crate_graph(manifests: &[PathBuf]) -> Graph {
+    let edges: Vec<_> = manifests
+        .iter()
+        .map(|m| manifest_edges(&std::fs::read_to_string(m).unwrap()))
+        .collect();
+    let ours: BTreeSet<String> = edges.iter().map(|(name, _)| name.clone()).collect();
+    edges
+        .into_iter()
+        .map(|(name, deps)| (name, deps.intersection(&ours).cloned().collect()))
+        .collect()
+}
+
+fn workspace_manifests() -> Vec<PathBuf> {
+    let root = workspace();
+    let mut manifests: Vec<PathBuf> = std::fs::read_dir(root.join("crates"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("Cargo.toml"))
+        .collect();
+    manifests.push(root.join("src-tauri/Cargo.toml"));
+    manifests
+}
+
+#[test]
+fn no_crate_depends_on_one_that_depends_on_it_back() {
+    let graph = crate_graph(&workspace_manifests());
+    assert!(graph.len() >= 7, "{graph:?}");
+    assert!(graph["corral"].contains("corral-session"), "{graph:?}");
+    assert_eq!(find_cycle(&graph), None, "{graph:?}");
+    // The layers: tools below the session, the app above everything.
+    assert!(!graph["corral-tools"].contains("corral-session"), "{graph:?}");
+    for (name, deps) in &graph {
+        assert!(!deps.contains("corral"), "{name} depends on the app");
+    }
+}
+
+#[test]
+fn a_crate_cycle_through_dev_dependencies_is_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let a = write(
+        "a.toml",
+        "[package]\nname = \"a\"\n\n[dependencies]\nb.workspace = true\nserde = \"1\"\n",
+    );
+    let b = write(
+        "b.toml",
+        "[package]\nname = \"b\"\n\n[dev-dependencies]\nrenamed = { package = \"a\", path = \"../a\" }\n",
+    );
+    let graph = crate_graph(&[a.clone(), b]);
+    assert_eq!(find_cycle(&graph).unwrap(), ["a", "b", "a"], "{graph:?}");
+    let b = write("b.toml", "[package]\nname = \"b\"\n");
+    assert_eq!(find_cycle(&crate_graph(&[a, b])), None);
 }
