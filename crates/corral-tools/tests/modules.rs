@@ -373,7 +373,10 @@ fn no_crate_depends_on_one_that_depends_on_it_back() {
     assert!(graph["corral"].contains("corral-session"), "{graph:?}");
     assert_eq!(find_cycle(&graph), None, "{graph:?}");
     // The layers: tools below the session, the app above everything.
-    assert!(!graph["corral-tools"].contains("corral-session"), "{graph:?}");
+    assert!(
+        !graph["corral-tools"].contains("corral-session"),
+        "{graph:?}"
+    );
     for (name, deps) in &graph {
         assert!(!deps.contains("corral"), "{name} depends on the app");
     }
