@@ -404,6 +404,47 @@ fn tool_specs_come_from_the_registry() {
     assert_eq!(specs[7]["risk"], "shell");
 }
 
+/// The file picker marks secret-like names by asking Rust: the answer is
+/// the policy's own rule, with or without a project open.
+#[test]
+fn secret_like_names_are_those_of_the_policys_rule() {
+    let app = app();
+    let paths = [
+        ".env",
+        "config/.env.local",
+        "certs/server.pem",
+        "id_rsa.pub",
+        "config/secrets.yaml",
+        "apiToken.json",
+        ".kube/config",
+        "src/token.rs",
+        "src/credentials.ts",
+        "README.md",
+        "tokenizer.txt",
+    ];
+    let found = app
+        .invoke("secret_like", json!({ "paths": paths }))
+        .unwrap();
+    let expected: Vec<&str> = paths
+        .iter()
+        .copied()
+        .filter(|path| corral_tools::policy::is_secret_like(path))
+        .collect();
+    assert_eq!(found, json!(expected));
+    assert_eq!(
+        found,
+        json!([
+            ".env",
+            "config/.env.local",
+            "certs/server.pem",
+            "id_rsa.pub",
+            "config/secrets.yaml",
+            "apiToken.json",
+            ".kube/config"
+        ])
+    );
+}
+
 /// `count_lines` exists only in corral-tools' registry (feature
 /// `throwaway-tool`, on for these tests); the app lists it and calls it
 /// through `call_tool` without naming it anywhere.

@@ -1,5 +1,6 @@
 //! The UI's wire types (`ui/src/lib/wire.ts`) are generated from the Rust
-//! types that cross the IPC boundary, so the two cannot drift. This test
+//! types that cross the IPC boundary, and the image limits from their Rust
+//! constants, so the two cannot drift. This test
 //! regenerates them and fails when the committed file differs; run it with
 //! `UPDATE_WIRE_TYPES=1` to rewrite the file after changing a type.
 
@@ -86,6 +87,25 @@ fn declarations() -> Vec<String> {
     ]
 }
 
+/// The limits the window keeps to, as the Rust side defines them: the UI
+/// imports these rather than writing the numbers again.
+fn limits() -> String {
+    let types: Vec<String> = corral_llm::IMAGE_TYPES
+        .iter()
+        .map(|t| format!("{t:?}"))
+        .collect();
+    format!(
+        "\n/** The image types a message may carry. */\nexport const IMAGE_TYPES: readonly string[] = [{}];\n\
+         /** The largest image a message may carry, in bytes before base64. */\nexport const IMAGE_MAX_BYTES = {};\n\
+         /** The most images the person may attach to one message. */\nexport const IMAGES_PER_MESSAGE = {};\n\
+         /** The most images one request may carry, all messages together. */\nexport const IMAGES_PER_REQUEST = {};\n",
+        types.join(", "),
+        corral_llm::IMAGE_MAX_BYTES,
+        corral_llm::IMAGES_PER_MESSAGE,
+        corral_llm::IMAGES_PER_REQUEST,
+    )
+}
+
 fn generated() -> String {
     let mut out = String::from(HEADER);
     for decl in declarations() {
@@ -94,6 +114,7 @@ fn generated() -> String {
         out.push_str(&decl);
         out.push('\n');
     }
+    out.push_str(&limits());
     out
 }
 

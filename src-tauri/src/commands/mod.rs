@@ -116,6 +116,9 @@ command_list! {
         policy::answer_domain("id: string, allow: boolean") -> "boolean";
         /// cancels an LLM stream or a shell run
         policy::cancel("run_id: string") -> "null";
+        /// those of `paths` whose names are secret-like by the policy's rule (`.env*`, `*.pem`,
+        /// `id_rsa`, a word ending in secret or token...), in their order: a read of one asks
+        policy::secret_like("paths: string[]") -> "string[]";
     }
     "Shell programs, rules and background commands" {
         shell::shell_config("") -> "ShellConfig";

@@ -105,3 +105,13 @@ pub fn answer_domain(state: State<'_, AppState>, id: String, allow: bool) -> boo
 pub fn cancel(state: State<'_, AppState>, run_id: String) {
     state.cancel(&run_id);
 }
+
+/// Which of `paths` have secret-like names (the policy's own rule, so the
+/// window never keeps a copy of it): the file picker marks them.
+#[tauri::command(rename_all = "snake_case")]
+pub fn secret_like(paths: Vec<String>) -> Vec<String> {
+    paths
+        .into_iter()
+        .filter(|path| corral_tools::policy::is_secret_like(path))
+        .collect()
+}

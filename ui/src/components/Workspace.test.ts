@@ -24,9 +24,11 @@ function composer() {
     return out(path, `// ${path}\nexport const x = 1;\n`);
   });
   const list = vi.fn(async () => ["README.md", "src/greet.js", "src/agent/greeting.ts", ".env"]);
-  render(Composer, { busy: false, onSend: (text: string) => sent.push(text), onStop: () => {}, files: { list, read } });
+  // Rust's answer for these paths (the secret_like command).
+  const secretLike = vi.fn(async (paths: string[]) => paths.filter((path) => path === ".env"));
+  render(Composer, { busy: false, onSend: (text: string) => sent.push(text), onStop: () => {}, files: { list, read, secretLike } });
   const input = screen.getByTestId("chat-input") as HTMLTextAreaElement;
-  return { sent, read, list, input };
+  return { sent, read, list, secretLike, input };
 }
 
 async function type(input: HTMLTextAreaElement, value: string): Promise<void> {
@@ -55,10 +57,16 @@ describe("@-mentions", () => {
   });
 
   it("marks secret-like files, and sends without one that cannot be read, saying so", async () => {
-    const { sent, input } = composer();
+    const { sent, secretLike, input } = composer();
+    await type(input, "@.en");
+    await waitFor(() => expect(screen.getAllByTestId("file-option")[0].textContent).toContain("secret"));
+    expect(screen.getAllByTestId("file-option")[0].textContent).toContain(".env");
+    expect(secretLike).toHaveBeenCalledWith(["README.md", "src/greet.js", "src/agent/greeting.ts", ".env"]);
+    await type(input, "@READ");
+    await waitFor(() => expect(screen.getAllByTestId("file-option")).toHaveLength(1));
+    expect(screen.getByTestId("file-option").textContent).not.toContain("secret");
     await type(input, "@.en");
     await waitFor(() => expect(screen.getAllByTestId("file-option")[0].textContent).toContain(".env"));
-    expect(screen.getAllByTestId("file-option")[0].textContent).toContain("secret");
     await fireEvent.keyDown(input, { key: "Tab" });
     await fireEvent.keyDown(input, { key: "Enter" });
     await waitFor(() => expect(sent).toEqual(["@.env "]));

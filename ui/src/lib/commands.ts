@@ -24,6 +24,7 @@ export type Commands = {
   domain_questions: { args: { on_question: Channel<DomainQuestion> }; result: null };
   answer_domain: { args: { id: string, allow: boolean }; result: boolean };
   cancel: { args: { run_id: string }; result: null };
+  secret_like: { args: { paths: string[] }; result: string[] };
   shell_config: { args: Record<string, never>; result: ShellConfig };
   save_programs: { args: { global: string[], project: string[] | null }; result: ShellConfig };
   remove_rule: { args: { rule: SavedRule }; result: ShellConfig };
@@ -82,6 +83,7 @@ export const COMMAND_NAMES = [
   "domain_questions",
   "answer_domain",
   "cancel",
+  "secret_like",
   "shell_config",
   "save_programs",
   "remove_rule",

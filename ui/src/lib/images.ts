@@ -2,13 +2,11 @@
 // taken (PNG, JPEG, GIF, WebP; 5 MiB each; 4 a message; the Rust bridge
 // checks type and size again, and 100 a request), read as the base64
 // `image` blocks a user message carries, and why the others were refused.
+// The limits are Rust's (corral-llm), generated into wire.ts.
 import type { ImageBlock } from "./types";
+import { IMAGE_MAX_BYTES, IMAGE_TYPES, IMAGES_PER_MESSAGE } from "./wire";
 
-export const IMAGE_TYPES: readonly string[] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
-export const IMAGE_MAX_BYTES = 5 * 1024 * 1024;
-export const IMAGES_PER_MESSAGE = 4;
-/** The most images one request may carry, all messages together (the bridge refuses more). */
-export const IMAGES_PER_REQUEST = 100;
+export { IMAGE_MAX_BYTES, IMAGE_TYPES, IMAGES_PER_MESSAGE, IMAGES_PER_REQUEST } from "./wire";
 
 /** The files a paste or a drop carries (of any type: the limits are checked when they are read). */
 export function filesOf(data: DataTransfer | null | undefined): File[] {
@@ -25,7 +23,7 @@ export function filesOf(data: DataTransfer | null | undefined): File[] {
 /** Whether a file may be attached as an image, and if not, why. */
 export function refusal(file: Pick<File, "type" | "size">): string | null {
   if (!IMAGE_TYPES.includes(file.type)) return `${file.type || "an unknown type"} is not an image that can be sent (PNG, JPEG, GIF or WebP)`;
-  if (file.size > IMAGE_MAX_BYTES) return `${mib(file.size)} is over the 5 MiB limit per image`;
+  if (file.size > IMAGE_MAX_BYTES) return `${mib(file.size)} is over the ${IMAGE_MAX_BYTES / (1024 * 1024)} MiB limit per image`;
   return null;
 }
 

@@ -91,6 +91,8 @@ export const ipc = {
       ...(options.grant === undefined ? {} : { grant: options.grant }),
       ...(options.rule === undefined ? {} : { rule: options.rule }),
     }),
+  /** Those of `paths` whose names the policy calls secret-like. */
+  secretLike: (paths: string[]) => call("secret_like", { paths }),
   /** What the user allowed in the conversation, oldest first. */
   conversationGrants: (conversation: string) => call("conversation_grants", { conversation }),
   /** Revokes one; resolves to those left. */

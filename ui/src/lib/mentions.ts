@@ -86,38 +86,3 @@ export function splitAttachments(message: string): { text: string; files: string
   }
   return { text: message, files: [] };
 }
-
-/**
- * Secret-like names, as the policy's rule has them (docs/design.md, Policy):
- * only to mark them in the picker — the policy itself decides on the read.
- */
-const SECRET_EXTENSIONS = ["pem", "key", "p12", "pfx", "jks", "keystore", "ppk", "tfvars", "tfstate"];
-const SECRET_NAMES = [".npmrc", ".pypirc", ".netrc", "_netrc", ".pgpass", ".my.cnf", ".htpasswd", ".git-credentials", "kubeconfig"];
-const SOURCE_EXTENSIONS = [
-  "rs", "ts", "tsx", "js", "jsx", "mjs", "cjs", "py", "go", "java", "kt", "c", "h", "cc", "cpp", "hpp", "cs", "rb", "php",
-  "swift", "scala", "svelte", "vue",
-];
-
-export function isSecretLike(path: string): boolean {
-  const lower = path.toLowerCase();
-  const name = lower.slice(lower.lastIndexOf("/") + 1);
-  const dot = name.lastIndexOf(".");
-  const ext = dot >= 0 ? name.slice(dot + 1) : null;
-  if (
-    name.startsWith(".env") ||
-    name.endsWith(".env") ||
-    (ext !== null && SECRET_EXTENSIONS.includes(ext)) ||
-    SECRET_NAMES.includes(name) ||
-    ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"].some((k) => name.startsWith(k)) ||
-    lower.endsWith(".kube/config") ||
-    lower.endsWith(".docker/config.json")
-  ) {
-    return true;
-  }
-  if (ext !== null && SOURCE_EXTENSIONS.includes(ext)) return false;
-  if (name.includes("private_key") || name.includes("private-key")) return true;
-  return name
-    .split(/[^a-z0-9]/)
-    .map((word) => (word.endsWith("s") ? word.slice(0, -1) : word))
-    .some((word) => ["secret", "token", "credential", "password", "passwd"].some((w) => word.endsWith(w)));
-}

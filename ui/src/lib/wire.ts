@@ -805,3 +805,12 @@ export type TokenUsage = { input_tokens: number, output_tokens: number, };
 export type Appended = { conversation: string, seq: number, };
 
 export type SearchHit = { conversation: string, title: string, seq: number, snippet: string, updated_ms: number, };
+
+/** The image types a message may carry. */
+export const IMAGE_TYPES: readonly string[] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+/** The largest image a message may carry, in bytes before base64. */
+export const IMAGE_MAX_BYTES = 5242880;
+/** The most images the person may attach to one message. */
+export const IMAGES_PER_MESSAGE = 4;
+/** The most images one request may carry, all messages together. */
+export const IMAGES_PER_REQUEST = 100;
