@@ -3,16 +3,12 @@
 import { vi } from "vitest";
 import type { AgentIpc } from "../lib/agent/loop";
 import type { GrantEntry, LlmEvent, LlmRequest, Message, ShellEvent, ToolSpec, WireError } from "../lib/types";
+import specsJson from "./toolSpecs.json";
 
 export type Turn = (emit: (event: LlmEvent) => void, ctx: { runId: string; cancelled: Promise<void> }) => Promise<void> | void;
 
-export const SPECS: ToolSpec[] = [
-  { name: "read_file", description: "Read a file", input_schema: { type: "object" }, risk: "read" },
-  { name: "list_directory", description: "List", input_schema: { type: "object" }, risk: "read" },
-  { name: "write_file", description: "Write a file", input_schema: { type: "object" }, risk: "write" },
-  { name: "edit_file", description: "Edit a file", input_schema: { type: "object" }, risk: "write" },
-  { name: "exec_shell", description: "Run a program", input_schema: { type: "object" }, risk: "shell" },
-];
+/** The registry's specs, as Rust gives them (corral-tools' spec_fixture test keeps the file true). */
+export const SPECS = specsJson as ToolSpec[];
 
 export function say(text: string): Turn {
   return (emit) => {
