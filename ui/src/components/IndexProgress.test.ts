@@ -3,12 +3,13 @@ import { render, screen } from "@testing-library/svelte";
 import { describe, expect, it, vi } from "vitest";
 import type { IndexStatus } from "../lib/types";
 
-const { ipc, next } = vi.hoisted(() => {
-  const next: { statuses: IndexStatus[] } = { statuses: [] };
-  const ipc = { searchIndexStatus: vi.fn(async () => next.statuses.shift() ?? { state: "ready", files: 0, ms: 0 }) };
-  return { ipc, next };
-});
-vi.mock("../lib/ipc", () => ({ ipc }));
+vi.mock("../lib/ipc", () => import("../test/ipcMock").then((m) => m.ipcModule()));
+import { ipc as client } from "../lib/ipc";
+import { mocked } from "../test/ipcMock";
+
+const ipc = mocked(client);
+const next: { statuses: IndexStatus[] } = { statuses: [] };
+ipc.searchIndexStatus.mockImplementation(async () => next.statuses.shift() ?? { state: "ready", files: 0, ms: 0 });
 
 import IndexProgress from "./IndexProgress.svelte";
 

@@ -3,32 +3,32 @@ import { fireEvent, render, screen } from "@testing-library/svelte";
 import { describe, expect, it, vi } from "vitest";
 import type { CommandOutput } from "../lib/types";
 
-const { ipc, runs } = vi.hoisted(() => {
-  const runs = { output: "", running: true, stopped: false, ports: [] as CommandOutput["ports"] };
-  const info = (output: string, next: number): CommandOutput => ({
-    run_id: "bg-1",
-    command: "npm",
-    args: ["run", "dev"],
-    output,
-    next_byte: next,
-    first_kept_byte: 0,
-    running: runs.running,
-    stopped: runs.stopped,
-    elapsed_ms: 185_000,
-    ports: runs.running ? runs.ports : [],
-  });
-  const ipc = {
-    listProcesses: vi.fn(async () => [info("", runs.output.length)]),
-    processOutput: vi.fn(async (_id: string, since: number) => info(runs.output.slice(since), runs.output.length)),
-    stopProcess: vi.fn(async () => {
-      runs.running = false;
-      runs.stopped = true;
-      return info("", runs.output.length);
-    }),
-  };
-  return { ipc, runs };
+vi.mock("../lib/ipc", () => import("../test/ipcMock").then((m) => m.ipcModule()));
+import { ipc as client } from "../lib/ipc";
+import { answer } from "../test/ipcMock";
+
+const runs = { output: "", running: true, stopped: false, ports: [] as CommandOutput["ports"] };
+const info = (output: string, next: number): CommandOutput => ({
+  run_id: "bg-1",
+  command: "npm",
+  args: ["run", "dev"],
+  output,
+  next_byte: next,
+  first_kept_byte: 0,
+  running: runs.running,
+  stopped: runs.stopped,
+  elapsed_ms: 185_000,
+  ports: runs.running ? runs.ports : [],
 });
-vi.mock("../lib/ipc", () => ({ ipc }));
+const ipc = answer(client, {
+  listProcesses: async () => [info("", runs.output.length)],
+  processOutput: async (_id: string, since: number) => info(runs.output.slice(since), runs.output.length),
+  stopProcess: async () => {
+    runs.running = false;
+    runs.stopped = true;
+    return info("", runs.output.length);
+  },
+});
 
 import Processes from "./Processes.svelte";
 
