@@ -103,6 +103,13 @@ pub(crate) fn body(
     }] = json!(max_tokens);
     if stream {
         body["stream_options"] = json!({"include_usage": true});
+        // llama.cpp then streams how far it is in reading the prompt (a
+        // 4k-token prompt takes tens of seconds on a CPU). Only servers on
+        // this machine are asked: a hosted API may refuse a field it does
+        // not know.
+        if crate::http::is_loopback(config.base()) {
+            body["return_progress"] = json!(true);
+        }
     }
     if !request.tools.is_empty() {
         let tools: Vec<Value> = request
@@ -196,6 +203,16 @@ impl Decoder for OpenAiDecoder {
             if let Some(reason) = reason {
                 self.finish_reason = Some(reason.to_string());
                 self.close_calls(out)?;
+            }
+        }
+        if let Some(progress) = chunk.get("prompt_progress").filter(|p| p.is_object()) {
+            let count = |k: &str| progress.get(k).and_then(Value::as_u64).unwrap_or(0);
+            let total = count("total");
+            if total > 0 {
+                out.push(StreamEvent::PromptProgress {
+                    processed: count("processed").min(total),
+                    total,
+                });
             }
         }
         if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
@@ -331,6 +348,30 @@ impl OpenAiDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_server_on_this_machine_is_asked_for_prompt_progress() {
+        let request = ChatRequest {
+            system: String::new(),
+            messages: vec![],
+            tools: vec![],
+            max_tokens: None,
+        };
+        for (base, asked) in [
+            ("http://127.0.0.1:8080/v1", true),
+            ("http://localhost:11434/v1", true),
+            ("https://api.openai.com/v1", false),
+            ("https://openrouter.ai/api/v1", false),
+        ] {
+            let mut config = ProviderConfig::new(crate::Provider::OpenAi, "m");
+            config.base_url = base.into();
+            let sent = body(&config, &request, 256, true);
+            assert_eq!(sent.get("return_progress").is_some(), asked, "{base}");
+            assert!(body(&config, &request, 256, false)
+                .get("return_progress")
+                .is_none());
+        }
+    }
 
     #[test]
     fn tool_input_past_the_limit_fails() {

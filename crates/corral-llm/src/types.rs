@@ -266,6 +266,17 @@ pub enum StreamEvent {
         #[ts(type = "number")]
         output_tokens: u64,
     },
+    /// How far the server is in reading the prompt, before the first token
+    /// (llama.cpp's `prompt_progress`, streamed when asked with
+    /// `return_progress`).
+    PromptProgress {
+        /// Prompt tokens read so far (those taken from its cache included).
+        #[ts(type = "number")]
+        processed: u64,
+        /// Prompt tokens in all.
+        #[ts(type = "number")]
+        total: u64,
+    },
     /// The request failed before anything was streamed and will be sent again.
     Retrying {
         /// Which retry this is, from 1.

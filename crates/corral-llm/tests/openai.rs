@@ -215,6 +215,7 @@ async fn sends_the_chat_completions_request() {
             "max_tokens": 1024,
             "stream": true,
             "stream_options": {"include_usage": true},
+            "return_progress": true,
             "messages": [
                 {"role": "system", "content": "You are Corral."},
                 {"role": "user", "content": "Read a.txt and b.txt"},
@@ -489,4 +490,42 @@ async fn test_connection_accepts_a_refusal_to_stop_after_one_token() {
     let server = Server::start(vec![Reply::json(400, body)]).await;
     let model = test_connection(&server.config(Provider::OpenAi)).await;
     assert_eq!(model, Ok("test-model".to_string()));
+}
+
+/// llama-server asked with `return_progress`: chunks with no choices and a
+/// `prompt_progress` while it reads the prompt, then the answer.
+const PROGRESS_STREAM: &str = concat!(
+    r#"data: {"choices":[],"created":1764140000,"id":"chatcmpl-l1","model":"smollm2","object":"chat.completion.chunk","prompt_progress":{"total":3900,"cache":0,"processed":2048,"time_ms":21000}}"#,
+    "\n\n",
+    r#"data: {"choices":[],"created":1764140000,"id":"chatcmpl-l1","model":"smollm2","object":"chat.completion.chunk","prompt_progress":{"total":3900,"cache":0,"processed":3900,"time_ms":40100}}"#,
+    "\n\n",
+    r#"data: {"choices":[{"finish_reason":null,"index":0,"delta":{"content":"Hi"}}],"created":1764140041,"id":"chatcmpl-l1","model":"smollm2","object":"chat.completion.chunk"}"#,
+    "\n\n",
+    r#"data: {"choices":[{"finish_reason":"stop","index":0,"delta":{}}],"created":1764140041,"id":"chatcmpl-l1","model":"smollm2","object":"chat.completion.chunk"}"#,
+    "\n\n",
+    "data: [DONE]\n\n",
+);
+
+#[tokio::test]
+async fn a_local_server_is_asked_for_prompt_progress_and_it_is_streamed() {
+    let server = Server::start(vec![Reply::sse(PROGRESS_STREAM)]).await;
+    let events = collect(&server.config(Provider::OpenAi), &request()).await;
+    assert_eq!(
+        events,
+        vec![
+            StreamEvent::PromptProgress {
+                processed: 2048,
+                total: 3900
+            },
+            StreamEvent::PromptProgress {
+                processed: 3900,
+                total: 3900
+            },
+            StreamEvent::TextDelta { text: "Hi".into() },
+            StreamEvent::Done {
+                stop_reason: "end_turn".into()
+            },
+        ]
+    );
+    assert_eq!(server.received()[0].json()["return_progress"], true);
 }

@@ -109,6 +109,13 @@ fn events_have_the_ipc_shape() {
             json!({"type": "usage", "input_tokens": 3, "output_tokens": 4}),
         ),
         (
+            StreamEvent::PromptProgress {
+                processed: 512,
+                total: 4000,
+            },
+            json!({"type": "prompt_progress", "processed": 512, "total": 4000}),
+        ),
+        (
             StreamEvent::Retrying {
                 attempt: 1,
                 delay_ms: 500,

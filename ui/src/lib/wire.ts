@@ -636,7 +636,15 @@ input_tokens: number,
 /**
  * Generated tokens.
  */
-output_tokens: number, } | { "type": "retrying", 
+output_tokens: number, } | { "type": "prompt_progress", 
+/**
+ * Prompt tokens read so far (those taken from its cache included).
+ */
+processed: number, 
+/**
+ * Prompt tokens in all.
+ */
+total: number, } | { "type": "retrying", 
 /**
  * Which retry this is, from 1.
  */

@@ -25,6 +25,7 @@ export class StreamAssembler {
         return;
       case "tool_call_delta":
       case "usage":
+      case "prompt_progress":
       case "retrying":
       case "done":
       case "error":

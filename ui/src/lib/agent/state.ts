@@ -71,6 +71,8 @@ export type AgentState = {
   error: WireError | null;
   /** Set while the provider is retrying after a transient failure. */
   retrying: { attempt: number; delay_ms: number; error: WireError } | null;
+  /** While a request waits for its first token: when it was sent, and how far the server is in reading the prompt, where it says. */
+  waiting: { since: number; processed?: number; total?: number } | null;
   usage: Usage;
   context: ContextMeter | null;
   /** The model's price, when it is a hosted model with a known one. */
@@ -88,6 +90,7 @@ export const emptyState = (): AgentState => ({
   busy: false,
   error: null,
   retrying: null,
+  waiting: null,
   usage: { input_tokens: 0, output_tokens: 0 },
   context: null,
   price: null,
