@@ -44,6 +44,7 @@ import { type AgentState, type Compaction, emptyState, type Item, type NoticeIte
 import { shortSystemPrompt, systemPrompt } from "./systemPrompt";
 import { isOnRequest, isSmallWindow, offeredTools } from "./promptBudget";
 import { cutLargeResults, prefixTooLarge, resultShare } from "./fitting";
+import { PasteShelf, READ_PASTE, READ_PASTE_TOOL } from "./pastes";
 import type { AgentIpc, Decision, RunControl } from "./ports";
 import { ToolRunner } from "./toolRunner";
 import { sandboxNotice } from "../sandboxNotice";
@@ -99,6 +100,8 @@ export class AgentLoop {
   private instructions: Instructions | null | undefined;
   /** Tools offered by name only (a small window) that the model asked for: offered whole from then on. */
   private requestedTools = new Set<string>();
+  /** Messages too large for the window, kept in parts for `read_paste`. */
+  private pastes = new PasteShelf();
   private readonly tools: ToolRunner;
   private readonly newId: () => string;
   /** The conversation's key and what the user allowed in it. */
@@ -236,6 +239,7 @@ export class AgentLoop {
     this.freshImages = new Set();
     this.instructions = undefined;
     this.requestedTools = new Set();
+    this.pastes = new PasteShelf();
     this.foldersSeen = new Set();
     const { input_tokens, output_tokens } = conversation.summary;
     this.store.set({ ...emptyState(), items: opened.items, usage: { input_tokens, output_tokens } });
@@ -381,7 +385,12 @@ export class AgentLoop {
       this.patch({ error: over, returned: { text, images } });
       return;
     }
-    const content: Block[] = [...(text.trim() === "" ? [] : [{ type: "text" as const, text }]), ...images];
+    const sentText = await this.shelvePaste(text);
+    if (this.control) {
+      this.patch({ returned: { text, images } });
+      return;
+    }
+    const content: Block[] = [...(text.trim() === "" ? [] : [{ type: "text" as const, text: sentText }]), ...images];
     this.messages = appendUserContent(this.messages, content);
     const sent = this.messages.at(-1);
     this.freshImages = new Set(images);
@@ -393,6 +402,18 @@ export class AgentLoop {
     await this.run();
     const error = this.store.get().error;
     if (images.length > 0 && error?.details?.reason === "images_unsupported" && this.turnId === turn) this.withdraw(turn, sent, content.length, text, images);
+  }
+
+  /** The person's text as the model is sent it: a part and a note when it is larger than its share of the window. */
+  private async shelvePaste(text: string): Promise<string> {
+    try {
+      this.specs ??= await this.ipc.toolSpecs();
+      await this.modelFacts();
+    } catch {
+      return text;
+    }
+    const prefix = this.estimate.tokens({ ...this.request(this.specs), messages: [] });
+    return this.pastes.shelve(text, resultShare(this.contextWindow.window, prefix, this.estimate.ratio));
   }
 
   /**
@@ -505,6 +526,7 @@ export class AgentLoop {
     this.shift = 0;
     this.instructions = undefined;
     this.requestedTools = new Set();
+    this.pastes = new PasteShelf();
     this.foldersSeen = new Set();
     this.store.set(emptyState());
     this.grants.restart();
@@ -654,9 +676,15 @@ export class AgentLoop {
     });
     control.hooks.add(hook);
 
+    this.patch({ waiting: { since: Date.now() } });
     const onEvent = (event: LlmEvent): void => {
       if (control.cancelled) return;
       assembler.apply(event);
+      if (event.type === "prompt_progress") {
+        this.patch({ waiting: { since: this.store.get().waiting?.since ?? Date.now(), processed: event.processed, total: event.total } });
+        return;
+      }
+      if (event.type !== "retrying" && event.type !== "usage" && this.store.get().waiting) this.patch({ waiting: null });
       if (event.type !== "retrying" && this.store.get().retrying) this.patch({ retrying: null });
       switch (event.type) {
         case "text_delta":
@@ -706,6 +734,7 @@ export class AgentLoop {
     );
     await Promise.race([stream, cancelled]);
     control.hooks.delete(hook);
+    this.patch({ waiting: null });
     if (reportedInput > 0) {
       this.estimate.calibrate(request, reportedInput);
       this.showMeter(reportedInput);
@@ -790,7 +819,7 @@ export class AgentLoop {
     return {
       system: isSmallWindow(window) ? shortSystemPrompt(root, window, instructions) : systemPrompt(root, specs, instructions),
       messages: this.sentMessages(),
-      tools: offeredTools(specs, window, this.requestedTools),
+      tools: [...offeredTools(specs, window, this.requestedTools), ...(this.pastes.isEmpty ? [] : [READ_PASTE_TOOL])],
     };
   }
 
@@ -801,13 +830,21 @@ export class AgentLoop {
   private askedTools(uses: ToolUseBlock[], specs: ToolSpec[]): Map<ToolUseBlock, ToolResultBlock> {
     const asked = new Map<ToolUseBlock, ToolResultBlock>();
     for (const use of uses) {
+      if (use.name === READ_PASTE) {
+        // The conversation's own text: nothing is touched, nothing asks.
+        const answer = this.pastes.answer(use);
+        asked.set(use, answer);
+        const id = this.cardIds.get(use.id);
+        if (id) this.updateCard(id, { status: answer.is_error ? "failed" : "done", result: { part: use.input.part } });
+        continue;
+      }
       if (!isOnRequest(use.name, this.contextWindow.window, specs, this.requestedTools)) continue;
       const text = `Not run: ${use.name}'s parameters are offered now. Call it again with them.`;
       asked.set(use, { type: "tool_result", tool_use_id: use.id, content: text });
       const id = this.cardIds.get(use.id);
       if (id) this.updateCard(id, { status: "done", result: { offered: use.name } });
     }
-    for (const use of asked.keys()) this.requestedTools.add(use.name);
+    for (const use of asked.keys()) if (use.name !== READ_PASTE) this.requestedTools.add(use.name);
     return asked;
   }
 

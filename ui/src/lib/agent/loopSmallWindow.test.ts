@@ -5,7 +5,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { assertConsistent, callTools, fakeIpc, say, use, type Turn } from "../../test/fakeIpc";
 import specsJson from "../../test/toolSpecs.json";
-import type { LlmRequest, ToolResultBlock, ToolSpec } from "../types";
+import type { LlmEvent, LlmRequest, ToolResultBlock, ToolSpec } from "../types";
 import { TokenEstimate } from "./context";
 import { CUT_NOTE } from "./fitting";
 import { NO_INSTRUCTIONS } from "./instructions";
@@ -90,6 +90,38 @@ describe("input too large for what is left", () => {
     expect(t.requests.filter(isSummary)).toHaveLength(0);
   });
 
+  it.each([2_048, 4_096, 8_192])("a 12k-character paste becomes an attachment read in parts (%i window)", async (window) => {
+    const paste = Array.from({ length: 400 }, (_, i) => `row ${String(i).padStart(3, "0")}: a line of pasted log\n`).join("");
+    expect(paste.length).toBe(12_000);
+    const readTwo = use("read_paste", { paste: 1, part: 2 });
+    const t = setup([], window);
+    const work: Turn[] = [callTools(readTwo), say("Read two parts.")];
+    t.ipc.llmStream.mockImplementation(async (runId, request, onEvent) => {
+      t.requests.push(structuredClone(request));
+      const turn = isSummary(request) ? say("Summary: the user pasted a log; part 2 was read.") : work.shift();
+      if (!turn) throw new Error("no more turns");
+      await turn(onEvent, { runId, cancelled: new Promise(() => undefined) });
+      return null;
+    });
+    await t.loop.send(paste);
+    expect(t.loop.state.get().error?.message ?? null).toBeNull();
+    const [first, second] = t.requests.filter((r) => !isSummary(r));
+    const sent = JSON.stringify(first.messages[0]);
+    expect(sent).toContain("12,000 characters");
+    expect(sent).toContain("row 000");
+    expect(sent).not.toContain("row 399");
+    expect(first.tools.some((tool) => tool.name === "read_paste")).toBe(true);
+    expect(estimated(first)).toBeLessThanOrEqual(window * 0.8);
+    const part = second.messages.at(-1)!.content[0] as ToolResultBlock;
+    expect(part.content).toMatch(/^\[Attachment 1, part 2 of \d+\]/);
+    expect(t.loop.state.get().items.at(-1)).toMatchObject({ kind: "assistant", text: "Read two parts." });
+    expect(part.is_error).toBeUndefined();
+    expect(estimated(second) + (second.max_tokens ?? 0)).toBeLessThanOrEqual(window);
+    // Nothing reached Rust for it, and the window shows the whole message.
+    expect(t.ipc.checkPolicy).not.toHaveBeenCalled();
+    expect(t.loop.state.get().items[0]).toMatchObject({ kind: "user", text: paste });
+  });
+
   it("a prefix the window cannot hold is said once, before anything is sent", async () => {
     const t = setup([say("never")], 1_024);
     await t.loop.send("hello");
@@ -137,3 +169,35 @@ describe("Settings taking effect", () => {
     expect(t.requests).toHaveLength(1);
   });
 });
+
+describe("while the server reads the prompt", () => {
+  it("the state says since when the request waits and how far the server has read, until the first token", async () => {
+    const gate = deferredTurn();
+    const t = setup([gate.turn], 4_096);
+    const sent = t.loop.send("hi");
+    await vi.waitFor(() => expect(t.loop.state.get().waiting).not.toBeNull());
+    expect(t.loop.state.get().waiting).toEqual({ since: expect.any(Number) });
+    gate.emit({ type: "prompt_progress", processed: 512, total: 1_100 });
+    expect(t.loop.state.get().waiting).toMatchObject({ processed: 512, total: 1_100 });
+    gate.emit({ type: "text_delta", text: "Hello" });
+    expect(t.loop.state.get().waiting).toBeNull();
+    gate.finish();
+    await sent;
+    expect(t.loop.state.get().waiting).toBeNull();
+  });
+});
+
+/** A turn the test drives event by event. */
+function deferredTurn() {
+  let emitter: ((event: LlmEvent) => void) | null = null;
+  let end: () => void = () => undefined;
+  const turn: Turn = (emit) =>
+    new Promise<void>((resolve) => {
+      emitter = emit;
+      end = () => {
+        emit({ type: "done", stop_reason: "end_turn" });
+        resolve();
+      };
+    });
+  return { turn, emit: (event: LlmEvent) => emitter?.(event), finish: () => end() };
+}
