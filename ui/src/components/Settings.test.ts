@@ -81,7 +81,8 @@ describe("a successful Test connection", () => {
     ipc.modelInfo.mockResolvedValue({ context_window: 4096, source: "server", supports_tools: false });
     await shown();
     const status = await testConnection();
-    expect(status).toContain("Context window: 4,096 tokens.");
+    expect(status).toContain("Context window: 4,096 tokens. That is small");
+    expect(status).toContain("llama-server -c 16384");
     expect(status).toContain("cannot call tools");
     expect(status).toContain("--jinja");
   });

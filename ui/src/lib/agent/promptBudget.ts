@@ -95,3 +95,13 @@ export function instructionsFor(window: number, text: string): { text: string; c
   if (!isSmallWindow(window) || text.length <= SMALL_INSTRUCTIONS_CHARS) return { text, cut: false };
   return { text: text.slice(0, SMALL_INSTRUCTIONS_CHARS), cut: true };
 }
+
+/**
+ * What Test connection adds about a window this size: nothing for a large
+ * one; for a small one, what Corral does about it and how to give the
+ * model more room (Ollama's default window is 4,096 tokens).
+ */
+export function windowAdvice(window: number): string {
+  if (!isSmallWindow(window)) return "";
+  return " That is small: Corral sends a short prompt with the core tools only and reads long text in parts. For more room, start the server with a larger context: `llama-server -c 16384`, or for Ollama `OLLAMA_CONTEXT_LENGTH=16384 ollama serve` (or `num_ctx` in a Modelfile).";
+}
