@@ -104,12 +104,24 @@ export function replyFloor(window: number): number {
 }
 
 /**
+ * How much a request may be larger than estimated: the estimate holds
+ * within 10 % of a real tokenizer's count (docs/benchmarks.md), so the
+ * reply's room is what is left after the request grown by that much.
+ */
+export const ESTIMATE_MARGIN = 1.1;
+
+/** A request's estimated tokens with the estimate's margin. */
+export function withMargin(requestTokens: number): number {
+  return Math.ceil(requestTokens * ESTIMATE_MARGIN);
+}
+
+/**
  * The reply's token limit for a request of `requestTokens`: what the window
- * has left, never below the floor (Rust lowers it further to the settings'
- * max tokens, never raises it).
+ * has left after it (with the estimate's margin), never below the floor
+ * (Rust lowers it further to the settings' max tokens, never raises it).
  */
 export function replyLimit(window: number, requestTokens: number): number {
-  return Math.max(replyFloor(window), Math.floor(window - requestTokens));
+  return Math.max(replyFloor(window), Math.floor(window - withMargin(requestTokens)));
 }
 
 /** The tokens a reply may use so that request + reply fit the window. */

@@ -29,6 +29,7 @@ import {
   resumeFrom,
   replyFloor,
   replyLimit,
+  withMargin,
   summaryRequest,
   TokenEstimate,
   trimOldToolResults,
@@ -933,7 +934,7 @@ export class AgentLoop {
       size = this.estimate.tokens(this.request(specs));
     }
     if (size > limit && (await this.compactNow(control, false))) size = this.estimate.tokens(this.request(specs));
-    if (window - size < replyFloor(window) && !control.cancelled && (await this.compactNow(control, true))) {
+    if (window - withMargin(size) < replyFloor(window) && !control.cancelled && (await this.compactNow(control, true))) {
       size = this.estimate.tokens(this.request(specs));
     }
     this.showMeter(size);
@@ -980,8 +981,8 @@ export class AgentLoop {
     this.messages = withSummary(this.messages, boundary, compacted.summary);
     // The notice opens to show the summary the model goes on from; the
     // history keeps it, so the conversation opened again goes on from it too.
-    const count = older.length === 1 ? "1 earlier message was" : `${older.length} earlier messages were`;
-    this.notice(`Compacted: ${count} summarized for the model (they stay shown above).`, compacted.summary, compacted);
+    const count = older.length === 1 ? "1 earlier message was summarized for the model (it stays" : `${older.length} earlier messages were summarized for the model (they stay`;
+    this.notice(`Compacted: ${count} shown above).`, compacted.summary, compacted);
     return true;
   }
 

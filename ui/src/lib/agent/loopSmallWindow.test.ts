@@ -201,3 +201,16 @@ function deferredTurn() {
     });
   return { turn, emit: (event: LlmEvent) => emitter?.(event), finish: () => end() };
 }
+
+describe("compaction's notice and its end", () => {
+  it("says '1 earlier message', and never summarizes a summary alone again", async () => {
+    const t = setup([say("Hello."), say("Summary: the user said hi.")], 32_768);
+    await t.loop.send("hi");
+    await t.loop.compact();
+    expect(t.notices().filter((n) => n.startsWith("Compacted"))).toEqual(["Compacted: 1 earlier message was summarized for the model (it stays shown above)."]);
+    await t.loop.compact();
+    await t.loop.compact();
+    expect(t.requests).toHaveLength(2);
+    expect(t.notices().filter((n) => n.startsWith("Compacted"))).toHaveLength(1);
+  });
+});
