@@ -117,9 +117,9 @@ function makeHome(fixture) {
   return dirs;
 }
 
-function writeSettings(dirs, { provider, baseUrl, mode }) {
+function writeSettings(dirs, { provider, baseUrl, mode, extra = {} }) {
   fs.mkdirSync(dirs.appConfig, { recursive: true });
-  const settings = { provider, base_url: baseUrl, model: "scripted", max_tokens: 1024, mode };
+  const settings = { provider, base_url: baseUrl, model: "scripted", max_tokens: 1024, mode, ...extra };
   fs.writeFileSync(path.join(dirs.appConfig, "settings.json"), JSON.stringify(settings, null, 2));
   if (provider === "anthropic") {
     // A key is only sent to the origin it was saved for: `provider origin`
@@ -608,11 +608,12 @@ export function tid(id, extra = "") {
  * app starts, e.g. to seed recent projects), llm (options for the scripted
  * server, e.g. `{ props }` to answer as llama-server), desktop (true: a
  * private session bus with a notification service and a window to move
- * the focus to, as `app.desktop`; see lib/desktop.js).
+ * the focus to, as `app.desktop`; see lib/desktop.js), settings (fields
+ * written over the settings file's, e.g. a hosted `base_url` with no key).
  */
 export async function withApp(
   t,
-  { script, provider = "openai", mode = "ask", fixture = "demo", openProject = true, env = {}, setup, llm: llmOptions, desktop: wantDesktop = false },
+  { script, provider = "openai", mode = "ask", fixture = "demo", openProject = true, env = {}, setup, llm: llmOptions, desktop: wantDesktop = false, settings },
   body,
 ) {
   preflight();
@@ -627,7 +628,7 @@ export async function withApp(
   let app = null;
   let failed = false;
   try {
-    writeSettings(dirs, { provider, baseUrl: llm.baseUrl(provider), mode });
+    writeSettings(dirs, { provider, baseUrl: llm.baseUrl(provider), mode, extra: settings });
     await setup?.(dirs);
     if (wantDesktop) {
       desktop = await startDesktop(path.join(dirs.root, "desktop"), logFile, path.join(ARTIFACTS, `${name}--notifications.txt`));

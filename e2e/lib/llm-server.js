@@ -22,7 +22,14 @@
 // The app also asks what the server knows of the model (llama.cpp's
 // `GET /props`, LM Studio's and Ollama's own endpoints): `options.props`,
 // when given, is answered at `/props` as llama-server would; the others
-// get a 404, as a server without them answers.
+// get a 404, as a server without them answers. With `options.props`, the
+// server also has llama-server's `POST /apply-template` (the request's
+// messages and tools as one prompt) and `POST /tokenize` (its tokens,
+// counted as `tokenCount` does: about four characters each); both are
+// recorded in `probes`.
+//
+// `options.port` listens on that port (a local server's usual one, for
+// detection) instead of a free one.
 
 import http from "node:http";
 
@@ -62,6 +69,12 @@ export async function startLlmServer(script, options = {}) {
     if (req.method === "GET" && new URL(req.url, "http://x").pathname.endsWith("/models")) {
       modelLists.push(request);
       return sendJson(res, 200, modelList(options.models ?? ["scripted"], "anthropic-version" in req.headers));
+    }
+    if (req.method === "POST" && options.props && (req.url === "/apply-template" || req.url === "/tokenize")) {
+      probes.push(request);
+      if (req.url === "/apply-template") return sendJson(res, 200, { prompt: templated(body) });
+      const tokens = Array.from({ length: tokenCount(String(body?.content ?? "")) }, (_, i) => i);
+      return sendJson(res, 200, { tokens });
     }
     if (req.method === "GET" && req.url === "/props") {
       probes.push(request);
@@ -107,7 +120,7 @@ export async function startLlmServer(script, options = {}) {
 
   await new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
+    server.listen(options.port ?? 0, "127.0.0.1", resolve);
   });
   const { port } = server.address();
 
@@ -144,6 +157,18 @@ export async function startLlmServer(script, options = {}) {
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/** What the scripted server counts as tokens of a text: about four characters each. */
+export function tokenCount(text) {
+  return Math.ceil(text.length / 4);
+}
+
+/** A chat request as one prompt, as a chat template renders it (the tools first, then each message). */
+function templated(body) {
+  const tools = (body?.tools ?? []).map((tool) => JSON.stringify(tool)).join("\n");
+  const messages = (body?.messages ?? []).map((m) => `<|${m.role}|>\n${typeof m.content === "string" ? m.content : JSON.stringify(m.content)}`);
+  return `${tools ? `<tools>\n${tools}\n</tools>\n` : ""}${messages.join("\n")}`;
 }
 
 function readBody(req) {
