@@ -87,6 +87,7 @@ async fn detection_probes_concurrently_and_returns_fast() {
 }
 
 /// Answers every request on `port` with a one-model list until dropped.
+#[allow(clippy::panic)] // a set-up helper: a busy port fails the test with its reason
 async fn model_list_on(port: u16, model: &'static str) -> tokio::task::JoinHandle<()> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
