@@ -1,7 +1,10 @@
 //! A command the user let use the network asks, through the app state's
 //! hook, about a domain off the egress allowlist: the answer holds for
 //! its conversation and no other, ends with it, and no answer within the
-//! wait refuses. A real command in the real sandbox, through the real proxy.
+//! wait refuses. A background command asks after its call returned, and
+//! stopping it drops its question; commands meeting the same domain at
+//! once get one question. Real commands in the real sandbox, through the
+//! real proxy.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -17,7 +20,7 @@ use corral_tools::shell::{CancelToken, ShellRun};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A name that resolves nowhere: only the proxy's judgement of it counts.
 const DOMAIN: &str = "elsewhere.invalid";
@@ -231,4 +234,186 @@ fn a_stopped_command_drops_its_question_and_a_silent_window_is_refused_in_its_pa
         "{}",
         panel.lock().unwrap()
     );
+}
+
+/// An app with a project open, python3 among the user's programs.
+fn open_app() -> (tempfile::TempDir, AppState) {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    let state = AppState::new(Store::without_keychain(
+        tmp.path().join("config"),
+        tmp.path().join("data"),
+    ));
+    state.open_project(&project).unwrap();
+    state
+        .store
+        .save_programs(vec!["python3".into()], None)
+        .unwrap();
+    (tmp, state)
+}
+
+/// Starts in the background, granted the network in `conversation`, a
+/// fetch of the domain after `delay_secs`; the hook is made as the app
+/// makes it (stopped by the call's switch). Returns the run id.
+fn start_in_background(
+    state: &AppState,
+    conversation: &str,
+    delay_secs: f64,
+    notify: corral_session::domains::Notify,
+) -> String {
+    let code = format!(
+        "import time, urllib.request\ntime.sleep({delay_secs})\ntry:\n    urllib.request.urlopen('http://{DOMAIN}/', timeout=60)\nexcept Exception as e:\n    print('failed', e)"
+    );
+    let input = json!({"command": "python3", "args": ["-c", code], "background": true});
+    let token = state
+        .approve(
+            "exec_shell",
+            &input,
+            Answer {
+                network: true,
+                ..Answer::once()
+            },
+        )
+        .unwrap();
+    let mut shell = ShellRun::default();
+    shell.egress.ask = Some(state.domains.hook(Asking {
+        conversation: conversation.into(),
+        notify,
+        cancel: shell.cancel.clone(),
+        on_output: None,
+        wait: Duration::from_secs(60),
+    }));
+    let consent = Consent {
+        token: Some(token),
+        conversation: Some(conversation.into()),
+    };
+    let started = tauri::async_runtime::block_on(state.call_tool_in(
+        "exec_shell".into(),
+        input,
+        consent,
+        None,
+        shell,
+        Default::default(),
+    ))
+    .unwrap();
+    started["run_id"].as_str().unwrap().to_string()
+}
+
+/// Waits up to `secs` for `done`.
+fn wait_until(secs: u64, what: &str, done: impl Fn() -> bool) {
+    let until = Instant::now() + Duration::from_secs(secs);
+    while !done() {
+        assert!(Instant::now() < until, "waited {secs} s for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The background command's whole output once it has ended.
+fn ended_output(state: &AppState, run_id: &str) -> String {
+    let background = state.background().unwrap();
+    wait_until(30, "the command to end", || {
+        !background.output(run_id, 0).unwrap().running
+    });
+    background.output(run_id, 0).unwrap().output
+}
+
+/// What the window was told, kept in order.
+fn window() -> (
+    Arc<Mutex<Vec<DomainQuestion>>>,
+    corral_session::domains::Notify,
+) {
+    let told: Arc<Mutex<Vec<DomainQuestion>>> = Arc::default();
+    let heard = told.clone();
+    let notify = Arc::new(move |question: DomainQuestion| heard.lock().unwrap().push(question));
+    (told, notify)
+}
+
+fn asked_ids(told: &Mutex<Vec<DomainQuestion>>) -> Vec<String> {
+    told.lock()
+        .unwrap()
+        .iter()
+        .filter_map(|q| match q {
+            DomainQuestion::Asked { id, domain, .. } if domain == DOMAIN => Some(id.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_background_command_asks_after_its_call_returned_and_its_stop_drops_the_question() {
+    if !fenced() {
+        return;
+    }
+    let (_tmp, state) = open_app();
+
+    // Asked a second after the call returned; allowed, the proxy goes on
+    // to resolve the name (which resolves nowhere).
+    let (told, notify) = window();
+    let run_id = start_in_background(&state, "c1", 1.0, notify);
+    assert!(
+        asked_ids(&told).is_empty(),
+        "asked before the call returned"
+    );
+    wait_until(30, "the question", || !asked_ids(&told).is_empty());
+    let id = asked_ids(&told)[0].clone();
+    assert!(state.domains.respond(&id, true));
+    let output = ended_output(&state, &run_id);
+    assert!(!output.contains("the user did not allow it"), "{output}");
+    assert!(output.contains("could not resolve"), "{output}");
+    assert_eq!(state.domains.answer("c1", DOMAIN), Some(true));
+
+    // Stopped from the Processes panel while its question waits: the
+    // question is taken down at once and can no longer be answered.
+    let (told, notify) = window();
+    let run_id = start_in_background(&state, "c2", 0.0, notify);
+    wait_until(30, "the question", || !asked_ids(&told).is_empty());
+    let id = asked_ids(&told)[0].clone();
+    let stopped = Instant::now();
+    state.background().unwrap().stop(&run_id).unwrap();
+    wait_until(5, "the question to close", || {
+        told.lock()
+            .unwrap()
+            .iter()
+            .any(|q| matches!(q, DomainQuestion::Closed { id: closed } if *closed == id))
+    });
+    assert!(stopped.elapsed() < Duration::from_secs(5));
+    assert!(
+        !state.domains.respond(&id, true),
+        "the question still waits"
+    );
+    assert_eq!(state.domains.answer("c2", DOMAIN), None);
+}
+
+#[test]
+fn commands_meeting_the_same_domain_at_once_get_one_question() {
+    if !fenced() {
+        return;
+    }
+    let (_tmp, state) = open_app();
+    let told: Arc<Mutex<Vec<DomainQuestion>>> = Arc::default();
+    let (heard, answers) = (told.clone(), state.domains.clone());
+    // The window answers each question 3 s after it is shown, so both
+    // commands have met the domain by then.
+    let notify = Arc::new(move |question: DomainQuestion| {
+        if let DomainQuestion::Asked { id, .. } = &question {
+            let (id, answers) = (id.clone(), answers.clone());
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_secs(3));
+                answers.respond(&id, false);
+            });
+        }
+        heard.lock().unwrap().push(question);
+    });
+    let first = start_in_background(&state, "c1", 0.0, notify.clone());
+    let second = start_in_background(&state, "c1", 0.1, notify);
+    for run_id in [first, second] {
+        let output = ended_output(&state, &run_id);
+        assert!(
+            output.contains(&format!("corral proxy: refused GET http://{DOMAIN}"))
+                && output.contains("the user did not allow it"),
+            "{output}"
+        );
+    }
+    assert_eq!(asked_ids(&told).len(), 1, "{:?}", told.lock().unwrap());
 }

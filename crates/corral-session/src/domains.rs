@@ -3,11 +3,14 @@
 //! the window asks "Allow <domain> in this conversation" or "Refuse"; the
 //! answer holds for the conversation (asked once per domain), and ends
 //! with it, as its grants do. No answer within the wait refuses; a
-//! stopped command drops its question.
+//! stopped command drops its question (a background command too: its
+//! stop switch is the call's). Connections that meet the same domain while
+//! it is being asked about wait for that one answer: one question, not one
+//! per connection.
 
 use corral_tools::shell::{CancelToken, DomainAsk, OutputSink, Stream};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -40,6 +43,8 @@ pub struct DomainAnswers {
     answers: Mutex<HashMap<String, HashMap<String, bool>>>,
     /// The questions waiting for the window, by id.
     waiting: Mutex<HashMap<String, mpsc::Sender<bool>>>,
+    /// What is being asked about now, by conversation and domain.
+    in_question: Mutex<HashSet<(String, String)>>,
     /// Where the window listens (`domain_questions`), once it does.
     window: Mutex<Option<Notify>>,
 }
@@ -67,11 +72,36 @@ impl DomainAnswers {
     }
 
     /// The conversation's answer about `domain`, asking the window if
-    /// there is none yet.
+    /// there is none yet and no other connection is asking already (then
+    /// its answer is this one's).
     fn ask(&self, asking: &Asking, domain: &str) -> bool {
-        if let Some(answer) = self.answer(&asking.conversation, domain) {
-            return answer;
+        let started = Instant::now();
+        let key = (asking.conversation.clone(), domain.to_string());
+        loop {
+            if let Some(answer) = self.answer(&asking.conversation, domain) {
+                return answer;
+            }
+            if asking.cancel.is_cancelled() || started.elapsed() >= asking.wait {
+                return false;
+            }
+            if lock(&self.in_question).insert(key.clone()) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
         }
+        // The one asking may have answered between the look and the claim
+        // (it records the answer before it lets go).
+        let answer = match self.answer(&asking.conversation, domain) {
+            Some(answer) => answer,
+            None => self.ask_window(asking, domain, started),
+        };
+        lock(&self.in_question).remove(&key);
+        answer
+    }
+
+    /// Asks the window about `domain` and waits for the answer, the
+    /// command's stop, or the end of the wait begun at `started`.
+    fn ask_window(&self, asking: &Asking, domain: &str, started: Instant) -> bool {
         let id = uuid::Uuid::new_v4().to_string();
         let (send, receive) = mpsc::channel();
         lock(&self.waiting).insert(id.clone(), send);
@@ -80,7 +110,6 @@ impl DomainAnswers {
             conversation: asking.conversation.clone(),
             domain: domain.to_string(),
         });
-        let started = Instant::now();
         let answer = loop {
             // Short waits, so that a stopped command drops its question.
             match receive.recv_timeout(Duration::from_millis(100)) {

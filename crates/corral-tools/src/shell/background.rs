@@ -153,7 +153,10 @@ impl Background {
         let entry = Arc::new(Run {
             command: input.command.clone(),
             args: input.args.clone(),
-            cancel: CancelToken::default(),
+            // The caller's switch, not a new one: what the caller tied to
+            // it (the window's question about a domain) ends when the
+            // command is stopped, long after this call returned.
+            cancel: run.cancel.clone(),
             started: Instant::now(),
             pid: AtomicU32::new(0),
             state: Mutex::new(RunState::default()),
