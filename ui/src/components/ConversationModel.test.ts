@@ -6,42 +6,42 @@ import { fireEvent, render, screen } from "@testing-library/svelte";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { ConversationSummary, LlmTarget, Settings, StoredEntry } from "../lib/types";
 
-const { ipc, stored } = vi.hoisted(() => {
-  const stored = { conversations: [] as { summary: ConversationSummary; entries: StoredEntry[] }[] };
-  const ipc = {
-    projectInfo: vi.fn(),
-    recentProjects: vi.fn(async () => []),
-    callTool: vi.fn(async () => ({ path: ".", entries: [], truncated: false })),
-    setWindowTitle: vi.fn(),
-    toolSpecs: vi.fn(async () => []),
-    modelInfo: vi.fn(async () => ({})),
-    getSettings: vi.fn(),
-    listModels: vi.fn(),
-    detectLocalServers: vi.fn(async () => []),
-    llmStream: vi.fn(),
-    cancel: vi.fn(async () => null),
-    checkPolicy: vi.fn(),
-    approveCall: vi.fn(),
-    conversationGrants: vi.fn(async () => []),
-    revokeGrant: vi.fn(async () => []),
-    endConversation: vi.fn(async () => null),
-    execShell: vi.fn(),
-    historyNotice: vi.fn(async () => null),
-    checkpointNotice: vi.fn(async () => null),
-    listConversations: vi.fn(),
-    openConversation: vi.fn(),
-    appendEntry: vi.fn(),
-    setConversationModel: vi.fn(),
-    renameConversation: vi.fn(),
-    deleteConversation: vi.fn(),
-    restoreConversation: vi.fn(),
-    forkConversation: vi.fn(),
-    searchConversations: vi.fn(),
-    exportConversation: vi.fn(),
-  };
-  return { ipc, stored };
+vi.mock("../lib/ipc", () => import("../test/ipcMock").then((m) => m.ipcModule()));
+import { ipc as client } from "../lib/ipc";
+import { answer } from "../test/ipcMock";
+
+const stored = { conversations: [] as { summary: ConversationSummary; entries: StoredEntry[] }[] };
+const ipc = answer(client, {
+  projectInfo: vi.fn(),
+  recentProjects: vi.fn(async () => []),
+  callTool: vi.fn(async () => ({ path: ".", entries: [], truncated: false })),
+  setWindowTitle: vi.fn(),
+  toolSpecs: vi.fn(async () => []),
+  modelInfo: vi.fn(async () => ({})),
+  getSettings: vi.fn(),
+  listModels: vi.fn(),
+  detectLocalServers: vi.fn(async () => []),
+  llmStream: vi.fn(),
+  cancel: vi.fn(async () => null),
+  checkPolicy: vi.fn(),
+  approveCall: vi.fn(),
+  conversationGrants: vi.fn(async () => []),
+  revokeGrant: vi.fn(async () => []),
+  endConversation: vi.fn(async () => null),
+  execShell: vi.fn(),
+  historyNotice: vi.fn(async () => null),
+  checkpointNotice: vi.fn(async () => null),
+  listConversations: vi.fn(),
+  openConversation: vi.fn(),
+  appendEntry: vi.fn(),
+  setConversationModel: vi.fn(),
+  renameConversation: vi.fn(),
+  deleteConversation: vi.fn(),
+  restoreConversation: vi.fn(),
+  forkConversation: vi.fn(),
+  searchConversations: vi.fn(),
+  exportConversation: vi.fn(),
 });
-vi.mock("../lib/ipc", () => ({ ipc }));
 
 import App from "../App.svelte";
 
@@ -81,7 +81,7 @@ beforeEach(() => {
     }
     return { conversation: id, seq: find(id).entries.length };
   });
-  ipc.llmStream.mockImplementation(async (_runId: string, _request: unknown, onEvent: (e: unknown) => void) => {
+  ipc.llmStream.mockImplementation(async (_runId, _request, onEvent) => {
     onEvent({ type: "text_delta", text: "Sure." });
     onEvent({ type: "done", stop_reason: "end_turn" });
     return null;

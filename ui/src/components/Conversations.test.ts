@@ -9,41 +9,41 @@ import { age, snippetParts } from "../lib/historyView";
 import type { ConversationData, ConversationSummary, NewEntry, StoredEntry } from "../lib/types";
 import { offsetsOf, variableRange } from "../lib/virtualRange";
 
-const { ipc, history } = vi.hoisted(() => {
-  const history = {
-    conversations: [] as { summary: ConversationSummary; entries: StoredEntry[]; deleted: boolean }[],
-    next: 1,
-  };
-  const ipc = {
-    projectInfo: vi.fn(),
-    recentProjects: vi.fn(async () => []),
-    callTool: vi.fn(async () => ({ path: ".", entries: [], truncated: false })),
-    setWindowTitle: vi.fn(),
-    toolSpecs: vi.fn(async () => []),
-    modelInfo: vi.fn(async () => ({})),
-    llmStream: vi.fn(),
-    cancel: vi.fn(async () => null),
-    checkPolicy: vi.fn(),
-    approveCall: vi.fn(),
-    conversationGrants: vi.fn(async () => []),
-    revokeGrant: vi.fn(async () => []),
-    endConversation: vi.fn(async () => null),
-    execShell: vi.fn(),
-    historyNotice: vi.fn(async () => null as string | null),
-    checkpointNotice: vi.fn(async () => null as string | null),
-    listConversations: vi.fn(),
-    openConversation: vi.fn(),
-    appendEntry: vi.fn(),
-    renameConversation: vi.fn(),
-    deleteConversation: vi.fn(),
-    restoreConversation: vi.fn(),
-    forkConversation: vi.fn(),
-    searchConversations: vi.fn(),
-    exportConversation: vi.fn(),
-  };
-  return { ipc, history };
+vi.mock("../lib/ipc", () => import("../test/ipcMock").then((m) => m.ipcModule()));
+import { ipc as client } from "../lib/ipc";
+import { answer } from "../test/ipcMock";
+
+const history = {
+  conversations: [] as { summary: ConversationSummary; entries: StoredEntry[]; deleted: boolean }[],
+  next: 1,
+};
+const ipc = answer(client, {
+  projectInfo: vi.fn(),
+  recentProjects: vi.fn(async () => []),
+  callTool: vi.fn(async () => ({ path: ".", entries: [], truncated: false })),
+  setWindowTitle: vi.fn(),
+  toolSpecs: vi.fn(async () => []),
+  modelInfo: vi.fn(async () => ({})),
+  llmStream: vi.fn(),
+  cancel: vi.fn(async () => null),
+  checkPolicy: vi.fn(),
+  approveCall: vi.fn(),
+  conversationGrants: vi.fn(async () => []),
+  revokeGrant: vi.fn(async () => []),
+  endConversation: vi.fn(async () => null),
+  execShell: vi.fn(),
+  historyNotice: vi.fn(async () => null as string | null),
+  checkpointNotice: vi.fn(async () => null as string | null),
+  listConversations: vi.fn(),
+  openConversation: vi.fn(),
+  appendEntry: vi.fn(),
+  renameConversation: vi.fn(),
+  deleteConversation: vi.fn(),
+  restoreConversation: vi.fn(),
+  forkConversation: vi.fn(),
+  searchConversations: vi.fn(),
+  exportConversation: vi.fn(),
 });
-vi.mock("../lib/ipc", () => ({ ipc }));
 
 import App from "../App.svelte";
 
@@ -104,8 +104,9 @@ beforeEach(() => {
   });
   ipc.restoreConversation.mockImplementation(async (id: string) => {
     const c = history.conversations.find((c) => c.summary.id === id);
-    if (c) c.deleted = false;
-    return c?.summary;
+    if (!c) throw { code: "not_found", message: `there is no conversation \`${id}\``, hint: "", retryable: false, details: {} };
+    c.deleted = false;
+    return c.summary;
   });
   ipc.forkConversation.mockImplementation(async (id: string, before: number) => {
     const c = find(id);
@@ -113,7 +114,7 @@ beforeEach(() => {
     history.conversations.push(fork);
     return fork.summary;
   });
-  ipc.llmStream.mockImplementation(async (_runId: string, _request: unknown, onEvent: (e: unknown) => void) => {
+  ipc.llmStream.mockImplementation(async (_runId, _request, onEvent) => {
     onEvent({ type: "text_delta", text: "Sure." });
     onEvent({ type: "done", stop_reason: "end_turn" });
     return null;

@@ -2,23 +2,22 @@
 // listed again, and only those.
 import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import { describe, expect, it, vi } from "vitest";
-import type { DirEntry, TreeChanges } from "../lib/types";
+import type { DirEntry, IndexStatus, TreeChanges } from "../lib/types";
 
-const { ipc, disk } = vi.hoisted(() => {
-  const disk: Record<string, string[]> = {};
-  const entry = (path: string): DirEntry => ({ path, kind: path.endsWith("/") ? "dir" : "file" }) as DirEntry;
-  const ipc = {
-    callTool: vi.fn(async (_tool: string, input: { path: string }) => ({
-      path: input.path,
-      entries: (disk[input.path] ?? []).map((p) => ({ ...entry(p), path: p.replace(/\/$/, "") })),
-      truncated: false,
-    })),
-    searchIndexStatus: vi.fn(async () => ({ state: "ready", files: 0, ms: 0 })),
-    treeChanges: vi.fn(async (since: number): Promise<TreeChanges> => ({ counter: since, folders: [], all: false })),
-  };
-  return { ipc, disk };
+vi.mock("../lib/ipc", () => import("../test/ipcMock").then((m) => m.ipcModule()));
+import { ipc as client } from "../lib/ipc";
+import { answer } from "../test/ipcMock";
+
+const disk: Record<string, string[]> = {};
+const entry = (path: string): DirEntry => ({ path, kind: path.endsWith("/") ? "dir" : "file" }) as DirEntry;
+const ipc = answer(client, {
+  callTool: vi.fn(async (_tool: string, input: Record<string, unknown>) => {
+    const path = String(input.path);
+    return { path, entries: (disk[path] ?? []).map((p) => ({ ...entry(p), path: p.replace(/\/$/, "") })), truncated: false };
+  }),
+  searchIndexStatus: vi.fn(async (): Promise<IndexStatus> => ({ state: "ready", files: 0, ms: 0 })),
+  treeChanges: vi.fn(async (since: number): Promise<TreeChanges> => ({ counter: since, folders: [], all: false })),
 });
-vi.mock("../lib/ipc", () => ({ ipc }));
 
 import FileTree from "./FileTree.svelte";
 

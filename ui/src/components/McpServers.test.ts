@@ -5,32 +5,32 @@ import { fireEvent, render, screen } from "@testing-library/svelte";
 import { describe, expect, it, vi } from "vitest";
 import type { McpServerStatus, McpSettings, McpSettingsView } from "../lib/types";
 
-const { ipc, saved } = vi.hoisted(() => {
-  const saved: { settings: McpSettings | null; view: McpSettingsView; status: McpServerStatus[] } = {
-    settings: null,
-    view: { servers: [], secrets_set: [] },
-    status: [],
-  };
-  const ipc = {
-    mcpSettings: vi.fn(async () => saved.view),
-    mcpStatus: vi.fn(async () => saved.status),
-    saveMcpSettings: vi.fn(async (settings: McpSettings) => {
-      saved.settings = settings;
-      saved.view = {
-        servers: settings.servers,
-        secrets_set: Object.entries(settings.secrets).flatMap(([server, vars]) => Object.keys(vars ?? {}).map((v) => `${server}/${v}`)),
-      };
-      saved.status = [{ name: "github", state: "failed", tools: [], problems: ["it did not start an MCP session: connection closed"], stderr: "Error: GITHUB_TOKEN is wrong\n" }];
-      return saved.status;
-    }),
-    restartMcpServer: vi.fn(async (name: string) => {
-      saved.status = [{ name, state: "running", tools: ["github__search", "github__get_issue"], stderr: "" }];
-      return saved.status;
-    }),
-  };
-  return { ipc, saved };
+vi.mock("../lib/ipc", () => import("../test/ipcMock").then((m) => m.ipcModule()));
+import { ipc as client } from "../lib/ipc";
+import { answer } from "../test/ipcMock";
+
+const saved: { settings: McpSettings | null; view: McpSettingsView; status: McpServerStatus[] } = {
+  settings: null,
+  view: { servers: [], secrets_set: [] },
+  status: [],
+};
+const ipc = answer(client, {
+  mcpSettings: vi.fn(async () => saved.view),
+  mcpStatus: vi.fn(async () => saved.status),
+  saveMcpSettings: vi.fn(async (settings: McpSettings) => {
+    saved.settings = settings;
+    saved.view = {
+      servers: settings.servers,
+      secrets_set: Object.entries(settings.secrets).flatMap(([server, vars]) => Object.keys(vars ?? {}).map((v) => `${server}/${v}`)),
+    };
+    saved.status = [{ name: "github", state: "failed", tools: [], problems: ["it did not start an MCP session: connection closed"], stderr: "Error: GITHUB_TOKEN is wrong\n" }];
+    return saved.status;
+  }),
+  restartMcpServer: vi.fn(async (name: string) => {
+    saved.status = [{ name, state: "running", tools: ["github__search", "github__get_issue"], stderr: "" }];
+    return saved.status;
+  }),
 });
-vi.mock("../lib/ipc", () => ({ ipc }));
 
 import McpServers from "./McpServers.svelte";
 

@@ -5,36 +5,36 @@ import { fireEvent, render, screen } from "@testing-library/svelte";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { McpServerStatus, McpSettings, Settings, ShellConfig } from "../lib/types";
 
-const { ipc, held } = vi.hoisted(() => {
-  const held: { shell: ShellConfig; mcp: McpSettings | null; status: McpServerStatus[] } = {
-    shell: { builtin: ["git", "npm"], global_programs: [], project_programs: [], rules: [] },
-    mcp: null,
-    status: [],
-  };
-  const ipc = {
-    getSettings: vi.fn(),
-    saveSettings: vi.fn(),
-    testConnection: vi.fn(),
-    modelInfo: vi.fn(async () => ({})),
-    detectLocalServers: vi.fn(async () => []),
-    projectInfo: vi.fn(async () => ({ root: "/p" })),
-    shellConfig: vi.fn(async () => held.shell),
-    savePrograms: vi.fn(async (global: string[], project: string[] | null) => {
-      held.shell = { ...held.shell, global_programs: global, project_programs: project ?? [] };
-      return held.shell;
-    }),
-    removeRule: vi.fn(),
-    mcpSettings: vi.fn(async () => ({ servers: held.mcp?.servers ?? [], secrets_set: [] })),
-    mcpStatus: vi.fn(async () => held.status),
-    saveMcpSettings: vi.fn(async (settings: McpSettings) => {
-      held.mcp = settings;
-      return held.status;
-    }),
-    restartMcpServer: vi.fn(),
-  };
-  return { ipc, held };
+vi.mock("../lib/ipc", () => import("../test/ipcMock").then((m) => m.ipcModule()));
+import { ipc as client } from "../lib/ipc";
+import { answer } from "../test/ipcMock";
+
+const held: { shell: ShellConfig; mcp: McpSettings | null; status: McpServerStatus[] } = {
+  shell: { builtin: ["git", "npm"], global_programs: [], project_programs: [], rules: [] },
+  mcp: null,
+  status: [],
+};
+const ipc = answer(client, {
+  getSettings: vi.fn(),
+  saveSettings: vi.fn(),
+  testConnection: vi.fn(),
+  modelInfo: vi.fn(async () => ({})),
+  detectLocalServers: vi.fn(async () => []),
+  projectInfo: vi.fn(async () => ({ root: "/p", name: "p" })),
+  shellConfig: vi.fn(async () => held.shell),
+  savePrograms: vi.fn(async (global: string[], project: string[] | null) => {
+    held.shell = { ...held.shell, global_programs: global, project_programs: project ?? [] };
+    return held.shell;
+  }),
+  removeRule: vi.fn(),
+  mcpSettings: vi.fn(async () => ({ servers: held.mcp?.servers ?? [], secrets_set: [] })),
+  mcpStatus: vi.fn(async () => held.status),
+  saveMcpSettings: vi.fn(async (settings: McpSettings) => {
+    held.mcp = settings;
+    return held.status;
+  }),
+  restartMcpServer: vi.fn(),
 });
-vi.mock("../lib/ipc", () => ({ ipc }));
 
 import SettingsView from "./Settings.svelte";
 
@@ -48,7 +48,7 @@ beforeEach(() => {
   held.status = [{ name: "time", state: "running", tools: ["time__get_current_time", "time__convert_time"], stderr: "" }];
   ipc.getSettings.mockResolvedValue(saved);
   ipc.saveSettings.mockImplementation(async (input: Record<string, unknown>) => ({ ...saved, ...input, has_api_key: false }));
-  ipc.testConnection.mockResolvedValue({ model: "qwen" });
+  ipc.testConnection.mockResolvedValue({ ok: true, model: "qwen" });
 });
 
 async function shown(): Promise<void> {
