@@ -3,31 +3,32 @@ import { fireEvent, render, screen } from "@testing-library/svelte";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { Settings } from "../lib/types";
 
-const { ipc } = vi.hoisted(() => ({
-  ipc: {
-    projectInfo: vi.fn(),
-    recentProjects: vi.fn(),
-    openProject: vi.fn(),
-    pickProject: vi.fn(),
-    closeProject: vi.fn(),
-    listConversations: vi.fn(),
-    openConversation: vi.fn(),
-    appendEntry: vi.fn(),
-    historyNotice: vi.fn(),
-    checkpointNotice: vi.fn(async () => null),
-    searchConversations: vi.fn(),
-    callTool: vi.fn(),
-    setWindowTitle: vi.fn(),
-    getSettings: vi.fn(),
-    saveSettings: vi.fn(),
-    testConnection: vi.fn(),
-    modelInfo: vi.fn(),
-    detectLocalServers: vi.fn(),
-    mcpSettings: vi.fn(async () => ({ servers: [], secrets_set: [] })),
-    mcpStatus: vi.fn(async () => []),
-  },
-}));
-vi.mock("../lib/ipc", () => ({ ipc }));
+vi.mock("../lib/ipc", () => import("../test/ipcMock").then((m) => m.ipcModule()));
+import { ipc as client } from "../lib/ipc";
+import { answer } from "../test/ipcMock";
+
+const ipc = answer(client, {
+  projectInfo: vi.fn(),
+  recentProjects: vi.fn(),
+  openProject: vi.fn(),
+  pickProject: vi.fn(),
+  closeProject: vi.fn(),
+  listConversations: vi.fn(),
+  openConversation: vi.fn(),
+  appendEntry: vi.fn(),
+  historyNotice: vi.fn(),
+  checkpointNotice: vi.fn(async () => null),
+  searchConversations: vi.fn(),
+  callTool: vi.fn(),
+  setWindowTitle: vi.fn(),
+  getSettings: vi.fn(),
+  saveSettings: vi.fn(),
+  testConnection: vi.fn(),
+  modelInfo: vi.fn(),
+  detectLocalServers: vi.fn(),
+  mcpSettings: vi.fn(async () => ({ servers: [], secrets_set: [] })),
+  mcpStatus: vi.fn(async () => []),
+});
 
 import App from "../App.svelte";
 import SettingsView from "./Settings.svelte";
@@ -40,7 +41,7 @@ beforeEach(() => {
   ipc.openProject.mockResolvedValue(app);
   ipc.listConversations.mockResolvedValue([]);
   ipc.historyNotice.mockResolvedValue(null);
-  ipc.callTool.mockImplementation(async (_name: string, input: { path: string }) => ({
+  ipc.callTool.mockImplementation(async (_name, input) => ({
     path: input.path,
     entries: input.path === "." ? [{ path: "README.md", kind: "file", size: 10 }, { path: "invoice\u202Etxt.exe", kind: "file", size: 1 }, { path: "src", kind: "dir" }] : [{ path: "src/main.rs", kind: "file" }],
     truncated: false,

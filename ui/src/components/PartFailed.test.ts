@@ -4,15 +4,16 @@
 import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import { describe, expect, it, vi } from "vitest";
 
-const { ipc, attempts } = vi.hoisted(() => ({
-  attempts: { count: 0 },
-  ipc: {
-    callTool: vi.fn(async () => ({ path: ".", entries: [{ path: "README.md", kind: "file" }], truncated: false })),
-    searchIndexStatus: vi.fn(async () => ({ state: "ready", files: 0, ms: 0 })),
-    treeChanges: vi.fn(async (since: number) => ({ counter: since, folders: [], all: false })),
-  },
-}));
-vi.mock("../lib/ipc", () => ({ ipc }));
+const { attempts } = vi.hoisted(() => ({ attempts: { count: 0 } }));
+vi.mock("../lib/ipc", () => import("../test/ipcMock").then((m) => m.ipcModule()));
+import { ipc as client } from "../lib/ipc";
+import { answer } from "../test/ipcMock";
+
+answer(client, {
+  callTool: async () => ({ path: ".", entries: [{ path: "README.md", kind: "file" }], truncated: false }),
+  searchIndexStatus: async () => ({ state: "ready", files: 0, ms: 0 }),
+  treeChanges: async (since: number) => ({ counter: since, folders: [], all: false }),
+});
 vi.mock("./FileViewer.svelte", () => {
   attempts.count++;
   throw new Error("the chunk is gone");

@@ -4,19 +4,20 @@ import { fireEvent, render, screen } from "@testing-library/svelte";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { Settings } from "../lib/types";
 
-const { ipc } = vi.hoisted(() => ({
-  ipc: {
-    getSettings: vi.fn(),
-    saveSettings: vi.fn(),
-    testConnection: vi.fn(),
-    modelInfo: vi.fn(),
-    detectLocalServers: vi.fn(async () => []),
-    projectInfo: vi.fn(async () => null),
-    mcpSettings: vi.fn(async () => ({ servers: [], secrets_set: [] })),
-    mcpStatus: vi.fn(async () => []),
-  },
-}));
-vi.mock("../lib/ipc", () => ({ ipc }));
+vi.mock("../lib/ipc", () => import("../test/ipcMock").then((m) => m.ipcModule()));
+import { ipc as client } from "../lib/ipc";
+import { answer } from "../test/ipcMock";
+
+const ipc = answer(client, {
+  getSettings: vi.fn(),
+  saveSettings: vi.fn(),
+  testConnection: vi.fn(),
+  modelInfo: vi.fn(),
+  detectLocalServers: vi.fn(async () => []),
+  projectInfo: vi.fn(async () => null),
+  mcpSettings: vi.fn(async () => ({ servers: [], secrets_set: [] })),
+  mcpStatus: vi.fn(async () => []),
+});
 
 import SettingsView from "./Settings.svelte";
 
@@ -26,7 +27,7 @@ beforeEach(() => {
   vi.clearAllMocks();
   ipc.getSettings.mockResolvedValue(saved);
   ipc.saveSettings.mockImplementation(async (input: Record<string, unknown>) => ({ ...saved, ...input, has_api_key: false }));
-  ipc.testConnection.mockResolvedValue({ model: "qwen" });
+  ipc.testConnection.mockResolvedValue({ ok: true, model: "qwen" });
 });
 
 async function shown(): Promise<void> {
