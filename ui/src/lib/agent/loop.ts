@@ -583,7 +583,12 @@ export class AgentLoop {
         if (outcome.error && isContextOverflow(outcome.error) && !overflowRetried && !control.cancelled) {
           // Compacted and sent again once, by itself; a second overflow is shown.
           overflowRetried = true;
-          this.noteOverflow(outcome.error);
+          const unfit = this.noteOverflow(outcome.error, this.specs);
+          if (unfit) {
+            // Compacting cannot help when the fixed prompt alone does not fit.
+            this.patch({ error: unfit });
+            break;
+          }
           if (await this.compactNow(control, true)) {
             turn--;
             continue;
@@ -986,14 +991,22 @@ export class AgentLoop {
     return true;
   }
 
-  private noteOverflow(error: WireError): void {
+  /**
+   * Learns the window from the server's overflow error and says that the
+   * conversation is compacted and sent again; or, when the fixed prefix
+   * alone cannot fit that window, returns the error saying so instead.
+   */
+  private noteOverflow(error: WireError, specs: ToolSpec[]): WireError | null {
     const used = Number(error.details.prompt_tokens) || 0;
     const window = Number(error.details.context_window) || 0;
     if (window > 0 && (!this.model?.context_window || this.model.context_window > window)) {
       this.model = { ...this.model, context_window: window, source: "server" };
     }
+    const tooLarge = prefixTooLarge(this.contextWindow.window, this.estimate.tokens({ ...this.request(specs), messages: [] }));
+    if (tooLarge) return tooLarge;
     const sizes = used && window ? ` (${used.toLocaleString("en")} of ${window.toLocaleString("en")} tokens)` : "";
     this.notice(`The conversation no longer fit the model's context window${sizes}; compacting it and sending again.`);
+    return null;
   }
 
   private cutOffCard(use: ToolUseBlock): ToolResultBlock {

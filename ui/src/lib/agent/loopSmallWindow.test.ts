@@ -214,3 +214,21 @@ describe("compaction's notice and its end", () => {
     expect(t.notices().filter((n) => n.startsWith("Compacted"))).toHaveLength(1);
   });
 });
+
+describe("an overflow compacting cannot help", () => {
+  it("is said at once when the server's window cannot hold the fixed prompt: no summary, no 'compacting' notice", async () => {
+    const overflow: Turn = (emit) =>
+      emit({
+        type: "error",
+        error: { code: "llm_context_overflow", message: "request (3900 tokens) exceeds the available context size (1024 tokens)", hint: "", retryable: false, details: { prompt_tokens: 3_900, context_window: 1_024 } },
+      });
+    const t = setup([overflow, say("never")], 32_768);
+    t.ipc.modelInfo.mockResolvedValue({});
+    await t.loop.send("hello");
+    expect(t.requests).toHaveLength(1);
+    const error = t.loop.state.get().error!;
+    expect(error.message).toContain("1,024 tokens");
+    expect(error.hint).toContain("llama-server -c");
+    expect(t.notices().some((n) => n.includes("compacting it"))).toBe(false);
+  });
+});
