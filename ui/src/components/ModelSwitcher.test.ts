@@ -51,6 +51,21 @@ describe("ModelSwitcher", () => {
     expect(onChange).toHaveBeenLastCalledWith({ provider: "openai", base_url: "http://127.0.0.1:11434/v1", model: "qwen3:8b" });
   });
 
+  it("writes an error and its hint as two sentences, not one run-on line", async () => {
+    const error = {
+      code: "llm_unavailable",
+      message: "could not connect to `https://api.example.invalid/v1/models`: dns error: Name or service not known",
+      hint: "Check the provider's base URL and your connection, then retry.",
+      retryable: true,
+      details: {},
+    };
+    render(ModelSwitcher, { props: { target: null, onChange: vi.fn(), source: source(() => Promise.reject(error)) as never } });
+    await fireEvent.click(screen.getByTestId("model-switcher"));
+    const shown = await screen.findByTestId("models-error");
+    expect(shown.textContent).toBe(`${error.message}. ${error.hint}`);
+    expect(shown.textContent).not.toContain("known Check");
+  });
+
   it("names the conversation's choice and marks it", async () => {
     const target: LlmTarget = { provider: "anthropic", base_url: "https://api.anthropic.com", model: "claude-haiku-4-5" };
     render(ModelSwitcher, { props: { target, onChange: vi.fn(), source: source(async () => [{ id: "claude-haiku-4-5" }]) as never } });
@@ -66,7 +81,7 @@ describe("ModelSwitcher", () => {
     render(ModelSwitcher, { props: { target: null, onChange, source: source(() => Promise.reject(error)) as never } });
     await fireEvent.click(screen.getByTestId("model-switcher"));
     await vi.waitFor(() => expect(screen.getByTestId("models-error").textContent).toContain("does not list its models"));
-    expect(screen.getByTestId("models-error").textContent).toContain("Type the model's name");
+    expect(screen.getByTestId("models-error").textContent).toContain("(HTTP 404). Type the model's name");
     const input = screen.getByLabelText("Model name");
     await fireEvent.input(input, { target: { value: " my-model " } });
     await fireEvent.click(screen.getByTestId("model-use"));

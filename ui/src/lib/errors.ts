@@ -32,3 +32,16 @@ export function toWireError(value: unknown): WireError {
   const message = value instanceof Error ? value.message : String(value);
   return wireError("io", message, "This looks like a bug in Corral; please report it with this message.");
 }
+
+/**
+ * An error as one line of prose: its message, then its hint as a sentence
+ * of its own. Messages end without a stop (`… Name or service not known`),
+ * so a bare join ran the two together (`known Check the …`).
+ */
+export function errorLine(error: WireError): string {
+  const message = error.message.trim();
+  const hint = error.hint.trim();
+  if (hint === "") return message;
+  const stop = /[.!?]$/.test(message) ? "" : ".";
+  return `${message}${stop} ${hint}`;
+}
