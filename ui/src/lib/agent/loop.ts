@@ -906,7 +906,10 @@ export class AgentLoop {
     }
     if (this.instructions === undefined) {
       this.instructions = await (this.options.instructions ?? PROJECT_INSTRUCTIONS).root(this.ipc);
-      if (this.instructions) this.notice(this.instructions.notice, this.instructions.text);
+      // A conversation opened again already shows them, unless they changed since.
+      const found = this.instructions;
+      const shown = found && this.store.get().items.some((item) => item.kind === "notice" && item.text === found.notice && item.detail === found.text);
+      if (found && !shown) this.notice(found.notice, found.text);
     }
   }
 
