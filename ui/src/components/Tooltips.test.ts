@@ -44,6 +44,6 @@ describe("controls that open a menu or a dialog", () => {
     await fireEvent.click(button);
     await vi.waitFor(() => expect(screen.getAllByTestId("model-option")).toHaveLength(2));
     expect(tooltips(screen.getByTestId("model-menu"))).toEqual([]);
-    expect(screen.getAllByTestId("model-option")[0].textContent).toBe("claude-haiku-4-5 Claude Haiku 4.5");
+    expect(screen.getAllByTestId("model-option")[0].textContent).toBe("claude-haiku-4-5 · Claude Haiku 4.5");
   });
 });

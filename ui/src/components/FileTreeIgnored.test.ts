@@ -1,0 +1,72 @@
+// The tree shows ignored entries dimmed and collapsed, as editors do: what
+// the root .gitignore ignores and the folders tools make (.venv,
+// __pycache__), whatever the .gitignore says.
+import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import type { TreeChanges } from "../lib/types";
+import { ignoreRule } from "../lib/treeIgnore";
+
+const { ipc, disk } = vi.hoisted(() => {
+  const disk: { gitignore: string | null; folders: Record<string, string[]> } = { gitignore: null, folders: {} };
+  const ipc = {
+    callTool: vi.fn(async (tool: string, input: { path: string }) => {
+      if (tool === "read_file") {
+        if (input.path === ".gitignore" && disk.gitignore !== null) return { path: input.path, content: disk.gitignore, truncated: false };
+        throw { code: "not_found", message: `\`${input.path}\` does not exist`, hint: "", retryable: false, details: {} };
+      }
+      const listed = disk.folders[input.path] ?? [];
+      return { path: input.path, entries: listed.map((p) => ({ path: p.replace(/\/$/, ""), kind: p.endsWith("/") ? "dir" : "file" })), truncated: false };
+    }),
+    searchIndexStatus: vi.fn(async () => ({ state: "ready", files: 0, ms: 0 })),
+    treeChanges: vi.fn(async (since: number): Promise<TreeChanges> => ({ counter: since, folders: [], all: false })),
+  };
+  return { ipc, disk };
+});
+vi.mock("../lib/ipc", () => ({ ipc }));
+
+import FileTree from "./FileTree.svelte";
+
+const ignoredPaths = (): string[] =>
+  [...document.querySelectorAll("li[data-ignored]")].map((li) => li.querySelector("[data-path]")?.getAttribute("data-path") ?? "").sort();
+
+beforeEach(() => {
+  disk.gitignore = "dist/\n*.log\n";
+  disk.folders = {
+    ".": [".venv/", "__pycache__/", "dist/", "src/", "app.log", "tempconv.py"],
+    src: ["src/__pycache__/", "src/tempconv.py"],
+    ".venv": [".venv/bin/"],
+  };
+});
+
+describe("the tree's ignored entries", () => {
+  it("are dimmed and collapsed: the tools' folders and what the root .gitignore ignores", async () => {
+    render(FileTree, { props: { name: "demo", refresh: 0 } });
+    await waitFor(() => expect(ignoredPaths()).toEqual([".venv", "__pycache__", "app.log", "dist"]));
+    for (const path of [".venv", "__pycache__", "dist"]) {
+      expect(document.querySelector(`[data-testid="tree-dir"][data-path="${path}"]`)?.getAttribute("aria-expanded")).toBe("false");
+    }
+    // A screen reader hears it too.
+    expect(document.querySelector('[data-path=".venv"]')?.textContent).toContain(", ignored");
+    // Opened, an ignored folder lists as any other, and so do the ones below.
+    await fireEvent.click(document.querySelector('[data-testid="tree-dir"][data-path="src"]') as HTMLElement);
+    await waitFor(() => expect(ignoredPaths()).toContain("src/__pycache__"));
+    expect(ignoredPaths()).not.toContain("src/tempconv.py");
+    await fireEvent.click(screen.getByRole("button", { name: /^▸?\s*\.venv/ }));
+    await waitFor(() => expect(ignoredPaths()).toContain(".venv/bin"));
+  });
+
+  it("without a .gitignore, only the tools' folders", async () => {
+    disk.gitignore = null;
+    render(FileTree, { props: { name: "demo", refresh: 0 } });
+    await waitFor(() => expect(ignoredPaths()).toEqual([".venv", "__pycache__"]));
+  });
+
+  it("the rule follows the .gitignore and the built-in folders; odd paths are not ignored", () => {
+    const rule = ignoreRule("build/\n!build/keep.txt\n");
+    expect(rule("build", true)).toBe(true);
+    expect(rule("node_modules", true)).toBe(true);
+    expect(rule("src/main.rs", false)).toBe(false);
+    expect(rule(".", true)).toBe(false);
+    expect(rule("../x", false)).toBe(false);
+  });
+});
