@@ -1,5 +1,6 @@
-// A shell for real projects, in the window: a program the user added in
-// Settings is offered to the model, asks, and runs with its output panel;
+// A shell for real projects, in the window: a Python project's tests run
+// with python3 (a known program) after one approval; a program the user
+// added in Settings is offered to the model, asks, and runs with its output panel;
 // a server started in the background shows in the Processes panel with the
 // port this computer reaches it on, answers there, and Stop ends it.
 
@@ -11,28 +12,28 @@ import { processesIn, tid, waitUntil, withApp } from "../lib/app.js";
 import { toolResults } from "../lib/requests.js";
 import { openai } from "../lib/wire.js";
 
-test("a program added in Settings is offered, asks, and runs with its output panel", { timeout: 120_000 }, async (t) => {
+test("a Python project's tests run without a trip to Settings: python3 is known, asks, and runs", { timeout: 120_000 }, async (t) => {
+  const setup = (dirs) => {
+    const test = "import unittest\n\nclass T(unittest.TestCase):\n    def test_sum(self):\n        self.assertEqual(6 * 7, 42)\n";
+    fs.writeFileSync(path.join(dirs.project, "test_sum.py"), test);
+  };
   const script = [
     (req) => {
       const shell = req.body.tools.find((tool) => (tool.function ?? tool).name === "exec_shell");
-      assert.match(JSON.stringify(shell), /The user added these programs[^"]*python3/, "the model is told of python3");
-      return openai.toolCalls([{ name: "exec_shell", input: { command: "python3", args: ["-c", "print('hello from python', 6 * 7)"] } }]);
+      assert.match(JSON.stringify(shell), /python3 pytest uv make go/, "the model is told python3 is known");
+      assert.doesNotMatch(JSON.stringify(shell), /The user added/);
+      return openai.toolCalls([{ name: "exec_shell", input: { command: "python3", args: ["-m", "unittest", "-v"] } }]);
     },
     (req) => {
       const [result] = toolResults(req);
-      assert.match(JSON.stringify(result), /hello from python 42/);
-      return openai.text("Python said hello.");
+      assert.match(JSON.stringify(result), /test_sum/);
+      assert.match(JSON.stringify(result), /profile\W+build/);
+      return openai.text("The tests pass.");
     },
   ];
 
-  await withApp(t, { script }, async (app) => {
-    await app.click(tid("open-settings"));
-    await app.type(tid("shell-project-programs"), "python3");
-    await app.click(tid("settings-save"));
-    await app.waitForAny(tid("settings-status"), (e) => e.text.includes("with the programs"), { what: "the programs saved" });
-    await app.click(tid("settings-close"));
-
-    await app.send("Say hello from Python.");
+  await withApp(t, { script, setup }, async (app) => {
+    await app.send("Run the tests.");
     const cards = tid("tool-card", '[data-tool="exec_shell"]');
     await app.waitForAny(cards, (e) => e.attrs["data-status"] === "waiting", { what: "python3 waiting for approval" });
     const [approval] = await app.query(tid("approval"));
@@ -40,8 +41,42 @@ test("a program added in Settings is offered, asks, and runs with its output pan
     await app.answer("approve-once");
     await app.waitForAny(tid("command-panel"), (e) => e.attrs["data-exit-code"] === "0", { what: "python3's exit code 0", timeout: 20_000 });
     const [output] = await app.query(tid("command-output"));
-    assert.match(output.text, /hello from python 42/);
-    await app.waitForAny(tid("message-assistant"), (e) => e.text.includes("Python said hello."), { what: "the reply" });
+    assert.match(output.text, /Ran 1 test/);
+    await app.waitForAny(tid("message-assistant"), (e) => e.text.includes("The tests pass."), { what: "the reply" });
+  });
+});
+
+test("a program added in Settings is offered, asks, and runs with its output panel", { timeout: 120_000 }, async (t) => {
+  const script = [
+    (req) => {
+      const shell = req.body.tools.find((tool) => (tool.function ?? tool).name === "exec_shell");
+      assert.match(JSON.stringify(shell), /The user added these programs[^"]*perl/, "the model is told of perl");
+      return openai.toolCalls([{ name: "exec_shell", input: { command: "perl", args: ["-e", "print 'hello from perl ', 6 * 7, qq(\\n)"] } }]);
+    },
+    (req) => {
+      const [result] = toolResults(req);
+      assert.match(JSON.stringify(result), /hello from perl 42/);
+      return openai.text("Perl said hello.");
+    },
+  ];
+
+  await withApp(t, { script }, async (app) => {
+    await app.click(tid("open-settings"));
+    await app.type(tid("shell-project-programs"), "perl");
+    await app.click(tid("settings-save"));
+    await app.waitForAny(tid("settings-status"), (e) => e.text.includes("with the programs"), { what: "the programs saved" });
+    await app.click(tid("settings-close"));
+
+    await app.send("Say hello from Perl.");
+    const cards = tid("tool-card", '[data-tool="exec_shell"]');
+    await app.waitForAny(cards, (e) => e.attrs["data-status"] === "waiting", { what: "perl waiting for approval" });
+    const [approval] = await app.query(tid("approval"));
+    assert.match(approval.text, /perl/);
+    await app.answer("approve-once");
+    await app.waitForAny(tid("command-panel"), (e) => e.attrs["data-exit-code"] === "0", { what: "perl's exit code 0", timeout: 20_000 });
+    const [output] = await app.query(tid("command-output"));
+    assert.match(output.text, /hello from perl 42/);
+    await app.waitForAny(tid("message-assistant"), (e) => e.text.includes("Perl said hello."), { what: "the reply" });
   });
 });
 

@@ -110,9 +110,9 @@ fn exact(input: &Value) -> Grant {
 fn fenced() -> bool {
     let ok = corral_tools::shell::namespaces_available()
         && Path::new("/usr/bin/npm").exists()
-        && Path::new("/usr/bin/python3").exists();
+        && Path::new("/usr/bin/perl").exists();
     if !ok {
-        eprintln!("note: no namespaces, npm or python3 here; skipping");
+        eprintln!("note: no namespaces, npm or perl here; skipping");
     }
     ok
 }
@@ -195,11 +195,13 @@ fn added_programs_ask_and_the_network_comes_only_with_an_approval_of_that_call()
     let state = start(&f);
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
+    // perl: a program the user adds (python3 is a known one).
     let connect = shell(
-        "python3",
+        "perl",
         &[
-            "-c",
-            &format!("import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5); print('connected')"),
+            "-MIO::Socket::INET",
+            "-e",
+            &format!("IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => {port}, Timeout => 5) or die \"connect: $!\\n\"; print \"connected\\n\""),
         ],
     );
     let err = state
@@ -208,7 +210,7 @@ fn added_programs_ask_and_the_network_comes_only_with_an_approval_of_that_call()
     assert_eq!(err.code, corral_tools::ErrorCode::CommandNotAllowed);
     state
         .store
-        .save_programs(vec!["python3".into()], None)
+        .save_programs(vec!["perl".into()], None)
         .unwrap();
     let asked = check(&state, &connect);
     assert!(matches!(asked.decision, Decision::Ask { .. }), "{asked:?}");
@@ -326,13 +328,10 @@ fn the_model_is_told_of_the_programs_the_user_added() {
     assert!(!exec_shell(&state).contains("The user added"));
     state
         .store
-        .save_programs(
-            vec!["make".into()],
-            Some((&f.project, vec!["pytest".into()])),
-        )
+        .save_programs(vec!["ruby".into()], Some((&f.project, vec!["deno".into()])))
         .unwrap();
     assert!(
-        exec_shell(&state).ends_with("each call asks): make pytest."),
+        exec_shell(&state).ends_with("each call asks): ruby deno."),
         "{}",
         exec_shell(&state)
     );
@@ -340,5 +339,5 @@ fn the_model_is_told_of_the_programs_the_user_added() {
     let other = f.project.parent().unwrap().join("other");
     std::fs::create_dir(&other).unwrap();
     state.open_project(&other).unwrap();
-    assert!(exec_shell(&state).ends_with("each call asks): make."));
+    assert!(exec_shell(&state).ends_with("each call asks): ruby."));
 }

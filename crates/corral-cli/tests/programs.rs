@@ -70,26 +70,35 @@ fn call(f: &Fixture, flags: &[&str], command: &str, args: &[&str]) -> Value {
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
+/// python3 is a known program (a project runner): no `--allow-program`.
 fn python(f: &Fixture, flags: &[&str], script: &str) -> Value {
-    let mut all = vec!["--allow-program", "python3"];
-    all.extend_from_slice(flags);
-    call(f, &all, "python3", &["-c", script])
+    call(f, flags, "python3", &["-c", script])
 }
 
 #[test]
 fn a_program_the_user_did_not_add_is_not_allowed() {
     let f = fixture();
-    let result = call(&f, &[], "python3", &["-c", "print(1)"]);
+    let result = call(&f, &[], "perl", &["-e", "print 1"]);
     assert_eq!(result["code"], "command_not_allowed", "{result}");
     // Added under another name, or given as a path: still refused.
-    let result = call(&f, &["--allow-program", "python3"], "/usr/bin/python3", &[]);
+    let result = call(&f, &["--allow-program", "perl"], "/usr/bin/perl", &[]);
     assert_eq!(result["code"], "command_not_allowed", "{result}");
-    let result = call(&f, &["--allow-program", "../python3"], "../python3", &[]);
+    let result = call(&f, &["--allow-program", "../perl"], "../perl", &[]);
     assert_eq!(result["code"], "command_not_allowed", "{result}");
+    // Added, it asks, and runs in the build profile once approved.
+    if fenced() && Path::new("/usr/bin/perl").exists() {
+        let added = ["--allow-program", "perl", "--mode", "ask"];
+        let result = call(&f, &added, "perl", &["-e", "print qq(hi\n)"]);
+        assert_eq!(result["code"], "approval_required", "{result}");
+        let approved = [&added[..], &["--approve"]].concat();
+        let result = call(&f, &approved, "perl", &["-e", "print qq(hi\n)"]);
+        assert_eq!(result["stdout"], "hi\n", "{result}");
+        assert_eq!(result["profile"], "build", "{result}");
+    }
 }
 
 #[test]
-fn added_programs_ask_outside_full_auto_and_are_never_read_only() {
+fn project_runners_ask_outside_full_auto_and_are_never_read_only() {
     if !fenced() {
         return;
     }
@@ -165,20 +174,10 @@ fn make_runs_after_approval_inside_the_project() {
         "built.txt:\n\techo made > built.txt\n",
     )
     .unwrap();
-    let result = call(
-        &f,
-        &["--allow-program", "make", "--mode", "ask"],
-        "make",
-        &[],
-    );
+    let result = call(&f, &["--mode", "ask"], "make", &[]);
     assert_eq!(result["code"], "approval_required", "{result}");
     assert!(!f.root.join("built.txt").exists());
-    let result = call(
-        &f,
-        &["--allow-program", "make", "--mode", "ask", "--approve"],
-        "make",
-        &[],
-    );
+    let result = call(&f, &["--mode", "ask", "--approve"], "make", &[]);
     assert_eq!(result["exit_code"], 0, "{result}");
     assert_eq!(
         std::fs::read_to_string(f.root.join("built.txt")).unwrap(),

@@ -39,12 +39,12 @@ mod tests {
 
     #[test]
     fn added_programs_are_named_in_exec_shell_only() {
-        let programs = ["pytest".to_string(), "make".to_string()];
+        let programs = ["perl".to_string(), "ruby".to_string()];
         let specs = specs_with_programs(&programs);
         for (with, plain) in specs.iter().zip(specs_with_programs(&[])) {
             if with.name == "exec_shell" {
-                assert!(with.description.ends_with("each call asks): pytest make."));
-                assert!(!plain.description.contains("pytest"));
+                assert!(with.description.ends_with("each call asks): perl ruby."));
+                assert!(!plain.description.contains("perl"));
             } else {
                 assert_eq!(with.description, plain.description);
             }

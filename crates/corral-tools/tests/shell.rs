@@ -29,7 +29,7 @@ fn only_allowlisted_programs_run() {
         "./git",
         "git ",
         "GIT",
-        "python3",
+        "perl",
         "curl",
         "env",
         "",

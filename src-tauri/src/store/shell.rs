@@ -132,7 +132,7 @@ fn clean_programs(programs: Vec<String>) -> Result<Vec<String>, Error> {
             return Err(Error::invalid_input(format!(
                 "`{program}` is not a program name"
             ))
-            .hint("Give the program's name only (`python3`, `make`), not a path or a command line; it is looked up outside the project.")
+            .hint("Give the program's name only (`perl`, `deno`), not a path or a command line; it is looked up outside the project.")
             .detail("program", program));
         }
         if !out.contains(&program) {
@@ -169,8 +169,8 @@ mod tests {
         std::fs::create_dir_all(&app).unwrap();
         store
             .save_programs(
-                vec!["python3".into(), " make ".into(), "git".into()],
-                Some((&app, vec!["pytest".into(), "pytest".into()])),
+                vec!["perl".into(), " ruby ".into(), "git".into()],
+                Some((&app, vec!["deno".into(), "deno".into()])),
             )
             .unwrap();
         store
@@ -180,11 +180,11 @@ mod tests {
             .add_rule(&app, SavedRule::parse("npm test").unwrap())
             .unwrap();
         let (programs, rules) = store.shell_grants(&app);
-        assert_eq!(programs, vec!["python3", "make", "pytest"]);
+        assert_eq!(programs, vec!["perl", "ruby", "deno"]);
         assert_eq!(rules, vec![SavedRule::parse("npm test").unwrap()]);
         // Another project sees the global programs only, and no rules.
         let (programs, rules) = store.shell_grants(&other);
-        assert_eq!(programs, vec!["python3", "make"]);
+        assert_eq!(programs, vec!["perl", "ruby"]);
         assert!(rules.is_empty());
         // Nothing was written into the project.
         assert_eq!(std::fs::read_dir(&app).unwrap().count(), 0);

@@ -12,10 +12,11 @@ use crate::root::ProjectRoot;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-/// The programs `exec_shell` runs.
-pub const ALLOWED_PROGRAMS: [&str; 15] = [
-    "git", "cargo", "npm", "yarn", "pnpm", "node", "bun", "ls", "find", "grep", "mkdir", "rm",
-    "mv", "cp", "touch",
+/// The programs `exec_shell` runs: the file utilities, git, and the
+/// common project runners (a project's tests need no trip to Settings).
+pub const ALLOWED_PROGRAMS: [&str; 20] = [
+    "git", "cargo", "npm", "yarn", "pnpm", "node", "bun", "python3", "pytest", "uv", "make", "go",
+    "ls", "find", "grep", "mkdir", "rm", "mv", "cp", "touch",
 ];
 
 /// Whether `name` is a built-in program (with argument rules of its own).

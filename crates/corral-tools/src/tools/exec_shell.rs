@@ -29,7 +29,8 @@ impl Tool for ExecShell {
     const NAME: &'static str = "exec_shell";
     const RISK: Risk = Risk::Shell;
     const DESCRIPTION: &'static str = "Run one allowlisted program (git cargo npm yarn pnpm node \
-        bun ls find grep mkdir rm mv cp touch, or a program the user added) with an argument \
+        bun python3 pytest uv make go ls find grep mkdir rm mv cp touch, or a program the user \
+        added) with an argument \
         list, in the project root, without a shell: no pipes, redirections or globs. Returns \
         stdout, stderr, exit_code; long output keeps its head and tail. No network unless the \
         user grants it for the call. Default timeout 30 s, max 600 s. With background: true it \

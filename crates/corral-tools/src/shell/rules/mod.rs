@@ -3,8 +3,9 @@
 //! Each program has a table: the file utilities ([`coreutils`]) list every
 //! option they accept, with its kind (flag, value, path, denied); an option
 //! not in the table is refused. git ([`git`]) and the package tools
-//! ([`toolchain`]) run project code by design (`npm run`, `cargo build`,
-//! `node`), so their option sets are open, but the options that point
+//! ([`toolchain`]) and the project runners ([`runner`]: python3, pytest,
+//! uv, make, go) run project code by design (`npm run`, `cargo build`,
+//! `node`, `make test`), so their option sets are open, but the options that point
 //! outside the root, reconfigure the program or run other programs are
 //! refused. git's arguments are read once, and that one reading gives its
 //! argument rules, its read-only verdict and the secrets it names.
@@ -21,6 +22,7 @@ mod git;
 mod gnu;
 mod node;
 mod readonly;
+mod runner;
 mod toolchain;
 
 pub(crate) use readonly::{is_read_only, named_secret, toolchain_override};
@@ -84,6 +86,7 @@ pub(crate) fn check(root: &ProjectRoot, line: &CommandLine<'_>) -> Result<()> {
         "find" => find::check_find(&ctx, args),
         "cargo" | "npm" | "yarn" | "pnpm" | "bun" => toolchain::check_package_tool(&ctx, args),
         "node" => node::check_node(&ctx, args),
+        "python3" | "pytest" | "uv" | "make" | "go" => runner::check_runner(&ctx, args),
         other => Err(Error::new(
             ErrorCode::CommandNotAllowed,
             format!("`{other}` has no argument rules"),
