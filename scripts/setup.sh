@@ -22,7 +22,7 @@ $want_test && packages+=(webkit2gtk-driver ripgrep python3-venv)
 # take the focus (xmessage, in x11-utils; xdotool gives it the focus) and
 # a picture of the whole screen (imagemagick's `import`). Every e2e test
 # takes its screenshots of the window with xdotool and `import` too.
-$want_test && packages+=(dbus-daemon dunst x11-utils xdotool imagemagick)
+$want_test && packages+=(dbus-daemon dunst x11-utils xdotool imagemagick xclip)
 command -v node >/dev/null || packages+=(nodejs)
 command -v npm >/dev/null || packages+=(npm)
 

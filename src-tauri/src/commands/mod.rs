@@ -88,6 +88,11 @@ command_list! {
         /// `counter` back next time); `all` when `since` is too old or not this project's (list
         /// every shown folder again). The file tree asks every 500 ms
         project::tree_changes("since: number") -> "TreeChanges";
+        /// the system clipboard's image as PNG bytes, empty when it holds none (arboard). The
+        /// message box asks when a paste brought neither text nor files: WebKitGTK does not hand
+        /// the page the `image/png` target screenshot tools offer. Fails `io` when the clipboard
+        /// cannot be read
+        project::clipboard_image("") -> "ArrayBuffer";
         /// a desktop notification with the app's own words ("Corral: the agent finished",
         /// "Corral: an approval waits"); `false` (nothing shown) when the `notifications` setting
         /// is off. The window calls it only when it is not focused

@@ -163,6 +163,54 @@ pub fn recent_projects(state: State<'_, AppState>) -> Vec<ProjectInfo> {
     state.store.recent()
 }
 
+/// The image on the system clipboard, as PNG bytes; empty when it holds
+/// none. WebKitGTK does not hand a pasted image (the `image/png` target
+/// screenshot tools offer on X11) to the page's paste event, so the
+/// window asks here when a paste brought neither text nor files.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn clipboard_image() -> Result<tauri::ipc::Response, Error> {
+    let read = tauri::async_runtime::spawn_blocking(read_clipboard_image)
+        .await
+        .map_err(|e| clipboard_error(e.to_string()))?;
+    read.map(tauri::ipc::Response::new)
+}
+
+fn read_clipboard_image() -> Result<Vec<u8>, Error> {
+    let mut clipboard = arboard::Clipboard::new().map_err(|e| clipboard_error(e.to_string()))?;
+    let image = match clipboard.get_image() {
+        Ok(image) => image,
+        Err(arboard::Error::ContentNotAvailable) => return Ok(Vec::new()),
+        Err(e) => return Err(clipboard_error(e.to_string())),
+    };
+    encode_png(image.width, image.height, &image.bytes)
+}
+
+/// RGBA pixels as a PNG file.
+fn encode_png(width: usize, height: usize, rgba: &[u8]) -> Result<Vec<u8>, Error> {
+    let too_big = || clipboard_error(format!("the image is {width}×{height}, too large"));
+    let (w, h) = (
+        u32::try_from(width).map_err(|_| too_big())?,
+        u32::try_from(height).map_err(|_| too_big())?,
+    );
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, w, h);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder
+        .write_header()
+        .and_then(|mut writer| writer.write_image_data(rgba))
+        .map_err(|e| clipboard_error(format!("its image could not be encoded: {e}")))?;
+    Ok(out)
+}
+
+fn clipboard_error(why: String) -> Error {
+    Error::new(
+        corral_tools::ErrorCode::Io,
+        format!("the clipboard could not be read: {why}"),
+    )
+    .hint("Copy the image again, or save it and drop the file on the message box.")
+}
+
 /// The window title names the project.
 pub fn set_title<R: Runtime>(app: &AppHandle<R>, project: Option<&ProjectInfo>) {
     if let Some(window) = app.get_webview_window("main") {
@@ -177,6 +225,22 @@ pub fn set_title<R: Runtime>(app: &AppHandle<R>, project: Option<&ProjectInfo>) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clipboard_pixels_become_a_png_that_decodes_to_them() {
+        let rgba: Vec<u8> = (0..2 * 3 * 4).map(|i| (i * 10) as u8).collect();
+        let file = encode_png(2, 3, &rgba).unwrap();
+        assert_eq!(&file[..8], b"\x89PNG\r\n\x1a\n");
+        let mut reader = png::Decoder::new(std::io::Cursor::new(file))
+            .read_info()
+            .unwrap();
+        let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut pixels).unwrap();
+        assert_eq!((info.width, info.height), (2, 3));
+        assert_eq!(pixels, rgba);
+        // Pixels that do not fill the image are an error, not a panic.
+        assert_eq!(encode_png(4, 4, &rgba).unwrap_err().code.as_str(), "io");
+    }
 
     #[test]
     fn at_most_four_notifications_wait_for_the_service() {

@@ -85,6 +85,35 @@ describe("images in the composer", () => {
     expect(screen.queryByTestId("image-chip")).toBeNull();
   });
 
+  it("a paste with no text and no files takes the clipboard's image from the app (WebKitGTK gives the page none)", async () => {
+    const clipboardImage = vi.fn(async () => PNG_BYTES.buffer.slice(0) as ArrayBuffer);
+    render(Composer, { props: { busy: false, onSend: vi.fn(), onStop: vi.fn(), files, clipboardImage } });
+    const box = screen.getByTestId("chat-input");
+    const event = new Event("paste", { bubbles: true, cancelable: true });
+    Object.defineProperty(event, "clipboardData", { value: { files: [], items: [], types: [] } });
+    box.dispatchEvent(event);
+    expect(event.defaultPrevented).toBe(true);
+    await vi.waitFor(() => expect(screen.getAllByTestId("image-chip")).toHaveLength(1));
+    expect(screen.getByTestId("image-chip").querySelector("img")?.getAttribute("src")).toBe(`data:image/png;base64,${btoa(String.fromCharCode(...PNG_BYTES))}`);
+    expect(clipboardImage).toHaveBeenCalledTimes(1);
+
+    // A paste of text never asks.
+    await paste(box, [], ["text/plain"]);
+    expect(clipboardImage).toHaveBeenCalledTimes(1);
+  });
+
+  it("says so when the clipboard holds no image, or cannot be read", async () => {
+    const clipboardImage = vi.fn(async () => new ArrayBuffer(0));
+    render(Composer, { props: { busy: false, onSend: vi.fn(), onStop: vi.fn(), files, clipboardImage } });
+    const box = screen.getByTestId("chat-input");
+    await paste(box, [], []);
+    await vi.waitFor(() => expect(screen.getByTestId("image-notice").textContent).toContain("Nothing pasted: the clipboard holds no text and no image."));
+    clipboardImage.mockRejectedValueOnce({ code: "io", message: "the clipboard could not be read: no display", hint: "Copy the image again.", retryable: false, details: {} });
+    await paste(box, [], []);
+    await vi.waitFor(() => expect(screen.getByTestId("image-notice").textContent).toContain("Nothing pasted: the clipboard could not be read: no display. Copy the image again."));
+    expect(screen.queryByTestId("image-chip")).toBeNull();
+  });
+
   it("a message given back holds its text and images again", async () => {
     setup({ text: "Look at this", images: [{ type: "image", media_type: "image/gif", data: "R0lGODlh" }] });
     expect((screen.getByTestId("chat-input") as HTMLTextAreaElement).value).toBe("Look at this");

@@ -14,6 +14,7 @@ export type Commands = {
   recent_projects: { args: Record<string, never>; result: ProjectInfo[] };
   search_index_status: { args: Record<string, never>; result: IndexStatus };
   tree_changes: { args: { since: number }; result: TreeChanges };
+  clipboard_image: { args: Record<string, never>; result: ArrayBuffer };
   notify_user: { args: { notice: Notice }; result: boolean };
   tool_specs: { args: Record<string, never>; result: ToolSpec[] };
   check_policy: { args: { tool: string, input: Record<string, unknown>, conversation?: string }; result: CallCheck };
@@ -73,6 +74,7 @@ export const COMMAND_NAMES = [
   "recent_projects",
   "search_index_status",
   "tree_changes",
+  "clipboard_image",
   "notify_user",
   "tool_specs",
   "check_policy",

@@ -120,6 +120,8 @@ export const ipc = {
   searchIndexStatus: () => call("search_index_status"),
   /** The open project's folders whose entries changed after batch `since` (the file tree polls it). */
   treeChanges: (since: number) => call("tree_changes", { since }),
+  /** The system clipboard's image as PNG bytes (empty: none); a paste WebKitGTK gave no image for. */
+  clipboardImage: () => call("clipboard_image"),
   /** A desktop notification with the app's own words; false when the setting is off. */
   notifyUser: (notice: Notice) => call("notify_user", { notice }),
   // The user's MCP servers (kept in the app's config; values of their variables never come back)
