@@ -21,7 +21,8 @@ $want_test && packages+=(webkit2gtk-driver ripgrep python3-venv)
 # notification service on the private display (dunst), another window to
 # take the focus (xmessage, in x11-utils; xdotool gives it the focus) and
 # a picture of the whole screen (imagemagick's `import`). Every e2e test
-# takes its screenshots of the window with xdotool and `import` too.
+# takes its screenshots of the window with xdotool and `import` too; xclip
+# puts an image on the X clipboard for the paste test.
 $want_test && packages+=(dbus-daemon dunst x11-utils xdotool imagemagick xclip)
 command -v node >/dev/null || packages+=(nodejs)
 command -v npm >/dev/null || packages+=(npm)
