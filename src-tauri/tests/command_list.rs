@@ -14,7 +14,7 @@ const TS_HEADER: &str = "// Generated from the command list in src-tauri/src/com
 const SECTION_START: &str = "<!-- commands: ";
 const SECTION_END: &str = "<!-- end of commands -->";
 /// TypeScript's own names, not types of the app.
-const TS_BUILTINS: [&str; 2] = ["Record", "Channel"];
+const TS_BUILTINS: [&str; 3] = ["Record", "Channel", "ArrayBuffer"];
 
 fn repo_file(relative: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
