@@ -65,7 +65,7 @@ describe("grants in a conversation", () => {
     await vi.waitFor(() => expect(screen.queryByTestId("conversation-grants")).toBeNull());
     expect(t.ipc.revokeGrant).toHaveBeenCalledWith(t.loop.grantsKey, "grant-1");
     expect(t.grants.get(t.loop.grantsKey)).toEqual([]);
-  });
+  }, 15_000); // three approvals, each armed after 0.5 s: over 5 s on a loaded machine
 
   it("start over in a new conversation: the old key's grants end, the new key has none", async () => {
     const call = use("exec_shell", { command: "node", args: ["-e", "console.log(1)"] });
