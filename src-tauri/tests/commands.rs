@@ -249,7 +249,7 @@ fn an_instruction_file_linked_outside_the_project_is_refused_unread() {
 }
 
 #[test]
-fn policy_asks_and_only_a_user_approval_token_lets_the_write_through() {
+fn policy_asks_and_only_the_users_answer_lets_the_write_through() {
     let app = app();
     app.open();
     let input = json!({"path": "new.txt", "content": "x"});
@@ -262,40 +262,27 @@ fn policy_asks_and_only_a_user_approval_token_lets_the_write_through() {
     assert_eq!(decision["decision"], "ask");
     let err = app.tool("write_file", input.clone()).unwrap_err();
     assert_eq!(err["code"], "approval_required");
-    let mut forged = input.clone();
-    forged["approval"] = json!("not-a-token");
-    assert_eq!(
-        app.tool("write_file", forged).unwrap_err()["code"],
-        "approval_required"
-    );
     assert!(!app.project.join("new.txt").exists());
 
-    let token = app
-        .invoke(
-            "approve_call",
-            json!({"tool": "write_file", "input": input, "scope": "once"}),
-        )
-        .unwrap();
+    // The user's answer goes with the call it answers.
     let mut approved = input.clone();
-    approved["approval"] = token.clone();
+    approved["approval"] = json!({"scope": "once"});
     assert_eq!(
         app.tool("write_file", approved.clone()).unwrap()["created"],
         true
     );
     assert_eq!(std::fs::read(app.project.join("new.txt")).unwrap(), b"x");
-    // The token was used up.
+    // It was for that call: the next one asks again.
     assert_eq!(
-        app.tool("write_file", approved).unwrap_err()["code"],
+        app.tool("write_file", input.clone()).unwrap_err()["code"],
         "approval_required"
     );
 
     // A grant for the conversation turns its later asks into allows.
-    app.invoke(
-        "approve_call",
-        json!({"tool": "write_file", "input": input, "scope": "conversation",
-               "conversation": "c1", "grant": {"kind": "folder", "tool": "write_file", "folder": "."}}),
-    )
-    .unwrap();
+    let mut granting = json!({"path": "new.txt", "content": "z"});
+    granting["approval"] = json!({"scope": "conversation", "conversation": "c1",
+        "grant": {"kind": "folder", "tool": "write_file", "folder": "."}});
+    app.tool("write_file", granting).unwrap();
     let other = json!({"path": "other.txt", "content": "y"});
     let decision = app
         .invoke(
@@ -316,12 +303,13 @@ fn grants_are_listed_revoked_and_ended_with_their_conversation() {
     app.open();
     let node = json!({"command": "node", "args": ["-e", "console.log(1)"]});
     let grant = json!({"kind": "command", "command": "node", "args": ["-e", "console.log(1)"]});
-    app.invoke(
-        "approve_call",
-        json!({"tool": "exec_shell", "input": node, "scope": "conversation",
-               "conversation": "c1", "grant": grant}),
-    )
-    .unwrap();
+    // The call that carries the answer holds the grant.
+    let answered = |grant: Value| {
+        let mut call = node.clone();
+        call["approval"] = json!({"scope": "conversation", "conversation": "c1", "grant": grant});
+        app.tool("exec_shell", call)
+    };
+    answered(grant.clone()).unwrap();
     let check = |conversation: &str, input: &Value| {
         app.invoke(
             "check_policy",
@@ -362,32 +350,18 @@ fn grants_are_listed_revoked_and_ended_with_their_conversation() {
     assert_eq!(check("c1", &node)["decision"], "ask");
 
     // Granted again, then the conversation ends: it is gone.
-    app.invoke(
-        "approve_call",
-        json!({"tool": "exec_shell", "input": node, "scope": "conversation",
-               "conversation": "c1", "grant": grant}),
-    )
-    .unwrap();
+    answered(grant).unwrap();
     assert_eq!(check("c1", &node)["decision"], "allow");
     app.invoke("end_conversation", json!({"conversation": "c1"}))
         .unwrap();
     assert_eq!(check("c1", &node)["decision"], "ask");
 
     // A grant wider in kind than the call, or not covering it, is refused.
-    let err = app
-        .invoke(
-            "approve_call",
-            json!({"tool": "exec_shell", "input": node, "scope": "conversation",
-                   "conversation": "c1", "grant": {"kind": "command", "command": "npm", "args": []}}),
-        )
-        .unwrap_err();
+    let err = answered(json!({"kind": "command", "command": "npm", "args": []})).unwrap_err();
     assert_eq!(err["code"], "invalid_input", "{err}");
-    let err = app
-        .invoke(
-            "approve_call",
-            json!({"tool": "exec_shell", "input": node, "scope": "conversation", "conversation": "c1"}),
-        )
-        .unwrap_err();
+    let mut no_grant = node.clone();
+    no_grant["approval"] = json!({"scope": "conversation", "conversation": "c1"});
+    let err = app.tool("exec_shell", no_grant).unwrap_err();
     assert_eq!(err["code"], "invalid_input", "{err}");
 }
 
@@ -487,14 +461,8 @@ fn check_policy_shows_the_change_the_call_will_write() {
                            "diff": "--- a/crlf.txt\n+++ b/crlf.txt\n@@ -1,2 +1,2 @@\n a\r\n-b\r\n+c\r\n",
                            "base": corral_tools::fs::base_of(Some(b"a\r\nb\r\n"))}})
     );
-    let token = app
-        .invoke(
-            "approve_call",
-            json!({"tool": "edit_file", "input": input, "scope": "once"}),
-        )
-        .unwrap();
     let mut call = input.clone();
-    call["approval"] = token;
+    call["approval"] = json!({"scope": "once"});
     app.tool("edit_file", call).unwrap();
     assert_eq!(
         std::fs::read_to_string(app.project.join("crlf.txt")).unwrap(),
@@ -519,13 +487,7 @@ fn an_approved_change_is_not_written_over_a_file_changed_since_its_preview() {
         .unwrap();
     let base = check["preview"]["base"].clone();
     assert!(base.as_str().unwrap().starts_with("blake3:"), "{check}");
-    let approve = || {
-        app.invoke(
-            "approve_call",
-            json!({"tool": "edit_file", "input": input, "scope": "once"}),
-        )
-        .unwrap()
-    };
+    let approve = || json!({"scope": "once"});
     // The file changes between the card and the approved call: the edit
     // would still apply, but not to the bytes the card showed.
     std::fs::write(app.project.join("hello.txt"), "hello hello\n").unwrap();
@@ -826,14 +788,8 @@ fn an_approval_of_the_models_raw_input_matches_the_command_call() {
     std::fs::write(app.project.join("a.txt"), "one\n").unwrap();
     // The model sent no replace_all; the command sees it as absent, not false.
     let input = json!({"path": "a.txt", "old_string": "one", "new_string": "two"});
-    let token = app
-        .invoke(
-            "approve_call",
-            json!({"tool": "edit_file", "input": input, "scope": "once"}),
-        )
-        .unwrap();
     let mut call = input.clone();
-    call["approval"] = token;
+    call["approval"] = json!({"scope": "once"});
     assert_eq!(app.tool("edit_file", call).unwrap()["replacements"], 1);
     assert_eq!(std::fs::read(app.project.join("a.txt")).unwrap(), b"two\n");
 }
@@ -844,10 +800,11 @@ fn approvals_belong_to_the_project_they_were_given_in() {
     app.open();
     let write = json!({"tool": "write_file", "input": {"path": "a.txt", "content": "x"},
                        "conversation": "c1"});
-    let grant = json!({"tool": "write_file", "input": {"path": "a.txt", "content": "x"},
-                       "scope": "conversation", "conversation": "c1",
-                       "grant": {"kind": "path", "tool": "write_file", "path": "a.txt"}});
-    app.invoke("approve_call", grant.clone()).unwrap();
+    let grant = json!({"path": "a.txt", "content": "x", "conversation": "c1",
+                       "approval": {"scope": "conversation", "conversation": "c1",
+                                    "grant": {"kind": "path", "tool": "write_file", "path": "a.txt"}}});
+    app.tool("write_file", grant.clone()).unwrap();
+    std::fs::remove_file(app.project.join("a.txt")).unwrap();
     assert_eq!(
         app.invoke("check_policy", write.clone()).unwrap()["decision"],
         "allow"
@@ -871,7 +828,7 @@ fn approvals_belong_to_the_project_they_were_given_in() {
 
     // With no project open there is nothing to approve in.
     app.invoke("close_project", json!({})).unwrap();
-    let err = app.invoke("approve_call", grant).unwrap_err();
+    let err = app.tool("write_file", grant).unwrap_err();
     assert_eq!(err["code"], "no_project_open", "{err}");
     app.open();
     assert_eq!(
@@ -885,11 +842,11 @@ fn a_folder_grant_asks_again_for_secret_like_paths() {
     let app = app();
     app.open();
     std::fs::write(app.project.join(".env"), "KEY=1\n").unwrap();
-    app.invoke(
-        "approve_call",
-        json!({"tool": "write_file", "input": {"path": "a.txt", "content": "x"},
-               "scope": "conversation", "conversation": "c1",
-               "grant": {"kind": "folder", "tool": "write_file", "folder": "."}}),
+    app.tool(
+        "write_file",
+        json!({"path": "a.txt", "content": "x",
+               "approval": {"scope": "conversation", "conversation": "c1",
+                            "grant": {"kind": "folder", "tool": "write_file", "folder": "."}}}),
     )
     .unwrap();
     app.tool(

@@ -27,6 +27,7 @@ fn declarations() -> Vec<String> {
         corral_session::grants::GrantEntry::decl(),
         corral_session::grants::CallCheck::decl(),
         commands::tools::ShellEvent::decl(),
+        commands::tools::ApprovalAnswer::decl(),
         corral_session::domains::DomainQuestion::decl(),
         checkpoint::Checkpoint::decl(),
         checkpoint::ChangeCounts::decl(),

@@ -65,10 +65,11 @@ macro_rules! command_list {
 command_list! {
     "Tools" {
         /// the tool's output object (`corral-cli tools` / `tool_specs` list the tools and their
-        /// input schemas). `conversation`: the window's key of the conversation, whose grants may
-        /// cover the call; `base`: the `base` of the preview shown; the call then changes only that
-        /// very file, else `stale_file`
-        tools::call_tool("name: string, input: Record<string, unknown>, approval?: string, conversation?: string, base?: string, run_id?: string, on_output?: Channel<ShellEvent>, turn_id?: string, call_id?: string") -> "unknown";
+        /// input schemas). `approval`: the user's answer to the call's approval (a grant or rule
+        /// it holds is recorded, then the call runs); `conversation`: the window's key of the
+        /// conversation, whose grants may cover the call; `base`: the `base` of the preview shown;
+        /// the call then changes only that very file, else `stale_file`
+        tools::call_tool("name: string, input: Record<string, unknown>, approval?: ApprovalAnswer, conversation?: string, base?: string, run_id?: string, on_output?: Channel<ShellEvent>, turn_id?: string, call_id?: string") -> "unknown";
     }
     "Project" {
         project::open_project("path: string") -> "ProjectInfo";
@@ -105,8 +106,6 @@ command_list! {
         policy::tool_specs("") -> "ToolSpec[]";
         /// below
         policy::check_policy("tool: string, input: Record<string, unknown>, conversation?: string") -> "CallCheck";
-        /// the approval token to pass as `approval`
-        policy::approve_call("tool: string, input: Record<string, unknown>, scope: ApprovalScope, network?: boolean, conversation?: string, grant?: Grant, rule?: string") -> "string";
         /// oldest first: what the user allowed in that conversation
         policy::conversation_grants("conversation: string") -> "GrantEntry[]";
         /// those left (an unknown id is not an error)

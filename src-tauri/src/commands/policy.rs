@@ -1,8 +1,7 @@
 //! Tool specs, policy decisions and the user's approvals.
 
 use crate::state::AppState;
-use corral_session::approvals::{Answer, Scope};
-use corral_session::grants::{CallCheck, Grant, GrantEntry};
+use corral_session::grants::{CallCheck, GrantEntry};
 use corral_tools::spec::ToolSpec;
 use corral_tools::Error;
 use serde_json::Value;
@@ -25,33 +24,6 @@ pub fn check_policy(
     conversation: Option<String>,
 ) -> Result<CallCheck, Error> {
     state.check_policy(&tool, &input, conversation.as_deref())
-}
-
-/// Called by the UI after the user approved; returns the token for the
-/// call. `network`: the user approved this command with the network;
-/// `conversation` and `grant`: what the user allowed in the conversation;
-/// `rule`: the rule the user confirmed saving.
-// A command's arguments are its IPC fields, one parameter each.
-#[allow(clippy::too_many_arguments)]
-#[tauri::command(rename_all = "snake_case")]
-pub fn approve_call(
-    state: State<'_, AppState>,
-    tool: String,
-    input: Value,
-    scope: Scope,
-    network: Option<bool>,
-    conversation: Option<String>,
-    grant: Option<Grant>,
-    rule: Option<String>,
-) -> Result<String, Error> {
-    let answer = Answer {
-        scope,
-        network: network.unwrap_or(false),
-        conversation,
-        grant,
-        rule,
-    };
-    state.approve(&tool, &input, answer)
 }
 
 /// What the user allowed in the conversation, oldest first.

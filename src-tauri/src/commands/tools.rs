@@ -1,6 +1,8 @@
-//! One command for every tool: `call_tool {name, input, approval,
+//! One command for every tool: `call_tool {name, input, approval?,
 //! conversation?, base?, run_id?, on_output?, turn_id?, call_id?}`;
-//! `conversation` is the window's key of the conversation whose grants may
+//! `approval` is the user's answer to the call's approval (once, in the
+//! conversation with its grant, always with its rule; with the network or
+//! not), recorded with the call it answers; `conversation` is the window's key of the conversation whose grants may
 //! cover the call; `base` is the `base` of the preview the user approved,
 //! and the call changes only that very file.
 //! The input is the model's object as it came; corral-tools parses it
@@ -15,7 +17,9 @@ use corral_session::checkpoints::CallTag;
 use corral_session::domains::{Asking, DomainQuestion, Notify, QUESTION_WAIT};
 use corral_tools::shell::{ShellRun, Stream};
 use corral_tools::Error;
-use serde::Serialize;
+use corral_session::approvals::{Answer, Scope};
+use corral_session::grants::Grant;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::{Arc, Mutex, PoisonError};
 use tauri::ipc::{Channel, JavaScriptChannelId};
@@ -31,6 +35,39 @@ pub struct ShellEvent {
     pub data: String,
 }
 
+/// The user's answer to a call's approval, sent with the call it answers.
+/// `network`: this one command runs with the network; `conversation` and
+/// `grant`: what the user allowed in the conversation; `rule`: the rule
+/// the user confirmed saving.
+#[derive(Debug, Clone, Deserialize, ts_rs::TS)]
+pub struct ApprovalAnswer {
+    pub scope: Scope,
+    #[serde(default)]
+    #[ts(optional)]
+    pub network: Option<bool>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub conversation: Option<String>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub grant: Option<Grant>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub rule: Option<String>,
+}
+
+impl From<ApprovalAnswer> for Answer {
+    fn from(a: ApprovalAnswer) -> Answer {
+        Answer {
+            scope: a.scope,
+            network: a.network.unwrap_or(false),
+            conversation: a.conversation,
+            grant: a.grant,
+            rule: a.rule,
+        }
+    }
+}
+
 // A command's arguments are its IPC fields, one parameter each.
 #[allow(clippy::too_many_arguments)]
 #[tauri::command(rename_all = "snake_case")]
@@ -39,7 +76,7 @@ pub async fn call_tool<R: Runtime>(
     state: State<'_, AppState>,
     name: String,
     input: Value,
-    approval: Option<String>,
+    approval: Option<ApprovalAnswer>,
     conversation: Option<String>,
     base: Option<String>,
     run_id: Option<String>,
@@ -52,8 +89,14 @@ pub async fn call_tool<R: Runtime>(
         turn: turn_id,
         call: call_id,
     };
+    // The user's answer is recorded with the call it answers (a grant
+    // held, a rule saved), then lets that very call run: no second round
+    // trip for the answer.
+    let token = approval
+        .map(|answer| state.approve(&name, &input, answer.into()))
+        .transpose()?;
     let consent = Consent {
-        token: approval,
+        token,
         conversation,
     };
     let channel = on_output.map(|id| id.channel_on::<R, ShellEvent>(webview));

@@ -87,7 +87,7 @@ describe("Chat", () => {
     expect(t.ipc.callTool).toHaveBeenCalledWith(
       "write_file",
       w.input,
-      { approval: "token-once" },
+      { approval: { scope: "once" } },
       expect.objectContaining({ call_id: expect.any(String) }),
       undefined,
       "absent",

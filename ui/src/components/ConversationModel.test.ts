@@ -24,7 +24,6 @@ const ipc = answer(client, {
   llmStream: vi.fn(),
   cancel: vi.fn(async () => null),
   checkPolicy: vi.fn(),
-  approveCall: vi.fn(),
   conversationGrants: vi.fn(async () => []),
   revokeGrant: vi.fn(async () => []),
   endConversation: vi.fn(async () => null),

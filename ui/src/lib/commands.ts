@@ -2,11 +2,11 @@
 // src-tauri/tests/command_list.rs; do not edit.
 // After changing the list: UPDATE_COMMANDS=1 cargo test -p corral --test command_list
 import type { Channel } from "@tauri-apps/api/core";
-import type { Appended, ApprovalScope, CallCheck, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, DomainQuestion, Grant, GrantEntry, IndexStatus, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SavedRule, SearchHit, Settings, SettingsInput, ShellConfig, ShellEvent, ToolSpec, TreeChanges } from "./types";
+import type { Appended, ApprovalAnswer, CallCheck, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, DomainQuestion, GrantEntry, IndexStatus, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SavedRule, SearchHit, Settings, SettingsInput, ShellConfig, ShellEvent, ToolSpec, TreeChanges } from "./types";
 
 /** Every command of the app: its arguments and what it resolves to (docs/ipc.md). */
 export type Commands = {
-  call_tool: { args: { name: string, input: Record<string, unknown>, approval?: string, conversation?: string, base?: string, run_id?: string, on_output?: Channel<ShellEvent>, turn_id?: string, call_id?: string }; result: unknown };
+  call_tool: { args: { name: string, input: Record<string, unknown>, approval?: ApprovalAnswer, conversation?: string, base?: string, run_id?: string, on_output?: Channel<ShellEvent>, turn_id?: string, call_id?: string }; result: unknown };
   open_project: { args: { path: string }; result: ProjectInfo };
   pick_project: { args: Record<string, never>; result: ProjectInfo | null };
   close_project: { args: Record<string, never>; result: null };
@@ -18,7 +18,6 @@ export type Commands = {
   notify_user: { args: { notice: Notice }; result: boolean };
   tool_specs: { args: Record<string, never>; result: ToolSpec[] };
   check_policy: { args: { tool: string, input: Record<string, unknown>, conversation?: string }; result: CallCheck };
-  approve_call: { args: { tool: string, input: Record<string, unknown>, scope: ApprovalScope, network?: boolean, conversation?: string, grant?: Grant, rule?: string }; result: string };
   conversation_grants: { args: { conversation: string }; result: GrantEntry[] };
   revoke_grant: { args: { conversation: string, id: string }; result: GrantEntry[] };
   end_conversation: { args: { conversation: string }; result: null };
@@ -78,7 +77,6 @@ export const COMMAND_NAMES = [
   "notify_user",
   "tool_specs",
   "check_policy",
-  "approve_call",
   "conversation_grants",
   "revoke_grant",
   "end_conversation",

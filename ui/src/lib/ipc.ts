@@ -8,12 +8,11 @@ import type { CommandName, Commands } from "./commands";
 import { toWireError } from "./errors";
 import type { CallTag } from "./types";
 import type {
+  ApprovalAnswer,
   DomainQuestion,
-  ApprovalScope,
   LlmEvent,
   LlmRequest,
   LlmTarget,
-  Grant,
   NewEntry,
   SavedRule,
   SettingsInput,
@@ -24,23 +23,13 @@ import type {
 } from "./types";
 
 /**
- * What lets a call that asks run: the user's token for this very call, and
- * the window's key of the conversation whose grants may cover it.
+ * What lets a call that asks run: the user's answer to its approval, sent
+ * with the very call it answers, and the window's key of the conversation
+ * whose grants may cover it.
  */
-export type Consent = { approval?: string; conversation?: string };
+export type Consent = { approval?: ApprovalAnswer; conversation?: string };
 
-/** How far an approval reaches, beyond its token for this call (`approve_call`). */
-export type ApprovalOptions = {
-  /** This one command runs with the network. */
-  network?: boolean;
-  /** `conversation` scope: the conversation's key and what the grant covers. */
-  conversation?: string;
-  grant?: Grant;
-  /** `always` scope: the rule the user confirmed, as shown. */
-  rule?: string;
-};
-
-function consentArgs(consent: Consent | undefined): Record<string, string> {
+function consentArgs(consent: Consent | undefined): { approval?: ApprovalAnswer; conversation?: string } {
   return {
     ...(consent?.approval === undefined ? {} : { approval: consent.approval }),
     ...(consent?.conversation === undefined ? {} : { conversation: consent.conversation }),
@@ -80,17 +69,6 @@ export const ipc = {
   /** `conversation`: the window's key of the conversation; a grant of it may make the call `allow`. */
   checkPolicy: (tool: string, input: Record<string, unknown>, conversation?: string) =>
     call("check_policy", { tool, input, ...(conversation === undefined ? {} : { conversation }) }),
-  /** The token for this call; `options` as the scope needs (see ApprovalOptions). */
-  approveCall: (tool: string, input: Record<string, unknown>, scope: ApprovalScope, options: ApprovalOptions = {}) =>
-    call("approve_call", {
-      tool,
-      input,
-      scope,
-      ...(options.network ? { network: true } : {}),
-      ...(options.conversation === undefined ? {} : { conversation: options.conversation }),
-      ...(options.grant === undefined ? {} : { grant: options.grant }),
-      ...(options.rule === undefined ? {} : { rule: options.rule }),
-    }),
   /** Those of `paths` whose names the policy calls secret-like. */
   secretLike: (paths: string[]) => call("secret_like", { paths }),
   /** What the user allowed in the conversation, oldest first. */

@@ -21,6 +21,7 @@ export type {
   ToolPreview,
   PolicyCheck,
   ApprovalScope,
+  ApprovalAnswer,
   Grant,
   GrantEntry,
   CallCheck,

@@ -123,6 +123,8 @@ export type ShellEvent = { stream: Stream,
  */
 data: string, };
 
+export type ApprovalAnswer = { scope: ApprovalScope, network?: boolean, conversation?: string, grant?: Grant, rule?: string, };
+
 export type DomainQuestion = { "kind": "asked", id: string, conversation: string, domain: string, } | { "kind": "closed", id: string, };
 
 export type Checkpoint = { 

@@ -4,6 +4,7 @@ import { vi } from "vitest";
 import type { AgentIpc } from "../lib/agent/loop";
 import type { GrantEntry, LlmEvent, LlmRequest, Message, ShellEvent, ToolSpec, WireError } from "../lib/types";
 import specsJson from "./toolSpecs.json";
+import type { Consent } from "../lib/ipc";
 
 export type Turn = (emit: (event: LlmEvent) => void, ctx: { runId: string; cancelled: Promise<void> }) => Promise<void> | void;
 
@@ -40,6 +41,15 @@ export function fakeIpc(turns: Turn[]) {
   let seq = 0;
   /** What was allowed, by conversation key, as Rust would hold it. */
   const grants = new Map<string, GrantEntry[]>();
+  /** A call carrying an answer "in this conversation" holds its grant, as Rust does. */
+  const hold = (consent: Consent | undefined): Record<string, never> => {
+    const answer = consent?.approval;
+    if (answer?.scope === "conversation" && answer.conversation && answer.grant) {
+      const held = grants.get(answer.conversation) ?? [];
+      grants.set(answer.conversation, [...held, { id: `grant-${held.length + 1}`, grant: answer.grant }]);
+    }
+    return {};
+  };
   const ipc = {
     llmStream: vi.fn<AgentIpc["llmStream"]>(async (runId, request, onEvent) => {
       requests.push(structuredClone(request));
@@ -55,13 +65,6 @@ export function fakeIpc(turns: Turn[]) {
     }),
     toolSpecs: vi.fn<AgentIpc["toolSpecs"]>(async () => SPECS),
     checkPolicy: vi.fn<AgentIpc["checkPolicy"]>(async () => ({ decision: "allow" })),
-    approveCall: vi.fn<AgentIpc["approveCall"]>(async (_tool, _input, scope, options) => {
-      if (scope === "conversation" && options?.conversation && options.grant) {
-        const held = grants.get(options.conversation) ?? [];
-        grants.set(options.conversation, [...held, { id: `grant-${held.length + 1}`, grant: options.grant }]);
-      }
-      return `token-${scope}`;
-    }),
     conversationGrants: vi.fn<AgentIpc["conversationGrants"]>(async (conversation) => grants.get(conversation) ?? []),
     revokeGrant: vi.fn<AgentIpc["revokeGrant"]>(async (conversation, id) => {
       const left = (grants.get(conversation) ?? []).filter((entry) => entry.id !== id);
@@ -72,8 +75,12 @@ export function fakeIpc(turns: Turn[]) {
       grants.delete(conversation);
       return null;
     }),
-    callTool: vi.fn<AgentIpc["callTool"]>(async (name, input) => ({ tool: name, path: input.path, ok: true })),
-    execShell: vi.fn<AgentIpc["execShell"]>(async (input) => ({
+    callTool: vi.fn<AgentIpc["callTool"]>(async (name, input, consent) => {
+      hold(consent);
+      return { tool: name, path: input.path, ok: true };
+    }),
+    execShell: vi.fn<AgentIpc["execShell"]>(async (input, consent) => ({
+      ...hold(consent),
       command: String(input.command),
       args: (input.args as string[]) ?? [],
       stdout: "",

@@ -114,11 +114,11 @@ describe("AgentLoop", () => {
     expect(t.ipc.callTool).not.toHaveBeenCalledWith("write_file", expect.anything(), expect.anything());
     t.loop.decide(card.id, "once");
     await sent;
-    expect(t.ipc.approveCall).toHaveBeenCalledWith("write_file", w.input, "once", {});
-    // Tagged with the user's message and the card: the checkpoint before it carries them;
-    // with the base of the preview shown, so Rust writes only over those bytes.
+    // The answer goes with the call it answers; tagged with the user's message and the card:
+    // the checkpoint before it carries them; with the base of the preview shown, so Rust
+    // writes only over those bytes.
     const turn = t.loop.state.get().items[0].id;
-    expect(t.ipc.callTool).toHaveBeenCalledWith("write_file", w.input, { approval: "token-once" }, { call_id: card.id, turn_id: turn }, undefined, "blake3:01");
+    expect(t.ipc.callTool).toHaveBeenCalledWith("write_file", w.input, { approval: { scope: "once" } }, { call_id: card.id, turn_id: turn }, undefined, "blake3:01");
     expect(t.cards()[0].status).toBe("done");
   });
 
@@ -133,8 +133,7 @@ describe("AgentLoop", () => {
     t.loop.decide(t.cards()[0].id, { grant });
     await sent;
     expect(t.ipc.checkPolicy).toHaveBeenCalledWith("exec_shell", sh.input, key);
-    expect(t.ipc.approveCall).toHaveBeenCalledWith("exec_shell", sh.input, "conversation", { conversation: key, grant });
-    expect(t.ipc.execShell).toHaveBeenCalledWith(sh.input, { approval: "token-conversation" }, expect.any(String), expect.any(Function), {
+    expect(t.ipc.execShell).toHaveBeenCalledWith(sh.input, { approval: { scope: "conversation", conversation: key, grant } }, expect.any(String), expect.any(Function), {
       call_id: t.cards()[0].id,
       turn_id: t.loop.state.get().items[0].id,
     });
@@ -150,7 +149,6 @@ describe("AgentLoop", () => {
     t.loop.decide(t.cards()[0].id, "deny");
     await sent;
     expect(t.ipc.callTool).not.toHaveBeenCalledWith("write_file", expect.anything(), expect.anything());
-    expect(t.ipc.approveCall).not.toHaveBeenCalled();
     expect(t.results()).toEqual([{ type: "tool_result", tool_use_id: w.id, content: DENIED_TEXT, is_error: true }]);
     expect(t.cards()[0].status).toBe("denied");
   });

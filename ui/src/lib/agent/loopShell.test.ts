@@ -21,7 +21,7 @@ describe("AgentLoop: the shell's grants", () => {
     expect(t.cards()[0].network).toBe(true);
     t.loop.decide(t.cards()[0].id, "once");
     await sent;
-    expect(t.ipc.approveCall).toHaveBeenCalledWith("exec_shell", sh.input, "once", { network: true });
+    expect(t.ipc.execShell).toHaveBeenCalledWith(sh.input, { approval: { scope: "once", network: true } }, expect.any(String), expect.any(Function), expect.anything());
   });
 
   it("any command can be approved once with the network; other answers carry none", async () => {
@@ -35,8 +35,8 @@ describe("AgentLoop: the shell's grants", () => {
     await vi.waitFor(() => expect(t.cards()[1]?.status).toBe("waiting"));
     t.loop.decide(t.cards()[1].id, { rule: "pytest -q" });
     await sent;
-    expect(t.ipc.approveCall).toHaveBeenNthCalledWith(1, "exec_shell", sh.input, "once", { network: true });
-    expect(t.ipc.approveCall).toHaveBeenNthCalledWith(2, "exec_shell", pytest.input, "always", { rule: "pytest -q" });
+    const consents = t.ipc.execShell.mock.calls.map((c) => c[1]);
+    expect(consents).toEqual([{ approval: { scope: "once", network: true } }, { approval: { scope: "always", rule: "pytest -q" } }]);
   });
 
   it("a call a saved rule let through says which rule", async () => {
@@ -45,6 +45,6 @@ describe("AgentLoop: the shell's grants", () => {
     t.ipc.checkPolicy.mockResolvedValue({ decision: "allow", rule: "npm test" });
     await t.loop.send("test");
     expect(t.cards()[0].rule).toBe("npm test");
-    expect(t.ipc.approveCall).not.toHaveBeenCalled();
+    expect(t.ipc.execShell.mock.calls[0][1]).toBeUndefined();
   });
 });

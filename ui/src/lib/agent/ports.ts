@@ -10,7 +10,6 @@ export type AgentIpc = Pick<
   | "cancel"
   | "toolSpecs"
   | "checkPolicy"
-  | "approveCall"
   | "conversationGrants"
   | "revokeGrant"
   | "endConversation"

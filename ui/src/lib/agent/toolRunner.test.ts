@@ -47,7 +47,7 @@ describe("ToolRunner and the preview's base", () => {
     expect(t.ipc.callTool).toHaveBeenCalledWith(
       "edit_file",
       edit.input,
-      { approval: "token-once" },
+      { approval: { scope: "once" } },
       { call_id: `card-${edit.id}`, turn_id: "turn-1" },
       undefined,
       "blake3:5f0c",
@@ -85,5 +85,41 @@ describe("ToolRunner and the preview's base", () => {
     expect(card?.error?.code).toBe("stale_file");
     expect(result.is_error).toBe(true);
     expect(JSON.stringify(result.content)).toContain("stale_file");
+  });
+});
+
+describe("ToolRunner's round trips", () => {
+  /** Every IPC call the runner made, by name, in order. */
+  function trips(ipc: ReturnType<typeof setup>["ipc"]): string[] {
+    const made: { name: string; order: number }[] = [];
+    for (const [name, fn] of Object.entries(ipc)) {
+      for (const order of (fn as { mock: { invocationCallOrder: number[] } }).mock.invocationCallOrder) made.push({ name, order });
+    }
+    return made.sort((a, b) => a.order - b.order).map((m) => m.name);
+  }
+
+  it("an approved call takes two: the check, then the call carrying the answer", async () => {
+    const t = setup();
+    const edit = use("edit_file", { path: "notes.md", old_string: "old", new_string: "new" });
+    t.ipc.checkPolicy.mockResolvedValue({ decision: "ask", reason: "edits need approval", preview: PREVIEW });
+    const ran = t.run(edit);
+    await vi.waitFor(() => expect(t.cards.get(`card-${edit.id}`)?.status).toBe("waiting"));
+    t.runner.decide(`card-${edit.id}`, { grant: { kind: "path", tool: "edit_file", path: "notes.md" } });
+    await ran;
+    expect(trips(t.ipc)).toEqual(["checkPolicy", "callTool"]);
+    expect(t.ipc.callTool.mock.calls[0][2]).toEqual({
+      approval: { scope: "conversation", conversation: "", grant: { kind: "path", tool: "edit_file", path: "notes.md" } },
+    });
+  });
+
+  it("a command approved with the network takes two as well", async () => {
+    const t = setup();
+    const sh = use("exec_shell", { command: "npm", args: ["ci"] });
+    t.ipc.checkPolicy.mockResolvedValue({ decision: "ask", reason: "the command fetches from the network", network: true });
+    const ran = t.run(sh);
+    await vi.waitFor(() => expect(t.cards.get(`card-${sh.id}`)?.status).toBe("waiting"));
+    t.runner.decide(`card-${sh.id}`, "once");
+    await ran;
+    expect(trips(t.ipc)).toEqual(["checkPolicy", "execShell"]);
   });
 });

@@ -3,8 +3,8 @@
 // consecutive read-only calls together, each write or command alone.
 import { toWireError, wireError } from "../errors";
 import { type FrameScheduler, OutputBuffer } from "../outputBuffer";
-import type { CallCheck, CallTag, Risk, ToolResultBlock, ToolUseBlock, WireError } from "../types";
-import type { ApprovalOptions, Consent } from "../ipc";
+import type { ApprovalAnswer, CallCheck, CallTag, Risk, ToolResultBlock, ToolUseBlock, WireError } from "../types";
+import type { Consent } from "../ipc";
 import type { AgentIpc, Decision, RunControl } from "./ports";
 import { previewOf } from "./preview";
 import type { ToolItem } from "./state";
@@ -27,10 +27,11 @@ type Hooks = {
 };
 
 /**
- * `consent`: the user's token for the call, or the conversation whose
- * grant let it run. `base`: the base of the preview the card showed
- * (check_policy's); the call passes it back, so Rust writes only over the
- * bytes that were shown.
+ * `consent`: the user's answer to the call's approval, sent with the call
+ * itself (so an approved call is two round trips: check_policy, then the
+ * call), or the conversation whose grant let it run. `base`: the base of
+ * the preview the card showed (check_policy's); the call passes it back,
+ * so Rust writes only over the bytes that were shown.
  */
 type Gate = { kind: "run"; consent?: Consent; base?: string } | { kind: "result"; result: ToolResultBlock } | { kind: "cancelled" };
 type Approved = { use: ToolUseBlock; consent?: Consent; base?: string };
@@ -143,21 +144,12 @@ export class ToolRunner {
     }
     // The network comes with an approval that named it, for this call only.
     const network = answer === "network" || policy.network === true;
-    const options: ApprovalOptions = network ? { network } : {};
-    try {
-      let approval: string;
-      if (answer === "once" || answer === "network") {
-        approval = await this.ipc.approveCall(use.name, use.input, "once", options);
-      } else if ("grant" in answer) {
-        approval = await this.ipc.approveCall(use.name, use.input, "conversation", { ...options, conversation, grant: answer.grant });
-        this.hooks.granted?.();
-      } else {
-        approval = await this.ipc.approveCall(use.name, use.input, "always", { ...options, rule: answer.rule });
-      }
-      return { kind: "run", consent: { approval }, ...base };
-    } catch (error) {
-      return this.fail(use, id, error);
-    }
+    const withNetwork = network ? { network } : {};
+    let approval: ApprovalAnswer;
+    if (answer === "once" || answer === "network") approval = { scope: "once", ...withNetwork };
+    else if ("grant" in answer) approval = { scope: "conversation", ...withNetwork, conversation, grant: answer.grant };
+    else approval = { scope: "always", ...withNetwork, rule: answer.rule };
+    return { kind: "run", consent: { approval }, ...base };
   }
 
   private ask(id: string, control: RunControl): Promise<Decision | "cancelled"> {
@@ -201,6 +193,9 @@ export class ToolRunner {
       // gets the error (for a command, with its partial output in details).
       this.hooks.updateCard(id, { status: wire.code === "cancelled" ? "cancelled" : "failed", error: wire });
       return errorBlock(use, wire);
+    } finally {
+      // The grant is held by the call that carried it: the list follows.
+      if (consent?.approval?.scope === "conversation") this.hooks.granted?.();
     }
   }
 
