@@ -13,12 +13,12 @@
 //! allowlist on the `domain_questions` channel (`answer_domain` replies).
 
 use crate::state::{AppState, Consent, Run};
+use corral_session::approvals::{Answer, Scope};
 use corral_session::checkpoints::CallTag;
 use corral_session::domains::{Asking, DomainQuestion, Notify, QUESTION_WAIT};
+use corral_session::grants::Grant;
 use corral_tools::shell::{ShellRun, Stream};
 use corral_tools::Error;
-use corral_session::approvals::{Answer, Scope};
-use corral_session::grants::Grant;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::{Arc, Mutex, PoisonError};
