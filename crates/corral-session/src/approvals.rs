@@ -1,13 +1,14 @@
-//! Approvals the user gave in the window. The UI asks the user, then calls
-//! `approve_call`; the token it gets is good for that one call (same tool,
-//! same input) once. A grant "in this conversation" covers exactly what
-//! the user chose (`grants::Grant`: the argv or an edited pattern, the path
-//! or a picked folder, the very call) and only calls that carry the same
-//! conversation key; it ends when the window leaves the conversation, or
-//! with the project. A call on a secret-like path (`.env`, `*.pem`, ...)
-//! is never granted beyond itself. The LLM never sees or makes tokens. A
-//! once token may carry the network for that one command (the user
-//! approved it "with network"); a grant never does.
+//! Approvals the user gave in the window. The UI asks the user, then sends
+//! the answer with the call it answers; the token the answer becomes is
+//! good for that one call (same tool, same input) once. A grant "in this
+//! conversation" covers exactly what the user chose (`grants::Grant`: the
+//! argv or an edited pattern, the path or a picked folder, the very call)
+//! and only calls that carry the same conversation key; it ends when the
+//! window leaves the conversation, or with the project. A call on a
+//! secret-like path (`.env`, `*.pem`, ...) is never granted beyond itself.
+//! The LLM never sees or makes tokens. A once token may carry the network
+//! for that one command (the user approved it "with network"); a grant
+//! never does.
 //!
 //! A once token is used up when the call is checked, before the tool reads
 //! its input: a call that then fails validation has spent it (the UI asks
