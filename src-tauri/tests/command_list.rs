@@ -4,7 +4,6 @@
 //! are generated from it: this test regenerates both and fails when a
 //! committed file differs. Run it with `UPDATE_COMMANDS=1` to rewrite them
 //! after changing the list.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use corral_app::commands::{Command, COMMANDS};
 use std::collections::BTreeSet;
@@ -147,28 +146,29 @@ fn ipc_md(committed: &str) -> Result<String, String> {
 
 /// Compares `path` with what the list generates, or rewrites it under
 /// `UPDATE_COMMANDS`.
-fn check(relative: &str, fresh: &str) {
+fn check(relative: &str, fresh: &str) -> std::io::Result<()> {
     let path = repo_file(relative);
     if std::env::var_os("UPDATE_COMMANDS").is_some() {
-        std::fs::write(&path, fresh).unwrap();
+        std::fs::write(&path, fresh)?;
     }
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == fresh,
         "{relative} is not what the command list generates; rerun with UPDATE_COMMANDS=1 and commit it"
     );
+    Ok(())
 }
 
 #[test]
 fn the_ui_command_map_is_generated_from_the_list() {
-    check("ui/src/lib/commands.ts", &commands_ts());
+    check("ui/src/lib/commands.ts", &commands_ts()).unwrap();
 }
 
 #[test]
 fn the_command_tables_of_ipc_md_are_generated_from_the_list() {
     let committed = std::fs::read_to_string(repo_file("docs/ipc.md")).unwrap();
     let fresh = ipc_md(&committed).unwrap();
-    check("docs/ipc.md", &fresh);
+    check("docs/ipc.md", &fresh).unwrap();
 }
 
 #[test]
