@@ -75,6 +75,16 @@ if $want_test && ! cmp -s e2e/package-lock.json e2e/node_modules/.corral-lock-st
   cp e2e/package-lock.json e2e/node_modules/.corral-lock-stamp
 fi
 
+# The language servers corral-lsp's and corral-tools' tests run for real
+# (typescript-language-server with typescript, and pyright), pinned by
+# their lockfile, in a test-only folder.
+lsp_dir=crates/corral-lsp/tests/servers
+if $want_test && ! cmp -s "$lsp_dir/package-lock.json" "$lsp_dir/node_modules/.corral-lock-stamp"; then
+  echo "setup: npm ci in $lsp_dir (the test language servers)"
+  (cd "$lsp_dir" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$lsp_dir/package-lock.json" "$lsp_dir/node_modules/.corral-lock-stamp"
+fi
+
 if $want_test && ! command -v tauri-driver >/dev/null; then
   echo "setup: cargo install tauri-driver"
   cargo install tauri-driver --version '^2' --locked --quiet

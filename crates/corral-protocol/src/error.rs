@@ -70,11 +70,14 @@ pub enum ErrorCode {
     /// An MCP server could not take the call: it is not running, crashed,
     /// broke the protocol, refused the call or did not answer in time.
     McpServer,
+    /// No language server could answer: none is installed for the file's
+    /// language, it crashed, or it did not answer in time.
+    LanguageServer,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order (used by docs and tests).
-    pub const ALL: [ErrorCode; 27] = [
+    pub const ALL: [ErrorCode; 28] = [
         ErrorCode::NoProjectOpen,
         ErrorCode::InvalidInput,
         ErrorCode::NotFound,
@@ -102,6 +105,7 @@ impl ErrorCode {
         ErrorCode::LlmBadResponse,
         ErrorCode::LlmContextOverflow,
         ErrorCode::McpServer,
+        ErrorCode::LanguageServer,
     ];
 
     /// The snake_case name, as it appears on the wire.
@@ -134,6 +138,7 @@ impl ErrorCode {
             ErrorCode::LlmBadResponse => "llm_bad_response",
             ErrorCode::LlmContextOverflow => "llm_context_overflow",
             ErrorCode::McpServer => "mcp_server",
+            ErrorCode::LanguageServer => "language_server",
         }
     }
 
@@ -298,6 +303,9 @@ fn default_hint(code: ErrorCode) -> &'static str {
         }
         ErrorCode::McpServer => {
             "Check the server in Settings (its state and stderr), restart it, or do without its tools."
+        }
+        ErrorCode::LanguageServer => {
+            "Build or run the project's checks with exec_shell instead; the language server may answer a later call."
         }
     }
 }

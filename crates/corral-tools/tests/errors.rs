@@ -49,6 +49,7 @@ fn every_code_has_its_pinned_wire_name() {
             "llm_bad_response",
             "llm_context_overflow",
             "mcp_server",
+            "language_server",
         ]
     );
     for code in ErrorCode::ALL {
