@@ -12,7 +12,7 @@ const HEADER: &str = "// Generated from the Rust types by src-tauri/tests/wire_t
 fn declarations() -> Vec<String> {
     use corral_app::{commands, store};
     use corral_session::approvals;
-    use corral_tools::{checkpoint, dispatch, fs, policy, shell, tool};
+    use corral_tools::{checkpoint, dispatch, fs, lsp, policy, shell, tool};
     vec![
         corral_protocol::ErrorCode::decl(),
         corral_protocol::Error::decl(),
@@ -44,6 +44,12 @@ fn declarations() -> Vec<String> {
         fs::ListDirectoryOutput::decl(),
         fs::ReadFileOutput::decl(),
         shell::ExecShellOutput::decl(),
+        lsp::Severity::decl(),
+        lsp::Diagnostic::decl(),
+        lsp::FileDiagnostics::decl(),
+        lsp::Report::decl(),
+        lsp::Location::decl(),
+        lsp::Symbol::decl(),
         shell::Profile::decl(),
         shell::Sandbox::decl(),
         shell::Limit::decl(),

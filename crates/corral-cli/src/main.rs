@@ -4,6 +4,7 @@
 //! corral-cli tools
 //! corral-cli mcp --root DIR [--mode MODE] [--network] [--allow-domain NAME]...
 //!                [--writable PATH]... [--blocked PATH]... [--store DIR | --no-checkpoint] [--index DIR]
+//!                [--no-lsp] [--lsp-path DIR]...
 //! corral-cli call --root DIR [--mode MODE] [--approve] [--network]
 //!                 [--allow-domain NAME]... [--allow-program NAME]... [--rule WORDS]...
 //!                 [--writable PATH]... [--blocked PATH]... NAME [JSON]
@@ -54,6 +55,24 @@ struct Kept {
     /// `mcp` builds it in the background and keeps it live with a watch.
     #[arg(long, value_name = "DIR")]
     index: Option<PathBuf>,
+    /// Start no language servers: writes and edits then come back without
+    /// diagnostics, and `diagnostics` and `symbols` say there are none.
+    #[arg(long)]
+    no_lsp: bool,
+    /// Look for language servers in this folder first (repeatable); then
+    /// in cargo's and the system's program folders and `~/.local/bin`.
+    #[arg(long, value_name = "DIR")]
+    lsp_path: Vec<PathBuf>,
+}
+
+impl Kept {
+    /// The project's language servers, unless `--no-lsp`.
+    fn lsp(&self, root: &ProjectRoot) -> Result<Option<corral_tools::lsp::Lsp>, Error> {
+        if self.no_lsp {
+            return Ok(None);
+        }
+        corral_tools::lsp::servers(root, &self.lsp_path, Default::default()).map(Some)
+    }
 }
 
 #[derive(Subcommand)]
@@ -177,9 +196,10 @@ fn main() -> ExitCode {
             None
         } else {
             kept.store
+                .clone()
                 .or_else(corral_tools::checkpoint::default_data_dir)
         };
-        let index = kept.index;
+        let index = kept.index.clone();
         let served = McpArgs {
             mode,
             network,
@@ -188,6 +208,7 @@ fn main() -> ExitCode {
             blocked,
             checkpoints,
             index,
+            kept,
         };
         // stdout is the protocol's: a failure to start goes to stderr.
         return match mcp(root, served) {
@@ -270,6 +291,7 @@ fn run(command: Command) -> Result<Value, Error> {
             {
                 ctx.checkpoint = Some(checkpoints::hook(kept.store.as_deref(), &root)?);
             }
+            ctx.lsp = kept.lsp(&root)?;
             ctx.search_index = kept.index.map(corral_tools::search::IndexConfig::new);
             let result = dispatch::call(&root, &name, input, &ctx);
             if let Some(hook) = &ctx.checkpoint {
@@ -304,6 +326,7 @@ struct McpArgs {
     blocked: Vec<String>,
     checkpoints: Option<PathBuf>,
     index: Option<PathBuf>,
+    kept: Kept,
 }
 
 /// Serves the project's tools over MCP until the client goes away.
@@ -322,6 +345,7 @@ fn mcp(root: PathBuf, args: McpArgs) -> Result<(), Error> {
         allowed_domains: args.allow_domain,
         checkpoints: args.checkpoints,
         search_index: args.index.map(|dir| live_index(&root, dir)),
+        lsp: args.kept.lsp(&root)?,
     };
     corral_mcp::run_stdio(corral_mcp::CorralServer::new(root, options))
 }

@@ -59,6 +59,8 @@ fn tools_prints_every_spec() {
             "command_output",
             "stop_command",
             "update_plan",
+            "diagnostics",
+            "symbols",
             // The throwaway tool the tests register (feature `throwaway-tool`).
             "count_lines"
         ]

@@ -58,6 +58,9 @@ pub struct Options {
     pub checkpoints: Option<PathBuf>,
     /// `search_files`' trigram index.
     pub search_index: Option<IndexConfig>,
+    /// The project's language servers (diagnostics after writes,
+    /// `diagnostics` and `symbols`); `None`: none.
+    pub lsp: Option<corral_tools::lsp::Lsp>,
 }
 
 /// The server for one project folder.
@@ -157,6 +160,7 @@ impl CorralServer {
             ctx.shell.cancel = shell.cancel;
             ctx.checkpoint = hook;
             ctx.search_index = options.search_index.clone();
+            ctx.lsp = options.lsp.clone();
             let result = dispatch::call(&root, &name, input, &ctx);
             // stdout is the protocol's: what the store warns of (a journal
             // set aside) goes to stderr, the client's log.

@@ -198,7 +198,7 @@ impl Session {
 
     /// What surrounds a call in this session: the mode, the boundaries,
     /// the programs and rules of the settings, the background commands,
-    /// the search index.
+    /// the search index, the language servers.
     fn context(&self) -> CallContext {
         let mut ctx = CallContext::new(self.settings.mode(), Approval::None);
         ctx.boundaries = self.boundaries.clone();
@@ -209,6 +209,7 @@ impl Session {
         ctx.shell.egress.allowed_domains = self.allowed_domains.clone();
         ctx.shell.background = Some(self.background.clone());
         ctx.search_index = self.search_index.as_ref().map(|c| self.index.config(c));
+        ctx.lsp = self.lsp.clone();
         ctx
     }
 }

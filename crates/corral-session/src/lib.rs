@@ -90,6 +90,10 @@ pub struct Options {
     pub build_index: bool,
     /// Watch the project's folders for the file tree.
     pub watch_tree: bool,
+    /// Start the project's language servers as files are checked: a
+    /// write's result then carries its diagnostics, and `diagnostics` and
+    /// `symbols` answer.
+    pub language_servers: bool,
     /// The user's MCP servers, each with its variables' values; none
     /// starts until [`Session::start_servers`].
     pub mcp_servers: Vec<(McpServerConfig, Vec<(String, String)>)>,
@@ -111,6 +115,9 @@ pub struct Session {
     /// Its folders watched for the file tree (`None` when not asked for or
     /// when no watch could start: the tree then shows what it listed).
     tree: Option<watch::TreeWatcher>,
+    /// Its language servers, stopped with it (`None`: not asked for, or
+    /// they could not be set up).
+    lsp: Option<corral_tools::lsp::Lsp>,
 }
 
 /// A poisoned lock only means another thread panicked mid-update; the data
@@ -137,7 +144,15 @@ impl Session {
         if let (true, Some(config)) = (options.build_index, &options.search_index) {
             index.build(&root, config.clone());
         }
+        let lsp = if options.language_servers {
+            corral_tools::lsp::servers(&root, &[], Default::default())
+                .inspect_err(|e| eprintln!("corral: {e}"))
+                .ok()
+        } else {
+            None
+        };
         Ok(Session {
+            lsp,
             mcp: Mutex::new(Arc::new(McpHub::new(root.clone(), options.mcp_servers))),
             checkpoints: options.checkpoints.map(Checkpoints::new),
             root,

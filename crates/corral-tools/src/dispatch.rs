@@ -302,7 +302,13 @@ pub fn run_prepared(
             })?;
         }
     }
-    tool.run_parsed(root, parsed, ctx)
+    // The files a write or an edit changed, for their diagnostics.
+    let changed = (ctx.lsp.is_some() && tool.risk() == policy::Risk::Write).then_some(facts.paths);
+    let mut output = tool.run_parsed(root, parsed, ctx)?;
+    if let (Some(lsp), Some(paths)) = (&ctx.lsp, changed) {
+        crate::lsp::attach(root, lsp, &paths, &mut output);
+    }
+    Ok(output)
 }
 
 /// Whether a call can change the project, from the registry's verdicts:

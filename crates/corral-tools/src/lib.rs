@@ -27,6 +27,7 @@ pub mod checkpoint;
 mod diff;
 pub mod dispatch;
 pub mod fs;
+pub mod lsp;
 pub mod policy;
 pub mod root;
 pub mod search;

@@ -43,6 +43,10 @@ pub struct CallContext {
     /// with `stale_file`, changing nothing, if the file changed since.
     /// `None`: no preview was shown (a call allowed without asking).
     pub base: Option<String>,
+    /// The project's language servers: a write's or an edit's result then
+    /// carries its files' diagnostics, and `diagnostics` and `symbols`
+    /// answer. `None`: no servers (those tools fail with `language_server`).
+    pub lsp: Option<crate::lsp::Lsp>,
 }
 
 impl CallContext {

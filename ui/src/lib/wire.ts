@@ -1,7 +1,7 @@
 // Generated from the Rust types by src-tauri/tests/wire_types.rs; do not edit.
 // After changing a type: UPDATE_WIRE_TYPES=1 cargo test -p corral --test wire_types
 
-export type ErrorCode = "no_project_open" | "invalid_input" | "not_found" | "already_exists" | "is_directory" | "not_a_directory" | "not_text" | "too_large" | "path_outside_root" | "path_protected" | "approval_required" | "denied" | "permission_denied" | "no_match" | "ambiguous_match" | "stale_file" | "invalid_regex" | "command_not_allowed" | "argument_not_allowed" | "cancelled" | "io" | "llm_auth" | "llm_rate_limited" | "llm_unavailable" | "llm_bad_response" | "llm_context_overflow" | "mcp_server";
+export type ErrorCode = "no_project_open" | "invalid_input" | "not_found" | "already_exists" | "is_directory" | "not_a_directory" | "not_text" | "too_large" | "path_outside_root" | "path_protected" | "approval_required" | "denied" | "permission_denied" | "no_match" | "ambiguous_match" | "stale_file" | "invalid_regex" | "command_not_allowed" | "argument_not_allowed" | "cancelled" | "io" | "llm_auth" | "llm_rate_limited" | "llm_unavailable" | "llm_bad_response" | "llm_context_overflow" | "mcp_server" | "language_server";
 
 export type WireError = { 
 /**
@@ -363,6 +363,101 @@ network_refused?: string,
  * says which and how much.
  */
 limit_hit?: Limit, };
+
+export type Severity = "error" | "warning";
+
+export type Diagnostic = { 
+/**
+ * 1-based line.
+ */
+line: number, 
+/**
+ * 1-based column, in UTF-16 units as servers count (characters, for
+ * ASCII text).
+ */
+column: number, severity: Severity, message: string, 
+/**
+ * Who reported it (`ts`, `Pyright`, `rustc`...).
+ */
+source?: string, 
+/**
+ * The server's code for it (`2322`, `reportAttributeAccessIssue`).
+ */
+code?: string, };
+
+export type FileDiagnostics = { 
+/**
+ * The path relative to the project root.
+ */
+path: string, 
+/**
+ * How many errors the server reported (also those left out).
+ */
+errors: number, 
+/**
+ * How many warnings the server reported (also those left out).
+ */
+warnings: number, 
+/**
+ * The diagnostics shown, errors first.
+ */
+diagnostics: Array<Diagnostic>, };
+
+export type DiagnosticsReport = { 
+/**
+ * Each file a server answered for, clean ones too.
+ */
+files: Array<FileDiagnostics>, 
+/**
+ * Diagnostics left out to keep the report short.
+ */
+omitted?: number, 
+/**
+ * What is missing and why: a server that is not installed, still
+ * starting past the wait, crashed or did not answer.
+ */
+notes?: Array<string>, };
+
+export type Location = { 
+/**
+ * Relative to the project root; an absolute path for a file outside
+ * it (a library's declarations).
+ */
+path: string, 
+/**
+ * 1-based line.
+ */
+line: number, 
+/**
+ * 1-based column (UTF-16 units).
+ */
+column: number, };
+
+export type Symbol = { 
+/**
+ * The position asked about.
+ */
+at: Location, 
+/**
+ * Its type and documentation, as the server writes them.
+ */
+hover?: string, 
+/**
+ * Where it is defined.
+ */
+definitions: Array<Location>, 
+/**
+ * Where it is used (with its definition).
+ */
+references: Array<Location>, 
+/**
+ * References left out to keep the answer short.
+ */
+references_omitted?: number, 
+/**
+ * A part the server did not answer, and why.
+ */
+notes?: Array<string>, };
 
 export type Profile = "read_only" | "build" | "network";
 

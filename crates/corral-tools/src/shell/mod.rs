@@ -62,6 +62,7 @@ use std::time::Duration;
 
 pub use allowlist::{is_valid_program_name, ALLOWED_PROGRAMS};
 pub use capture::{HEAD_BYTES, TAIL_BYTES};
+pub(crate) use home::home as home_dir;
 pub use limits::{Limit, Limits};
 pub use namespace::available as namespaces_available;
 pub use network::wants_network;
@@ -69,6 +70,12 @@ pub use profile::{is_read_only, Profile};
 pub use proxy::{is_valid_pattern as is_valid_domain_pattern, DomainAsk, Egress, DEFAULT_DOMAINS};
 pub use rules::CommandLine;
 pub use saved::{rule_covering, SavedRule};
+
+/// The folders the sandbox finds programs in: cargo's `bin`, then the
+/// system's.
+pub(crate) fn program_folders() -> Vec<std::path::PathBuf> {
+    env::search_path()
+}
 
 /// Time limit when `timeout_secs` is not given.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
@@ -437,17 +444,42 @@ pub fn server_command(
     network: bool,
     in_project: bool,
 ) -> Result<ServerCommand> {
+    let profile = if network {
+        Profile::Network
+    } else {
+        Profile::Build
+    };
+    fenced_server(root, program, args, vars, profile, in_project)
+}
+
+/// The fenced command for a language server: as [`server_command`], but
+/// in the read-only profile (the project read-only, secret-like files
+/// masked, no network). Its caches are its private folder's, gone with it.
+///
+/// Errors: as [`server_command`].
+pub fn language_server_command(
+    root: &ProjectRoot,
+    program: &std::path::Path,
+    args: &[String],
+) -> Result<ServerCommand> {
+    let program = program.to_string_lossy();
+    fenced_server(root, &program, args, &[], Profile::ReadOnly, false)
+}
+
+fn fenced_server(
+    root: &ProjectRoot,
+    program: &str,
+    args: &[String],
+    vars: &[(String, String)],
+    profile: Profile,
+    in_project: bool,
+) -> Result<ServerCommand> {
     check_nul(args)?;
     let path = allowlist::resolve_server(root, program)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| program.to_string());
-    let profile = if network {
-        Profile::Network
-    } else {
-        Profile::Build
-    };
     let tmp = env::TempDir::create()?;
     let tmpdir = tmp.subdir("tmp")?;
     let mut env = env::build(&name, &tmpdir, root.path());
@@ -458,6 +490,11 @@ pub fn server_command(
         ("npm_config_cache".into(), private("npm-cache")),
         ("UV_CACHE_DIR".into(), private("uv-cache")),
     ]);
+    if !profile.writes_project() {
+        // Corral's shared caches are not writable here: its own are.
+        env.retain(|(k, _)| k.as_os_str() != "XDG_CACHE_HOME");
+        env.push(("XDG_CACHE_HOME".into(), private("cache")));
+    }
     for (key, value) in vars {
         env.retain(|(k, _)| k.as_os_str() != key.as_str());
         env.push((key.into(), value.into()));

@@ -202,7 +202,8 @@ pub(crate) fn install_prefixes(program: &Path, visible: &[PathBuf]) -> Vec<PathB
 fn prefix_of(program: &Path) -> Option<PathBuf> {
     let dir = program.parent()?;
     let prefix = match dir.file_name() {
-        Some(name) if name == "bin" || name == "sbin" => dir.parent()?,
+        // `node_modules/.bin`: the whole `node_modules`, where its links lead.
+        Some(name) if name == "bin" || name == "sbin" || name == ".bin" => dir.parent()?,
         _ => dir,
     };
     // Never the whole home, a top-level folder or `/`.

@@ -6,6 +6,7 @@ mod command_output;
 #[cfg(feature = "throwaway-tool")]
 mod count_lines;
 mod delete_file;
+mod diagnostics;
 mod edit_file;
 mod exec_shell;
 mod glob;
@@ -13,6 +14,7 @@ mod list_directory;
 mod read_file;
 mod search_files;
 mod stop_command;
+mod symbols;
 pub mod update_plan;
 mod write_file;
 
@@ -31,6 +33,8 @@ pub static REGISTRY: &[&dyn DynTool] = &[
     &command_output::CommandOutputTool,
     &stop_command::StopCommand,
     &update_plan::UpdatePlan,
+    &diagnostics::Diagnostics,
+    &symbols::Symbols,
     #[cfg(feature = "throwaway-tool")]
     &count_lines::CountLines,
 ];
