@@ -67,6 +67,12 @@ export type {
   Appended,
   SearchHit,
   DomainQuestion,
+  Severity,
+  Diagnostic,
+  FileDiagnostics,
+  DiagnosticsReport,
+  Location,
+  Symbol,
 } from "./wire";
 import type { Block } from "./wire";
 
