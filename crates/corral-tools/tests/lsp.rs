@@ -49,13 +49,12 @@ fn call(p: &Project, servers: &Lsp, name: &str, input: Value) -> Value {
 /// `path`: its first start may take longer than one call waits.
 fn warm_up(p: &Project, servers: &Lsp, path: &str) {
     let started = Instant::now();
-    while started.elapsed() < Duration::from_secs(120) {
+    let mut reported = false;
+    while !reported && started.elapsed() < Duration::from_secs(120) {
         let report = call(p, servers, "diagnostics", json!({ "path": path }));
-        if report["files"].as_array().is_some_and(|f| !f.is_empty()) {
-            return;
-        }
+        reported = report["files"].as_array().is_some_and(|f| !f.is_empty());
     }
-    panic!("no server reported on {path} within 120 s");
+    assert!(reported, "no server reported on {path} within 120 s");
 }
 
 /// The one file of a write's diagnostics: its path, error count and the
@@ -363,7 +362,12 @@ fn a_language_without_its_server_is_named_by_diagnostics_not_by_each_write() {
         corral_lsp::Unsandboxed,
         Options::default(),
     );
-    let out = call(&p, &servers, "write_file", json!({"path": "main.go", "content": "package main\n"}));
+    let out = call(
+        &p,
+        &servers,
+        "write_file",
+        json!({"path": "main.go", "content": "package main\n"}),
+    );
     assert!(out.get("diagnostics").is_none(), "{out}");
     let report = call(&p, &servers, "diagnostics", json!({"path": "main.go"}));
     assert_eq!(
