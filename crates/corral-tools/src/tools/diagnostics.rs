@@ -26,12 +26,12 @@ impl Tool for Diagnostics {
     type Output = Report;
     const NAME: &'static str = "diagnostics";
     const RISK: Risk = Risk::Read;
-    const DESCRIPTION: &'static str = "Errors and warnings from the project's language servers \
-        (rust-analyzer, typescript-language-server, pyright, gopls, clangd, where installed) \
-        for a file, a folder, or the whole project (the 60 newest source files) when path is \
-        absent. Returns {files: [{path, errors, warnings, diagnostics: [{line, column, \
-        severity, message, source, code}]}], notes}; notes say which server is missing, still \
-        starting or stopped. write_file and edit_file already return their files' diagnostics.";
+    const DESCRIPTION: &'static str = "Language servers' errors and warnings for a path or the \
+        project. The servers are rust-analyzer, typescript-language-server, pyright, gopls and \
+        clangd, where installed; without path, the 60 newest source files are checked. Returns \
+        {files: [{path, errors, warnings, diagnostics: [{line, column, severity, message, \
+        source, code}]}], notes}; notes say which server is missing, still starting or \
+        stopped. write_file and edit_file already return their files' diagnostics.";
 
     fn paths(&self, input: &DiagnosticsInput) -> Vec<String> {
         input.path.iter().cloned().collect()

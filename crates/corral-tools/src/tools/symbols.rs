@@ -37,7 +37,7 @@ impl Tool for Symbols {
     type Output = Symbol;
     const NAME: &'static str = "symbols";
     const RISK: Risk = Risk::Read;
-    const DESCRIPTION: &'static str = "Ask the project's language server about a symbol: give \
+    const DESCRIPTION: &'static str = "A symbol's type, definitions and references. Give \
         path and name (its first whole-word occurrence, on line if given), or path, line and \
         column. Returns hover (type and docs), definitions and references as {path, line, \
         column}. Works for Rust, TypeScript/JavaScript, Python, Go and C/C++ where their \
