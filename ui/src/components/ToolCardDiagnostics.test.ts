@@ -1,23 +1,27 @@
 import { render, screen } from "@testing-library/svelte";
-import { describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { ipc as client } from "../lib/ipc";
+import { answer } from "../test/ipcMock";
 import type { ToolItem } from "../lib/agent/state";
 import ToolCard from "./ToolCard.svelte";
 import FileTreeNode from "./FileTreeNode.svelte";
 import ProblemsPanel from "./ProblemsPanel.svelte";
 import type { FileDiagnostics } from "../lib/types";
 
-vi.mock("../lib/ipc", () => ({
-  ipc: {
-    callTool: vi.fn(async () => ({
+vi.mock("../lib/ipc", () => import("../test/ipcMock").then((m) => m.ipcModule()));
+
+beforeEach(() => {
+  answer(client, {
+    callTool: async () => ({
       path: ".",
       entries: [
         { path: "src", kind: "dir" },
         { path: "README.md", kind: "file" },
       ],
       truncated: false,
-    })),
-  },
-}));
+    }),
+  });
+});
 
 const broken: FileDiagnostics = {
   path: "src/main.ts",
