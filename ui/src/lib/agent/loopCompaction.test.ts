@@ -186,7 +186,8 @@ describe("a compacted conversation opened again", () => {
       await turn(onEvent, { runId, cancelled: new Promise(() => undefined) });
       return null;
     });
-    first.ipc.callTool.mockImplementation(async (_name, input) => ({ path: input.path, content: "x".repeat(900) }));
+    // Each result stays under a 2k window's share, so none is cut before a request (a cut is made on the live and the reopened transcript alike, before each request).
+    first.ipc.callTool.mockImplementation(async (_name, input) => ({ path: input.path, content: "x".repeat(600) }));
     await first.loop.send("read every file");
     expect(n).toBeGreaterThanOrEqual(2);
 
