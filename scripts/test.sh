@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --test
 export PATH="$HOME/.cargo/bin:$PATH"
 export CARGO_TERM_COLOR=never
+# A CI run builds once from cold: incremental caches only cost time and disk there.
+if [ -n "${CI:-}" ]; then export CARGO_INCREMENTAL=0; fi
 
 step() { echo; echo "=== $* ==="; }
 
