@@ -30,6 +30,7 @@
 
 mod language;
 mod link;
+mod pull;
 mod report;
 mod server;
 
@@ -240,6 +241,7 @@ impl Lsp {
                     wait.as_secs_f64()
                 ),
                 Missed::Dead(why) => self.died(server, &why),
+                Missed::Refused { message, .. } => message,
             });
             return;
         }
@@ -251,20 +253,19 @@ impl Lsp {
             let id = server.spec.language.id_of(&source.path);
             match server.sync(&uri, id, source.text.as_deref()) {
                 Ok(_) if source.text.is_none() => {}
-                Ok(version) => synced.push((*source, key_of(&uri), version)),
+                Ok(version) => synced.push((*source, uri, version)),
                 Err(Missed::Dead(why)) => {
                     report.notes.push(self.died(server, &why));
                     return;
                 }
-                Err(Missed::Timeout) => {}
+                Err(Missed::Timeout | Missed::Refused { .. }) => {}
             }
         }
-        for (source, key, version) in synced {
-            match server.diagnostics(&key, after, version, deadline) {
-                Ok(published) => report.files.push(report::file_diagnostics(
-                    source.path.clone(),
-                    &published.items,
-                )),
+        for (source, uri, version) in synced {
+            match server.diagnostics(&uri, after, version, deadline) {
+                Ok(items) => report
+                    .files
+                    .push(report::file_diagnostics(source.path.clone(), &items)),
                 Err(Missed::Timeout) => report.notes.push(format!(
                     "the {label} server ({name}) did not report on `{}` within {:.1} s",
                     source.path,
@@ -274,6 +275,7 @@ impl Lsp {
                     report.notes.push(self.died(server, &why));
                     return;
                 }
+                Err(Missed::Refused { message, .. }) => report.notes.push(message),
             }
         }
         server.touch();
@@ -343,6 +345,7 @@ impl Lsp {
             ))
             .retryable(true),
             Missed::Dead(why) => lsp_error(self.died(&server, &why)).retryable(true),
+            Missed::Refused { message, .. } => lsp_error(message),
         };
         server.link.wait_ready(deadline).map_err(missed)?;
         let uri = uri_of(&self.shared.root.join(&source.path));

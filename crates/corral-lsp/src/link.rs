@@ -9,7 +9,7 @@
 //! kills a server whose spawning thread ends) and that marks the link
 //! dead when it exits, waking every waiter.
 
-use lsp_server::{Message, Notification, Request, RequestId, Response};
+use lsp_server::{Message, Notification, Request, RequestId, Response, ResponseError};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -46,8 +46,12 @@ pub(crate) struct Published {
 struct State {
     phase: Option<Phase>,
     outbox: Option<mpsc::Sender<Message>>,
-    pending: HashMap<RequestId, mpsc::Sender<Result<Value, String>>>,
+    pending: HashMap<RequestId, mpsc::Sender<Result<Value, ResponseError>>>,
     published: HashMap<String, Published>,
+    /// What the server said it can do, in its `initialize` answer.
+    capabilities: Value,
+    /// The methods it registered later (`client/registerCapability`).
+    registered: Vec<String>,
     seq: u64,
     pgid: Option<rustix::process::Pid>,
     stderr: String,
@@ -68,7 +72,12 @@ pub(crate) enum Missed {
     Timeout,
     /// The server ended, and why.
     Dead(String),
+    /// The server answered with an error (it lives on).
+    Refused { code: i32, message: String },
 }
+
+/// The JSON-RPC code of a method the server does not have.
+pub(crate) const METHOD_NOT_FOUND: i32 = -32601;
 
 impl Link {
     /// A link whose process is being started by [`Link::run`].
@@ -175,8 +184,10 @@ impl Link {
         self.changed.notify_all();
     }
 
-    pub(crate) fn set_ready(&self) {
+    /// Marks the link ready, with what the server said it can do.
+    pub(crate) fn set_ready(&self, capabilities: Value) {
         let mut state = self.lock();
+        state.capabilities = capabilities;
         if state.phase == Some(Phase::Starting) {
             state.phase = Some(Phase::Ready);
         }
@@ -235,10 +246,10 @@ impl Link {
         self.lock().pending.remove(&id);
         match answer {
             Ok(Ok(value)) => Ok(value),
-            Ok(Err(message)) => Err(Missed::Dead(format!(
-                "`{}` refused {method}: {message}",
-                self.name
-            ))),
+            Ok(Err(error)) => Err(Missed::Refused {
+                code: error.code,
+                message: format!("`{}` refused {method}: {}", self.name, error.message),
+            }),
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 // The server may still be working; tell it to stop.
                 let _ = self.notify("$/cancelRequest", serde_json::json!({ "id": id }));
@@ -246,6 +257,16 @@ impl Link {
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => Err(Missed::Dead(self.why_dead())),
         }
+    }
+
+    /// The server's capabilities (`null` before it is ready).
+    pub(crate) fn capabilities(&self) -> Value {
+        self.lock().capabilities.clone()
+    }
+
+    /// Whether the server registered `method` after it started.
+    pub(crate) fn registered(&self, method: &str) -> bool {
+        self.lock().registered.iter().any(|m| m == method)
     }
 
     fn why_dead(&self) -> String {
@@ -361,7 +382,7 @@ impl Link {
         match message {
             Message::Response(Response { id, result, error }) => {
                 let answer = match error {
-                    Some(error) => Err(error.message),
+                    Some(error) => Err(error),
                     None => Ok(result.unwrap_or(Value::Null)),
                 };
                 if let Some(tx) = self.lock().pending.remove(&id) {
@@ -390,6 +411,14 @@ impl Link {
             }
             Message::Notification(_) => {}
             Message::Request(request) => {
+                if request.method == "client/registerCapability" {
+                    let methods = request.params["registrations"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|r| r["method"].as_str().map(str::to_string));
+                    self.lock().registered.extend(methods);
+                }
                 let _ = self.send(Message::Response(answer_server(request)));
             }
         }

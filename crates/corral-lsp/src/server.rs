@@ -1,12 +1,14 @@
 //! One language server as Corral uses it: started on a thread of its own,
 //! initialized, told of the documents it should check, and asked.
 
-use crate::link::{Link, Missed, Phase, Published};
+use crate::link::{Link, Missed, Phase, Published, METHOD_NOT_FOUND};
+use crate::pull::{self, Pull};
 use crate::{Launch, ServerSpec};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -29,6 +31,8 @@ pub(crate) struct Server {
     /// When it was found dead (a crashed server is restarted only after a
     /// pause, so a server that dies at once is not started at every call).
     pub died: Mutex<Option<Instant>>,
+    /// It answered `textDocument/diagnostic` with "no such method".
+    pull_refused: AtomicBool,
 }
 
 impl Server {
@@ -41,6 +45,7 @@ impl Server {
             docs: Mutex::new(HashMap::new()),
             last_used: Mutex::new(Instant::now()),
             died: Mutex::new(None),
+            pull_refused: AtomicBool::new(false),
         });
         let launched = launch.command(&spec);
         let params = initialize_params(root);
@@ -133,24 +138,45 @@ impl Server {
         }
     }
 
-    /// The diagnostics of a document at `version`: those already published
-    /// if the text did not change, else the next ones published.
+    /// The diagnostics of the document `uri` at `version`: asked for
+    /// where the server can be asked ([`Pull`]); else those already
+    /// published if the text did not change, or the next ones published.
     pub(crate) fn diagnostics(
         &self,
-        key: &str,
+        uri: &str,
         after: u64,
         (version, unchanged): (i32, bool),
         deadline: Instant,
-    ) -> Result<Published, Missed> {
+    ) -> Result<Vec<lsp_types::Diagnostic>, Missed> {
+        let key = crate::key_of(uri);
+        let way = Pull::of(&self.link, self.pull_refused.load(Ordering::Relaxed));
+        let pulled = match way {
+            Pull::Document => Some(pull::document(&self.link, uri, deadline)),
+            Pull::TsServer => Some(pull::tsserver(&self.link, &key, deadline)),
+            Pull::Push => None,
+        };
+        match pulled {
+            Some(Ok(items)) => return Ok(items),
+            Some(Err(Missed::Refused { code, .. }))
+                if way == Pull::Document && code == METHOD_NOT_FOUND =>
+            {
+                self.pull_refused.store(true, Ordering::Relaxed);
+            }
+            // Refused for this version (busy, cancelled): its publication
+            // may still come.
+            Some(Err(Missed::Refused { .. })) | None => {}
+            Some(Err(missed)) => return Err(missed),
+        }
         if unchanged {
-            if let Some(published) = self.link.published(key) {
-                return Ok(published);
+            if let Some(published) = self.link.published(&key) {
+                return Ok(published.items);
             }
         }
         let settle = Duration::from_millis(150);
         let after = if unchanged { 0 } else { after };
         self.link
-            .wait_published(key, after, version, settle, deadline)
+            .wait_published(&key, after, version, settle, deadline)
+            .map(|p: Published| p.items)
     }
 }
 
@@ -169,15 +195,16 @@ fn hash_of(text: &str) -> u64 {
 fn initialize(link: &Arc<Link>, params: Value) {
     let deadline = Instant::now() + INITIALIZE_TIMEOUT;
     match link.request("initialize", params, deadline) {
-        Ok(_) => {
+        Ok(answer) => {
             if link.notify("initialized", json!({})).is_ok() {
-                link.set_ready();
+                link.set_ready(answer["capabilities"].clone());
             }
         }
         Err(Missed::Timeout) => link.kill(&format!(
             "it did not answer `initialize` within {} s",
             INITIALIZE_TIMEOUT.as_secs()
         )),
+        Err(Missed::Refused { message, .. }) => link.kill(&message),
         Err(Missed::Dead(_)) => {}
     }
 }
@@ -203,6 +230,7 @@ fn initialize_params(root: &Path) -> Value {
             "textDocument": {
                 "synchronization": { "didSave": false, "dynamicRegistration": false },
                 "publishDiagnostics": { "versionSupport": true, "relatedInformation": false },
+                "diagnostic": { "dynamicRegistration": true, "relatedDocumentSupport": false },
                 "hover": { "contentFormat": ["plaintext", "markdown"] },
                 "definition": { "linkSupport": false },
                 "references": {},

@@ -213,6 +213,39 @@ fn pyright_reports_an_edit_s_type_error_and_its_fix() {
     );
 }
 
+/// An edit that leaves a file's diagnostics as they were (clean before,
+/// clean after) is answered as soon as the server has checked it: the
+/// servers are asked for the file's diagnostics, not waited on for a
+/// publication that typescript-language-server never sends in this case.
+#[test]
+fn an_edit_that_leaves_the_diagnostics_unchanged_returns_without_the_whole_wait() {
+    let Some(bin) = installed() else { return };
+    let p = Project::new();
+    p.write("tsconfig.json", r#"{"compilerOptions":{"strict":true}}"#);
+    p.write("a.ts", "export const a: number = 1;\n");
+    p.write("a.py", "a: int = 1\n");
+    let servers = servers(&p, &[bin]);
+    for path in ["a.ts", "a.py"] {
+        warm_up(&p, &servers, path);
+        for n in 2..5 {
+            let started = Instant::now();
+            let out = call(
+                &p,
+                &servers,
+                "edit_file",
+                json!({"path": path, "old_string": format!("= {}", n - 1), "new_string": format!("= {n}")}),
+            );
+            let took = started.elapsed();
+            assert_eq!(
+                out["diagnostics"],
+                json!({"files": [{"path": path, "errors": 0, "warnings": 0, "diagnostics": []}]}),
+                "{path}"
+            );
+            assert!(took < Duration::from_millis(1_500), "{path}: {took:?}");
+        }
+    }
+}
+
 /// An edit whose server dies under it (killed while the edit waits for
 /// its diagnostics) returns at once, with the file changed and a note.
 #[test]
