@@ -232,6 +232,7 @@ impl Lsp {
         wait: Duration,
         report: &mut Report,
     ) {
+        let _in_use = server.in_use();
         let label = server.spec.language.label();
         let name = server.spec.name();
         if let Err(missed) = server.link.wait_ready(deadline) {
@@ -278,7 +279,6 @@ impl Lsp {
                 Err(Missed::Refused { message, .. }) => report.notes.push(message),
             }
         }
-        server.touch();
     }
 
     /// The note for a server that died; it is started again later.
@@ -336,6 +336,7 @@ impl Lsp {
                 .hint("symbols works on Rust, TypeScript/JavaScript, Python, Go and C/C++ files; use search_files for others.")
         })?;
         let server = self.server(language).map_err(lsp_error)?;
+        let _in_use = server.in_use();
         let missed = |missed: Missed| match missed {
             Missed::Timeout => lsp_error(format!(
                 "the {} server ({}) did not answer within {:.1} s",
@@ -352,7 +353,6 @@ impl Lsp {
         server
             .sync(&uri, language.id_of(&source.path), source.text.as_deref())
             .map_err(missed)?;
-        server.touch();
         let position = json!({
             "textDocument": { "uri": uri },
             "position": { "line": line.saturating_sub(1), "character": column.saturating_sub(1) },
@@ -486,7 +486,7 @@ fn stop_idle(shared: Weak<Shared>, tick: Duration) {
             let mut servers = lock(&shared.servers);
             let languages: Vec<_> = servers
                 .iter()
-                .filter(|(_, s)| s.idle_for() >= shared.options.idle)
+                .filter(|(_, s)| s.idle_for().is_some_and(|idle| idle >= shared.options.idle))
                 .map(|(l, _)| *l)
                 .collect();
             languages

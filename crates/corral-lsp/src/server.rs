@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -28,6 +28,9 @@ pub(crate) struct Server {
     pub link: Arc<Link>,
     docs: Mutex<HashMap<String, Doc>>,
     last_used: Mutex<Instant>,
+    /// The calls using it now: a server waited on is not idle, however
+    /// long its start takes.
+    users: AtomicUsize,
     /// When it was found dead (a crashed server is restarted only after a
     /// pause, so a server that dies at once is not started at every call).
     pub died: Mutex<Option<Instant>>,
@@ -44,6 +47,7 @@ impl Server {
             link: link.clone(),
             docs: Mutex::new(HashMap::new()),
             last_used: Mutex::new(Instant::now()),
+            users: AtomicUsize::new(0),
             died: Mutex::new(None),
             pull_refused: AtomicBool::new(false),
         });
@@ -71,8 +75,16 @@ impl Server {
         *lock(&self.last_used) = Instant::now();
     }
 
-    pub(crate) fn idle_for(&self) -> Duration {
-        lock(&self.last_used).elapsed()
+    /// How long it has not been used; `None` while a call uses it.
+    pub(crate) fn idle_for(&self) -> Option<Duration> {
+        (self.users.load(Ordering::SeqCst) == 0).then(|| lock(&self.last_used).elapsed())
+    }
+
+    /// Marks it in use until the guard is dropped.
+    pub(crate) fn in_use(&self) -> InUse<'_> {
+        self.users.fetch_add(1, Ordering::SeqCst);
+        self.touch();
+        InUse(self)
     }
 
     /// Asks the server to shut down, then kills what is left.
@@ -177,6 +189,16 @@ impl Server {
         self.link
             .wait_published(&key, after, version, settle, deadline)
             .map(|p: Published| p.items)
+    }
+}
+
+/// A call's use of a server; its end restarts the idle clock.
+pub(crate) struct InUse<'a>(&'a Server);
+
+impl Drop for InUse<'_> {
+    fn drop(&mut self) {
+        self.0.touch();
+        self.0.users.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

@@ -1,0 +1,112 @@
+//! The language-server tests' kit: the test servers' folder, a project's
+//! servers, calls with them, and fake servers that misbehave on purpose.
+#![allow(
+    dead_code, // each test file uses what it needs
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods
+)]
+
+use crate::common::Project;
+use corral_tools::dispatch::{self, CallContext};
+use corral_tools::lsp::{self, Lsp, Options};
+use corral_tools::policy::{Approval, Mode};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The test servers' folder, or `None` (with a message) when the test
+/// set-up has not installed them.
+pub fn installed() -> Option<PathBuf> {
+    let bin =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../corral-lsp/tests/servers/node_modules/.bin");
+    if bin.join("typescript-language-server").exists() && bin.join("pyright-langserver").exists() {
+        Some(bin)
+    } else {
+        eprintln!(
+            "SKIPPED: the test language servers are not installed; run `scripts/setup.sh --test` ({} is missing)",
+            bin.display()
+        );
+        None
+    }
+}
+
+/// The project's servers found in `dirs`, restarted at once after a crash.
+pub fn servers(p: &Project, dirs: &[PathBuf]) -> Lsp {
+    servers_with(p, dirs, Duration::from_secs(600))
+}
+
+/// The same, stopped after `idle` unused.
+pub fn servers_with(p: &Project, dirs: &[PathBuf], idle: Duration) -> Lsp {
+    let options = Options {
+        idle,
+        restart_after: Duration::ZERO,
+    };
+    lsp::servers(&p.root, dirs, options).unwrap()
+}
+
+/// A tool call with the servers in its context.
+pub fn call(p: &Project, servers: &Lsp, name: &str, input: Value) -> Value {
+    let mut ctx = CallContext::new(Mode::FullAuto, Approval::Granted);
+    ctx.lsp = Some(servers.clone());
+    dispatch::call(&p.root, name, input, &ctx).unwrap()
+}
+
+/// Waits (through the `diagnostics` tool) until the server reports on
+/// `path`: its first start may take longer than one call waits.
+pub fn warm_up(p: &Project, servers: &Lsp, path: &str) {
+    let started = Instant::now();
+    let mut reported = false;
+    while !reported && started.elapsed() < Duration::from_secs(120) {
+        let report = call(p, servers, "diagnostics", json!({ "path": path }));
+        reported = report["files"].as_array().is_some_and(|f| !f.is_empty());
+    }
+    assert!(reported, "no server reported on {path} within 120 s");
+}
+
+/// The one file of a write's diagnostics: its path, error count and the
+/// first diagnostic's line.
+pub fn only_file(out: &Value) -> (String, u64, Option<u64>) {
+    let files = out["diagnostics"]["files"]
+        .as_array()
+        .expect("diagnostics in the result");
+    assert_eq!(files.len(), 1, "{out}");
+    let file = &files[0];
+    (
+        file["path"].as_str().unwrap().to_string(),
+        file["errors"].as_u64().unwrap(),
+        file["diagnostics"][0]["line"].as_u64(),
+    )
+}
+
+/// A fake server installed as `name` in a folder of its own, outside the
+/// project: the shell `script`.
+pub fn fake_server(name: &str, script: &str) -> (tempfile::TempDir, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("servers/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::write(bin.join(name), script).unwrap();
+    std::fs::set_permissions(bin.join(name), std::fs::Permissions::from_mode(0o755)).unwrap();
+    (dir, bin)
+}
+
+/// A fake server installed as `name` that runs
+/// `tests/fixtures/fake_language_server.js` in `mode` (`crash`, `silent`).
+pub fn scripted_server(name: &str, mode: &str) -> (tempfile::TempDir, PathBuf) {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fake_language_server.js");
+    let (dir, bin) = fake_server(
+        name,
+        &format!("#!/bin/sh\nexec node \"$(dirname \"$0\")/../fake_language_server.js\" {mode}\n"),
+    );
+    // Beside `bin`, in the install prefix the sandbox shows the server.
+    std::fs::copy(fixture, dir.path().join("servers/fake_language_server.js")).unwrap();
+    (dir, bin)
+}
+
+/// Whether any process of the group `pgid` is alive.
+pub fn group_alive(pgid: i32) -> bool {
+    rustix::process::Pid::from_raw(pgid)
+        .is_some_and(|pid| rustix::process::test_kill_process_group(pid).is_ok())
+}
