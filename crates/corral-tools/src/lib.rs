@@ -24,21 +24,19 @@
 //! ```
 
 pub mod checkpoint;
-mod diff;
 pub mod dispatch;
-pub mod fs;
 pub mod lsp;
 pub mod policy;
-pub mod root;
 pub mod search;
 pub mod secret_links;
 pub mod shell;
 pub mod spec;
-mod temp;
-mod text;
 pub mod tool;
 pub mod tools;
 
+/// The file operations and the project-root handle, from their own crate.
+pub use corral_fs as fs;
+pub use corral_fs::root;
 /// The standardized error, from the leaf crate every part of Corral shares.
 pub use corral_protocol::error;
 pub use corral_protocol::{Error, ErrorCode, Result};

@@ -60,7 +60,7 @@ pub(crate) fn source(root: &ProjectRoot, path: &str) -> Option<Source> {
     Language::of_path(&shown)?;
     let text = crate::fs::read_regular(root, &rel)
         .ok()
-        .and_then(|(bytes, _)| crate::text::decode(bytes, &shown).ok())
+        .and_then(|(bytes, _)| corral_fs::text::decode(bytes, &shown).ok())
         .map(|text| text.body);
     Some(Source { path: shown, text })
 }

@@ -10,8 +10,9 @@
 //!
 //! No crate depends on one that depends on it back, counting dev- and
 //! build-dependencies too (cargo refuses a cycle of normal dependencies
-//! only), and the layers hold: the tool layer knows no session, and no
-//! crate depends on the app.
+//! only), and the layers hold: the disk layer (corral-fs) knows only the
+//! wire error, the tool layer knows no session, and no crate depends on
+//! the app.
 
 #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
 
@@ -380,6 +381,10 @@ fn no_crate_depends_on_one_that_depends_on_it_back() {
     for (name, deps) in &graph {
         assert!(!deps.contains("corral"), "{name} depends on the app");
     }
+    // The disk layer is a leaf over the wire error: every domain crate
+    // builds on it, and it on none of them.
+    let protocol: BTreeSet<String> = ["corral-protocol".to_string()].into();
+    assert_eq!(graph["corral-fs"], protocol, "{graph:?}");
 }
 
 #[test]

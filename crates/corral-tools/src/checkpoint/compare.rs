@@ -430,7 +430,7 @@ fn text_diff(
         return omitted;
     }
     let cap = now + std::time::Duration::from_millis(50);
-    let diff = crate::diff::unified_until(path, &a, &b, Some(cap.min(*deadline)));
+    let diff = corral_fs::diff::unified_until(path, &a, &b, Some(cap.min(*deadline)));
     let cost = diff.len() + a.len() + b.len();
     if cost > *budget {
         return omitted;

@@ -51,7 +51,7 @@ impl Dirs<'_> {
                 dir = dir.open_dir_nofollow(part.as_os_str())?;
             }
             // A temp file a killed write or restore left here goes first.
-            crate::temp::sweep(&dir);
+            corral_fs::temp::sweep(&dir);
             self.open.insert(rel.to_path_buf(), dir);
         }
         self.open
@@ -396,7 +396,7 @@ fn split(path: &Path) -> (&Path, &OsStr) {
 fn write_temp(dir: &Dir, name: &OsStr, bytes: &[u8], mode: u32) -> std::io::Result<OsString> {
     let mut options = OpenOptions::new();
     options.write(true).create_new(true).mode(0o600);
-    let tmp = crate::temp::name_for(name);
+    let tmp = corral_fs::temp::name_for(name);
     let mut file = dir.open_with(&tmp, &options)?;
     let written = file.write_all(bytes).and_then(|()| {
         rustix::fs::fchmod(&file, rustix::fs::Mode::from_raw_mode(mode & 0o1777))
@@ -411,7 +411,7 @@ fn write_temp(dir: &Dir, name: &OsStr, bytes: &[u8], mode: u32) -> std::io::Resu
 
 /// A symlink to `target` under a temp name beside `name`.
 fn link_temp(dir: &Dir, name: &OsStr, target: &[u8]) -> std::io::Result<OsString> {
-    let tmp = crate::temp::name_for(name);
+    let tmp = corral_fs::temp::name_for(name);
     rustix::fs::symlinkat(OsStr::from_bytes(target), dir, &tmp).map_err(std::io::Error::from)?;
     Ok(tmp)
 }

@@ -200,7 +200,7 @@ fn names_in(project: &Dir, rel: &Path) -> Option<Vec<Vec<u8>>> {
     for entry in rustix::fs::Dir::read_from(&fd).ok()? {
         let name = entry.ok()?.file_name().to_bytes().to_vec();
         // Corral's own temp files are never the project's.
-        if name != b"." && name != b".." && !crate::temp::is_ours(&name) {
+        if name != b"." && name != b".." && !corral_fs::temp::is_ours(&name) {
             names.push(name);
         }
     }
@@ -322,7 +322,7 @@ pub(crate) fn scan(root: &ProjectRoot, store: &Dir, old: &Cache, keep: Keep) -> 
             .map(|p| p.as_os_str().as_bytes().to_vec())
             .unwrap_or_default();
         let file_type = entry.file_type;
-        if !file_type.is_dir() && crate::temp::is_ours(&name) {
+        if !file_type.is_dir() && corral_fs::temp::is_ours(&name) {
             // A write's or a restore's temp file: gone once it is renamed,
             // or swept once its process is; never part of a snapshot.
             continue;

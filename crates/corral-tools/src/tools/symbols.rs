@@ -51,7 +51,7 @@ impl Tool for Symbols {
         let rel = root.resolve(&input.path)?;
         let shown = rel.display();
         let (bytes, _) = crate::fs::read_regular(root, &rel)?;
-        let text = crate::text::decode(bytes, &shown)?.body;
+        let text = corral_fs::text::decode(bytes, &shown)?.body;
         let (line, column) = position(&text, &input)?;
         let servers = ctx.lsp.as_ref().ok_or_else(|| {
             Error::new(

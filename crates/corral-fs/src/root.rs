@@ -88,7 +88,7 @@ impl RelPath {
 
     /// Builds a `RelPath` from a path cap-std returned (already beneath the
     /// root, e.g. from `Dir::canonicalize`).
-    pub(crate) fn from_resolved(path: &Path) -> Result<RelPath> {
+    pub fn from_resolved(path: &Path) -> Result<RelPath> {
         let mut out = PathBuf::new();
         for c in path.components() {
             match c {

@@ -1,5 +1,33 @@
-//! The file tools, and the two primitives they share: reading a regular
-//! file beneath the root, and replacing one atomically.
+//! Corral's one way to touch the project's disk.
+//!
+//! A [`ProjectRoot`] handle keeps every path beneath the project folder
+//! (symlinks and `..` included); the file operations (read, write, edit,
+//! delete, list) and the checkpoint store and search build on it, with the
+//! two primitives they share: reading a regular file beneath the root, and
+//! replacing one atomically. Beside them: Corral's own temp names, text
+//! decoding, unified diffs and the one rule for secret-like paths.
+//!
+//! ```
+//! use corral_fs::{read_file, write_file, ProjectRoot, ReadFileInput, WriteFileInput};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let root = ProjectRoot::open(dir.path())?;
+//! let write = WriteFileInput { path: "src/hi.txt".into(), content: "hi\n".into() };
+//! write_file(&root, &write)?;
+//! let read = |path: &str| ReadFileInput { path: path.into(), start_line: None, end_line: None };
+//! assert_eq!(read_file(&root, &read("src/hi.txt"))?.content, "hi\n");
+//!
+//! // Nothing outside the folder:
+//! let err = read_file(&root, &read("../x")).unwrap_err();
+//! assert_eq!(err.code.as_str(), "path_outside_root");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod diff;
+pub mod root;
+pub mod secret;
+pub mod temp;
+pub mod text;
 
 mod delete;
 mod edit;
@@ -19,8 +47,11 @@ pub use write::{
     preview_write, refuse_write, write_file, write_file_over, WriteFileInput, WriteFileOutput,
 };
 
-use crate::error::{Error, ErrorCode, Result};
-use crate::root::{ProjectRoot, RelPath};
+/// The standardized error, from the leaf crate every part of Corral shares.
+pub use corral_protocol::error;
+pub use corral_protocol::{Error, ErrorCode, Result};
+pub use root::{ProjectRoot, RelPath};
+
 use cap_std::fs::{Dir, Metadata, OpenOptions, OpenOptionsExt, Permissions};
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
@@ -47,7 +78,7 @@ pub struct Preview {
     pub diff: String,
     /// The file the preview was computed from ([`base_of`]: a digest of
     /// its bytes, or `absent`). Given back with the approved call
-    /// ([`crate::tool::CallContext::base`]), the call writes only over
+    /// (the tool layer's `CallContext::base`), the call writes only over
     /// those very bytes: if the file changed since, it fails with
     /// `stale_file` and writes nothing, so what is written is what was
     /// shown.
@@ -133,7 +164,7 @@ fn check_base(shown: &str, expected: Option<&str>, now: &str) -> Result<()> {
 /// What identifies one version of a file on disk, to notice a change
 /// between reading it and replacing it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Fingerprint {
+pub struct Fingerprint {
     len: u64,
     modified: Option<std::time::SystemTime>,
     /// The status change time (seconds, nanoseconds): moves on every
@@ -156,7 +187,7 @@ impl Fingerprint {
 
 /// Reads a regular file beneath the root, at most `MAX_FILE_BYTES`.
 /// FIFOs and devices are refused before any read can block.
-pub(crate) fn read_regular(root: &ProjectRoot, rel: &RelPath) -> Result<(Vec<u8>, Fingerprint)> {
+pub fn read_regular(root: &ProjectRoot, rel: &RelPath) -> Result<(Vec<u8>, Fingerprint)> {
     let shown = rel.display();
     if rel.is_root() {
         return Err(is_directory(&shown));
@@ -435,7 +466,7 @@ pub(crate) fn is_directory(shown: &str) -> Error {
     .detail("path", shown)
 }
 
-pub(crate) fn git_protected(shown: &str) -> Error {
+pub fn git_protected(shown: &str) -> Error {
     Error::new(
         ErrorCode::PathProtected,
         format!("`{shown}` is inside `.git/`; git internals are never written by file tools"),

@@ -123,7 +123,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
     use super::*;
     use crate::error::ErrorCode;
-    use crate::fs::RACE;
+    use crate::RACE;
 
     #[test]
     fn a_file_written_after_it_was_hashed_is_not_deleted() {
@@ -135,7 +135,7 @@ mod tests {
             let root = ProjectRoot::open(tmp.path()).unwrap();
             let at = tmp.path().join("f.txt");
             std::fs::write(&at, "old\n").unwrap();
-            let base = super::super::base_of(Some(b"old\n"));
+            let base = crate::base_of(Some(b"old\n"));
             let (path, spare) = (at.clone(), tmp.path().join("g.txt"));
             RACE.with(|race| {
                 *race.borrow_mut() = Some(Box::new(move || {

@@ -14,13 +14,13 @@ use std::fmt::Write;
 const CONTEXT: usize = 3;
 
 /// A unified diff from `a/{path}` to `b/{path}` (empty when nothing changed).
-pub(crate) fn unified(path: &str, old: &str, new: &str) -> String {
+pub fn unified(path: &str, old: &str, new: &str) -> String {
     unified_until(path, old, new, None)
 }
 
 /// The same, giving up on the smallest diff at `deadline` (a correct but
 /// longer diff then): two unrelated 4000-line files take Myers seconds.
-pub(crate) fn unified_until(
+pub fn unified_until(
     path: &str,
     old: &str,
     new: &str,

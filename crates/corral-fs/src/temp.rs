@@ -15,7 +15,7 @@ const SUFFIX: &[u8] = b".tmp";
 /// A fresh temp name beside `name`: `.NAME.corral-PID-N-X.tmp` (a
 /// process-wide counter and the clock's nanoseconds: a name a killed
 /// process left is not taken again).
-pub(crate) fn name_for(name: &OsStr) -> OsString {
+pub fn name_for(name: &OsStr) -> OsString {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let nanos = std::time::SystemTime::now()
@@ -49,7 +49,7 @@ pub(crate) fn owner(name: &[u8]) -> Option<u32> {
 }
 
 /// Whether `name` is a temp file of Corral's (a checkpoint leaves it out).
-pub(crate) fn is_ours(name: &[u8]) -> bool {
+pub fn is_ours(name: &[u8]) -> bool {
     owner(name).is_some()
 }
 
@@ -74,7 +74,7 @@ fn is_gone(pid: u32) -> bool {
 /// Removes from `dir` the temp files of processes that are gone (files
 /// and links only, never a folder). Best effort: a folder that cannot be
 /// listed is left as it is. Returns how many went.
-pub(crate) fn sweep(dir: &Dir) -> usize {
+pub fn sweep(dir: &Dir) -> usize {
     let Ok(entries) = dir.entries() else {
         return 0;
     };

@@ -9,7 +9,7 @@ const SNIFF_BYTES: usize = 8192;
 
 /// A decoded text file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Text {
+pub struct Text {
     /// The file started with a UTF-8 byte order mark (not part of `body`).
     pub bom: bool,
     pub body: String,
@@ -28,7 +28,7 @@ impl Text {
 }
 
 /// Decodes file bytes, or fails with `not_text` naming why.
-pub(crate) fn decode(bytes: Vec<u8>, path: &str) -> Result<Text> {
+pub fn decode(bytes: Vec<u8>, path: &str) -> Result<Text> {
     let sniff = &bytes[..bytes.len().min(SNIFF_BYTES)];
     if sniff.contains(&0) {
         return Err(not_text(path, "it contains NUL bytes (a binary file)"));
@@ -58,13 +58,13 @@ fn not_text(path: &str, why: &str) -> Error {
 }
 
 /// True when every line break is CRLF (and there is at least one).
-pub(crate) fn is_crlf(body: &str) -> bool {
+pub fn is_crlf(body: &str) -> bool {
     let lf = body.matches('\n').count();
     lf > 0 && body.matches("\r\n").count() == lf
 }
 
 /// Cuts a line longer than `max` characters, with a marker saying how much.
-pub(crate) fn cut_line(line: &str, max: usize) -> std::borrow::Cow<'_, str> {
+pub fn cut_line(line: &str, max: usize) -> std::borrow::Cow<'_, str> {
     let content = line.trim_end_matches(['\r', '\n']);
     let ending = &line[content.len()..];
     match content.char_indices().nth(max) {
