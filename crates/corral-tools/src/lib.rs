@@ -23,7 +23,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod checkpoint;
 pub mod dispatch;
 pub mod lsp;
 pub mod policy;
@@ -34,6 +33,8 @@ pub mod spec;
 pub mod tool;
 pub mod tools;
 
+/// Checkpoints and restore, from their own crate.
+pub use corral_checkpoint as checkpoint;
 /// The file operations and the project-root handle, from their own crate.
 pub use corral_fs as fs;
 pub use corral_fs::root;

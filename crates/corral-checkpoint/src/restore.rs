@@ -13,9 +13,9 @@
 use super::compare::{display, Change, Loader};
 use super::object::{folder_fd, sync_filesystem};
 use super::tree::Kind;
-use crate::root::ProjectRoot;
 use cap_fs_ext::DirExt;
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
+use corral_fs::root::ProjectRoot;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
 use std::ffi::{OsStr, OsString};
@@ -420,7 +420,7 @@ fn link_temp(dir: &Dir, name: &OsStr, target: &[u8]) -> std::io::Result<OsString
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::checkpoint::object::Hash;
+    use crate::object::Hash;
 
     #[test]
     fn exactly_takes_a_folder_needed_by_a_listed_path_and_nothing_else() {

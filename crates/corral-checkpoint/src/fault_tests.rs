@@ -14,7 +14,7 @@
 
 use super::restore::{Fault, FAULT};
 use super::{NewCheckpoint, Store};
-use crate::root::ProjectRoot;
+use corral_fs::root::ProjectRoot;
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -276,7 +276,7 @@ fn child_out_of_space_midway() {
 
 /// Runs the ignored child test `name` on a small tmpfs and checks it passed.
 fn on_small_tmpfs(name: &str, size: &str) {
-    let Some(out) = in_small_tmpfs(&format!("checkpoint::fault_tests::{name}"), size) else {
+    let Some(out) = in_small_tmpfs(&format!("fault_tests::{name}"), size) else {
         return;
     };
     assert!(

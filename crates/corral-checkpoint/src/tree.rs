@@ -4,7 +4,7 @@
 //! same hash and is stored once for every snapshot that shares it.
 
 use super::object::{corrupt, Hash};
-use crate::error::Result;
+use corral_fs::error::Result;
 
 /// What one entry of a folder is.
 #[derive(Debug, Clone, PartialEq, Eq)]

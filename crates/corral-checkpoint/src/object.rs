@@ -3,8 +3,8 @@
 //! write leaves at most a temp file (swept at the next open), never a
 //! half-written object under a real name. Reads check the hash.
 
-use crate::error::{Error, ErrorCode, Result};
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
+use corral_fs::error::{Error, ErrorCode, Result};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -6,8 +6,8 @@ use super::compare::{display, Change};
 use super::object::{self, Hash};
 use super::tree::{Kind, Tree};
 use super::Store;
-use crate::error::{Error, ErrorCode, Result};
 use cap_std::fs::Dir;
+use corral_fs::error::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::os::unix::ffi::OsStrExt;
@@ -127,7 +127,7 @@ impl Store {
     /// checkpoints that are whole, and each damaged object with the
     /// checkpoints it breaks. A damaged store is an `io` error whose
     /// details hold that report.
-    pub fn verify(&self, root: &crate::root::ProjectRoot) -> Result<Verified> {
+    pub fn verify(&self, root: &corral_fs::root::ProjectRoot) -> Result<Verified> {
         let _locked = self.lock(root)?;
         let mut report = Verified {
             whole: Vec::new(),

@@ -12,8 +12,8 @@ use super::{
     changed_paths, ignored_skips, now_ms, preflight, selected, verify, NewCheckpoint, Record,
     Restored, Store, JOURNAL,
 };
-use crate::error::{Error, ErrorCode, Result};
-use crate::root::ProjectRoot;
+use corral_fs::error::{Error, ErrorCode, Result};
+use corral_fs::root::ProjectRoot;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

@@ -6,10 +6,10 @@
 use super::object::{self, Hash};
 use super::scan::Scan;
 use super::tree::{Kind, Tree};
-use crate::error::Result;
-use crate::root::ProjectRoot;
 use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
 use cap_std::fs::{Dir, OpenOptions};
+use corral_fs::error::Result;
+use corral_fs::root::ProjectRoot;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::io::Read;

@@ -18,8 +18,8 @@
 //! ```
 //!
 //! ```
-//! use corral_tools::checkpoint::{NewCheckpoint, Store};
-//! use corral_tools::ProjectRoot;
+//! use corral_checkpoint::{NewCheckpoint, Store};
+//! use corral_fs::ProjectRoot;
 //!
 //! let project = tempfile::tempdir()?;
 //! let data = tempfile::tempdir()?;
@@ -54,10 +54,10 @@ use restore::Scope;
 pub use restore::Skipped;
 pub use verify::{Damaged, Verified};
 
-use crate::error::{Error, ErrorCode, Result};
-use crate::root::ProjectRoot;
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
 use compare::{Change, Loader};
+use corral_fs::error::{Error, ErrorCode, Result};
+use corral_fs::root::ProjectRoot;
 use object::{store_io, Hash};
 use scan::{Cache, Keep, Scan};
 use serde::{Deserialize, Serialize};
@@ -682,7 +682,7 @@ impl Store {
         };
         let rel = root.resolve(path)?;
         if rel.is_git_internal() {
-            return Err(crate::fs::git_protected(&rel.display()));
+            return Err(corral_fs::git_protected(&rel.display()));
         }
         Ok(if rel.is_root() {
             Scope::Whole

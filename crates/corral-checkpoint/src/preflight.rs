@@ -5,8 +5,8 @@
 use super::compare::{display, Change};
 use super::object::folder_fd;
 use super::tree::Kind;
-use crate::error::{Error, ErrorCode, Result};
-use crate::root::ProjectRoot;
+use corral_fs::error::{Error, ErrorCode, Result};
+use corral_fs::root::ProjectRoot;
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Component, Path, PathBuf};
 

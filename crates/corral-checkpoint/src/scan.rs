@@ -6,11 +6,11 @@
 
 use super::object::{self, Hash};
 use super::tree::{Entry, Kind, Tree};
-use crate::error::{Error, Result};
-use crate::fs::MAX_FILE_BYTES;
-use crate::root::{ProjectRoot, RelPath};
 use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
 use cap_std::fs::{Dir, MetadataExt, OpenOptions, OpenOptionsExt};
+use corral_fs::error::{Error, Result};
+use corral_fs::root::{ProjectRoot, RelPath};
+use corral_fs::MAX_FILE_BYTES;
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
 use std::io::Read;

@@ -2,11 +2,11 @@
 //! 10 files changed, a restore of 100 changed files, and the store's size
 //! after 100 checkpoints of small edits (printed, not timed).
 //!
-//! `cargo bench -p corral-tools --bench checkpoint`
+//! `cargo bench -p corral-checkpoint --bench checkpoint`
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
-use corral_tools::checkpoint::{NewCheckpoint, Store, DEFAULT_CAP_BYTES};
-use corral_tools::ProjectRoot;
+use corral_checkpoint::{NewCheckpoint, Store, DEFAULT_CAP_BYTES};
+use corral_fs::ProjectRoot;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
