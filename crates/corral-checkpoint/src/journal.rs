@@ -8,10 +8,9 @@
 use super::compare::{self, display, Loader};
 use super::restore::{self, Failed};
 use super::scan::{self, Cache, Keep};
-use super::{
-    changed_paths, ignored_skips, now_ms, preflight, selected, verify, NewCheckpoint, Record,
-    Restored, Store, JOURNAL,
-};
+use super::selection::{changed_paths, ignored_skips, selected};
+use super::store::{now_ms, JOURNAL};
+use super::{preflight, verify, NewCheckpoint, Record, Restored, Store};
 use corral_fs::error::{Error, ErrorCode, Result};
 use corral_fs::root::ProjectRoot;
 use serde::{Deserialize, Serialize};
