@@ -3,7 +3,7 @@
 //! nothing, a full disk (a small tmpfs) under the project refuses a
 //! restore before it starts and under the store stops the call, a
 //! journal that cannot be finished is set aside, and temp files of dead
-//! writers go. (A restore failing midway: `checkpoint/fault_tests.rs`.)
+//! writers go. (A restore failing midway: corral-checkpoint's `fault_tests.rs`.)
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
