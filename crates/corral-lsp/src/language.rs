@@ -2,7 +2,7 @@
 //! from its name, and which server programs speak for each.
 
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A language with a server Corral knows how to start.
 #[derive(
@@ -137,7 +137,8 @@ impl ServerSpec {
                 language.programs().find_map(|(program, args)| {
                     dirs.iter()
                         .map(|dir| dir.join(program))
-                        .find(|path| is_executable(path))
+                        .filter(|path| is_executable(path))
+                        .find_map(|path| behind_rustup(&path, program))
                         .map(|path| ServerSpec {
                             language,
                             program: path,
@@ -157,7 +158,30 @@ impl ServerSpec {
     }
 }
 
-fn is_executable(path: &std::path::Path) -> bool {
+/// The program itself, or for a rustup proxy (`~/.cargo/bin/rust-analyzer`
+/// is one, installed whether or not the component is) the toolchain's
+/// binary it runs; `None` when the proxy has nothing to run, so that a
+/// missing server is reported as missing, not as one that dies at every
+/// start. rustup is asked from `/` with auto-install off, so a project's
+/// `rust-toolchain.toml` never makes it download anything.
+fn behind_rustup(path: &Path, program: &str) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(path).ok()?;
+    if real.file_name().is_none_or(|name| name != "rustup") {
+        return Some(path.to_path_buf());
+    }
+    let output = std::process::Command::new(&real)
+        .args(["which", program])
+        .current_dir("/")
+        .env("RUSTUP_AUTO_INSTALL", "0")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let found = PathBuf::from(String::from_utf8(output.stdout).ok()?.trim());
+    (output.status.success() && found.is_absolute() && is_executable(&found)).then_some(found)
+}
+
+fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
@@ -205,5 +229,46 @@ mod tests {
                 args: vec!["--stdio".into()],
             }]
         );
+    }
+
+    /// `~/.cargo/bin/rust-analyzer` is a link to rustup: what it runs, or
+    /// nothing when rustup has no rust-analyzer for the default toolchain.
+    #[test]
+    fn a_rustup_proxy_stands_for_its_toolchain_s_binary_or_for_none() {
+        use std::os::unix::fs::{symlink, PermissionsExt};
+        let dir = tempfile::tempdir().unwrap();
+        let cargo_bin = dir.path().join("cargo/bin");
+        let toolchain_bin = dir.path().join("toolchain/bin");
+        std::fs::create_dir_all(&cargo_bin).unwrap();
+        std::fs::create_dir_all(&toolchain_bin).unwrap();
+        let real = toolchain_bin.join("rust-analyzer");
+        let executable = |path: &Path, text: &str| {
+            std::fs::write(path, text).unwrap();
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        };
+        executable(&real, "#!/bin/sh\n");
+        symlink("rustup", cargo_bin.join("rust-analyzer")).unwrap();
+        let rustup = |answer: &str| {
+            executable(
+                &cargo_bin.join("rustup"),
+                &format!(
+                    "#!/bin/sh\n[ \"$1 $2\" = \"which rust-analyzer\" ] || exit 2\n{answer}\n"
+                ),
+            )
+        };
+
+        rustup(&format!("echo {}", real.display()));
+        let found = ServerSpec::find(std::slice::from_ref(&cargo_bin));
+        assert_eq!(
+            found,
+            vec![ServerSpec {
+                language: Language::Rust,
+                program: real.clone(),
+                args: vec![],
+            }]
+        );
+
+        rustup("echo \"error: Unknown binary 'rust-analyzer'\" >&2; exit 1");
+        assert_eq!(ServerSpec::find(&[cargo_bin]), vec![]);
     }
 }
