@@ -161,7 +161,13 @@ impl Server {
         deadline: Instant,
     ) -> Result<Vec<lsp_types::Diagnostic>, Missed> {
         let key = crate::key_of(uri);
-        let way = Pull::of(&self.link, self.pull_refused.load(Ordering::Relaxed));
+        let way = match Pull::of(&self.link, self.pull_refused.load(Ordering::Relaxed)) {
+            // typescript-language-server publishes a newly opened
+            // document's diagnostics whatever they are, while a request
+            // sent as tsserver still loads the project may go unanswered.
+            Pull::TsServer if version == 1 && !unchanged => Pull::Push,
+            way => way,
+        };
         let pulled = match way {
             Pull::Document => Some(pull::document(&self.link, uri, deadline)),
             Pull::TsServer => Some(pull::tsserver(&self.link, &key, deadline)),
