@@ -26,7 +26,6 @@
 pub mod dispatch;
 pub mod lsp;
 pub mod policy;
-pub mod search;
 pub mod secret_links;
 pub mod shell;
 pub mod spec;
@@ -41,4 +40,6 @@ pub use corral_fs::root;
 /// The standardized error, from the leaf crate every part of Corral shares.
 pub use corral_protocol::error;
 pub use corral_protocol::{Error, ErrorCode, Result};
+/// search_files' and glob's engine and the search index, from their own crate.
+pub use corral_search as search;
 pub use root::{ProjectRoot, RelPath};

@@ -385,6 +385,12 @@ fn no_crate_depends_on_one_that_depends_on_it_back() {
     // builds on it, and it on none of them.
     let protocol: BTreeSet<String> = ["corral-protocol".to_string()].into();
     assert_eq!(graph["corral-fs"], protocol, "{graph:?}");
+    // The domains over it know no tool layer: it is their user.
+    for domain in ["corral-checkpoint", "corral-search"] {
+        assert!(graph[domain].contains("corral-fs"), "{graph:?}");
+        assert!(!graph[domain].contains("corral-tools"), "{graph:?}");
+        assert!(graph["corral-tools"].contains(domain), "{graph:?}");
+    }
 }
 
 #[test]

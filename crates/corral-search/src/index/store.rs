@@ -21,9 +21,9 @@
 //! workspace denies `unsafe`; `pread` of the few sections is enough.)
 
 use super::plan::{gram, indexed_window, Query};
-use crate::policy::is_secret_like;
-use crate::root::ProjectRoot;
-use crate::search::walk;
+use crate::walk;
+use corral_fs::root::ProjectRoot;
+use corral_fs::secret::is_secret_like;
 use fst::{Map, MapBuilder};
 use roaring::RoaringBitmap;
 use std::collections::{BTreeMap, HashMap};

@@ -1,8 +1,8 @@
 //! What both tools share: where a walk starts, the rules it follows, how a
 //! found path is shown, and how a glob is matched against it.
 
-use crate::error::{Error, Result};
-use crate::root::{ProjectRoot, RelPath};
+use corral_fs::error::{Error, Result};
+use corral_fs::root::{ProjectRoot, RelPath};
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::WalkBuilder;
 use std::ffi::OsStr;

@@ -22,7 +22,7 @@ mod live;
 mod plan;
 mod store;
 
-use crate::root::{ProjectRoot, RelPath};
+use corral_fs::root::{ProjectRoot, RelPath};
 pub(super) use live::Listing;
 pub use live::LiveIndex;
 use roaring::RoaringBitmap;
@@ -85,7 +85,7 @@ impl IndexConfig {
 }
 
 /// Builds (or rebuilds) the index of `root` now.
-pub fn build(root: &ProjectRoot, config: &IndexConfig) -> crate::error::Result<()> {
+pub fn build(root: &ProjectRoot, config: &IndexConfig) -> corral_fs::error::Result<()> {
     build_with_progress(root, config, &BuildProgress::default())
 }
 
@@ -94,10 +94,10 @@ pub fn build_with_progress(
     root: &ProjectRoot,
     config: &IndexConfig,
     progress: &BuildProgress,
-) -> crate::error::Result<()> {
+) -> corral_fs::error::Result<()> {
     let path = store::location(&config.dir, root);
     store::build(root, &path, config.settle, progress).map_err(|e| {
-        crate::error::Error::invalid_input(format!("could not build the search index: {}", e.0))
+        corral_fs::error::Error::invalid_input(format!("could not build the search index: {}", e.0))
             .detail("index", config.dir.display().to_string())
     })
 }

@@ -2,8 +2,8 @@
 
 use super::walk::{self, PathGlob, Start};
 use super::{GlobInput, GlobOutput, MAX_GLOB_FILES};
-use crate::error::{Error, ErrorCode, Result};
-use crate::root::{ProjectRoot, RelPath};
+use corral_fs::error::{Error, ErrorCode, Result};
+use corral_fs::root::{ProjectRoot, RelPath};
 use ignore::WalkState;
 use std::path::PathBuf;
 use std::sync::Mutex;

@@ -31,10 +31,10 @@
 use super::plan::Query;
 use super::store::{self, BuildProgress, Index};
 use super::IndexConfig;
-use crate::error::{Error, ErrorCode, Result};
-use crate::policy::is_secret_like;
-use crate::root::{ProjectRoot, RelPath};
-use crate::search::walk;
+use crate::walk;
+use corral_fs::error::{Error, ErrorCode, Result};
+use corral_fs::root::{ProjectRoot, RelPath};
+use corral_fs::secret::is_secret_like;
 use notify::event::{AccessKind, AccessMode};
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use roaring::RoaringBitmap;
@@ -437,7 +437,7 @@ impl LiveIndex {
 
 /// The files a live query searches, looked up one by one (a capped search
 /// may need only the first few).
-pub(in crate::search) struct Listing {
+pub(crate) struct Listing {
     generation: Arc<Generation>,
     /// The indexed files the query cannot rule out, in path order.
     ids: Vec<u32>,
@@ -450,14 +450,14 @@ pub(in crate::search) struct Listing {
 
 impl Listing {
     /// How many entries [`Listing::file`] can be asked for.
-    pub(in crate::search) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.ids.len() + self.extra.len()
     }
 
     /// Entry `i`: a file to search, relative to the root, or `None` to
     /// skip it (outside the start folder, or changed since the build and
     /// so listed among the walked ones if it is still there).
-    pub(in crate::search) fn file(&self, i: usize) -> Option<&Path> {
+    pub(crate) fn file(&self, i: usize) -> Option<&Path> {
         match self.ids.get(i) {
             Some(&id) => {
                 let rel = Path::new(OsStr::from_bytes(self.generation.index.path(id)?));

@@ -15,8 +15,8 @@
 //! is opened through the root's directory handle, which refuses to leave it.
 //!
 //! ```
-//! use corral_tools::search::{self, SearchFilesInput};
-//! use corral_tools::ProjectRoot;
+//! use corral_search::{self as search, SearchFilesInput};
+//! use corral_fs::ProjectRoot;
 //!
 //! let dir = tempfile::tempdir()?;
 //! std::fs::write(dir.path().join("notes.txt"), "first\nthe naïve one\n")?;
@@ -40,8 +40,8 @@ pub mod index;
 mod line;
 mod walk;
 
-use crate::error::Result;
-use crate::root::ProjectRoot;
+use corral_fs::error::Result;
+use corral_fs::root::ProjectRoot;
 pub use index::{build_with_progress as build_index, BuildProgress, IndexConfig, LiveIndex};
 use serde::{Deserialize, Serialize};
 
