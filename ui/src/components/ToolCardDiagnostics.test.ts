@@ -66,6 +66,16 @@ describe("diagnostics in the window", () => {
     expect(shown.textContent).toContain("Diagnostics: no problems");
   });
 
+  it("a report on no file is open on its notes, which say why", () => {
+    const note = "the TypeScript server (typescript-language-server) did not report on `src/main.ts` within 20.0 s";
+    const silent = { ...edit, name: "diagnostics", result: { files: [], notes: [note] } };
+    render(ToolCard, { props: { item: silent, onStopCommand: vi.fn() } });
+    const shown = screen.getByTestId("tool-diagnostics");
+    expect(shown.hasAttribute("open")).toBe(true);
+    expect(shown.querySelector("summary")?.textContent).toContain("Diagnostics: none reported");
+    expect(screen.getByTestId("diagnostics-note").textContent).toContain("did not report on src/main.ts within 20.0 s");
+  });
+
   it("a card without diagnostics shows none", () => {
     render(ToolCard, { props: { item: { ...edit, result: { path: "a.md", diff: "" } }, onStopCommand: vi.fn() } });
     expect(screen.queryByTestId("tool-diagnostics")).toBeNull();
