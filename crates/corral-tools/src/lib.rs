@@ -26,8 +26,6 @@
 pub mod dispatch;
 pub mod lsp;
 pub mod policy;
-pub mod secret_links;
-pub mod shell;
 pub mod spec;
 pub mod tool;
 pub mod tools;
@@ -42,4 +40,8 @@ pub use corral_protocol::error;
 pub use corral_protocol::{Error, ErrorCode, Result};
 /// search_files' and glob's engine and the search index, from their own crate.
 pub use corral_search as search;
+/// The sandbox `exec_shell` runs in, from its own crate.
+pub use corral_sandbox as shell;
+/// A hard link to a secret-like file is judged as that file.
+pub use corral_sandbox::secret_links;
 pub use root::{ProjectRoot, RelPath};

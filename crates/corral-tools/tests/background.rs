@@ -11,6 +11,7 @@
     clippy::disallowed_methods
 )]
 
+#[path = "../../corral-sandbox/tests/shell_common/mod.rs"]
 mod shell_common;
 
 use corral_tools::dispatch::{self, CallContext};

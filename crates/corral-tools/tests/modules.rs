@@ -239,17 +239,14 @@ fn the_graph_is_read_from_the_sources() {
     let graph = module_graph(&workspace().join("crates/corral-tools/src"));
     assert!(graph["dispatch"].contains("policy"), "{graph:?}");
     assert!(graph["tools"].contains("tool"), "{graph:?}");
-    // `super::capture::{Capture, Captured}` and `super::sandbox::{self, ..}`.
-    assert!(
-        graph["shell::process"].contains("shell::capture"),
-        "{graph:?}"
-    );
-    assert!(
-        graph["shell::process"].contains("shell::sandbox"),
-        "{graph:?}"
-    );
     // A submodule naming another crate-level module is its parent's edge.
-    assert!(graph["shell"].contains("policy"), "{graph:?}");
+    assert!(graph["tools"].contains("policy"), "{graph:?}");
+    let sandbox = module_graph(&workspace().join("crates/corral-sandbox/src"));
+    // `super::capture::{Capture, Captured}` and `super::sandbox::{self, ..}`.
+    assert!(sandbox["process"].contains("capture"), "{sandbox:?}");
+    assert!(sandbox["process"].contains("sandbox"), "{sandbox:?}");
+    // `super::super::forward::splice` in `proxy::http`.
+    assert!(sandbox["proxy"].contains("forward"), "{sandbox:?}");
     let app = module_graph(&workspace().join("src-tauri/src"));
     assert!(app["store::history"].contains("store::markdown"), "{app:?}");
 }
@@ -378,6 +375,14 @@ fn no_crate_depends_on_one_that_depends_on_it_back() {
         !graph["corral-tools"].contains("corral-session"),
         "{graph:?}"
     );
+    // The sandbox below the tools: it knows no tool, policy or session.
+    assert!(
+        graph["corral-tools"].contains("corral-sandbox"),
+        "{graph:?}"
+    );
+    for layer in ["corral-tools", "corral-session"] {
+        assert!(!graph["corral-sandbox"].contains(layer), "{graph:?}");
+    }
     for (name, deps) in &graph {
         assert!(!deps.contains("corral"), "{name} depends on the app");
     }

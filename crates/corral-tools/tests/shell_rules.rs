@@ -7,6 +7,7 @@
 //! The argument rules of `exec_shell` (one row per rule, allowed and
 //! denied), the read-only table and the policy decisions for commands.
 
+#[path = "../../corral-sandbox/tests/shell_common/mod.rs"]
 mod shell_common;
 
 use corral_tools::dispatch::{self, CallContext};

@@ -1,0 +1,154 @@
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::disallowed_methods
+)]
+//! What a sandboxed `exec_shell` costs over bare bubblewrap, per profile
+//! (target: within 2 ms), with criterion.
+//!
+//! Each profile's group times the same program three ways:
+//! - `raw`: `std::process::Command`, output piped, no sandbox;
+//! - `bare_bwrap`: bwrap with `--ro-bind / / --dev /dev --proc /proc
+//!   --unshare-net --unshare-pid --die-with-parent`, the project bound
+//!   writable, running it;
+//! - `exec_shell`: the whole call (allowlist, argument rules, profile,
+//!   environment, TMPDIR, the allowlist view, the secret and git walks,
+//!   the seccomp filter, cgroups and rlimits, process group, reader
+//!   threads; with the network, the proxy's gate).
+//!
+//! `exec_shell` minus `bare_bwrap` is what our sandbox costs beyond
+//! bubblewrap itself (compare them on an idle machine: load from elsewhere
+//! slows a sandboxed start several times over). The project is a git repository of 200 files in 10
+//! folders with a `.env`, so the read-only profile's secret walk and the
+//! build profile's nested-`.git` walk have something to walk.
+//!
+//! Run: `cargo bench -p corral-sandbox --bench shell` (a filter such as
+//! `-- read_only` picks one group).
+
+use corral_fs::ProjectRoot;
+use corral_sandbox::{exec_shell, ExecShellInput, ShellRun};
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn which(name: &str) -> String {
+    for dir in ["/usr/local/bin", "/usr/bin", "/bin"] {
+        let p = format!("{dir}/{name}");
+        if Path::new(&p).exists() {
+            return p;
+        }
+    }
+    panic!("{name} not found");
+}
+
+/// A small git project: 10 folders of 20 files, a `.env`, one commit.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for d in 0..10 {
+        let folder = dir.path().join(format!("src{d}"));
+        std::fs::create_dir(&folder).unwrap();
+        for f in 0..20 {
+            std::fs::write(folder.join(format!("f{f}.rs")), "fn main() {}\n").unwrap();
+        }
+    }
+    std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+    std::fs::write(dir.path().join(".env"), "KEY=1\n").unwrap();
+    let git = |args: &[&str]| {
+        let ok = Command::new(which("git"))
+            .args(["-c", "user.name=b", "-c", "user.email=b@b"])
+            .args(args)
+            .current_dir(dir.path())
+            .stdout(Stdio::null())
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "x"]);
+    dir
+}
+
+fn bench(c: &mut Criterion) {
+    let dir = project();
+    let root = ProjectRoot::open(dir.path()).unwrap();
+    let bwrap = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"]
+        .iter()
+        .find(|p| Path::new(p).exists())
+        .expect("bwrap");
+    assert!(
+        corral_sandbox::namespaces_available(),
+        "bubblewrap cannot make namespaces here: nothing to compare"
+    );
+    // (group, program, arguments, the network granted)
+    let cases: [(&str, &str, &[&str], bool); 3] = [
+        ("read_only", "ls", &["-la"], false),
+        ("build", "touch", &["a.txt"], false),
+        ("network", "touch", &["a.txt"], true),
+    ];
+    for (group, name, args, network) in cases {
+        let path = which(name);
+        let input = ExecShellInput {
+            command: name.to_string(),
+            args: args.iter().map(|s| s.to_string()).collect(),
+            timeout_secs: None,
+            background: false,
+        };
+        let run = ShellRun {
+            network,
+            ..ShellRun::default()
+        };
+        let first = exec_shell(&root, &input, &run).unwrap();
+        assert_eq!(first.exit_code, Some(0), "{first:?}");
+        assert!(first.sandboxed, "{first:?}");
+        assert_eq!(
+            serde_json::to_value(first.profile).unwrap(),
+            serde_json::Value::from(group),
+            "{first:?}"
+        );
+
+        let bare = || {
+            let out = Command::new(bwrap)
+                .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
+                .args(["--unshare-net", "--unshare-pid", "--die-with-parent"])
+                .arg("--bind")
+                .arg(dir.path())
+                .arg(dir.path())
+                .arg("--")
+                .arg(&path)
+                .args(args)
+                .current_dir(dir.path())
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            assert!(out.status.success());
+        };
+        let ours = || {
+            let out = exec_shell(&root, &input, &run).unwrap();
+            assert_eq!(out.exit_code, Some(0));
+        };
+
+        let mut g = c.benchmark_group(format!("shell/{group}"));
+        g.sample_size(40).measurement_time(Duration::from_secs(6));
+        g.bench_function("raw", |b| {
+            b.iter(|| {
+                let out = Command::new(&path)
+                    .args(args)
+                    .current_dir(dir.path())
+                    .stdin(Stdio::null())
+                    .output()
+                    .unwrap();
+                assert!(out.status.success());
+            })
+        });
+        g.bench_function("bare_bwrap", |b| b.iter(&bare));
+        g.bench_function("exec_shell", |b| b.iter(&ours));
+        g.finish();
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,584 @@
+//! Spawning and supervising one child.
+//!
+//! The child gets stdin from `/dev/null`, its own process group, the built
+//! environment and (on Linux) the Landlock ruleset. One thread per pipe
+//! reads output as it comes, hands each chunk to the live sink and keeps a
+//! capped copy; one thread waits for the exit. The calling thread watches
+//! the clock and the cancel switch, and kills the whole group (`SIGKILL` to
+//! `-pgid`) on timeout or cancel.
+//!
+//! A grandchild that keeps the pipes open cannot hang the call: once the
+//! program has exited, the readers get [`READ_GRACE`] to drain, then the
+//! group is killed, and readers still blocked after [`KILL_GRACE`] (a
+//! grandchild that left the group) are abandoned: they stop delivering and
+//! end by themselves when the pipe closes. When the call returns, nothing
+//! is left running in the group.
+
+use super::capture::{Capture, Captured};
+use super::limits::{Cgroups, Limit, Limits};
+use super::proxy::{self, Egress, Pending, Proxy};
+use super::sandbox::{self, Prepared};
+use super::{Sandbox, ShellRun, Stream};
+use corral_fs::{Error, ErrorCode, Result};
+use std::ffi::OsString;
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How long readers may drain after the program exited.
+pub(crate) const READ_GRACE: Duration = Duration::from_millis(300);
+/// How long readers may drain after the group was killed.
+pub(crate) const KILL_GRACE: Duration = Duration::from_millis(200);
+/// How often the cancel switch is looked at.
+const TICK: Duration = Duration::from_millis(25);
+/// Read buffer per pipe.
+const CHUNK: usize = 64 * 1024;
+
+/// What to run.
+pub(crate) struct Spec<'a> {
+    pub program: &'a Path,
+    /// How the child is fenced in.
+    pub fence: Fence,
+    pub name: &'a str,
+    pub args: &'a [String],
+    pub cwd: &'a Path,
+    pub env: &'a [(OsString, OsString)],
+    pub timeout: Duration,
+    /// What it may use, and the cgroups made for it.
+    pub limits: Limits,
+    pub cgroups: &'a Cgroups,
+}
+
+/// How it went.
+pub(crate) struct Outcome {
+    pub stdout: Captured,
+    pub stderr: Captured,
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    pub cancelled: bool,
+    pub duration_ms: u64,
+    pub sandbox: Sandbox,
+    pub sandbox_note: Option<String>,
+    /// What the egress proxy refused (a command with the network).
+    pub proxy_refused: Vec<String>,
+    /// The limits it hit.
+    pub limits_hit: Vec<Limit>,
+}
+
+/// One stream's capture, and whether the call has stopped listening.
+#[derive(Default)]
+struct Pipe {
+    capture: Capture,
+    closed: bool,
+}
+
+/// How the child is fenced in.
+pub(crate) enum Fence {
+    /// Inside bwrap's namespaces: bwrap, its arguments up to `--`, the
+    /// files it reads by fd (the seccomp filter, `--seccomp FD`; the
+    /// `/etc` files it copies, `--file FD`; their numbers are in `args`);
+    /// with the network, where the egress proxy lets it go.
+    Namespaces {
+        bwrap: &'static Path,
+        args: Vec<OsString>,
+        files: Vec<std::fs::File>,
+        egress: Option<Egress>,
+    },
+    /// Landlock only (no namespaces here), and why.
+    Landlock { prepared: Prepared, why: String },
+}
+
+impl Fence {
+    /// Whether the child's only way out is the egress proxy.
+    pub(crate) fn has_proxy(&self) -> bool {
+        matches!(
+            self,
+            Fence::Namespaces {
+                egress: Some(_),
+                ..
+            }
+        )
+    }
+}
+
+/// The proxy's gate, and the egress it serves, once the command spawns.
+type Gated = Option<(Pending, Egress)>;
+
+/// The fenced command for `spec`: the program (inside bwrap, or under the
+/// Landlock hook) with its arguments, cwd, environment, stdin from
+/// `/dev/null`, stdout and stderr piped, a process group of its own, and
+/// SIGKILL when the thread that starts it ends. With the network in the
+/// namespaces: the egress proxy's gate ([`proxy::Gate`]), to serve once
+/// spawned.
+fn command(spec: Spec<'_>) -> Result<(Command, Status, Gated)> {
+    let mut gate = None;
+    let mut kept = Vec::new();
+    let (mut cmd, status) = match spec.fence {
+        Fence::Namespaces {
+            bwrap,
+            args,
+            files,
+            egress,
+        } => {
+            let mut cmd = Command::new(bwrap);
+            if let Some(egress) = egress {
+                let made = proxy::Gate::new().map_err(|e| {
+                    Error::new(
+                        ErrorCode::Io,
+                        format!("could not prepare the network proxy: {e}"),
+                    )
+                })?;
+                cmd.args(made.bwrap_args());
+                gate = Some((made.hand_to(&mut cmd), egress));
+            }
+            cmd.args(args).arg(spec.program);
+            kept = files;
+            (cmd, Status::Namespaces)
+        }
+        Fence::Landlock { prepared, why } => {
+            let mut cmd = Command::new(spec.program);
+            cmd.arg0(spec.name);
+            let status = install_sandbox(&mut cmd, prepared, why)?;
+            #[cfg(target_os = "linux")]
+            refuse_sockets(&mut cmd)?;
+            (cmd, status)
+        }
+    };
+    cmd.args(spec.args)
+        .current_dir(spec.cwd)
+        .env_clear()
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    #[cfg(target_os = "linux")]
+    die_with_caller(&mut cmd);
+    #[cfg(target_os = "linux")]
+    confine(&mut cmd, &spec.limits, spec.cgroups, kept)?;
+    Ok((cmd, status, gate))
+}
+
+/// A fenced command for a program that serves over its stdin and stdout
+/// (an MCP server): [`command`] with stdin piped too. The caller spawns
+/// it from a thread that lives as long as the program should (see
+/// `die_with_caller`) and kills its process group when done. The status
+/// channel is kept until the server ends: under Landlock the child's hook
+/// writes to it, and a closed one would kill the child (SIGPIPE). With
+/// the network, the proxy serves it until dropped; a server has no panel,
+/// so the proxy's log lines are dropped.
+pub(crate) fn server_command(spec: Spec<'_>) -> Result<(Command, Status, Option<Proxy>)> {
+    let (mut cmd, status, gate) = command(spec)?;
+    cmd.stdin(Stdio::piped());
+    let proxy = gate.map(|(pending, egress)| pending.serve(egress, Arc::new(|_: &str| {})));
+    Ok((cmd, status, proxy))
+}
+
+/// Runs the program to its end, its timeout or its cancel.
+pub(crate) fn run(spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
+    let (name, timeout, cgroups) = (spec.name, spec.timeout, spec.cgroups);
+    let (mut cmd, status, gate) = command(spec)?;
+    let out = Arc::new(Mutex::new(Pipe::default()));
+    let err = Arc::new(Mutex::new(Pipe::default()));
+    let started = Instant::now();
+    let spawned = cmd.spawn();
+    // Drops the parent's copy of the status socket held by the hook (and
+    // bwrap's ends of the proxy's gate).
+    drop(cmd);
+    let mut child = spawned.map_err(|e| spawn_error(&e, name))?;
+    let proxy = gate.map(|(pending, egress)| pending.serve(egress, log_to(&err, shell)));
+    let (sandbox, sandbox_note) = status.finish();
+    let pgid = rustix::process::Pid::from_child(&child);
+    if let Some(on_spawn) = &shell.on_spawn {
+        on_spawn(child.id());
+    }
+
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let mut readers = 0;
+    if let Some(pipe) = child.stdout.take() {
+        spawn_reader(pipe, Stream::Stdout, out.clone(), shell, done_tx.clone());
+        readers += 1;
+    }
+    if let Some(pipe) = child.stderr.take() {
+        spawn_reader(pipe, Stream::Stderr, err.clone(), shell, done_tx.clone());
+        readers += 1;
+    }
+    drop(done_tx);
+    let (exit_tx, exit_rx) = mpsc::channel::<std::io::Result<ExitStatus>>();
+    thread::spawn(move || {
+        let _ = exit_tx.send(child.wait());
+    });
+
+    let kill = || {
+        // ESRCH (nothing left in the group) is the usual, harmless answer.
+        let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
+    };
+    let deadline = started + timeout;
+    let mut timed_out = false;
+    let mut cancelled = false;
+    let exit = loop {
+        if shell.cancel.is_cancelled() {
+            cancelled = true;
+            kill();
+            break exit_rx.recv().ok();
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            timed_out = true;
+            kill();
+            break exit_rx.recv().ok();
+        }
+        match exit_rx.recv_timeout(TICK.min(deadline - now)) {
+            Ok(status) => break Some(status),
+            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Disconnected) => break None,
+        }
+    };
+    let exit = match exit {
+        Some(Ok(status)) => status,
+        Some(Err(e)) => {
+            kill();
+            return Err(Error::new(
+                ErrorCode::Io,
+                format!("could not wait for `{name}`: {e}"),
+            ));
+        }
+        None => {
+            kill();
+            return Err(Error::new(ErrorCode::Io, format!("lost track of `{name}`")));
+        }
+    };
+
+    let finished = wait_readers(&done_rx, readers, READ_GRACE);
+    kill();
+    if finished < readers {
+        wait_readers(&done_rx, readers - finished, KILL_GRACE);
+    }
+    let proxy_refused = proxy.map(|p| p.refused()).unwrap_or_default();
+    let stdout = close(&out);
+    let stderr = close(&err);
+    let mut limits_hit = cgroups.hit();
+    if exit_signal(&exit) == Some(rustix::process::Signal::XFSZ.as_raw()) {
+        limits_hit.push(Limit::FileSize);
+    }
+    Ok(Outcome {
+        stdout,
+        stderr,
+        exit_code: exit.code(),
+        timed_out,
+        cancelled,
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        sandbox,
+        sandbox_note,
+        proxy_refused,
+        limits_hit,
+    })
+}
+
+/// The proxy's log: each line joins the command's stderr, as if the
+/// program had printed it (the panel shows it live, the result keeps it).
+fn log_to(err: &Arc<Mutex<Pipe>>, shell: &ShellRun) -> proxy::Log {
+    let (err, sink) = (err.clone(), shell.on_output.clone());
+    Arc::new(move |line: &str| {
+        let line = format!("{line}\n");
+        let mut pipe = err.lock().unwrap_or_else(PoisonError::into_inner);
+        if pipe.closed {
+            return;
+        }
+        pipe.capture.push(line.as_bytes());
+        if let Some(sink) = &sink {
+            sink(Stream::Stderr, line.as_bytes());
+        }
+    })
+}
+
+/// The signal that ended the program, if one did.
+fn exit_signal(status: &ExitStatus) -> Option<i32> {
+    std::os::unix::process::ExitStatusExt::signal(status)
+}
+
+/// Waits for up to `count` readers to finish within `grace`.
+fn wait_readers(done: &mpsc::Receiver<()>, count: usize, grace: Duration) -> usize {
+    let until = Instant::now() + grace;
+    let mut finished = 0;
+    while finished < count {
+        let left = until.saturating_duration_since(Instant::now());
+        match done.recv_timeout(left) {
+            Ok(()) => finished += 1,
+            Err(_) => break,
+        }
+    }
+    finished
+}
+
+/// Stops delivery from a reader and returns what it captured.
+fn close(pipe: &Mutex<Pipe>) -> Captured {
+    let mut pipe = pipe.lock().unwrap_or_else(PoisonError::into_inner);
+    pipe.closed = true;
+    pipe.capture.finish()
+}
+
+fn spawn_reader(
+    mut source: impl Read + Send + 'static,
+    stream: Stream,
+    pipe: Arc<Mutex<Pipe>>,
+    shell: &ShellRun,
+    done: mpsc::Sender<()>,
+) {
+    let sink = shell.on_output.clone();
+    thread::spawn(move || {
+        let mut buf = vec![0u8; CHUNK];
+        loop {
+            let n = match source.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            };
+            let mut pipe = pipe.lock().unwrap_or_else(PoisonError::into_inner);
+            if pipe.closed {
+                break;
+            }
+            pipe.capture.push(&buf[..n]);
+            // Under the lock, so no chunk is delivered after the call closed
+            // the stream and returned.
+            if let Some(sink) = &sink {
+                sink(stream, &buf[..n]);
+            }
+        }
+        let _ = done.send(());
+    });
+}
+
+fn spawn_error(e: &std::io::Error, name: &str) -> Error {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => Error::new(
+            ErrorCode::NotFound,
+            format!("`{name}` could not be started: {e}"),
+        )
+        .hint(format!("Check that `{name}` is installed."))
+        .detail("command", name),
+        std::io::ErrorKind::PermissionDenied => Error::new(
+            ErrorCode::PermissionDenied,
+            format!("the system refused to start `{name}`: {e}"),
+        )
+        .detail("command", name),
+        _ => Error::new(ErrorCode::Io, format!("`{name}` could not be started: {e}"))
+            .detail("command", name),
+    }
+}
+
+/// Where the sandbox status will come from.
+pub(crate) enum Status {
+    /// bwrap built the namespaces (it fails the spawn otherwise).
+    Namespaces,
+    /// The child's hook reports one byte here.
+    #[cfg(target_os = "linux")]
+    Reported {
+        socket: std::os::unix::net::UnixStream,
+        why: String,
+    },
+    /// Known before spawning: no sandbox, and why.
+    Known(String),
+}
+
+impl Status {
+    fn finish(self) -> (Sandbox, Option<String>) {
+        match self {
+            Status::Namespaces => (Sandbox::Namespaces, None),
+            #[cfg(target_os = "linux")]
+            Status::Reported { mut socket, why } => {
+                let _ = socket.set_read_timeout(Some(Duration::from_secs(2)));
+                let mut byte = [0u8; 1];
+                let got = match socket.read(&mut byte) {
+                    Ok(1) => Some(byte[0]),
+                    _ => None,
+                };
+                let (applied, note) = sandbox::describe(got);
+                let kind = if applied {
+                    Sandbox::Landlock
+                } else {
+                    Sandbox::None
+                };
+                (
+                    kind,
+                    Some(format!(
+                        "{why}; {note}",
+                        note = note.unwrap_or_else(|| "Landlock confined its writes".into())
+                    )),
+                )
+            }
+            Status::Known(note) => (Sandbox::None, Some(note)),
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn install_sandbox(cmd: &mut Command, prepared: Prepared, why: String) -> Result<Status> {
+    use std::io::Write;
+    use std::os::unix::net::UnixStream;
+    let ruleset = match prepared {
+        Prepared::Ruleset(ruleset) => ruleset,
+        Prepared::Unavailable(note) => return Ok(Status::Known(format!("{why}; {note}"))),
+    };
+    // Both ends are close-on-exec: the child's copy closes at `exec`.
+    let (parent_end, child_end) = UnixStream::pair().map_err(|e| {
+        Error::new(
+            ErrorCode::Io,
+            format!("could not prepare the sandbox status channel: {e}"),
+        )
+    })?;
+    let mut ruleset = Some(ruleset);
+    let hook = move || -> std::io::Result<()> {
+        let Some(ruleset) = ruleset.take() else {
+            return Ok(());
+        };
+        let byte = match ruleset.restrict_self() {
+            Ok(status) => match status.ruleset {
+                landlock::RulesetStatus::FullyEnforced => sandbox::STATUS_FULL,
+                landlock::RulesetStatus::PartiallyEnforced => sandbox::STATUS_PARTIAL,
+                landlock::RulesetStatus::NotEnforced => sandbox::STATUS_NONE,
+            },
+            // Fail closed: a sandbox that was available but could not be
+            // applied stops the spawn. `from_raw_os_error` does not allocate.
+            Err(_) => {
+                return Err(std::io::Error::from_raw_os_error(
+                    rustix::io::Errno::PERM.raw_os_error(),
+                ))
+            }
+        };
+        let _ = (&child_end).write(&[byte]);
+        Ok(())
+    };
+    #[allow(unsafe_code)]
+    // SAFETY: the hook runs in the forked child before `exec`. It only calls
+    // `restrict_self` on a ruleset built before the fork (`prctl` and
+    // `landlock_restrict_self`, no allocation, no lock) and `write(2)` on a
+    // socket opened before the fork; both are async-signal-safe. Errors are
+    // built with `from_raw_os_error`, which does not allocate.
+    unsafe {
+        cmd.pre_exec(hook);
+    }
+    Ok(Status::Reported {
+        socket: parent_end,
+        why,
+    })
+}
+
+/// Under Landlock alone the child installs the socket filter itself, as
+/// bwrap does in the namespaces (`shell/seccomp.rs`): no host socket, by
+/// path or abstract. It fails closed: a filter that cannot be installed
+/// stops the spawn.
+#[cfg(target_os = "linux")]
+fn refuse_sockets(cmd: &mut Command) -> Result<()> {
+    let program = super::seccomp::instructions().map_err(|e| {
+        Error::new(
+            ErrorCode::Io,
+            format!("could not prepare the sandbox's socket filter: {e}"),
+        )
+    })?;
+    #[allow(unsafe_code)]
+    // SAFETY: the hook runs in the forked child before `exec` and only makes
+    // two syscalls (`prctl(PR_SET_NO_NEW_PRIVS)`, `seccomp`) on a program
+    // compiled before the fork; errors are OS errors, which do not allocate.
+    unsafe {
+        cmd.pre_exec(move || super::seccomp::install(program));
+    }
+    Ok(())
+}
+
+/// The command gets SIGKILL if the thread that started it ends — that
+/// thread waits for it, so only when the caller dies, even by SIGKILL,
+/// which no exit hook of the app can see. Its own children are not reached
+/// this way (see docs/security.md).
+#[cfg(target_os = "linux")]
+fn die_with_caller(cmd: &mut Command) {
+    use rustix::process::{getpid, getppid, set_parent_process_death_signal, Signal};
+    let caller = getpid();
+    let hook = move || -> std::io::Result<()> {
+        set_parent_process_death_signal(Some(Signal::KILL))
+            .map_err(|e| std::io::Error::from_raw_os_error(e.raw_os_error()))?;
+        // The caller may have died between the fork and the line above.
+        if getppid() != Some(caller) {
+            return Err(std::io::Error::from_raw_os_error(
+                rustix::io::Errno::SRCH.raw_os_error(),
+            ));
+        }
+        Ok(())
+    };
+    #[allow(unsafe_code)]
+    // SAFETY: the hook runs in the forked child before `exec` and only makes
+    // two syscalls (`prctl(PR_SET_PDEATHSIG)`, `getppid`); errors are built
+    // with `from_raw_os_error`, which does not allocate.
+    unsafe {
+        cmd.pre_exec(hook);
+    }
+}
+
+/// Before it becomes bwrap (or the program), the child takes its limits:
+/// the rlimits, its cgroups (it writes `0`, itself, to each cgroup's
+/// `tasks` or `cgroup.procs`, see `limits::join_file`), and keeps the
+/// files bwrap reads by fd (the seccomp filter, the `/etc` copies) open
+/// across `exec`. Everything is prepared before the fork.
+#[cfg(target_os = "linux")]
+fn confine(
+    cmd: &mut Command,
+    limits: &Limits,
+    cgroups: &Cgroups,
+    kept: Vec<std::fs::File>,
+) -> Result<()> {
+    use rustix::io::{fcntl_setfd, FdFlags};
+    use rustix::process::{setrlimit, Rlimit};
+    use std::os::fd::OwnedFd;
+    let rlimits = super::limits::rlimits(limits, cgroups);
+    let procs: Vec<OwnedFd> = cgroups
+        .procs()
+        .iter()
+        .map(|fd| fd.try_clone_to_owned())
+        .collect::<std::io::Result<_>>()
+        .map_err(|e| {
+            Error::new(
+                ErrorCode::Io,
+                format!("could not prepare the command's cgroup: {e}"),
+            )
+        })?;
+    let kept: Vec<OwnedFd> = kept.into_iter().map(OwnedFd::from).collect();
+    let hook = move || -> std::io::Result<()> {
+        let errno = |e: rustix::io::Errno| std::io::Error::from_raw_os_error(e.raw_os_error());
+        for fd in &procs {
+            rustix::io::write(fd, b"0").map_err(errno)?;
+        }
+        for (resource, value) in &rlimits {
+            let limit = Rlimit {
+                current: Some(*value),
+                maximum: Some(*value),
+            };
+            setrlimit(*resource, limit).map_err(errno)?;
+        }
+        for fd in &kept {
+            fcntl_setfd(fd, FdFlags::empty()).map_err(errno)?;
+        }
+        Ok(())
+    };
+    #[allow(unsafe_code)]
+    // SAFETY: the hook runs in the forked child before `exec` and only makes
+    // syscalls (`write`, `setrlimit`, `fcntl`) on values prepared before the
+    // fork; errors are built with `from_raw_os_error`, which does not
+    // allocate.
+    unsafe {
+        cmd.pre_exec(hook);
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn install_sandbox(_cmd: &mut Command, prepared: Prepared, why: String) -> Result<Status> {
+    match prepared {
+        Prepared::Unavailable(note) => Ok(Status::Known(format!("{why}; {note}"))),
+    }
+}
