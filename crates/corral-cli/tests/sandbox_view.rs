@@ -155,6 +155,35 @@ fn a_token_in_the_home_is_unreadable_from_every_profile() {
     }
 }
 
+/// A home beneath the sandbox's writable `/tmp` (this fixture's) is still
+/// read-only: it is a mount of its own, remounted read-only, not a folder
+/// of the writable `/tmp`.
+#[test]
+fn a_home_beneath_tmp_cannot_be_written() {
+    if !namespaces_here() {
+        return;
+    }
+    let (_work, root, home) = fixture();
+    assert!(home.starts_with(std::env::temp_dir()), "{home:?}");
+    let probes = [home.join("probe"), home.join(".cargo/bin/probe")];
+    let script = format!(
+        "const fs = require('fs'); const r = [];
+        for (const p of {probes:?}) {{
+            try {{ fs.writeFileSync(p, 'x'); r.push('wrote') }} catch (e) {{ r.push(e.code) }}
+        }}
+        console.log('WROTE ' + r.join(' '))"
+    );
+    let build = call(
+        &root,
+        &home,
+        &["--approve"],
+        json!({"command": "node", "args": ["-e", script]}),
+    );
+    assert_eq!(build["profile"], "build", "{build}");
+    assert_eq!(build["stdout"], "WROTE EROFS EROFS\n", "{build}");
+    assert!(probes.iter().all(|p| !p.exists()));
+}
+
 /// The paths `docs/security.md`'s allowlist table names (the first
 /// backticked path of each row of the table under "What a child sees"),
 /// with `~` made the home.

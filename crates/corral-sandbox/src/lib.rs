@@ -73,6 +73,7 @@ mod limits;
 mod namespace;
 mod network;
 mod ports;
+mod prepared;
 mod process;
 mod profile;
 mod proxy;
@@ -81,7 +82,9 @@ mod sandbox;
 mod saved;
 mod seccomp;
 pub mod secret_links;
+mod stamp;
 mod view;
+mod walks;
 
 use corral_fs::ProjectRoot;
 use corral_fs::{Error, ErrorCode, Result};
@@ -593,8 +596,12 @@ fn fence(
     }
     match namespace::bwrap() {
         Ok(bwrap) => {
-            let mask_dir = tmp.path().join("mask");
-            if !profile.writes_project() {
+            let prepared = prepared::view();
+            let mask_dir = match &prepared {
+                Some(view) => view.masks.clone(),
+                None => tmp.path().join("mask"),
+            };
+            if prepared.is_none() && !profile.writes_project() {
                 namespace::create_masks(&mask_dir)
                     .map_err(|e| Error::from_io(&e, &mask_dir.display().to_string()))?;
             }
@@ -605,12 +612,13 @@ fn fence(
                 executable: place.executable,
                 tmpdir,
                 mask_dir: &mask_dir,
+                etc: prepared.as_ref().map(|view| view.etc.as_path()),
                 cwd,
                 caches: caches.as_deref(),
             };
             let (mut args, mut files, notes) = namespace::argv(&layout);
             let egress = profile.has_network().then(|| place.egress.clone());
-            let seccomp = seccomp::filter_file(tmp.path()).map_err(|e| {
+            let seccomp = seccomp::filter_file().map_err(|e| {
                 Error::new(
                     ErrorCode::Io,
                     format!("could not prepare the sandbox's socket filter: {e}"),

@@ -24,14 +24,11 @@
 
 use super::gitdir::Repository;
 use super::profile::Profile;
-use super::{env, view};
-use corral_fs::secret::is_secret_like;
+use super::{env, view, walks};
 use corral_fs::ProjectRoot;
-use std::collections::HashSet;
 use std::ffi::OsString;
 use std::fs::File;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -41,9 +38,6 @@ const BWRAP_PATHS: [&str; 3] = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/
 /// git's own configuration (the user's name for commits), shown to an
 /// approved git only.
 const GIT_CONFIG: [&str; 2] = [".gitconfig", ".config/git"];
-
-/// Most entries looked at when finding secret-like files to mask.
-const MASK_WALK_LIMIT: usize = 200_000;
 
 /// Why the namespaces cannot be used here, or the bwrap to use.
 pub(crate) fn bwrap() -> Result<&'static Path, &'static str> {
@@ -101,10 +95,12 @@ pub(crate) struct Layout<'a> {
     /// The executable that runs: outside the system folders (a server in
     /// a venv), its install prefix is bound read-only.
     pub executable: &'a Path,
-    /// The run's private folder: `tmp/` is the TMPDIR, `mask/` holds the
-    /// empty file and folder bound over secrets.
+    /// The run's TMPDIR.
     pub tmpdir: &'a Path,
+    /// Holds the empty file and folder bound over secrets.
     pub mask_dir: &'a Path,
+    /// The prepared copy of `/etc` to bind; `None`: its entries one by one.
+    pub etc: Option<&'a Path>,
     /// Where the program starts: the root, or (a server) its private folder.
     pub cwd: &'a Path,
     /// Corral's own caches, bound writable in the build profiles.
@@ -124,7 +120,14 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
     a.push(["--unshare-net"]);
     // Root keeps no capability inside (a remount would undo the fence).
     a.push(["--cap-drop", "ALL"]);
-    for entry in view::system() {
+    let one_by_one = layout.etc.is_none().then(view::etc_entries);
+    if let Some(etc) = layout.etc {
+        a.path2("--ro-bind", etc, Path::new("/etc"));
+    }
+    for entry in view::system()
+        .into_iter()
+        .chain(one_by_one.into_iter().flatten())
+    {
         match entry {
             view::SystemEntry::Bind(path) => a.path2("--ro-bind", &path, &path),
             view::SystemEntry::Copy(path) => {
@@ -147,10 +150,25 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
     let rustup = std::env::var_os("RUSTUP_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from);
-    // The home is a folder of its own, made read-only at the end (it may
-    // lie where the sandbox has a writable `/tmp`).
-    if let Some(home) = &home {
-        a.path("--tmpfs", home);
+    let root = layout.root.path();
+    let repository = Repository::of(root);
+    // The home holds only what is bound in it. It is a folder of the
+    // sandbox's root, read-only with it at the end; only a home beneath a
+    // place the child may write (`/tmp`, the project) is a mount of its
+    // own, made read-only by itself (a mount and a remount fewer else).
+    let own_home = home.as_deref().filter(|home| {
+        let writable = [Path::new("/tmp"), Path::new("/dev"), layout.tmpdir, root];
+        let repository = repository.iter().flat_map(|r| r.folders());
+        writable
+            .into_iter()
+            .chain(layout.caches)
+            .chain(repository)
+            .any(|place| home.starts_with(place))
+    });
+    match (&home, own_home) {
+        (_, Some(home)) => a.path("--tmpfs", home),
+        (Some(home), None) => a.path("--dir", home),
+        (None, None) => {}
     }
     let toolchains = view::home_toolchains(home.as_deref(), cargo.as_deref(), rustup.as_deref());
     for part in &toolchains {
@@ -173,8 +191,6 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
     }
     a.path2("--bind", layout.tmpdir, layout.tmpdir);
 
-    let root = layout.root.path();
-    let repository = Repository::of(root);
     if layout.profile.writes_project() {
         a.path2("--bind", root, root);
         if let Some(repo) = &repository {
@@ -189,144 +205,35 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
                 }
             }
             if !git_writes {
-                for held in held_by_git(root, repo) {
-                    a.path2("--ro-bind", &held, &held);
+                for held in walks::held_by_git(root, repo).iter() {
+                    a.path2("--ro-bind", held, held);
                 }
             }
         }
     } else {
         a.path2("--ro-bind", root, root);
         let (file, dir) = (layout.mask_dir.join("file"), layout.mask_dir.join("dir"));
-        let (secrets, complete) = secret_paths(layout.root);
+        let (secrets, complete) = walks::secret_paths(layout.root.path());
         if !complete {
             notes.push(format!(
-                "the project has more than {MASK_WALK_LIMIT} entries; secret-like files past them were not masked"
+                "the project has more than {} entries; secret-like files past them were not masked",
+                walks::WALK_LIMIT
             ));
         }
-        for (path, is_dir) in secrets {
-            a.path2("--ro-bind", if is_dir { &dir } else { &file }, &path);
+        for (path, is_dir) in secrets.iter() {
+            a.path2("--ro-bind", if *is_dir { &dir } else { &file }, path);
         }
     }
     // What the sandbox made of its own (the home, `/run`) stays empty: a
     // write there fails instead of vanishing with the sandbox. The mounts
     // made inside keep their own modes.
     a.push(["--remount-ro", "/"]);
-    if let Some(home) = &home {
+    if let Some(home) = own_home {
         a.path("--remount-ro", home);
     }
     a.path("--chdir", layout.cwd);
     a.push(["--"]);
     (a.0, files, notes)
-}
-
-/// The secret-like files and folders of the project (absolute, and whether
-/// each is a folder), and every other name of such a file (a hard link:
-/// `cp -l .env notes.txt`), not following links, not entering `.git/`,
-/// `node_modules/` or `target/`; and whether the walk saw everything.
-fn secret_paths(root: &ProjectRoot) -> (Vec<(PathBuf, bool)>, bool) {
-    let walker = ignore::WalkBuilder::new(root.path())
-        .standard_filters(false)
-        .follow_links(false)
-        .filter_entry(|e| {
-            let name = e.file_name();
-            !(name == ".git" || name == "node_modules" || name == "target")
-        })
-        .build();
-    let mut found = Vec::new();
-    let mut secret_inodes = HashSet::new();
-    let mut linked = Vec::new();
-    let mut complete = true;
-    for (seen, entry) in walker.flatten().enumerate() {
-        if seen >= MASK_WALK_LIMIT {
-            complete = false;
-            break;
-        }
-        let Some(kind) = entry.file_type() else {
-            continue;
-        };
-        if !(kind.is_file() || kind.is_dir()) || entry.depth() == 0 {
-            continue;
-        }
-        let rel = entry
-            .path()
-            .strip_prefix(root.path())
-            .unwrap_or(entry.path());
-        let meta = entry.metadata().ok();
-        if is_secret_like(&rel.to_string_lossy()) {
-            if let Some(m) = meta.filter(|m| m.is_file()) {
-                secret_inodes.insert((m.dev(), m.ino()));
-            }
-            found.push((entry.path().to_path_buf(), kind.is_dir()));
-        } else if let Some(m) = meta.filter(|m| m.is_file() && m.nlink() > 1) {
-            linked.push(((m.dev(), m.ino()), entry.into_path()));
-        }
-    }
-    found.extend(
-        linked
-            .into_iter()
-            .filter(|(inode, _)| secret_inodes.contains(inode))
-            .map(|(_, path)| (path, false)),
-    );
-    (found, complete)
-}
-
-/// What of the project a program but git must not write, beyond the
-/// repository's own folders: every nested `.git` (a clone made outside the
-/// sandbox hard-links its objects to ours; one made inside copies them,
-/// the repository being a mount of its own), and files that are hard links to a file of the
-/// repository (its objects aside: they are written once and never read
-/// as configuration). New links cannot be made: those are mounts of their
-/// own (`link(2)` across mounts is `EXDEV`).
-fn held_by_git(root: &Path, repo: &Repository) -> Vec<PathBuf> {
-    let own: Vec<PathBuf> = repo.folders().iter().map(|d| d.to_path_buf()).collect();
-    let linked: HashSet<(u64, u64)> = own
-        .iter()
-        .flat_map(|dir| {
-            ignore::WalkBuilder::new(dir)
-                .standard_filters(false)
-                .follow_links(false)
-                .filter_entry(|e| e.file_name() != "objects")
-                .build()
-                .flatten()
-        })
-        .filter_map(|e| e.metadata().ok())
-        .filter(|m| m.is_file() && m.nlink() > 1)
-        .map(|m| (m.dev(), m.ino()))
-        .collect();
-    // The walk yields a nested `.git` but does not enter it (its children
-    // are filtered out): it is held read-only as a whole.
-    let skip = own.clone();
-    let walker = ignore::WalkBuilder::new(root)
-        .standard_filters(false)
-        .follow_links(false)
-        .filter_entry(move |e| {
-            let in_git = e.path().parent().is_some_and(|p| p.ends_with(".git"));
-            let name = e.file_name();
-            // Installed packages and build output hold no clone of ours.
-            !in_git
-                && name != "node_modules"
-                && name != "target"
-                && !skip.iter().any(|d| e.path() == d)
-        })
-        .build();
-    let mut held = Vec::new();
-    for entry in walker.flatten().take(MASK_WALK_LIMIT) {
-        if entry.depth() == 0 {
-            continue;
-        }
-        if entry.file_name() == ".git" {
-            held.push(entry.into_path());
-            continue;
-        }
-        let is_link = !linked.is_empty()
-            && entry
-                .metadata()
-                .is_ok_and(|m| m.is_file() && linked.contains(&(m.dev(), m.ino())));
-        if is_link {
-            held.push(entry.into_path());
-        }
-    }
-    held
 }
 
 /// Creates the empty file and folder that mask secrets, read-only.

@@ -13,7 +13,6 @@
 //! A refused call fails with `EACCES`.
 
 use std::io::Write;
-use std::path::Path;
 use std::sync::OnceLock;
 
 /// The filter, compiled once: as instructions (for the Landlock
@@ -97,17 +96,33 @@ fn compile() -> Result<Compiled, String> {
     })
 }
 
-/// Writes the filter to `dir/seccomp.bpf` and opens it for bwrap to read.
-pub(crate) fn filter_file(dir: &Path) -> std::io::Result<std::fs::File> {
+/// The filter in a memory file, at its start, for bwrap to read
+/// (`--seccomp FD`): one per run, since bwrap reads it to its end, and
+/// never a file on disk to write and remove.
+pub(crate) fn filter_file() -> std::io::Result<std::fs::File> {
+    use rustix::fs::{memfd_create, MemfdFlags};
+    use std::io::{Seek, SeekFrom};
     let program = program().map_err(std::io::Error::other)?;
-    let path = dir.join("seccomp.bpf");
-    std::fs::File::create(&path)?.write_all(program)?;
-    std::fs::File::open(path)
+    let mut file = std::fs::File::from(memfd_create("corral-seccomp", MemfdFlags::CLOEXEC)?);
+    file.write_all(program)?;
+    file.seek(SeekFrom::Start(0))?;
+    Ok(file)
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+
+    #[test]
+    fn the_filter_file_holds_the_whole_program_from_its_start() {
+        use std::io::Read;
+        let mut read = Vec::new();
+        super::filter_file()
+            .unwrap()
+            .read_to_end(&mut read)
+            .unwrap();
+        assert_eq!(read, super::program().unwrap());
+    }
 
     #[test]
     fn the_filter_compiles_to_whole_instructions() {

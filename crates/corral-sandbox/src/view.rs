@@ -64,7 +64,7 @@ pub(crate) enum SystemEntry {
     Link { target: PathBuf, at: PathBuf },
 }
 
-/// The system folders and `/etc` files present on this machine.
+/// The system folders present on this machine.
 pub(crate) fn system() -> Vec<SystemEntry> {
     let mut entries = Vec::new();
     for path in SYSTEM {
@@ -82,16 +82,22 @@ pub(crate) fn system() -> Vec<SystemEntry> {
             Err(_) => {}
         }
     }
+    entries
+}
+
+/// The `/etc` files and folders present on this machine, one by one: what
+/// the child gets where the prepared copy ([`super::etc`]) cannot be made.
+pub(crate) fn etc_entries() -> Vec<SystemEntry> {
     // `/etc` entries are taken by what they lead to (`/etc/resolv.conf`
     // is often a link into `/run`, which the child does not see).
-    for path in ETC.iter().map(PathBuf::from) {
-        match path.metadata() {
-            Ok(meta) if meta.is_file() => entries.push(SystemEntry::Copy(path)),
-            Ok(_) => entries.push(SystemEntry::Bind(path)),
-            Err(_) => {}
-        }
-    }
-    entries
+    ETC.iter()
+        .map(PathBuf::from)
+        .filter_map(|path| match path.metadata() {
+            Ok(meta) if meta.is_file() => Some(SystemEntry::Copy(path)),
+            Ok(_) => Some(SystemEntry::Bind(path)),
+            Err(_) => None,
+        })
+        .collect()
 }
 
 /// The parts of the home (and of `$CARGO_HOME`, `$RUSTUP_HOME`) a

@@ -1,0 +1,41 @@
+//! A file's or folder's stamp: which inode it is and when it last
+//! changed. Adding, removing or renaming a name in a folder, writing a
+//! file, or setting either's times changes its change time, which no call
+//! can set back (`touch -d` sets it to now); a file or folder replaced is
+//! another inode. What is derived from the tree (a walk, a copy of `/etc`)
+//! is kept with the stamps it was drawn from, and reused while they hold.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+use std::time::Duration;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    dev: u64,
+    ino: u64,
+    ctime: i64,
+    ctime_nsec: i64,
+}
+
+impl Stamp {
+    pub(crate) fn of(meta: &std::fs::Metadata) -> Stamp {
+        Stamp {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            ctime: meta.ctime(),
+            ctime_nsec: meta.ctime_nsec(),
+        }
+    }
+
+    /// The entry at `path` now, not following a last link (`None`: gone).
+    pub(crate) fn here(path: &Path) -> Option<Stamp> {
+        std::fs::symlink_metadata(path).ok().map(|m| Stamp::of(&m))
+    }
+
+    /// When it last changed, as a time since the epoch.
+    pub(crate) fn changed(&self) -> Duration {
+        let secs = u64::try_from(self.ctime).unwrap_or(0);
+        let nanos = u32::try_from(self.ctime_nsec).unwrap_or(0);
+        Duration::new(secs, nanos.min(999_999_999))
+    }
+}

@@ -1,0 +1,385 @@
+//! The two walks of the project a fence is built from: the secret-like
+//! files the read-only profile masks ([`secret_paths`]), and what of the
+//! project git holds that no other program may write ([`held_by_git`]).
+//!
+//! Each walk reads every folder of the project, so a call would pay for
+//! the whole tree. Its result is kept per project with a stamp of every
+//! folder it entered (device, inode and change time), and reused while
+//! each stamp still holds. Whatever could change a result changes a stamp:
+//! a name made, removed or renamed in a folder (a new hard link, a new
+//! `.git`, a secret renamed) sets that folder's change time. A change time
+//! cannot be set back (`touch -d` sets it to now), and a folder replaced
+//! is another inode. A walk that saw a folder change within [`SETTLE`] of
+//! its start is not kept: file times come from a coarse clock, so a second
+//! change within the same tick would leave the stamp as it was.
+
+use super::gitdir::Repository;
+use super::stamp::Stamp;
+use corral_fs::secret::is_secret_like;
+use std::collections::{HashMap, HashSet};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Most entries a walk looks at.
+pub(crate) const WALK_LIMIT: usize = 200_000;
+
+/// How long before a walk's start a folder must have last changed for the
+/// walk to be kept (many times a file-time clock tick).
+const SETTLE: Duration = Duration::from_secs(1);
+
+/// Most projects whose walks are kept at once.
+const KEPT_PROJECTS: usize = 16;
+
+/// The secret-like files and folders to mask (absolute, and whether each
+/// is a folder).
+pub(crate) type Secrets = Arc<Vec<(PathBuf, bool)>>;
+
+/// The secret-like files and folders of the project (absolute, and whether
+/// each is a folder), and every other name of such a file (a hard link:
+/// `cp -l .env notes.txt`), not following links, not entering `.git/`,
+/// `node_modules/` or `target/`; and whether the walk saw everything.
+pub(crate) fn secret_paths(root: &Path) -> (Secrets, bool) {
+    secret_paths_from(root, SystemTime::now())
+}
+
+/// [`secret_paths`] for a walk that starts at `started`.
+fn secret_paths_from(root: &Path, started: SystemTime) -> (Secrets, bool) {
+    let key = Key::Secrets(root.to_path_buf());
+    if let Some(Walked::Secrets(found)) = kept(&key) {
+        return (found, true);
+    }
+    let mut stamps = Stamps::default();
+    let walker = ignore::WalkBuilder::new(root)
+        .standard_filters(false)
+        .follow_links(false)
+        .filter_entry(|e| {
+            let name = e.file_name();
+            !(name == ".git" || name == "node_modules" || name == "target")
+        })
+        .build();
+    let mut found = Vec::new();
+    let mut secret_inodes = HashSet::new();
+    let mut linked = Vec::new();
+    let mut complete = true;
+    for (seen, entry) in walker.flatten().enumerate() {
+        if seen >= WALK_LIMIT {
+            complete = false;
+            break;
+        }
+        let Some(kind) = entry.file_type() else {
+            continue;
+        };
+        let meta = entry.metadata().ok();
+        if kind.is_dir() {
+            stamps.add(entry.path(), meta.as_ref());
+        }
+        if !(kind.is_file() || kind.is_dir()) || entry.depth() == 0 {
+            continue;
+        }
+        let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
+        if is_secret_like(&rel.to_string_lossy()) {
+            if let Some(m) = meta.filter(|m| m.is_file()) {
+                secret_inodes.insert((m.dev(), m.ino()));
+            }
+            found.push((entry.path().to_path_buf(), kind.is_dir()));
+        } else if let Some(m) = meta.filter(|m| m.is_file() && m.nlink() > 1) {
+            linked.push(((m.dev(), m.ino()), entry.into_path()));
+        }
+    }
+    found.extend(
+        linked
+            .into_iter()
+            .filter(|(inode, _)| secret_inodes.contains(inode))
+            .map(|(_, path)| (path, false)),
+    );
+    let found = Arc::new(found);
+    if complete {
+        keep(key, stamps, started, Walked::Secrets(found.clone()));
+    }
+    (found, complete)
+}
+
+/// What of the project a program but git must not write, beyond the
+/// repository's own folders: every nested `.git` (a clone made outside the
+/// sandbox hard-links its objects to ours; one made inside copies them,
+/// the repository being a mount of its own), and files that are hard links to a file of the
+/// repository (its objects aside: they are written once and never read
+/// as configuration). New links cannot be made: those are mounts of their
+/// own (`link(2)` across mounts is `EXDEV`).
+pub(crate) fn held_by_git(root: &Path, repo: &Repository) -> Arc<Vec<PathBuf>> {
+    held_by_git_from(root, repo, SystemTime::now())
+}
+
+/// [`held_by_git`] for a walk that starts at `started`.
+fn held_by_git_from(root: &Path, repo: &Repository, started: SystemTime) -> Arc<Vec<PathBuf>> {
+    let own: Vec<PathBuf> = repo.folders().iter().map(|d| d.to_path_buf()).collect();
+    let key = Key::HeldByGit(root.to_path_buf(), own.clone());
+    if let Some(Walked::HeldByGit(held)) = kept(&key) {
+        return held;
+    }
+    let mut stamps = Stamps::default();
+    let mut linked = HashSet::new();
+    for dir in &own {
+        let walker = ignore::WalkBuilder::new(dir)
+            .standard_filters(false)
+            .follow_links(false)
+            .filter_entry(|e| e.file_name() != "objects")
+            .build();
+        for entry in walker.flatten() {
+            let Ok(m) = entry.metadata() else {
+                continue;
+            };
+            if m.is_dir() {
+                stamps.add(entry.path(), Some(&m));
+            } else if m.is_file() && m.nlink() > 1 {
+                linked.insert((m.dev(), m.ino()));
+            }
+        }
+    }
+    // The walk yields a nested `.git` but does not enter it (its children
+    // are filtered out): it is held read-only as a whole.
+    let skip = own.clone();
+    let walker = ignore::WalkBuilder::new(root)
+        .standard_filters(false)
+        .follow_links(false)
+        .filter_entry(move |e| {
+            let in_git = e.path().parent().is_some_and(|p| p.ends_with(".git"));
+            let name = e.file_name();
+            // Installed packages and build output hold no clone of ours.
+            !in_git
+                && name != "node_modules"
+                && name != "target"
+                && !skip.iter().any(|d| e.path() == d)
+        })
+        .build();
+    let mut held = Vec::new();
+    let mut complete = true;
+    for (seen, entry) in walker.flatten().enumerate() {
+        if seen >= WALK_LIMIT {
+            complete = false;
+            break;
+        }
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        if is_dir {
+            stamps.add(entry.path(), entry.metadata().ok().as_ref());
+        }
+        if entry.depth() == 0 {
+            continue;
+        }
+        if entry.file_name() == ".git" {
+            held.push(entry.into_path());
+            continue;
+        }
+        let is_link = !is_dir
+            && !linked.is_empty()
+            && entry
+                .metadata()
+                .is_ok_and(|m| m.is_file() && linked.contains(&(m.dev(), m.ino())));
+        if is_link {
+            held.push(entry.into_path());
+        }
+    }
+    let held = Arc::new(held);
+    if complete {
+        keep(key, stamps, started, Walked::HeldByGit(held.clone()));
+    }
+    held
+}
+
+/// Which walk of which project.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Secrets(PathBuf),
+    /// The project and its repository's folders.
+    HeldByGit(PathBuf, Vec<PathBuf>),
+}
+
+#[derive(Debug, Clone)]
+enum Walked {
+    Secrets(Secrets),
+    HeldByGit(Arc<Vec<PathBuf>>),
+}
+
+/// The folder at `path` now (`None`: gone, or no longer a folder).
+fn folder_now(path: &Path) -> Option<Stamp> {
+    std::fs::symlink_metadata(path)
+        .ok()
+        .filter(std::fs::Metadata::is_dir)
+        .map(|m| Stamp::of(&m))
+}
+
+/// Every folder a walk entered, and whether one could not be stamped
+/// (the walk is then not kept).
+#[derive(Debug, Default)]
+struct Stamps {
+    seen: Vec<(PathBuf, Stamp)>,
+    missed: bool,
+}
+
+impl Stamps {
+    fn add(&mut self, path: &Path, meta: Option<&std::fs::Metadata>) {
+        match meta {
+            Some(m) => self.seen.push((path.to_path_buf(), Stamp::of(m))),
+            None => self.missed = true,
+        }
+    }
+
+    /// The stamps, if every folder got one and none changed within
+    /// [`SETTLE`] of `started`.
+    fn settled(self, started: SystemTime) -> Option<Vec<(PathBuf, Stamp)>> {
+        let start = started.duration_since(UNIX_EPOCH).ok()?;
+        let settled = self.seen.iter().all(|(_, s)| s.changed() + SETTLE < start);
+        (settled && !self.missed).then_some(self.seen)
+    }
+}
+
+struct Entry {
+    stamps: Vec<(PathBuf, Stamp)>,
+    walked: Walked,
+}
+
+fn cache() -> &'static Mutex<HashMap<Key, Arc<Entry>>> {
+    static CACHE: OnceLock<Mutex<HashMap<Key, Arc<Entry>>>> = OnceLock::new();
+    CACHE.get_or_init(Mutex::default)
+}
+
+/// The kept walk of `key` if every folder it entered is as it was.
+fn kept(key: &Key) -> Option<Walked> {
+    let entry = cache()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(key)
+        .cloned()?;
+    entry
+        .stamps
+        .iter()
+        .all(|(path, stamp)| folder_now(path).as_ref() == Some(stamp))
+        .then(|| entry.walked.clone())
+}
+
+/// Keeps a walk that started at `started`, if its folders had settled.
+fn keep(key: Key, stamps: Stamps, started: SystemTime, walked: Walked) {
+    let Some(stamps) = stamps.settled(started) else {
+        return;
+    };
+    let mut cache = cache().lock().unwrap_or_else(PoisonError::into_inner);
+    if cache.len() >= KEPT_PROJECTS && !cache.contains_key(&key) {
+        cache.clear();
+    }
+    cache.insert(key, Arc::new(Entry { stamps, walked }));
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
+    use super::*;
+
+    /// A project whose folders have settled: the walks start as if
+    /// [`SETTLE`] had passed since it was made.
+    fn project() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src/deep")).unwrap();
+        std::fs::write(root.join(".env"), "KEY=1\n").unwrap();
+        std::fs::write(root.join("src/deep/notes.txt"), "hi\n").unwrap();
+        (dir, root)
+    }
+
+    fn later() -> SystemTime {
+        SystemTime::now() + SETTLE * 2
+    }
+
+    fn masked(found: &Secrets, root: &Path) -> Vec<String> {
+        let mut names: Vec<String> = found
+            .iter()
+            .map(|(p, _)| p.strip_prefix(root).unwrap().display().to_string())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Sets a folder's modification time back to what it was: its change
+    /// time moves all the same.
+    fn set_mtime_back(dir: &Path, before: &std::fs::Metadata) {
+        use rustix::fs::{utimensat, AtFlags, Timespec, Timestamps, CWD};
+        let at = |s: i64, ns: i64| Timespec {
+            tv_sec: s,
+            tv_nsec: ns,
+        };
+        let times = Timestamps {
+            last_access: at(before.atime(), before.atime_nsec()),
+            last_modification: at(before.mtime(), before.mtime_nsec()),
+        };
+        utimensat(CWD, dir, &times, AtFlags::empty()).unwrap();
+        let after = std::fs::symlink_metadata(dir).unwrap();
+        assert_eq!(after.mtime(), before.mtime());
+    }
+
+    #[test]
+    fn a_settled_walk_is_kept_and_reused() {
+        let (_dir, root) = project();
+        let (first, complete) = secret_paths_from(&root, later());
+        assert!(complete);
+        assert_eq!(masked(&first, &root), [".env"]);
+        let (again, _) = secret_paths_from(&root, later());
+        assert!(Arc::ptr_eq(&first, &again), "the walk was made again");
+    }
+
+    #[test]
+    fn a_walk_of_folders_changed_just_now_is_not_kept() {
+        let (_dir, root) = project();
+        let (first, _) = secret_paths(&root);
+        let (again, _) = secret_paths(&root);
+        assert!(!Arc::ptr_eq(&first, &again), "a racy walk was kept");
+        assert_eq!(masked(&again, &root), [".env"]);
+    }
+
+    #[test]
+    fn a_hard_link_made_after_a_kept_walk_is_masked_even_with_the_folder_time_set_back() {
+        let (_dir, root) = project();
+        let (first, _) = secret_paths_from(&root, later());
+        assert_eq!(masked(&first, &root), [".env"]);
+        let deep = root.join("src/deep");
+        let before = std::fs::symlink_metadata(&deep).unwrap();
+        std::fs::hard_link(root.join(".env"), deep.join("copy.txt")).unwrap();
+        set_mtime_back(&deep, &before);
+        let (now, _) = secret_paths_from(&root, later());
+        assert_eq!(masked(&now, &root), [".env", "src/deep/copy.txt"]);
+    }
+
+    #[test]
+    fn a_secret_renamed_into_a_deep_folder_is_still_masked() {
+        let (_dir, root) = project();
+        secret_paths_from(&root, later());
+        std::fs::rename(root.join(".env"), root.join("src/deep/.env.prod")).unwrap();
+        let (now, _) = secret_paths_from(&root, later());
+        assert_eq!(masked(&now, &root), ["src/deep/.env.prod"]);
+    }
+
+    #[test]
+    fn a_nested_clone_or_a_link_into_git_after_a_kept_walk_is_held() {
+        let (_dir, root) = project();
+        std::fs::create_dir_all(root.join(".git/info")).unwrap();
+        std::fs::write(root.join(".git/config"), "[core]\n").unwrap();
+        let repo = Repository::of(&root).unwrap();
+        let first = held_by_git_from(&root, &repo, later());
+        assert!(first.is_empty(), "{first:?}");
+        assert!(Arc::ptr_eq(
+            &first,
+            &held_by_git_from(&root, &repo, later())
+        ));
+
+        let deep = root.join("src/deep");
+        let before = std::fs::symlink_metadata(&deep).unwrap();
+        std::fs::create_dir(deep.join(".git")).unwrap();
+        set_mtime_back(&deep, &before);
+        let held = held_by_git_from(&root, &repo, later());
+        assert_eq!(*held, [deep.join(".git")]);
+
+        std::fs::hard_link(root.join(".git/config"), root.join("src/config")).unwrap();
+        let held = held_by_git_from(&root, &repo, later());
+        assert!(held.contains(&root.join("src/config")), "{held:?}");
+    }
+}
