@@ -130,15 +130,7 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
     {
         match entry {
             view::SystemEntry::Bind(path) => a.path2("--ro-bind", &path, &path),
-            view::SystemEntry::Copy(path) => {
-                // One the app cannot read is left out, as a missing one.
-                if let Ok(file) = File::open(&path) {
-                    a.push(["--perms", "0444", "--file"]);
-                    a.0.push(file.as_raw_fd().to_string().into());
-                    a.0.push(path.into());
-                    files.push(file);
-                }
-            }
+            view::SystemEntry::Copy(path) => a.copy(&path, &mut files),
             view::SystemEntry::Link { target, at } => a.path2("--symlink", &target, &at),
         }
     }
@@ -172,7 +164,18 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
     }
     let toolchains = view::home_toolchains(home.as_deref(), cargo.as_deref(), rustup.as_deref());
     for part in &toolchains {
-        a.path2("--ro-bind", part, part);
+        // Small parts are copied in (rustup's `settings.toml` and
+        // `update-hashes/`): no mount each, and as much a snapshot.
+        match small_files(part) {
+            Some(copied) if copied.is_empty() => a.copy(part, &mut files),
+            Some(copied) => {
+                a.path("--dir", part);
+                for file in copied {
+                    a.copy(&file, &mut files);
+                }
+            }
+            None => a.path2("--ro-bind", part, part),
+        }
     }
     for prefix in view::install_prefixes(layout.executable, &toolchains) {
         a.path2("--ro-bind-try", &prefix, &prefix);
@@ -251,6 +254,29 @@ pub(crate) fn create_masks(mask_dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// What of a toolchain part is copied instead of bound: nothing more
+/// for a file (the file itself), or the files of a folder holding only a
+/// few files; `None` for anything else (bound).
+fn small_files(part: &Path) -> Option<Vec<PathBuf>> {
+    const MOST: usize = 8;
+    let meta = part.symlink_metadata().ok()?;
+    if meta.is_file() {
+        return Some(Vec::new());
+    }
+    if !meta.is_dir() {
+        return None;
+    }
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(part).ok()? {
+        let entry = entry.ok()?;
+        if files.len() == MOST || !entry.file_type().ok()?.is_file() {
+            return None;
+        }
+        files.push(entry.path());
+    }
+    (!files.is_empty()).then_some(files)
+}
+
 #[derive(Default)]
 struct Argv(Vec<OsString>);
 
@@ -261,6 +287,17 @@ impl Argv {
     fn path(&mut self, flag: &str, path: &Path) {
         self.0.push(flag.into());
         self.0.push(path.into());
+    }
+    /// Copies a file in at its own path, read-only (`--file FD`: bwrap
+    /// reads it from `files`); one the app cannot read is left out, as a
+    /// missing one.
+    fn copy(&mut self, path: &Path, files: &mut Vec<File>) {
+        if let Ok(file) = File::open(path) {
+            self.push(["--perms", "0444", "--file"]);
+            self.0.push(file.as_raw_fd().to_string().into());
+            self.0.push(path.into());
+            files.push(file);
+        }
     }
     fn path2(&mut self, flag: &str, from: &Path, to: &Path) {
         self.0.push(flag.into());
