@@ -10,7 +10,10 @@
 //! checks the stamps of what was copied (each entry of [`ETC`], taken by
 //! what it leads to, and every file and folder inside the copied folders;
 //! links in them are recreated, and change only with their folder) and
-//! prepares a new copy when one changed. A copy is never removed while
+//! prepares a new copy when one changed. A copy is made on a thread of its
+//! own, from a process's second call on (one that runs a single command
+//! makes none): until it is ready, runs get `/etc` entry by entry (folders
+//! bound, files copied in), so no call waits for it. A copy is never removed while
 //! its process runs (a running command may have it bound); the copies of
 //! ended processes are removed when the next is made. The folder lies in
 //! `$XDG_RUNTIME_DIR` (else the system temp folder), mode 0700; no child
@@ -53,19 +56,55 @@ impl Prepared {
     }
 }
 
-/// The prepared view, made or checked; `None` when it cannot be made here
-/// (the caller then binds and copies `/etc` entry by entry, and makes its
-/// own masks).
+/// The prepared view, if it is ready and what `/etc` was copied from has
+/// not changed; else `None` (the caller binds and copies `/etc` entry by
+/// entry and makes its own masks, as it does where the view cannot be
+/// made), and, from a process's second call on, the view is prepared on a
+/// thread of its own for the calls after: no call waits for the copy, and
+/// a process that runs one command (`corral-cli call`) makes none.
 pub(crate) fn view() -> Option<View> {
-    static PREPARED: Mutex<Option<Prepared>> = Mutex::new(None);
-    let mut slot = PREPARED.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(prepared) = slot.as_ref().filter(|p| p.holds()) {
-        return Some(prepared.view.clone());
+    let mut state = lock();
+    state.calls = state.calls.saturating_add(1);
+    if let Some(ready) = state.ready.as_ref() {
+        if ready.holds() {
+            return Some(ready.view.clone());
+        }
+        state.ready = None;
     }
-    let made = prepare(&base())?;
-    let view = made.view.clone();
-    *slot = Some(made);
-    Some(view)
+    if state.calls >= 2 && !state.preparing && !state.failed {
+        state.preparing = true;
+        let spawned = std::thread::Builder::new()
+            .name("corral-view".into())
+            .spawn(|| {
+                let made = prepare(&base());
+                let mut state = lock();
+                state.failed = made.is_none();
+                state.ready = made;
+                state.preparing = false;
+            });
+        if spawned.is_err() {
+            state.preparing = false;
+        }
+    }
+    None
+}
+
+struct State {
+    calls: u32,
+    ready: Option<Prepared>,
+    preparing: bool,
+    /// It could not be made here: no use trying on every call.
+    failed: bool,
+}
+
+fn lock() -> std::sync::MutexGuard<'static, State> {
+    static STATE: Mutex<State> = Mutex::new(State {
+        calls: 0,
+        ready: None,
+        preparing: false,
+        failed: false,
+    });
+    STATE.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Where the copies are made.
@@ -279,6 +318,19 @@ mod tests {
         let masks = &made.view.masks;
         assert_eq!(std::fs::read(masks.join("file")).unwrap(), b"");
         assert_eq!(std::fs::read_dir(masks.join("dir")).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn the_first_call_does_not_wait_for_the_view_and_a_later_one_gets_it() {
+        let started = std::time::Instant::now();
+        let mut got = None;
+        while got.is_none() && started.elapsed() < std::time::Duration::from_secs(60) {
+            got = view();
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let got = got.unwrap();
+        assert!(got.etc.join("passwd").exists() || !Path::new("/etc/passwd").exists());
+        assert_eq!(view(), Some(got));
     }
 
     #[test]
