@@ -38,10 +38,10 @@ pub use corral_fs::root;
 /// The standardized error, from the leaf crate every part of Corral shares.
 pub use corral_protocol::error;
 pub use corral_protocol::{Error, ErrorCode, Result};
-/// search_files' and glob's engine and the search index, from their own crate.
-pub use corral_search as search;
 /// The sandbox `exec_shell` runs in, from its own crate.
 pub use corral_sandbox as shell;
 /// A hard link to a secret-like file is judged as that file.
 pub use corral_sandbox::secret_links;
+/// search_files' and glob's engine and the search index, from their own crate.
+pub use corral_search as search;
 pub use root::{ProjectRoot, RelPath};
