@@ -51,8 +51,8 @@ beforeEach(() => {
   ipc.testConnection.mockResolvedValue({ ok: true, model: "qwen" });
 });
 
-async function shown(): Promise<void> {
-  render(SettingsView, { props: { onClose: () => {} } });
+async function shown(props: { onClose?: () => void; onSaved?: () => void } = {}): Promise<void> {
+  render(SettingsView, { props: { onClose: () => {}, ...props } });
   await vi.waitFor(() => expect((screen.getByTestId("settings-model") as HTMLInputElement).value).toBe("qwen"));
   await screen.findByTestId("shell-global-programs");
   await screen.findByTestId("mcp-tools");
@@ -81,6 +81,19 @@ describe("Settings' one Save", () => {
     await vi.waitFor(() => expect(status()).toBe("Saved."));
     expect(ipc.savePrograms).not.toHaveBeenCalled();
     expect(ipc.saveMcpSettings).not.toHaveBeenCalled();
+  });
+
+  it("applies on Save, never on Close: the window takes the new settings when they are saved", async () => {
+    const onSaved = vi.fn();
+    const onClose = vi.fn();
+    await shown({ onSaved, onClose });
+    await fireEvent.input(screen.getByTestId("settings-model"), { target: { value: "other" } });
+    await fireEvent.click(screen.getByTestId("settings-close"));
+    expect(onClose).toHaveBeenCalledTimes(1);
+    expect(onSaved).not.toHaveBeenCalled();
+    await fireEvent.click(screen.getByTestId("settings-save"));
+    await vi.waitFor(() => expect(onSaved).toHaveBeenCalledTimes(1));
+    expect(ipc.saveSettings.mock.invocationCallOrder[0]).toBeLessThan(onSaved.mock.invocationCallOrder[0]);
   });
 
   it("says why when a part fails", async () => {
