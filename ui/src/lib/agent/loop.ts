@@ -240,7 +240,7 @@ export class AgentLoop {
     this.freshImages = new Set();
     this.instructions = undefined;
     this.requestedTools = new Set();
-    this.pastes = new PasteShelf();
+    this.pastes = PasteShelf.fromEntries(conversation.entries);
     this.foldersSeen = new Set();
     const { input_tokens, output_tokens } = conversation.summary;
     this.store.set({ ...emptyState(), items: opened.items, usage: { input_tokens, output_tokens } });
@@ -299,6 +299,7 @@ export class AgentLoop {
       await nextTask();
       if (this.journal !== journal) return;
       this.complete(journal, whole);
+      this.pastes = PasteShelf.fromEntries(parts.flat());
       await nextTask();
       if (this.journal !== journal) return;
       if (this.specs && this.model !== undefined) this.estimateShown();

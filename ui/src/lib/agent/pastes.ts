@@ -2,8 +2,10 @@
 // only fail, and fail again at every later message): it becomes an
 // attachment in parts. The model is sent its first part and a note, and
 // reads the others with `read_paste`, a tool the loop answers itself from
-// the conversation's own text (it touches nothing, so it asks nothing).
-import type { ToolResultBlock, ToolUseBlock } from "../types";
+// the conversation's own text (it touches nothing, so it asks nothing). The
+// history keeps that text in the message's item, so a conversation opened
+// again cuts its pastes again from it.
+import type { StoredEntry, ToolResultBlock, ToolUseBlock } from "../types";
 import type { OfferedTool } from "./promptBudget";
 
 export const READ_PASTE = "read_paste";
@@ -19,6 +21,32 @@ export const READ_PASTE_TOOL: OfferedTool = {
 export class PasteShelf {
   private pastes: string[][] = [];
 
+  /**
+   * The shelf of a conversation opened again: each message that went as a
+   * paste's first part and a note is cut again, in parts of the size it
+   * was cut in then, from the whole text its item keeps.
+   */
+  static fromEntries(entries: readonly StoredEntry[]): PasteShelf {
+    const shelf = new PasteShelf();
+    for (const entry of entries) {
+      if (entry.message?.role !== "user") continue;
+      const whole = (entry.items as { kind?: unknown; text?: unknown }[]).find((item) => item.kind === "user")?.text;
+      if (typeof whole !== "string") continue;
+      for (const block of entry.message.content) {
+        const noted = block.type === "text" ? NOTED.exec(block.text) : null;
+        if (!noted) continue;
+        const [, paste, count] = noted;
+        const first = block.type === "text" ? block.text.slice(noted[0].length) : "";
+        const parts = cut(whole, first.length);
+        if (first === "" || parts[0] !== first || parts.length !== Number(count)) continue;
+        shelf.pastes[Number(paste) - 1] = parts;
+      }
+    }
+    // A paste whose message was not kept leaves no hole in the numbering.
+    shelf.pastes = Array.from(shelf.pastes, (parts) => parts ?? []);
+    return shelf;
+  }
+
   get isEmpty(): boolean {
     return this.pastes.length === 0;
   }
@@ -29,12 +57,10 @@ export class PasteShelf {
    */
   shelve(text: string, maxChars: number): string {
     if (text.length <= maxChars) return text;
-    const size = Math.max(200, maxChars - 400);
-    const parts: string[] = [];
-    for (let at = 0; at < text.length; at += size) parts.push(text.slice(at, at + size));
+    const parts = cut(text, Math.max(200, maxChars - 400));
     this.pastes.push(parts);
     const paste = this.pastes.length;
-    return `[The user's message is ${text.length.toLocaleString("en")} characters, more than fits the model's context window at once. It is attachment ${paste}, in ${parts.length} parts; part 1 follows. Read the others with ${READ_PASTE} {"paste": ${paste}, "part": N}, one at a time, keeping notes of what matters.]\n\n${parts[0]}`;
+    return `[The user's message is ${text.length.toLocaleString("en")} characters, more than fits the model's context window at once. It is attachment ${paste}, in ${parts.length} parts; part 1 follows. Read the others with ${READ_PASTE} {"paste": ${paste}, "part": N}, ${NOTE_END}${parts[0]}`;
   }
 
   /** The answer to a `read_paste` call. */
@@ -45,9 +71,22 @@ export class PasteShelf {
     const text = parts?.[part - 1];
     if (text === undefined) {
       const known = this.pastes.map((p, i) => `attachment ${i + 1}: ${p.length} parts`).join(", ");
-      const why = known ? `The attachments: ${known}.` : "The attachment is gone: the conversation was opened again; ask the user to paste it again.";
+      const why = known ? `The attachments: ${known}.` : "The conversation holds no attachment.";
       return { type: "tool_result", tool_use_id: use.id, content: `No part ${String(use.input.part)} of attachment ${String(use.input.paste)}. ${why}`, is_error: true };
     }
     return { type: "tool_result", tool_use_id: use.id, content: `[Attachment ${paste}, part ${part} of ${parts.length}]\n${text}` };
   }
+}
+
+/** How the note on a paste ends; its first part follows. */
+const NOTE_END = "one at a time, keeping notes of what matters.]\n\n";
+
+/** The note, with the paste's number and its count of parts. */
+const NOTED = new RegExp(`^\\[The user's message is [\\d,]+ characters, [^\\]]*? It is attachment (\\d+), in (\\d+) parts; part 1 follows\\. [^\\]]*?${NOTE_END.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`);
+
+/** `text` in parts of `size` characters. */
+function cut(text: string, size: number): string[] {
+  const parts: string[] = [];
+  for (let at = 0; at < text.length; at += Math.max(1, size)) parts.push(text.slice(at, at + Math.max(1, size)));
+  return parts;
 }
