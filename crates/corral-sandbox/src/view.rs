@@ -173,13 +173,16 @@ pub(crate) fn install_prefixes(program: &Path, visible: &[PathBuf]) -> Vec<PathB
         let Some(prefix) = prefix_of(&path) else {
             continue;
         };
-        let seen = |p: &Path| p.starts_with(&prefix) || prefix.starts_with(p);
         if is_system(&prefix)
             || visible.iter().any(|v| prefix.starts_with(v))
-            || found.iter().any(|f| seen(f))
+            || found.iter().any(|f| prefix.starts_with(f))
         {
             continue;
         }
+        // A wider prefix takes the place of the folders found inside it,
+        // whatever the order they came in: `~/.local/bin/tool` linking into
+        // `~/.local/lib/node_modules/tool` needs the link's folder too.
+        found.retain(|f| !f.starts_with(&prefix));
         // A venv names the Python it runs (`home = ...` in `pyvenv.cfg`),
         // and its `bin` links lead to it.
         if let Ok(cfg) = std::fs::read_to_string(prefix.join("pyvenv.cfg")) {
@@ -210,11 +213,28 @@ fn prefix_of(program: &Path) -> Option<PathBuf> {
     let prefix = match dir.file_name() {
         // `node_modules/.bin`: the whole `node_modules`, where its links lead.
         Some(name) if name == "bin" || name == "sbin" || name == ".bin" => dir.parent()?,
-        _ => dir,
+        _ => package_of(dir).unwrap_or(dir),
     };
     // Never the whole home, a top-level folder or `/`.
     (prefix.components().count() > 2 && Some(prefix) != super::env::home().as_deref())
         .then(|| prefix.to_path_buf())
+}
+
+/// The node package a file lies in (`.../node_modules/pkg` or
+/// `.../node_modules/@scope/pkg`): a global install's link leads to a file
+/// deep in it, and the file needs the package's own `node_modules`.
+fn package_of(dir: &Path) -> Option<&Path> {
+    let parts: Vec<_> = dir.components().collect();
+    let at = parts.iter().position(|c| c.as_os_str() == "node_modules")?;
+    let scoped = parts
+        .get(at + 1)
+        .is_some_and(|c| c.as_os_str().to_string_lossy().starts_with('@'));
+    let depth = at + if scoped { 3 } else { 2 };
+    let mut package = dir;
+    for _ in depth..parts.len() {
+        package = package.parent()?;
+    }
+    (depth <= parts.len()).then_some(package)
 }
 
 /// Whether `path` lies in a system folder the child sees anyway.

@@ -594,3 +594,59 @@ fn npm_runs_inside_the_sandbox() {
     assert_eq!(out.exit_code, Some(0), "{out:?}");
     assert_eq!(out.stdout, "hi\n");
 }
+
+// ---------------------------------------------------------------- servers
+
+/// A global npm install (`npm i -g --prefix P`): `P/bin/tool` links to a
+/// file deep in `P/lib/node_modules/tool`, which needs the package's own
+/// `node_modules`. Started by its link or by a link in a folder that is no
+/// `bin`, the server sees the link, the file and the package around it.
+#[test]
+fn a_server_installed_by_a_global_npm_prefix_starts_in_the_sandbox() {
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    if !has_node() || !shell::namespaces_available() {
+        return;
+    }
+    let (_d, root) = project();
+    // Outside /tmp and any home: the sandbox sees it only if it binds it.
+    let place = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let prefix = place.path().join("prefix");
+    let package = prefix.join("lib/node_modules/fake-ls");
+    std::fs::create_dir_all(package.join("lib")).unwrap();
+    std::fs::create_dir_all(package.join("node_modules/dep")).unwrap();
+    std::fs::write(
+        package.join("node_modules/dep/index.js"),
+        "module.exports = 'dep reached';\n",
+    )
+    .unwrap();
+    let cli = package.join("lib/cli.js");
+    std::fs::write(&cli, "#!/usr/bin/env node\nconsole.log(require('dep'));\n").unwrap();
+    std::fs::set_permissions(&cli, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::create_dir_all(prefix.join("bin")).unwrap();
+    symlink(
+        "../lib/node_modules/fake-ls/lib/cli.js",
+        prefix.join("bin/fake-ls"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(place.path().join("links")).unwrap();
+    symlink(&cli, place.path().join("links/fake-ls")).unwrap();
+
+    for program in [
+        prefix.join("bin/fake-ls"),
+        place.path().join("links/fake-ls"),
+    ] {
+        let mut server = shell::language_server_command(&root, &program, &[]).unwrap();
+        let out = server
+            .command
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            "dep reached",
+            "{}: {}",
+            program.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
