@@ -12,7 +12,7 @@ const HEADER: &str = "// Generated from the Rust types by src-tauri/tests/wire_t
 fn declarations() -> Vec<String> {
     use corral_app::{commands, store};
     use corral_session::approvals;
-    use corral_tools::{checkpoint, dispatch, fs, lsp, policy, shell, tool};
+    use corral_tools::{checkpoint, dispatch, display, fs, lsp, policy, shell, tool};
     vec![
         corral_protocol::ErrorCode::decl(),
         corral_protocol::Error::decl(),
@@ -20,6 +20,9 @@ fn declarations() -> Vec<String> {
         policy::Mode::decl(),
         policy::Decision::decl(),
         tool::ToolSpec::decl(),
+        display::ToolDisplay::decl(),
+        display::Subject::decl(),
+        display::ResultView::decl(),
         fs::Preview::decl(),
         dispatch::PolicyCheck::decl(),
         approvals::Scope::decl(),

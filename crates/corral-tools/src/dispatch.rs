@@ -78,7 +78,20 @@ pub fn judge(
     facts: &Assessment,
     ctx: &CallContext,
 ) -> Result<Judged> {
-    let name = tool.name();
+    judge_as(root, tool.name(), tool.risk(), ctx.mode, facts, ctx)
+}
+
+/// [`judge`] of a tool known by its name and risk, in `mode`: one of the
+/// user's MCP servers' tools is judged by this same code as Corral's own
+/// (its paths in a mode of their own, its server's rule deciding the rest).
+pub fn judge_as(
+    root: &ProjectRoot,
+    name: &str,
+    risk: policy::Risk,
+    mode: policy::Mode,
+    facts: &Assessment,
+    ctx: &CallContext,
+) -> Result<Judged> {
     // The path as typed and where it really leads: `notes.txt -> .env` is
     // judged as `.env` too, and a boundary cannot be stepped over by a link.
     let mut subjects = Vec::new();
@@ -99,14 +112,7 @@ pub fn judge(
         }
     }
     let decide_for = |subject: Option<&str>| {
-        policy::decide(
-            tool.risk(),
-            name,
-            subject,
-            facts.read_only,
-            ctx.mode,
-            &ctx.boundaries,
-        )
+        policy::decide(risk, name, subject, facts.read_only, mode, &ctx.boundaries)
     };
     let decision = if subjects.is_empty() {
         decide_for(None)
@@ -293,13 +299,7 @@ pub fn run_prepared(
     if let Some(hook) = &ctx.checkpoint {
         if changes(tool, &facts) {
             tool.validate_parsed(root, &parsed)?;
-            hook.before(root, name, input).map_err(|e| {
-                let message = format!(
-                    "no checkpoint could be taken, so {name} did not run: {}",
-                    e.message
-                );
-                Error { message, ..e }
-            })?;
+            checkpoint(root, hook, name, input)?;
         }
     }
     // The files a write or an edit changed, for their diagnostics.
@@ -309,6 +309,23 @@ pub fn run_prepared(
         crate::lsp::attach(root, lsp, &paths, &mut output);
     }
     Ok(output)
+}
+
+/// Takes the checkpoint before a call of `name` that can change the
+/// project; if none can be taken, the error says the call did not run.
+pub fn checkpoint(
+    root: &ProjectRoot,
+    hook: &crate::checkpoint::Hook,
+    name: &str,
+    input: &Value,
+) -> Result<()> {
+    hook.before(root, name, input).map(drop).map_err(|e| {
+        let message = format!(
+            "no checkpoint could be taken, so {name} did not run: {}",
+            e.message
+        );
+        Error { message, ..e }
+    })
 }
 
 /// Whether a call can change the project, from the registry's verdicts:
@@ -325,7 +342,12 @@ pub fn changes_project(root: &ProjectRoot, tool: &dyn DynTool, input: &Value) ->
 
 /// [`changes_project`] from facts already gathered.
 pub fn changes(tool: &dyn DynTool, facts: &Assessment) -> bool {
-    match tool.risk() {
+    changes_as(tool.risk(), facts)
+}
+
+/// [`changes`] of a tool known by its risk (an MCP server's tool).
+pub fn changes_as(risk: policy::Risk, facts: &Assessment) -> bool {
+    match risk {
         policy::Risk::Read => false,
         policy::Risk::Write => true,
         policy::Risk::Shell => !facts.read_only,

@@ -24,6 +24,7 @@
 //! ```
 
 pub mod dispatch;
+pub mod display;
 pub mod lsp;
 pub mod policy;
 pub mod spec;

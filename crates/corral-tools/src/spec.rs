@@ -87,6 +87,35 @@ mod tests {
     }
 
     #[test]
+    fn the_display_hints_say_what_a_call_is_about_and_no_server() {
+        use crate::display::{ResultView, Subject};
+        let display = |name: &str| {
+            let spec = specs().into_iter().find(|s| s.name == name).unwrap();
+            (spec.display.subject, spec.display.result)
+        };
+        assert_eq!(display("exec_shell"), (Subject::Command, ResultView::Json));
+        assert_eq!(
+            display("search_files"),
+            (Subject::Query, ResultView::Matches)
+        );
+        assert_eq!(display("glob"), (Subject::Pattern, ResultView::Files));
+        assert_eq!(
+            display("list_directory"),
+            (Subject::Folder, ResultView::Entries)
+        );
+        assert_eq!(
+            display("read_file"),
+            (Subject::Path, ResultView::FileContent)
+        );
+        assert_eq!(display("edit_file"), (Subject::Path, ResultView::Edited));
+        assert_eq!(display("update_plan"), (Subject::Path, ResultView::Plan));
+        for spec in specs() {
+            assert_eq!(spec.display.server, None, "{}", spec.name);
+            assert_eq!(spec.display.label, None, "{}", spec.name);
+        }
+    }
+
+    #[test]
     fn read_file_schema_names_its_fields() {
         let spec = specs().into_iter().find(|s| s.name == "read_file").unwrap();
         assert_eq!(spec.input_schema["required"], serde_json::json!(["path"]));

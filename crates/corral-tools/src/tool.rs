@@ -6,6 +6,7 @@
 //! every [`Tool`]: the registry holds `&dyn DynTool`s, and `spec`,
 //! `dispatch`, the CLI and the app read only that.
 
+use crate::display::{ResultView, Subject, ToolDisplay};
 use crate::error::{Error, ErrorCode, Result};
 use crate::policy::{Approval, Boundaries, Mode, Risk};
 use crate::root::ProjectRoot;
@@ -23,6 +24,8 @@ pub struct ToolSpec {
     #[ts(type = "object")]
     pub input_schema: Value,
     pub risk: Risk,
+    /// How the window shows its calls (never sent to the model).
+    pub display: ToolDisplay,
 }
 
 /// What surrounds one call: the session's mode and boundaries, whether the
@@ -75,6 +78,10 @@ pub trait Tool: Sync {
     const RISK: Risk;
     /// What the model is told (whitespace is collapsed in the spec).
     const DESCRIPTION: &'static str;
+    /// What a call is about, as the window shows it.
+    const SUBJECT: Subject = Subject::Path;
+    /// How the window sums up and previews its result.
+    const RESULT: ResultView = ResultView::Json;
 
     /// The paths the call works on, as typed; the policy judges each, and
     /// where each really leads.
@@ -264,6 +271,11 @@ impl<T: Tool> DynTool for T {
                 .join(" "),
             input_schema: schema::<T::Input>(),
             risk: T::RISK,
+            display: ToolDisplay {
+                subject: T::SUBJECT,
+                result: T::RESULT,
+                ..ToolDisplay::default()
+            },
         }
     }
     fn parse(&self, input: &Value) -> Result<Parsed> {

@@ -6,6 +6,7 @@ import { fireEvent, render, screen } from "@testing-library/svelte";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ToolItem } from "../lib/agent/state";
 import ApprovalDock from "./ApprovalDock.svelte";
+import { displayOf, serverDisplay } from "../test/fakeIpc";
 
 const base: ToolItem = { kind: "tool", id: "c1", callId: "t1", name: "exec_shell", input: { command: "npm", args: ["test", "--", "--watch=false"] }, risk: "shell", status: "waiting", reason: "needs approval" };
 const KINDS: Partial<ToolItem>[] = [
@@ -13,12 +14,12 @@ const KINDS: Partial<ToolItem>[] = [
   { input: { command: "npm", args: ["ci"] }, network: true },
   { name: "write_file", input: { path: "src/lib/a.js", content: "x" }, risk: "write" },
   { name: "delete_file", input: { path: ".env" }, risk: "write", oneAtATime: true },
-  { name: "github__search", input: { query: "x" }, risk: null },
+  { name: "github__search", input: { query: "x" }, risk: null, display: serverDisplay("github", "search") },
 ];
 
 function dock(item: Partial<ToolItem> = {}) {
   const onDecide = vi.fn();
-  const view = render(ApprovalDock, { props: { item: { ...base, ...item }, root: "/p/app", onDecide } });
+  const view = render(ApprovalDock, { props: { item: { ...base, display: displayOf(item.name ?? base.name), ...item }, root: "/p/app", onDecide } });
   return { onDecide, unmount: view.unmount };
 }
 

@@ -3,12 +3,13 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ToolItem } from "../lib/agent/state";
 import { ARM_DELAY_MS } from "../lib/approvalGuard";
 import ApprovalDock from "./ApprovalDock.svelte";
+import { displayOf } from "../test/fakeIpc";
 
 const shell: ToolItem = { kind: "tool", id: "c1", callId: "t1", name: "exec_shell", input: { command: "node", args: ["-e", "x"] }, risk: "shell", status: "waiting", reason: "commands need approval" };
 
 function dock(item: Partial<ToolItem> = {}) {
   const onDecide = vi.fn();
-  render(ApprovalDock, { props: { item: { ...shell, ...item }, root: "/p/app", onDecide } });
+  render(ApprovalDock, { props: { item: { ...shell, display: displayOf(item.name ?? shell.name), ...item }, root: "/p/app", onDecide } });
   return { onDecide, root: screen.getByTestId("approval") };
 }
 

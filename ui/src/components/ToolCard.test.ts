@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { ToolItem } from "../lib/agent/state";
 import type { ShellOutput } from "../lib/types";
 import { OutputBuffer } from "../lib/outputBuffer";
-import { shellCancelled } from "../test/fakeIpc";
+import { displayOf, shellCancelled } from "../test/fakeIpc";
 import ToolCard from "./ToolCard.svelte";
 
 const base: ToolItem = { kind: "tool", id: "c1", callId: "t1", name: "read_file", input: { path: "src/lib.rs" }, risk: "read", status: "queued" };
@@ -15,7 +15,8 @@ function shellResult(over: Partial<ShellOutput> & Pick<ShellOutput, "command" | 
 
 function card(item: Partial<ToolItem>) {
   const onStopCommand = vi.fn();
-  const view = render(ToolCard, { props: { item: { ...base, ...item }, onStopCommand } });
+  const name = item.name ?? base.name;
+  const view = render(ToolCard, { props: { item: { ...base, display: displayOf(name), ...item }, onStopCommand } });
   return { ...view, onStopCommand, root: screen.getByTestId("tool-card") };
 }
 

@@ -1,18 +1,23 @@
 import { describe, expect, it } from "vitest";
 import { describeGrant, exactGrant, folderChoices, parsePattern, patternCovers, proposedPattern } from "./grants";
+import { displayOf, serverDisplay } from "../test/fakeIpc";
+
+const writeFile = { name: "write_file", display: displayOf("write_file") };
 
 const node = { name: "exec_shell", input: { command: "node", args: ["-e", "console.log(1)"] } };
 
 describe("grants", () => {
   it("grants a call exactly: its argv, its path, or its input", () => {
     expect(exactGrant(node)).toEqual({ kind: "command", command: "node", args: ["-e", "console.log(1)"], more: false });
-    expect(exactGrant({ name: "write_file", input: { path: "notes.txt", content: "x" } })).toEqual({ kind: "path", tool: "write_file", path: "notes.txt" });
-    expect(exactGrant({ name: "srv__tool", input: { path: "x" } })).toEqual({ kind: "call", tool: "srv__tool", input: { path: "x" } });
+    expect(exactGrant({ ...writeFile, input: { path: "notes.txt", content: "x" } })).toEqual({ kind: "path", tool: "write_file", path: "notes.txt" });
+    // A server's tool is granted call by call, whatever its arguments are called (its spec says whose it is).
+    expect(exactGrant({ name: "srv__tool", input: { path: "x" }, display: serverDisplay("srv", "tool") })).toEqual({ kind: "call", tool: "srv__tool", input: { path: "x" } });
+    expect(exactGrant({ name: "pathless", input: { path: "x" }, display: serverDisplay("srv", "pathless") })).toEqual({ kind: "call", tool: "pathless", input: { path: "x" } });
   });
 
   it("offers a path's own folders, nearest first, then the project", () => {
-    expect(folderChoices({ name: "write_file", input: { path: "./src/lib/../ui/a.js" } })).toEqual(["src/ui", "src", "."]);
-    expect(folderChoices({ name: "write_file", input: { path: "notes.txt" } })).toEqual(["."]);
+    expect(folderChoices({ ...writeFile, input: { path: "./src/lib/../ui/a.js" } })).toEqual(["src/ui", "src", "."]);
+    expect(folderChoices({ ...writeFile, input: { path: "notes.txt" } })).toEqual(["."]);
     expect(folderChoices(node)).toEqual([]);
   });
 

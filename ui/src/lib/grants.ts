@@ -3,9 +3,9 @@
 // it covers the call it comes with, and enforces it): for a command its
 // argv, or a pattern the user edits; for a path its file, or a folder the
 // user picks among the path's own folders; for anything else that very call.
-import type { Grant } from "./types";
+import type { Grant, ToolDisplay } from "./types";
 
-type Call = { name: string; input: Record<string, unknown> };
+type Call = { name: string; input: Record<string, unknown>; display?: ToolDisplay | undefined };
 
 /** The call's argv, when it is a command with a program. */
 function argvOf(call: Call): { command: string; args: string[] } | undefined {
@@ -14,10 +14,12 @@ function argvOf(call: Call): { command: string; args: string[] } | undefined {
   return { command, args: Array.isArray(args) ? args.map(String) : [] };
 }
 
-/** The call's path, when it is one of the app's file tools working on one. */
+/** The call's path, when it is one of the app's file tools working on one (its spec names no server, and its subject is a path). */
 function pathOf(call: Call): string | undefined {
   const { path } = call.input;
-  return call.name !== "exec_shell" && !call.name.includes("__") && typeof path === "string" && path !== "" ? path : undefined;
+  const subject = call.display?.subject;
+  const fileTool = call.display?.server === undefined && subject !== undefined && subject !== "command" && subject !== "arguments";
+  return fileTool && typeof path === "string" && path !== "" ? path : undefined;
 }
 
 /** The grant of this very call: its argv, its path, or its input. */

@@ -7,7 +7,8 @@ import { OutputBuffer } from "./outputBuffer";
 import { visibleRange } from "./virtualRange";
 import { ansiLineToHtml, carrySgr, visibleText } from "./ansi";
 import { exitProblem } from "./shellOutcome";
-import { commandLine } from "./subject";
+import { commandLine, resultSummary, resultText, subjectOf } from "./subject";
+import { displayOf, serverDisplay } from "../test/fakeIpc";
 import { renderMarkdown } from "./markdown";
 
 describe("diffRows", () => {
@@ -135,6 +136,23 @@ describe("small helpers", () => {
 
   it("quotes command lines like a shell would show them", () => {
     expect(commandLine({ command: "grep", args: ["-rn", "two words", "src/"] })).toBe("grep -rn 'two words' src/");
+  });
+
+  it("says what a call is about from its spec's display hints, never from its name", () => {
+    expect(subjectOf(displayOf("read_file"), { path: "src/a.rs", start_line: 3, end_line: 9 })).toBe("src/a.rs:3-9");
+    expect(subjectOf(displayOf("search_files"), { query: "TODO", path: "src" })).toBe("TODO in src");
+    expect(subjectOf(displayOf("glob"), { pattern: "**/*.rs" })).toBe("**/*.rs");
+    expect(subjectOf(displayOf("list_directory"), {})).toBe(".");
+    expect(subjectOf(displayOf("exec_shell"), { command: "npm", args: ["test"] })).toBe("npm test");
+    // A server's tool named like one of Corral's is drawn as its server's, from its hints.
+    const server = serverDisplay("fs", "read_file");
+    expect(subjectOf(server, { path: "src/a.rs", start_line: 3 })).toBe("src/a.rs 3");
+    expect(resultSummary(server, { start_line: 1, end_line: 2, total_lines: 2 })).toBe("");
+    expect(resultSummary(displayOf("read_file"), { start_line: 1, end_line: 2, total_lines: 2 })).toBe("lines 1–2 of 2");
+    expect(resultText(server, { content: "x" })).toBe('{\n  "content": "x"\n}');
+    expect(resultText(displayOf("read_file"), { content: "x" })).toBe("x");
+    // A card saved before specs carried hints shows its arguments.
+    expect(subjectOf(undefined, { path: "a.txt", n: 2 })).toBe("a.txt 2");
   });
 
   it("sanitizes Markdown and never keeps navigating links", () => {

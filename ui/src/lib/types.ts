@@ -73,6 +73,7 @@ export type {
   DiagnosticsReport,
   Location,
   Symbol,
+  ToolDisplay,
 } from "./wire";
 import type { Block } from "./wire";
 

@@ -31,7 +31,34 @@ export type Mode = "read_only" | "ask" | "auto_edit" | "full_auto";
 
 export type PolicyDecision = { "decision": "allow" } | { "decision": "ask", reason: string, } | { "decision": "deny", reason: string, };
 
-export type ToolSpec = { name: string, description: string, input_schema: object, risk: Risk, };
+export type ToolSpec = { name: string, description: string, input_schema: object, risk: Risk, 
+/**
+ * How the window shows its calls (never sent to the model).
+ */
+display: ToolDisplay, };
+
+export type ToolDisplay = { 
+/**
+ * What a call is about, in a few words on its card.
+ */
+subject: ToolSubject, 
+/**
+ * How its result is summed up and previewed.
+ */
+result: ToolResultView, 
+/**
+ * The MCP server whose tool it is; none for Corral's own tools.
+ */
+server?: string, 
+/**
+ * The tool's own name on its server (the model sees it prefixed with
+ * the server's); none for Corral's own tools.
+ */
+label?: string, };
+
+export type ToolSubject = "path" | "folder" | "command" | "query" | "pattern" | "arguments";
+
+export type ToolResultView = "file_content" | "written" | "edited" | "deleted" | "entries" | "files" | "matches" | "plan" | "json";
 
 export type ToolPreview = { 
 /**

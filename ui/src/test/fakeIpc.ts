@@ -2,7 +2,7 @@
 // one seam (the AgentIpc object). Each llm_stream call plays the next turn.
 import { vi } from "vitest";
 import type { AgentIpc } from "../lib/agent/loop";
-import type { GrantEntry, LlmEvent, LlmRequest, Message, ShellEvent, ToolSpec, WireError } from "../lib/types";
+import type { GrantEntry, LlmEvent, LlmRequest, Message, ShellEvent, ToolDisplay, ToolSpec, WireError } from "../lib/types";
 import specsJson from "./toolSpecs.json";
 import type { Consent } from "../lib/ipc";
 
@@ -10,6 +10,14 @@ export type Turn = (emit: (event: LlmEvent) => void, ctx: { runId: string; cance
 
 /** The registry's specs, as Rust gives them (corral-tools' spec_fixture test keeps the file true). */
 export const SPECS = specsJson as ToolSpec[];
+
+/** The display hints of a registry tool, as its spec gives them. */
+export function displayOf(name: string): ToolDisplay | undefined {
+  return SPECS.find((s) => s.name === name)?.display;
+}
+
+/** The display hints of a tool of the MCP server `server`. */
+export const serverDisplay = (server: string, label: string): ToolDisplay => ({ subject: "arguments", result: "json", server, label });
 
 export function say(text: string): Turn {
   return (emit) => {

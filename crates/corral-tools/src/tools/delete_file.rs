@@ -1,5 +1,6 @@
 //! `delete_file`: remove one file (or symlink), never a folder.
 
+use crate::display::ResultView;
 use crate::error::Result;
 use crate::fs::{self, DeleteFileInput, DeleteFileOutput};
 use crate::policy::Risk;
@@ -15,6 +16,7 @@ impl Tool for DeleteFile {
     const NAME: &'static str = "delete_file";
     const RISK: Risk = Risk::Write;
     const DESCRIPTION: &'static str = "Delete one file (not a folder) in the project.";
+    const RESULT: ResultView = ResultView::Deleted;
 
     fn paths(&self, input: &DeleteFileInput) -> Vec<String> {
         vec![input.path.clone()]

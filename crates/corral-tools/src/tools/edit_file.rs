@@ -1,5 +1,6 @@
 //! `edit_file`: exact string replacement that keeps the file's bytes.
 
+use crate::display::ResultView;
 use crate::error::Result;
 use crate::fs::{self, EditFileInput, EditFileOutput};
 use crate::policy::Risk;
@@ -19,6 +20,7 @@ impl Tool for EditFile {
         replace_all is true. Line endings, BOM and trailing newline are kept. Returns a unified \
         diff. A miss fails with no_match, several matches with ambiguous_match listing their \
         lines.";
+    const RESULT: ResultView = ResultView::Edited;
 
     fn paths(&self, input: &EditFileInput) -> Vec<String> {
         vec![input.path.clone()]

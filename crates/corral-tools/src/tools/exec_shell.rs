@@ -3,6 +3,7 @@
 //! before anyone is asked, the read-only table lets it run unasked, and an
 //! argument naming a secret makes it ask in every mode.
 
+use crate::display::Subject;
 use crate::error::Error;
 use crate::error::Result;
 use crate::policy::Risk;
@@ -36,6 +37,7 @@ impl Tool for ExecShell {
         user grants it for the call. Default timeout 30 s, max 600 s. With background: true it \
         returns a run_id at once: read the output with command_output, stop it with \
         stop_command (at most 8 at a time).";
+    const SUBJECT: Subject = Subject::Command;
 
     fn assessment(
         &self,

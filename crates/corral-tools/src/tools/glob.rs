@@ -1,5 +1,6 @@
 //! `glob`: files whose path matches a pattern, newest first.
 
+use crate::display::{ResultView, Subject};
 use crate::error::Result;
 use crate::policy::Risk;
 use crate::root::ProjectRoot;
@@ -17,6 +18,8 @@ impl Tool for Glob {
     const DESCRIPTION: &'static str = "Find files whose path matches a glob pattern such as \
         `src/**/*.rs`, or `*.md` (a pattern without `/` matches file names at any depth), newest \
         first, at most 500. Respects .gitignore, skips hidden files unless the pattern names them.";
+    const SUBJECT: Subject = Subject::Pattern;
+    const RESULT: ResultView = ResultView::Files;
 
     fn paths(&self, input: &GlobInput) -> Vec<String> {
         input.path.iter().cloned().collect()

@@ -1,5 +1,6 @@
 //! `list_directory`: a folder's entries, a few levels deep.
 
+use crate::display::{ResultView, Subject};
 use crate::error::Result;
 use crate::fs::{self, ListDirectoryInput, ListDirectoryOutput};
 use crate::policy::Risk;
@@ -16,6 +17,8 @@ impl Tool for ListDirectory {
     const RISK: Risk = Risk::Read;
     const DESCRIPTION: &'static str = "List a folder's entries (files, folders, symlinks with \
         sizes), depth 1 to 5. Skips .git/; lists node_modules/ and target/ without descending.";
+    const SUBJECT: Subject = Subject::Folder;
+    const RESULT: ResultView = ResultView::Entries;
 
     fn paths(&self, input: &ListDirectoryInput) -> Vec<String> {
         input.path.iter().cloned().collect()

@@ -1,5 +1,6 @@
 //! `read_file`: a text file's lines, in windows for large files.
 
+use crate::display::ResultView;
 use crate::error::Result;
 use crate::fs::{self, ReadFileInput, ReadFileOutput};
 use crate::policy::Risk;
@@ -18,6 +19,7 @@ impl Tool for ReadFile {
         with their original line endings. Large files come in windows of at most 2000 lines or \
         256 KiB: when `truncated` is true, call again with the start_line the hint names. Binary \
         files fail with not_text. Read a file before editing it.";
+    const RESULT: ResultView = ResultView::FileContent;
 
     fn paths(&self, input: &ReadFileInput) -> Vec<String> {
         vec![input.path.clone()]

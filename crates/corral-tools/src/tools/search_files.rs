@@ -1,5 +1,6 @@
 //! `search_files`: file contents matching a regex, like ripgrep.
 
+use crate::display::{ResultView, Subject};
 use crate::error::Result;
 use crate::policy::Risk;
 use crate::root::ProjectRoot;
@@ -18,6 +19,8 @@ impl Tool for SearchFiles {
         literal string with regex=false), like ripgrep. Respects .gitignore, skips binary and \
         hidden files, and files that look like secrets (read those with read_file, which asks the \
         user). Returns matches as {path, line, column, text}; narrow with glob or path.";
+    const SUBJECT: Subject = Subject::Query;
+    const RESULT: ResultView = ResultView::Matches;
 
     fn paths(&self, input: &SearchFilesInput) -> Vec<String> {
         input.path.iter().cloned().collect()

@@ -2,6 +2,7 @@
 //! their status. It touches nothing; the window draws it as a checklist
 //! that updates in place, so the user sees where a long task stands.
 
+use crate::display::ResultView;
 use crate::error::{Error, Result};
 use crate::policy::Risk;
 use crate::root::ProjectRoot;
@@ -64,6 +65,7 @@ impl Tool for UpdatePlan {
         in order, with its status (pending, in_progress, completed). Call it before starting \
         such a task and again whenever a step starts or finishes; the user sees it as a \
         checklist. It touches no file.";
+    const RESULT: ResultView = ResultView::Plan;
 
     fn precheck(&self, _root: &ProjectRoot, input: &UpdatePlanInput) -> Result<()> {
         if input.steps.is_empty() || input.steps.len() > MAX_STEPS {

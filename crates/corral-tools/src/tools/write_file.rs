@@ -1,5 +1,6 @@
 //! `write_file`: create or replace a whole file, atomically.
 
+use crate::display::ResultView;
 use crate::error::Result;
 use crate::fs::{self, WriteFileInput, WriteFileOutput};
 use crate::policy::Risk;
@@ -17,6 +18,7 @@ impl Tool for WriteFile {
     const DESCRIPTION: &'static str = "Create a file or replace its whole content, atomically. \
         Missing parent folders are created. Prefer edit_file for changes to an existing file. \
         Paths are relative to the project root; files under .git/ cannot be written.";
+    const RESULT: ResultView = ResultView::Written;
 
     fn paths(&self, input: &WriteFileInput) -> Vec<String> {
         vec![input.path.clone()]

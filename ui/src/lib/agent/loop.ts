@@ -137,6 +137,7 @@ export class AgentLoop {
         this.noteSandbox(change.result);
       },
       riskOf: (name) => this.specs?.find((s) => s.name === name)?.risk ?? null,
+      displayOf: (name) => this.specs?.find((s) => s.name === name)?.display,
       inputError: (callId) => this.inputErrors.get(callId),
       turnId: () => this.turnId,
       conversation: () => this.grants.conversation,
@@ -771,8 +772,9 @@ export class AgentLoop {
     }
     const id = this.newId();
     this.cardIds.set(callId, id);
-    const risk = this.specs?.find((s) => s.name === name)?.risk ?? null;
-    this.addItem({ kind: "tool", id, callId, name, input, risk, status: "queued" });
+    const spec = this.specs?.find((s) => s.name === name);
+    const shown = spec ? { display: spec.display } : {};
+    this.addItem({ kind: "tool", id, callId, name, input, risk: spec?.risk ?? null, ...shown, status: "queued" });
   }
 
   /** Folders whose AGENTS.md was looked for in this conversation. */

@@ -1,7 +1,7 @@
 // Stop, turn cap, provider errors and restore: the transcript stays one the
 // provider accepts on the next turn.
 import { describe, expect, it, vi } from "vitest";
-import { assertConsistent, callTools, fakeIpc, hangingShell, say, type Turn, use } from "../../test/fakeIpc";
+import { assertConsistent, callTools, fakeIpc, hangingShell, say, serverDisplay, type Turn, use } from "../../test/fakeIpc";
 import type { ToolResultBlock } from "../types";
 import { AgentLoop } from "./loop";
 import type { ToolItem } from "./state";
@@ -107,7 +107,7 @@ describe("AgentLoop stop", () => {
     const mcp = use("github__search", { query: "flaky test" });
     const t = setup([callTools(mcp)]);
     const builtIn = await t.ipc.toolSpecs();
-    t.ipc.toolSpecs.mockResolvedValue([...builtIn, { name: "github__search", description: "[MCP server `github`] Search.", input_schema: { type: "object" }, risk: "shell" }]);
+    t.ipc.toolSpecs.mockResolvedValue([...builtIn, { name: "github__search", description: "[MCP server `github`] Search.", input_schema: { type: "object" }, risk: "shell", display: serverDisplay("github", "search") }]);
     t.ipc.checkPolicy.mockResolvedValue({ decision: "allow" });
     let runId = "";
     t.ipc.callTool.mockImplementation(

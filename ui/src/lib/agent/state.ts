@@ -1,6 +1,6 @@
 // What the agent loop shows: the items of the conversation as the user sees
 // them. The provider transcript (Message[]) lives beside it in the loop.
-import type { Grant, GrantEntry, ImageBlock, Risk, WireError } from "../types";
+import type { Grant, GrantEntry, ImageBlock, Risk, ToolDisplay, WireError } from "../types";
 
 /** queued → (waiting →) running → done | failed; or denied; or cancelled by Stop. */
 export type ToolStatus = "queued" | "waiting" | "running" | "done" | "failed" | "denied" | "cancelled";
@@ -32,6 +32,8 @@ export type ToolItem = {
   name: string;
   input: Record<string, unknown>;
   risk: Risk | null;
+  /** How its tool's spec says to show it (absent on a card saved before specs said). */
+  display?: ToolDisplay;
   status: ToolStatus;
   /** Why the policy asked or denied. */
   reason?: string;

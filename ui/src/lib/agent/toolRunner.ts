@@ -3,19 +3,20 @@
 // consecutive read-only calls together, each write or command alone.
 import { toWireError, wireError } from "../errors";
 import { type FrameScheduler, OutputBuffer } from "../outputBuffer";
-import type { ApprovalAnswer, CallCheck, CallTag, Risk, ToolResultBlock, ToolUseBlock, WireError } from "../types";
+import type { ApprovalAnswer, CallCheck, CallTag, Risk, ToolDisplay, ToolResultBlock, ToolUseBlock, WireError } from "../types";
 import type { Consent } from "../ipc";
 import type { AgentIpc, Decision, RunControl } from "./ports";
 import { previewOf } from "./preview";
 import type { ToolItem } from "./state";
 import { DENIED_TEXT, errorBlock, resultBlock, textBlock } from "./transcript";
-import { isMcpTool } from "../subject";
 
 type Hooks = {
   newId: () => string;
   scheduleFrame?: FrameScheduler;
   updateCard: (id: string, change: Partial<ToolItem>) => void;
   riskOf: (tool: string) => Risk | null;
+  /** How the tool's spec says to show it; a tool of an MCP server names its server. */
+  displayOf?: (tool: string) => ToolDisplay | undefined;
   /** The error of a call whose input was not a JSON object (see LlmEvent). */
   inputError: (callId: string) => WireError | undefined;
   /** The user turn being answered (its message's id), for checkpoints. */
@@ -178,7 +179,7 @@ export class ToolRunner {
       const output =
         use.name === "exec_shell"
           ? await this.shell(use, id, consent, control, tag)
-          : isMcpTool(use.name)
+          : this.hooks.displayOf?.(use.name)?.server !== undefined
             ? await this.stoppable(use, consent, control, tag)
             : base !== undefined
               ? await this.ipc.callTool(use.name, use.input, consent, tag, undefined, base)
