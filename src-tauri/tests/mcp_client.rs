@@ -167,6 +167,9 @@ fn its_tools_are_offered_and_a_call_runs_only_once_approved() {
         echo.description
     );
     assert_eq!(echo.input_schema["type"], "object");
+    // The window knows it for the server's by its spec, not its name.
+    assert_eq!(echo.display.server.as_deref(), Some("fixture"));
+    assert_eq!(echo.display.label.as_deref(), Some("echo"));
     assert!(
         specs.iter().any(|s| s.name == "read_file"),
         "the registry's tools stay"
@@ -247,11 +250,13 @@ fn the_sandbox_holds_a_server_to_the_project_and_its_own_variables() {
     // A folder outside the project that the sandbox shows read-only.
     let outside =
         Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("mcp-outside-{}", std::process::id()));
+    // Through an argument not named as a path, so that only the sandbox
+    // holds it (a path argument leading out is refused before the call).
     let write = |path: &Path| {
         approved(
             &f,
-            "fixture__write",
-            json!({"path": path.display().to_string(), "text": "x"}),
+            "fixture__spill",
+            json!({"to": path.display().to_string(), "text": "x"}),
         )
         .unwrap()
     };

@@ -7,10 +7,10 @@ use crate::approvals::{Answer, Scope};
 use crate::checkpoints::CallTag;
 use crate::grants::CallCheck;
 use crate::{lock, Session};
-use corral_tools::dispatch::{self, CallContext, PolicyCheck};
-use corral_tools::policy::{Approval, Decision};
+use corral_tools::dispatch::{self, CallContext};
+use corral_tools::policy::{self, Approval};
 use corral_tools::shell::{ExecShellInput, SavedRule, ShellRun};
-use corral_tools::{Error, ErrorCode};
+use corral_tools::Error;
 use serde_json::Value;
 
 /// What lets a call that asks run: the user's token for this very call,
@@ -34,21 +34,13 @@ impl Session {
         conversation: Option<&str>,
     ) -> Result<CallCheck, Error> {
         let covering = lock(&self.approvals).covering(&self.root, conversation, tool, input);
-        let mcp = self.servers();
-        let check = match mcp.split(tool) {
-            Some((server, name)) => PolicyCheck {
-                decision: mcp.decide(server, name, self.settings.mode()),
-                preview: None,
-                preview_error: None,
-                rule: None,
-                network: false,
-            },
-            None => dispatch::check(&self.root, tool, input, &self.context())?,
-        };
+        let ctx = self.context();
+        let prepared = self.prepare(tool, input, &ctx)?;
+        let check = prepared.check(&self.root, &ctx, true)?;
         Ok(CallCheck::new(
             check,
             covering,
-            dispatch::touches_secret(&self.root, tool, input),
+            prepared.names_secret(&self.root),
         ))
     }
 
@@ -59,12 +51,7 @@ impl Session {
     /// call proposes (its program and leading words: `npm test`);
     /// `network` grants this one command the network.
     pub fn approve(&self, tool: &str, input: &Value, answer: Answer) -> Result<String, Error> {
-        let is_mcp = self.servers().split(tool).is_some();
-        if corral_tools::spec::risk_of(tool).is_none() && !is_mcp {
-            return Err(Error::invalid_input(format!(
-                "there is no tool named `{tool}`"
-            )));
-        }
+        self.prepare(tool, input, &self.context())?;
         match answer.scope {
             Scope::Once => {}
             Scope::Conversation => {
@@ -122,47 +109,11 @@ impl Session {
             &input,
             consent.token.as_deref(),
         );
-        let root = self.root.clone();
-        let mcp = self.servers();
-        if let Some((server, name)) = mcp.split(&tool) {
-            match mcp.decide(server, name, self.settings.mode()) {
-                Decision::Deny { reason } => {
-                    return Err(Error::new(ErrorCode::Denied, reason).detail("tool", tool.as_str()))
-                }
-                Decision::Ask { reason } if granted != Approval::Granted => {
-                    return Err(Error::new(
-                        ErrorCode::ApprovalRequired,
-                        format!("{reason}: it needs the user's approval"),
-                    )
-                    .detail("tool", tool.as_str()));
-                }
-                _ => {}
-            }
-            // A server runs in the project and may change it: a checkpoint
-            // first, as before any call that can (not for a read-only tool).
-            if !mcp.reads_only(server, name) {
-                if let Some(hook) = self.hook(tag)? {
-                    let (at, called, with) = (root.clone(), tool.clone(), input.clone());
-                    tokio::task::spawn_blocking(move || hook.before(&at, &called, &with))
-                        .await
-                        .map_err(|e| {
-                            Error::new(ErrorCode::Io, format!("{tool} stopped unexpectedly: {e}"))
-                        })?
-                        .map_err(|e| Error {
-                            message: format!(
-                                "no checkpoint could be taken, so {tool} did not run: {}",
-                                e.message
-                            ),
-                            ..e
-                        })?;
-                }
-            }
-            return mcp.call(server, name, input, &shell.cancel).await;
-        }
         let mut ctx = self.context();
         ctx.approval = granted;
         ctx.base = base;
         let context_shell = std::mem::take(&mut ctx.shell);
+        let cancel = shell.cancel.clone();
         ctx.shell = ShellRun {
             // Only the user's approval of this very call grants the
             // network (or the host's user, for every command).
@@ -176,15 +127,16 @@ impl Session {
             background: context_shell.background,
             ..shell
         };
-        // A checkpoint before a call that can change the project (the
-        // store is opened only then); if none can be taken, it does not run.
-        if dispatch::tool(&tool).is_ok_and(|t| dispatch::changes_project(&root, t, &input)) {
+        // One way for every tool: found and read once, judged, then a
+        // checkpoint before a call that can change the project (the store
+        // is opened only then; if none can be taken, it does not run).
+        let prepared = self.prepare(&tool, &input, &ctx)?;
+        let judged = prepared.judge(&self.root, &ctx)?;
+        policy::enforce(&judged.decision, granted, &tool)?;
+        if prepared.changes_project() {
             ctx.checkpoint = self.hook(tag)?;
         }
-        let name = tool.clone();
-        tokio::task::spawn_blocking(move || dispatch::call(&root, &name, input, &ctx))
-            .await
-            .map_err(|e| Error::new(ErrorCode::Io, format!("{tool} stopped unexpectedly: {e}")))?
+        self.run_prepared(prepared, input, ctx, &cancel).await
     }
 
     /// The checkpoint hook for a call that can change the project, if this

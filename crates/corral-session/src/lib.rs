@@ -17,6 +17,8 @@ pub mod domains;
 pub mod grants;
 pub mod index;
 pub mod mcp;
+pub mod registry;
+pub mod server_tool;
 pub mod watch;
 
 use approvals::Approvals;

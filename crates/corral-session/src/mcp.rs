@@ -7,7 +7,8 @@
 //! until Restart; the other servers and the app go on. A call waits at most
 //! its server's timeout. The servers stop when the project closes.
 
-use corral_tools::policy::{Decision, Mode, Risk};
+use crate::server_tool::{ServerTool, SEPARATOR};
+use corral_tools::policy::{Decision, Mode};
 use corral_tools::shell::{CancelToken, ServerCommand, ServerFolder};
 use corral_tools::spec::ToolSpec;
 use corral_tools::{Error, ErrorCode, ProjectRoot};
@@ -71,8 +72,6 @@ pub struct McpServerConfig {
     pub timeout_secs: Option<u64>,
 }
 
-/// Between a server's name and its tool's in the name the model sees.
-pub const SEPARATOR: &str = "__";
 /// The stderr kept of each server (its newest bytes).
 const STDERR_KEEP: usize = 16 * 1024;
 /// The most text of one result passed on to the model.
@@ -115,19 +114,11 @@ pub struct McpServerStatus {
     pub stderr: String,
 }
 
-/// One tool of a server.
-#[derive(Debug, Clone)]
-struct McpTool {
-    name: String,
-    description: String,
-    schema: Value,
-}
-
 struct Live {
     client: RunningService<RoleClient, ()>,
     /// Its process group, killed when the session is dropped (none for a URL).
     _group: Option<Group>,
-    tools: Vec<McpTool>,
+    tools: Vec<ServerTool>,
     /// Its private folder, removed when it stops (none for a URL).
     _folder: Option<ServerFolder>,
 }
@@ -240,19 +231,31 @@ impl McpHub {
             let Ok(live) = server.live.try_lock() else {
                 continue;
             };
-            for tool in live.iter().flat_map(|l| &l.tools) {
-                specs.push(ToolSpec {
-                    name: format!("{}{SEPARATOR}{}", server.config.name, tool.name),
-                    description: format!(
-                        "[MCP server `{}`] {}",
-                        server.config.name, tool.description
-                    ),
-                    input_schema: tool.schema.clone(),
-                    risk: server.risk_of(&tool.name),
-                });
-            }
+            specs.extend(live.iter().flat_map(|l| &l.tools).map(ServerTool::spec));
         }
         specs
+    }
+
+    /// The tool the model calls `name` (`SERVER__TOOL`), if it names one of
+    /// these servers: the tool, or why that server cannot take it (it is
+    /// not running, or has no such tool).
+    pub fn tool(&self, name: &str) -> Option<Result<ServerTool, Error>> {
+        let (server, tool) = name.split_once(SEPARATOR)?;
+        let server = self.servers.get(server)?;
+        let Ok(live) = server.live.try_lock() else {
+            // A start or a stop holds it: the call would wait for neither.
+            return Some(Err(server.not_running()));
+        };
+        let Some(live) = live.as_ref() else {
+            return Some(Err(server.not_running()));
+        };
+        Some(
+            live.tools
+                .iter()
+                .find(|t| t.tool == tool)
+                .cloned()
+                .ok_or_else(|| server.no_tool(tool)),
+        )
     }
 
     /// Whether `tool` names a tool of one of these servers (`SERVER__TOOL`),
@@ -321,12 +324,26 @@ impl McpHub {
 }
 
 impl Server {
-    fn risk_of(&self, tool: &str) -> Risk {
-        if self.config.trusted || self.config.read_only_tools.iter().any(|t| t == tool) {
-            Risk::Read
-        } else {
-            Risk::Shell
-        }
+    /// Why this server takes no calls now.
+    fn not_running(&self) -> Error {
+        let name = &self.config.name;
+        let (state, problems) = lock(&self.state).clone();
+        let why = match state {
+            McpState::Failed => format!("it failed: {}", problems.join("; ")),
+            _ => "it is not running".to_string(),
+        };
+        mcp_error(
+            name,
+            format!("the MCP server `{name}` cannot take calls: {why}"),
+        )
+        .hint("Restart it in Settings, or do without its tools.")
+    }
+
+    fn no_tool(&self, tool: &str) -> Error {
+        Error::new(
+            ErrorCode::NotFound,
+            format!("the MCP server `{}` has no tool `{tool}`", self.config.name),
+        )
     }
 
     fn set_state(&self, state: McpState, problems: Vec<String>) {
@@ -340,12 +357,8 @@ impl Server {
             .try_lock()
             .ok()
             .and_then(|live| {
-                live.as_ref().map(|l| {
-                    l.tools
-                        .iter()
-                        .map(|t| format!("{}{SEPARATOR}{}", self.config.name, t.name))
-                        .collect()
-                })
+                live.as_ref()
+                    .map(|l| l.tools.iter().map(|t| t.name.clone()).collect())
             })
             .unwrap_or_default();
         let stderr = String::from_utf8_lossy(&lock(&self.stderr)).into_owned();
@@ -396,12 +409,12 @@ impl Server {
             .list_all_tools()
             .await
             .map_err(|e| mcp_error(name, format!("it did not list its tools: {e}")))?;
-        let mut tools: Vec<McpTool> = Vec::new();
+        let mut tools: Vec<ServerTool> = Vec::new();
         let mut skipped = Vec::new();
         for tool in listed {
             let schema = Value::Object((*tool.input_schema).clone());
             let full = format!("{name}{SEPARATOR}{}", tool.name);
-            if tools.iter().any(|t| t.name == tool.name) {
+            if tools.iter().any(|t| t.tool == tool.name) {
                 skipped.push(format!(
                     "tool `{}` left out: offered twice (providers refuse two tools of one name)",
                     tool.name
@@ -424,11 +437,18 @@ impl Server {
                 ));
             } else {
                 let description = tool.description.as_deref().unwrap_or("");
-                tools.push(McpTool {
-                    name: tool.name.to_string(),
-                    description: cut(description, MAX_DESCRIPTION),
+                // A server at a URL works on no file of the project.
+                let local = self.config.url.is_none();
+                let mut found = ServerTool::new(
+                    name,
+                    &tool.name,
+                    cut(description, MAX_DESCRIPTION),
                     schema,
-                });
+                    local,
+                );
+                found.read_only = self.config.read_only_tools.iter().any(|t| *t == tool.name);
+                found.trusted = self.config.trusted;
+                tools.push(found);
             }
         }
         Ok((
@@ -553,22 +573,10 @@ impl Server {
         let peer = {
             let live = self.live.lock().await;
             let Some(live) = live.as_ref() else {
-                let (state, problems) = lock(&self.state).clone();
-                let why = match state {
-                    McpState::Failed => format!("it failed: {}", problems.join("; ")),
-                    _ => "it is not running".to_string(),
-                };
-                return Err(mcp_error(
-                    name,
-                    format!("the MCP server `{name}` cannot take calls: {why}"),
-                )
-                .hint("Restart it in Settings, or do without its tools."));
+                return Err(self.not_running());
             };
-            if !live.tools.iter().any(|t| t.name == tool) {
-                return Err(Error::new(
-                    ErrorCode::NotFound,
-                    format!("the MCP server `{name}` has no tool `{tool}`"),
-                ));
+            if !live.tools.iter().any(|t| t.tool == tool) {
+                return Err(self.no_tool(tool));
             }
             live.client.peer().clone()
         };
