@@ -203,8 +203,11 @@ fn its_tools_are_offered_and_a_call_runs_only_once_approved() {
     let other = call(&f, "fixture__echo", json!({"text": "b"}), Some(token)).unwrap_err();
     assert_eq!(other["code"], "approval_required");
     // An unknown tool of a known server, and a server that is not there.
-    let missing = approved(&f, "fixture__nope", json!({})).unwrap_err();
-    assert_eq!(missing["code"], "not_found", "{missing}");
+    let missing = f
+        .state
+        .approve("fixture__nope", &json!({}), Answer::once())
+        .unwrap_err();
+    assert_eq!(missing.code.as_str(), "not_found", "{missing:?}");
     let unknown = call(&f, "nobody__echo", json!({}), None).unwrap_err();
     assert_eq!(unknown["code"], "invalid_input", "{unknown}");
 }
@@ -715,12 +718,14 @@ fn servers_in_a_venv_under_the_home_and_under_tmp_start_and_their_tools_work() {
         let echoed = approved(&f, &format!("{name}__echo"), json!({"text": name})).unwrap();
         assert_eq!(text_of(&echoed), format!("echo: {name}"));
     }
-    // Its prefix is there read-only: it cannot change its own program.
+    // Its prefix is there read-only: it cannot change its own program
+    // (given through an argument not named as a path, which only the
+    // sandbox holds).
     let script = in_tmp.path().join("tmpvenv-venv/lib/fixture_server.py");
     let written = approved(
         &f,
-        "tmpvenv__write",
-        json!({"path": script.display().to_string(), "text": "x"}),
+        "tmpvenv__spill",
+        json!({"to": script.display().to_string(), "text": "x"}),
     );
     assert!(
         std::fs::read_to_string(&script)

@@ -340,10 +340,13 @@ impl Server {
     }
 
     fn no_tool(&self, tool: &str) -> Error {
+        let name = &self.config.name;
         Error::new(
             ErrorCode::NotFound,
-            format!("the MCP server `{}` has no tool `{tool}`", self.config.name),
+            format!("the MCP server `{name}` has no tool `{tool}`"),
         )
+        .hint(format!("Call one of the tools `{name}` offers."))
+        .detail("server", name.as_str())
     }
 
     fn set_state(&self, state: McpState, problems: Vec<String>) {
