@@ -146,6 +146,12 @@ impl ProviderConfig {
         }
     }
 
+    /// Whether this is a provider's own API and no key is set: it refuses
+    /// every request without one, so none is sent.
+    pub(crate) fn lacks_key(&self) -> bool {
+        self.key().is_none() && self.provider.is_own_api(self.base())
+    }
+
     /// The key, when one is set and not blank.
     pub(crate) fn key(&self) -> Option<&str> {
         self.api_key

@@ -50,6 +50,11 @@ async fn run(
     if let Err(error) = request.check_images() {
         return StreamEvent::Error { error };
     }
+    if config.lacks_key() {
+        return StreamEvent::Error {
+            error: LlmError::NoKey.to_wire(&ctx),
+        };
+    }
     let max_tokens = request.reply_limit(config.max_tokens);
     let body = match config.provider {
         Provider::Anthropic => anthropic::body(config, request, max_tokens, true),

@@ -3,7 +3,7 @@
 //!
 //! | failure | code | retryable |
 //! |---|---|---|
-//! | HTTP 401, 403, 402 | `llm_auth` | no |
+//! | HTTP 401, 403, 402; no key for a provider's own API (nothing is sent) | `llm_auth` | no |
 //! | HTTP 429, rate-limit error event | `llm_rate_limited` | yes |
 //! | HTTP 408, 5xx, connect failure, timeout, connection dropped, stream cut short, overloaded/other error event | `llm_unavailable` | yes |
 //! | HTTP 404 | `llm_unavailable` | no (wrong base URL or model) |
@@ -80,6 +80,11 @@ pub(crate) enum LlmError {
     /// A success status with something other than an event stream.
     #[error("not a stream: {0}")]
     NotAStream(String),
+    /// No key is set for a provider's own API, which refuses every request
+    /// without one: nothing is sent (offline, it would be retried for
+    /// seconds before failing as unreachable).
+    #[error("no API key")]
+    NoKey,
 }
 
 /// The error type and message a provider gave, as far as it gave them.
@@ -284,6 +289,12 @@ impl LlmError {
                     None => error,
                 }
             }
+            LlmError::NoKey => Error::new(
+                ErrorCode::LlmAuth,
+                format!("no API key is set for {speaker}, so nothing was sent"),
+            )
+            .retryable(false)
+            .hint("Open Settings and enter a key, or choose a local server there (those found running on this machine are offered)."),
             LlmError::Request(cause) => {
                 Error::new(ErrorCode::InvalidInput, format!("the request to `{url}` could not be made: {cause}"))
                     .hint("Check the base URL in Settings.")

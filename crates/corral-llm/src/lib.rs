@@ -121,6 +121,9 @@ pub async fn test_connection(config: &ProviderConfig) -> Result<String, corral_p
 }
 
 async fn ping(config: &ProviderConfig, url: &str) -> Result<String, LlmError> {
+    if config.lacks_key() {
+        return Err(LlmError::NoKey);
+    }
     let request = ChatRequest {
         system: String::new(),
         messages: vec![Message::user("ping")],

@@ -478,3 +478,42 @@ async fn a_request_over_the_context_window_is_context_overflow() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_providers_own_api_without_a_key_fails_at_once_with_nothing_sent() {
+    for provider in [Provider::Anthropic, Provider::OpenAi] {
+        // The provider's own address, no key: it refuses every request, and
+        // offline it would be retried for seconds as unreachable.
+        let mut config = corral_llm::ProviderConfig::new(provider, "m");
+        config.retry_base_delay = Duration::from_secs(5);
+        let started = Instant::now();
+        let events = collect(&config, &request()).await;
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{provider:?} waited"
+        );
+        assert_eq!(events.len(), 1, "one terminal error, no retry: {events:?}");
+        let error = terminal_error(&events);
+        assert_eq!(error.code.as_str(), "llm_auth");
+        assert!(!error.retryable);
+        assert!(
+            error.message.contains("no API key is set"),
+            "{}",
+            error.message
+        );
+        assert!(error.hint.contains("Settings"), "{}", error.hint);
+        let checked = corral_llm::test_connection(&config).await;
+        assert_eq!(
+            checked.map_err(|e| e.code.as_str().to_string()),
+            Err("llm_auth".into())
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_local_server_without_a_key_is_asked() {
+    let server = Server::start(vec![Reply::sse(TEXT)]).await;
+    let mut config = server.config(Provider::OpenAi);
+    config.api_key = None;
+    assert_eq!(collect(&config, &request()).await, text_events());
+}
