@@ -49,6 +49,7 @@ mod model_info;
 mod models;
 mod openai;
 mod sse;
+mod token_count;
 mod types;
 
 pub use config::{Provider, ProviderConfig};
@@ -56,6 +57,7 @@ pub use driver::MAX_RETRY_DELAY;
 pub use local::{detect_local_servers, probe_server, LocalServer, LOCAL_SERVERS, PROBE_TIMEOUT};
 pub use model_info::{known_context_window, known_price, model_info, ModelInfo, Price};
 pub use models::{list_models, models_url, ListedModel};
+pub use token_count::{prompt_tokens, COUNT_TIMEOUT};
 pub use types::{
     Block, ChatRequest, Message, Role, StreamEvent, ToolDef, IMAGES_PER_MESSAGE,
     IMAGES_PER_REQUEST, IMAGE_MAX_BYTES, IMAGE_TYPES,

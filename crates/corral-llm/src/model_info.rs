@@ -4,7 +4,8 @@
 //!
 //! Servers answer in their own places:
 //! - llama.cpp's `llama-server`: `GET /props` →
-//!   `default_generation_settings.n_ctx` and `chat_template_caps.supports_tools`;
+//!   `default_generation_settings.n_ctx` and `chat_template_caps.supports_tools`
+//!   (and that it counts tokens: see [`crate::prompt_tokens`]);
 //! - LM Studio: `GET /api/v0/models/{model}` → `loaded_context_length`
 //!   (else `max_context_length`);
 //! - Ollama: `POST /api/show {model}` → the `num_ctx` parameter when the
@@ -47,6 +48,12 @@ pub struct ModelInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub supports_tools: Option<bool>,
+    /// Whether the server counts a request's tokens with the model's own
+    /// template and tokenizer ([`crate::prompt_tokens`]): llama.cpp's
+    /// `llama-server`, known by its `/props`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub counts_tokens: Option<bool>,
     /// What a million tokens cost on a hosted model with a known price.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -118,6 +125,7 @@ async fn ask(config: &ProviderConfig) -> ModelInfo {
     };
     let mut info = ModelInfo::default();
     if let Some(props) = get(format!("{origin}/props")).await {
+        info.counts_tokens = Some(true);
         info.supports_tools = props
             .pointer("/chat_template_caps/supports_tools")
             .and_then(Value::as_bool);
@@ -153,6 +161,7 @@ async fn ask(config: &ProviderConfig) -> ModelInfo {
     }
     ModelInfo {
         supports_tools: info.supports_tools,
+        counts_tokens: info.counts_tokens,
         ..from_table(&config.model)
     }
 }

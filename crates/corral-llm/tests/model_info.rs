@@ -28,6 +28,7 @@ async fn llama_server_says_its_context_and_whether_its_template_calls_tools() {
                 context_window: Some(4096),
                 source: Some("server".into()),
                 supports_tools: Some(false),
+                counts_tokens: Some(true),
                 price: None,
             }
         );

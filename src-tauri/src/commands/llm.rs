@@ -203,6 +203,19 @@ pub async fn model_info(
     Ok(corral_llm::model_info(&config).await)
 }
 
+/// The tokens `request` makes as the server's own template and tokenizer
+/// count them (llama.cpp's `llama-server`), sent to `target` when given,
+/// else as the settings say; `None` when the server cannot count.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn count_prompt_tokens(
+    state: State<'_, AppState>,
+    request: ChatRequest,
+    target: Option<LlmTarget>,
+) -> Result<Option<u64>, Error> {
+    let config = with_store(&state, move |store| Ok(config_with(store, target))).await?;
+    Ok(corral_llm::prompt_tokens(&config, &request).await)
+}
+
 /// The models the server of `settings` (or the saved settings) lists, asked
 /// with the key saved for its origin. A server without a list is
 /// `not_found`: the switcher then lets the user type a name.

@@ -166,6 +166,10 @@ command_list! {
         /// and where that comes from (the server, the table of hosted models, or the settings),
         /// whether it can call tools, its price per million tokens (`{}` when nothing is known)
         llm::model_info("settings?: SettingsInput") -> "ModelInfo";
+        /// the tokens `request` makes as the server's own chat template and tokenizer count them
+        /// (llama.cpp's `POST /apply-template`, then `POST /tokenize`), at `target` when given,
+        /// else the settings' server; null when the server cannot count
+        llm::count_prompt_tokens("request: LlmRequest, target?: LlmTarget") -> "number | null";
         /// `{ id, display_name? }`: the models the server of `settings` (else the saved settings)
         /// lists at `GET …/models`, asked with the key saved for its origin; `not_found` when it has
         /// no list (type the name instead), else an `llm_*` error

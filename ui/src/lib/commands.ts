@@ -40,6 +40,7 @@ export type Commands = {
   save_settings: { args: { settings: SettingsInput }; result: Settings };
   test_connection: { args: { settings?: SettingsInput }; result: ConnectionOk };
   model_info: { args: { settings?: SettingsInput }; result: ModelInfo };
+  count_prompt_tokens: { args: { request: LlmRequest, target?: LlmTarget }; result: number | null };
   list_models: { args: { settings?: SettingsInput }; result: ListedModel[] };
   detect_local_servers: { args: Record<string, never>; result: LocalServer[] };
   list_checkpoints: { args: Record<string, never>; result: Checkpoint[] };
@@ -99,6 +100,7 @@ export const COMMAND_NAMES = [
   "save_settings",
   "test_connection",
   "model_info",
+  "count_prompt_tokens",
   "list_models",
   "detect_local_servers",
   "list_checkpoints",

@@ -184,6 +184,8 @@ export const ipc = {
   /** Tests `settings` as given (nothing is saved), or the saved settings. */
   testConnection: (settings?: SettingsInput) => call("test_connection", settings ? { settings } : {}),
   modelInfo: (settings?: SettingsInput) => call("model_info", settings ? { settings } : {}),
+  /** The server's own count of `request`'s tokens (llama.cpp), at `target` when given; null when it cannot count. */
+  countPromptTokens: (request: LlmRequest, target?: LlmTarget | null) => call("count_prompt_tokens", { request, ...(target ? { target } : {}) }),
   /** The models the server of `settings` (or the saved settings) lists; `not_found` when it has no list. */
   listModels: (settings?: SettingsInput) => call("list_models", settings ? { settings } : {}),
   detectLocalServers: () => call("detect_local_servers"),

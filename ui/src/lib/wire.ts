@@ -822,6 +822,12 @@ source?: string,
  */
 supports_tools?: boolean, 
 /**
+ * Whether the server counts a request's tokens with the model's own
+ * template and tokenizer ([`crate::prompt_tokens`]): llama.cpp's
+ * `llama-server`, known by its `/props`.
+ */
+counts_tokens?: boolean, 
+/**
  * What a million tokens cost on a hosted model with a known price.
  */
 price?: Price, };

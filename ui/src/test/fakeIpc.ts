@@ -107,6 +107,7 @@ export function fakeIpc(turns: Turn[]) {
     }),
     appendEntry: vi.fn<AgentIpc["appendEntry"]>(async (conversation) => ({ conversation: conversation ?? "c1", seq: seq++ })),
     modelInfo: vi.fn<AgentIpc["modelInfo"]>(async () => ({})),
+    countPromptTokens: vi.fn<AgentIpc["countPromptTokens"]>(async () => null),
   };
   return { ipc, requests, grants, newId: () => `id${++ids}` };
 }

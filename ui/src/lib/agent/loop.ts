@@ -475,6 +475,7 @@ export class AgentLoop {
     this.model = undefined;
     this.imagesRefused = false;
     this.asking = null;
+    this.counting = null;
     this.modelNoted = false;
   }
 
@@ -861,6 +862,8 @@ export class AgentLoop {
   private asking: Promise<ModelInfo> | null = null;
   /** Whether what the model cannot do was said (once per loop). */
   private modelNoted = false;
+  /** The server's count of the prefix, asked once per model. */
+  private counting: Promise<void> | null = null;
 
   /** What the server says of the model: asked once, on the first need. */
   private async modelFacts(): Promise<ModelInfo> {
@@ -870,7 +873,19 @@ export class AgentLoop {
     if (this.asking !== asking) return model; // the settings changed meanwhile
     this.model = model;
     this.patch({ price: model.price ?? null });
+    if (model.counts_tokens && this.specs) await (this.counting ??= this.countPrefix(this.specs, asking));
     return model;
+  }
+
+  /**
+   * Corrects the estimate with the server's own count of the fixed prefix
+   * (llama.cpp's template and tokenizer), once per model, before the first
+   * request is sized by it; a server that cannot count leaves it as it is.
+   */
+  private async countPrefix(specs: ToolSpec[], asking: Promise<ModelInfo>): Promise<void> {
+    const prefix = { ...this.request(specs), messages: [] };
+    const counted = await this.ipc.countPromptTokens(prefix).catch(() => null);
+    if (counted !== null && this.asking === asking) this.estimate.calibrate(prefix, counted);
   }
 
   /**

@@ -18,6 +18,7 @@ export type AgentIpc = Pick<
   | "appendEntry"
   | "openConversation"
   | "modelInfo"
+  | "countPromptTokens"
 >;
 
 /**
