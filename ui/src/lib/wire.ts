@@ -80,7 +80,7 @@ diff: string,
 /**
  * The file the preview was computed from ([`base_of`]: a digest of
  * its bytes, or `absent`). Given back with the approved call
- * ([`crate::tool::CallContext::base`]), the call writes only over
+ * (the tool layer's `CallContext::base`), the call writes only over
  * those very bytes: if the file changed since, it fails with
  * `stale_file` and writes nothing, so what is written is what was
  * shown.
