@@ -248,7 +248,7 @@ fn the_graph_is_read_from_the_sources() {
     // `super::super::forward::splice` in `proxy::http`.
     assert!(sandbox["proxy"].contains("forward"), "{sandbox:?}");
     let app = module_graph(&workspace().join("src-tauri/src"));
-    assert!(app["store::history"].contains("store::markdown"), "{app:?}");
+    assert!(app["commands"].contains("state"), "{app:?}");
 }
 
 /// Writes `files` (path, text) under a fresh `src` folder.

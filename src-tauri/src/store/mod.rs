@@ -102,11 +102,14 @@ const KEYCHAIN_SERVICE: &str = "dev.corral.desktop";
 
 const MAX_RECENT: usize = 10;
 
-pub mod history;
 mod keys;
-pub mod markdown;
 pub mod mcp;
 pub mod shell;
+
+/// The conversation history, from its own crate (the CLI and other hosts
+/// can open it too).
+pub use corral_history as history;
+pub use corral_history::markdown;
 
 impl Store {
     /// A store that keeps API keys in the OS keychain where one answers.

@@ -1,10 +1,10 @@
 //! The conversation history: appending one entry to a long conversation and
 //! opening it (read and serialized for the window, as `open_conversation`
 //! answers). The conversation: 5,000 entries, 20 MB of tool output.
-//! Run: cargo bench -p corral --bench history
+//! Run: cargo bench -p corral-history --bench history
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
-use corral_app::store::history::{History, NewEntry};
+use corral_history::{History, NewEntry};
 use corral_llm::{Block, Message, Role};
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::json;

@@ -18,9 +18,10 @@
 //! `history.newer-SECS.db` (with its `-wal`), never overwritten; the app
 //! starts a new one and says so once (`take_notice`).
 
-use crate::store::markdown;
+pub mod markdown;
+
 use corral_llm::{Block, Message, Role};
-use corral_tools::{Error, ErrorCode};
+use corral_protocol::{Error, ErrorCode};
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
