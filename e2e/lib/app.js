@@ -288,8 +288,10 @@ function artifactName(t) {
 
 /** One running app and what it talks to. */
 export class App {
-  constructor({ dirs, llm, driver, name, openProject = true, desktop = null }) {
+  constructor({ dirs, llm, driver, name, openProject = true, desktop = null, env = {} }) {
     this.dirs = dirs;
+    /** The environment the app was started with (to start another `corral` beside it). */
+    this.env = env;
     this.desktop = desktop;
     this.openProject = openProject;
     this.llm = llm;
@@ -633,8 +635,9 @@ export async function withApp(
     if (wantDesktop) {
       desktop = await startDesktop(path.join(dirs.root, "desktop"), logFile, path.join(ARTIFACTS, `${name}--notifications.txt`));
     }
-    driver = await startDriver({ ...driverEnv(dirs), ...desktop?.env, ...env }, logFile);
-    app = new App({ dirs, llm, driver, name, openProject, desktop });
+    const appEnv = { ...driverEnv(dirs), ...desktop?.env, ...env };
+    driver = await startDriver(appEnv, logFile);
+    app = new App({ dirs, llm, driver, name, openProject, desktop, env: appEnv });
     await app.open();
     await body(app);
     if (llm.unexpected.length) {

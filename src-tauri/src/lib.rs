@@ -1,10 +1,12 @@
 //! The Corral app: thin Tauri command adapters over the session core
 //! (corral-session: the open project, its approvals and every tool call)
 //! and corral-llm, the app state (the session, runs) and what it keeps on
-//! disk. `corral PATH` opens PATH at start.
+//! disk. `corral PATH` opens PATH at start, or in the app already running
+//! ([`launch`]).
 
 pub mod commands;
 pub mod key_origin;
+pub mod launch;
 pub mod navigation;
 pub mod state;
 pub mod store;
@@ -19,6 +21,7 @@ use tauri::{Manager, Runtime};
 pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
     builder
         .plugin(navigation::guard())
+        .manage(launch::LaunchListener::default())
         .invoke_handler(commands::handler())
 }
 
@@ -26,8 +29,13 @@ pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
 pub fn run() {
     // Before anything starts a thread: it sets environment variables.
     render_on_cpu_without_gpu();
-    let project_arg = std::env::args_os().nth(1);
-    let app = builder(tauri::Builder::default())
+    // `--help`, `--version` and a wrong argument end here, before any window.
+    let project_arg = <launch::Args as clap::Parser>::parse().folder;
+    // The single-instance plugin first: a second start hands its
+    // arguments to the running app and exits before anything else starts.
+    let app =
+        tauri::Builder::default().plugin(tauri_plugin_single_instance::init(launch::second_start));
+    let app = builder(app)
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
         .on_page_load(|_webview, payload| {

@@ -85,6 +85,7 @@ fn declarations() -> Vec<String> {
         store::SettingsView::decl(),
         store::SettingsInput::decl(),
         store::ProjectInfo::decl(),
+        corral_app::launch::Launch::decl(),
         commands::llm::ConnectionOk::decl(),
         store::history::ConversationSummary::decl(),
         store::history::ForkPoint::decl(),

@@ -10,6 +10,7 @@
 
 pub mod checkpoints;
 pub mod conversation;
+pub mod launch;
 pub mod llm;
 pub mod mcp;
 pub mod policy;
@@ -73,6 +74,9 @@ command_list! {
     }
     "Project" {
         project::open_project("path: string") -> "ProjectInfo";
+        /// from now on a later `corral FOLDER` (a second start, handed to this app) reaches this
+        /// channel once the folder opened or failed to (a reloaded window's replaces the one before)
+        launch::watch_launches("on_launch: Channel<Launch>") -> "null";
         /// the native folder dialog; null if dismissed
         project::pick_project("") -> "ProjectInfo | null";
         project::close_project("") -> "null";

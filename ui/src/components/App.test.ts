@@ -1,7 +1,7 @@
 // The window's flow with the IPC module mocked at its one seam.
 import { fireEvent, render, screen } from "@testing-library/svelte";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import type { Settings } from "../lib/types";
+import type { Launch, Settings } from "../lib/types";
 
 vi.mock("../lib/ipc", () => import("../test/ipcMock").then((m) => m.ipcModule()));
 import { ipc as client } from "../lib/ipc";
@@ -21,6 +21,7 @@ const ipc = answer(client, {
   searchConversations: vi.fn(),
   callTool: vi.fn(),
   setWindowTitle: vi.fn(),
+  onLaunch: vi.fn(async () => () => undefined),
   getSettings: vi.fn(),
   saveSettings: vi.fn(),
   testConnection: vi.fn(),
@@ -65,6 +66,30 @@ describe("App", () => {
     await fireEvent.click(screen.getByRole("button", { name: /src/ }));
     await vi.waitFor(() => expect(tree.textContent).toContain("main.rs"));
     expect(ipc.callTool).toHaveBeenCalledWith("list_directory", { path: "src", depth: 1 });
+  });
+
+  it("opens the folder of a later `corral FOLDER`, and says when it could not", async () => {
+    ipc.projectInfo.mockResolvedValue(app);
+    render(App);
+    await vi.waitFor(() => expect(screen.getByTestId("project-name").textContent).toBe("app"));
+    await vi.waitFor(() => expect(ipc.onLaunch).toHaveBeenCalledTimes(1));
+    const launch = ipc.onLaunch.mock.calls[0][0] as (launch: Launch) => void;
+
+    launch({ type: "opened", project: { root: "/home/me/lib", name: "lib" } });
+    await vi.waitFor(() => expect(screen.getByTestId("project-name").textContent).toBe("lib"));
+    expect(ipc.setWindowTitle).toHaveBeenLastCalledWith("lib — Corral");
+
+    launch({
+      type: "failed",
+      folder: "/home/me/gone",
+      error: { code: "not_found", message: "no such folder", hint: "check the path", retryable: false, details: {} },
+    });
+    const failure = await vi.waitFor(() => screen.getByTestId("launch-failure"));
+    expect(failure.textContent).toContain("/home/me/gone");
+    expect(failure.textContent).toContain("no such folder");
+    expect(screen.getByTestId("project-name").textContent).toBe("lib");
+    await fireEvent.click(screen.getByRole("button", { name: "Dismiss" }));
+    expect(screen.queryByTestId("launch-failure")).toBeNull();
   });
 
   it("goes straight to a project given at start and restores its conversation", async () => {

@@ -2,12 +2,13 @@
 // src-tauri/tests/command_list.rs; do not edit.
 // After changing the list: UPDATE_COMMANDS=1 cargo test -p corral --test command_list
 import type { Channel } from "@tauri-apps/api/core";
-import type { Appended, ApprovalAnswer, CallCheck, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, DomainQuestion, GrantEntry, IndexStatus, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SavedRule, SearchHit, Settings, SettingsInput, ShellConfig, ShellEvent, ToolSpec, TreeChanges } from "./types";
+import type { Appended, ApprovalAnswer, CallCheck, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, DomainQuestion, GrantEntry, IndexStatus, Launch, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SavedRule, SearchHit, Settings, SettingsInput, ShellConfig, ShellEvent, ToolSpec, TreeChanges } from "./types";
 
 /** Every command of the app: its arguments and what it resolves to (docs/ipc.md). */
 export type Commands = {
   call_tool: { args: { name: string, input: Record<string, unknown>, approval?: ApprovalAnswer, conversation?: string, base?: string, run_id?: string, on_output?: Channel<ShellEvent>, turn_id?: string, call_id?: string }; result: unknown };
   open_project: { args: { path: string }; result: ProjectInfo };
+  watch_launches: { args: { on_launch: Channel<Launch> }; result: null };
   pick_project: { args: Record<string, never>; result: ProjectInfo | null };
   close_project: { args: Record<string, never>; result: null };
   project_info: { args: Record<string, never>; result: ProjectInfo | null };
@@ -68,6 +69,7 @@ export type Commands = {
 export const COMMAND_NAMES = [
   "call_tool",
   "open_project",
+  "watch_launches",
   "pick_project",
   "close_project",
   "project_info",

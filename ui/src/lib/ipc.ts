@@ -10,6 +10,7 @@ import type { CallTag } from "./types";
 import type {
   ApprovalAnswer,
   DomainQuestion,
+  Launch,
   LlmEvent,
   LlmRequest,
   LlmTarget,
@@ -77,6 +78,15 @@ export const ipc = {
   revokeGrant: (conversation: string, id: string) => call("revoke_grant", { conversation, id }),
   /** The window left the conversation: its grants end. */
   endConversation: (conversation: string) => call("end_conversation", { conversation }),
+  /** A later `corral FOLDER` (handed to this app), once it opened or failed; resolves to the unsubscribe. */
+  onLaunch: async (handler: (launch: Launch) => void): Promise<() => void> => {
+    const onLaunch = new Channel<Launch>();
+    onLaunch.onmessage = handler;
+    await call("watch_launches", { on_launch: onLaunch });
+    return () => {
+      onLaunch.onmessage = () => undefined;
+    };
+  },
   /** The user's answer about a domain off the egress allowlist; false if the question no longer waits. */
   answerDomain: (id: string, allow: boolean) => call("answer_domain", { id, allow }),
   /** Questions about domains (and their closing) as the app sends them; resolves to the unsubscribe. */

@@ -36,6 +36,7 @@ export type {
   Settings,
   SettingsInput,
   ProjectInfo,
+  Launch,
   ConnectionOk,
   ListedModel,
   LlmTarget,

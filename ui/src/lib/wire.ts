@@ -888,6 +888,8 @@ notifications: boolean, };
 
 export type ProjectInfo = { root: string, name: string, };
 
+export type Launch = { "type": "opened", project: ProjectInfo, } | { "type": "failed", folder: string, error: WireError, };
+
 export type ConnectionOk = { ok: true, model: string, };
 
 export type ConversationSummary = { id: string, project: string, 

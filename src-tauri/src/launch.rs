@@ -1,0 +1,159 @@
+//! `corral [FOLDER]`: the launcher's arguments, and a later launch handed
+//! to the app already running.
+//!
+//! One app runs per user session (tauri-plugin-single-instance: the first
+//! owns a name on the D-Bus session bus; a second start finds it taken,
+//! sends its arguments and working folder there and exits). The running
+//! app then opens the folder the second start named, brings its window to
+//! the front and tells the window through the channel of
+//! [`LaunchListener`]. Without a session bus every start runs on its own.
+
+use crate::commands::project::set_title;
+use crate::state::AppState;
+use crate::store::ProjectInfo;
+use clap::Parser;
+use corral_tools::Error;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use tauri::{AppHandle, Manager, Runtime};
+
+/// Corral: a desktop coding agent confined to one project folder.
+///
+/// Opens FOLDER (or the welcome screen). With Corral already running, the
+/// folder opens in its window instead.
+#[derive(Debug, Clone, PartialEq, Eq, Parser)]
+#[command(name = "corral", version)]
+pub struct Args {
+    /// The project folder to open.
+    pub folder: Option<PathBuf>,
+}
+
+impl Args {
+    /// The folder to open, resolved against `cwd` (the working folder of
+    /// the start that named it, which for a second start is not ours).
+    pub fn folder_in(&self, cwd: &Path) -> Option<PathBuf> {
+        self.folder.as_ref().map(|folder| cwd.join(folder))
+    }
+}
+
+/// What the window hears of a later `corral FOLDER`.
+#[derive(Debug, Clone, serde::Serialize, ts_rs::TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Launch {
+    /// The folder is now the open project.
+    Opened { project: ProjectInfo },
+    /// It could not be opened; the project before stays open.
+    Failed { folder: String, error: Error },
+}
+
+/// Where launches go: the window's channel (a reloaded window's replaces
+/// the one before). Before the window listens, nothing is lost that it
+/// needs: it asks for the open project when it starts.
+#[derive(Default)]
+pub struct LaunchListener(Mutex<Option<Arc<dyn Fn(Launch) + Send + Sync>>>);
+
+impl LaunchListener {
+    pub fn listen(&self, send: Arc<dyn Fn(Launch) + Send + Sync>) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(send);
+    }
+
+    fn tell(&self, launch: Launch) {
+        let send = self
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let Some(send) = send {
+            send(launch);
+        }
+    }
+}
+
+/// A second start's arguments (its whole argv) and working folder, in the
+/// running app: opens the folder it named, if any, and shows the window.
+pub fn second_start<R: Runtime>(app: &AppHandle<R>, argv: Vec<String>, cwd: String) {
+    if let Some(window) = app.get_webview_window("main") {
+        let _ = window.unminimize();
+        let _ = window.show();
+        let _ = window.set_focus();
+    }
+    // The second start parsed these same arguments before it got here.
+    let Some(folder) = Args::try_parse_from(argv)
+        .ok()
+        .and_then(|args| args.folder_in(Path::new(&cwd)))
+    else {
+        return;
+    };
+    let app = app.clone();
+    // Off the bus's thread: opening stops the previous project's commands,
+    // which may take seconds.
+    tauri::async_runtime::spawn_blocking(move || {
+        let Some(state) = app.try_state::<AppState>() else {
+            return;
+        };
+        let launch = match state.open_project(&folder) {
+            Ok(project) => {
+                set_title(&app, Some(&project));
+                Launch::Opened { project }
+            }
+            Err(error) => {
+                eprintln!(
+                    "corral: could not open {}: {}",
+                    folder.display(),
+                    error.message
+                );
+                Launch::Failed {
+                    folder: folder.to_string_lossy().into_owned(),
+                    error,
+                }
+            }
+        };
+        if let Some(listener) = app.try_state::<LaunchListener>() {
+            listener.tell(launch);
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_relative_folder_is_taken_from_the_start_that_named_it() {
+        let args = Args::try_parse_from(["corral", "other/app"]).unwrap();
+        assert_eq!(
+            args.folder_in(Path::new("/home/me/src")),
+            Some(PathBuf::from("/home/me/src/other/app"))
+        );
+        let absolute = Args::try_parse_from(["corral", "/srv/app"]).unwrap();
+        assert_eq!(
+            absolute.folder_in(Path::new("/home/me")),
+            Some(PathBuf::from("/srv/app"))
+        );
+        let none = Args::try_parse_from(["corral"]).unwrap();
+        assert_eq!(none.folder_in(Path::new("/home/me")), None);
+    }
+
+    #[test]
+    fn a_second_folder_is_refused_with_a_clear_message() {
+        let error = Args::try_parse_from(["corral", "a", "b"]).unwrap_err();
+        assert!(
+            error.to_string().contains("unexpected argument 'b'"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_launch_reaches_the_window_as_tagged_json() {
+        let launch = Launch::Opened {
+            project: ProjectInfo {
+                root: "/srv/app".into(),
+                name: "app".into(),
+            },
+        };
+        assert_eq!(
+            serde_json::to_value(launch).unwrap(),
+            serde_json::json!({"type": "opened", "project": {"root": "/srv/app", "name": "app"}})
+        );
+    }
+}
