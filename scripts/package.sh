@@ -92,7 +92,7 @@ mkdir -p "$out"
 step "the .deb (cargo-deb)"
 # cargo-deb warns that a dev profile is not for releases; that is the point
 # of --profile dev (the install test of a debug build).
-cargo deb -p corral --no-build --profile "$profile" --output "$out" --quiet
+cargo deb -p corral --no-build --profile "$profile" --output "$out" --fast --quiet
 step "the .rpm (cargo-generate-rpm)"
 cargo generate-rpm -p src-tauri --profile "$profile" --target-dir "$target" --output "$out"
 
