@@ -50,10 +50,13 @@ pub enum Launch {
 /// the one before). Before the window listens, nothing is lost that it
 /// needs: it asks for the open project when it starts.
 #[derive(Default)]
-pub struct LaunchListener(Mutex<Option<Arc<dyn Fn(Launch) + Send + Sync>>>);
+pub struct LaunchListener(Mutex<Option<SendLaunch>>);
+
+/// Sends a launch to the window.
+pub type SendLaunch = Arc<dyn Fn(Launch) + Send + Sync>;
 
 impl LaunchListener {
-    pub fn listen(&self, send: Arc<dyn Fn(Launch) + Send + Sync>) {
+    pub fn listen(&self, send: SendLaunch) {
         *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(send);
     }
 
