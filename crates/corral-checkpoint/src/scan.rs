@@ -10,6 +10,7 @@ use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
 use cap_std::fs::{Dir, MetadataExt, OpenOptions, OpenOptionsExt};
 use corral_fs::error::{Error, Result};
 use corral_fs::root::{ProjectRoot, RelPath};
+use corral_fs::walk::{ProjectWalk, Use};
 use corral_fs::MAX_FILE_BYTES;
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
@@ -142,20 +143,13 @@ pub(crate) struct Scan {
     pub too_large: Vec<String>,
 }
 
-/// A walk with the same ignore rules as `search_files` and `glob`
-/// (`.gitignore`, nested and negated, `.ignore`, `.git/info/exclude`, the
-/// global excludes, ignore files of the folders above), except that hidden
-/// files are kept (`.env`, `.eslintrc` are the project's too). `.git` is
-/// never entered, in any case; symlinks are never followed.
+/// The project walk for a snapshot (`Use::Snapshot`): the search's ignore
+/// rules (`.gitignore`, nested and negated, `.ignore`, `.git/info/exclude`,
+/// the global excludes, ignore files of the folders above), hidden files
+/// kept (`.env`, `.eslintrc` are the project's too), `.git` never entered
+/// in any case, symlinks never followed.
 fn walker(root: &Path) -> ignore::WalkParallel {
-    let mut builder = ignore::WalkBuilder::new(root);
-    builder
-        .standard_filters(true)
-        .hidden(false)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(|entry| !entry.file_name().eq_ignore_ascii_case(".git"));
-    builder.build_parallel()
+    ProjectWalk::new(root, Use::Snapshot).build_parallel()
 }
 
 /// One entry the walk kept, with what the scan needs of it (gathered on

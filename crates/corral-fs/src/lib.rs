@@ -28,6 +28,7 @@ pub mod root;
 pub mod secret;
 pub mod temp;
 pub mod text;
+pub mod walk;
 
 mod delete;
 mod edit;

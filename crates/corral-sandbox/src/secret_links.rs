@@ -5,11 +5,9 @@
 //! masks such a link as it masks the secret itself.
 
 use corral_fs::secret::is_secret_like;
+use corral_fs::walk::{ProjectWalk, Use, MAX_MASK_ENTRIES};
 use corral_fs::ProjectRoot;
 use std::os::unix::fs::MetadataExt;
-
-/// Most entries looked at when looking for the other names of a file.
-const WALK_LIMIT: usize = 200_000;
 
 /// A secret-like path of the project (relative) that is another name of
 /// the file at `rel` (relative, links resolved), when that file has more
@@ -20,13 +18,10 @@ pub fn secret_name_of(root: &ProjectRoot, rel: &str) -> Option<String> {
         return None;
     }
     let inode = (meta.dev(), meta.ino());
-    ignore::WalkBuilder::new(root.path())
-        .standard_filters(false)
-        .follow_links(false)
-        .filter_entry(|e| e.file_name() != ".git")
+    ProjectWalk::new(root.path(), Use::Links)
         .build()
         .flatten()
-        .take(WALK_LIMIT)
+        .take(MAX_MASK_ENTRIES)
         .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
         .filter_map(|e| {
             let rel = e.path().strip_prefix(root.path()).ok()?;

@@ -16,6 +16,7 @@
 use super::gitdir::Repository;
 use super::stamp::Stamp;
 use corral_fs::secret::is_secret_like;
+use corral_fs::walk::{ProjectWalk, Use, MAX_MASK_ENTRIES};
 use std::collections::{HashMap, HashSet};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -23,7 +24,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Most entries a walk looks at.
-pub(crate) const WALK_LIMIT: usize = 200_000;
+pub(crate) const WALK_LIMIT: usize = MAX_MASK_ENTRIES;
 
 /// How long before a walk's start a folder must have last changed for the
 /// walk to be kept (many times a file-time clock tick).
@@ -51,13 +52,9 @@ fn secret_paths_from(root: &Path, started: SystemTime) -> (Secrets, bool) {
         return (found, true);
     }
     let mut stamps = Stamps::default();
-    let walker = ignore::WalkBuilder::new(root)
-        .standard_filters(false)
-        .follow_links(false)
-        .filter_entry(|e| {
-            let name = e.file_name();
-            !(name == ".git" || name == "node_modules" || name == "target")
-        })
+    // Git's folders are held read-only as a whole, never masked.
+    let walker = ProjectWalk::new(root, Use::Mask)
+        .keeping(|e| e.file_name() != ".git")
         .build();
     let mut found = Vec::new();
     let mut secret_inodes = HashSet::new();
@@ -122,6 +119,8 @@ fn held_by_git_from(root: &Path, repo: &Repository, started: SystemTime) -> Arc<
     let mut stamps = Stamps::default();
     let mut linked = HashSet::new();
     for dir in &own {
+        // A walk of git's own folders, not of the project: every entry
+        // but the objects (written once, never read as configuration).
         let walker = ignore::WalkBuilder::new(dir)
             .standard_filters(false)
             .follow_links(false)
@@ -138,21 +137,12 @@ fn held_by_git_from(root: &Path, repo: &Repository, started: SystemTime) -> Arc<
             }
         }
     }
-    // The walk yields a nested `.git` but does not enter it (its children
-    // are filtered out): it is held read-only as a whole.
+    // The walk lists a nested `.git` but does not enter it: it is held
+    // read-only as a whole. Installed packages and build output hold no
+    // clone of ours (the walk does not enter them).
     let skip = own.clone();
-    let walker = ignore::WalkBuilder::new(root)
-        .standard_filters(false)
-        .follow_links(false)
-        .filter_entry(move |e| {
-            let in_git = e.path().parent().is_some_and(|p| p.ends_with(".git"));
-            let name = e.file_name();
-            // Installed packages and build output hold no clone of ours.
-            !in_git
-                && name != "node_modules"
-                && name != "target"
-                && !skip.iter().any(|d| e.path() == d)
-        })
+    let walker = ProjectWalk::new(root, Use::Mask)
+        .keeping(move |e| !skip.iter().any(|d| e.path() == d))
         .build();
     let mut held = Vec::new();
     let mut complete = true;

@@ -3,8 +3,8 @@
 
 use corral_fs::error::{Error, Result};
 use corral_fs::root::{ProjectRoot, RelPath};
+use corral_fs::walk::{ProjectWalk, Use};
 use globset::{GlobBuilder, GlobMatcher};
-use ignore::WalkBuilder;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
@@ -42,10 +42,11 @@ pub(super) fn absolute(root: &ProjectRoot, rel: &RelPath) -> PathBuf {
     }
 }
 
-/// ripgrep's default rules: ignore files (also without a git repository),
-/// no hidden entries, no `.git/`, no symlinks followed, parallel.
-pub(super) fn walker(start: &Path) -> WalkBuilder {
-    walker_keeping(start, |_| true)
+/// The project walk for a search (`Use::Search`: ripgrep's rules, also
+/// without a git repository; no hidden entries, no `.git/`, no symlinks
+/// followed).
+pub(super) fn walker(start: &Path) -> ProjectWalk {
+    ProjectWalk::new(start, Use::Search)
 }
 
 /// [`walker`] that also leaves out (and does not enter) every entry `keep`
@@ -53,16 +54,8 @@ pub(super) fn walker(start: &Path) -> WalkBuilder {
 pub(super) fn walker_keeping(
     start: &Path,
     keep: impl Fn(&ignore::DirEntry) -> bool + Send + Sync + 'static,
-) -> WalkBuilder {
-    let mut builder = WalkBuilder::new(start);
-    builder
-        .standard_filters(true)
-        .require_git(false)
-        .follow_links(false)
-        // Hidden entries are skipped already; `.git` goes by name as well so
-        // that no setting change can ever let it in.
-        .filter_entry(move |entry| entry.file_name() != ".git" && keep(entry));
-    builder
+) -> ProjectWalk {
+    walker(start).keeping(keep)
 }
 
 /// Opens a file the walk found (relative to the root) through the root's

@@ -2,7 +2,7 @@
 //! the disk without a refresh.
 //!
 //! Every folder of the project is watched on its own (inotify, not
-//! recursive): a walk with the `ignore` crate's gitignore rules lists them,
+//! recursive): the project walk for a watch (`Use::Watch`) lists them,
 //! never following a symlink, never entering `.git/`, `node_modules/`,
 //! `target/` or an ignored folder, so nothing outside the root and nothing
 //! ignored is ever watched. A folder created later is walked and watched
@@ -11,6 +11,7 @@
 //! counter the window polls (`tree_changes(since)`). Dropping the
 //! `TreeWatcher` (the project closes) stops the watches and its thread.
 
+use corral_tools::fs::walk::{is_bulk, ProjectWalk, Use};
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use std::collections::{BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -27,8 +28,6 @@ const MAX_BATCH: Duration = Duration::from_secs(1);
 const KEPT: usize = 512;
 /// At most this many folders are watched (inotify watches are a per-user limit).
 const MAX_WATCHES: usize = 20_000;
-/// Folders never watched (the tree lists them, without their insides).
-const NEVER: [&str; 3] = [".git", "node_modules", "target"];
 
 /// What changed in the tree since a counter the window had.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
@@ -172,8 +171,9 @@ struct Worker {
 impl Worker {
     /// Whether a folder (inside the root) is one never watched.
     fn skipped(&self, path: &Path) -> bool {
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        NEVER.contains(&name)
+        let name = path.file_name().unwrap_or_default();
+        name == ".git"
+            || is_bulk(name)
             || self
                 .ignored
                 .matched_path_or_any_parents(path, true)
@@ -186,21 +186,7 @@ impl Worker {
         let Some(watcher) = self.watcher.upgrade() else {
             return;
         };
-        let walk = ignore::WalkBuilder::new(dir)
-            .hidden(false)
-            .parents(false)
-            .git_global(false)
-            .require_git(false)
-            .follow_links(false)
-            .filter_entry(|entry| {
-                !(entry.depth() > 0
-                    && entry.file_type().is_some_and(|t| t.is_dir())
-                    && entry
-                        .file_name()
-                        .to_str()
-                        .is_some_and(|name| NEVER.contains(&name)))
-            })
-            .build();
+        let walk = ProjectWalk::new(dir, Use::Watch).build();
         for entry in walk.flatten() {
             if self.watched >= MAX_WATCHES {
                 break;
