@@ -5,7 +5,9 @@
 //! delete, list) and the checkpoint store and search build on it, with the
 //! two primitives they share: reading a regular file beneath the root, and
 //! replacing one atomically. Beside them: Corral's own temp names, text
-//! decoding, unified diffs and the one rule for secret-like paths.
+//! decoding, unified diffs, the one rule for secret-like paths, the
+//! project walk ([`walk`]: which entries are the project's, per use) and
+//! the project watch ([`watch`]: one inotify instance per open project).
 //!
 //! ```
 //! use corral_fs::{read_file, write_file, ProjectRoot, ReadFileInput, WriteFileInput};
@@ -29,6 +31,7 @@ pub mod secret;
 pub mod temp;
 pub mod text;
 pub mod walk;
+pub mod watch;
 
 mod delete;
 mod edit;

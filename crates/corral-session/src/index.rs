@@ -3,6 +3,7 @@
 //! never wait for it.
 
 use crate::lock;
+use corral_tools::fs::watch::ProjectWatch;
 use corral_tools::search::{BuildProgress, IndexConfig, LiveIndex};
 use corral_tools::ProjectRoot;
 use std::sync::atomic::Ordering::Relaxed;
@@ -63,25 +64,34 @@ impl IndexJob {
     }
 
     /// Builds the index of `root` on a thread of its own: kept live by a
-    /// watch, or if none can be had (inotify's limits), built once and
-    /// checked against each file's stat.
-    pub fn build(self: &Arc<Self>, root: &Arc<ProjectRoot>, config: IndexConfig) {
+    /// share of the project's `watch`, or if there is none or it cannot
+    /// follow every folder (inotify's limits), built once and checked
+    /// against each file's stat.
+    pub fn build(
+        self: &Arc<Self>,
+        root: &Arc<ProjectRoot>,
+        config: IndexConfig,
+        watch: Option<ProjectWatch>,
+    ) {
         let (root, job) = (root.clone(), self.clone());
         let started = Instant::now();
         let spawned = std::thread::Builder::new()
             .name("corral-index".into())
             .spawn(move || {
-                let live = LiveIndex::new(&root, &config).and_then(|live| {
-                    *lock(&job.live) = Some(live.clone());
-                    live.build(&job.progress)
+                let live = watch.as_ref().map(|watch| {
+                    LiveIndex::with_watch(&root, &config, watch).and_then(|live| {
+                        *lock(&job.live) = Some(live.clone());
+                        live.build(&job.progress)
+                    })
                 });
                 let built = match live {
-                    Ok(()) => Ok(()),
-                    Err(e) => {
+                    Some(Ok(())) => Ok(()),
+                    Some(Err(e)) => {
                         eprintln!("corral: {}", e.message);
                         *lock(&job.live) = None;
                         corral_tools::search::build_index(&root, &config, &job.progress)
                     }
+                    None => corral_tools::search::build_index(&root, &config, &job.progress),
                 };
                 let status = match built {
                     Ok(()) => IndexStatus::Ready {

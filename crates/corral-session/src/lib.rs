@@ -135,16 +135,24 @@ impl Session {
     pub fn open(path: &Path, settings: Arc<dyn Settings>, options: Options) -> Result<Self, Error> {
         let root = Arc::new(ProjectRoot::open(path)?);
         let boundaries = options.boundaries.normalized(&root)?;
-        let tree = if options.watch_tree {
-            watch::TreeWatcher::start(root.path())
+        let live_index = options.build_index && options.search_index.is_some();
+        // One inotify instance for the tree and the index.
+        let project_watch = (options.watch_tree || live_index)
+            .then(|| {
+                corral_tools::fs::watch::ProjectWatch::new()
+                    .inspect_err(|e| eprintln!("corral: cannot watch the project: {e}"))
+                    .ok()
+            })
+            .flatten();
+        let tree = match (&project_watch, options.watch_tree) {
+            (Some(project_watch), true) => watch::TreeWatcher::start_in(project_watch, root.path())
                 .inspect_err(|e| eprintln!("corral: {e}"))
-                .ok()
-        } else {
-            None
+                .ok(),
+            _ => None,
         };
         let index = Arc::new(IndexJob::default());
         if let (true, Some(config)) = (options.build_index, &options.search_index) {
-            index.build(&root, config.clone());
+            index.build(&root, config.clone(), project_watch);
         }
         let lsp = if options.language_servers {
             corral_tools::lsp::servers(&root, &[], Default::default())

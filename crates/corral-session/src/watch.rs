@@ -8,11 +8,13 @@
 //! ignored is ever watched. A folder created later is walked and watched
 //! the same way. Events are gathered for 200 ms of quiet (at most 1 s) and
 //! recorded as the folders whose listing changed, each batch under a
-//! counter the window polls (`tree_changes(since)`). Dropping the
-//! `TreeWatcher` (the project closes) stops the watches and its thread.
+//! counter the window polls (`tree_changes(since)`). The watches are the
+//! project's one inotify instance (`corral_fs::watch`), shared with the
+//! search index. Dropping the `TreeWatcher` (the project closes) stops its
+//! deliveries and its thread.
 
 use corral_tools::fs::walk::{is_bulk, ProjectWalk, Use};
-use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
+use corral_tools::fs::watch::{event::ModifyKind, Delivery, EventKind, ProjectWatch, Subscription};
 use std::collections::{BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -101,19 +103,28 @@ impl ChangeLog {
 pub struct TreeWatcher {
     changes: Arc<ChangeLog>,
     ready: Arc<AtomicBool>,
-    /// Kept only here: dropping it ends the watches, and with them the
+    /// Kept only here: dropping it ends the deliveries, and with them the
     /// event channel and so the thread.
-    _watcher: Arc<Mutex<RecommendedWatcher>>,
+    _watch: Arc<Subscription>,
 }
 
 impl TreeWatcher {
-    /// Starts watching `root` (canonical); the folders are walked and
-    /// watched on the watcher's own thread.
+    /// Starts watching `root` (canonical) on a watch of its own.
     pub fn start(root: &Path) -> Result<TreeWatcher, String> {
-        let (tx, rx) = channel::<notify::Result<Event>>();
-        let watcher = RecommendedWatcher::new(tx, notify::Config::default())
-            .map_err(|e| format!("cannot watch the project's folders: {e}"))?;
-        let watcher = Arc::new(Mutex::new(watcher));
+        let watch =
+            ProjectWatch::new().map_err(|e| format!("cannot watch the project's folders: {e}"))?;
+        TreeWatcher::start_in(&watch, root)
+    }
+
+    /// Starts watching `root` (canonical) on a share of the project's
+    /// `watch`; the folders are walked and watched on a thread of its own.
+    pub fn start_in(watch: &ProjectWatch, root: &Path) -> Result<TreeWatcher, String> {
+        let (tx, rx) = channel::<Delivery>();
+        // The channel's sender lives in the subscription: dropping it ends
+        // the thread.
+        let watcher = Arc::new(watch.subscribe(move |event| {
+            let _ = tx.send(event);
+        }));
         let changes = Arc::new(ChangeLog::default());
         let ready = Arc::new(AtomicBool::new(false));
         let mut worker = Worker {
@@ -135,7 +146,7 @@ impl TreeWatcher {
         Ok(TreeWatcher {
             changes,
             ready,
-            _watcher: watcher,
+            _watch: watcher,
         })
     }
 
@@ -164,7 +175,7 @@ fn root_ignores(root: &Path) -> ignore::gitignore::Gitignore {
 struct Worker {
     root: PathBuf,
     ignored: ignore::gitignore::Gitignore,
-    watcher: Weak<Mutex<RecommendedWatcher>>,
+    watcher: Weak<Subscription>,
     watched: usize,
 }
 
@@ -199,15 +210,14 @@ impl Worker {
             if entry.depth() > 0 && self.skipped(path) {
                 continue;
             }
-            let mut watcher = watcher.lock().unwrap_or_else(PoisonError::into_inner);
-            if watcher.watch(path, RecursiveMode::NonRecursive).is_ok() {
+            if watcher.watch(path).is_ok() {
                 self.watched += 1;
             }
         }
     }
 
     /// Gathers events into batches until the watcher is dropped.
-    fn run(&mut self, rx: Receiver<notify::Result<Event>>, log: &ChangeLog) {
+    fn run(&mut self, rx: Receiver<Delivery>, log: &ChangeLog) {
         while let Ok(first) = rx.recv() {
             let mut folders = BTreeSet::new();
             self.take(first, &mut folders);
@@ -231,7 +241,7 @@ impl Worker {
     }
 
     /// Notes the folders an event changes; a new folder is watched too.
-    fn take(&mut self, event: notify::Result<Event>, folders: &mut BTreeSet<String>) {
+    fn take(&mut self, event: Delivery, folders: &mut BTreeSet<String>) {
         let Ok(event) = event else { return };
         if matches!(event.kind, EventKind::Access(_)) {
             return;
@@ -251,7 +261,7 @@ impl Worker {
             folders.insert(shown(parent));
             let created = matches!(
                 event.kind,
-                EventKind::Create(_) | EventKind::Modify(notify::event::ModifyKind::Name(_))
+                EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_))
             );
             let is_dir = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir());
             if created && is_dir && !self.skipped(path) {

@@ -16,7 +16,8 @@
 //!   were being added are watched after the build and noted too.
 //! - Before each query, a barrier: a file created in a folder of our own
 //!   (outside the project) that the same watch follows. One inotify
-//!   instance delivers its events in order, so once the barrier's event is
+//!   instance (the project's watch, shared with the file tree) delivers
+//!   its events in order, so once the barrier's event is
 //!   in, every change made before the query began has been noted: a file
 //!   just written, everything a finished command did.
 //! - The watch cannot vouch when events were lost (the kernel's queue
@@ -35,8 +36,8 @@ use crate::walk;
 use corral_fs::error::{Error, ErrorCode, Result};
 use corral_fs::root::{ProjectRoot, RelPath};
 use corral_fs::secret::is_secret_like;
-use notify::event::{AccessKind, AccessMode};
-use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
+use corral_fs::watch::event::{AccessKind, AccessMode};
+use corral_fs::watch::{Delivery, EventKind, ProjectWatch, Subscription};
 use roaring::RoaringBitmap;
 use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsStr;
@@ -66,7 +67,8 @@ pub struct LiveIndex {
     /// Where the index file is kept, and its settle time.
     config: IndexConfig,
     notes: Arc<Notes>,
-    watcher: Mutex<RecommendedWatcher>,
+    /// Its share of the project's watch (the tree's too, in a session).
+    watch: Subscription,
     /// A generation is being built.
     building: AtomicBool,
     /// Queries that skipped the walk.
@@ -117,7 +119,7 @@ struct Noted {
 
 impl Notes {
     /// Notes one event (on the watcher's thread).
-    fn take(&self, event: notify::Result<Event>) {
+    fn take(&self, event: Delivery) {
         let mut noted = lock(&self.state);
         noted.seq += 1;
         let seq = noted.seq;
@@ -224,6 +226,17 @@ impl LiveIndex {
     /// Starts a watch for `root`'s index in `config.dir`, with no index
     /// yet: queries walk until [`LiveIndex::build`] has built one.
     pub fn new(root: &ProjectRoot, config: &IndexConfig) -> Result<Arc<LiveIndex>> {
+        let watch = ProjectWatch::new().map_err(watch_error)?;
+        LiveIndex::with_watch(root, config, &watch)
+    }
+
+    /// [`LiveIndex::new`] on a share of the project's `watch` (one inotify
+    /// instance per project, the tree's too).
+    pub fn with_watch(
+        root: &ProjectRoot,
+        config: &IndexConfig,
+        watch: &ProjectWatch,
+    ) -> Result<Arc<LiveIndex>> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let io = |e: std::io::Error| Error::from_io(&e, &config.dir.display().to_string());
         std::fs::DirBuilder::new()
@@ -249,22 +262,18 @@ impl LiveIndex {
             state: Mutex::new(Noted::default()),
             arrived: Condvar::new(),
         });
-        let handler = {
+        let watch = {
             let notes = notes.clone();
-            move |event| notes.take(event)
+            watch.subscribe(move |event| notes.take(event))
         };
-        let mut watcher =
-            RecommendedWatcher::new(handler, notify::Config::default()).map_err(watch_error)?;
-        watcher
-            .watch(&barriers, RecursiveMode::NonRecursive)
-            .map_err(watch_error)?;
+        watch.watch(&barriers).map_err(watch_error)?;
         let mut config = config.clone();
         config.live = None;
         Ok(Arc::new(LiveIndex {
             root: root.path().to_path_buf(),
             config,
             notes,
-            watcher: Mutex::new(watcher),
+            watch,
             building: AtomicBool::new(false),
             listed: AtomicU64::new(0),
         }))
@@ -326,14 +335,11 @@ impl LiveIndex {
     /// watch) and `.git/info`; returns the folders, relative to the root.
     fn watch_folders(&self, root: &ProjectRoot) -> Result<BTreeSet<PathBuf>> {
         let mut folders = BTreeSet::new();
-        let mut watcher = lock(&self.watcher);
         for entry in walk::walker(root.path()).build().flatten() {
             if !entry.file_type().is_some_and(|t| t.is_dir()) {
                 continue;
             }
-            watcher
-                .watch(entry.path(), RecursiveMode::NonRecursive)
-                .map_err(watch_error)?;
+            self.watch.watch(entry.path()).map_err(watch_error)?;
             if let Some(rel) = walk::relative(root, entry.path()) {
                 folders.insert(rel.to_path_buf());
             }
@@ -342,9 +348,7 @@ impl LiveIndex {
         let real_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
         let info = root.path().join(".git/info");
         if real_dir(&root.path().join(".git")) && real_dir(&info) {
-            watcher
-                .watch(&info, RecursiveMode::NonRecursive)
-                .map_err(watch_error)?;
+            self.watch.watch(&info).map_err(watch_error)?;
         }
         Ok(folders)
     }
