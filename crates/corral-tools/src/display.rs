@@ -64,6 +64,10 @@ pub enum ResultView {
     Matches,
     /// The plan's steps done.
     Plan,
+    /// A command's output, exit code and sandbox, shown in an output panel.
+    Output,
+    /// A language servers' report: errors and warnings by file.
+    Diagnostics,
     /// No summary; the result as JSON.
     #[default]
     Json,

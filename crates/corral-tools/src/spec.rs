@@ -93,7 +93,14 @@ mod tests {
             let spec = specs().into_iter().find(|s| s.name == name).unwrap();
             (spec.display.subject, spec.display.result)
         };
-        assert_eq!(display("exec_shell"), (Subject::Command, ResultView::Json));
+        assert_eq!(
+            display("exec_shell"),
+            (Subject::Command, ResultView::Output)
+        );
+        assert_eq!(
+            display("diagnostics"),
+            (Subject::Path, ResultView::Diagnostics)
+        );
         assert_eq!(
             display("search_files"),
             (Subject::Query, ResultView::Matches)

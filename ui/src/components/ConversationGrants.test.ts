@@ -5,7 +5,7 @@
 // Rust would, by conversation key.
 import { fireEvent, render, screen } from "@testing-library/svelte";
 import { describe, expect, it, vi } from "vitest";
-import { callTools, fakeIpc, say, type Turn, use } from "../test/fakeIpc";
+import { callTools, displayOf, fakeIpc, say, type Turn, use } from "../test/fakeIpc";
 import { AgentLoop } from "../lib/agent/loop";
 import { NO_INSTRUCTIONS } from "../lib/agent/instructions";
 import { patternCovers } from "../lib/grants";
@@ -18,7 +18,7 @@ function setup(turns: Turn[]) {
   // As Rust decides: ask, unless a grant of the conversation covers the command.
   fake.ipc.checkPolicy.mockImplementation(async (tool, input, conversation) => {
     const held = fake.grants.get(conversation ?? "") ?? [];
-    const entry = held.find((e) => e.grant.kind === "command" && patternCovers(e.grant, { name: tool, input }));
+    const entry = held.find((e) => e.grant.kind === "command" && patternCovers(e.grant, { name: tool, input, display: displayOf(tool) }));
     return entry ? { decision: "allow", grant: entry } : { decision: "ask", reason: "commands need approval" };
   });
   render(Chat, { props: { loop } });

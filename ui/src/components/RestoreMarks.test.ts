@@ -15,6 +15,7 @@ const { ipc, files } = vi.hoisted(() => {
       input.path === "." ? { path: ".", entries: [{ name: "tempconv.py", path: "tempconv.py", kind: "file", size: 10 }], truncated: false } : { path: input.path, entries: [], truncated: false },
     ),
     treeChanges: vi.fn(async () => () => {}),
+    onLaunch: vi.fn(async () => () => {}),
     setWindowTitle: vi.fn(),
     toolSpecs: vi.fn(async () => []),
     modelInfo: vi.fn(async () => ({})),

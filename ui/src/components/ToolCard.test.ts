@@ -50,7 +50,7 @@ describe("ToolCard", () => {
   });
 
   it("shows hidden characters of its subject as markers", () => {
-    const { root } = card({ name: "delete_file", input: { path: "invoice\u202Etxt.exe" }, risk: "write", status: "done", result: {} });
+    const { root } = card({ name: "delete_file", display: displayOf("delete_file"), input: { path: "invoice\u202Etxt.exe" }, risk: "write", status: "done", result: {} });
     expect(root.querySelector(".subject")?.textContent).toBe("invoice⟨U+202E⟩txt.exe");
     expect(root.querySelector(".subject .mark")?.getAttribute("title")).toBe("U+202E right-to-left override");
   });
@@ -76,7 +76,7 @@ describe("ToolCard", () => {
 
   it("renders a finished command from its result after a restart", () => {
     card({
-      name: "exec_shell",
+      name: "exec_shell", display: displayOf("exec_shell"),
       input: { command: "cargo", args: ["test"] },
       status: "done",
       result: shellResult({ command: "cargo", args: ["test"], stdout: "ok\n", exit_code: 101, duration_ms: 1500 }),
@@ -93,10 +93,10 @@ describe("ToolCard", () => {
     output.push({ stream: "stdout", data: "\n[live output stopped after 8 MiB; the result keeps the first and last 64 KiB of each stream]\n" });
     const result = shellResult({ command: "node", args: ["big.js"], stdout: "x\n[… 12582912 bytes dropped …]\nTHE END\n", stdout_truncated_bytes: 12_582_912 });
     const { rerender } = render(ToolCard, {
-      props: { item: { ...base, name: "exec_shell", input: { command: "node", args: ["big.js"] }, status: "running" }, output, onStopCommand: vi.fn() },
+      props: { item: { ...base, name: "exec_shell", display: displayOf("exec_shell"), input: { command: "node", args: ["big.js"] }, status: "running" }, output, onStopCommand: vi.fn() },
     });
     expect(screen.getByTestId("command-output").textContent).toContain("live output stopped");
-    await rerender({ item: { ...base, name: "exec_shell", input: { command: "node", args: ["big.js"] }, status: "done", result }, output, onStopCommand: vi.fn() });
+    await rerender({ item: { ...base, name: "exec_shell", display: displayOf("exec_shell"), input: { command: "node", args: ["big.js"] }, status: "done", result }, output, onStopCommand: vi.fn() });
     expect(screen.getByTestId("command-output").textContent).toContain("THE END");
   });
 
@@ -104,14 +104,14 @@ describe("ToolCard", () => {
     const output = new OutputBuffer((run) => run());
     output.push({ stream: "stdout", data: "every line\n" });
     const result = shellResult({ command: "ls", args: [], stdout: "every line\n", duration_ms: 5 });
-    render(ToolCard, { props: { item: { ...base, name: "exec_shell", input: { command: "ls", args: [] }, status: "done", result }, output, onStopCommand: vi.fn() } });
+    render(ToolCard, { props: { item: { ...base, name: "exec_shell", display: displayOf("exec_shell"), input: { command: "ls", args: [] }, status: "done", result }, output, onStopCommand: vi.fn() } });
     expect(output.cut).toBe(false);
     expect(screen.getByTestId("command-output").textContent).toContain("every line");
   });
 
   it("shows a command stopped by the user with its partial output and run time after a restart", () => {
     const input = { command: "cargo", args: ["build"] };
-    const { root } = card({ name: "exec_shell", input, risk: "shell", status: "cancelled", error: shellCancelled(input, "", "Compiling corral\n", 4200) });
+    const { root } = card({ name: "exec_shell", display: displayOf("exec_shell"), input, risk: "shell", status: "cancelled", error: shellCancelled(input, "", "Compiling corral\n", 4200) });
     expect(root.dataset.status).toBe("cancelled");
     expect(screen.getByTestId("tool-status").textContent).toBe("cancelled");
     expect(screen.getByTestId("command-stopped").textContent).toBe("stopped");
@@ -122,7 +122,7 @@ describe("ToolCard", () => {
   });
 
   it("shows a call cancelled before it ran as cancelled, without a command panel", () => {
-    const { root } = card({ name: "exec_shell", input: { command: "ls" }, risk: "shell", status: "cancelled", error: { code: "cancelled", message: "Cancelled by the user.", hint: "", retryable: false, details: {} } });
+    const { root } = card({ name: "exec_shell", display: displayOf("exec_shell"), input: { command: "ls" }, risk: "shell", status: "cancelled", error: { code: "cancelled", message: "Cancelled by the user.", hint: "", retryable: false, details: {} } });
     expect(root.dataset.status).toBe("cancelled");
     expect(root.textContent).toContain("Cancelled by the user.");
     expect(screen.queryByTestId("command-panel")).toBeNull();
@@ -131,7 +131,7 @@ describe("ToolCard", () => {
 
   it("marks a command that exited non-zero with a warning, not as failed", () => {
     const { root } = card({
-      name: "exec_shell",
+      name: "exec_shell", display: displayOf("exec_shell"),
       input: { command: "npm", args: ["test"] },
       risk: "shell",
       status: "done",
@@ -148,7 +148,7 @@ describe("ToolCard", () => {
 
   it("shows a command that exited 0 as done", () => {
     const { root } = card({
-      name: "exec_shell",
+      name: "exec_shell", display: displayOf("exec_shell"),
       input: { command: "npm", args: ["test"] },
       risk: "shell",
       status: "done",

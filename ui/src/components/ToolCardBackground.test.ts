@@ -2,8 +2,9 @@ import { render, screen } from "@testing-library/svelte";
 import { describe, expect, it, vi } from "vitest";
 import type { ToolItem } from "../lib/agent/state";
 import ToolCard from "./ToolCard.svelte";
+import { displayOf } from "../test/fakeIpc";
 
-const base: ToolItem = { kind: "tool", id: "c1", callId: "t1", name: "exec_shell", input: { command: "npm", args: ["run", "dev"], background: true }, risk: "shell", status: "done" };
+const base: ToolItem = { kind: "tool", id: "c1", callId: "t1", name: "exec_shell", display: displayOf("exec_shell"), input: { command: "npm", args: ["run", "dev"], background: true }, risk: "shell", status: "done" };
 
 describe("ToolCard for the shell's grants", () => {
   it("a command started in the background points to Processes, with no exit problem", () => {

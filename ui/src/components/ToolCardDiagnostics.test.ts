@@ -7,6 +7,7 @@ import ToolCard from "./ToolCard.svelte";
 import FileTreeNode from "./FileTreeNode.svelte";
 import ProblemsPanel from "./ProblemsPanel.svelte";
 import type { FileDiagnostics } from "../lib/types";
+import { displayOf } from "../test/fakeIpc";
 
 vi.mock("../lib/ipc", () => import("../test/ipcMock").then((m) => m.ipcModule()));
 
@@ -68,7 +69,7 @@ describe("diagnostics in the window", () => {
 
   it("a report on no file is open on its notes, which say why", () => {
     const note = "the TypeScript server (typescript-language-server) did not report on `src/main.ts` within 20.0 s";
-    const silent = { ...edit, name: "diagnostics", result: { files: [], notes: [note] } };
+    const silent = { ...edit, name: "diagnostics", display: displayOf("diagnostics"), result: { files: [], notes: [note] } };
     render(ToolCard, { props: { item: silent, onStopCommand: vi.fn() } });
     const shown = screen.getByTestId("tool-diagnostics");
     expect(shown.hasAttribute("open")).toBe(true);

@@ -4,7 +4,7 @@ import { displayOf, serverDisplay } from "../test/fakeIpc";
 
 const writeFile = { name: "write_file", display: displayOf("write_file") };
 
-const node = { name: "exec_shell", input: { command: "node", args: ["-e", "console.log(1)"] } };
+const node = { name: "exec_shell", display: displayOf("exec_shell"), input: { command: "node", args: ["-e", "console.log(1)"] } };
 
 describe("grants", () => {
   it("grants a call exactly: its argv, its path, or its input", () => {
@@ -26,7 +26,7 @@ describe("grants", () => {
     expect(parsePattern("cargo * test")).toEqual({ kind: "command", command: "cargo", args: ["*", "test"], more: false });
     expect(parsePattern("   ")).toBeUndefined();
     expect(proposedPattern(node)).toBe("node -e *");
-    expect(proposedPattern({ name: "exec_shell", input: { command: "npm", args: ["test", "--", "x"] } })).toBe("npm test *");
+    expect(proposedPattern({ name: "exec_shell", display: displayOf("exec_shell"), input: { command: "npm", args: ["test", "--", "x"] } })).toBe("npm test *");
   });
 
   it("judges coverage as Rust does: the words as a prefix, or the whole argv", () => {
@@ -35,8 +35,8 @@ describe("grants", () => {
     if (!wide || !exact) throw new Error("parsed");
     expect(patternCovers(wide, node)).toBe(true);
     expect(patternCovers(exact, node)).toBe(true);
-    expect(patternCovers(exact, { name: "exec_shell", input: { command: "node", args: ["-e", "console.log(1)", "x"] } })).toBe(false);
-    expect(patternCovers(wide, { name: "exec_shell", input: { command: "npm", args: ["-e"] } })).toBe(false);
+    expect(patternCovers(exact, { name: "exec_shell", display: displayOf("exec_shell"), input: { command: "node", args: ["-e", "console.log(1)", "x"] } })).toBe(false);
+    expect(patternCovers(wide, { name: "exec_shell", display: displayOf("exec_shell"), input: { command: "npm", args: ["-e"] } })).toBe(false);
     expect(patternCovers(wide, { name: "write_file", input: { path: "a" } })).toBe(false);
   });
 

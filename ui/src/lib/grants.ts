@@ -10,7 +10,7 @@ type Call = { name: string; input: Record<string, unknown>; display?: ToolDispla
 /** The call's argv, when it is a command with a program. */
 function argvOf(call: Call): { command: string; args: string[] } | undefined {
   const { command, args } = call.input;
-  if (call.name !== "exec_shell" || typeof command !== "string" || command === "") return undefined;
+  if (call.display?.result !== "output" || typeof command !== "string" || command === "") return undefined;
   return { command, args: Array.isArray(args) ? args.map(String) : [] };
 }
 

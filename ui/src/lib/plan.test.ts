@@ -2,6 +2,7 @@ import { render, screen } from "@testing-library/svelte";
 import { describe, expect, it } from "vitest";
 import PlanChecklist from "../components/PlanChecklist.svelte";
 import { latestPlan, planOf } from "./plan";
+import { displayOf } from "../test/fakeIpc";
 
 const result = (statuses: string[]) => ({ steps: statuses.map((status, i) => ({ step: `step ${i + 1}`, status })), completed: 0, total: 0 });
 
@@ -22,10 +23,10 @@ describe("plan", () => {
 
   it("is the latest finished update_plan of the conversation", () => {
     const items = [
-      { kind: "tool", name: "update_plan", status: "done", result: result(["pending", "pending"]) },
+      { kind: "tool", name: "update_plan", display: displayOf("update_plan"), status: "done", result: result(["pending", "pending"]) },
       { kind: "tool", name: "read_file", status: "done", result: {} },
-      { kind: "tool", name: "update_plan", status: "done", result: result(["completed", "in_progress"]) },
-      { kind: "tool", name: "update_plan", status: "failed", result: undefined },
+      { kind: "tool", name: "update_plan", display: displayOf("update_plan"), status: "done", result: result(["completed", "in_progress"]) },
+      { kind: "tool", name: "update_plan", display: displayOf("update_plan"), status: "failed", result: undefined },
     ];
     expect(latestPlan(items)?.completed).toBe(1);
     expect(latestPlan([])).toBeNull();

@@ -1,4 +1,6 @@
 // The model's plan (update_plan's result) as the window shows it.
+import type { ToolDisplay } from "./types";
+
 export type PlanStatus = "pending" | "in_progress" | "completed";
 export type PlanStep = { step: string; status: PlanStatus };
 export type Plan = { steps: PlanStep[]; completed: number; total: number };
@@ -16,10 +18,10 @@ export function planOf(result: unknown): Plan | null {
 }
 
 /** The latest plan among the conversation's tool cards. */
-export function latestPlan(items: readonly { kind: string; name?: string; status?: string; result?: unknown }[]): Plan | null {
+export function latestPlan(items: readonly { kind: string; display?: ToolDisplay | undefined; status?: string; result?: unknown }[]): Plan | null {
   for (let i = items.length - 1; i >= 0; i--) {
     const item = items[i];
-    if (item.kind === "tool" && item.name === "update_plan" && item.status === "done") return planOf(item.result);
+    if (item.kind === "tool" && item.display?.result === "plan" && item.status === "done") return planOf(item.result);
   }
   return null;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Item, ToolItem } from "./agent/state";
 import { countsAt, describeCounts, problemsOf, reportOf } from "./problems";
 import type { FileDiagnostics } from "./types";
+import { displayOf } from "../test/fakeIpc";
 
 const file = (path: string, errors: number, warnings = 0): FileDiagnostics => ({
   path,
@@ -12,17 +13,17 @@ const file = (path: string, errors: number, warnings = 0): FileDiagnostics => ({
 
 let n = 0;
 const tool = (name: string, result: unknown, input: Record<string, unknown> = {}): Item => {
-  const item: ToolItem = { kind: "tool", id: `t${++n}`, callId: `c${n}`, name, input, risk: "write", status: "done", result };
+  const item: ToolItem = { kind: "tool", id: `t${++n}`, callId: `c${n}`, name, display: displayOf(name), input, risk: "write", status: "done", result };
   return item;
 };
 
 describe("problems", () => {
   it("reads a write's diagnostics and the diagnostics tool's report, nothing else", () => {
-    expect(reportOf("edit_file", { diff: "", diagnostics: { files: [file("a.ts", 1)] } })?.files).toHaveLength(1);
-    expect(reportOf("diagnostics", { files: [file("a.ts", 0)], notes: ["x"] })?.notes).toEqual(["x"]);
-    expect(reportOf("read_file", { content: "x" })).toBeNull();
-    expect(reportOf("write_file", { diagnostics: "nope" })).toBeNull();
-    expect(reportOf("write_file", null)).toBeNull();
+    expect(reportOf(displayOf("edit_file"), { diff: "", diagnostics: { files: [file("a.ts", 1)] } })?.files).toHaveLength(1);
+    expect(reportOf(displayOf("diagnostics"), { files: [file("a.ts", 0)], notes: ["x"] })?.notes).toEqual(["x"]);
+    expect(reportOf(displayOf("read_file"), { content: "x" })).toBeNull();
+    expect(reportOf(displayOf("write_file"), { diagnostics: "nope" })).toBeNull();
+    expect(reportOf(displayOf("write_file"), null)).toBeNull();
   });
 
   it("keeps the newest word on each file: a fix clears it, a delete forgets it", () => {

@@ -2,12 +2,12 @@
 // them: each write's or edit's result carries its files' diagnostics, and
 // the `diagnostics` tool returns a report; the newest word on a file wins.
 import type { Item } from "./agent/state";
-import type { DiagnosticsReport, FileDiagnostics } from "./types";
+import type { DiagnosticsReport, FileDiagnostics, ToolDisplay } from "./types";
 
 /** A report, if the tool result carries one. */
-export function reportOf(name: string, result: unknown): DiagnosticsReport | null {
+export function reportOf(display: ToolDisplay | undefined, result: unknown): DiagnosticsReport | null {
   if (typeof result !== "object" || result === null) return null;
-  const candidate = name === "diagnostics" ? result : (result as { diagnostics?: unknown }).diagnostics;
+  const candidate = display?.result === "diagnostics" ? result : (result as { diagnostics?: unknown }).diagnostics;
   if (typeof candidate !== "object" || candidate === null || !Array.isArray((candidate as DiagnosticsReport).files)) return null;
   return candidate as DiagnosticsReport;
 }
@@ -17,13 +17,13 @@ export function problemsOf(items: readonly Item[]): Map<string, FileDiagnostics>
   const problems = new Map<string, FileDiagnostics>();
   for (const item of items) {
     if (item.kind !== "tool" || item.status !== "done") continue;
-    const report = reportOf(item.name, item.result);
+    const report = reportOf(item.display, item.result);
     for (const file of report?.files ?? []) {
       if (file.errors + file.warnings > 0) problems.set(file.path, file);
       else problems.delete(file.path);
     }
     // A deleted file has no problems left.
-    if (item.name === "delete_file" && typeof item.input.path === "string") problems.delete(item.input.path);
+    if (item.display?.result === "deleted" && typeof item.input.path === "string") problems.delete(item.input.path);
   }
   return problems;
 }

@@ -64,6 +64,8 @@ export function resultSummary(display: ToolDisplay | undefined, result: unknown)
       return `${plural(Array.isArray(r.matches) ? r.matches.length : 0, "match")}${more}`.replace("matchs", "matches");
     case "plan":
       return `${Number(r.completed ?? 0)} of ${plural(Number(r.total ?? 0), "step")} done`;
+    case "output":
+    case "diagnostics":
     case "json":
       return "";
   }

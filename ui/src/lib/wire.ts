@@ -58,7 +58,7 @@ label?: string, };
 
 export type ToolSubject = "path" | "folder" | "command" | "query" | "pattern" | "arguments";
 
-export type ToolResultView = "file_content" | "written" | "edited" | "deleted" | "entries" | "files" | "matches" | "plan" | "json";
+export type ToolResultView = "file_content" | "written" | "edited" | "deleted" | "entries" | "files" | "matches" | "plan" | "output" | "diagnostics" | "json";
 
 export type ToolPreview = { 
 /**

@@ -1,6 +1,7 @@
 //! `diagnostics`: the errors and warnings the project's language servers
 //! report for a file, a folder or the whole project.
 
+use crate::display::ResultView;
 use crate::error::Result;
 use crate::lsp::{self, Report};
 use crate::policy::Risk;
@@ -26,6 +27,7 @@ impl Tool for Diagnostics {
     type Output = Report;
     const NAME: &'static str = "diagnostics";
     const RISK: Risk = Risk::Read;
+    const RESULT: ResultView = ResultView::Diagnostics;
     const DESCRIPTION: &'static str = "Language servers' errors and warnings for a path or the \
         project. The servers are rust-analyzer, typescript-language-server, pyright, gopls and \
         clangd, where installed; without path, the 60 newest source files are checked. Returns \

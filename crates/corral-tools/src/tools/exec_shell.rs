@@ -3,7 +3,7 @@
 //! before anyone is asked, the read-only table lets it run unasked, and an
 //! argument naming a secret makes it ask in every mode.
 
-use crate::display::Subject;
+use crate::display::{ResultView, Subject};
 use crate::error::Error;
 use crate::error::Result;
 use crate::policy::Risk;
@@ -38,6 +38,7 @@ impl Tool for ExecShell {
         returns a run_id at once: read the output with command_output, stop it with \
         stop_command (at most 8 at a time).";
     const SUBJECT: Subject = Subject::Command;
+    const RESULT: ResultView = ResultView::Output;
 
     fn assessment(
         &self,
