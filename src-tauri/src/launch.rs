@@ -8,9 +8,9 @@
 //! the front and tells the window through the channel of
 //! [`LaunchListener`]. Without a session bus every start runs on its own.
 
-use crate::commands::project::set_title;
 use crate::state::AppState;
 use crate::store::ProjectInfo;
+use crate::window::set_title;
 use clap::Parser;
 use corral_tools::Error;
 use std::path::{Path, PathBuf};

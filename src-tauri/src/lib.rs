@@ -10,6 +10,7 @@ pub mod launch;
 pub mod navigation;
 pub mod state;
 pub mod store;
+pub mod window;
 
 use state::AppState;
 use store::Store;
@@ -63,7 +64,7 @@ pub fn run() {
             let state = AppState::new(store);
             if let Some(path) = &project_arg {
                 match state.open_project(std::path::Path::new(path)) {
-                    Ok(info) => commands::project::set_title(app.handle(), Some(&info)),
+                    Ok(info) => window::set_title(app.handle(), Some(&info)),
                     Err(e) => eprintln!(
                         "corral: could not open {}: {}",
                         path.to_string_lossy(),

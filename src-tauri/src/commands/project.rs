@@ -2,6 +2,7 @@
 
 use crate::state::AppState;
 use crate::store::ProjectInfo;
+use crate::window::set_title;
 use corral_session::index::IndexStatus;
 use corral_session::watch::TreeChanges;
 use corral_tools::Error;
@@ -209,17 +210,6 @@ fn clipboard_error(why: String) -> Error {
         format!("the clipboard could not be read: {why}"),
     )
     .hint("Copy the image again, or save it and drop the file on the message box.")
-}
-
-/// The window title names the project.
-pub fn set_title<R: Runtime>(app: &AppHandle<R>, project: Option<&ProjectInfo>) {
-    if let Some(window) = app.get_webview_window("main") {
-        let title = match project {
-            Some(p) => format!("{} — Corral", p.name),
-            None => "Corral".to_string(),
-        };
-        let _ = window.set_title(&title);
-    }
 }
 
 #[cfg(test)]
