@@ -80,7 +80,8 @@ export async function startLlmServer(script, options = {}) {
       probes.push(request);
       return options.props ? sendJson(res, 200, options.props) : sendJson(res, 404, { error: { message: "File Not Found" } });
     }
-    if ((req.method === "GET" && req.url.startsWith("/api/v0/models/")) || (req.method === "POST" && req.url === "/api/show")) {
+    // `/api/version` too: the app asks it to tell Ollama (spoken to in its own API) from the others.
+    if ((req.method === "GET" && (req.url.startsWith("/api/v0/models/") || req.url === "/api/version")) || (req.method === "POST" && req.url === "/api/show")) {
       probes.push(request);
       return sendJson(res, 404, { error: "not found" });
     }

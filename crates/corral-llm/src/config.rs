@@ -14,6 +14,12 @@ pub enum Provider {
     /// OpenRouter, Ollama, LM Studio, llama.cpp's llama-server, vLLM...
     #[serde(rename = "openai")]
     OpenAi,
+    /// Ollama's native API (`POST /api/chat`, NDJSON): the one place it
+    /// takes the context size (`options.num_ctx`); its OpenAI-compatible
+    /// endpoint runs every model at its default size and cuts the prompt
+    /// from the front.
+    #[serde(rename = "ollama")]
+    Ollama,
 }
 
 impl Provider {
@@ -22,6 +28,7 @@ impl Provider {
         match self {
             Provider::Anthropic => "https://api.anthropic.com",
             Provider::OpenAi => "https://api.openai.com/v1",
+            Provider::Ollama => "http://127.0.0.1:11434",
         }
     }
 
@@ -30,6 +37,7 @@ impl Provider {
         match self {
             Provider::Anthropic => "Anthropic",
             Provider::OpenAi => "the OpenAI-compatible server",
+            Provider::Ollama => "Ollama",
         }
     }
 
@@ -46,6 +54,7 @@ impl Provider {
         match self {
             Provider::Anthropic => own("anthropic.com"),
             Provider::OpenAi => own("openai.com"),
+            Provider::Ollama => own("ollama.com"),
         }
     }
 
@@ -54,6 +63,7 @@ impl Provider {
         match self {
             Provider::Anthropic => "anthropic",
             Provider::OpenAi => "openai",
+            Provider::Ollama => "ollama",
         }
     }
 }
@@ -119,6 +129,8 @@ impl ProviderConfig {
     /// - OpenAI-compatible: `base_url` + `/chat/completions`; `base_url`
     ///   includes the version (`https://api.openai.com/v1`,
     ///   `http://127.0.0.1:11434/v1`), as these servers document it.
+    /// - Ollama: the server's origin + `/api/chat` (a base URL given with
+    ///   the OpenAI-compatible `/v1` is read as its origin).
     ///
     /// A trailing `/` on `base_url` is ignored; an empty one means the
     /// provider's default.
@@ -133,7 +145,17 @@ impl ProviderConfig {
                 }
             }
             Provider::OpenAi => format!("{}/chat/completions", self.base()),
+            Provider::Ollama => format!("{}/api/chat", self.origin()),
         }
+    }
+
+    /// `base_url` without an OpenAI-compatible `/v1` (or `/api`) at its
+    /// end: where a server's own endpoints (`/props`, `/api/show`) live.
+    pub(crate) fn origin(&self) -> &str {
+        let base = self.base();
+        base.strip_suffix("/v1")
+            .or_else(|| base.strip_suffix("/api"))
+            .unwrap_or(base)
     }
 
     /// `base_url` without trailing slashes, or the default when empty.
@@ -194,6 +216,16 @@ mod tests {
         assert_eq!(o.endpoint(), "http://127.0.0.1:11434/v1/chat/completions");
         o.base_url = " ".into();
         assert_eq!(o.endpoint(), "https://api.openai.com/v1/chat/completions");
+        let mut l = ProviderConfig::new(Provider::Ollama, "m");
+        assert_eq!(l.endpoint(), "http://127.0.0.1:11434/api/chat");
+        for base in [
+            "http://10.0.0.2:11434/v1/",
+            "http://10.0.0.2:11434/api",
+            "http://10.0.0.2:11434",
+        ] {
+            l.base_url = base.into();
+            assert_eq!(l.endpoint(), "http://10.0.0.2:11434/api/chat", "{base}");
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@ use crate::config::{Provider, ProviderConfig};
 use crate::decode::{Decoder, Step};
 use crate::error::{display_url, root_cause, LlmError, WireContext};
 use crate::http;
+use crate::ollama::{self, OllamaDecoder};
 use crate::openai::{self, OpenAiDecoder};
 use crate::sse::SseParser;
 use crate::types::{ChatRequest, StreamEvent};
@@ -59,6 +60,7 @@ async fn run(
     let body = match config.provider {
         Provider::Anthropic => anthropic::body(config, request, max_tokens, true),
         Provider::OpenAi => openai::body(config, request, max_tokens, true),
+        Provider::Ollama => ollama::body(config, request, max_tokens, true),
     };
     let mut retries = 0;
     loop {
@@ -128,11 +130,12 @@ async fn attempt(
         }
         return Err(LlmError::NotAStream(content_type));
     }
-    let mut decoder: Box<dyn Decoder> = match config.provider {
-        Provider::Anthropic => Box::<AnthropicDecoder>::default(),
-        Provider::OpenAi => Box::<OpenAiDecoder>::default(),
+    let (mut decoder, mut parser): (Box<dyn Decoder>, _) = match config.provider {
+        Provider::Anthropic => (Box::<AnthropicDecoder>::default(), SseParser::default()),
+        Provider::OpenAi => (Box::<OpenAiDecoder>::default(), SseParser::default()),
+        // Newline-delimited JSON, not SSE.
+        Provider::Ollama => (Box::<OllamaDecoder>::default(), SseParser::lines()),
     };
-    let mut parser = SseParser::default();
     let mut bytes = response.bytes_stream();
     let mut events = Vec::new();
     let mut out = Vec::new();

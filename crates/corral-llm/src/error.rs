@@ -254,6 +254,15 @@ impl LlmError {
                 if *status == 404 {
                     error = error.retryable(false);
                 }
+                // Ollama's 404 for a model it has not pulled: "model 'x' not found".
+                let unpulled = ctx.provider == Provider::Ollama
+                    && *status == 404
+                    && body.message.as_deref().is_some_and(|m| m.starts_with("model ") && m.ends_with("not found"));
+                let hint = if unpulled {
+                    Some("Pull the model first (`ollama pull` and its name), or choose one of Ollama's models in Settings.")
+                } else {
+                    hint
+                };
                 if let Some(hint) = hint {
                     error = error.hint(hint);
                 }
@@ -450,6 +459,7 @@ fn speaker(ctx: &WireContext<'_>) -> String {
         return match ctx.provider {
             Provider::Anthropic => "Anthropic".to_string(),
             Provider::OpenAi => "OpenAI".to_string(),
+            Provider::Ollama => "Ollama".to_string(),
         };
     }
     match parsed.as_ref().and_then(|u| u.port()) {

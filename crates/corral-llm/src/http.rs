@@ -83,7 +83,8 @@ fn headers(config: &ProviderConfig) -> Result<HeaderMap, LlmError> {
                 headers.insert("x-api-key", secret(key.to_string())?);
             }
         }
-        Provider::OpenAi => {
+        // Ollama takes a bearer key where it sits behind a proxy or in its cloud.
+        Provider::OpenAi | Provider::Ollama => {
             if let Some(key) = config.key() {
                 headers.insert(AUTHORIZATION, secret(format!("Bearer {key}"))?);
             }

@@ -1,10 +1,11 @@
 //! Corral's LLM provider clients.
 //!
 //! One call, [`stream`], sends a [`ChatRequest`] (system prompt, messages of
-//! text / tool-use / tool-result [`Block`]s, tool definitions) to either
-//! protocol Corral speaks — Anthropic Messages or OpenAI-compatible Chat
-//! Completions (OpenAI, OpenRouter, Ollama, LM Studio, llama.cpp, vLLM) —
-//! and hands back one normalized [`StreamEvent`] sequence: text deltas,
+//! text / tool-use / tool-result [`Block`]s, tool definitions) in a
+//! protocol Corral speaks — Anthropic Messages, OpenAI-compatible Chat
+//! Completions (OpenAI, OpenRouter, LM Studio, llama.cpp, vLLM) or Ollama's
+//! own chat API (the one that takes the context size) — and hands back
+//! one normalized [`StreamEvent`] sequence: text deltas,
 //! tool call start / argument delta / end, usage, retries, and exactly one
 //! terminal `Done` or `Error`. Failures are the standardized
 //! [`corral_protocol::Error`] with an `llm_*` code (see [`error`]
@@ -36,7 +37,10 @@
 //!
 //! Local OpenAI-compatible servers need no key:
 //! `ProviderConfig { base_url: "http://127.0.0.1:11434/v1".into(), ..ProviderConfig::new(Provider::OpenAi, "qwen3:8b") }`,
-//! and [`detect_local_servers`] finds the usual ones.
+//! and [`detect_local_servers`] finds the usual ones. Ollama is best spoken
+//! to as [`Provider::Ollama`] (base URL `http://127.0.0.1:11434`), which
+//! sends the window as `num_ctx`; [`with_native_api`] turns an
+//! OpenAI-compatible config that Ollama serves into that.
 
 mod anthropic;
 mod config;
@@ -47,6 +51,7 @@ mod http;
 mod local;
 mod model_info;
 mod models;
+mod ollama;
 mod openai;
 mod sse;
 mod token_count;
@@ -54,7 +59,9 @@ mod types;
 
 pub use config::{Provider, ProviderConfig};
 pub use driver::MAX_RETRY_DELAY;
-pub use local::{detect_local_servers, probe_server, LocalServer, LOCAL_SERVERS, PROBE_TIMEOUT};
+pub use local::{
+    detect_local_servers, probe_server, with_native_api, LocalServer, LOCAL_SERVERS, PROBE_TIMEOUT,
+};
 pub use model_info::{known_context_window, known_price, model_info, ModelInfo, Price};
 pub use models::{list_models, models_url, ListedModel};
 pub use token_count::{prompt_tokens, COUNT_TIMEOUT};
@@ -135,6 +142,7 @@ async fn ping(config: &ProviderConfig, url: &str) -> Result<String, LlmError> {
     let body = match config.provider {
         Provider::Anthropic => anthropic::body(config, &request, 1, false),
         Provider::OpenAi => openai::body(config, &request, 1, false),
+        Provider::Ollama => ollama::body(config, &request, 1, false),
     };
     let response = match http::send(config, url, Some(&body)).await {
         Ok(response) => response,

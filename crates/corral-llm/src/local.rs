@@ -1,9 +1,13 @@
-//! Finding OpenAI-compatible servers running on this machine.
+//! Finding OpenAI-compatible servers running on this machine, and telling
+//! Ollama from the others.
 
+use crate::config::{Provider, ProviderConfig};
 use crate::http;
 use futures_util::future::join_all;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 use tokio::time::timeout;
 
@@ -67,6 +71,65 @@ pub async fn probe_server(name: &str, base_url: &str, limit: Duration) -> Option
         base_url: base_url.to_string(),
         models,
     })
+}
+
+/// The config to talk with: an OpenAI-compatible base URL that Ollama
+/// serves (its `GET /api/version` answers with a version) becomes
+/// [`Provider::Ollama`] at the same address, so requests go to Ollama's
+/// native API, the one that takes the context size. Every other config is
+/// returned as it is; hosted APIs are never asked. The answer is kept per
+/// base URL for the life of the process; a server that does not answer
+/// (not started yet) is asked again next time.
+pub async fn with_native_api(config: &ProviderConfig) -> ProviderConfig {
+    static ANSWERS: OnceLock<Mutex<HashMap<String, bool>>> = OnceLock::new();
+    if config.provider != Provider::OpenAi || config.provider.is_own_api(config.base()) {
+        return config.clone();
+    }
+    let origin = config.origin().to_string();
+    let answers = ANSWERS.get_or_init(Default::default);
+    let known = answers
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .get(&origin)
+        .copied();
+    let is_ollama = match known {
+        Some(known) => known,
+        None => match ollama_version(&origin).await {
+            Some(is_ollama) => {
+                answers
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner())
+                    .insert(origin.clone(), is_ollama);
+                is_ollama
+            }
+            None => false,
+        },
+    };
+    if !is_ollama {
+        return config.clone();
+    }
+    ProviderConfig {
+        provider: Provider::Ollama,
+        base_url: origin,
+        ..config.clone()
+    }
+}
+
+/// Whether the server at `origin` is Ollama: `Some(true)` when
+/// `/api/version` answers `{"version": "..."}`, `Some(false)` when it
+/// answers anything else, `None` when it cannot be reached in time.
+async fn ollama_version(origin: &str) -> Option<bool> {
+    let url = format!("{origin}/api/version");
+    let client = http::client(PROBE_TIMEOUT, http::is_loopback(&url)).ok()?;
+    let probe = async {
+        let response = client.get(&url).send().await.ok()?;
+        if !response.status().is_success() {
+            return Some(false);
+        }
+        let answer = response.json::<Value>().await.ok();
+        Some(answer.is_some_and(|a| a.get("version").is_some_and(Value::is_string)))
+    };
+    timeout(PROBE_TIMEOUT, probe).await.ok()?
 }
 
 fn model_ids(list: &Value) -> Option<Vec<String>> {

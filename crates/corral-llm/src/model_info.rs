@@ -8,9 +8,13 @@
 //!   (and that it counts tokens: see [`crate::prompt_tokens`]);
 //! - LM Studio: `GET /api/v0/models/{model}` → `loaded_context_length`
 //!   (else `max_context_length`);
-//! - Ollama: `POST /api/show {model}` → the `num_ctx` parameter when the
-//!   model sets one, else Ollama's default of 4,096 tokens (never more than
-//!   the model's own `*.context_length`);
+//! - Ollama through its OpenAI-compatible `/v1`: `POST /api/show {model}` →
+//!   the `num_ctx` parameter when the model sets one, else Ollama's default
+//!   of 4,096 tokens (never more than the model's own `*.context_length`);
+//! - Ollama's native API ([`crate::Provider::Ollama`]): the window Corral
+//!   sends as `num_ctx` (the settings', else 4,096), never more than the
+//!   model's `*.context_length` from `/api/show`, which is also reported as
+//!   the most the settings may ask for;
 //! - any OpenAI-compatible list: `GET {base}/models` → the model's
 //!   `meta.n_ctx` (llama.cpp), `max_model_len` (vLLM) or `context_length`
 //!   (OpenRouter).
@@ -18,7 +22,7 @@
 //! Each probe has a short time limit and failures are simply skipped: the
 //! answer is never an error, only less known.
 
-use crate::config::ProviderConfig;
+use crate::config::{Provider, ProviderConfig};
 use crate::http;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -44,6 +48,12 @@ pub struct ModelInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub source: Option<String>,
+    /// The most tokens the model can hold whatever window it runs with,
+    /// when the server says (Ollama's `<arch>.context_length`): a window
+    /// asked for in the settings is capped by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub max_context_window: Option<u64>,
     /// Whether the server's chat template can call tools, when it says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -109,6 +119,9 @@ pub async fn model_info(config: &ProviderConfig) -> ModelInfo {
 /// What the server (or the table of hosted models) says of the model.
 async fn ask(config: &ProviderConfig) -> ModelInfo {
     let base = config.base_url.trim_end_matches('/');
+    if config.provider == Provider::Ollama && !config.provider.is_own_api(base) {
+        return ollama_info(config).await;
+    }
     if config.provider.is_own_api(base) {
         return ModelInfo {
             price: known_price(&config.model),
@@ -208,15 +221,49 @@ async fn fetch(request: reqwest::RequestBuilder) -> Option<Value> {
     timeout(INFO_TIMEOUT, answer).await.ok()?
 }
 
-/// Ollama's `/api/show`: the model's `num_ctx` parameter, else Ollama's
-/// default, never more than the model's trained length.
-fn ollama_context(show: &Value) -> Option<u64> {
-    let trained = show
-        .get("model_info")
+/// What Ollama's native API runs the model with: the window sent as
+/// `num_ctx`, capped by the model's trained length (Ollama caps it so too),
+/// and whether the model calls tools (`capabilities`, in newer versions).
+async fn ollama_info(config: &ProviderConfig) -> ModelInfo {
+    let set = config.context_window.filter(|w| *w > 0);
+    let sent = set.unwrap_or(OLLAMA_DEFAULT_CONTEXT);
+    let show = match http::client(INFO_TIMEOUT, http::is_loopback(config.base())) {
+        Ok(client) => {
+            let url = format!("{}/api/show", config.origin());
+            fetch(client.post(url).json(&json!({"model": config.model}))).await
+        }
+        Err(_) => None,
+    };
+    let show = show.unwrap_or(Value::Null);
+    let trained = trained_context(&show);
+    let supports_tools = show
+        .get("capabilities")
+        .and_then(Value::as_array)
+        .map(|caps| caps.iter().any(|c| c.as_str() == Some("tools")));
+    ModelInfo {
+        context_window: Some(trained.map_or(sent, |trained| sent.min(trained))),
+        source: Some(if set.is_some() { "settings" } else { "server" }.into()),
+        max_context_window: trained,
+        supports_tools,
+        ..ModelInfo::default()
+    }
+}
+
+/// The model's trained context length from `/api/show`'s `model_info`
+/// (`<arch>.context_length`).
+fn trained_context(show: &Value) -> Option<u64> {
+    show.get("model_info")
         .and_then(Value::as_object)?
         .iter()
         .find(|(key, _)| key.ends_with(".context_length"))
-        .and_then(|(_, value)| value.as_u64());
+        .and_then(|(_, value)| value.as_u64())
+}
+
+/// Ollama's `/api/show`: the model's `num_ctx` parameter, else Ollama's
+/// default, never more than the model's trained length.
+fn ollama_context(show: &Value) -> Option<u64> {
+    show.get("model_info").and_then(Value::as_object)?;
+    let trained = trained_context(show);
     let set = show
         .get("parameters")
         .and_then(Value::as_str)

@@ -22,13 +22,15 @@ pub struct ListedModel {
 }
 
 /// The URL the model list is asked at: `{base}/models` for OpenAI-compatible
-/// servers; Anthropic's `/v1/models` (one page of up to 1000).
+/// servers; Anthropic's `/v1/models` (one page of up to 1000); Ollama's
+/// `/api/tags`.
 pub fn models_url(config: &ProviderConfig) -> String {
     let base = config.base();
     match config.provider {
         Provider::Anthropic if base.ends_with("/v1") => format!("{base}/models?limit=1000"),
         Provider::Anthropic => format!("{base}/v1/models?limit=1000"),
         Provider::OpenAi => format!("{base}/models"),
+        Provider::Ollama => format!("{}/api/tags", config.origin()),
     }
 }
 

@@ -1,6 +1,6 @@
 //! OpenAI-compatible Chat Completions: the request body and the stream
 //! decoder, tolerant of the many servers that speak it (OpenAI, OpenRouter,
-//! Ollama, LM Studio, llama.cpp's llama-server, vLLM).
+//! Ollama's `/v1`, LM Studio, llama.cpp's llama-server, vLLM).
 
 use crate::config::ProviderConfig;
 use crate::decode::{tool_call_end, Decoder, Step, ToolInputBudget};

@@ -4,6 +4,9 @@
 //! a UTF-8 character or a `\r\n` may be split anywhere — it yields complete
 //! events. Lines end in `\n`, `\r\n` or a lone `\r` (the SSE spec allows
 //! all three); lines starting with `:` are keep-alive comments.
+//!
+//! The same parser frames newline-delimited JSON (Ollama's native stream,
+//! [`SseParser::lines`]): there every non-blank line is one event.
 
 use crate::error::LlmError;
 
@@ -39,6 +42,8 @@ pub(crate) struct SseParser {
     progress: bool,
     /// [`MAX_EVENT_BYTES`], smaller in tests.
     limit: usize,
+    /// Each non-blank line is an event of its own (NDJSON), not a field.
+    lines: bool,
 }
 
 impl Default for SseParser {
@@ -52,11 +57,21 @@ impl Default for SseParser {
             has_data: false,
             progress: false,
             limit: MAX_EVENT_BYTES,
+            lines: false,
         }
     }
 }
 
 impl SseParser {
+    /// A parser of newline-delimited JSON: each non-blank line is one
+    /// event (its `data`, with no `event`), whatever it starts with.
+    pub fn lines() -> Self {
+        SseParser {
+            lines: true,
+            ..SseParser::default()
+        }
+    }
+
     /// Feeds the next piece of the body; complete events go to `out`. Fails
     /// when a line or an event grows past [`MAX_EVENT_BYTES`] (the events
     /// completed before it are in `out`).
@@ -126,6 +141,16 @@ impl SseParser {
     }
 
     fn on_line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) -> Result<(), LlmError> {
+        if self.lines {
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                self.progress = true;
+                out.push(SseEvent {
+                    event: String::new(),
+                    data: String::from_utf8_lossy(line).into_owned(),
+                });
+            }
+            return Ok(());
+        }
         if line.is_empty() {
             if self.has_data {
                 self.progress = true;
@@ -248,6 +273,26 @@ mod tests {
         parser.push(b"\n", &mut out).unwrap();
         assert!(parser.take_progress() && !parser.has_partial());
         assert!(!parser.take_progress());
+    }
+
+    #[test]
+    fn ndjson_lines_are_events_split_anywhere() {
+        let body = "{\"a\":\"h\u{e9}\u{1f600}\"}\n\n{\"b\":2}\r\n  \n:{\"c\":3}\n{\"d\":4}";
+        let want = vec![
+            ev("", "{\"a\":\"h\u{e9}\u{1f600}\"}"),
+            ev("", "{\"b\":2}"),
+            ev("", ":{\"c\":3}"),
+            ev("", "{\"d\":4}"),
+        ];
+        for piece in 1..=body.len() {
+            let mut parser = SseParser::lines();
+            let mut out = Vec::new();
+            for chunk in body.as_bytes().chunks(piece) {
+                parser.push(chunk, &mut out).unwrap();
+            }
+            parser.finish(&mut out).unwrap();
+            assert_eq!(out, want, "piece size {piece}");
+        }
     }
 
     #[test]

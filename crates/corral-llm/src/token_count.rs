@@ -8,7 +8,7 @@
 //! request is sized. Any other server (a 404), an error or a timeout is
 //! `None`: the estimate then stands as it is.
 
-use crate::config::ProviderConfig;
+use crate::config::{Provider, ProviderConfig};
 use crate::types::ChatRequest;
 use crate::{http, openai};
 use serde_json::{json, Value};
@@ -24,7 +24,7 @@ pub const COUNT_TIMEOUT: Duration = Duration::from_secs(3);
 /// Hosted APIs are never asked.
 pub async fn prompt_tokens(config: &ProviderConfig, request: &ChatRequest) -> Option<u64> {
     let base = config.base();
-    if config.provider.is_own_api(base) {
+    if config.provider.is_own_api(base) || config.provider == Provider::Ollama {
         return None;
     }
     let origin = base.strip_suffix("/v1").unwrap_or(base);

@@ -36,6 +36,15 @@ const ANTHROPIC_TEXT: &str = concat!(
     "\n\n",
 );
 
+const OLLAMA_TEXT: &str = concat!(
+    r#"{"model":"m","created_at":"2025-10-26T17:15:24.097767Z","message":{"role":"assistant","content":"Hello"},"done":false}"#,
+    "\n",
+    r#"{"model":"m","created_at":"2025-10-26T17:15:24.109172Z","message":{"role":"assistant","content":" there"},"done":false}"#,
+    "\n",
+    r#"{"model":"m","created_at":"2025-10-26T17:15:24.166576Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","prompt_eval_count":5,"eval_count":2}"#,
+    "\n",
+);
+
 fn request() -> ChatRequest {
     ChatRequest {
         system: String::new(),
@@ -59,7 +68,7 @@ fn text_events() -> Vec<StreamEvent> {
     ]
 }
 
-const PROVIDERS: [Provider; 2] = [Provider::OpenAi, Provider::Anthropic];
+const PROVIDERS: [Provider; 3] = [Provider::OpenAi, Provider::Anthropic, Provider::Ollama];
 
 /// A provider's text answer as its server streams it, and the events it becomes.
 fn answer(provider: Provider) -> (&'static str, Vec<StreamEvent>) {
@@ -78,6 +87,17 @@ fn answer(provider: Provider) -> (&'static str, Vec<StreamEvent>) {
                 },
             ],
         ),
+        Provider::Ollama => {
+            let mut events = text_events();
+            events.insert(
+                2,
+                StreamEvent::Usage {
+                    input_tokens: 5,
+                    output_tokens: 2,
+                },
+            );
+            (OLLAMA_TEXT, events)
+        }
     }
 }
 
@@ -86,7 +106,16 @@ fn endpoint(server: &Server, provider: Provider) -> String {
     match provider {
         Provider::OpenAi => server.url("/v1/chat/completions"),
         Provider::Anthropic => server.url("/v1/messages"),
+        Provider::Ollama => server.url("/api/chat"),
     }
+}
+
+/// `details` with the provider's error type, when it gives one.
+fn typed(mut details: serde_json::Value, kind: &str) -> serde_json::Value {
+    if !kind.is_empty() {
+        details["type"] = json!(kind);
+    }
+    details
 }
 
 /// Runs one test body per provider, concurrently (some wait a second).
@@ -109,6 +138,12 @@ async fn rate_limited_waits_for_retry_after_then_succeeds() {
                 "rate_limit_error",
                 "The server is rate limiting requests (HTTP 429): Number of request tokens has exceeded your per-minute rate limit",
             ),
+            // Ollama's errors are a bare message, with no type.
+            Provider::Ollama => (
+                r#"{"error":"too many requests"}"#,
+                "",
+                "The server is rate limiting requests (HTTP 429): too many requests",
+            ),
         };
         let (stream, events) = answer(provider);
         let server = Server::start(vec![
@@ -129,8 +164,8 @@ async fn rate_limited_waits_for_retry_after_then_succeeds() {
                 "message": said,
                 "hint": "Wait a moment and retry.",
                 "retryable": true,
-                "details": {"status": 429, "type": kind, "retry_after_ms": 1000,
-                            "provider": provider.as_str(), "url": endpoint(&server, provider)},
+                "details": typed(json!({"status": 429, "retry_after_ms": 1000,
+                            "provider": provider.as_str(), "url": endpoint(&server, provider)}), kind),
             }))
             .unwrap(),
         }];
@@ -155,6 +190,11 @@ async fn a_server_error_is_retried_with_backoff() {
                 "api_error",
                 "The server failed with HTTP 500: Internal server error",
             ),
+            Provider::Ollama => (
+                r#"{"error":"llama runner process has terminated: exit status 2"}"#,
+                "",
+                "The server failed with HTTP 500: llama runner process has terminated: exit status 2",
+            ),
         };
         let (stream, events) = answer(provider);
         let server = Server::start(vec![Reply::json(500, failed), Reply::sse(stream)]).await;
@@ -167,7 +207,7 @@ async fn a_server_error_is_retried_with_backoff() {
                 "message": said,
                 "hint": "The provider had a problem on its side; retry in a moment (the conversation is kept).",
                 "retryable": true,
-                "details": {"status": 500, "type": kind, "provider": provider.as_str(), "url": endpoint(&server, provider)},
+                "details": typed(json!({"status": 500, "provider": provider.as_str(), "url": endpoint(&server, provider)}), kind),
             }))
             .unwrap(),
         }];
@@ -240,6 +280,7 @@ async fn a_connection_dropped_mid_stream_is_one_error() {
         let (last, who) = match provider {
             Provider::OpenAi => (r#"data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"#, "the server"),
             Provider::Anthropic => ("event: content_block_stop", "the server"),
+            Provider::Ollama => (r#"{"model":"m","created_at":"2025-10-26T17:15:24.166576Z","message":{"role":"assistant","content":""},"done":true"#, "the server"),
         };
         let cut = stream.find(last).unwrap();
         let server = Server::start(vec![Reply::sse(&stream[..cut]).end(End::Drop)]).await;

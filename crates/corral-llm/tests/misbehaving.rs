@@ -43,7 +43,7 @@ async fn a_redirect_is_not_followed() {
         let target = Server::start(vec![Reply::sse(TEXT)]).await;
         let target_base = match provider {
             Provider::OpenAi => target.url("/v1"),
-            Provider::Anthropic => target.url(""),
+            Provider::Anthropic | Provider::Ollama => target.url(""),
         };
         let location = format!("{target_base}{path}");
         let server = Server::start(vec![Reply::json(307, "").header("location", &location)]).await;

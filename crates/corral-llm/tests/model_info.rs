@@ -30,6 +30,7 @@ async fn llama_server_says_its_context_and_whether_its_template_calls_tools() {
                 supports_tools: Some(false),
                 counts_tokens: Some(true),
                 price: None,
+                max_context_window: None,
             }
         );
         assert_eq!(paths(&server), ["GET /props"]);

@@ -86,7 +86,9 @@ fn config_with(store: &Store, target: Option<LlmTarget>) -> ProviderConfig {
 }
 
 /// Streams one model turn, to `target` when given, else as the settings
-/// say. Resolves when the terminal event was sent.
+/// say (an OpenAI-compatible base URL that Ollama serves is spoken to in
+/// Ollama's own API, the one that takes the context size). Resolves when
+/// the terminal event was sent.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn llm_stream(
     state: State<'_, AppState>,
@@ -120,6 +122,7 @@ pub async fn stream_with(
     on_event: impl FnMut(StreamEvent) + Send,
 ) -> Result<(), Error> {
     let config = with_store(state, move |store| Ok(config_with(store, target))).await?;
+    let config = corral_llm::with_native_api(&config).await;
     let cancel = CancellationToken::new();
     state.start_run(run_id, Run::Llm(cancel.clone()))?;
     corral_llm::stream(&config, &request, cancel, on_event).await;
@@ -187,6 +190,7 @@ pub async fn test_connection(
     settings: Option<SettingsInput>,
 ) -> Result<ConnectionOk, Error> {
     let config = config_for(&state, settings).await?;
+    let config = corral_llm::with_native_api(&config).await;
     let model = corral_llm::test_connection(&config).await?;
     Ok(ConnectionOk { ok: true, model })
 }
@@ -200,6 +204,7 @@ pub async fn model_info(
     settings: Option<SettingsInput>,
 ) -> Result<ModelInfo, Error> {
     let config = config_for(&state, settings).await?;
+    let config = corral_llm::with_native_api(&config).await;
     Ok(corral_llm::model_info(&config).await)
 }
 

@@ -43,6 +43,7 @@ impl Store {
             let var = match provider {
                 Provider::Anthropic => "ANTHROPIC_API_KEY",
                 Provider::OpenAi => "OPENAI_API_KEY",
+                Provider::Ollama => "OLLAMA_API_KEY",
             };
             std::env::var(var).ok().filter(|k| !k.is_empty())
         };
@@ -101,6 +102,7 @@ impl Store {
                 let from_env = std::env::var(match provider {
                     Provider::Anthropic => "ANTHROPIC_API_KEY",
                     Provider::OpenAi => "OPENAI_API_KEY",
+                    Provider::Ollama => "OLLAMA_API_KEY",
                 })
                 .ok();
                 let own = self.api_key(provider, &settings.base_url);

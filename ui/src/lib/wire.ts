@@ -790,7 +790,7 @@ stop_reason: string, } | { "type": "error",
  */
 error: WireError, };
 
-export type Provider = "anthropic" | "openai";
+export type Provider = "anthropic" | "openai" | "ollama";
 
 export type LocalServer = { 
 /**
@@ -817,6 +817,12 @@ context_window?: number,
  * window the user set for servers that say none).
  */
 source?: string, 
+/**
+ * The most tokens the model can hold whatever window it runs with,
+ * when the server says (Ollama's `<arch>.context_length`): a window
+ * asked for in the settings is capped by it.
+ */
+max_context_window?: number, 
 /**
  * Whether the server's chat template can call tools, when it says.
  */

@@ -62,6 +62,11 @@ impl Reply {
         }
     }
 
+    /// A 200 newline-delimited JSON stream (Ollama's), written chunked.
+    pub fn ndjson(body: &str) -> Reply {
+        Reply::typed(200, "application/x-ndjson", body)
+    }
+
     /// A JSON body with this status.
     pub fn json(status: u16, body: &str) -> Reply {
         Reply::typed(status, "application/json", body)
@@ -174,6 +179,7 @@ impl Server {
         config.base_url = match provider {
             Provider::Anthropic => self.url(""),
             Provider::OpenAi => self.url("/v1"),
+            Provider::Ollama => self.url(""),
         };
         config.api_key = Some(KEY.into());
         config.max_tokens = 1024;
@@ -200,8 +206,11 @@ async fn serve(
     for (name, value) in &reply.headers {
         head.push_str(&format!("{name}: {value}\r\n"));
     }
-    let chunked =
-        reply.status == 200 && reply.headers.iter().any(|(_, v)| v == "text/event-stream");
+    let chunked = reply.status == 200
+        && reply
+            .headers
+            .iter()
+            .any(|(_, v)| v == "text/event-stream" || v == "application/x-ndjson");
     match reply.end {
         End::CloseDelimited => {}
         _ if chunked => head.push_str("transfer-encoding: chunked\r\n"),
