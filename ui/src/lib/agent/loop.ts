@@ -65,12 +65,23 @@ export type AgentOptions = {
   conversation?: ConversationData | null;
   /** Each entry stored in the history (the first one names a new conversation). */
   onAppended?: (appended: Appended) => void;
+  /** How long a send waits for the server's count of the prefix (default `COUNT_WAIT_MS`). */
+  countWaitMs?: number;
 };
 
 
 type TurnOutcome = { message: Message | null; stopReason: string; error: WireError | null };
 
 export const DEFAULT_MAX_TURNS = 100;
+
+/**
+ * How long a request (or a paste's sizing) waits for the server's count of
+ * the fixed prefix when it is on its way: the count decides whether a big
+ * paste goes inline or as an attachment, so it should be in, but a slow
+ * server must not hold the send up for long. Past it, the estimate stands
+ * for this send and the count corrects the next one when it arrives.
+ */
+export const COUNT_WAIT_MS = 1_500;
 
 /** What a tool call of a reply cut off at its token limit gets instead of running. */
 export const CUT_OFF_TEXT =
@@ -865,15 +876,29 @@ export class AgentLoop {
   /** The server's count of the prefix, asked once per model. */
   private counting: Promise<void> | null = null;
 
-  /** What the server says of the model: asked once, on the first need. */
+  /**
+   * What the server says of the model: asked once, on the first need. On a
+   * server that counts tokens, the count of the prefix is started once the
+   * tools are known, and each caller waits for it (at most `countWaitMs`),
+   * also a caller that comes while another's question is still out.
+   */
   private async modelFacts(): Promise<ModelInfo> {
-    if (this.model !== undefined) return this.model;
-    const asking = (this.asking ??= this.ipc.modelInfo().catch((): ModelInfo => ({})));
-    const model = await asking;
-    if (this.asking !== asking) return model; // the settings changed meanwhile
-    this.model = model;
-    this.patch({ price: model.price ?? null });
-    if (model.counts_tokens && this.specs) await (this.counting ??= this.countPrefix(this.specs, asking));
+    if (this.model === undefined) {
+      const asking = (this.asking ??= this.ipc.modelInfo().catch((): ModelInfo => ({})));
+      const model = await asking;
+      if (this.asking !== asking) return model; // the settings changed meanwhile
+      if (this.model === undefined) {
+        this.model = model;
+        this.patch({ price: model.price ?? null });
+      }
+    }
+    const model = this.model;
+    if (model.counts_tokens && this.specs && this.asking) {
+      const counting = (this.counting ??= this.countPrefix(this.specs, this.asking));
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const waited = new Promise<void>((done) => (timer = setTimeout(done, this.options.countWaitMs ?? COUNT_WAIT_MS)));
+      await Promise.race([counting, waited]).finally(() => clearTimeout(timer));
+    }
     return model;
   }
 
