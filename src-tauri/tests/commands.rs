@@ -900,14 +900,15 @@ fn the_window_cannot_be_navigated_away_from_the_app() {
 
 /// A one-shot OpenAI-compatible server on 127.0.0.1: answers each request
 /// with a short stream and hands back the request's head (lowercased) and
-/// body.
+/// body. The app's question whether it is Ollama (`GET /api/version`) gets
+/// a 404, as llama.cpp gives, and is not counted.
 fn scripted_server(requests: usize) -> (String, std::thread::JoinHandle<Vec<String>>) {
     use std::io::{BufRead, BufReader, Read, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
     let server = std::thread::spawn(move || {
         let mut heads = Vec::new();
-        for _ in 0..requests {
+        while heads.len() < requests {
             let (stream, _) = listener.accept().unwrap();
             let mut reader = BufReader::new(stream.try_clone().unwrap());
             let mut head = String::new();
@@ -926,9 +927,17 @@ fn scripted_server(requests: usize) -> (String, std::thread::JoinHandle<Vec<Stri
                 .unwrap_or(0);
             let mut body = vec![0; length];
             reader.read_exact(&mut body).unwrap();
+            let mut stream = stream;
+            if head.starts_with("get /api/version ") {
+                write!(
+                    stream,
+                    "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                )
+                .unwrap();
+                continue;
+            }
             let chunk = r#"{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}"#;
             let events = format!("data: {chunk}\n\ndata: [DONE]\n\n");
-            let mut stream = stream;
             write!(
                 stream,
                 "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{events}",

@@ -78,8 +78,8 @@ pub async fn probe_server(name: &str, base_url: &str, limit: Duration) -> Option
 /// [`Provider::Ollama`] at the same address, so requests go to Ollama's
 /// native API, the one that takes the context size. Every other config is
 /// returned as it is; hosted APIs are never asked. The answer is kept per
-/// base URL for the life of the process; a server that does not answer
-/// (not started yet) is asked again next time.
+/// address for the life of the process; a server that refuses the
+/// connection (not started yet) is asked again next time.
 pub async fn with_native_api(config: &ProviderConfig) -> ProviderConfig {
     static ANSWERS: OnceLock<Mutex<HashMap<String, bool>>> = OnceLock::new();
     if config.provider != Provider::OpenAi || config.provider.is_own_api(config.base()) {
@@ -117,19 +117,24 @@ pub async fn with_native_api(config: &ProviderConfig) -> ProviderConfig {
 
 /// Whether the server at `origin` is Ollama: `Some(true)` when
 /// `/api/version` answers `{"version": "..."}`, `Some(false)` when it
-/// answers anything else, `None` when it cannot be reached in time.
+/// answers anything else or not in time (a slow hosted server is not asked
+/// again at every request), `None` when nothing listens there (yet).
 async fn ollama_version(origin: &str) -> Option<bool> {
     let url = format!("{origin}/api/version");
     let client = http::client(PROBE_TIMEOUT, http::is_loopback(&url)).ok()?;
     let probe = async {
-        let response = client.get(&url).send().await.ok()?;
+        let response = match client.get(&url).send().await {
+            Ok(response) => response,
+            Err(err) if err.is_connect() && !err.is_timeout() => return None,
+            Err(_) => return Some(false),
+        };
         if !response.status().is_success() {
             return Some(false);
         }
         let answer = response.json::<Value>().await.ok();
         Some(answer.is_some_and(|a| a.get("version").is_some_and(Value::is_string)))
     };
-    timeout(PROBE_TIMEOUT, probe).await.ok()?
+    timeout(PROBE_TIMEOUT, probe).await.unwrap_or(Some(false))
 }
 
 fn model_ids(list: &Value) -> Option<Vec<String>> {

@@ -357,6 +357,17 @@ async fn an_openai_base_url_that_ollama_serves_speaks_its_native_api() {
     assert_eq!(with_native_api(&config).await, config);
     assert_eq!(other.received().len(), 1, "the answer is kept");
 
+    // Nothing listening yet: asked again next time, and then it is Ollama.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    drop(listener);
+    let mut later = ProviderConfig::new(Provider::OpenAi, "m");
+    later.base_url = format!("http://127.0.0.1:{port}/v1");
+    assert_eq!(with_native_api(&later).await, later);
+    let late = Server::start_on(port, vec![Reply::json(200, r#"{"version":"0.12.6"}"#)]).await;
+    assert_eq!(with_native_api(&later).await.provider, Provider::Ollama);
+    assert_eq!(late.received().len(), 1);
+
     // Hosted APIs are never asked.
     let hosted = ProviderConfig::new(Provider::OpenAi, "gpt-4o");
     assert_eq!(with_native_api(&hosted).await, hosted);

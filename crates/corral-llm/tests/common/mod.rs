@@ -147,7 +147,12 @@ pub struct Server {
 
 impl Server {
     pub async fn start(replies: Vec<Reply>) -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        Server::start_on(0, replies).await
+    }
+
+    /// [`Server::start`] on this port (0 for any free one).
+    pub async fn start_on(port: u16, replies: Vec<Reply>) -> Server {
+        let listener = TcpListener::bind(("127.0.0.1", port)).await.expect("bind");
         let port = listener.local_addr().expect("addr").port();
         let received = Arc::new(Mutex::new(Vec::new()));
         let queue = Arc::new(Mutex::new(VecDeque::from(replies)));
