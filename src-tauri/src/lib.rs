@@ -10,6 +10,7 @@ pub mod launch;
 pub mod navigation;
 pub mod state;
 pub mod store;
+pub mod updates;
 pub mod window;
 
 use state::AppState;
@@ -36,7 +37,7 @@ pub fn run() {
     // arguments to the running app and exits before anything else starts.
     let app =
         tauri::Builder::default().plugin(tauri_plugin_single_instance::init(launch::second_start));
-    let app = builder(app)
+    let app = updates::register(builder(app))
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
         .on_page_load(|_webview, payload| {

@@ -73,11 +73,16 @@ pub enum ErrorCode {
     /// No language server could answer: none is installed for the file's
     /// language, it crashed, or it did not answer in time.
     LanguageServer,
+    /// The app could not be updated: updates are off or left to the
+    /// package manager, the manifest could not be fetched or read, the
+    /// download's signature does not match the app's key, or the install
+    /// failed (`details.reason` says which).
+    Update,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order (used by docs and tests).
-    pub const ALL: [ErrorCode; 28] = [
+    pub const ALL: [ErrorCode; 29] = [
         ErrorCode::NoProjectOpen,
         ErrorCode::InvalidInput,
         ErrorCode::NotFound,
@@ -106,6 +111,7 @@ impl ErrorCode {
         ErrorCode::LlmContextOverflow,
         ErrorCode::McpServer,
         ErrorCode::LanguageServer,
+        ErrorCode::Update,
     ];
 
     /// The snake_case name, as it appears on the wire.
@@ -139,6 +145,7 @@ impl ErrorCode {
             ErrorCode::LlmContextOverflow => "llm_context_overflow",
             ErrorCode::McpServer => "mcp_server",
             ErrorCode::LanguageServer => "language_server",
+            ErrorCode::Update => "update",
         }
     }
 
@@ -307,6 +314,7 @@ fn default_hint(code: ErrorCode) -> &'static str {
         ErrorCode::LanguageServer => {
             "Build or run the project's checks with exec_shell instead; the language server may answer a later call."
         }
+        ErrorCode::Update => "Check the update settings; the installed app was left as it was.",
     }
 }
 

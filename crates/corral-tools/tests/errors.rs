@@ -50,6 +50,7 @@ fn every_code_has_its_pinned_wire_name() {
             "llm_context_overflow",
             "mcp_server",
             "language_server",
+            "update",
         ]
     );
     for code in ErrorCode::ALL {

@@ -17,6 +17,7 @@ pub mod policy;
 pub mod project;
 pub mod shell;
 pub mod tools;
+pub mod updates;
 
 /// One command of the app as the UI sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -234,5 +235,22 @@ command_list! {
         conversation::export_conversation("id: string") -> "string | null";
         /// once, what became of a history that could not be used (moved aside)
         conversation::history_notice("") -> "string | null";
+    }
+    "Updates" {
+        /// the switch (`settings.check`, off until turned on) and the manifest's URL, the running
+        /// version, how the app was installed (`{ kind: "file", path }` it replaces itself;
+        /// `{ kind: "package", marker }` its package manager updates it, and nothing is fetched),
+        /// whether this build carries a release key
+        updates::update_status("") -> "UpdateStatus";
+        updates::save_update_settings("settings: UpdateSettings") -> "UpdateStatus";
+        /// the newer version the manifest offers, `null` when there is none. Fails `update` with
+        /// `details.reason`: `off`, `package_manager`, `no_key`, `manifest`, `network` (retryable)
+        updates::check_update("") -> "UpdateOffer | null";
+        /// after the build of `version` was downloaded, its minisign signature matched the
+        /// release key and it replaced the app's file (it runs from the next start). A build
+        /// whose signature does not match fails `update` with `details.reason: "signature"`, and
+        /// the app's file is left as it was; `changed` when the manifest no longer offers
+        /// `version`
+        updates::install_update("version: string") -> "InstalledUpdate";
     }
 }

@@ -105,6 +105,7 @@ const MAX_RECENT: usize = 10;
 mod keys;
 pub mod mcp;
 pub mod shell;
+pub mod updates;
 
 /// The conversation history, from its own crate (the CLI and other hosts
 /// can open it too).

@@ -2,7 +2,7 @@
 // src-tauri/tests/command_list.rs; do not edit.
 // After changing the list: UPDATE_COMMANDS=1 cargo test -p corral --test command_list
 import type { Channel } from "@tauri-apps/api/core";
-import type { Appended, ApprovalAnswer, CallCheck, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, DomainQuestion, GrantEntry, IndexStatus, Launch, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SavedRule, SearchHit, Settings, SettingsInput, ShellConfig, ShellEvent, ToolSpec, TreeChanges } from "./types";
+import type { Appended, ApprovalAnswer, CallCheck, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, DomainQuestion, GrantEntry, IndexStatus, InstalledUpdate, Launch, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SavedRule, SearchHit, Settings, SettingsInput, ShellConfig, ShellEvent, ToolSpec, TreeChanges, UpdateOffer, UpdateSettings, UpdateStatus } from "./types";
 
 /** Every command of the app: its arguments and what it resolves to (docs/ipc.md). */
 export type Commands = {
@@ -63,6 +63,10 @@ export type Commands = {
   conversation_markdown: { args: { id: string }; result: string };
   export_conversation: { args: { id: string }; result: string | null };
   history_notice: { args: Record<string, never>; result: string | null };
+  update_status: { args: Record<string, never>; result: UpdateStatus };
+  save_update_settings: { args: { settings: UpdateSettings }; result: UpdateStatus };
+  check_update: { args: Record<string, never>; result: UpdateOffer | null };
+  install_update: { args: { version: string }; result: InstalledUpdate };
 };
 
 /** The name of each command the app registers, in the list's order. */
@@ -124,6 +128,10 @@ export const COMMAND_NAMES = [
   "conversation_markdown",
   "export_conversation",
   "history_notice",
+  "update_status",
+  "save_update_settings",
+  "check_update",
+  "install_update",
 ] as const satisfies readonly (keyof Commands)[];
 
 export type CommandName = keyof Commands;

@@ -21,6 +21,7 @@ import type {
   Notice,
   ShellEvent,
   ShellOutput,
+  UpdateSettings,
 } from "./types";
 
 /**
@@ -112,6 +113,11 @@ export const ipc = {
   clipboardImage: () => call("clipboard_image"),
   /** A desktop notification with the app's own words; false when the setting is off. */
   notifyUser: (notice: Notice) => call("notify_user", { notice }),
+  // Updates of the app itself: the switch, a check, an install (a signature that does not match is refused)
+  updateStatus: () => call("update_status"),
+  saveUpdateSettings: (settings: UpdateSettings) => call("save_update_settings", { settings }),
+  checkUpdate: () => call("check_update"),
+  installUpdate: (version: string) => call("install_update", { version }),
   // The user's MCP servers (kept in the app's config; values of their variables never come back)
   mcpSettings: () => call("mcp_settings"),
   saveMcpSettings: (settings: McpSettings) => call("save_mcp_settings", { settings }),

@@ -1,7 +1,7 @@
 // Generated from the Rust types by src-tauri/tests/wire_types.rs; do not edit.
 // After changing a type: UPDATE_WIRE_TYPES=1 cargo test -p corral --test wire_types
 
-export type ErrorCode = "no_project_open" | "invalid_input" | "not_found" | "already_exists" | "is_directory" | "not_a_directory" | "not_text" | "too_large" | "path_outside_root" | "path_protected" | "approval_required" | "denied" | "permission_denied" | "no_match" | "ambiguous_match" | "stale_file" | "invalid_regex" | "command_not_allowed" | "argument_not_allowed" | "cancelled" | "io" | "llm_auth" | "llm_rate_limited" | "llm_unavailable" | "llm_bad_response" | "llm_context_overflow" | "mcp_server" | "language_server";
+export type ErrorCode = "no_project_open" | "invalid_input" | "not_found" | "already_exists" | "is_directory" | "not_a_directory" | "not_text" | "too_large" | "path_outside_root" | "path_protected" | "approval_required" | "denied" | "permission_denied" | "no_match" | "ambiguous_match" | "stale_file" | "invalid_regex" | "command_not_allowed" | "argument_not_allowed" | "cancelled" | "io" | "llm_auth" | "llm_rate_limited" | "llm_unavailable" | "llm_bad_response" | "llm_context_overflow" | "mcp_server" | "language_server" | "update";
 
 export type WireError = { 
 /**
@@ -893,6 +893,39 @@ context_window?: number, mode: Mode,
 notifications: boolean, };
 
 export type ProjectInfo = { root: string, name: string, };
+
+export type UpdateSettings = { 
+/**
+ * Off until the user turns it on: a check is a request to the
+ * manifest's server, and Corral sends nothing anywhere unasked.
+ */
+check: boolean, 
+/**
+ * The release manifest (`latest.json`); empty for the one this build
+ * was made with (none in a build from source).
+ */
+manifest_url: string, };
+
+export type AppInstall = { "kind": "file", path: string, } | { "kind": "package", marker: string, };
+
+export type UpdateStatus = { settings: UpdateSettings, 
+/**
+ * The running version.
+ */
+version: string, install: AppInstall, 
+/**
+ * Whether this build carries a release key (none: no update can be
+ * verified, so none is looked for).
+ */
+has_key: boolean, 
+/**
+ * The manifest a check fetches: the setting, else the built-in one.
+ */
+manifest_url: string | null, };
+
+export type UpdateOffer = { version: string, current_version: string, notes: string | null, };
+
+export type InstalledUpdate = { version: string, path: string, };
 
 export type Launch = { "type": "opened", project: ProjectInfo, } | { "type": "failed", folder: string, error: WireError, };
 
