@@ -6,23 +6,24 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { TreeChanges } from "../lib/types";
 import { ignoreRule } from "../lib/treeIgnore";
 
-const { ipc, disk } = vi.hoisted(() => {
-  const disk: { gitignore: string | null; folders: Record<string, string[]> } = { gitignore: null, folders: {} };
-  const ipc = {
-    callTool: vi.fn(async (tool: string, input: { path: string }) => {
-      if (tool === "read_file") {
-        if (input.path === ".gitignore" && disk.gitignore !== null) return { path: input.path, content: disk.gitignore, truncated: false };
-        throw { code: "not_found", message: `\`${input.path}\` does not exist`, hint: "", retryable: false, details: {} };
-      }
-      const listed = disk.folders[input.path] ?? [];
-      return { path: input.path, entries: listed.map((p) => ({ path: p.replace(/\/$/, ""), kind: p.endsWith("/") ? "dir" : "file" })), truncated: false };
-    }),
-    searchIndexStatus: vi.fn(async () => ({ state: "ready", files: 0, ms: 0 })),
-    treeChanges: vi.fn(async (since: number): Promise<TreeChanges> => ({ counter: since, folders: [], all: false })),
-  };
-  return { ipc, disk };
+const disk: { gitignore: string | null; folders: Record<string, string[]> } = { gitignore: null, folders: {} };
+vi.mock("../lib/ipc", () => import("../test/ipcMock").then((m) => m.ipcModule()));
+import { ipc as client } from "../lib/ipc";
+import { answer } from "../test/ipcMock";
+
+answer(client, {
+  callTool: async (tool, input) => {
+    const path = String((input as { path?: unknown }).path ?? "");
+    if (tool === "read_file") {
+      if (path === ".gitignore" && disk.gitignore !== null) return { path, content: disk.gitignore, truncated: false };
+      throw { code: "not_found", message: `\`${path}\` does not exist`, hint: "", retryable: false, details: {} };
+    }
+    const listed = disk.folders[path] ?? [];
+    return { path, entries: listed.map((p) => ({ path: p.replace(/\/$/, ""), kind: p.endsWith("/") ? "dir" : "file" })), truncated: false };
+  },
+  searchIndexStatus: async () => ({ state: "ready", files: 0, ms: 0 }),
+  treeChanges: async (since: number): Promise<TreeChanges> => ({ counter: since, folders: [], all: false }),
 });
-vi.mock("../lib/ipc", () => ({ ipc }));
 
 import FileTree from "./FileTree.svelte";
 

@@ -5,42 +5,33 @@ import { fireEvent, render, screen } from "@testing-library/svelte";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { Checkpoint, Comparison, ConversationSummary, Restored, StoredEntry } from "../lib/types";
 
-const { ipc, files } = vi.hoisted(() => {
-  /** What the project holds against the conversation's first checkpoint: changed or as it was. */
-  const files = { changed: true };
-  const ipc = {
-    projectInfo: vi.fn(async () => ({ root: "/home/me/app", name: "app" })),
-    recentProjects: vi.fn(async () => []),
-    callTool: vi.fn(async (_name: string, input: { path?: string }) =>
-      input.path === "." ? { path: ".", entries: [{ name: "tempconv.py", path: "tempconv.py", kind: "file", size: 10 }], truncated: false } : { path: input.path, entries: [], truncated: false },
-    ),
-    treeChanges: vi.fn(async () => () => {}),
-    onLaunch: vi.fn(async () => () => {}),
-    setWindowTitle: vi.fn(),
-    toolSpecs: vi.fn(async () => []),
-    modelInfo: vi.fn(async () => ({})),
-    getSettings: vi.fn(async () => ({ provider: "openai", base_url: "http://127.0.0.1:1/v1", model: "m", max_tokens: 1024, mode: "ask", notifications: false, has_api_key: false })),
-    llmStream: vi.fn(),
-    cancel: vi.fn(async () => null),
-    checkPolicy: vi.fn(),
-    approveCall: vi.fn(),
-    conversationGrants: vi.fn(async () => []),
-    revokeGrant: vi.fn(async () => []),
-    endConversation: vi.fn(async () => null),
-    execShell: vi.fn(),
-    historyNotice: vi.fn(async () => null),
-    checkpointNotice: vi.fn(async () => null),
-    listConversations: vi.fn(),
-    openConversation: vi.fn(),
-    appendEntry: vi.fn(),
-    listCheckpoints: vi.fn(),
-    compareCheckpoints: vi.fn(),
-    checkpointDiff: vi.fn(),
-    restoreCheckpoint: vi.fn(),
-  };
-  return { ipc, files };
+/** What the project holds against the conversation's first checkpoint: changed or as it was. */
+const files = { changed: true };
+vi.mock("../lib/ipc", () => import("../test/ipcMock").then((m) => m.ipcModule()));
+import { ipc as client } from "../lib/ipc";
+import { answer } from "../test/ipcMock";
+
+const ipc = answer(client, {
+  projectInfo: async () => ({ root: "/home/me/app", name: "app" }),
+  recentProjects: async () => [],
+  callTool: async (_name, input) => {
+    const path = (input as { path?: string }).path;
+    return path === "." ? { path: ".", entries: [{ name: "tempconv.py", path: "tempconv.py", kind: "file", size: 10 }], truncated: false } : { path, entries: [], truncated: false };
+  },
+  treeChanges: async (since: number) => ({ counter: since, folders: [], all: false }),
+  onLaunch: async () => () => {},
+  setWindowTitle: async () => {},
+  toolSpecs: async () => [],
+  modelInfo: async () => ({}),
+  getSettings: async () => ({ provider: "openai", base_url: "http://127.0.0.1:1/v1", model: "m", max_tokens: 1024, mode: "ask", notifications: false, has_api_key: false }),
+  cancel: async () => null,
+  conversationGrants: async () => [],
+  revokeGrant: async () => [],
+  endConversation: async () => null,
+  historyNotice: async () => null,
+  checkpointNotice: async () => null,
+  searchIndexStatus: async () => ({ state: "ready", files: 0, ms: 0 }),
 });
-vi.mock("../lib/ipc", () => ({ ipc }));
 
 import App from "../App.svelte";
 
