@@ -14,6 +14,7 @@ use crate::config::ProviderConfig;
 use crate::decode::{tool_call_end, Decoder, Step, ToolInputBudget};
 use crate::error::{LlmError, ProviderMessage};
 use crate::model_info::OLLAMA_DEFAULT_CONTEXT;
+use crate::openai::{self, joined_text};
 use crate::sse::SseEvent;
 use crate::types::{Block, ChatRequest, Role, StreamEvent};
 use serde_json::{json, Value};
@@ -117,25 +118,9 @@ pub(crate) fn body(
         "options": {"num_ctx": num_ctx, "num_predict": max_tokens},
     });
     if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}}))
-            .collect();
-        body["tools"] = json!(tools);
+        body["tools"] = openai::function_tools(request);
     }
     body
-}
-
-fn joined_text(blocks: &[Block]) -> String {
-    let texts: Vec<&str> = blocks
-        .iter()
-        .filter_map(|b| match b {
-            Block::Text { text } if !text.is_empty() => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    texts.join("\n\n")
 }
 
 /// Decodes one `/api/chat` stream.

@@ -112,17 +112,23 @@ pub(crate) fn body(
         }
     }
     if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}}))
-            .collect();
-        body["tools"] = json!(tools);
+        body["tools"] = function_tools(request);
     }
     body
 }
 
-fn joined_text(blocks: &[Block]) -> String {
+/// The request's tools in OpenAI's function shape (Ollama takes it too).
+pub(crate) fn function_tools(request: &ChatRequest) -> Value {
+    let tools: Vec<Value> = request
+        .tools
+        .iter()
+        .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}}))
+        .collect();
+    json!(tools)
+}
+
+/// A message's text blocks, joined as one string.
+pub(crate) fn joined_text(blocks: &[Block]) -> String {
     let texts: Vec<&str> = blocks
         .iter()
         .filter_map(|b| match b {
