@@ -3,13 +3,10 @@
 //! Rust; the commands in `commands/` adapt it to Tauri, and every call of
 //! a tool goes through the session (`corral-session`).
 
-pub use corral_session::Consent;
+pub use corral_session::{Call, Consent, RunContext, Ticket};
 
 use crate::store::history::History;
 use crate::store::{ProjectInfo, Store};
-use corral_session::approvals::Answer;
-use corral_session::checkpoints::CallTag;
-use corral_session::grants::CallCheck;
 use corral_session::index::IndexStatus;
 use corral_session::mcp::{McpHub, McpServerStatus};
 use corral_session::Session;
@@ -201,55 +198,43 @@ impl AppState {
         }
     }
 
-    /// The policy decision for a proposed call in the open project, with
-    /// the change it would make and the grant of `conversation` covering it.
-    pub fn check_policy(
+    /// Checks a call in the open project and keeps its ticket: the verdict,
+    /// the change it would make, the grant of its conversation covering it.
+    pub fn check(&self, call: Call) -> Result<Ticket, Error> {
+        self.session()?.check(call)
+    }
+
+    /// Runs a checked call of the open project by its ticket, with the
+    /// user's answer if it asked; the checkpoint before a call that can
+    /// change the project carries `run.tag`.
+    pub async fn run(
         &self,
-        tool: &str,
-        input: &Value,
-        conversation: Option<&str>,
-    ) -> Result<CallCheck, Error> {
-        self.session()?.check_policy(tool, input, conversation)
+        ticket: &str,
+        consent: Consent,
+        run: RunContext,
+    ) -> Result<Value, Error> {
+        self.session()?.run(ticket, consent, run).await
     }
 
-    /// Records the user's approval of a call in the open project and
-    /// returns its token (for this call, once).
-    pub fn approve(&self, tool: &str, input: &Value, answer: Answer) -> Result<String, Error> {
-        self.session()?.approve(tool, input, answer)
+    /// Checks and runs a call of the open project in one step, without a
+    /// preview: a call no one is asked about (it runs if the policy or a
+    /// grant of its conversation allows it).
+    pub async fn call(&self, call: Call, run: RunContext) -> Result<Value, Error> {
+        self.session()?.call(call, Consent::None, run).await
     }
 
-    /// Runs one tool call off the async runtime (no turn or card named,
-    /// no conversation's grants).
+    /// [`AppState::call`] of one tool, in no conversation and no turn.
     pub async fn call_tool(
         &self,
-        tool: String,
+        tool: &str,
         input: Value,
-        approval: Option<String>,
         shell: ShellRun,
     ) -> Result<Value, Error> {
-        let consent = Consent {
-            token: approval,
-            conversation: None,
+        let run = RunContext {
+            shell,
+            ..RunContext::default()
         };
-        self.call_tool_in(tool, input, consent, None, shell, CallTag::default())
-            .await
-    }
-
-    /// Runs one tool call in the open project; the checkpoint before a
-    /// call that can change the project carries `tag`. `base`: the base of
-    /// the preview the user approved (`CallContext::base`).
-    pub async fn call_tool_in(
-        &self,
-        tool: String,
-        input: Value,
-        consent: Consent,
-        base: Option<String>,
-        shell: ShellRun,
-        tag: CallTag,
-    ) -> Result<Value, Error> {
-        self.session()?
-            .call(tool, input, consent, base, shell, tag)
-            .await
+        self.call(Call::new(tool, input), run).await
     }
 
     /// The grants of `conversation` in the open project, oldest first.

@@ -83,12 +83,12 @@ fn request(cmd: &str, args: Value) -> InvokeRequest {
 }
 
 /// `call_tool`'s arguments for a tool call written flat, as the model's
-/// input with the app's own `approval`, `base`, `run_id` and `on_output`
-/// beside it.
+/// input with the app's own `approval`, `conversation`, `run_id` and
+/// `on_output` beside it.
 fn tool_args(name: &str, flat: Value) -> Value {
     let mut input = flat.as_object().cloned().unwrap_or_default();
     let mut args = json!({"name": name});
-    for key in ["approval", "conversation", "base", "run_id", "on_output"] {
+    for key in ["approval", "conversation", "run_id", "on_output"] {
         if let Some(value) = input.remove(key) {
             args[key] = value;
         }
@@ -98,9 +98,32 @@ fn tool_args(name: &str, flat: Value) -> Value {
 }
 
 impl App {
-    /// Calls a tool through the one `call_tool` command.
+    /// Calls a tool as the window does: one `call_tool`, or with the
+    /// user's `approval`, `check_call` then `run_call` with the answer (in
+    /// the conversation the answer names, if the call names none).
     fn tool(&self, name: &str, flat: Value) -> Result<Value, Value> {
-        self.invoke("call_tool", tool_args(name, flat))
+        let mut args = tool_args(name, flat);
+        let Some(approval) = args.as_object_mut().unwrap().remove("approval") else {
+            return self.invoke("call_tool", args);
+        };
+        let conversation = args
+            .get("conversation")
+            .or_else(|| approval.get("conversation"))
+            .cloned();
+        let mut check = json!({"tool": name, "input": args["input"]});
+        if let Some(conversation) = conversation {
+            check["conversation"] = conversation;
+        }
+        let ticket = self.invoke("check_call", check)?;
+        self.run_ticket(&ticket, approval)
+    }
+
+    /// Runs a checked call's ticket with the user's answer.
+    fn run_ticket(&self, ticket: &Value, approval: Value) -> Result<Value, Value> {
+        self.invoke(
+            "run_call",
+            json!({"ticket": ticket["ticket"], "approval": approval}),
+        )
     }
 
     fn tool_in_background(
@@ -254,10 +277,7 @@ fn policy_asks_and_only_the_users_answer_lets_the_write_through() {
     app.open();
     let input = json!({"path": "new.txt", "content": "x"});
     let decision = app
-        .invoke(
-            "check_policy",
-            json!({"tool": "write_file", "input": input}),
-        )
+        .invoke("check_call", json!({"tool": "write_file", "input": input}))
         .unwrap();
     assert_eq!(decision["decision"], "ask");
     let err = app.tool("write_file", input.clone()).unwrap_err();
@@ -286,7 +306,7 @@ fn policy_asks_and_only_the_users_answer_lets_the_write_through() {
     let other = json!({"path": "other.txt", "content": "y"});
     let decision = app
         .invoke(
-            "check_policy",
+            "check_call",
             json!({"tool": "write_file", "input": other, "conversation": "c1"}),
         )
         .unwrap();
@@ -312,7 +332,7 @@ fn grants_are_listed_revoked_and_ended_with_their_conversation() {
     answered(grant.clone()).unwrap();
     let check = |conversation: &str, input: &Value| {
         app.invoke(
-            "check_policy",
+            "check_call",
             json!({"tool": "exec_shell", "input": input, "conversation": conversation}),
         )
         .unwrap()
@@ -446,14 +466,15 @@ fn a_tool_registered_in_one_place_is_listed_and_callable() {
 }
 
 #[test]
-fn check_policy_shows_the_change_the_call_will_write() {
+fn check_call_shows_the_change_the_call_will_write() {
     let app = app();
     app.open();
     std::fs::write(app.project.join("crlf.txt"), "a\r\nb\r\n").unwrap();
     let input = json!({"path": "crlf.txt", "old_string": "b", "new_string": "c"});
-    let check = app
-        .invoke("check_policy", json!({"tool": "edit_file", "input": input}))
+    let mut check = app
+        .invoke("check_call", json!({"tool": "edit_file", "input": input}))
         .unwrap();
+    let ticket = check.as_object_mut().unwrap().remove("ticket").unwrap();
     assert_eq!(
         check,
         json!({"decision": "ask", "reason": "edit_file changes `crlf.txt`",
@@ -461,9 +482,8 @@ fn check_policy_shows_the_change_the_call_will_write() {
                            "diff": "--- a/crlf.txt\n+++ b/crlf.txt\n@@ -1,2 +1,2 @@\n a\r\n-b\r\n+c\r\n",
                            "base": corral_tools::fs::base_of(Some(b"a\r\nb\r\n"))}})
     );
-    let mut call = input.clone();
-    call["approval"] = json!({"scope": "once"});
-    app.tool("edit_file", call).unwrap();
+    app.run_ticket(&json!({"ticket": ticket}), json!({"scope": "once"}))
+        .unwrap();
     assert_eq!(
         std::fs::read_to_string(app.project.join("crlf.txt")).unwrap(),
         check["preview"]["after"].as_str().unwrap()
@@ -471,7 +491,7 @@ fn check_policy_shows_the_change_the_call_will_write() {
     // An edit that will miss has no preview, but the error it will fail with.
     let miss = json!({"path": "crlf.txt", "old_string": "zzz", "new_string": "y"});
     let check = app
-        .invoke("check_policy", json!({"tool": "edit_file", "input": miss}))
+        .invoke("check_call", json!({"tool": "edit_file", "input": miss}))
         .unwrap();
     assert_eq!(check["preview_error"]["code"], "no_match", "{check}");
     assert!(check.get("preview").is_none(), "{check}");
@@ -483,7 +503,7 @@ fn an_approved_change_is_not_written_over_a_file_changed_since_its_preview() {
     app.open();
     let input = json!({"path": "hello.txt", "old_string": "hello", "new_string": "bye"});
     let check = app
-        .invoke("check_policy", json!({"tool": "edit_file", "input": input}))
+        .invoke("check_call", json!({"tool": "edit_file", "input": input}))
         .unwrap();
     let base = check["preview"]["base"].clone();
     assert!(base.as_str().unwrap().starts_with("blake3:"), "{check}");
@@ -491,21 +511,19 @@ fn an_approved_change_is_not_written_over_a_file_changed_since_its_preview() {
     // The file changes between the card and the approved call: the edit
     // would still apply, but not to the bytes the card showed.
     std::fs::write(app.project.join("hello.txt"), "hello hello\n").unwrap();
-    let mut call = input.clone();
-    call["approval"] = approve();
-    call["base"] = base.clone();
-    let err = app.tool("edit_file", call).unwrap_err();
+    let err = app.run_ticket(&check, approve()).unwrap_err();
     assert_eq!(err["code"], "stale_file", "{err}");
     assert_eq!(
         std::fs::read_to_string(app.project.join("hello.txt")).unwrap(),
         "hello hello\n"
     );
-    // Put back as shown, the same approval runs.
+    // Put back as shown and checked again (a ticket runs once), it runs.
     std::fs::write(app.project.join("hello.txt"), "hello\n").unwrap();
-    let mut call = input.clone();
-    call["approval"] = approve();
-    call["base"] = base;
-    app.tool("edit_file", call).unwrap();
+    let check = app
+        .invoke("check_call", json!({"tool": "edit_file", "input": input}))
+        .unwrap();
+    assert_eq!(check["preview"]["base"], base);
+    app.run_ticket(&check, approve()).unwrap();
     assert_eq!(
         std::fs::read_to_string(app.project.join("hello.txt")).unwrap(),
         "bye\n"
@@ -806,7 +824,7 @@ fn approvals_belong_to_the_project_they_were_given_in() {
     app.tool("write_file", grant.clone()).unwrap();
     std::fs::remove_file(app.project.join("a.txt")).unwrap();
     assert_eq!(
-        app.invoke("check_policy", write.clone()).unwrap()["decision"],
+        app.invoke("check_call", write.clone()).unwrap()["decision"],
         "allow"
     );
 
@@ -814,7 +832,7 @@ fn approvals_belong_to_the_project_they_were_given_in() {
     std::fs::create_dir(&other).unwrap();
     app.invoke("open_project", json!({"path": other})).unwrap();
     assert_eq!(
-        app.invoke("check_policy", write.clone()).unwrap()["decision"],
+        app.invoke("check_call", write.clone()).unwrap()["decision"],
         "ask"
     );
     let err = app
@@ -831,10 +849,7 @@ fn approvals_belong_to_the_project_they_were_given_in() {
     let err = app.tool("write_file", grant).unwrap_err();
     assert_eq!(err["code"], "no_project_open", "{err}");
     app.open();
-    assert_eq!(
-        app.invoke("check_policy", write).unwrap()["decision"],
-        "ask"
-    );
+    assert_eq!(app.invoke("check_call", write).unwrap()["decision"], "ask");
 }
 
 #[test]
@@ -857,7 +872,7 @@ fn a_folder_grant_asks_again_for_secret_like_paths() {
     for path in [".env", "certs/server.pem", "./.env/"] {
         let decision = app
             .invoke(
-                "check_policy",
+                "check_call",
                 json!({"tool": "write_file", "input": {"path": path, "content": "z"},
                        "conversation": "c1"}),
             )

@@ -12,7 +12,7 @@
     clippy::disallowed_methods
 )]
 
-use corral_app::state::{AppState, Consent};
+use corral_app::state::{AppState, Call, Consent, RunContext};
 use corral_app::store::Store;
 use corral_session::approvals::Answer;
 use corral_session::domains::{Asking, DomainQuestion};
@@ -58,15 +58,8 @@ fn run(
     wait: Duration,
 ) -> (Value, Vec<String>) {
     let input = fetch();
-    let token = state
-        .approve(
-            "exec_shell",
-            &input,
-            Answer {
-                network: true,
-                ..Answer::once()
-            },
-        )
+    let ticket = state
+        .check(Call::new("exec_shell", input).in_conversation(conversation))
         .unwrap();
     let asked: Arc<Mutex<Vec<String>>> = Arc::default();
     let (seen, answers) = (asked.clone(), state.domains.clone());
@@ -88,17 +81,14 @@ fn run(
         on_output: None,
         wait,
     }));
-    let consent = Consent {
-        token: Some(token),
-        conversation: Some(conversation.into()),
-    };
-    let out = tauri::async_runtime::block_on(state.call_tool_in(
-        "exec_shell".into(),
-        input,
-        consent,
-        None,
+    let run = RunContext {
         shell,
-        Default::default(),
+        ..RunContext::default()
+    };
+    let out = tauri::async_runtime::block_on(state.run(
+        &ticket.ticket,
+        Consent::Answer(Answer::with_network()),
+        run,
     ))
     .unwrap();
     assert_eq!(out["profile"], "network", "{out}");
@@ -266,15 +256,8 @@ fn start_in_background(
         "import time, urllib.request\ntime.sleep({delay_secs})\ntry:\n    urllib.request.urlopen('http://{DOMAIN}/', timeout=60)\nexcept Exception as e:\n    print('failed', e)"
     );
     let input = json!({"command": "python3", "args": ["-c", code], "background": true});
-    let token = state
-        .approve(
-            "exec_shell",
-            &input,
-            Answer {
-                network: true,
-                ..Answer::once()
-            },
-        )
+    let ticket = state
+        .check(Call::new("exec_shell", input).in_conversation(conversation))
         .unwrap();
     let mut shell = ShellRun::default();
     shell.egress.ask = Some(state.domains.hook(Asking {
@@ -284,17 +267,14 @@ fn start_in_background(
         on_output: None,
         wait: Duration::from_secs(60),
     }));
-    let consent = Consent {
-        token: Some(token),
-        conversation: Some(conversation.into()),
-    };
-    let started = tauri::async_runtime::block_on(state.call_tool_in(
-        "exec_shell".into(),
-        input,
-        consent,
-        None,
+    let run = RunContext {
         shell,
-        Default::default(),
+        ..RunContext::default()
+    };
+    let started = tauri::async_runtime::block_on(state.run(
+        &ticket.ticket,
+        Consent::Answer(Answer::with_network()),
+        run,
     ))
     .unwrap();
     started["run_id"].as_str().unwrap().to_string()

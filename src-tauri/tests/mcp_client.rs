@@ -13,7 +13,7 @@
     clippy::disallowed_methods
 )]
 
-use corral_app::state::AppState;
+use corral_app::state::{AppState, Call, Consent, RunContext};
 use corral_app::store::mcp::{McpServerConfig, McpSettings};
 use corral_app::store::Store;
 use corral_session::approvals::Answer;
@@ -124,19 +124,49 @@ fn wait_until(
     }
 }
 
-fn call(f: &Fixture, tool: &str, input: Value, approval: Option<String>) -> Result<Value, Value> {
-    tauri::async_runtime::block_on(f.state.call_tool(
-        tool.into(),
-        input,
-        approval,
-        ShellRun::default(),
+/// A call no one is asked about.
+fn call(f: &Fixture, tool: &str, input: Value) -> Result<Value, Value> {
+    tauri::async_runtime::block_on(f.state.call_tool(tool, input, ShellRun::default()))
+        .map_err(|e| e.to_json())
+}
+
+/// A call checked in `conversation`, run with the user's answer.
+fn answered(
+    f: &Fixture,
+    tool: &str,
+    input: Value,
+    conversation: Option<&str>,
+    answer: Answer,
+) -> Result<Value, Value> {
+    let call = Call {
+        conversation: conversation.map(str::to_string),
+        ..Call::new(tool, input)
+    };
+    let ticket = f.state.check(call).map_err(|e| e.to_json())?;
+    tauri::async_runtime::block_on(f.state.run(
+        &ticket.ticket,
+        Consent::Answer(answer),
+        RunContext::default(),
     ))
     .map_err(|e| e.to_json())
 }
 
 fn approved(f: &Fixture, tool: &str, input: Value) -> Result<Value, Value> {
-    let token = f.state.approve(tool, &input, Answer::once()).unwrap();
-    call(f, tool, input, Some(token))
+    answered(f, tool, input, None, Answer::once())
+}
+
+/// The check of a call in `conversation`.
+fn checked(
+    f: &Fixture,
+    tool: &str,
+    input: Value,
+    conversation: Option<&str>,
+) -> corral_session::Ticket {
+    let call = Call {
+        conversation: conversation.map(str::to_string),
+        ..Call::new(tool, input)
+    };
+    f.state.check(call).unwrap()
 }
 
 fn text_of(result: &Value) -> String {
@@ -175,15 +205,11 @@ fn its_tools_are_offered_and_a_call_runs_only_once_approved() {
         "the registry's tools stay"
     );
 
-    let check = f
-        .state
-        .check_policy("fixture__write", &json!({}), None)
-        .unwrap()
-        .check;
+    let check = checked(&f, "fixture__write", json!({}), None).check.check;
     assert!(matches!(check.decision, Decision::Ask { .. }), "{check:?}");
     // Not approved: it does not run.
     let input = json!({"path": "made-by-mcp.txt", "text": "hello"});
-    let refused = call(&f, "fixture__write", input.clone(), None).unwrap_err();
+    let refused = call(&f, "fixture__write", input.clone()).unwrap_err();
     assert_eq!(refused["code"], "approval_required", "{refused}");
     assert!(!f.project.join("made-by-mcp.txt").exists());
     // Approved: it runs, in the project.
@@ -195,20 +221,18 @@ fn its_tools_are_offered_and_a_call_runs_only_once_approved() {
     );
     let echoed = approved(&f, "fixture__echo", json!({"text": "hi"})).unwrap();
     assert_eq!(text_of(&echoed), "echo: hi");
-    // A token is for its own call only.
-    let token = f
-        .state
-        .approve("fixture__echo", &json!({"text": "a"}), Answer::once())
-        .unwrap();
-    let other = call(&f, "fixture__echo", json!({"text": "b"}), Some(token)).unwrap_err();
-    assert_eq!(other["code"], "approval_required");
+    // An answer is for its own ticket only, once.
+    let ticket = checked(&f, "fixture__echo", json!({"text": "a"}), None);
+    let once = || Consent::Answer(Answer::once());
+    let run = |consent| {
+        tauri::async_runtime::block_on(f.state.run(&ticket.ticket, consent, RunContext::default()))
+    };
+    assert_eq!(text_of(&run(once()).unwrap()), "echo: a");
+    assert_eq!(run(once()).unwrap_err().code.as_str(), "invalid_input");
     // An unknown tool of a known server, and a server that is not there.
-    let missing = f
-        .state
-        .approve("fixture__nope", &json!({}), Answer::once())
-        .unwrap_err();
-    assert_eq!(missing.code.as_str(), "not_found", "{missing:?}");
-    let unknown = call(&f, "nobody__echo", json!({}), None).unwrap_err();
+    let missing = approved(&f, "fixture__nope", json!({})).unwrap_err();
+    assert_eq!(missing["code"], "not_found", "{missing}");
+    let unknown = call(&f, "nobody__echo", json!({})).unwrap_err();
     assert_eq!(unknown["code"], "invalid_input", "{unknown}");
 }
 
@@ -223,18 +247,14 @@ fn trusted_servers_and_read_only_tools_run_without_asking() {
     marked.read_only_tools = vec!["echo".into()];
     let f = open_with(vec![trusted, marked], BTreeMap::new());
     assert_eq!(
-        text_of(&call(&f, "trusted__echo", json!({"text": "t"}), None).unwrap()),
+        text_of(&call(&f, "trusted__echo", json!({"text": "t"})).unwrap()),
         "echo: t"
     );
     assert_eq!(
-        text_of(&call(&f, "marked__echo", json!({"text": "m"}), None).unwrap()),
+        text_of(&call(&f, "marked__echo", json!({"text": "m"})).unwrap()),
         "echo: m"
     );
-    let check = f
-        .state
-        .check_policy("marked__write", &json!({}), None)
-        .unwrap()
-        .check;
+    let check = checked(&f, "marked__write", json!({}), None).check.check;
     assert!(matches!(check.decision, Decision::Ask { .. }), "{check:?}");
 }
 
@@ -326,7 +346,7 @@ fn a_crash_a_hang_a_huge_result_and_garbage_each_get_a_clear_answer_and_the_rest
     assert!(crashing_status.tools.iter().any(|t| t == "crashing__echo"));
 
     // 50 MB: cut, not passed on whole.
-    let big = call(&f, "steady__big", json!({"mb": 50}), None).unwrap();
+    let big = call(&f, "steady__big", json!({"mb": 50})).unwrap();
     let text = text_of(&big);
     assert!(text.len() < 200 * 1024, "{} bytes passed on", text.len());
     assert!(
@@ -336,7 +356,7 @@ fn a_crash_a_hang_a_huge_result_and_garbage_each_get_a_clear_answer_and_the_rest
     );
 
     // A hang: the server's timeout.
-    let hung = call(&f, "slow__hang", json!({}), None).unwrap_err();
+    let hung = call(&f, "slow__hang", json!({})).unwrap_err();
     assert_eq!(hung["code"], "mcp_server", "{hung}");
     assert!(
         hung["message"]
@@ -348,7 +368,7 @@ fn a_crash_a_hang_a_huge_result_and_garbage_each_get_a_clear_answer_and_the_rest
 
     // A crash mid-call: an error with its stderr, the server shown failed.
     let began = Instant::now();
-    let crashed = call(&f, "crashing__crash", json!({}), None).unwrap_err();
+    let crashed = call(&f, "crashing__crash", json!({})).unwrap_err();
     assert!(
         began.elapsed() < Duration::from_secs(4),
         "the crash was not seen for {:?}",
@@ -373,7 +393,7 @@ fn a_crash_a_hang_a_huge_result_and_garbage_each_get_a_clear_answer_and_the_rest
         .tool_specs()
         .iter()
         .any(|s| s.name.starts_with("crashing__")));
-    let again = call(&f, "crashing__echo", json!({"text": "x"}), None).unwrap_err();
+    let again = call(&f, "crashing__echo", json!({"text": "x"})).unwrap_err();
     assert_eq!(again["code"], "mcp_server", "{again}");
     assert!(
         again["message"]
@@ -385,12 +405,12 @@ fn a_crash_a_hang_a_huge_result_and_garbage_each_get_a_clear_answer_and_the_rest
 
     // Restart brings it back.
     tauri::async_runtime::block_on(f.state.mcp().unwrap().restart("crashing")).unwrap();
-    let back = call(&f, "crashing__echo", json!({"text": "back"}), None).unwrap();
+    let back = call(&f, "crashing__echo", json!({"text": "back"})).unwrap();
     assert_eq!(text_of(&back), "echo: back");
 
     // A line that is not JSON: a clear error, not a hang past the timeout.
     let began = Instant::now();
-    let garbled = call(&f, "crashing__garble", json!({}), None).unwrap_err();
+    let garbled = call(&f, "crashing__garble", json!({})).unwrap_err();
     assert_eq!(garbled["code"], "mcp_server", "{garbled}");
     assert!(
         began.elapsed() < Duration::from_secs(8),
@@ -479,14 +499,11 @@ fn a_call_that_may_change_the_project_is_checkpointed_and_stop_ends_a_running_on
         call: Some("card-1".into()),
     };
     let run = |tool: &str, input: Value, shell: ShellRun| {
-        tauri::async_runtime::block_on(f.state.call_tool_in(
-            tool.into(),
-            input,
-            Default::default(),
-            None,
+        let run = RunContext {
             shell,
-            tag.clone(),
-        ))
+            tag: tag.clone(),
+        };
+        tauri::async_runtime::block_on(f.state.call(Call::new(tool, input), run))
     };
     run(
         "fixture__echo",
@@ -625,32 +642,28 @@ fn replacing_the_servers_forgets_the_approvals_given_to_their_tools() {
         tool: "fixture__echo".into(),
         input: input.clone(),
     };
-    f.state
-        .approve("fixture__echo", &input, Answer::conversation("c1", grant))
-        .unwrap();
-    let allowed = f
-        .state
-        .check_policy("fixture__echo", &input, Some("c1"))
-        .unwrap();
+    answered(
+        &f,
+        "fixture__echo",
+        input.clone(),
+        Some("c1"),
+        Answer::conversation(grant),
+    )
+    .unwrap();
+    let allowed = checked(&f, "fixture__echo", input.clone(), Some("c1")).check;
     assert!(
         matches!(allowed.check.decision, Decision::Allow),
         "{allowed:?}"
     );
     assert!(allowed.grant.is_some(), "{allowed:?}");
     // The grant is that very input, not the tool.
-    let other = f
-        .state
-        .check_policy("fixture__echo", &json!({"text": "b"}), Some("c1"))
-        .unwrap();
+    let other = checked(&f, "fixture__echo", json!({"text": "b"}), Some("c1")).check;
     assert!(
         matches!(other.check.decision, Decision::Ask { .. }),
         "{other:?}"
     );
     tauri::async_runtime::block_on(f.state.reload_mcp());
-    let again = f
-        .state
-        .check_policy("fixture__echo", &input, Some("c1"))
-        .unwrap();
+    let again = checked(&f, "fixture__echo", input, Some("c1")).check;
     assert!(
         matches!(again.check.decision, Decision::Ask { .. }),
         "{again:?}"

@@ -18,9 +18,8 @@ use std::time::{Duration, Instant};
 
 fn search(state: &AppState, query: &str) -> Value {
     tauri::async_runtime::block_on(state.call_tool(
-        "search_files".into(),
+        "search_files",
         json!({"query": query}),
-        None,
         ShellRun::default(),
     ))
     .unwrap()

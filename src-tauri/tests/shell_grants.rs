@@ -10,8 +10,7 @@
     clippy::disallowed_methods
 )]
 
-use corral_app::state::AppState;
-use corral_app::state::Consent;
+use corral_app::state::{AppState, Call, Consent, RunContext};
 use corral_app::store::Store;
 use corral_session::approvals::{Answer, Scope};
 use corral_session::grants::Grant;
@@ -58,36 +57,44 @@ fn shell(command: &str, args: &[&str]) -> Value {
     json!({"command": command, "args": args})
 }
 
-fn run(state: &AppState, input: Value, approval: Option<String>) -> Result<Value, Value> {
-    tauri::async_runtime::block_on(state.call_tool(
-        "exec_shell".into(),
-        input,
-        approval,
-        ShellRun::default(),
+/// Runs a command no one is asked about.
+fn run(state: &AppState, input: Value) -> Result<Value, Value> {
+    tauri::async_runtime::block_on(state.call_tool("exec_shell", input, ShellRun::default()))
+        .map_err(|e| e.to_json())
+}
+
+/// Checks a call (in `conversation`) and runs its ticket with the user's
+/// answer, as the window does.
+fn answered(
+    state: &AppState,
+    tool: &str,
+    input: Value,
+    conversation: Option<&str>,
+    answer: Answer,
+) -> Result<Value, Value> {
+    let call = Call {
+        conversation: conversation.map(str::to_string),
+        ..Call::new(tool, input)
+    };
+    let ticket = state.check(call).map_err(|e| e.to_json())?;
+    tauri::async_runtime::block_on(state.run(
+        &ticket.ticket,
+        Consent::Answer(answer),
+        RunContext::default(),
     ))
     .map_err(|e| e.to_json())
 }
 
-/// Runs a command in conversation `c1`, with no token: only its grants let it run.
+/// Runs a command in conversation `c1` with no answer: only its grants let it run.
 fn run_granted(state: &AppState, input: Value) -> Result<Value, Value> {
-    let consent = Consent {
-        token: None,
-        conversation: Some("c1".into()),
-    };
-    tauri::async_runtime::block_on(state.call_tool_in(
-        "exec_shell".into(),
-        input,
-        consent,
-        None,
-        ShellRun::default(),
-        Default::default(),
-    ))
-    .map_err(|e| e.to_json())
+    let call = Call::new("exec_shell", input).in_conversation("c1");
+    tauri::async_runtime::block_on(state.call(call, RunContext::default())).map_err(|e| e.to_json())
 }
 
 /// The policy's check of a command, outside any conversation.
 fn check(state: &AppState, input: &Value) -> PolicyCheck {
-    state.check_policy("exec_shell", input, None).unwrap().check
+    let ticket = state.check(Call::new("exec_shell", input.clone()));
+    ticket.unwrap().check.check
 }
 
 /// "Always allow" with the rule the user confirmed.
@@ -133,17 +140,21 @@ fn an_always_rule_survives_a_restart_and_covers_only_its_own_calls() {
             rule: shown.map(str::to_string),
             ..always("")
         };
-        let err = state.approve("exec_shell", &npm_test, answer).unwrap_err();
-        assert_eq!(err.code, corral_tools::ErrorCode::InvalidInput, "{shown:?}");
+        let err = answered(&state, "exec_shell", npm_test.clone(), None, answer).unwrap_err();
+        assert_eq!(err["code"], "invalid_input", "{shown:?}");
     }
     assert!(state.store.shell_config(Some(&f.project)).rules.is_empty());
     let write = json!({"path": "a.txt", "content": "x"});
-    assert!(state
-        .approve("write_file", &write, always("a.txt"))
-        .is_err());
-    state
-        .approve("exec_shell", &npm_test, always("npm test"))
-        .unwrap();
+    assert!(answered(&state, "write_file", write, None, always("a.txt")).is_err());
+    assert!(!f.project.join("a.txt").exists());
+    answered(
+        &state,
+        "exec_shell",
+        npm_test.clone(),
+        None,
+        always("npm test"),
+    )
+    .unwrap();
     drop(state);
     // Kept in the app's config, never in the project.
     let names: Vec<_> = std::fs::read_dir(&f.project)
@@ -156,7 +167,7 @@ fn an_always_rule_survives_a_restart_and_covers_only_its_own_calls() {
     let allowed = check(&state, &npm_test);
     assert_eq!(allowed.decision, Decision::Allow, "{allowed:?}");
     assert_eq!(allowed.rule.as_deref(), Some("npm test"));
-    let out = run(&state, npm_test, None).unwrap();
+    let out = run(&state, npm_test).unwrap();
     assert!(out["stdout"].as_str().unwrap().contains("tested"), "{out}");
     assert_eq!(out["profile"], "build");
 
@@ -171,7 +182,7 @@ fn an_always_rule_survives_a_restart_and_covers_only_its_own_calls() {
             "{input}: {asked:?}"
         );
         assert_eq!(asked.rule, None);
-        let err = run(&state, input.clone(), None).unwrap_err();
+        let err = run(&state, input.clone()).unwrap_err();
         assert_eq!(err["code"], "approval_required", "{input}: {err}");
     }
 
@@ -205,7 +216,7 @@ fn added_programs_ask_and_the_network_comes_only_with_an_approval_of_that_call()
         ],
     );
     let err = state
-        .check_policy("exec_shell", &connect, None)
+        .check(Call::new("exec_shell", connect.clone()))
         .unwrap_err();
     assert_eq!(err.code, corral_tools::ErrorCode::CommandNotAllowed);
     state
@@ -217,31 +228,28 @@ fn added_programs_ask_and_the_network_comes_only_with_an_approval_of_that_call()
 
     // Approved without the network: it runs, the connection is refused,
     // and the result says how to allow it.
-    let token = state
-        .approve(
-            "exec_shell",
-            &connect,
-            Answer::conversation("c1", exact(&connect)),
-        )
-        .unwrap();
-    let out = run(&state, connect.clone(), Some(token)).unwrap();
+    let out = answered(
+        &state,
+        "exec_shell",
+        connect.clone(),
+        Some("c1"),
+        Answer::conversation(exact(&connect)),
+    )
+    .unwrap();
     assert_eq!(out["profile"], "build", "{out}");
     assert!(out["network_refused"].is_string(), "{out}");
 
     // Approved once with the network: it runs in the network profile,
     // whose only way out is the egress proxy (the host's own loopback
     // stays out of reach).
-    let token = state
-        .approve(
-            "exec_shell",
-            &connect,
-            Answer {
-                network: true,
-                ..Answer::once()
-            },
-        )
-        .unwrap();
-    let out = run(&state, connect.clone(), Some(token)).unwrap();
+    let out = answered(
+        &state,
+        "exec_shell",
+        connect.clone(),
+        None,
+        Answer::with_network(),
+    )
+    .unwrap();
     assert_eq!(out["profile"], "network", "{out}");
     assert_ne!(out["exit_code"], 0, "{out}");
     listener.set_nonblocking(true).unwrap();
@@ -258,12 +266,20 @@ fn added_programs_ask_and_the_network_comes_only_with_an_approval_of_that_call()
         args: vec![],
         more: true,
     };
-    state
-        .approve("exec_shell", &install, Answer::conversation("c1", pattern))
-        .unwrap();
+    // Given with a call it covers that needs no network.
+    let version = shell("npm", &["--version"]);
+    answered(
+        &state,
+        "exec_shell",
+        version,
+        Some("c1"),
+        Answer::conversation(pattern),
+    )
+    .unwrap();
     let check = state
-        .check_policy("exec_shell", &install, Some("c1"))
-        .unwrap();
+        .check(Call::new("exec_shell", install).in_conversation("c1"))
+        .unwrap()
+        .check;
     assert_eq!(check.grant, None, "{check:?}");
     let check = check.check;
     assert!(check.network, "{check:?}");
@@ -287,7 +303,6 @@ fn background_commands_are_listed_and_stop_when_the_project_closes() {
     let started = run(
         &state,
         json!({"command": "node", "args": ["-e", script], "background": true}),
-        None,
     )
     .unwrap();
     let run_id = started["run_id"].as_str().unwrap().to_string();

@@ -29,6 +29,7 @@ fn declarations() -> Vec<String> {
         corral_session::grants::Grant::decl(),
         corral_session::grants::GrantEntry::decl(),
         corral_session::grants::CallCheck::decl(),
+        corral_session::Ticket::decl(),
         commands::tools::ShellEvent::decl(),
         commands::tools::ApprovalAnswer::decl(),
         corral_session::domains::DomainQuestion::decl(),

@@ -6,9 +6,8 @@
 //! leads, as located when the grant was given (a file later swapped for a
 //! link elsewhere is no longer covered). Anything else is that very call.
 
-use corral_tools::dispatch::{self, PolicyCheck};
+use corral_tools::dispatch::PolicyCheck;
 use corral_tools::policy::Decision;
-use corral_tools::shell::ExecShellInput;
 use corral_tools::{Error, ProjectRoot, RelPath};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -44,7 +43,7 @@ pub struct GrantEntry {
     pub grant: Grant,
 }
 
-/// `check_policy`'s answer: the policy's, the conversation's grant that
+/// `check_call`'s answer: the policy's, the conversation's grant that
 /// let the call run without asking, and whether the call can only be
 /// approved by itself.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
@@ -81,12 +80,32 @@ impl CallCheck {
     }
 }
 
+/// What a grant is judged on: a call as checked, its input read once.
+#[derive(Debug, Clone, Copy)]
+pub struct CallFacts<'a> {
+    pub tool: &'a str,
+    /// Its input as the model sent it.
+    pub input: &'a Value,
+    /// A tool of Corral's registry (not of an MCP server).
+    pub registry: bool,
+    /// The paths it works on, as typed.
+    pub paths: &'a [String],
+    /// For a command: its program and arguments.
+    pub command: Option<(&'a str, &'a [String])>,
+    /// It touches a secret-like file (by a path, where one leads, or an
+    /// argument naming one).
+    pub secret: bool,
+}
+
 /// A grant as held: paths normalized, and where they led when granted.
 #[derive(Debug, Clone)]
 pub(crate) struct Held {
     pub entry: GrantEntry,
     /// For a path or folder: its normalized path and its real location.
     place: Option<(RelPath, RelPath)>,
+    /// Given for a tool of one of the user's MCP servers: it goes when the
+    /// servers are replaced, as a name may then stand for another tool.
+    pub server: bool,
 }
 
 impl Held {
@@ -118,12 +137,14 @@ impl Held {
         Ok(Held {
             entry: GrantEntry { id, grant },
             place,
+            server: false,
         })
     }
 
     /// Whether this grant covers the call (a secret-like path aside: the
     /// caller keeps those out).
-    pub fn covers(&self, root: &ProjectRoot, tool: &str, input: &Value) -> bool {
+    pub fn covers(&self, root: &ProjectRoot, call: &CallFacts<'_>) -> bool {
+        let tool = call.tool;
         match (&self.entry.grant, &self.place) {
             (
                 Grant::Command {
@@ -132,26 +153,23 @@ impl Held {
                     more,
                 },
                 _,
-            ) => {
-                tool == "exec_shell"
-                    && dispatch::parse::<ExecShellInput>(tool, input.clone()).is_ok_and(|call| {
-                        call.command == *command
-                            && if *more {
-                                call.args.starts_with(args)
-                            } else {
-                                call.args == *args
-                            }
-                    })
-            }
+            ) => call.command.is_some_and(|(program, given)| {
+                program == command
+                    && if *more {
+                        given.starts_with(args)
+                    } else {
+                        given == args.as_slice()
+                    }
+            }),
             (Grant::Path { tool: granted, .. }, Some((path, real))) => {
                 granted == tool
-                    && all_paths(root, tool, input, |lexical, located| {
+                    && all_paths(root, call, |lexical, located| {
                         lexical == path && located == real
                     })
             }
             (Grant::Folder { tool: granted, .. }, Some((folder, real))) => {
                 granted == tool
-                    && all_paths(root, tool, input, |lexical, located| {
+                    && all_paths(root, call, |lexical, located| {
                         inside(lexical, folder) && inside(located, real)
                     })
             }
@@ -161,21 +179,20 @@ impl Held {
                     input: granted_input,
                 },
                 _,
-            ) => granted == tool && *granted_input == normalize(input),
+            ) => granted == tool && *granted_input == normalize(call.input),
             (Grant::Path { .. } | Grant::Folder { .. }, None) => false,
         }
     }
 
-    /// Whether this grant may be given for a call of `tool`: a command
-    /// grant for a command, a path or folder grant for a native tool with
-    /// a path, a call grant for any other tool.
-    pub fn fits(&self, tool: &str) -> bool {
+    /// Whether this grant may be given for this call: a command grant for
+    /// a command, a path or folder grant for a registry tool with a path,
+    /// a call grant for any other tool.
+    pub fn fits(&self, call: &CallFacts<'_>) -> bool {
+        let command = call.command.is_some();
         match &self.entry.grant {
-            Grant::Command { .. } => tool == "exec_shell",
-            Grant::Path { .. } | Grant::Folder { .. } => {
-                tool != "exec_shell" && dispatch::tool(tool).is_ok()
-            }
-            Grant::Call { .. } => tool != "exec_shell",
+            Grant::Command { .. } => command,
+            Grant::Path { .. } | Grant::Folder { .. } => !command && call.registry,
+            Grant::Call { .. } => !command,
         }
     }
 }
@@ -194,15 +211,11 @@ fn locate(root: &ProjectRoot, path: &str) -> Result<(RelPath, RelPath), Error> {
 /// leads now, passes `ok`.
 fn all_paths(
     root: &ProjectRoot,
-    tool: &str,
-    input: &Value,
+    call: &CallFacts<'_>,
     ok: impl Fn(&RelPath, &RelPath) -> bool,
 ) -> bool {
-    let Ok(facts) = dispatch::tool(tool).and_then(|t| t.assess(root, input, false)) else {
-        return false;
-    };
-    !facts.paths.is_empty()
-        && facts
+    !call.paths.is_empty()
+        && call
             .paths
             .iter()
             .all(|path| locate(root, path).is_ok_and(|(lexical, located)| ok(&lexical, &located)))

@@ -1,8 +1,10 @@
 //! Corral's session core: one open project and everything about it — its
-//! root, the approvals and the conversations' grants, the checkpoint
-//! store, the user's MCP servers, the search index, the tree watcher and
-//! the background commands — and the one way a tool call goes
-//! ([`Session::check_policy`], [`Session::approve`], [`Session::call`]).
+//! root, the conversations' grants, the checkpoint store, the user's MCP
+//! servers, the search index, the tree watcher and the background
+//! commands — and the one way a tool call goes: [`Session::check`] reads
+//! the input once and judges it into a [`Ticket`], [`Session::run`]
+//! applies the user's answer, checkpoints and runs it ([`Session::call`]
+//! does both for a host that asks no one).
 //!
 //! No host lives here. The app (Tauri), `corral-cli call` and the MCP
 //! server (`corral-mcp`) are adapters: each builds a session with its
@@ -11,7 +13,6 @@
 //! is one more such adapter.
 
 pub mod approvals;
-mod calls;
 pub mod checkpoints;
 pub mod domains;
 pub mod grants;
@@ -19,6 +20,7 @@ pub mod index;
 pub mod mcp;
 pub mod registry;
 pub mod server_tool;
+pub mod tickets;
 pub mod watch;
 
 use approvals::Approvals;
@@ -34,7 +36,7 @@ use mcp::{McpHub, McpServerConfig, McpServerStatus};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-pub use calls::Consent;
+pub use tickets::{Call, Consent, RunContext, Ticket};
 
 /// What a host keeps for its user and may change while a project is open:
 /// the mode calls are judged in, the programs added and the rules saved.
@@ -110,6 +112,8 @@ pub struct Session {
     allowed_domains: Vec<String>,
     search_index: Option<IndexConfig>,
     approvals: Mutex<Approvals>,
+    /// The checked calls waiting for their run.
+    tickets: Mutex<tickets::Tickets>,
     checkpoints: Option<Checkpoints>,
     background: Arc<Background>,
     mcp: Mutex<Arc<McpHub>>,
@@ -172,6 +176,7 @@ impl Session {
             allowed_domains: options.allowed_domains,
             search_index: options.search_index,
             approvals: Mutex::default(),
+            tickets: Mutex::default(),
             background: Arc::new(Background::default()),
             index,
             tree,
@@ -212,10 +217,12 @@ impl Session {
 
     /// Puts `servers` in place of the project's (Settings changed them):
     /// grants of the old servers' tools go, the old ones stop, the new
-    /// ones start. Returns once they are listed (or failed).
+    /// ones start; their tickets go too. Returns once they are listed (or
+    /// failed).
     pub async fn replace_servers(&self, servers: Vec<(McpServerConfig, Vec<(String, String)>)>) {
         let fresh = Arc::new(McpHub::new(self.root.clone(), servers));
-        lock(&self.approvals).forget_mcp();
+        lock(&self.approvals).forget_servers();
+        lock(&self.tickets).forget_servers();
         let old = std::mem::replace(&mut *lock(&self.mcp), fresh.clone());
         old.stop_all().await;
         fresh.start_all().await;
@@ -271,9 +278,11 @@ impl Session {
         approvals.grants(conversation)
     }
 
-    /// The conversation ended: its grants go.
+    /// The conversation ended: its grants go, and the calls checked in it
+    /// and not run.
     pub fn end_conversation(&self, conversation: &str) {
         lock(&self.approvals).end(conversation);
+        lock(&self.tickets).forget_conversation(conversation);
     }
 }
 

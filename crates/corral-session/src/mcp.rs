@@ -8,7 +8,6 @@
 //! its server's timeout. The servers stop when the project closes.
 
 use crate::server_tool::{ServerTool, SEPARATOR};
-use corral_tools::policy::{Decision, Mode};
 use corral_tools::shell::{CancelToken, ServerCommand, ServerFolder};
 use corral_tools::spec::ToolSpec;
 use corral_tools::{Error, ErrorCode, ProjectRoot};
@@ -256,49 +255,6 @@ impl McpHub {
                 .cloned()
                 .ok_or_else(|| server.no_tool(tool)),
         )
-    }
-
-    /// Whether `tool` names a tool of one of these servers (`SERVER__TOOL`),
-    /// and which.
-    pub fn split<'a>(&self, tool: &'a str) -> Option<(&'a str, &'a str)> {
-        let (server, name) = tool.split_once(SEPARATOR)?;
-        self.servers.contains_key(server).then_some((server, name))
-    }
-
-    /// Whether the user marked `server`'s `tool` read-only.
-    pub fn reads_only(&self, server: &str, tool: &str) -> bool {
-        self.servers
-            .get(server)
-            .is_some_and(|s| s.config.read_only_tools.iter().any(|t| t == tool))
-    }
-
-    /// The policy for a call of `server`'s `tool` before any approval: a
-    /// tool marked read-only runs in every mode; in read-only mode nothing
-    /// else does; a trusted server's tools run; any other call asks, in
-    /// every mode (it acts beyond the project's fence).
-    pub fn decide(&self, server: &str, tool: &str, mode: Mode) -> Decision {
-        let Some(config) = self.servers.get(server).map(|s| &s.config) else {
-            return Decision::Deny {
-                reason: format!("there is no MCP server `{server}`"),
-            };
-        };
-        if config.read_only_tools.iter().any(|t| t == tool) {
-            Decision::Allow
-        } else if mode == Mode::ReadOnly {
-            Decision::Deny {
-                reason: format!(
-                    "read-only mode: `{tool}` of the MCP server `{server}` is not marked read-only"
-                ),
-            }
-        } else if config.trusted {
-            Decision::Allow
-        } else {
-            Decision::Ask {
-                reason: format!(
-                    "`{tool}` is a tool of the MCP server `{server}`, which acts beyond the project's fence"
-                ),
-            }
-        }
     }
 
     /// Calls `tool` of `server` with `input` (an object), waiting at most

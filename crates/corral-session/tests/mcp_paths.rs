@@ -13,7 +13,7 @@
 )]
 
 use corral_session::mcp::{McpServerConfig, McpState};
-use corral_session::{Consent, Fixed, Options, Session};
+use corral_session::{Call, Consent, Fixed, Options, RunContext, Session};
 use corral_tools::policy::Mode;
 use serde_json::{json, Value};
 use std::os::unix::fs::symlink;
@@ -107,12 +107,9 @@ impl Project {
     fn call(&self, tool: &str, input: Value) -> Result<Value, String> {
         self.runtime
             .block_on(self.session.call(
-                tool.into(),
-                input,
-                Consent::default(),
-                None,
-                Default::default(),
-                Default::default(),
+                Call::new(tool, input),
+                Consent::None,
+                RunContext::default(),
             ))
             .map_err(|e| e.code.as_str().to_string())
     }
@@ -278,12 +275,9 @@ fn a_servers_tool_is_found_read_and_judged_like_corrals_own() {
     let unknown = p
         .runtime
         .block_on(session.call(
-            "nobody__read".into(),
-            json!({}),
-            Consent::default(),
-            None,
-            Default::default(),
-            Default::default(),
+            Call::new("nobody__read", json!({})),
+            Consent::None,
+            RunContext::default(),
         ))
         .unwrap_err();
     assert_eq!(unknown.code.as_str(), "invalid_input");

@@ -67,11 +67,16 @@ macro_rules! command_list {
 command_list! {
     "Tools" {
         /// the tool's output object (`corral-cli tools` / `tool_specs` list the tools and their
-        /// input schemas). `approval`: the user's answer to the call's approval (a grant or rule
-        /// it holds is recorded, then the call runs); `conversation`: the window's key of the
-        /// conversation, whose grants may cover the call; `base`: the `base` of the preview shown;
-        /// the call then changes only that very file, else `stale_file`
-        tools::call_tool("name: string, input: Record<string, unknown>, approval?: ApprovalAnswer, conversation?: string, base?: string, run_id?: string, on_output?: Channel<ShellEvent>, turn_id?: string, call_id?: string") -> "unknown";
+        /// input schemas), from the ticket `check_call` kept: it runs once, judged again where its
+        /// paths lead now. `approval`: the user's answer if it asked (a grant or rule it holds is
+        /// recorded, then the call runs). A write changes only the file its preview showed, else
+        /// `stale_file`. An approved call is two round trips: `check_call`, then this
+        tools::run_call("ticket: string, approval?: ApprovalAnswer, run_id?: string, on_output?: Channel<ShellEvent>, turn_id?: string, call_id?: string") -> "unknown";
+        /// the tool's output object, checked and run in one round trip without a preview: for a call
+        /// no one is asked about (the window's own reads); one the policy asks about fails with
+        /// `approval_required`. `conversation`: the window's key of the conversation, whose grants
+        /// may cover the call
+        tools::call_tool("name: string, input: Record<string, unknown>, conversation?: string, run_id?: string, on_output?: Channel<ShellEvent>, turn_id?: string, call_id?: string") -> "unknown";
     }
     "Project" {
         project::open_project("path: string") -> "ProjectInfo";
@@ -110,12 +115,12 @@ command_list! {
         /// loop asks again at each run
         policy::tool_specs("") -> "ToolSpec[]";
         /// below
-        policy::check_policy("tool: string, input: Record<string, unknown>, conversation?: string") -> "CallCheck";
+        policy::check_call("tool: string, input: Record<string, unknown>, conversation?: string") -> "Ticket";
         /// oldest first: what the user allowed in that conversation
         policy::conversation_grants("conversation: string") -> "GrantEntry[]";
         /// those left (an unknown id is not an error)
         policy::revoke_grant("conversation: string, id: string") -> "GrantEntry[]";
-        /// the conversation's grants and its answers about domains end (the window left it)
+        /// the conversation's grants, its answers about domains and its calls checked and not run end (the window left it)
         policy::end_conversation("conversation: string") -> "null";
         /// from now on questions about domains (below) go to this channel (a reloaded window's
         /// replaces the one before)

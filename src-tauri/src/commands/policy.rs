@@ -1,7 +1,8 @@
 //! Tool specs, policy decisions and the user's approvals.
 
 use crate::state::AppState;
-use corral_session::grants::{CallCheck, GrantEntry};
+use crate::state::{Call, Ticket};
+use corral_session::grants::GrantEntry;
 use corral_tools::spec::ToolSpec;
 use corral_tools::Error;
 use serde_json::Value;
@@ -14,16 +15,21 @@ pub fn tool_specs(state: State<'_, AppState>) -> Vec<ToolSpec> {
     state.tool_specs()
 }
 
-/// `conversation`: the window's key of the conversation the call is
-/// made in; its grants may cover the call.
+/// Checks a call and keeps its ticket for `run_call`. `conversation`: the
+/// window's key of the conversation the call is made in; its grants may
+/// cover the call.
 #[tauri::command(rename_all = "snake_case")]
-pub fn check_policy(
+pub fn check_call(
     state: State<'_, AppState>,
     tool: String,
     input: Value,
     conversation: Option<String>,
-) -> Result<CallCheck, Error> {
-    state.check_policy(&tool, &input, conversation.as_deref())
+) -> Result<Ticket, Error> {
+    state.check(Call {
+        tool,
+        input,
+        conversation,
+    })
 }
 
 /// What the user allowed in the conversation, oldest first.

@@ -1,18 +1,18 @@
-//! One command for every tool: `call_tool {name, input, approval?,
-//! conversation?, base?, run_id?, on_output?, turn_id?, call_id?}`;
-//! `approval` is the user's answer to the call's approval (once, in the
-//! conversation with its grant, always with its rule; with the network or
-//! not), recorded with the call it answers; `conversation` is the window's key of the conversation whose grants may
-//! cover the call; `base` is the `base` of the preview the user approved,
-//! and the call changes only that very file.
-//! The input is the model's object as it came; corral-tools parses it
-//! against the tool's own type, so nothing here lists a tool or its
+//! How a tool call runs: `check_call` (in `policy.rs`) checks it and keeps
+//! its ticket; `run_call {ticket, approval?, run_id?, on_output?, turn_id?,
+//! call_id?}` runs that ticket, with `approval`, the user's answer if it
+//! asked (once, in the conversation with its grant, always with its rule;
+//! with the network or not). An approved call is those two round trips.
+//! `call_tool {name, input, conversation?, ...}` checks and runs in one,
+//! for a call no one is asked about (the window's own reads).
+//! The input is the model's object as it came; corral-session parses it
+//! once against the tool's own type, so nothing here lists a tool or its
 //! fields. A call with a `run_id` can be stopped by `cancel`; one with
 //! an `on_output` channel streams a command's output as it arrives. A
 //! call in a conversation asks the window about a domain off the egress
 //! allowlist on the `domain_questions` channel (`answer_domain` replies).
 
-use crate::state::{AppState, Consent, Run};
+use crate::state::{AppState, Call, Consent, Run, RunContext};
 use corral_session::approvals::{Answer, Scope};
 use corral_session::checkpoints::CallTag;
 use corral_session::domains::{Asking, DomainQuestion, Notify, QUESTION_WAIT};
@@ -35,19 +35,16 @@ pub struct ShellEvent {
     pub data: String,
 }
 
-/// The user's answer to a call's approval, sent with the call it answers.
-/// `network`: this one command runs with the network; `conversation` and
-/// `grant`: what the user allowed in the conversation; `rule`: the rule
-/// the user confirmed saving.
+/// The user's answer to a call's approval, sent with the ticket it answers.
+/// `network`: this one command runs with the network; `grant`: what the
+/// user allowed in the conversation the call was checked in; `rule`: the
+/// rule the user confirmed saving.
 #[derive(Debug, Clone, Deserialize, ts_rs::TS)]
 pub struct ApprovalAnswer {
     pub scope: Scope,
     #[serde(default)]
     #[ts(optional)]
     pub network: Option<bool>,
-    #[serde(default)]
-    #[ts(optional)]
-    pub conversation: Option<String>,
     #[serde(default)]
     #[ts(optional)]
     pub grant: Option<Grant>,
@@ -61,14 +58,33 @@ impl From<ApprovalAnswer> for Answer {
         Answer {
             scope: a.scope,
             network: a.network.unwrap_or(false),
-            conversation: a.conversation,
             grant: a.grant,
             rule: a.rule,
         }
     }
 }
 
+/// Runs a checked call by its ticket.
 // A command's arguments are its IPC fields, one parameter each.
+#[allow(clippy::too_many_arguments)]
+#[tauri::command(rename_all = "snake_case")]
+pub async fn run_call<R: Runtime>(
+    webview: Webview<R>,
+    state: State<'_, AppState>,
+    ticket: String,
+    approval: Option<ApprovalAnswer>,
+    run_id: Option<String>,
+    on_output: Option<JavaScriptChannelId>,
+    turn_id: Option<String>,
+    call_id: Option<String>,
+) -> Output {
+    let conversation = state.session()?.ticket_conversation(&ticket);
+    let run = run_context(&webview, &state, conversation, on_output, turn_id, call_id);
+    let consent = approval.map_or(Consent::None, |a| Consent::Answer(a.into()));
+    stoppable(&state, run_id, run, |run| state.run(&ticket, consent, run)).await
+}
+
+/// Checks and runs a call no one is asked about.
 #[allow(clippy::too_many_arguments)]
 #[tauri::command(rename_all = "snake_case")]
 pub async fn call_tool<R: Runtime>(
@@ -76,56 +92,76 @@ pub async fn call_tool<R: Runtime>(
     state: State<'_, AppState>,
     name: String,
     input: Value,
-    approval: Option<ApprovalAnswer>,
     conversation: Option<String>,
-    base: Option<String>,
     run_id: Option<String>,
     on_output: Option<JavaScriptChannelId>,
     turn_id: Option<String>,
     call_id: Option<String>,
 ) -> Output {
-    // The checkpoint before a changing call carries them.
-    let tag = CallTag {
-        turn: turn_id,
-        call: call_id,
+    let call = Call {
+        tool: name,
+        input,
+        conversation: conversation.clone(),
     };
-    // The user's answer is recorded with the call it answers (a grant
-    // held, a rule saved), then lets that very call run: no second round
-    // trip for the answer.
-    let token = approval
-        .map(|answer| state.approve(&name, &input, answer.into()))
-        .transpose()?;
-    let consent = Consent {
-        token,
-        conversation,
-    };
-    let channel = on_output.map(|id| id.channel_on::<R, ShellEvent>(webview));
-    let mut run = ShellRun {
+    let run = run_context(&webview, &state, conversation, on_output, turn_id, call_id);
+    stoppable(&state, run_id, run, |run| state.call(call, run)).await
+}
+
+/// What one run is given: the live output to `on_output`, the questions
+/// about domains to the window (for a call in a conversation), the turn
+/// and card the checkpoint before it is tagged with.
+fn run_context<R: Runtime>(
+    webview: &Webview<R>,
+    state: &AppState,
+    conversation: Option<String>,
+    on_output: Option<JavaScriptChannelId>,
+    turn_id: Option<String>,
+    call_id: Option<String>,
+) -> RunContext {
+    let channel = on_output.map(|id| id.channel_on::<R, ShellEvent>(webview.clone()));
+    let mut shell = ShellRun {
         on_output: channel.map(sink),
         ..ShellRun::default()
     };
     // A domain off the allowlist is asked about in the window, for the
     // conversation (a command granted the network only).
-    if let Some(conversation) = &consent.conversation {
+    if let Some(conversation) = conversation {
         let domains = state.domains.clone();
         let notify: Notify = Arc::new(move |question: DomainQuestion| domains.tell(question));
-        run.egress.ask = Some(state.domains.hook(Asking {
-            conversation: conversation.clone(),
+        shell.egress.ask = Some(state.domains.hook(Asking {
+            conversation,
             notify,
-            cancel: run.cancel.clone(),
-            on_output: run.on_output.clone(),
+            cancel: shell.cancel.clone(),
+            on_output: shell.on_output.clone(),
             wait: QUESTION_WAIT,
         }));
     }
+    RunContext {
+        shell,
+        tag: CallTag {
+            turn: turn_id,
+            call: call_id,
+        },
+    }
+}
+
+/// Runs `go` with `run`, registered under `run_id` (if any) so that
+/// `cancel` stops it.
+async fn stoppable<F, Fut>(
+    state: &AppState,
+    run_id: Option<String>,
+    run: RunContext,
+    go: F,
+) -> Output
+where
+    F: FnOnce(RunContext) -> Fut,
+    Fut: std::future::Future<Output = Output>,
+{
     let Some(run_id) = run_id else {
-        return state
-            .call_tool_in(name, input, consent, base, run, tag)
-            .await;
+        return go(run).await;
     };
-    state.start_run(&run_id, Run::Shell(run.cancel.clone()))?;
-    let result = state
-        .call_tool_in(name, input, consent, base, run, tag)
-        .await;
+    state.start_run(&run_id, Run::Shell(run.shell.cancel.clone()))?;
+    let result = go(run).await;
     state.end_run(&run_id);
     result
 }

@@ -1,7 +1,7 @@
 import { fireEvent, render, screen } from "@testing-library/svelte";
 import { tick } from "svelte";
 import { describe, expect, it, vi } from "vitest";
-import { callTools, fakeIpc, hangingShell, say, type Turn, use } from "../test/fakeIpc";
+import { callTools, fakeIpc, hangingShell, say, type Turn, TICKET, use } from "../test/fakeIpc";
 import { AgentLoop } from "../lib/agent/loop";
 import Chat from "./Chat.svelte";
 import { NO_INSTRUCTIONS } from "../lib/agent/instructions";
@@ -64,7 +64,8 @@ describe("Chat", () => {
   it("renders approval cards whose buttons drive the loop", async () => {
     const w = use("write_file", { path: "a.txt", content: "hi\n" });
     const t = setup([callTools(w), say("written")]);
-    t.ipc.checkPolicy.mockResolvedValue({
+    t.ipc.checkCall.mockResolvedValue({
+      ticket: TICKET,
       decision: "ask",
       reason: "writes need approval",
       preview: { path: "a.txt", before: "", after: "hi\n", diff: "--- a/a.txt\n+++ b/a.txt\n@@ -0,0 +1 @@\n+hi\n", base: "absent" },
@@ -87,10 +88,8 @@ describe("Chat", () => {
     expect(t.ipc.callTool).toHaveBeenCalledWith(
       "write_file",
       w.input,
-      { approval: { scope: "once" } },
+      { ticket: TICKET, approval: { scope: "once" } },
       expect.objectContaining({ call_id: expect.any(String) }),
-      undefined,
-      "absent",
     );
   });
 

@@ -3,7 +3,7 @@
 // Shift+Tab), and once the call is answered the focus is back in the box.
 import { fireEvent, render, screen } from "@testing-library/svelte";
 import { describe, expect, it, vi } from "vitest";
-import { callTools, fakeIpc, say, use } from "../test/fakeIpc";
+import { callTools, fakeIpc, say, TICKET, use } from "../test/fakeIpc";
 import { AgentLoop } from "../lib/agent/loop";
 import { NO_INSTRUCTIONS } from "../lib/agent/instructions";
 import Chat from "./Chat.svelte";
@@ -12,7 +12,7 @@ describe("the keyboard and an approval", () => {
   it("Tab from the message box goes to the approval area; answering gives the focus back to the box", async () => {
     const w = use("write_file", { path: "a.txt", content: "hi\n" });
     const fake = fakeIpc([callTools(w), say("written")]);
-    fake.ipc.checkPolicy.mockResolvedValue({ decision: "ask", reason: "writes need approval" });
+    fake.ipc.checkCall.mockResolvedValue({ ticket: TICKET, decision: "ask", reason: "writes need approval" });
     fake.ipc.callTool.mockImplementation(async (_name, input) => ({ path: input.path, bytes: 3, created: true }));
     const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, scheduleFrame: (run) => run(), instructions: NO_INSTRUCTIONS });
     render(Chat, { props: { loop } });

@@ -5,7 +5,7 @@
 // Rust would, by conversation key.
 import { fireEvent, render, screen } from "@testing-library/svelte";
 import { describe, expect, it, vi } from "vitest";
-import { callTools, displayOf, fakeIpc, say, type Turn, use } from "../test/fakeIpc";
+import { callTools, displayOf, fakeIpc, say, TICKET, type Turn, use } from "../test/fakeIpc";
 import { AgentLoop } from "../lib/agent/loop";
 import { NO_INSTRUCTIONS } from "../lib/agent/instructions";
 import { patternCovers } from "../lib/grants";
@@ -16,10 +16,10 @@ function setup(turns: Turn[]) {
   const fake = fakeIpc(turns);
   const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, scheduleFrame: (run) => run(), instructions: NO_INSTRUCTIONS });
   // As Rust decides: ask, unless a grant of the conversation covers the command.
-  fake.ipc.checkPolicy.mockImplementation(async (tool, input, conversation) => {
+  fake.ipc.checkCall.mockImplementation(async (tool, input, conversation) => {
     const held = fake.grants.get(conversation ?? "") ?? [];
     const entry = held.find((e) => e.grant.kind === "command" && patternCovers(e.grant, { name: tool, input, display: displayOf(tool) }));
-    return entry ? { decision: "allow", grant: entry } : { decision: "ask", reason: "commands need approval" };
+    return entry ? { ticket: TICKET, decision: "allow", grant: entry } : { ticket: TICKET, decision: "ask", reason: "commands need approval" };
   });
   render(Chat, { props: { loop } });
   return { ...fake, loop };

@@ -23,7 +23,7 @@ const ipc = answer(client, {
   detectLocalServers: vi.fn(async () => []),
   llmStream: vi.fn(),
   cancel: vi.fn(async () => null),
-  checkPolicy: vi.fn(),
+  checkCall: vi.fn(),
   conversationGrants: vi.fn(async () => []),
   revokeGrant: vi.fn(async () => []),
   endConversation: vi.fn(async () => null),

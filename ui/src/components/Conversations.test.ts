@@ -26,7 +26,7 @@ const ipc = answer(client, {
   modelInfo: vi.fn(async () => ({})),
   llmStream: vi.fn(),
   cancel: vi.fn(async () => null),
-  checkPolicy: vi.fn(),
+  checkCall: vi.fn(),
   conversationGrants: vi.fn(async () => []),
   revokeGrant: vi.fn(async () => []),
   endConversation: vi.fn(async () => null),

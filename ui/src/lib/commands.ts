@@ -2,11 +2,12 @@
 // src-tauri/tests/command_list.rs; do not edit.
 // After changing the list: UPDATE_COMMANDS=1 cargo test -p corral --test command_list
 import type { Channel } from "@tauri-apps/api/core";
-import type { Appended, ApprovalAnswer, CallCheck, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, DomainQuestion, GrantEntry, IndexStatus, InstalledUpdate, Launch, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SavedRule, SearchHit, Settings, SettingsInput, ShellConfig, ShellEvent, ToolSpec, TreeChanges, UpdateOffer, UpdateSettings, UpdateStatus } from "./types";
+import type { Appended, ApprovalAnswer, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, DomainQuestion, GrantEntry, IndexStatus, InstalledUpdate, Launch, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SavedRule, SearchHit, Settings, SettingsInput, ShellConfig, ShellEvent, Ticket, ToolSpec, TreeChanges, UpdateOffer, UpdateSettings, UpdateStatus } from "./types";
 
 /** Every command of the app: its arguments and what it resolves to (docs/ipc.md). */
 export type Commands = {
-  call_tool: { args: { name: string, input: Record<string, unknown>, approval?: ApprovalAnswer, conversation?: string, base?: string, run_id?: string, on_output?: Channel<ShellEvent>, turn_id?: string, call_id?: string }; result: unknown };
+  run_call: { args: { ticket: string, approval?: ApprovalAnswer, run_id?: string, on_output?: Channel<ShellEvent>, turn_id?: string, call_id?: string }; result: unknown };
+  call_tool: { args: { name: string, input: Record<string, unknown>, conversation?: string, run_id?: string, on_output?: Channel<ShellEvent>, turn_id?: string, call_id?: string }; result: unknown };
   open_project: { args: { path: string }; result: ProjectInfo };
   watch_launches: { args: { on_launch: Channel<Launch> }; result: null };
   pick_project: { args: Record<string, never>; result: ProjectInfo | null };
@@ -18,7 +19,7 @@ export type Commands = {
   clipboard_image: { args: Record<string, never>; result: ArrayBuffer };
   notify_user: { args: { notice: Notice }; result: boolean };
   tool_specs: { args: Record<string, never>; result: ToolSpec[] };
-  check_policy: { args: { tool: string, input: Record<string, unknown>, conversation?: string }; result: CallCheck };
+  check_call: { args: { tool: string, input: Record<string, unknown>, conversation?: string }; result: Ticket };
   conversation_grants: { args: { conversation: string }; result: GrantEntry[] };
   revoke_grant: { args: { conversation: string, id: string }; result: GrantEntry[] };
   end_conversation: { args: { conversation: string }; result: null };
@@ -71,6 +72,7 @@ export type Commands = {
 
 /** The name of each command the app registers, in the list's order. */
 export const COMMAND_NAMES = [
+  "run_call",
   "call_tool",
   "open_project",
   "watch_launches",
@@ -83,7 +85,7 @@ export const COMMAND_NAMES = [
   "clipboard_image",
   "notify_user",
   "tool_specs",
-  "check_policy",
+  "check_call",
   "conversation_grants",
   "revoke_grant",
   "end_conversation",

@@ -25,17 +25,24 @@ import type {
 } from "./types";
 
 /**
- * What lets a call that asks run: the user's answer to its approval, sent
- * with the very call it answers, and the window's key of the conversation
- * whose grants may cover it.
+ * How a call runs: by the `ticket` check_call gave it (the call as Rust
+ * checked it, its input parsed once), with `approval`, the user's answer
+ * if it asked; without a ticket it is checked and run in one (call_tool),
+ * in `conversation`, whose grants may cover it.
  */
-export type Consent = { approval?: ApprovalAnswer; conversation?: string };
+export type Consent = { ticket?: string; approval?: ApprovalAnswer; conversation?: string };
 
-function consentArgs(consent: Consent | undefined): { approval?: ApprovalAnswer; conversation?: string } {
-  return {
-    ...(consent?.approval === undefined ? {} : { approval: consent.approval }),
-    ...(consent?.conversation === undefined ? {} : { conversation: consent.conversation }),
-  };
+/** What a run of a call carries besides the call: its live output, run id and checkpoint tag. */
+type RunArgs = { run_id?: string; on_output?: Channel<ShellEvent>; turn_id?: string; call_id?: string };
+
+/** Runs a call: `run_call` of its ticket, or `call_tool` (checked and run in one) without one. */
+function runTool(name: string, input: Record<string, unknown>, consent: Consent | undefined, run: RunArgs) {
+  if (consent?.ticket !== undefined) {
+    const approval = consent.approval === undefined ? {} : { approval: consent.approval };
+    return call("run_call", { ticket: consent.ticket, ...approval, ...run });
+  }
+  const conversation = consent?.conversation === undefined ? {} : { conversation: consent.conversation };
+  return call("call_tool", { name, input, ...conversation, ...run });
 }
 
 /** Which entries of a conversation `openConversation` asks for, and how. */
@@ -68,9 +75,13 @@ export const ipc = {
 
   // Policy and approvals
   toolSpecs: () => call("tool_specs"),
-  /** `conversation`: the window's key of the conversation; a grant of it may make the call `allow`. */
-  checkPolicy: (tool: string, input: Record<string, unknown>, conversation?: string) =>
-    call("check_policy", { tool, input, ...(conversation === undefined ? {} : { conversation }) }),
+  /**
+   * Checks a call and has Rust keep it as a ticket (run it with `callTool`
+   * and `{ ticket }`). `conversation`: the window's key of the
+   * conversation; a grant of it may make the call `allow`.
+   */
+  checkCall: (tool: string, input: Record<string, unknown>, conversation?: string) =>
+    call("check_call", { tool, input, ...(conversation === undefined ? {} : { conversation }) }),
   /** Those of `paths` whose names the policy calls secret-like. */
   secretLike: (paths: string[]) => call("secret_like", { paths }),
   /** What the user allowed in the conversation, oldest first. */
@@ -129,35 +140,21 @@ export const ipc = {
     call("process_output", { run_id: runId, since_byte: sinceByte }),
   stopProcess: (runId: string) => call("stop_process", { run_id: runId }),
 
-  // Tools: one command for all; the model's input object passes straight through.
+  // Tools: a checked call runs by its ticket (run_call); the window's own
+  // reads are checked and run in one (call_tool). The model's input object
+  // passes straight through.
   // `tag` names the user turn and the card of a call that can change the
   // project: the checkpoint taken before it carries them.
   // `runId`: `cancel(runId)` stops the call (an MCP server's tool).
-  /** `base`: the `base` of the preview the user was shown; the call then changes only that very file (else `stale_file`). */
-  callTool: (name: string, input: Record<string, unknown>, consent?: Consent, tag?: CallTag, runId?: string, base?: string) =>
-    call("call_tool", {
-      name,
-      input,
-      ...consentArgs(consent),
-      ...(base === undefined ? {} : { base }),
-      ...tag,
-      ...(runId === undefined ? {} : { run_id: runId }),
-    }),
+  callTool: (name: string, input: Record<string, unknown>, consent?: Consent, tag?: CallTag, runId?: string) =>
+    runTool(name, input, consent, { ...tag, ...(runId === undefined ? {} : { run_id: runId }) }),
   execShell: (
     input: Record<string, unknown>,
     consent: Consent | undefined,
     runId: string,
     onOutput: (event: ShellEvent) => void,
     tag?: CallTag,
-  ) =>
-    call("call_tool", {
-      name: "exec_shell",
-      input,
-      ...consentArgs(consent),
-      run_id: runId,
-      on_output: channel(onOutput),
-      ...tag,
-    }) as Promise<ShellOutput>,
+  ) => runTool("exec_shell", input, consent, { run_id: runId, on_output: channel(onOutput), ...tag }) as Promise<ShellOutput>,
 
   // Checkpoints: taken before every call that can change the project.
   listCheckpoints: () => call("list_checkpoints"),

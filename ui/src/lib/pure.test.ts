@@ -29,7 +29,7 @@ describe("diffRows", () => {
 // Edits are previewed in Rust by the code that makes them (crates/corral-tools
 // tests/preview.rs); the UI only carries the answer to the card.
 describe("previewOf", () => {
-  it("shows check_policy's preview as it came, byte for byte", () => {
+  it("shows check_call's preview as it came, byte for byte", () => {
     const preview = { path: "a.txt", before: "\ufeffone\r\n", after: "\ufefftwo\r\n", diff: "--- a/a.txt\n", base: "absent" };
     expect(previewOf({ decision: "ask", reason: "r", preview }, "./a.txt")).toEqual({
       kind: "diff",

@@ -25,6 +25,7 @@ export type {
   Grant,
   GrantEntry,
   CallCheck,
+  Ticket,
   ShellEvent,
   Role,
   Block,

@@ -144,13 +144,52 @@ rule?: string,
  */
 network?: boolean, } & ({ "decision": "allow" } | { "decision": "ask", reason: string, } | { "decision": "deny", reason: string, });
 
+export type Ticket = { 
+/**
+ * Its id for [`Session::run`] (the model never sees it).
+ */
+ticket: string, 
+/**
+ * For a command: the rule "always allow" would save (`npm test`);
+ * none for a command that touches a secret.
+ */
+proposed_rule?: string, 
+/**
+ * The grant of the conversation that made it `allow`.
+ */
+grant?: GrantEntry, 
+/**
+ * It touches a secret-like file: approved one call at a time, never
+ * granted for the conversation or saved as a rule.
+ */
+one_at_a_time?: boolean, 
+/**
+ * The would-be change (`write_file`, `edit_file`, `delete_file`);
+ * absent for other tools and for a denied call.
+ */
+preview?: ToolPreview, 
+/**
+ * Why there is no preview where there would be one: the error the
+ * call itself will fail with (an edit that will miss, a binary file).
+ */
+preview_error?: WireError, 
+/**
+ * The saved rule that lets the call run without asking (`npm test`).
+ */
+rule?: string, 
+/**
+ * The call fetches from the network: approved, it runs in the network
+ * profile.
+ */
+network?: boolean, } & ({ "decision": "allow" } | { "decision": "ask", reason: string, } | { "decision": "deny", reason: string, });
+
 export type ShellEvent = { stream: Stream, 
 /**
  * Lossy UTF-8 of the chunk; ANSI escapes are kept for the panel to render.
  */
 data: string, };
 
-export type ApprovalAnswer = { scope: ApprovalScope, network?: boolean, conversation?: string, grant?: Grant, rule?: string, };
+export type ApprovalAnswer = { scope: ApprovalScope, network?: boolean, grant?: Grant, rule?: string, };
 
 export type DomainQuestion = { "kind": "asked", id: string, conversation: string, domain: string, } | { "kind": "closed", id: string, };
 

@@ -19,6 +19,9 @@ export function displayOf(name: string): ToolDisplay | undefined {
 /** The display hints of a tool of the MCP server `server`. */
 export const serverDisplay = (server: string, label: string): ToolDisplay => ({ subject: "arguments", result: "json", server, label });
 
+/** The ticket the fake's checks give (a test's own check gives its own). */
+export const TICKET = "ticket-1";
+
 export function say(text: string): Turn {
   return (emit) => {
     emit({ type: "text_delta", text });
@@ -49,12 +52,16 @@ export function fakeIpc(turns: Turn[]) {
   let seq = 0;
   /** What was allowed, by conversation key, as Rust would hold it. */
   const grants = new Map<string, GrantEntry[]>();
-  /** A call carrying an answer "in this conversation" holds its grant, as Rust does. */
+  /**
+   * A ticket run with an answer "in this conversation" holds its grant, as
+   * Rust does, for the conversation it was checked in (the latest check's).
+   */
   const hold = (consent: Consent | undefined): Record<string, never> => {
     const answer = consent?.approval;
-    if (answer?.scope === "conversation" && answer.conversation && answer.grant) {
-      const held = grants.get(answer.conversation) ?? [];
-      grants.set(answer.conversation, [...held, { id: `grant-${held.length + 1}`, grant: answer.grant }]);
+    const conversation = ipc.checkCall.mock.calls.at(-1)?.[2];
+    if (answer?.scope === "conversation" && conversation && answer.grant) {
+      const held = grants.get(conversation) ?? [];
+      grants.set(conversation, [...held, { id: `grant-${held.length + 1}`, grant: answer.grant }]);
     }
     return {};
   };
@@ -72,7 +79,7 @@ export function fakeIpc(turns: Turn[]) {
       return null;
     }),
     toolSpecs: vi.fn<AgentIpc["toolSpecs"]>(async () => SPECS),
-    checkPolicy: vi.fn<AgentIpc["checkPolicy"]>(async () => ({ decision: "allow" })),
+    checkCall: vi.fn<AgentIpc["checkCall"]>(async () => ({ ticket: TICKET, decision: "allow" })),
     conversationGrants: vi.fn<AgentIpc["conversationGrants"]>(async (conversation) => grants.get(conversation) ?? []),
     revokeGrant: vi.fn<AgentIpc["revokeGrant"]>(async (conversation, id) => {
       const left = (grants.get(conversation) ?? []).filter((entry) => entry.id !== id);

@@ -4,7 +4,7 @@
 
 mod command_output;
 #[cfg(feature = "throwaway-tool")]
-mod count_lines;
+pub mod count_lines;
 mod delete_file;
 mod diagnostics;
 mod edit_file;

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { assertConsistent, callTools, deferred, fakeIpc, say, use } from "../../test/fakeIpc";
+import { assertConsistent, callTools, deferred, fakeIpc, say, TICKET, use } from "../../test/fakeIpc";
 import { wireError } from "../errors";
 import type { ToolResultBlock } from "../types";
 import { AgentLoop } from "./loop";
@@ -42,7 +42,7 @@ describe("AgentLoop", () => {
     const read = use("read_file", { path: "src/main.rs" });
     const t = setup([callTools(read), say("It prints hello.")]);
     await t.loop.send("what does main do?");
-    expect(t.ipc.callTool).toHaveBeenCalledWith("read_file", { path: "src/main.rs" }, undefined);
+    expect(t.ipc.callTool).toHaveBeenCalledWith("read_file", { path: "src/main.rs" }, { ticket: TICKET });
     expect(t.requests).toHaveLength(2);
     const fed = t.requests[1].messages.at(-1);
     expect(fed).toEqual({
@@ -97,10 +97,11 @@ describe("AgentLoop", () => {
     expect(t.cards().map((c) => c.status)).toEqual(["done", "done"]);
   });
 
-  it("asks before a write, shows the would-be diff, and approves once with a token", async () => {
+  it("asks before a write, shows the would-be diff, and approves once by its ticket", async () => {
     const w = use("write_file", { path: "notes.md", content: "new\n" });
     const t = setup([callTools(w), say("ok")]);
-    t.ipc.checkPolicy.mockResolvedValue({
+    t.ipc.checkCall.mockResolvedValue({
+      ticket: TICKET,
       decision: "ask",
       reason: "writes need approval",
       preview: { path: "notes.md", before: "old\n", after: "new\n", diff: "--- a/notes.md\n+++ b/notes.md\n@@ -1 +1 @@\n-old\n+new\n", base: "blake3:01" },
@@ -114,26 +115,26 @@ describe("AgentLoop", () => {
     expect(t.ipc.callTool).not.toHaveBeenCalledWith("write_file", expect.anything(), expect.anything());
     t.loop.decide(card.id, "once");
     await sent;
-    // The answer goes with the call it answers; tagged with the user's message and the card:
-    // the checkpoint before it carries them; with the base of the preview shown, so Rust
-    // writes only over those bytes.
+    // The answer goes with the ticket it answers (Rust kept the preview shown with it, and
+    // writes only over those bytes); tagged with the user's message and the card: the
+    // checkpoint before it carries them.
     const turn = t.loop.state.get().items[0].id;
-    expect(t.ipc.callTool).toHaveBeenCalledWith("write_file", w.input, { approval: { scope: "once" } }, { call_id: card.id, turn_id: turn }, undefined, "blake3:01");
+    expect(t.ipc.callTool).toHaveBeenCalledWith("write_file", w.input, { ticket: TICKET, approval: { scope: "once" } }, { call_id: card.id, turn_id: turn });
     expect(t.cards()[0].status).toBe("done");
   });
 
   it("allows in the conversation exactly the grant chosen, under the conversation's key", async () => {
     const sh = use("exec_shell", { command: "cargo", args: ["test"] });
     const t = setup([callTools(sh), say("tests pass")]);
-    t.ipc.checkPolicy.mockResolvedValue({ decision: "ask", reason: "commands need approval" });
+    t.ipc.checkCall.mockResolvedValue({ ticket: TICKET, decision: "ask", reason: "commands need approval" });
     const sent = t.loop.send("run tests");
     await vi.waitFor(() => expect(t.cards()[0]?.status).toBe("waiting"));
     const key = t.loop.grantsKey;
     const grant = { kind: "command" as const, command: "cargo", args: ["test"], more: false };
     t.loop.decide(t.cards()[0].id, { grant });
     await sent;
-    expect(t.ipc.checkPolicy).toHaveBeenCalledWith("exec_shell", sh.input, key);
-    expect(t.ipc.execShell).toHaveBeenCalledWith(sh.input, { approval: { scope: "conversation", conversation: key, grant } }, expect.any(String), expect.any(Function), {
+    expect(t.ipc.checkCall).toHaveBeenCalledWith("exec_shell", sh.input, key);
+    expect(t.ipc.execShell).toHaveBeenCalledWith(sh.input, { ticket: TICKET, approval: { scope: "conversation", grant } }, expect.any(String), expect.any(Function), {
       call_id: t.cards()[0].id,
       turn_id: t.loop.state.get().items[0].id,
     });
@@ -143,7 +144,7 @@ describe("AgentLoop", () => {
   it("tells the model when the user denies a call, and does not run it", async () => {
     const w = use("write_file", { path: "x.txt", content: "x" });
     const t = setup([callTools(w), say("understood")]);
-    t.ipc.checkPolicy.mockResolvedValue({ decision: "ask", reason: "writes need approval" });
+    t.ipc.checkCall.mockResolvedValue({ ticket: TICKET, decision: "ask", reason: "writes need approval" });
     const sent = t.loop.send("write x");
     await vi.waitFor(() => expect(t.cards()[0]?.status).toBe("waiting"));
     t.loop.decide(t.cards()[0].id, "deny");
@@ -156,7 +157,7 @@ describe("AgentLoop", () => {
   it("feeds a policy denial back as a denied error", async () => {
     const sh = use("exec_shell", { command: "rm", args: ["-rf", "."] });
     const t = setup([callTools(sh), say("ok")]);
-    t.ipc.checkPolicy.mockResolvedValue({ decision: "deny", reason: "read-only mode" });
+    t.ipc.checkCall.mockResolvedValue({ ticket: TICKET, decision: "deny", reason: "read-only mode" });
     await t.loop.send("clean up");
     expect(t.ipc.execShell).not.toHaveBeenCalled();
     const [result] = t.results();
@@ -185,7 +186,7 @@ describe("AgentLoop", () => {
     const bad = use("launch_rockets", {});
     const t = setup([callTools(bad), say("sorry")]);
     await t.loop.send("go");
-    expect(t.ipc.checkPolicy).not.toHaveBeenCalled();
+    expect(t.ipc.checkCall).not.toHaveBeenCalled();
     expect(JSON.parse(t.results()[0].content)).toMatchObject({ code: "invalid_input" });
   });
 
@@ -206,7 +207,7 @@ describe("AgentLoop", () => {
     ]);
     await t.loop.send("read a.txt");
     expect(t.ipc.callTool).toHaveBeenCalledTimes(1);
-    expect(t.ipc.callTool).toHaveBeenCalledWith("read_file", { path: "a.txt" }, undefined);
+    expect(t.ipc.callTool).toHaveBeenCalledWith("read_file", { path: "a.txt" }, { ticket: TICKET });
     expect(t.results()[0]).toEqual({ type: "tool_result", tool_use_id: bad.id, content: JSON.stringify(inputError), is_error: true });
     expect(t.results()[1]).toMatchObject({ tool_use_id: good.id });
     expect(t.cards()[0]).toMatchObject({ status: "failed", error: inputError });

@@ -110,7 +110,7 @@ describe("AgentLoop with a reply cut off at its token limit", () => {
     };
     const t = setup([cut]);
     await t.loop.send("clean up");
-    expect(t.ipc.checkPolicy).not.toHaveBeenCalled();
+    expect(t.ipc.checkCall).not.toHaveBeenCalled();
     expect(t.ipc.callTool).not.toHaveBeenCalled();
     const results = t.loop.transcript.flatMap((m) => m.content.filter((b): b is ToolResultBlock => b.type === "tool_result"));
     expect(results.map((r) => r.content)).toEqual([CUT_OFF_TEXT, CUT_OFF_TEXT]);

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { callTools, fakeIpc, say, use } from "../../test/fakeIpc";
+import { callTools, fakeIpc, say, TICKET, use } from "../../test/fakeIpc";
 import { AgentLoop } from "./loop";
 import type { ToolItem } from "./state";
 import { NO_INSTRUCTIONS } from "./instructions";
@@ -15,20 +15,20 @@ describe("AgentLoop: the shell's grants", () => {
   it("an install that asks for the network is approved with it, and the card says so", async () => {
     const sh = use("exec_shell", { command: "npm", args: ["ci"] });
     const t = setup([callTools(sh), say("installed")]);
-    t.ipc.checkPolicy.mockResolvedValue({ decision: "ask", reason: "the command fetches from the network", network: true });
+    t.ipc.checkCall.mockResolvedValue({ ticket: TICKET, decision: "ask", reason: "the command fetches from the network", network: true });
     const sent = t.loop.send("install");
     await vi.waitFor(() => expect(t.cards()[0]?.status).toBe("waiting"));
     expect(t.cards()[0].network).toBe(true);
     t.loop.decide(t.cards()[0].id, "once");
     await sent;
-    expect(t.ipc.execShell).toHaveBeenCalledWith(sh.input, { approval: { scope: "once", network: true } }, expect.any(String), expect.any(Function), expect.anything());
+    expect(t.ipc.execShell).toHaveBeenCalledWith(sh.input, { ticket: TICKET, approval: { scope: "once", network: true } }, expect.any(String), expect.any(Function), expect.anything());
   });
 
   it("any command can be approved once with the network; other answers carry none", async () => {
     const sh = use("exec_shell", { command: "python3", args: ["fetch.py"] });
     const pytest = use("exec_shell", { command: "pytest", args: ["-q"] });
     const t = setup([callTools(sh, pytest), say("done")]);
-    t.ipc.checkPolicy.mockResolvedValue({ decision: "ask", reason: "commands need approval" });
+    t.ipc.checkCall.mockResolvedValue({ ticket: TICKET, decision: "ask", reason: "commands need approval" });
     const sent = t.loop.send("fetch");
     await vi.waitFor(() => expect(t.cards()[0]?.status).toBe("waiting"));
     t.loop.decide(t.cards()[0].id, "network");
@@ -36,15 +36,18 @@ describe("AgentLoop: the shell's grants", () => {
     t.loop.decide(t.cards()[1].id, { rule: "pytest -q" });
     await sent;
     const consents = t.ipc.execShell.mock.calls.map((c) => c[1]);
-    expect(consents).toEqual([{ approval: { scope: "once", network: true } }, { approval: { scope: "always", rule: "pytest -q" } }]);
+    expect(consents).toEqual([
+      { ticket: TICKET, approval: { scope: "once", network: true } },
+      { ticket: TICKET, approval: { scope: "always", rule: "pytest -q" } },
+    ]);
   });
 
   it("a call a saved rule let through says which rule", async () => {
     const sh = use("exec_shell", { command: "npm", args: ["test"] });
     const t = setup([callTools(sh), say("ok")]);
-    t.ipc.checkPolicy.mockResolvedValue({ decision: "allow", rule: "npm test" });
+    t.ipc.checkCall.mockResolvedValue({ ticket: TICKET, decision: "allow", rule: "npm test" });
     await t.loop.send("test");
     expect(t.cards()[0].rule).toBe("npm test");
-    expect(t.ipc.execShell.mock.calls[0][1]).toBeUndefined();
+    expect(t.ipc.execShell.mock.calls[0][1]).toEqual({ ticket: TICKET });
   });
 });

@@ -39,7 +39,7 @@ describe("the loop in a 4k window", () => {
     expect(first.system).not.toContain("Tools:");
     expect(schemaOf(first, "write_file")).toBe('{"type":"object"}');
     // The call for parameters ran nothing and said so; the next request has them.
-    expect(t.ipc.checkPolicy.mock.calls.map((c) => c[0])).toEqual(["write_file"]);
+    expect(t.ipc.checkCall.mock.calls.map((c) => c[0])).toEqual(["write_file"]);
     const answer = second.messages.at(-1)!.content[0] as ToolResultBlock;
     expect(answer.content).toContain("write_file's parameters are offered now");
     expect(schemaOf(second, "write_file")).toContain('"content"');
@@ -118,7 +118,7 @@ describe("input too large for what is left", () => {
     expect(part.is_error).toBeUndefined();
     expect(estimated(second) + (second.max_tokens ?? 0)).toBeLessThanOrEqual(window);
     // Nothing reached Rust for it, and the window shows the whole message.
-    expect(t.ipc.checkPolicy).not.toHaveBeenCalled();
+    expect(t.ipc.checkCall).not.toHaveBeenCalled();
     expect(t.loop.state.get().items[0]).toMatchObject({ kind: "user", text: paste });
   });
 

@@ -1,7 +1,7 @@
 // Stop, turn cap, provider errors and restore: the transcript stays one the
 // provider accepts on the next turn.
 import { describe, expect, it, vi } from "vitest";
-import { assertConsistent, callTools, fakeIpc, hangingShell, say, serverDisplay, type Turn, use } from "../../test/fakeIpc";
+import { assertConsistent, callTools, fakeIpc, hangingShell, say, serverDisplay, type Turn, TICKET, use } from "../../test/fakeIpc";
 import type { ToolResultBlock } from "../types";
 import { AgentLoop } from "./loop";
 import type { ToolItem } from "./state";
@@ -63,8 +63,8 @@ describe("AgentLoop stop", () => {
     const w = use("write_file", { path: "a", content: "x" });
     const r = use("read_file", { path: "b" });
     const t = setup([callTools(w, r), say("next")]);
-    t.ipc.checkPolicy.mockImplementation(async (tool) =>
-      tool === "write_file" ? { decision: "ask", reason: "writes ask" } : { decision: "allow" },
+    t.ipc.checkCall.mockImplementation(async (tool) =>
+      tool === "write_file" ? { ticket: TICKET, decision: "ask", reason: "writes ask" } : { ticket: TICKET, decision: "allow" },
     );
     const sent = t.loop.send("go");
     await vi.waitFor(() => expect(t.cards()[0]?.status).toBe("waiting"));
@@ -74,7 +74,7 @@ describe("AgentLoop stop", () => {
       [w.id, CANCELLED_TEXT],
       [r.id, CANCELLED_TEXT],
     ]);
-    expect(t.ipc.callTool).not.toHaveBeenCalledWith("read_file", { path: "b" }, undefined);
+    expect(t.ipc.callTool).not.toHaveBeenCalledWith("read_file", { path: "b" }, expect.anything());
     await t.loop.send("try again later");
     assertConsistent(t.loop.transcript);
     // The next user text joins the tool results in one user message.
@@ -108,7 +108,7 @@ describe("AgentLoop stop", () => {
     const t = setup([callTools(mcp)]);
     const builtIn = await t.ipc.toolSpecs();
     t.ipc.toolSpecs.mockResolvedValue([...builtIn, { name: "github__search", description: "[MCP server `github`] Search.", input_schema: { type: "object" }, risk: "shell", display: serverDisplay("github", "search") }]);
-    t.ipc.checkPolicy.mockResolvedValue({ decision: "allow" });
+    t.ipc.checkCall.mockResolvedValue({ ticket: TICKET, decision: "allow" });
     let runId = "";
     t.ipc.callTool.mockImplementation(
       (_name, _input, _approval, _tag, id) =>
@@ -122,7 +122,7 @@ describe("AgentLoop stop", () => {
     );
     const sent = t.loop.send("search");
     await vi.waitFor(() => expect(runId).not.toBe(""));
-    expect(t.ipc.callTool).toHaveBeenCalledWith("github__search", { query: "flaky test" }, undefined, expect.objectContaining({ call_id: expect.any(String) }), runId);
+    expect(t.ipc.callTool).toHaveBeenCalledWith("github__search", { query: "flaky test" }, { ticket: TICKET }, expect.objectContaining({ call_id: expect.any(String) }), runId);
     t.loop.stop();
     await sent;
     expect(t.ipc.cancel).toHaveBeenCalledWith(runId);

@@ -9,7 +9,7 @@ export type AgentIpc = Pick<
   | "llmStream"
   | "cancel"
   | "toolSpecs"
-  | "checkPolicy"
+  | "checkCall"
   | "conversationGrants"
   | "revokeGrant"
   | "endConversation"

@@ -1,11 +1,11 @@
 // The would-be change of a write, edit or delete, as the approval card and
 // the tool card show it. It is computed in Rust by the code that will make
-// the change, on the same bytes (check_policy's `preview`); nothing here
+// the change, on the same bytes (check_call's `preview`); nothing here
 // re-implements a tool.
 import type { PolicyCheck } from "../types";
 import type { Preview } from "./state";
 
-/** The card's preview from check_policy's answer, if the tool has one. */
+/** The card's preview from check_call's answer, if the tool has one. */
 export function previewOf(check: PolicyCheck, path: unknown): Preview | undefined {
   if (check.preview) {
     const { path: shown, before, after } = check.preview;

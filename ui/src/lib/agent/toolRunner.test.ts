@@ -1,8 +1,9 @@
-// The tool runner hands Rust back the base of the preview the card showed,
-// so what is written is what the user saw: a file changed in between fails
-// the call with stale_file instead of being overwritten.
+// The tool runner runs each call by the ticket Rust gave its check, which
+// keeps the preview the card showed, so what is written is what the user
+// saw: a file changed in between fails the call with stale_file instead of
+// being overwritten.
 import { describe, expect, it, vi } from "vitest";
-import { fakeIpc, SPECS, use } from "../../test/fakeIpc";
+import { fakeIpc, SPECS, TICKET, use } from "../../test/fakeIpc";
 import type { ToolPreview } from "../types";
 import type { RunControl } from "./ports";
 import type { ToolItem } from "./state";
@@ -34,11 +35,11 @@ function setup() {
   return { ipc, cards, runner, run };
 }
 
-describe("ToolRunner and the preview's base", () => {
-  it("passes the base of the approved preview back with the call", async () => {
+describe("ToolRunner and the ticket", () => {
+  it("runs an approved call by its ticket, with the answer", async () => {
     const t = setup();
     const edit = use("edit_file", { path: "notes.md", old_string: "old", new_string: "new" });
-    t.ipc.checkPolicy.mockResolvedValue({ decision: "ask", reason: "edits need approval", preview: PREVIEW });
+    t.ipc.checkCall.mockResolvedValue({ ticket: "edit-ticket", decision: "ask", reason: "edits need approval", preview: PREVIEW });
     const ran = t.run(edit);
     await vi.waitFor(() => expect(t.cards.get(`card-${edit.id}`)?.status).toBe("waiting"));
     t.runner.decide(`card-${edit.id}`, "once");
@@ -47,32 +48,30 @@ describe("ToolRunner and the preview's base", () => {
     expect(t.ipc.callTool).toHaveBeenCalledWith(
       "edit_file",
       edit.input,
-      { approval: { scope: "once" } },
+      { ticket: "edit-ticket", approval: { scope: "once" } },
       { call_id: `card-${edit.id}`, turn_id: "turn-1" },
-      undefined,
-      "blake3:5f0c",
     );
   });
 
-  it("passes it for a change the mode allows without asking, too", async () => {
+  it("runs a change the mode allows by its ticket too, with no answer", async () => {
     const t = setup();
     const write = use("write_file", { path: "notes.md", content: "new\n" });
-    t.ipc.checkPolicy.mockResolvedValue({ decision: "allow", preview: { ...PREVIEW, base: "absent" } });
+    t.ipc.checkCall.mockResolvedValue({ ticket: "write-ticket", decision: "allow", preview: { ...PREVIEW, base: "absent" } });
     await t.run(write);
-    expect(t.ipc.callTool).toHaveBeenCalledWith("write_file", write.input, undefined, expect.anything(), undefined, "absent");
+    expect(t.ipc.callTool).toHaveBeenCalledWith("write_file", write.input, { ticket: "write-ticket" }, expect.anything());
   });
 
-  it("passes no base for a call without a preview", async () => {
+  it("runs a read by its ticket", async () => {
     const t = setup();
     const read = use("read_file", { path: "notes.md" });
     await t.run(read);
-    expect(t.ipc.callTool).toHaveBeenCalledWith("read_file", read.input, undefined);
+    expect(t.ipc.callTool).toHaveBeenCalledWith("read_file", read.input, { ticket: TICKET });
   });
 
   it("shows stale_file when the file changed after the card, and gives the model the error", async () => {
     const t = setup();
     const edit = use("edit_file", { path: "notes.md", old_string: "old", new_string: "new" });
-    t.ipc.checkPolicy.mockResolvedValue({ decision: "allow", preview: PREVIEW });
+    t.ipc.checkCall.mockResolvedValue({ ticket: TICKET, decision: "allow", preview: PREVIEW });
     const stale = {
       code: "stale_file",
       message: "`notes.md` changed after its change was shown for approval; nothing was written",
@@ -101,25 +100,26 @@ describe("ToolRunner's round trips", () => {
   it("an approved call takes two: the check, then the call carrying the answer", async () => {
     const t = setup();
     const edit = use("edit_file", { path: "notes.md", old_string: "old", new_string: "new" });
-    t.ipc.checkPolicy.mockResolvedValue({ decision: "ask", reason: "edits need approval", preview: PREVIEW });
+    t.ipc.checkCall.mockResolvedValue({ ticket: TICKET, decision: "ask", reason: "edits need approval", preview: PREVIEW });
     const ran = t.run(edit);
     await vi.waitFor(() => expect(t.cards.get(`card-${edit.id}`)?.status).toBe("waiting"));
     t.runner.decide(`card-${edit.id}`, { grant: { kind: "path", tool: "edit_file", path: "notes.md" } });
     await ran;
-    expect(trips(t.ipc)).toEqual(["checkPolicy", "callTool"]);
+    expect(trips(t.ipc)).toEqual(["checkCall", "callTool"]);
     expect(t.ipc.callTool.mock.calls[0][2]).toEqual({
-      approval: { scope: "conversation", conversation: "", grant: { kind: "path", tool: "edit_file", path: "notes.md" } },
+      ticket: TICKET,
+      approval: { scope: "conversation", grant: { kind: "path", tool: "edit_file", path: "notes.md" } },
     });
   });
 
   it("a command approved with the network takes two as well", async () => {
     const t = setup();
     const sh = use("exec_shell", { command: "npm", args: ["ci"] });
-    t.ipc.checkPolicy.mockResolvedValue({ decision: "ask", reason: "the command fetches from the network", network: true });
+    t.ipc.checkCall.mockResolvedValue({ ticket: TICKET, decision: "ask", reason: "the command fetches from the network", network: true });
     const ran = t.run(sh);
     await vi.waitFor(() => expect(t.cards.get(`card-${sh.id}`)?.status).toBe("waiting"));
     t.runner.decide(`card-${sh.id}`, "once");
     await ran;
-    expect(trips(t.ipc)).toEqual(["checkPolicy", "execShell"]);
+    expect(trips(t.ipc)).toEqual(["checkCall", "execShell"]);
   });
 });

@@ -1,9 +1,12 @@
-// Runs one model turn's tool calls: the Rust policy decides, the user
-// approves what it asks about, then calls run in the model's order —
-// consecutive read-only calls together, each write or command alone.
+// Runs one model turn's tool calls: Rust checks each (check_call: the
+// verdict, the preview, a ticket), the user approves what it asks about,
+// then each runs by its ticket (run_call, with the answer) in the model's
+// order — consecutive read-only calls together, each write or command
+// alone. An approved call is those two round trips; Rust reads its input
+// once.
 import { toWireError, wireError } from "../errors";
 import { type FrameScheduler, OutputBuffer } from "../outputBuffer";
-import type { ApprovalAnswer, CallCheck, CallTag, Risk, ToolDisplay, ToolResultBlock, ToolUseBlock, WireError } from "../types";
+import type { ApprovalAnswer, CallTag, Risk, Ticket, ToolDisplay, ToolResultBlock, ToolUseBlock, WireError } from "../types";
 import type { Consent } from "../ipc";
 import type { AgentIpc, Decision, RunControl } from "./ports";
 import { previewOf } from "./preview";
@@ -28,14 +31,12 @@ type Hooks = {
 };
 
 /**
- * `consent`: the user's answer to the call's approval, sent with the call
- * itself (so an approved call is two round trips: check_policy, then the
- * call), or the conversation whose grant let it run. `base`: the base of
- * the preview the card showed (check_policy's); the call passes it back,
- * so Rust writes only over the bytes that were shown.
+ * `consent`: the call's ticket (check_call's) with the user's answer if it
+ * asked. Rust keeps the preview the card showed with the ticket, so it
+ * writes only over the bytes that were shown.
  */
-type Gate = { kind: "run"; consent?: Consent; base?: string } | { kind: "result"; result: ToolResultBlock } | { kind: "cancelled" };
-type Approved = { use: ToolUseBlock; consent?: Consent; base?: string };
+type Gate = { kind: "run"; consent?: Consent } | { kind: "result"; result: ToolResultBlock } | { kind: "cancelled" };
+type Approved = { use: ToolUseBlock; consent?: Consent };
 
 export class ToolRunner {
   /** Live output of exec_shell calls, by card id. */
@@ -65,7 +66,7 @@ export class ToolRunner {
       for (const use of batch) {
         if (control.cancelled) break;
         const gate = await this.gate(use, card(use), control);
-        if (gate.kind === "run") approved.push({ use, ...(gate.consent ? { consent: gate.consent } : {}), ...(gate.base === undefined ? {} : { base: gate.base }) });
+        if (gate.kind === "run") approved.push({ use, ...(gate.consent ? { consent: gate.consent } : {}) });
         else if (gate.kind === "result") results.set(use, gate.result);
       }
       if (control.cancelled) break;
@@ -106,9 +107,9 @@ export class ToolRunner {
     const inputError = this.hooks.inputError(use.id);
     if (inputError) return this.fail(use, id, inputError);
     const conversation = this.hooks.conversation?.() ?? "";
-    let policy: CallCheck;
+    let policy: Ticket;
     try {
-      policy = await this.ipc.checkPolicy(use.name, use.input, conversation);
+      policy = await this.ipc.checkCall(use.name, use.input, conversation);
     } catch (error) {
       return this.fail(use, id, error);
     }
@@ -120,15 +121,12 @@ export class ToolRunner {
     // The change as Rust computed it with the code that will make it.
     const preview = previewOf(policy, use.input.path);
     if (preview) this.hooks.updateCard(id, { preview });
-    const base = policy.preview ? { base: policy.preview.base } : {};
+    const ticket = { ticket: policy.ticket };
     if (policy.decision === "allow") {
       // Said on the card: which saved rule or grant let it run unasked.
       if (policy.rule) this.hooks.updateCard(id, { rule: policy.rule });
-      if (policy.grant) {
-        this.hooks.updateCard(id, { grant: policy.grant.grant });
-        return { kind: "run", consent: { conversation }, ...base };
-      }
-      return { kind: "run", ...base };
+      if (policy.grant) this.hooks.updateCard(id, { grant: policy.grant.grant });
+      return { kind: "run", consent: ticket };
     }
 
     this.hooks.updateCard(id, {
@@ -148,9 +146,9 @@ export class ToolRunner {
     const withNetwork = network ? { network } : {};
     let approval: ApprovalAnswer;
     if (answer === "once" || answer === "network") approval = { scope: "once", ...withNetwork };
-    else if ("grant" in answer) approval = { scope: "conversation", ...withNetwork, conversation, grant: answer.grant };
+    else if ("grant" in answer) approval = { scope: "conversation", ...withNetwork, grant: answer.grant };
     else approval = { scope: "always", ...withNetwork, rule: answer.rule };
-    return { kind: "run", consent: { approval }, ...base };
+    return { kind: "run", consent: { ...ticket, approval } };
   }
 
   private ask(id: string, control: RunControl): Promise<Decision | "cancelled"> {
@@ -168,7 +166,7 @@ export class ToolRunner {
     });
   }
 
-  private async execute({ use, consent, base }: Approved, id: string, control: RunControl): Promise<ToolResultBlock> {
+  private async execute({ use, consent }: Approved, id: string, control: RunControl): Promise<ToolResultBlock> {
     this.hooks.updateCard(id, { status: "running" });
     try {
       // A call that can change the project is checkpointed first, tagged
@@ -181,11 +179,9 @@ export class ToolRunner {
           ? await this.shell(use, id, consent, control, tag)
           : this.hooks.displayOf?.(use.name)?.server !== undefined
             ? await this.stoppable(use, consent, control, tag)
-            : base !== undefined
-              ? await this.ipc.callTool(use.name, use.input, consent, tag, undefined, base)
-              : tag
-                ? await this.ipc.callTool(use.name, use.input, consent, tag)
-                : await this.ipc.callTool(use.name, use.input, consent);
+            : tag
+              ? await this.ipc.callTool(use.name, use.input, consent, tag)
+              : await this.ipc.callTool(use.name, use.input, consent);
       this.hooks.updateCard(id, { status: "done", result: output });
       return resultBlock(use, output);
     } catch (error) {

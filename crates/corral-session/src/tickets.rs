@@ -1,0 +1,390 @@
+//! One tool call, checked then run. [`Session::check`] reads the input
+//! once, into the tool's own type, and judges it: the policy's verdict,
+//! the conversation's grant that covers it, whether it touches a secret,
+//! the rule "always allow" would save, the change it would make. The
+//! session keeps that as a ticket under an id (the newest [`KEPT`]);
+//! [`Session::run`] runs a ticket once, with the user's
+//! answer if it asked: the answer applied (a grant held, a rule saved),
+//! the call judged again on its kept facts where its paths lead now, a
+//! checkpoint before a call that can change the project, then the call.
+//! Nothing after the check reads the JSON again.
+//!
+//! A tool of one of the user's MCP servers goes the same way: the ticket
+//! holds the session's [`Prepared`] call of either kind, judged, approved,
+//! granted and checkpointed by the same code; only the run itself goes to
+//! the server.
+
+use crate::approvals::{Answer, Scope};
+use crate::checkpoints::CallTag;
+use crate::grants::{CallCheck, CallFacts};
+use crate::registry::Prepared;
+use crate::{lock, Session};
+use corral_tools::dispatch::CallContext;
+use corral_tools::policy::{self, Approval};
+use corral_tools::shell::{SavedRule, ShellRun};
+use corral_tools::Error;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::VecDeque;
+
+/// A proposed call: a tool, its input as the model sent it, and the
+/// window's key of the conversation whose grants may cover it.
+#[derive(Debug, Clone, Default)]
+pub struct Call {
+    pub tool: String,
+    pub input: Value,
+    pub conversation: Option<String>,
+}
+
+impl Call {
+    pub fn new(tool: impl Into<String>, input: Value) -> Call {
+        Call {
+            tool: tool.into(),
+            input,
+            conversation: None,
+        }
+    }
+
+    /// The call made in `conversation`, whose grants may cover it.
+    pub fn in_conversation(self, conversation: impl Into<String>) -> Call {
+        Call {
+            conversation: Some(conversation.into()),
+            ..self
+        }
+    }
+}
+
+/// What a host is told of a checked call: the ticket's id, to run it by,
+/// and what an approval shows.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+pub struct Ticket {
+    /// Its id for [`Session::run`] (the model never sees it).
+    pub ticket: String,
+    /// The verdict (`allow`, `ask` with its reason, `deny` with its
+    /// reason), the preview, the covering grant, one at a time or not.
+    #[serde(flatten)]
+    pub check: CallCheck,
+    /// For a command: the rule "always allow" would save (`npm test`);
+    /// none for a command that touches a secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub proposed_rule: Option<String>,
+}
+
+/// The user's say on a ticket when it runs.
+#[derive(Debug, Clone, Default)]
+pub enum Consent {
+    /// None given: it runs if the policy or a grant of its conversation
+    /// allows it now.
+    #[default]
+    None,
+    /// The user's answer to its approval.
+    Answer(Answer),
+    /// The host's user approved it (`--approve`, an MCP client's user);
+    /// `network`: with the network.
+    Granted { network: bool },
+}
+
+/// What the host gives one run: the command's live output, cancel and
+/// domain questions, and the turn and call the checkpoint before it is
+/// tagged with.
+#[derive(Default)]
+pub struct RunContext {
+    pub shell: ShellRun,
+    pub tag: CallTag,
+}
+
+/// A checked call as the session keeps it.
+struct Kept {
+    id: String,
+    call: Call,
+    /// The tool found and the input read, once.
+    prepared: Prepared,
+    check: CallCheck,
+    /// The command's proposed rule.
+    rule: Option<SavedRule>,
+}
+
+/// How many tickets wait for their run at most; the oldest goes first.
+/// A ticket has no age limit: it is judged again when it runs, so an
+/// approval left open for hours still runs as the project is then.
+pub const KEPT: usize = 256;
+
+/// The tickets waiting for their run, oldest first.
+#[derive(Default)]
+pub(crate) struct Tickets(VecDeque<Kept>);
+
+impl Tickets {
+    fn keep(&mut self, kept: Kept) {
+        if self.0.len() >= KEPT {
+            self.0.pop_front();
+        }
+        self.0.push_back(kept);
+    }
+
+    /// The ticket `id`, taken: while it runs, no other run may take it.
+    fn take(&mut self, id: &str) -> Result<Kept, Error> {
+        let at = self.0.iter().position(|k| k.id == id);
+        at.and_then(|at| self.0.remove(at)).ok_or_else(|| {
+            Error::invalid_input(format!("there is no checked call `{id}` waiting to run"))
+                .hint(
+                    "Check the call again: a ticket runs once, in the project it was checked \
+                     in, while its conversation lasts.",
+                )
+                .detail("ticket", id)
+        })
+    }
+
+    /// Puts back a ticket whose run was refused before anything ran, for
+    /// another answer.
+    fn put_back(&mut self, kept: Kept) {
+        self.keep(kept);
+    }
+
+    /// Drops the tickets of MCP servers' tools (the servers were replaced).
+    pub(crate) fn forget_servers(&mut self) {
+        self.0.retain(|k| k.prepared.is_own());
+    }
+
+    /// Drops the tickets checked in `conversation` (it ended).
+    pub(crate) fn forget_conversation(&mut self, conversation: &str) {
+        self.0
+            .retain(|k| k.call.conversation.as_deref() != Some(conversation));
+    }
+}
+
+impl Kept {
+    /// What a grant is judged on, from the input read once.
+    fn facts(&self) -> CallFacts<'_> {
+        CallFacts {
+            tool: &self.call.tool,
+            input: &self.call.input,
+            registry: self.prepared.is_own(),
+            paths: &self.prepared.facts().paths,
+            command: self
+                .prepared
+                .command()
+                .map(|c| (c.command.as_str(), c.args.as_slice())),
+            secret: self.check.one_at_a_time,
+        }
+    }
+
+    fn ticket(&self) -> Ticket {
+        Ticket {
+            ticket: self.id.clone(),
+            check: self.check.clone(),
+            proposed_rule: self
+                .rule
+                .as_ref()
+                .filter(|_| !self.check.one_at_a_time)
+                .map(ToString::to_string),
+        }
+    }
+}
+
+impl Session {
+    /// Checks a call and keeps it as a ticket to run by its id: its input
+    /// read once, its verdict, the grant covering it, the change it would
+    /// make. A call whose input does not parse, or that a tool's hard
+    /// rules refuse (a command off the allowlist, a server's tool given a
+    /// path outside the project), fails here.
+    pub fn check(&self, call: Call) -> Result<Ticket, Error> {
+        let kept = self.judge(call, true)?;
+        let ticket = kept.ticket();
+        lock(&self.tickets).keep(kept);
+        Ok(ticket)
+    }
+
+    /// The conversation the ticket `id` was checked in, while it waits.
+    pub fn ticket_conversation(&self, id: &str) -> Option<String> {
+        let tickets = lock(&self.tickets);
+        let kept = tickets.0.iter().find(|k| k.id == id)?;
+        kept.call.conversation.clone()
+    }
+
+    /// Runs the ticket `id` once: the answer applied, the call judged
+    /// again on its kept facts (where its paths lead now), a checkpoint
+    /// taken before a call that can change the project, then the call. A
+    /// run refused before anything ran (an answer that does not fit, the
+    /// policy's refusal now, no checkpoint) leaves the ticket for another
+    /// answer; once the call starts, the ticket is used, whatever its end.
+    pub async fn run(&self, id: &str, consent: Consent, run: RunContext) -> Result<Value, Error> {
+        let kept = lock(&self.tickets).take(id)?;
+        match self.admit(&kept, consent, run) {
+            Ok(ctx) => self.execute(kept, ctx).await,
+            Err(e) => {
+                lock(&self.tickets).put_back(kept);
+                Err(e)
+            }
+        }
+    }
+
+    /// Checks and runs a call in one step, without a preview: for a host
+    /// whose user answered beforehand (`consent`) or is not asked.
+    pub async fn call(
+        &self,
+        call: Call,
+        consent: Consent,
+        run: RunContext,
+    ) -> Result<Value, Error> {
+        let kept = self.judge(call, false)?;
+        let ctx = self.admit(&kept, consent, run)?;
+        self.execute(kept, ctx).await
+    }
+
+    /// The kept ticket of a call: its tool found and its input read once
+    /// (the session's registry: Corral's tools and the servers'), judged,
+    /// and with `preview` the change it would make.
+    fn judge(&self, call: Call, preview: bool) -> Result<Kept, Error> {
+        let ctx = self.context();
+        let prepared = self.prepare(&call.tool, &call.input, &ctx)?;
+        let check = prepared.check(&self.root, &ctx, preview)?;
+        let secret = prepared.names_secret(&self.root);
+        let rule = prepared.command().map(SavedRule::proposed);
+        let mut kept = Kept {
+            id: uuid::Uuid::new_v4().to_string(),
+            call,
+            prepared,
+            check: CallCheck::new(check, None, secret),
+            rule,
+        };
+        let covering = lock(&self.approvals).covering(
+            &self.root,
+            kept.call.conversation.as_deref(),
+            &kept.facts(),
+        );
+        kept.check = CallCheck::new(kept.check.check, covering, secret);
+        Ok(kept)
+    }
+
+    /// Lets a checked call through, or says why not, before anything of it
+    /// runs: the consent applied, the call judged again on its kept facts
+    /// (where its paths lead now) and enforced, the checkpoint hook ready
+    /// for a call that can change the project. The preview the user was
+    /// shown is the base a write may change: if the file changed since,
+    /// the run fails with `stale_file`.
+    fn admit(&self, kept: &Kept, consent: Consent, run: RunContext) -> Result<CallContext, Error> {
+        let (approval, network) = self.consent(kept, consent)?;
+        let mut ctx = self.context();
+        ctx.approval = approval;
+        ctx.base = kept.check.check.preview.as_ref().map(|p| p.base.clone());
+        ctx.shell = merge_shell(std::mem::take(&mut ctx.shell), run.shell, network);
+        let judged = kept.prepared.judge(&self.root, &ctx)?;
+        policy::enforce(&judged.decision, approval, &kept.call.tool)?;
+        if kept.prepared.changes_project() {
+            ctx.checkpoint = self.hook(run.tag)?;
+        }
+        Ok(ctx)
+    }
+
+    /// Runs an admitted call from its kept input: one of Corral's tools on
+    /// the blocking pool, a server's tool by its server.
+    async fn execute(&self, kept: Kept, ctx: CallContext) -> Result<Value, Error> {
+        let cancel = ctx.shell.cancel.clone();
+        self.run_prepared(kept.prepared, kept.call.input, ctx, &cancel)
+            .await
+    }
+
+    /// The approval a ticket runs with, and whether with the network: the
+    /// answer applied (a grant held, a rule saved), or a grant of its
+    /// conversation that covers it now (never with the network).
+    fn consent(&self, kept: &Kept, consent: Consent) -> Result<(Approval, bool), Error> {
+        let answer = match consent {
+            Consent::Granted { network } => return Ok((Approval::Granted, network)),
+            Consent::Answer(answer) => answer,
+            Consent::None => {
+                let covering = lock(&self.approvals).covering(
+                    &self.root,
+                    kept.call.conversation.as_deref(),
+                    &kept.facts(),
+                );
+                let approval = match covering {
+                    Some(_) => Approval::Granted,
+                    None => Approval::None,
+                };
+                return Ok((approval, false));
+            }
+        };
+        match answer.scope {
+            Scope::Once => {}
+            Scope::Conversation => {
+                let (Some(conversation), Some(grant)) = (&kept.call.conversation, answer.grant)
+                else {
+                    return Err(Error::invalid_input(
+                        "approving for the conversation needs a call checked in a conversation, \
+                         and the `grant`",
+                    ));
+                };
+                lock(&self.approvals).grant(&self.root, conversation, &kept.facts(), grant)?;
+            }
+            Scope::Always => self.save_rule(kept, answer.rule.as_deref())?,
+        }
+        Ok((Approval::Granted, answer.network))
+    }
+
+    /// Saves the rule the user confirmed for a command, if it is the one
+    /// the call proposes (the window showed it); a call that touches a
+    /// secret saves none.
+    fn save_rule(&self, kept: &Kept, shown: Option<&str>) -> Result<(), Error> {
+        let Some(rule) = &kept.rule else {
+            return Err(Error::invalid_input(format!(
+                "only a command can be always allowed, not `{}`",
+                kept.call.tool
+            )));
+        };
+        if shown != Some(rule.to_string().as_str()) {
+            return Err(Error::invalid_input(format!(
+                "the rule confirmed is not `{rule}`, the one this command proposes"
+            ))
+            .hint("Confirm the rule as the approval shows it."));
+        }
+        if !kept.check.one_at_a_time {
+            self.settings.save_rule(self.root.path(), rule.clone())?;
+        }
+        Ok(())
+    }
+
+    /// The checkpoint hook for a call that can change the project, if this
+    /// session takes checkpoints.
+    fn hook(&self, tag: CallTag) -> Result<Option<corral_tools::checkpoint::Hook>, Error> {
+        self.checkpoints
+            .as_ref()
+            .map(|store| store.hook(&self.root, tag))
+            .transpose()
+    }
+
+    /// What surrounds a call in this session: the mode, the boundaries,
+    /// the programs and rules of the settings, the background commands,
+    /// the search index, the language servers.
+    fn context(&self) -> CallContext {
+        let mut ctx = CallContext::new(self.settings.mode(), Approval::None);
+        ctx.boundaries = self.boundaries.clone();
+        let (programs, rules) = self.settings.shell_grants(self.root.path());
+        ctx.shell.extra_programs = programs;
+        ctx.shell.rules = rules;
+        ctx.shell.network = self.network;
+        ctx.shell.egress.allowed_domains = self.allowed_domains.clone();
+        ctx.shell.background = Some(self.background.clone());
+        ctx.search_index = self.search_index.as_ref().map(|c| self.index.config(c));
+        ctx.lsp = self.lsp.clone();
+        ctx
+    }
+}
+
+/// The session's side of a command's run (its programs, rules, domains,
+/// background commands, network) with the host's (live output, cancel,
+/// domain questions). Only the user's approval of this very call grants
+/// the network (or the host's user, for every command).
+fn merge_shell(session: ShellRun, host: ShellRun, network: bool) -> ShellRun {
+    ShellRun {
+        network: session.network || network,
+        egress: corral_tools::shell::Egress {
+            allowed_domains: session.egress.allowed_domains,
+            ..host.egress
+        },
+        extra_programs: session.extra_programs,
+        rules: session.rules,
+        background: session.background,
+        ..host
+    }
+}
