@@ -5,11 +5,17 @@
 //! ([`launch`]).
 
 pub mod commands;
-pub mod key_origin;
+pub use corral_config::key_origin;
 pub mod launch;
 pub mod navigation;
 pub mod state;
-pub mod store;
+/// What the app keeps on disk (its own crate, for every host), and the
+/// conversation history beside it.
+pub mod store {
+    pub use corral_config::*;
+    pub use corral_history as history;
+    pub use corral_history::markdown;
+}
 pub mod updates;
 pub mod window;
 

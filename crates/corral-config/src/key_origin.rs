@@ -10,7 +10,7 @@ use corral_tools::Error;
 pub fn key_origin(provider: Provider, base_url: &str) -> Option<String> {
     let mut config = ProviderConfig::new(provider, "");
     config.base_url = base_url.to_string();
-    let url = tauri::Url::parse(&config.endpoint()).ok()?;
+    let url = url::Url::parse(&config.endpoint()).ok()?;
     if !matches!(url.scheme(), "http" | "https") {
         return None;
     }

@@ -1,7 +1,9 @@
 //! What the app keeps on disk, in its own folders (never in the project):
 //! settings, the API keys (the OS keychain, else a 0600 file), recent
-//! projects (every write atomic: temp file + rename), and the conversation
-//! history (`history`: SQLite).
+//! projects (every write atomic: temp file + rename), the user's MCP
+//! servers, added programs and saved command rules, and the update
+//! settings. No Tauri: the app, the CLI and other hosts read the same
+//! files.
 //!
 //! A key is bound to the origin (scheme, host, port) of the base URL it was
 //! saved with and is only sent there: pointing the OpenAI provider at a
@@ -102,15 +104,11 @@ const KEYCHAIN_SERVICE: &str = "dev.corral.desktop";
 
 const MAX_RECENT: usize = 10;
 
+pub mod key_origin;
 mod keys;
 pub mod mcp;
 pub mod shell;
 pub mod updates;
-
-/// The conversation history, from its own crate (the CLI and other hosts
-/// can open it too).
-pub use corral_history as history;
-pub use corral_history::markdown;
 
 impl Store {
     /// A store that keeps API keys in the OS keychain where one answers.
