@@ -78,7 +78,7 @@ apt-get install -y -qq --no-install-recommends /tmp/corral.deb xvfb xauth x11-ut
 dpkg-query -W -f='inside: installed ${Package} ${Version}\n' corral
 for file in /usr/bin/corral /usr/bin/corral-cli /usr/share/applications/dev.corral.desktop.desktop \
   /usr/share/metainfo/dev.corral.desktop.metainfo.xml /usr/share/icons/hicolor/128x128/apps/corral.png \
-  /usr/share/man/man1/corral.1.gz; do
+  /usr/share/man/man1/corral.1.gz /usr/share/corral/package-managed; do
   [ -e "$file" ] || { echo "inside: $file is missing"; exit 1; }
 done
 echo "inside: $(corral-cli --version)"
