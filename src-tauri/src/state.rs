@@ -103,6 +103,7 @@ impl AppState {
             build_index: true,
             watch_tree: true,
             language_servers: true,
+            background_commands: true,
             mcp_servers: self.mcp_servers(),
             ..corral_session::Options::default()
         };

@@ -1,13 +1,12 @@
 //! `corral-cli checkpoint list|diff ID|restore ID [--path P]|undo-call ID
-//! [--dry-run]|verify --root DIR [--store DIR]`, and the store `call` takes
-//! its checkpoints in. What the store warns of goes to stderr.
+//! [--dry-run]|verify --root DIR [--store DIR]`. What the store warns of
+//! goes to stderr.
 
 use clap::Subcommand;
 use corral_tools::checkpoint::{self, Store};
 use corral_tools::{Error, ProjectRoot};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 #[derive(Subcommand)]
 pub enum Action {
@@ -114,17 +113,6 @@ pub fn say_warnings(store: &Store) {
     for warning in store.take_warnings() {
         eprintln!("corral-cli: warning: {warning}");
     }
-}
-
-/// The hook `call` passes to `dispatch::call`: a checkpoint before a call
-/// that can change the project, in the store under `--store DIR` or the
-/// user's data folder.
-pub fn hook(base: Option<&Path>, root: &ProjectRoot) -> Result<checkpoint::Hook, Error> {
-    Ok(checkpoint::Hook {
-        store: Arc::new(open_store(base, root)?),
-        turn: None,
-        call_id: None,
-    })
 }
 
 fn open_store(base: Option<&Path>, root: &ProjectRoot) -> Result<Store, Error> {

@@ -16,18 +16,24 @@
 //! error object and exits 1. The input JSON is the last argument, or stdin.
 //! A call that can change the project is preceded by a checkpoint, as in
 //! the app (`--store DIR`, default the user's data folder; `--no-checkpoint`).
+//!
+//! `call` and `mcp` are hosts of a project's session (corral-session), as
+//! the app is: `call` checks the one call into a ticket and runs it, with
+//! `--approve` as the user's answer to a call that asks.
 
 mod checkpoints;
 
 use clap::{Parser, Subcommand};
-use corral_tools::dispatch::{self, CallContext};
-use corral_tools::policy::{Approval, Boundaries, Mode};
+use corral_session::{Call, Consent, Fixed, RunContext, Session};
+use corral_tools::policy::{Boundaries, Mode};
+use corral_tools::search::IndexConfig;
 use corral_tools::shell::SavedRule;
-use corral_tools::{spec, Error, ProjectRoot};
+use corral_tools::{spec, Error, ErrorCode};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 #[derive(Parser)]
 #[command(
@@ -66,12 +72,41 @@ struct Kept {
 }
 
 impl Kept {
-    /// The project's language servers, unless `--no-lsp`.
-    fn lsp(&self, root: &ProjectRoot) -> Result<Option<corral_tools::lsp::Lsp>, Error> {
-        if self.no_lsp {
-            return Ok(None);
+    /// The data folder of the checkpoints: `--store`, else the user's;
+    /// `None` with `--no-checkpoint`, or when there is none to be had.
+    fn checkpoints(&self) -> Option<PathBuf> {
+        if self.no_checkpoint {
+            return None;
         }
-        corral_tools::lsp::servers(root, &self.lsp_path, Default::default()).map(Some)
+        self.store
+            .clone()
+            .or_else(corral_tools::checkpoint::default_data_dir)
+    }
+
+    /// A session's options from these flags and `boundaries`: the index
+    /// in `--index` (`index` says how it is built), the language servers
+    /// unless `--no-lsp`.
+    fn options(
+        self,
+        boundaries: Boundaries,
+        index: fn(PathBuf) -> IndexConfig,
+    ) -> corral_session::Options {
+        corral_session::Options {
+            checkpoints: self.checkpoints(),
+            boundaries,
+            search_index: self.index.map(index),
+            language_servers: !self.no_lsp,
+            lsp_folders: self.lsp_path,
+            ..corral_session::Options::default()
+        }
+    }
+}
+
+/// The boundaries of `--writable` and `--blocked`.
+fn boundaries(writable: Vec<String>, blocked: Vec<String>) -> Boundaries {
+    Boundaries {
+        writable: (!writable.is_empty()).then_some(writable),
+        blocked,
     }
 }
 
@@ -192,22 +227,12 @@ fn main() -> ExitCode {
         kept,
     } = cli.command
     {
-        let checkpoints = if kept.no_checkpoint {
-            None
-        } else {
-            kept.store
-                .clone()
-                .or_else(corral_tools::checkpoint::default_data_dir)
-        };
-        let index = kept.index.clone();
         let served = McpArgs {
             mode,
             network,
             allow_domain,
             writable,
             blocked,
-            checkpoints,
-            index,
             kept,
         };
         // stdout is the protocol's: a failure to start goes to stderr.
@@ -267,39 +292,48 @@ fn run(command: Command) -> Result<Value, Error> {
                 return Err(Error::invalid_input("the input must be a JSON object"));
             }
             check_domains(&allow_domain)?;
-            let root = ProjectRoot::open(&root)?;
-            let approval = if approve {
-                Approval::Granted
-            } else {
-                Approval::None
+            let settings = Arc::new(Fixed {
+                mode,
+                programs: allow_program,
+                rules: rule.iter().filter_map(|r| SavedRule::parse(r)).collect(),
+            });
+            // No data folder for the checkpoints fails a call that needs
+            // one, not a read.
+            let no_store = !kept.no_checkpoint && kept.checkpoints().is_none();
+            let options = corral_session::Options {
+                network,
+                allowed_domains: allow_domain,
+                ..kept.options(boundaries(writable, blocked), IndexConfig::new)
             };
-            let mut ctx = CallContext::new(mode, approval);
-            ctx.shell.network = network;
-            ctx.shell.egress.allowed_domains = allow_domain;
-            ctx.shell.extra_programs = allow_program;
-            ctx.shell.rules = rule.iter().filter_map(|r| SavedRule::parse(r)).collect();
-            ctx.boundaries = Boundaries {
-                writable: (!writable.is_empty()).then_some(writable),
-                blocked,
+            let session = Session::open(&root, settings, options)?;
+            let ticket = session.check(Call::new(name, input))?;
+            if no_store && ticket.changes_project {
+                return Err(Error::invalid_input(
+                    "there is no data folder for the checkpoints (no $XDG_DATA_HOME or $HOME)",
+                )
+                .hint("Pass --store DIR, or --no-checkpoint."));
             }
-            .normalized(&root)?;
-            // The store is opened only for a call that can change the
-            // project: reads need none (and a data folder that cannot be
-            // written must not stop them).
-            if !kept.no_checkpoint
-                && dispatch::changes_project(&root, dispatch::tool(&name)?, &input)
-            {
-                ctx.checkpoint = Some(checkpoints::hook(kept.store.as_deref(), &root)?);
-            }
-            ctx.lsp = kept.lsp(&root)?;
-            ctx.search_index = kept.index.map(corral_tools::search::IndexConfig::new);
-            let result = dispatch::call(&root, &name, input, &ctx);
-            if let Some(hook) = &ctx.checkpoint {
-                checkpoints::say_warnings(&hook.store);
+            let consent = if approve {
+                Consent::Granted { network: false }
+            } else {
+                Consent::None
+            };
+            let result =
+                runtime()?.block_on(session.run(&ticket.ticket, consent, RunContext::default()));
+            if let Some(store) = session.opened_checkpoint_store() {
+                checkpoints::say_warnings(&store);
             }
             result
         }
     }
+}
+
+/// A runtime for one call: the session runs a tool on its blocking pool.
+fn runtime() -> Result<tokio::runtime::Runtime, Error> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::new(ErrorCode::Io, format!("could not start a runtime: {e}")))
 }
 
 /// Every `--allow-domain` is a domain name, or `*.` and one.
@@ -324,63 +358,29 @@ struct McpArgs {
     allow_domain: Vec<String>,
     writable: Vec<String>,
     blocked: Vec<String>,
-    checkpoints: Option<PathBuf>,
-    index: Option<PathBuf>,
     kept: Kept,
 }
 
-/// Serves the project's tools over MCP until the client goes away.
+/// Serves the project's tools over MCP until the client goes away. The
+/// index in `--index` is built in the background and kept live by a watch
+/// (searches read each file until then).
 fn mcp(root: PathBuf, args: McpArgs) -> Result<(), Error> {
     check_domains(&args.allow_domain)?;
-    let root = ProjectRoot::open(&root)?;
-    let boundaries = Boundaries {
-        writable: (!args.writable.is_empty()).then_some(args.writable),
-        blocked: args.blocked,
-    }
-    .normalized(&root)?;
-    let options = corral_mcp::Options {
+    let settings = Arc::new(Fixed {
         mode: args.mode.parse()?,
-        boundaries,
+        ..Fixed::default()
+    });
+    let options = corral_session::Options {
         network: args.network,
         allowed_domains: args.allow_domain,
-        checkpoints: args.checkpoints,
-        search_index: args.index.map(|dir| live_index(&root, dir)),
-        lsp: args.kept.lsp(&root)?,
+        build_index: true,
+        ..args.kept.options(
+            boundaries(args.writable, args.blocked),
+            IndexConfig::prebuilt,
+        )
     };
-    corral_mcp::run_stdio(corral_mcp::CorralServer::new(root, options))
-}
-
-/// The server's index, kept live by a watch and built in the background
-/// (searches check each file until then); without a watch, built by the
-/// first search that needs it, as `call` does.
-fn live_index(root: &ProjectRoot, dir: PathBuf) -> corral_tools::search::IndexConfig {
-    use corral_tools::search::{BuildProgress, IndexConfig, LiveIndex};
-    let config = IndexConfig::prebuilt(dir);
-    match LiveIndex::new(root, &config) {
-        Ok(live) => {
-            let (building, root) = (live.clone(), ProjectRoot::open(root.path()));
-            let plain = config.clone();
-            std::thread::spawn(move || {
-                if let Err(e) = building.build(&BuildProgress::default()) {
-                    // No watch (inotify's limits): an index checked against
-                    // each file's stat, as `call` keeps.
-                    eprintln!("corral-cli: {}", e.message);
-                    if let Ok(root) = root {
-                        let _ = corral_tools::search::build_index(
-                            &root,
-                            &plain,
-                            &BuildProgress::default(),
-                        );
-                    }
-                }
-            });
-            config.watched_by(live)
-        }
-        Err(e) => {
-            eprintln!("corral-cli: {}", e.message);
-            IndexConfig::new(config.dir)
-        }
-    }
+    let session = Session::open(&root, settings, options)?;
+    corral_mcp::run_stdio(corral_mcp::CorralServer::new(Arc::new(session)))
 }
 
 fn fail(error: &Error) -> ExitCode {

@@ -1,7 +1,8 @@
 //! Corral's tools as an MCP server: every tool of the registry, with its
 //! JSON Schema and description, served over stdio through the official Rust
-//! SDK (`rmcp`). Calls go through `dispatch::call`, so the policy, the
-//! confinement and the standardized error are exactly those of the app and
+//! SDK (`rmcp`). It is one more host of a project's [`Session`]: a call is
+//! checked into a ticket and run by it, so the policy, the confinement, the
+//! checkpoints and the standardized error are exactly those of the app and
 //! `corral-cli call`.
 //!
 //! - `tools/list`: the registry's specs; annotations from each tool's risk
@@ -15,7 +16,8 @@
 //!   not asked about: it fails with `approval_required` saying why. A client without elicitation gets
 //!   `approval_required`, with a hint naming `--mode`.
 //! - A call that can change the project is preceded by a checkpoint, as in
-//!   the app and `corral-cli call` (when a checkpoint folder is given).
+//!   the app and `corral-cli call` (when the session has a checkpoint
+//!   folder).
 //! - `exec_shell`'s output arrives as progress notifications while it runs
 //!   when the call carries a progress token (the message is the chunk).
 //! - A command with the network that meets a domain off the allowlist
@@ -26,12 +28,10 @@
 pub mod domains;
 pub mod question;
 
-use corral_tools::checkpoint::{Hook, Store};
-use corral_tools::dispatch::{self, CallContext};
-use corral_tools::policy::{Approval, Boundaries, Mode, Risk};
-use corral_tools::search::IndexConfig;
-use corral_tools::shell::{CancelToken, DomainAsk, OutputSink, Stream};
-use corral_tools::{spec, tools, Error, ErrorCode, ProjectRoot};
+use corral_session::{Call, Consent, RunContext, Session};
+use corral_tools::policy::Risk;
+use corral_tools::shell::{CancelToken, DomainAsk, OutputSink, ShellRun, Stream};
+use corral_tools::{spec, tools, Error, ErrorCode};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ServerCapabilities,
@@ -40,36 +40,13 @@ use rmcp::model::{
 use rmcp::service::{ElicitationError, Peer, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
-use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-/// What every call is judged with: the session's mode and boundaries,
-/// whether commands get the network, where checkpoints and the search
-/// index are kept.
-#[derive(Debug, Clone, Default)]
-pub struct Options {
-    pub mode: Mode,
-    pub boundaries: Boundaries,
-    pub network: bool,
-    /// Domains a command with the network may reach beyond the default
-    /// allowlist (`--allow-domain`).
-    pub allowed_domains: Vec<String>,
-    /// The data folder of the checkpoint store; `None`: no checkpoints.
-    pub checkpoints: Option<PathBuf>,
-    /// `search_files`' trigram index.
-    pub search_index: Option<IndexConfig>,
-    /// The project's language servers (diagnostics after writes,
-    /// `diagnostics` and `symbols`); `None`: none.
-    pub lsp: Option<corral_tools::lsp::Lsp>,
-}
-
-/// The server for one project folder.
+/// The server for one project: its session (the mode, boundaries,
+/// network, checkpoints, index and language servers it was opened with).
 #[derive(Clone)]
 pub struct CorralServer {
-    root: Arc<ProjectRoot>,
-    options: Arc<Options>,
-    /// The checkpoint store, opened at the first call that needs it.
-    store: Arc<OnceLock<Arc<Store>>>,
+    session: Arc<Session>,
     /// The session's answers about domains off the allowlist.
     domains: Arc<domains::DomainAnswers>,
 }
@@ -83,32 +60,11 @@ struct Approve {
 rmcp::elicit_safe!(Approve);
 
 impl CorralServer {
-    pub fn new(root: ProjectRoot, options: Options) -> Self {
+    pub fn new(session: Arc<Session>) -> Self {
         CorralServer {
-            root: Arc::new(root),
-            options: Arc::new(options),
-            store: Arc::default(),
+            session,
             domains: Arc::default(),
         }
-    }
-
-    /// The checkpoint hook for a call that can change the project.
-    fn hook(&self) -> Result<Option<Hook>, Error> {
-        let Some(base) = &self.options.checkpoints else {
-            return Ok(None);
-        };
-        let store = match self.store.get() {
-            Some(store) => store.clone(),
-            None => {
-                let opened = Arc::new(Store::for_project(base, &self.root)?);
-                self.store.get_or_init(|| opened).clone()
-            }
-        };
-        Ok(Some(Hook {
-            store,
-            turn: None,
-            call_id: None,
-        }))
     }
 
     /// The registry's tools as MCP tools.
@@ -130,54 +86,26 @@ impl CorralServer {
             .collect()
     }
 
-    /// Runs one call through the policy and the tool, off the async runtime.
+    /// Checks and runs one call no one is asked about.
     pub async fn call(&self, name: String, input: Value) -> Result<Value, Error> {
-        let shell = Shell::default();
-        self.call_with(name, input, Approval::None, shell).await
+        let call = Call::new(name, input);
+        let done = self
+            .session
+            .call(call, Consent::None, RunContext::default())
+            .await;
+        self.said(done)
     }
 
-    /// [`CorralServer::call`] with the user's approval, and what a command
-    /// is run with.
-    async fn call_with(
-        &self,
-        name: String,
-        input: Value,
-        approval: Approval,
-        shell: Shell,
-    ) -> Result<Value, Error> {
-        let root = self.root.clone();
-        let options = self.options.clone();
-        let changes =
-            dispatch::tool(&name).is_ok_and(|tool| dispatch::changes_project(&root, tool, &input));
-        let hook = if changes { self.hook()? } else { None };
-        let run = tokio::task::spawn_blocking(move || {
-            let mut ctx = CallContext::new(options.mode, approval);
-            ctx.boundaries = options.boundaries.clone();
-            ctx.shell.network = options.network;
-            ctx.shell.egress.allowed_domains = options.allowed_domains.clone();
-            ctx.shell.egress.ask = shell.ask_domain;
-            ctx.shell.on_output = shell.on_output;
-            ctx.shell.cancel = shell.cancel;
-            ctx.checkpoint = hook;
-            ctx.search_index = options.search_index.clone();
-            ctx.lsp = options.lsp.clone();
-            let result = dispatch::call(&root, &name, input, &ctx);
-            // stdout is the protocol's: what the store warns of (a journal
-            // set aside) goes to stderr, the client's log.
-            if let Some(hook) = &ctx.checkpoint {
-                for warning in hook.store.take_warnings() {
-                    eprintln!("corral-cli mcp: warning: {warning}");
-                }
+    /// The end of a run: what the checkpoint store warned of (a journal set
+    /// aside) goes to stderr, the client's log, as stdout is the protocol's;
+    /// a call that asks says how to let it run.
+    fn said(&self, done: Result<Value, Error>) -> Result<Value, Error> {
+        if let Some(store) = self.session.opened_checkpoint_store() {
+            for warning in store.take_warnings() {
+                eprintln!("corral-cli mcp: warning: {warning}");
             }
-            result
-        });
-        let result = run.await.map_err(|e| {
-            Error::new(
-                ErrorCode::Io,
-                format!("the tool call stopped unexpectedly: {e}"),
-            )
-        })?;
-        result.map_err(|error| match error.code {
+        }
+        done.map_err(|error| match error.code {
             ErrorCode::ApprovalRequired => error.hint(
                 "This client cannot be asked (it has no MCP elicitation): start the server with \
                  a mode that allows the call (`corral-cli mcp --mode auto_edit` for writes, \
@@ -185,6 +113,16 @@ impl CorralServer {
             ),
             _ => error,
         })
+    }
+
+    /// Runs the ticket `id` with `consent` and the command's side of `shell`.
+    async fn run(&self, id: &str, consent: Consent, shell: &Shell) -> Result<Value, Error> {
+        let run = RunContext {
+            shell: shell.run(),
+            ..RunContext::default()
+        };
+        let done = self.session.run(id, consent, run).await;
+        self.said(done)
     }
 
     /// A call as a client makes it: a command's output as progress
@@ -218,9 +156,10 @@ impl CorralServer {
             ask_domain: self.domains.hook(&context.peer, cancel.clone()),
             cancel,
         };
-        let first = self
-            .call_with(name.clone(), input.clone(), Approval::None, shell.clone())
-            .await;
+        // Checked once; a run the policy asks about leaves the ticket for
+        // the user's answer.
+        let ticket = self.session.check(Call::new(name.clone(), input.clone()))?;
+        let first = self.run(&ticket.ticket, Consent::None, &shell).await;
         let Err(error) = first else {
             return first;
         };
@@ -230,7 +169,7 @@ impl CorralServer {
         // The call whole, hidden characters marked; one too long to show
         // whole in a question is not asked about.
         let question = match question::question(
-            &self.root.path().display().to_string(),
+            &self.session.root().path().display().to_string(),
             &error.message,
             &name,
             &input,
@@ -257,7 +196,8 @@ impl CorralServer {
         };
         match context.peer.elicit::<Approve>(question).await {
             Ok(Some(Approve { approve: true })) => {
-                self.call_with(name, input, Approval::Granted, shell).await
+                let granted = Consent::Granted { network: false };
+                self.run(&ticket.ticket, granted, &shell).await
             }
             Ok(_) | Err(ElicitationError::UserDeclined | ElicitationError::UserCancelled) => {
                 Err(Error::new(
@@ -285,6 +225,19 @@ struct Shell {
     ask_domain: Option<DomainAsk>,
 }
 
+impl Shell {
+    /// The host's side of a command's run (the session adds its own).
+    fn run(&self) -> ShellRun {
+        let mut run = ShellRun {
+            on_output: self.on_output.clone(),
+            cancel: self.cancel.clone(),
+            ..ShellRun::default()
+        };
+        run.egress.ask = self.ask_domain.clone();
+        run
+    }
+}
+
 impl ServerHandler for CorralServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
@@ -293,7 +246,7 @@ impl ServerHandler for CorralServer {
                 "Corral's file, search and shell tools, confined by the kernel to the project folder {}. \
                  Paths are relative to it; nothing outside is reachable. Failures are JSON objects with \
                  code, message and hint.",
-                self.root.path().display()
+                self.session.root().path().display()
             ))
     }
 

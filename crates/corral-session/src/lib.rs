@@ -98,6 +98,12 @@ pub struct Options {
     /// write's result then carries its diagnostics, and `diagnostics` and
     /// `symbols` answer.
     pub language_servers: bool,
+    /// Folders to look for language servers in first (then cargo's and
+    /// the system's program folders and `~/.local/bin`).
+    pub lsp_folders: Vec<PathBuf>,
+    /// A command may run in the background (`background: true`), as long
+    /// as the session lasts; a host that ends with its one call offers none.
+    pub background_commands: bool,
     /// The user's MCP servers, each with its variables' values; none
     /// starts until [`Session::start_servers`].
     pub mcp_servers: Vec<(McpServerConfig, Vec<(String, String)>)>,
@@ -116,6 +122,8 @@ pub struct Session {
     tickets: Mutex<tickets::Tickets>,
     checkpoints: Option<Checkpoints>,
     background: Arc<Background>,
+    /// Whether a command may start in `background`.
+    background_commands: bool,
     mcp: Mutex<Arc<McpHub>>,
     index: Arc<IndexJob>,
     /// Its folders watched for the file tree (`None` when not asked for or
@@ -159,7 +167,7 @@ impl Session {
             index.build(&root, config.clone(), project_watch);
         }
         let lsp = if options.language_servers {
-            corral_tools::lsp::servers(&root, &[], Default::default())
+            corral_tools::lsp::servers(&root, &options.lsp_folders, Default::default())
                 .inspect_err(|e| eprintln!("corral: {e}"))
                 .ok()
         } else {
@@ -178,6 +186,7 @@ impl Session {
             approvals: Mutex::default(),
             tickets: Mutex::default(),
             background: Arc::new(Background::default()),
+            background_commands: options.background_commands,
             index,
             tree,
         })

@@ -69,6 +69,12 @@ pub struct Ticket {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub proposed_rule: Option<String>,
+    /// It can change the project: a checkpoint goes first (a host without
+    /// a checkpoint folder may refuse it). Not sent: the window knows it
+    /// from the tool's risk.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub changes_project: bool,
 }
 
 /// The user's say on a ticket when it runs.
@@ -178,6 +184,7 @@ impl Kept {
                 .as_ref()
                 .filter(|_| !self.check.one_at_a_time)
                 .map(ToString::to_string),
+            changes_project: self.prepared.changes_project(),
         }
     }
 }
@@ -364,7 +371,7 @@ impl Session {
         ctx.shell.rules = rules;
         ctx.shell.network = self.network;
         ctx.shell.egress.allowed_domains = self.allowed_domains.clone();
-        ctx.shell.background = Some(self.background.clone());
+        ctx.shell.background = self.background_commands.then(|| self.background.clone());
         ctx.search_index = self.search_index.as_ref().map(|c| self.index.config(c));
         ctx.lsp = self.lsp.clone();
         ctx

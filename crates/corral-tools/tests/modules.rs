@@ -386,6 +386,11 @@ fn no_crate_depends_on_one_that_depends_on_it_back() {
     for (name, deps) in &graph {
         assert!(!deps.contains("corral"), "{name} depends on the app");
     }
+    // Every host is an adapter of the session: the app, the CLI, the MCP
+    // server.
+    for host in ["corral", "corral-cli", "corral-mcp"] {
+        assert!(graph[host].contains("corral-session"), "{graph:?}");
+    }
     // The disk layer is a leaf over the wire error: every domain crate
     // builds on it, and it on none of them.
     let protocol: BTreeSet<String> = ["corral-protocol".to_string()].into();
