@@ -35,9 +35,9 @@ impl SavedRule {
 
     /// The rule "always allow" on a call proposes: the program and its
     /// leading words (letters, digits, `-_+@` only) up to the first that is
-    /// a path, an option value, a `--`, or past two (the window shows the
-    /// same words: `ui/src/lib/shellRule.ts`) (`npm test -- x` → `npm test`, `pytest -q tests/a.py`
-    /// → `pytest -q`, `cargo test --lib` → `cargo test --lib`).
+    /// a path, an option value, a `--`, or past two (`npm test -- x` →
+    /// `npm test`, `pytest -q tests/a.py` → `pytest -q`, `cargo test --lib`
+    /// → `cargo test --lib`). The approval shows it from the call's ticket.
     pub fn proposed(input: &ExecShellInput) -> SavedRule {
         let args = input
             .args
@@ -127,6 +127,9 @@ mod tests {
         assert_eq!(shown("cargo", &["test", "--lib", "x"]), "cargo test --lib");
         assert_eq!(shown("make", &[]), "make");
         assert_eq!(shown("cargo", &["test", "--features=x"]), "cargo test");
+        // Hidden and bidi characters never reach the label the window shows.
+        assert_eq!(shown("npm", &["te\u{202E}st", "x"]), "npm");
+        assert_eq!(shown("npm", &["a b"]), "npm");
     }
 
     #[test]

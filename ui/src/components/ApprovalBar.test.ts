@@ -8,7 +8,7 @@ import type { ToolItem } from "../lib/agent/state";
 import ApprovalDock from "./ApprovalDock.svelte";
 import { displayOf, serverDisplay } from "../test/fakeIpc";
 
-const base: ToolItem = { kind: "tool", id: "c1", callId: "t1", name: "exec_shell", input: { command: "npm", args: ["test", "--", "--watch=false"] }, risk: "shell", status: "waiting", reason: "needs approval" };
+const base: ToolItem = { kind: "tool", id: "c1", callId: "t1", name: "exec_shell", input: { command: "npm", args: ["test", "--", "--watch=false"] }, risk: "shell", status: "waiting", reason: "needs approval", proposedRule: "npm test" };
 const KINDS: Partial<ToolItem>[] = [
   {},
   { input: { command: "npm", args: ["ci"] }, network: true },

@@ -48,6 +48,8 @@ export type ToolItem = {
   grant?: Grant;
   /** It touches a secret-like file: approved one call at a time, never granted or saved as a rule. */
   oneAtATime?: boolean;
+  /** For a command that asks: the rule "Always allow" would save, as Rust proposes it. */
+  proposedRule?: string;
   /** The call fetches from the network (approved, it runs with it). */
   network?: boolean;
 };

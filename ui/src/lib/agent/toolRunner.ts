@@ -134,6 +134,7 @@ export class ToolRunner {
       reason: policy.reason,
       ...(policy.network ? { network: true } : {}),
       ...(policy.one_at_a_time ? { oneAtATime: true } : {}),
+      ...(policy.proposed_rule ? { proposedRule: policy.proposed_rule } : {}),
     });
     const answer = await this.ask(id, control);
     if (answer === "cancelled") return { kind: "cancelled" };
