@@ -142,7 +142,7 @@ describe("appends that failed, when the conversation is left", () => {
     failing = true;
     t.loop.dismissError();
     // A notice of its own (an instruction file, say) fails to be stored.
-    (t.loop as unknown as { notice: (text: string) => void }).notice("something to keep");
+    (t.loop as unknown as { board: { notice: (text: string) => void } }).board.notice("something to keep");
     await t.loop.saveAll();
     expect(t.loop.unsaved).toBe(1);
     failing = false;
@@ -154,7 +154,7 @@ describe("appends that failed, when the conversation is left", () => {
 
     // New conversation: the failed entry goes again on leaving, and lands.
     failing = true;
-    (t.loop as unknown as { notice: (text: string) => void }).notice("another");
+    (t.loop as unknown as { board: { notice: (text: string) => void } }).board.notice("another");
     await t.loop.saveAll();
     failing = false;
     await t.loop.clear();
