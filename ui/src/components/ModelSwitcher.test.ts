@@ -100,3 +100,22 @@ describe("ModelSwitcher", () => {
     expect(onChange).toHaveBeenLastCalledWith(null);
   });
 });
+
+describe("ModelSwitcher with Ollama set", () => {
+  it("lists the detected Ollama server once: its /v1 is the configured server", async () => {
+    const ollama = { ...settings, provider: "ollama", base_url: "", model: "qwen3:8b" } as Settings;
+    const src = {
+      getSettings: vi.fn(async () => ollama),
+      listModels: vi.fn(async () => [{ id: "qwen3:8b" }, { id: "llama3.2:3b" }]),
+      detectLocalServers: vi.fn(async () => [
+        { name: "Ollama", base_url: "http://127.0.0.1:11434/v1", models: ["qwen3:8b", "llama3.2:3b"] },
+        { name: "llama.cpp or LocalAI", base_url: "http://127.0.0.1:8080/v1", models: ["qwen"] },
+      ]),
+    };
+    render(ModelSwitcher, { props: { target: null, onChange: vi.fn(), source: src as never } });
+    await fireEvent.click(screen.getByTestId("model-switcher"));
+    await vi.waitFor(() => expect(src.detectLocalServers).toHaveBeenCalled());
+    await vi.waitFor(() => expect(screen.getAllByTestId("model-option").map((b) => b.dataset.model)).toEqual(["qwen3:8b", "llama3.2:3b", "qwen"]));
+    expect(screen.getAllByTestId("model-option").filter((b) => b.dataset.baseUrl).map((b) => b.dataset.baseUrl)).toEqual(["http://127.0.0.1:8080/v1"]);
+  });
+});

@@ -120,3 +120,29 @@ describe("before the saved settings arrive", () => {
     expect((screen.getByTestId("settings-notifications") as HTMLInputElement).checked).toBe(false);
   });
 });
+
+describe("the provider list", () => {
+  it("leaves no base URL of another provider: Ollama gets its default, the saved provider its saved URL", async () => {
+    await shown();
+    const provider = screen.getByTestId("settings-provider") as HTMLSelectElement;
+    const base = screen.getByTestId("settings-base-url") as HTMLInputElement;
+    expect(base.value).toBe("http://127.0.0.1:8080/v1");
+    await fireEvent.change(provider, { target: { value: "ollama" } });
+    expect(base.value).toBe("");
+    expect(base.placeholder).toBe("http://127.0.0.1:11434");
+    await fireEvent.click(screen.getByTestId("settings-save"));
+    await vi.waitFor(() => expect(ipc.saveSettings).toHaveBeenCalledTimes(1));
+    expect(ipc.saveSettings.mock.calls[0][0]).toMatchObject({ provider: "ollama", base_url: "" });
+  });
+
+  it("shows the saved URL again when the saved provider is chosen back", async () => {
+    await shown();
+    const provider = screen.getByTestId("settings-provider") as HTMLSelectElement;
+    const base = screen.getByTestId("settings-base-url") as HTMLInputElement;
+    await fireEvent.change(provider, { target: { value: "anthropic" } });
+    expect(base.value).toBe("");
+    expect(base.placeholder).toBe("https://api.anthropic.com");
+    await fireEvent.change(provider, { target: { value: "openai" } });
+    expect(base.value).toBe("http://127.0.0.1:8080/v1");
+  });
+});
