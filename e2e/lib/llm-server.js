@@ -28,12 +28,19 @@
 // counted as `tokenCount` does: about four characters each); both are
 // recorded in `probes`.
 //
+// `options.ollama` (`{ contextLength, capabilities? }`) makes it Ollama as
+// its native API speaks: `GET /api/version`, `POST /api/show` (the model's
+// trained context length and capabilities), `GET /api/tags` (the model
+// list) and `POST /api/chat`, whose stream is newline-delimited JSON
+// (`ollama` in wire.js); without it those get a 404, as another server
+// answers. The probes are recorded in `probes`.
+//
 // `options.port` listens on that port (a local server's usual one, for
 // detection) instead of a free one.
 
 import http from "node:http";
 
-const ENDPOINTS = { openai: "/v1/chat/completions", anthropic: "/v1/messages" };
+const ENDPOINTS = { openai: "/v1/chat/completions", anthropic: "/v1/messages", ollama: "/api/chat" };
 
 export async function startLlmServer(script, options = {}) {
   const turns = [...script];
@@ -79,6 +86,10 @@ export async function startLlmServer(script, options = {}) {
     if (req.method === "GET" && req.url === "/props") {
       probes.push(request);
       return options.props ? sendJson(res, 200, options.props) : sendJson(res, 404, { error: { message: "File Not Found" } });
+    }
+    if (options.ollama && ((req.method === "GET" && (req.url === "/api/version" || req.url === "/api/tags")) || (req.method === "POST" && req.url === "/api/show"))) {
+      probes.push(request);
+      return sendJson(res, 200, ollamaProbe(req.url, options.ollama, options.models ?? ["scripted"]));
     }
     // `/api/version` too: the app asks it to tell Ollama (spoken to in its own API) from the others.
     if ((req.method === "GET" && (req.url.startsWith("/api/v0/models/") || req.url === "/api/version")) || (req.method === "POST" && req.url === "/api/show")) {
@@ -189,6 +200,13 @@ function sendJson(res, status, value, headers = {}) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** What Ollama answers at `/api/version`, `/api/show` and `/api/tags`. */
+function ollamaProbe(url, { contextLength, capabilities = ["completion", "tools"] }, models) {
+  if (url === "/api/version") return { version: "0.12.6" };
+  if (url === "/api/tags") return { models: models.map((name) => ({ name, model: name, size: 1, digest: "0" })) };
+  return { modelfile: "", parameters: "", template: "", details: { family: "qwen3" }, model_info: { "general.architecture": "qwen3", "qwen3.context_length": contextLength }, capabilities };
+}
+
 /** Sends a scripted response; false when the app hung up before its end. */
 async function respond(req, res, response) {
   if (response.json !== undefined) {
@@ -204,7 +222,9 @@ async function respond(req, res, response) {
   for (const event of response.events) {
     if (event.delay) await sleep(event.delay);
     if (closed) return false; // the app hung up (cancel): stop like a real server
-    res.write(`${event.event ? `event: ${event.event}\n` : ""}data: ${event.data}\n\n`);
+    // Ollama's stream is one JSON object a line; the others are server-sent events.
+    if (response.format === "ollama") res.write(`${event.data}\n`);
+    else res.write(`${event.event ? `event: ${event.event}\n` : ""}data: ${event.data}\n\n`);
   }
   res.end();
   return true;
@@ -220,6 +240,9 @@ function modelList(ids, anthropic) {
 }
 
 function pingReply(path, body) {
+  if (path === ENDPOINTS.ollama) {
+    return { model: body?.model ?? "scripted", message: { role: "assistant", content: "pong" }, done: true, done_reason: "length", prompt_eval_count: 1, eval_count: 1 };
+  }
   if (path === ENDPOINTS.anthropic) {
     return {
       id: "msg_ping",

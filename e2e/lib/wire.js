@@ -1,6 +1,7 @@
 // The streaming wire formats the scripted LLM server speaks, built as
 // lists of server-sent events: OpenAI-compatible Chat Completions chunks
-// and Anthropic Messages events, as the real services send them.
+// and Anthropic Messages events, as the real services send them, and
+// Ollama's native stream (its lines, one JSON object each).
 //
 // A response is `{ format, status, headers, json }` (one JSON body) or
 // `{ format, status, headers, events: [{ event?, data, delay? }] }` (SSE;
@@ -205,6 +206,34 @@ function anthropicFinish(stop_reason) {
   ];
 }
 
+export const ollama = {
+  /** A streamed reply with only text, as Ollama's `/api/chat` sends it: one JSON object a line. */
+  text(text, { parts = 4 } = {}) {
+    return sse("ollama", [...pieces(text, parts).map((content) => ollamaLine({ content })), ollamaDone("stop")]);
+  },
+
+  /**
+   * A streamed reply with tool calls, `calls` = [{ name, input, id? }]:
+   * Ollama sends each call whole, its arguments an object, in one line.
+   */
+  toolCalls(calls, { text = "" } = {}) {
+    const ids = calls.map((c) => c.id ?? callId("call"));
+    const lines = text ? pieces(text, 2).map((content) => ollamaLine({ content })) : [];
+    lines.push(ollamaLine({ content: "", tool_calls: calls.map((call, i) => ({ id: ids[i], function: { name: call.name, arguments: call.input } })) }));
+    lines.push(ollamaDone("stop"));
+    return { ...sse("ollama", lines), ids };
+  },
+};
+
+function ollamaLine(message) {
+  return { data: JSON.stringify({ model: "scripted", created_at: "2025-01-01T00:00:00Z", message: { role: "assistant", ...message }, done: false }) };
+}
+
+function ollamaDone(done_reason) {
+  const counts = { total_duration: 1, prompt_eval_count: 42, eval_count: 7 };
+  return { data: JSON.stringify({ model: "scripted", created_at: "2025-01-01T00:00:00Z", message: { role: "assistant", content: "" }, done: true, done_reason, ...counts }) };
+}
+
 /** The same OpenAI-format response reporting `promptTokens` prompt tokens in its usage. */
 export function withUsage(response, promptTokens) {
   const events = response.events.map((e) => {
@@ -219,7 +248,7 @@ function sse(format, events) {
   return {
     format,
     status: 200,
-    headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+    headers: { "content-type": format === "ollama" ? "application/x-ndjson" : "text/event-stream", "cache-control": "no-cache" },
     events: events.map((e) => ({ delay: GAP, ...e })),
   };
 }
