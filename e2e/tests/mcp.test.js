@@ -13,7 +13,7 @@ import { tid, withApp } from "../lib/app.js";
 import { toolResults } from "../lib/requests.js";
 import { openai } from "../lib/wire.js";
 
-const FIXTURE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src-tauri/tests/fixtures/mcp_server.py");
+const FIXTURE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../crates/corral-testkit/fixtures/mcp_server.py");
 
 test("the model calls a tool of the user's MCP server: card, approval, result", { timeout: 120_000 }, async (t) => {
   const script = [

@@ -6,7 +6,7 @@
 //! sees them (TypeScript), and a doc line. From that list come the
 //! registration ([`handler`]), the typed command map of the UI
 //! (`ui/src/lib/commands.ts`) and the command tables of `docs/ipc.md`; the
-//! test `command_list` regenerates both files and fails when they differ.
+//! test `command_list` (in `tests/all/`) regenerates both files and fails when they differ.
 
 pub mod checkpoints;
 pub mod conversation;

@@ -1,6 +1,6 @@
 // Generated from the command list in src-tauri/src/commands/mod.rs by
-// src-tauri/tests/command_list.rs; do not edit.
-// After changing the list: UPDATE_COMMANDS=1 cargo test -p corral --test command_list
+// src-tauri/tests/all/command_list.rs; do not edit.
+// After changing the list: UPDATE_COMMANDS=1 cargo test -p corral --test all -- command_list::
 import type { Channel } from "@tauri-apps/api/core";
 import type { Appended, ApprovalAnswer, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, DomainQuestion, GrantEntry, IndexStatus, InstalledUpdate, Launch, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SavedRule, SearchHit, Settings, SettingsInput, ShellConfig, ShellEvent, Ticket, ToolSpec, TreeChanges, UpdateOffer, UpdateSettings, UpdateStatus } from "./types";
 

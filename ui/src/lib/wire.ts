@@ -1,5 +1,5 @@
-// Generated from the Rust types by src-tauri/tests/wire_types.rs; do not edit.
-// After changing a type: UPDATE_WIRE_TYPES=1 cargo test -p corral --test wire_types
+// Generated from the Rust types by src-tauri/tests/all/wire_types.rs; do not edit.
+// After changing a type: UPDATE_WIRE_TYPES=1 cargo test -p corral --test all -- wire_types::
 
 export type ErrorCode = "no_project_open" | "invalid_input" | "not_found" | "already_exists" | "is_directory" | "not_a_directory" | "not_text" | "too_large" | "path_outside_root" | "path_protected" | "approval_required" | "denied" | "permission_denied" | "no_match" | "ambiguous_match" | "stale_file" | "invalid_regex" | "command_not_allowed" | "argument_not_allowed" | "cancelled" | "io" | "llm_auth" | "llm_rate_limited" | "llm_unavailable" | "llm_bad_response" | "llm_context_overflow" | "mcp_server" | "language_server" | "update";
 

@@ -2,34 +2,26 @@
 //! reported (as their folders) within a second; nothing inside `.git/` or
 //! an ignored folder, nothing outside the root through a symlink, and
 //! nothing once the project is closed.
-#![allow(clippy::unwrap_used, clippy::panic)]
 
 use corral_app::state::AppState;
 use corral_app::store::Store;
 use corral_session::watch::{TreeChanges, TreeWatcher};
+use corral_testkit::{wait_until, Project};
 use std::time::{Duration, Instant};
 
-fn project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("project");
-    for folder in ["src/deep", ".git/objects", "node_modules/left-pad", "build"] {
-        std::fs::create_dir_all(root.join(folder)).unwrap();
-    }
-    std::fs::create_dir_all(dir.path().join("outside")).unwrap();
-    std::fs::write(root.join(".gitignore"), "build/\n").unwrap();
-    std::os::unix::fs::symlink(dir.path().join("outside"), root.join("out")).unwrap();
-    dir
+fn project() -> Project {
+    let project = Project::new()
+        .folder("src/deep")
+        .folder(".git/objects")
+        .folder("node_modules/left-pad")
+        .folder("build")
+        .file(".gitignore", "build/\n");
+    std::os::unix::fs::symlink(project.outside(), project.root().join("out")).unwrap();
+    project
 }
 
 fn ready(watcher: &TreeWatcher) {
-    let started = Instant::now();
-    while !watcher.is_ready() {
-        assert!(
-            started.elapsed() < Duration::from_secs(5),
-            "watcher never ready"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_until(5, "the watcher to be ready", || watcher.is_ready());
 }
 
 /// Polls until `folder` is reported after `since`; panics after 1 s.
@@ -65,7 +57,7 @@ fn quiet_for(changes: impl Fn(u64) -> TreeChanges, since: u64, what: &str) {
 #[test]
 fn creations_and_deletions_are_reported_by_folder() {
     let dir = project();
-    let root = std::fs::canonicalize(dir.path().join("project")).unwrap();
+    let root = std::fs::canonicalize(dir.root()).unwrap();
     let watcher = TreeWatcher::start(&root).unwrap();
     ready(&watcher);
     let log = watcher.changes();
@@ -95,7 +87,7 @@ fn creations_and_deletions_are_reported_by_folder() {
     std::fs::write(root.join(".git/objects/blob"), "x").unwrap();
     std::fs::write(root.join("node_modules/left-pad/index.js"), "x").unwrap();
     std::fs::write(root.join("build/out.o"), "x").unwrap();
-    std::fs::write(dir.path().join("outside/secret.txt"), "x").unwrap();
+    std::fs::write(dir.outside().join("secret.txt"), "x").unwrap();
     quiet_for(changes, fifth.counter, "ignored places");
 
     // An old counter (or one from another project) re-lists everything.
@@ -110,17 +102,10 @@ fn creations_and_deletions_are_reported_by_folder() {
 #[test]
 fn the_open_project_watches_until_it_closes() {
     let dir = project();
-    let state = AppState::new(Store::without_keychain(
-        dir.path().join("config"),
-        dir.path().join("data"),
-    ));
-    let root = dir.path().join("project");
+    let state = AppState::new(Store::without_keychain(dir.config_dir(), dir.data_dir()));
+    let root = dir.root().to_path_buf();
     state.open_project(&root).unwrap();
-    let started = Instant::now();
-    while !state.tree_watcher_ready() {
-        assert!(started.elapsed() < Duration::from_secs(5));
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_until(5, "the tree's watcher", || state.tree_watcher_ready());
     let changes = |since| state.tree_changes(since).unwrap();
     std::fs::write(root.join("made-by-agent.txt"), "x").unwrap();
     let seen = reported_within_a_second(changes, 0, ".");

@@ -1,14 +1,9 @@
 //! The app's commands through Tauri's own IPC test tooling (mock runtime,
 //! real commands, real temp folders).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
 
 use corral_app::state::AppState;
 use corral_app::store::Store;
+use corral_testkit::Project;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -23,7 +18,7 @@ use tauri::{Manager, WebviewWindow, WebviewWindowBuilder};
 type Channels = Arc<Mutex<HashMap<u32, Vec<(usize, Value)>>>>;
 
 struct App {
-    _tmp: tempfile::TempDir,
+    _project: Project,
     project: std::path::PathBuf,
     app: tauri::App<tauri::test::MockRuntime>,
     webview: WebviewWindow<tauri::test::MockRuntime>,
@@ -31,11 +26,9 @@ struct App {
 }
 
 fn app() -> App {
-    let tmp = tempfile::tempdir().unwrap();
-    let project = tmp.path().join("project");
-    std::fs::create_dir(&project).unwrap();
-    std::fs::write(project.join("hello.txt"), "hello\n").unwrap();
-    let store = Store::without_keychain(tmp.path().join("config"), tmp.path().join("data"));
+    let kit = Project::new().file("hello.txt", "hello\n");
+    let project = kit.root().to_path_buf();
+    let store = Store::without_keychain(kit.config_dir(), kit.data_dir());
     let channels = Channels::default();
     let sink = channels.clone();
     // A command's `Channel` argument sends to the webview by evaluating a
@@ -61,7 +54,7 @@ fn app() -> App {
         .build()
         .unwrap();
     App {
-        _tmp: tmp,
+        _project: kit,
         project,
         app,
         webview,

@@ -5,20 +5,15 @@
 //! stopping it drops its question; commands meeting the same domain at
 //! once get one question. Real commands in the real sandbox, through the
 //! real proxy.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
 
 use corral_app::state::{AppState, Call, Consent, RunContext};
 use corral_app::store::Store;
 use corral_session::approvals::Answer;
 use corral_session::domains::{Asking, DomainQuestion};
+use corral_testkit::{wait_until, Project};
 use corral_tools::shell::{CancelToken, ShellRun};
 use serde_json::{json, Value};
-use std::path::Path;
+
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -26,11 +21,7 @@ use std::time::{Duration, Instant};
 const DOMAIN: &str = "elsewhere.invalid";
 
 fn fenced() -> bool {
-    let ok = corral_tools::shell::namespaces_available() && Path::new("/usr/bin/python3").exists();
-    if !ok {
-        eprintln!("note: no namespaces or python3 here; skipping");
-    }
-    ok
+    corral_testkit::fenced(&["/usr/bin/python3"])
 }
 
 /// A fetch of the domain through the proxy (python reads `http_proxy`).
@@ -107,18 +98,7 @@ fn a_domain_is_asked_about_once_per_conversation_and_no_answer_refuses() {
     if !fenced() {
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let project = tmp.path().join("project");
-    std::fs::create_dir(&project).unwrap();
-    let state = AppState::new(Store::without_keychain(
-        tmp.path().join("config"),
-        tmp.path().join("data"),
-    ));
-    state.open_project(&project).unwrap();
-    state
-        .store
-        .save_programs(vec!["python3".into()], None)
-        .unwrap();
+    let (_project, state) = open_app();
     let long = Duration::from_secs(60);
 
     // Refused when asked: the proxy logs it, the conversation remembers it.
@@ -160,11 +140,8 @@ fn a_domain_is_asked_about_once_per_conversation_and_no_answer_refuses() {
 
 #[test]
 fn a_stopped_command_drops_its_question_and_a_silent_window_is_refused_in_its_panel() {
-    let tmp = tempfile::tempdir().unwrap();
-    let state = AppState::new(Store::without_keychain(
-        tmp.path().join("config"),
-        tmp.path().join("data"),
-    ));
+    let kit = Project::new();
+    let state = AppState::new(Store::without_keychain(kit.config_dir(), kit.data_dir()));
     assert!(!state.domains.respond("no-such-question", true));
     let told: Arc<Mutex<Vec<DomainQuestion>>> = Arc::default();
     let heard = told.clone();
@@ -227,20 +204,18 @@ fn a_stopped_command_drops_its_question_and_a_silent_window_is_refused_in_its_pa
 }
 
 /// An app with a project open, python3 among the user's programs.
-fn open_app() -> (tempfile::TempDir, AppState) {
-    let tmp = tempfile::tempdir().unwrap();
-    let project = tmp.path().join("project");
-    std::fs::create_dir(&project).unwrap();
+fn open_app() -> (Project, AppState) {
+    let project = Project::new();
     let state = AppState::new(Store::without_keychain(
-        tmp.path().join("config"),
-        tmp.path().join("data"),
+        project.config_dir(),
+        project.data_dir(),
     ));
-    state.open_project(&project).unwrap();
+    state.open_project(project.root()).unwrap();
     state
         .store
         .save_programs(vec!["python3".into()], None)
         .unwrap();
-    (tmp, state)
+    (project, state)
 }
 
 /// Starts in the background, granted the network in `conversation`, a
@@ -280,15 +255,6 @@ fn start_in_background(
     started["run_id"].as_str().unwrap().to_string()
 }
 
-/// Waits up to `secs` for `done`.
-fn wait_until(secs: u64, what: &str, done: impl Fn() -> bool) {
-    let until = Instant::now() + Duration::from_secs(secs);
-    while !done() {
-        assert!(Instant::now() < until, "waited {secs} s for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 /// The background command's whole output once it has ended.
 fn ended_output(state: &AppState, run_id: &str) -> String {
     let background = state.background().unwrap();
@@ -325,7 +291,7 @@ fn a_background_command_asks_after_its_call_returned_and_its_stop_drops_the_ques
     if !fenced() {
         return;
     }
-    let (_tmp, state) = open_app();
+    let (_project, state) = open_app();
 
     // Asked a second after the call returned; allowed, the proxy goes on
     // to resolve the name (which resolves nowhere).
@@ -370,7 +336,7 @@ fn commands_meeting_the_same_domain_at_once_get_one_question() {
     if !fenced() {
         return;
     }
-    let (_tmp, state) = open_app();
+    let (_project, state) = open_app();
     let told: Arc<Mutex<Vec<DomainQuestion>>> = Arc::default();
     let (heard, answers) = (told.clone(), state.domains.clone());
     // The window answers each question 3 s after it is shown, so both

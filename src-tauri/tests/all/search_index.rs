@@ -2,16 +2,11 @@
 //! its data folder, says how far it is, and `search_files` uses it once it
 //! is ready (`indexed: true`), with the same results as without it; a
 //! watch keeps it true, so searches skip the walk.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
 
 use corral_app::state::AppState;
 use corral_app::store::Store;
 use corral_session::index::IndexStatus;
+use corral_testkit::Project;
 use corral_tools::shell::ShellRun;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -27,20 +22,15 @@ fn search(state: &AppState, query: &str) -> Value {
 
 #[test]
 fn the_index_is_built_in_the_background_and_searches_use_it_once_ready() {
-    let tmp = tempfile::tempdir().unwrap();
-    let project = tmp.path().join("project");
-    std::fs::create_dir_all(project.join("src")).unwrap();
+    let kit = Project::new();
     for i in 0..200 {
-        std::fs::write(
-            project.join(format!("src/file{i}.txt")),
+        kit.write(
+            &format!("src/file{i}.txt"),
             format!("line one of {i}\nneedle_{i} here\n"),
-        )
-        .unwrap();
+        );
     }
-    let state = AppState::new(Store::without_keychain(
-        tmp.path().join("config"),
-        tmp.path().join("data"),
-    ));
+    let project = kit.root().to_path_buf();
+    let state = AppState::new(Store::without_keychain(kit.config_dir(), kit.data_dir()));
     state.open_project(&project).unwrap();
     let until = Instant::now() + Duration::from_secs(30);
     let ready = loop {
@@ -55,7 +45,7 @@ fn the_index_is_built_in_the_background_and_searches_use_it_once_ready() {
         std::thread::sleep(Duration::from_millis(20));
     };
     assert_eq!(ready.0, 200);
-    assert!(tmp.path().join("data/search-index").is_dir());
+    assert!(kit.data_dir().join("search-index").is_dir());
     assert!(
         !project.join(".corral").exists(),
         "nothing written in the project"

@@ -5,12 +5,6 @@
 //! a tool that may write: refused with the codes a file tool gives; a
 //! secret, or a link to one: asked about in every mode. The outside is
 //! never read through nor changed; a path inside works.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
 
 use corral_session::mcp::{McpServerConfig, McpState};
 use corral_session::{Call, Consent, Fixed, Options, RunContext, Session};
@@ -22,9 +16,10 @@ use std::sync::Arc;
 
 const PYTHON: &str = "/usr/bin/python3";
 
-/// The fixture server the app's MCP client tests use.
+/// The fixture server of the hosts' MCP client tests (a file of the
+/// test kit, which the session cannot depend on: the kit is built on it).
 fn fixture_script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../src-tauri/tests/fixtures/mcp_server.py")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../corral-testkit/fixtures/mcp_server.py")
 }
 
 /// A temp folder holding `app/` (the project, with `a.txt`, `.env`,

@@ -2,15 +2,8 @@
 //! append, list, open, search, fork, rename, delete and undo, the import of
 //! the JSON files of earlier versions, databases moved aside, one writer,
 //! and a process killed with SIGKILL in the middle of appending.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
 
-use corral_app::store::history::{History, NewEntry, Part, TokenUsage};
-use corral_app::store::Store;
+use corral_history::{History, NewEntry, Part, TokenUsage};
 use corral_llm::{Block, Message, Role};
 use serde_json::{json, Value};
 use std::io::{BufRead, Write};
@@ -394,10 +387,12 @@ fn delete_hides_until_restored_and_is_final_after_a_restart() {
 #[test]
 fn the_json_conversation_of_an_earlier_version_is_imported_once_and_left_in_place() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::without_keychain(dir.path().join("config"), dir.path().join("data"));
-    let history = History::new(store.data_dir());
-    let root = Path::new(P);
-    let file = store.legacy_conversation_file(root);
+    let data = dir.path().join("data");
+    let history = History::new(&data);
+    // Where the app kept a project's conversation before the history (a
+    // file named after the project, under `conversations/`).
+    let legacy_file = |name: &str| data.join("conversations").join(format!("{name}.json"));
+    let file = legacy_file("p");
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     let saved = json!({
         "version": 1,
@@ -451,7 +446,7 @@ fn the_json_conversation_of_an_earlier_version_is_imported_once_and_left_in_plac
     assert_eq!(history.search(P, "README.md", 50).unwrap().len(), 1);
 
     // Another project's file, cut short: moved aside, nothing imported.
-    let other = store.legacy_conversation_file(Path::new("/q/other"));
+    let other = legacy_file("other");
     std::fs::write(&other, b"{\"messages\": [cut sh").unwrap();
     assert_eq!(history.import_legacy("/q/other", &other).unwrap(), None);
     assert!(!other.exists());
@@ -463,9 +458,7 @@ fn the_json_conversation_of_an_earlier_version_is_imported_once_and_left_in_plac
     assert_eq!(aside.len(), 1, "{aside:?}");
     // A project with no old file imports nothing.
     assert_eq!(
-        history
-            .import_legacy("/r", &store.legacy_conversation_file(Path::new("/r")))
-            .unwrap(),
+        history.import_legacy("/r", &legacy_file("r")).unwrap(),
         None
     );
 }
@@ -686,7 +679,7 @@ fn a_kill_during_appends_loses_no_completed_message() {
     for round in 0..4u64 {
         let mut child = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
-                "child_appender",
+                "conversations::child_appender",
                 "--exact",
                 "--ignored",
                 "--nocapture",
@@ -928,7 +921,7 @@ fn an_open_in_parts_gives_the_newest_entries_first_and_the_rest_before_them() {
             },
         )
         .unwrap();
-    let text = |e: &corral_app::store::history::StoredEntry| -> String {
+    let text = |e: &corral_history::StoredEntry| -> String {
         let message: Message = serde_json::from_str(e.message.as_ref().unwrap().get()).unwrap();
         match &message.content[0] {
             Block::Text { text } => text.clone(),

@@ -5,7 +5,6 @@
 //! manifest that pairs a build with another version is refused and leaves
 //! the file as it was; an install owned by a package manager, or the
 //! switch off, fetches nothing at all.
-#![allow(clippy::unwrap_used, clippy::panic)]
 
 use base64::Engine;
 use corral_app::store::updates::UpdateSettings;
@@ -132,7 +131,7 @@ fn manifest(server: &ReleaseServer, version: &str, build_path: &str, signature: 
 /// plugin's configuration from the real `tauri.conf.json`.
 fn app() -> tauri::App<MockRuntime> {
     let conf: serde_json::Value =
-        serde_json::from_str(include_str!("../../tauri.conf.json")).unwrap();
+        serde_json::from_str(include_str!("../../../tauri.conf.json")).unwrap();
     let mut context = mock_context(noop_assets());
     context
         .config_mut()

@@ -6,7 +6,7 @@
 
 use ts_rs::TS;
 
-const HEADER: &str = "// Generated from the Rust types by src-tauri/tests/wire_types.rs; do not edit.\n// After changing a type: UPDATE_WIRE_TYPES=1 cargo test -p corral --test wire_types\n";
+const HEADER: &str = "// Generated from the Rust types by src-tauri/tests/all/wire_types.rs; do not edit.\n// After changing a type: UPDATE_WIRE_TYPES=1 cargo test -p corral --test all -- wire_types::\n";
 
 /// Every type the UI reads or sends, in the order they are declared.
 fn declarations() -> Vec<String> {

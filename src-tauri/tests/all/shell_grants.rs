@@ -3,53 +3,32 @@
 //! config, not in the project) but never covers a path outside, a secret
 //! or the network; added programs ask; the network is granted by one
 //! approval of one call. Real commands in the real sandbox.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
 
-use corral_app::state::{AppState, Call, Consent, RunContext};
+use corral_app::state::{AppState, Call, RunContext};
 use corral_app::store::Store;
 use corral_session::approvals::{Answer, Scope};
 use corral_session::grants::Grant;
+use corral_testkit::Project;
 use corral_tools::dispatch::PolicyCheck;
 use corral_tools::policy::Decision;
 use corral_tools::shell::{SavedRule, ShellRun};
 use serde_json::{json, Value};
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
 
-struct Fixture {
-    _tmp: tempfile::TempDir,
-    config: PathBuf,
-    data: PathBuf,
-    project: PathBuf,
-}
-
-fn fixture() -> Fixture {
-    let tmp = tempfile::tempdir().unwrap();
-    let project = tmp.path().join("project");
-    std::fs::create_dir(&project).unwrap();
-    std::fs::write(
-        project.join("package.json"),
-        r#"{"name":"t","version":"1.0.0","scripts":{"test":"node -e \"console.log('tested')\""}}"#,
-    )
-    .unwrap();
-    std::fs::write(project.join(".env"), "KEY=1\n").unwrap();
-    Fixture {
-        config: tmp.path().join("config"),
-        data: tmp.path().join("data"),
-        project,
-        _tmp: tmp,
-    }
+/// A node project with a test script and a secret-like `.env`.
+fn fixture() -> Project {
+    Project::new()
+        .file(
+            "package.json",
+            r#"{"name":"t","version":"1.0.0","scripts":{"test":"node -e \"console.log('tested')\""}}"#,
+        )
+        .file(".env", "KEY=1\n")
 }
 
 /// A fresh app (as after a restart) on the fixture's folders, the project open.
-fn start(f: &Fixture) -> AppState {
-    let state = AppState::new(Store::without_keychain(f.config.clone(), f.data.clone()));
-    state.open_project(&f.project).unwrap();
+fn start(f: &Project) -> AppState {
+    let state = AppState::new(Store::without_keychain(f.config_dir(), f.data_dir()));
+    state.open_project(f.root()).unwrap();
     state
 }
 
@@ -72,17 +51,14 @@ fn answered(
     conversation: Option<&str>,
     answer: Answer,
 ) -> Result<Value, Value> {
-    let call = Call {
-        conversation: conversation.map(str::to_string),
-        ..Call::new(tool, input)
-    };
-    let ticket = state.check(call).map_err(|e| e.to_json())?;
-    tauri::async_runtime::block_on(state.run(
-        &ticket.ticket,
-        Consent::Answer(answer),
-        RunContext::default(),
+    let session = state.session().unwrap();
+    tauri::async_runtime::block_on(corral_testkit::answered(
+        &session,
+        tool,
+        input,
+        conversation,
+        answer,
     ))
-    .map_err(|e| e.to_json())
 }
 
 /// Runs a command in conversation `c1` with no answer: only its grants let it run.
@@ -115,13 +91,7 @@ fn exact(input: &Value) -> Grant {
 }
 
 fn fenced() -> bool {
-    let ok = corral_tools::shell::namespaces_available()
-        && Path::new("/usr/bin/npm").exists()
-        && Path::new("/usr/bin/perl").exists();
-    if !ok {
-        eprintln!("note: no namespaces, npm or perl here; skipping");
-    }
-    ok
+    corral_testkit::fenced(&["/usr/bin/npm", "/usr/bin/perl"])
 }
 
 #[test]
@@ -143,10 +113,10 @@ fn an_always_rule_survives_a_restart_and_covers_only_its_own_calls() {
         let err = answered(&state, "exec_shell", npm_test.clone(), None, answer).unwrap_err();
         assert_eq!(err["code"], "invalid_input", "{shown:?}");
     }
-    assert!(state.store.shell_config(Some(&f.project)).rules.is_empty());
+    assert!(state.store.shell_config(Some(f.root())).rules.is_empty());
     let write = json!({"path": "a.txt", "content": "x"});
     assert!(answered(&state, "write_file", write, None, always("a.txt")).is_err());
-    assert!(!f.project.join("a.txt").exists());
+    assert!(!f.root().join("a.txt").exists());
     answered(
         &state,
         "exec_shell",
@@ -157,7 +127,7 @@ fn an_always_rule_survives_a_restart_and_covers_only_its_own_calls() {
     .unwrap();
     drop(state);
     // Kept in the app's config, never in the project.
-    let names: Vec<_> = std::fs::read_dir(&f.project)
+    let names: Vec<_> = std::fs::read_dir(f.root())
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
@@ -187,12 +157,9 @@ fn an_always_rule_survives_a_restart_and_covers_only_its_own_calls() {
     }
 
     // Settings list the rule and remove it.
-    let config = state.store.shell_config(Some(&f.project));
+    let config = state.store.shell_config(Some(f.root()));
     assert_eq!(config.rules, vec![SavedRule::parse("npm test").unwrap()]);
-    state
-        .store
-        .remove_rule(&f.project, &config.rules[0])
-        .unwrap();
+    state.store.remove_rule(f.root(), &config.rules[0]).unwrap();
     let asked = check(&state, &shell("npm", &["test"]));
     assert!(matches!(asked.decision, Decision::Ask { .. }), "{asked:?}");
 }
@@ -309,7 +276,7 @@ fn background_commands_are_listed_and_stop_when_the_project_closes() {
     let listed = state.background().unwrap().list();
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].run_id, run_id);
-    let marker = f.project.join("alive");
+    let marker = f.root().join("alive");
     let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while std::fs::metadata(&marker).map(|m| m.len()).unwrap_or(0) < 3 {
         assert!(
@@ -343,7 +310,7 @@ fn the_model_is_told_of_the_programs_the_user_added() {
     assert!(!exec_shell(&state).contains("The user added"));
     state
         .store
-        .save_programs(vec!["ruby".into()], Some((&f.project, vec!["deno".into()])))
+        .save_programs(vec!["ruby".into()], Some((f.root(), vec!["deno".into()])))
         .unwrap();
     assert!(
         exec_shell(&state).ends_with("each call asks): ruby deno."),
@@ -351,7 +318,7 @@ fn the_model_is_told_of_the_programs_the_user_added() {
         exec_shell(&state)
     );
     // Another project sees the programs added for every project only.
-    let other = f.project.parent().unwrap().join("other");
+    let other = f.root().parent().unwrap().join("other");
     std::fs::create_dir(&other).unwrap();
     state.open_project(&other).unwrap();
     assert!(exec_shell(&state).ends_with("each call asks): ruby."));

@@ -9,7 +9,7 @@ use corral_app::commands::{Command, COMMANDS};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-const TS_HEADER: &str = "// Generated from the command list in src-tauri/src/commands/mod.rs by\n// src-tauri/tests/command_list.rs; do not edit.\n// After changing the list: UPDATE_COMMANDS=1 cargo test -p corral --test command_list\n";
+const TS_HEADER: &str = "// Generated from the command list in src-tauri/src/commands/mod.rs by\n// src-tauri/tests/all/command_list.rs; do not edit.\n// After changing the list: UPDATE_COMMANDS=1 cargo test -p corral --test all -- command_list::\n";
 const SECTION_START: &str = "<!-- commands: ";
 const SECTION_END: &str = "<!-- end of commands -->";
 /// TypeScript's own names, not types of the app.

@@ -4,7 +4,6 @@
 //! answer); it is judged again where its paths lead when it runs; the
 //! session keeps a bounded number of them, and drops those of a
 //! conversation that ended.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
 use corral_session::approvals::{Answer, Scope};
 use corral_session::grants::Grant;

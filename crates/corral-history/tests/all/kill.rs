@@ -5,14 +5,8 @@
 //! does. On reopen, SQLite's integrity check passes, every entry and fork
 //! the child saw acknowledged is there, and every fork that is there is a
 //! whole copy of its original up to its fork point.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
 
-use corral_app::store::history::{History, NewEntry, TokenUsage};
+use corral_history::{History, NewEntry, TokenUsage};
 use corral_llm::Message;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -120,7 +114,7 @@ fn a_kill_while_replies_stream_and_forks_are_made_loses_nothing_acknowledged() {
     for round in 0..6u64 {
         let mut child = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
-                "child_conversation",
+                "kill::child_conversation",
                 "--exact",
                 "--ignored",
                 "--nocapture",

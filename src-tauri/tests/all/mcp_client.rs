@@ -1,17 +1,11 @@
 //! The app as an MCP client, against a fixture server (a Python script of
-//! the standard library, `fixtures/mcp_server.py`) started by the app in
+//! the standard library, `corral-testkit/fixtures/mcp_server.py`) started by the app in
 //! the project under the same sandbox as commands: its tools reach the
 //! model as `SERVER__TOOL`; a call asks unless the server is trusted or the
 //! tool marked read-only, and runs only approved; a write outside the
 //! project fails; a crash, a hang, a 50 MB result, a line that is not JSON
 //! and a schema that is not an object each give a clear answer while the
 //! other servers go on; closing the project stops the servers.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
 
 use corral_app::state::{AppState, Call, Consent, RunContext};
 use corral_app::store::mcp::{McpServerConfig, McpSettings};
@@ -19,14 +13,14 @@ use corral_app::store::Store;
 use corral_session::approvals::Answer;
 use corral_session::grants::Grant;
 use corral_session::mcp::{McpServerStatus, McpState};
+use corral_testkit::mcp::{self, text_of, PYTHON};
+use corral_testkit::Project;
 use corral_tools::policy::Decision;
 use corral_tools::shell::ShellRun;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-const PYTHON: &str = "/usr/bin/python3";
 
 /// Stands for the fixture script in a server's arguments until the project
 /// exists: the script is copied into it, since the sandbox shows the server
@@ -35,32 +29,15 @@ const FIXTURE: &str = "{fixture}";
 
 /// Whether the fixture can run here in the real sandbox.
 fn ready() -> bool {
-    let ok = Path::new(PYTHON).exists() && corral_tools::shell::namespaces_available();
-    if !ok {
-        eprintln!("note: no {PYTHON} or no namespaces here; skipping");
-    }
-    ok
+    corral_testkit::fenced(&[PYTHON])
 }
 
 fn server(name: &str, extra: &[&str]) -> McpServerConfig {
-    let mut args = vec![FIXTURE.to_string()];
-    args.extend(extra.iter().map(|a| a.to_string()));
-    McpServerConfig {
-        name: name.into(),
-        command: PYTHON.into(),
-        url: None,
-        args,
-        env: Vec::new(),
-        network: false,
-        in_project: false,
-        trusted: false,
-        read_only_tools: Vec::new(),
-        timeout_secs: Some(5),
-    }
+    mcp::stdio_server(name, Path::new(FIXTURE), extra)
 }
 
 struct Fixture {
-    tmp: tempfile::TempDir,
+    kit: Project,
     state: AppState,
     project: PathBuf,
 }
@@ -70,15 +47,9 @@ fn open_with(
     servers: Vec<McpServerConfig>,
     secrets: BTreeMap<String, BTreeMap<String, String>>,
 ) -> Fixture {
-    let tmp = tempfile::tempdir().unwrap();
-    let project = tmp.path().join("project");
-    std::fs::create_dir_all(project.join(".fixture")).unwrap();
-    let script = project.join(".fixture/mcp_server.py");
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp_server.py"),
-        &script,
-    )
-    .unwrap();
+    let kit = Project::new();
+    let project = kit.root().to_path_buf();
+    let script = mcp::stdio_script_in(&project);
     let servers = servers
         .into_iter()
         .map(|mut server| {
@@ -90,14 +61,14 @@ fn open_with(
             server
         })
         .collect();
-    let store = Store::without_keychain(tmp.path().join("config"), tmp.path().join("data"));
+    let store = Store::without_keychain(kit.config_dir(), kit.data_dir());
     store
         .save_mcp_settings(McpSettings { servers, secrets })
         .unwrap();
     let state = AppState::new(store);
     state.open_project(&project).unwrap();
     let f = Fixture {
-        tmp,
+        kit,
         state,
         project,
     };
@@ -138,17 +109,14 @@ fn answered(
     conversation: Option<&str>,
     answer: Answer,
 ) -> Result<Value, Value> {
-    let call = Call {
-        conversation: conversation.map(str::to_string),
-        ..Call::new(tool, input)
-    };
-    let ticket = f.state.check(call).map_err(|e| e.to_json())?;
-    tauri::async_runtime::block_on(f.state.run(
-        &ticket.ticket,
-        Consent::Answer(answer),
-        RunContext::default(),
+    let session = f.state.session().unwrap();
+    tauri::async_runtime::block_on(corral_testkit::answered(
+        &session,
+        tool,
+        input,
+        conversation,
+        answer,
     ))
-    .map_err(|e| e.to_json())
 }
 
 fn approved(f: &Fixture, tool: &str, input: Value) -> Result<Value, Value> {
@@ -162,18 +130,7 @@ fn checked(
     input: Value,
     conversation: Option<&str>,
 ) -> corral_session::Ticket {
-    let call = Call {
-        conversation: conversation.map(str::to_string),
-        ..Call::new(tool, input)
-    };
-    f.state.check(call).unwrap()
-}
-
-fn text_of(result: &Value) -> String {
-    result["content"][0]["text"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
+    corral_testkit::checked(&f.state.session().unwrap(), tool, input, conversation)
 }
 
 #[test]
@@ -294,7 +251,7 @@ fn the_sandbox_holds_a_server_to_the_project_and_its_own_variables() {
     );
     assert!(!outside.exists(), "the server wrote outside the project");
     // Beside the project in /tmp: into the sandbox's own /tmp, gone with it.
-    let beside = f.tmp.path().join("beside.txt");
+    let beside = f.kit.tmp().join("beside.txt");
     write(&beside);
     assert!(!beside.exists(), "the server wrote beside the project");
     let token = approved(&f, "fixture__env", json!({"name": "FIXTURE_TOKEN"})).unwrap();
@@ -568,7 +525,7 @@ fn http_server(token: &str) -> HttpServer {
         .local_addr()
         .unwrap()
         .port();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp_http_server.py");
+    let script = mcp::http_script();
     let child = std::process::Command::new(venv)
         .arg(script)
         .arg(port.to_string())
@@ -684,11 +641,7 @@ fn venv_server(name: &str, parent: &Path) -> McpServerConfig {
         .unwrap();
     assert!(made.success(), "python3 -m venv");
     let script = venv.join("lib/fixture_server.py");
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp_server.py"),
-        &script,
-    )
-    .unwrap();
+    std::fs::copy(mcp::stdio_script(), &script).unwrap();
     let program = venv.join("bin/fixture-server");
     std::fs::write(
         &program,

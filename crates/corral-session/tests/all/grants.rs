@@ -4,7 +4,6 @@
 //! revoked or the conversation ends; never a secret-like file. Each is
 //! judged on the facts of a call as a ticket keeps them (its input parsed
 //! once); `tickets.rs` tests the answers that come with a ticket.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
 use corral_session::approvals::Approvals;
 use corral_session::grants::{CallFacts, Grant, GrantEntry};

@@ -1,15 +1,10 @@
 //! The app's checkpoint commands through Tauri's IPC test tooling: a
 //! changing `call_tool` takes a checkpoint tagged with its turn and call,
 //! reads take none, and the window can list, preview and restore them.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
 
 use corral_app::state::AppState;
 use corral_app::store::Store;
+use corral_testkit::{faults, Project};
 use serde_json::{json, Value};
 use tauri::ipc::{CallbackFn, InvokeBody};
 use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, INVOKE_KEY};
@@ -17,17 +12,15 @@ use tauri::webview::InvokeRequest;
 use tauri::{WebviewWindow, WebviewWindowBuilder};
 
 struct App {
-    tmp: tempfile::TempDir,
+    project: Project,
     _app: tauri::App<tauri::test::MockRuntime>,
     webview: WebviewWindow<tauri::test::MockRuntime>,
 }
 
 impl App {
     fn new() -> App {
-        let tmp = tempfile::tempdir().unwrap();
-        std::fs::create_dir(tmp.path().join("project")).unwrap();
-        std::fs::write(tmp.path().join("project/a.txt"), "one\n").unwrap();
-        let store = Store::without_keychain(tmp.path().join("config"), tmp.path().join("data"));
+        let project = Project::new().file("a.txt", "one\n");
+        let store = Store::without_keychain(project.config_dir(), project.data_dir());
         let app = corral_app::builder(mock_builder())
             .manage(AppState::new(store))
             .build(mock_context(noop_assets()))
@@ -36,7 +29,7 @@ impl App {
             .build()
             .unwrap();
         App {
-            tmp,
+            project,
             _app: app,
             webview,
         }
@@ -61,7 +54,7 @@ impl App {
     }
 
     fn file(&self, rel: &str) -> Option<String> {
-        std::fs::read_to_string(self.tmp.path().join("project").join(rel)).ok()
+        self.project.read(rel)
     }
 }
 
@@ -72,10 +65,7 @@ fn changing_calls_are_checkpointed_and_the_window_restores_them() {
         app.invoke("list_checkpoints", json!({})).unwrap_err()["code"],
         "no_project_open"
     );
-    app.ok(
-        "open_project",
-        json!({"path": app.tmp.path().join("project")}),
-    );
+    app.ok("open_project", json!({"path": app.project.root()}));
     app.ok("save_settings", json!({"settings": {"provider": "anthropic", "base_url": "https://api.anthropic.com", "model": "m", "max_tokens": 100, "mode": "full_auto"}}));
 
     let call = |name: &str, input: Value, call_id: &str| {
@@ -152,8 +142,8 @@ fn changing_calls_are_checkpointed_and_the_window_restores_them() {
     assert_eq!(app.file("b.txt").as_deref(), Some("new\n"));
 
     // The store is in the app's data folder, not in the project.
-    assert!(app.tmp.path().join("data/checkpoints").is_dir());
-    assert!(!app.tmp.path().join("project/checkpoints").exists());
+    assert!(app.project.data_dir().join("checkpoints").is_dir());
+    assert!(!app.project.root().join("checkpoints").exists());
     let err = app
         .invoke("restore_checkpoint", json!({"id": "nope"}))
         .unwrap_err();
@@ -163,10 +153,7 @@ fn changing_calls_are_checkpointed_and_the_window_restores_them() {
 #[test]
 fn a_journal_that_cannot_be_finished_is_shown_once() {
     let app = App::new();
-    app.ok(
-        "open_project",
-        json!({"path": app.tmp.path().join("project")}),
-    );
+    app.ok("open_project", json!({"path": app.project.root()}));
     app.ok("save_settings", json!({"settings": {"provider": "anthropic", "base_url": "https://api.anthropic.com", "model": "m", "max_tokens": 100, "mode": "full_auto"}}));
     assert_eq!(app.ok("checkpoint_notice", json!({})), Value::Null);
     app.ok(
@@ -176,17 +163,11 @@ fn a_journal_that_cannot_be_finished_is_shown_once() {
     let list = app.ok("list_checkpoints", json!({}));
     let first = list[0]["id"].as_str().unwrap().to_string();
     // A killed restore of one path that now leads into `.git`.
-    let store = std::fs::read_dir(app.tmp.path().join("data/checkpoints"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.join("lock").exists())
-        .unwrap();
-    std::fs::write(
-        store.join("journal.json"),
-        json!({"restore": first, "path": ".git/x", "undo": first}).to_string(),
-    )
-    .unwrap();
+    let store = faults::checkpoint_store(&app.project.data_dir());
+    faults::leave_journal(
+        &store,
+        &json!({"restore": first, "path": ".git/x", "undo": first}),
+    );
 
     let notice = app.ok("checkpoint_notice", json!({}));
     let notice = notice.as_str().unwrap();

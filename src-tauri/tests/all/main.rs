@@ -1,0 +1,21 @@
+//! The app's integration tests, one binary: one link instead of one per
+//! file, and the lint allowances of test code written once, here.
+//! `cargo test -p corral --test all -- shell_grants::` runs one module,
+//! `-- --exact commands::settings_never_send_the_key_back` one test.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::disallowed_methods
+)]
+
+mod checkpoints;
+mod command_list;
+mod commands;
+mod domain_questions;
+mod mcp_client;
+mod search_index;
+mod shell_grants;
+mod tree_watch;
+mod updates;
+mod wire_types;
