@@ -129,7 +129,7 @@ describe("ApprovalBar", () => {
 
   it("names the network when the call asks for it, with no second network button", () => {
     dock(KINDS[1]);
-    expect(screen.getByTestId("approval-network").textContent).toContain("runs with the network");
+    expect(screen.getByTestId("approval-network").textContent).toContain("through Corral's proxy only");
     expect(screen.getByTestId("approve-once").textContent).toBe("Approve once");
     expect(screen.queryByTestId("approve-network")).toBeNull();
   });
