@@ -17,7 +17,6 @@ use std::path::{Path, PathBuf};
     Serialize,
     Deserialize,
     schemars::JsonSchema,
-    ts_rs::TS,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Language {

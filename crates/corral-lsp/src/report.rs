@@ -128,7 +128,7 @@ impl Report {
 }
 
 /// A place in a file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Location {
     /// Relative to the project root; an absolute path for a file outside
     /// it (a library's declarations).
@@ -140,13 +140,12 @@ pub struct Location {
 }
 
 /// What a server knows of the symbol at a position.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Symbol {
     /// The position asked about.
     pub at: Location,
     /// Its type and documentation, as the server writes them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub hover: Option<String>,
     /// Where it is defined.
     pub definitions: Vec<Location>,
@@ -154,11 +153,9 @@ pub struct Symbol {
     pub references: Vec<Location>,
     /// References left out to keep the answer short.
     #[serde(default, skip_serializing_if = "is_zero")]
-    #[ts(as = "Option<u32>", optional)]
     pub references_omitted: u32,
     /// A part the server did not answer, and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[ts(as = "Option<Vec<String>>", optional)]
     pub notes: Vec<String>,
 }
 

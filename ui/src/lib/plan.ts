@@ -1,9 +1,8 @@
 // The model's plan (update_plan's result) as the window shows it.
-import type { ToolDisplay } from "./types";
+import type { PlanStep, ToolDisplay, UpdatePlanOutput } from "./types";
 
-export type PlanStatus = "pending" | "in_progress" | "completed";
-export type PlanStep = { step: string; status: PlanStatus };
-export type Plan = { steps: PlanStep[]; completed: number; total: number };
+/** update_plan's result, as the Rust tool writes it. */
+export type Plan = UpdatePlanOutput;
 
 /** The plan in an update_plan result, or null when it is not one. */
 export function planOf(result: unknown): Plan | null {

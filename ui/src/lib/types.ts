@@ -47,6 +47,8 @@ export type {
   ListDirectoryOutput,
   ReadFileOutput,
   ShellOutput,
+  PlanStep,
+  UpdatePlanOutput,
   SavedRule,
   ShellConfig,
   McpServerConfig,
@@ -78,8 +80,6 @@ export type {
   Diagnostic,
   FileDiagnostics,
   DiagnosticsReport,
-  Location,
-  Symbol,
   ToolDisplay,
 } from "./wire";
 import type { Block } from "./wire";

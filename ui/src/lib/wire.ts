@@ -430,6 +430,16 @@ network_refused?: string,
  */
 limit_hit?: Limit, };
 
+export type StepStatus = "pending" | "in_progress" | "completed";
+
+export type PlanStep = { 
+/**
+ * What to do, in a short sentence.
+ */
+step: string, status: StepStatus, };
+
+export type UpdatePlanOutput = { steps: Array<PlanStep>, completed: number, total: number, };
+
 export type Severity = "error" | "warning";
 
 export type Diagnostic = { 
@@ -481,47 +491,6 @@ omitted?: number,
 /**
  * What is missing and why: a server that is not installed, still
  * starting past the wait, crashed or did not answer.
- */
-notes?: Array<string>, };
-
-export type Location = { 
-/**
- * Relative to the project root; an absolute path for a file outside
- * it (a library's declarations).
- */
-path: string, 
-/**
- * 1-based line.
- */
-line: number, 
-/**
- * 1-based column (UTF-16 units).
- */
-column: number, };
-
-export type Symbol = { 
-/**
- * The position asked about.
- */
-at: Location, 
-/**
- * Its type and documentation, as the server writes them.
- */
-hover?: string, 
-/**
- * Where it is defined.
- */
-definitions: Array<Location>, 
-/**
- * Where it is used (with its definition).
- */
-references: Array<Location>, 
-/**
- * References left out to keep the answer short.
- */
-references_omitted?: number, 
-/**
- * A part the server did not answer, and why.
  */
 notes?: Array<string>, };
 
