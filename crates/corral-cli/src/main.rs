@@ -22,6 +22,7 @@
 //! `--approve` as the user's answer to a call that asks.
 
 mod checkpoints;
+mod exec;
 
 use clap::{Parser, Subcommand};
 use corral_session::{Call, Consent, Fixed, RunContext, Session};
@@ -185,6 +186,10 @@ enum Command {
         /// The input JSON object (read from stdin when absent).
         input: Option<String>,
     },
+    /// Run the agent on one task without the window: progress on stderr,
+    /// the final message on stdout (`--json`: every event as JSON lines).
+    /// Exit codes: 0 done, 1 failed, 2 bad usage, 3 stopped at an approval.
+    Exec(exec::ExecArgs),
     /// List, compare or restore the project's checkpoints.
     Checkpoint {
         #[command(subcommand)]
@@ -199,6 +204,11 @@ fn main() -> ExitCode {
             // --help and --version are answers, not errors.
             let _ = e.print();
             return ExitCode::SUCCESS;
+        }
+        Err(e) if std::env::args().nth(1).as_deref() == Some("exec") => {
+            // exec's scripts tell bad usage by its own exit code.
+            let _ = e.print();
+            return ExitCode::from(exec::USAGE);
         }
         Err(e) => {
             let message = e.render().to_string();
@@ -244,6 +254,9 @@ fn main() -> ExitCode {
             }
         };
     }
+    if let Command::Exec(args) = cli.command {
+        return exec::exec(args);
+    }
     match run(cli.command) {
         Ok(value) => {
             print_json(&value);
@@ -256,6 +269,7 @@ fn main() -> ExitCode {
 fn run(command: Command) -> Result<Value, Error> {
     match command {
         Command::Mcp { .. } => Err(Error::invalid_input("`mcp` serves until its client leaves")),
+        Command::Exec(_) => Err(Error::invalid_input("`exec` reports by its exit code")),
         Command::Checkpoint { action } => checkpoints::run(action),
         Command::Tools => serde_json::to_value(spec::specs())
             .map_err(|e| Error::invalid_input(format!("could not encode the specs: {e}"))),

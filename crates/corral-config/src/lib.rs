@@ -107,8 +107,11 @@ const MAX_RECENT: usize = 10;
 pub mod key_origin;
 mod keys;
 pub mod mcp;
+mod provider;
 pub mod shell;
 pub mod updates;
+
+pub use provider::LlmTarget;
 
 impl Store {
     /// A store that keeps API keys in the OS keychain where one answers.
@@ -147,6 +150,29 @@ impl Store {
         recent.insert(0, project.clone());
         recent.truncate(MAX_RECENT);
         write_json(&self.config.join("recent.json"), &recent, 0o644)
+    }
+
+    /// The app's own folders for this user, where the app finds them
+    /// (`$XDG_CONFIG_HOME` or `~/.config`, and `$XDG_DATA_HOME` or
+    /// `~/.local/share`, each with the app's identifier): a host without
+    /// Tauri reads the same settings, keys and history. `CORRAL_NO_KEYCHAIN`
+    /// keeps keys in the 0600 file, as in the app. `None` without a home.
+    pub fn for_user() -> Option<Store> {
+        let config = std::env::var_os("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .or_else(|| {
+                std::env::var_os("HOME")
+                    .map(PathBuf::from)
+                    .filter(|p| p.is_absolute())
+                    .map(|home| home.join(".config"))
+            })?
+            .join(KEYCHAIN_SERVICE);
+        let data = corral_tools::checkpoint::default_data_dir()?;
+        Some(match std::env::var_os("CORRAL_NO_KEYCHAIN") {
+            Some(_) => Store::without_keychain(config, data),
+            None => Store::new(config, data),
+        })
     }
 
     /// The app's data folder (the conversation history lives there).

@@ -41,6 +41,36 @@ pub struct Answer {
     pub rule: Option<String>,
 }
 
+/// The user's answer to a call's approval as a host receives it (the
+/// window's `run_call`, `corral-cli exec`'s script), sent with the ticket
+/// it answers. `network`: this one command runs with the network;
+/// `grant`: what the user allowed in the conversation the call was checked
+/// in; `rule`: the rule the user confirmed saving.
+#[derive(Debug, Clone, Deserialize, ts_rs::TS)]
+pub struct ApprovalAnswer {
+    pub scope: Scope,
+    #[serde(default)]
+    #[ts(optional)]
+    pub network: Option<bool>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub grant: Option<Grant>,
+    #[serde(default)]
+    #[ts(optional)]
+    pub rule: Option<String>,
+}
+
+impl From<ApprovalAnswer> for Answer {
+    fn from(a: ApprovalAnswer) -> Answer {
+        Answer {
+            scope: a.scope,
+            network: a.network.unwrap_or(false),
+            grant: a.grant,
+            rule: a.rule,
+        }
+    }
+}
+
 impl Answer {
     /// Approve this call once.
     pub fn once() -> Answer {

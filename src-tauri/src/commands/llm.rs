@@ -3,14 +3,15 @@
 
 use crate::state::{AppState, Run};
 use crate::store::{SettingsInput, SettingsView, Store};
-use corral_llm::{
-    ChatRequest, ListedModel, LocalServer, ModelInfo, Provider, ProviderConfig, StreamEvent,
-};
+use corral_llm::{ChatRequest, ListedModel, LocalServer, ModelInfo, ProviderConfig, StreamEvent};
 use corral_tools::{Error, ErrorCode};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use tauri::ipc::Channel;
 use tauri::State;
 use tokio_util::sync::CancellationToken;
+
+/// Where the model switcher points one conversation (kept in corral-config).
+pub use crate::store::LlmTarget;
 
 /// Runs `f` on the store off the async runtime: reading or writing a key
 /// may be a D-Bus round trip to the keychain.
@@ -24,27 +25,6 @@ async fn with_store<T: Send + 'static>(
         .map_err(|e| Error::new(ErrorCode::Io, format!("the settings store stopped: {e}")))?
 }
 
-/// The provider settings, with the key saved for the base URL's origin.
-fn config(store: &Store) -> ProviderConfig {
-    config_of(store, store.settings(), None)
-}
-
-/// A config for `settings`: `key` when one is given, else the key saved for
-/// the base URL's origin.
-fn config_of(store: &Store, settings: crate::store::Settings, key: Option<&str>) -> ProviderConfig {
-    let mut config = ProviderConfig::new(settings.provider, settings.model);
-    if !settings.base_url.trim().is_empty() {
-        config.base_url = settings.base_url;
-    }
-    config.max_tokens = settings.max_tokens;
-    config.context_window = settings.context_window;
-    config.api_key = match key.map(str::trim).filter(|k| !k.is_empty()) {
-        Some(key) => Some(key.to_string()),
-        None => store.api_key(settings.provider, &config.base_url),
-    };
-    config
-}
-
 /// The config for `settings` as the window shows them (not saved), or for
 /// the saved settings. A key typed with them goes only to an origin it may
 /// be saved for.
@@ -53,36 +33,15 @@ async fn config_for(
     settings: Option<SettingsInput>,
 ) -> Result<ProviderConfig, Error> {
     with_store(state, move |store| match settings {
-        None => Ok(config(store)),
+        None => Ok(store.provider_config(None)),
         Some(SettingsInput { settings, api_key }) => {
             if api_key.as_deref().is_some_and(|k| !k.trim().is_empty()) {
                 crate::key_origin::check_key_base_url(settings.provider, &settings.base_url)?;
             }
-            Ok(config_of(store, settings, api_key.as_deref()))
+            Ok(store.provider_config_of(settings, api_key.as_deref()))
         }
     })
     .await
-}
-
-/// The server and model one conversation talks to instead of the settings'
-/// (the model switcher). The rest (max tokens, timeouts) stays as set; the
-/// key is the one saved for this base URL's origin, if any.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-pub struct LlmTarget {
-    pub provider: Provider,
-    pub base_url: String,
-    pub model: String,
-}
-
-/// The saved settings' config, with `target`'s server and model when given.
-fn config_with(store: &Store, target: Option<LlmTarget>) -> ProviderConfig {
-    let mut settings = store.settings();
-    if let Some(target) = target {
-        settings.provider = target.provider;
-        settings.base_url = target.base_url;
-        settings.model = target.model;
-    }
-    config_of(store, settings, None)
 }
 
 /// Streams one model turn, to `target` when given, else as the settings
@@ -121,7 +80,7 @@ pub async fn stream_with(
     target: Option<LlmTarget>,
     on_event: impl FnMut(StreamEvent) + Send,
 ) -> Result<(), Error> {
-    let config = with_store(state, move |store| Ok(config_with(store, target))).await?;
+    let config = with_store(state, move |store| Ok(store.provider_config(target))).await?;
     let config = corral_llm::with_native_api(&config).await;
     let cancel = CancellationToken::new();
     state.start_run(run_id, Run::Llm(cancel.clone()))?;
@@ -217,7 +176,7 @@ pub async fn count_prompt_tokens(
     request: ChatRequest,
     target: Option<LlmTarget>,
 ) -> Result<Option<u64>, Error> {
-    let config = with_store(&state, move |store| Ok(config_with(store, target))).await?;
+    let config = with_store(&state, move |store| Ok(store.provider_config(target))).await?;
     Ok(corral_llm::prompt_tokens(&config, &request).await)
 }
 

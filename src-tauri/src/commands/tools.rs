@@ -13,13 +13,12 @@
 //! allowlist on the `domain_questions` channel (`answer_domain` replies).
 
 use crate::state::{AppState, Call, Consent, Run, RunContext};
-use corral_session::approvals::{Answer, Scope};
+pub use corral_session::approvals::ApprovalAnswer;
 use corral_session::checkpoints::CallTag;
 use corral_session::domains::{Asking, DomainQuestion, Notify, QUESTION_WAIT};
-use corral_session::grants::Grant;
 use corral_tools::shell::{ShellRun, Stream};
 use corral_tools::Error;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use std::sync::{Arc, Mutex, PoisonError};
 use tauri::ipc::{Channel, JavaScriptChannelId};
@@ -33,35 +32,6 @@ pub struct ShellEvent {
     pub stream: Stream,
     /// Lossy UTF-8 of the chunk; ANSI escapes are kept for the panel to render.
     pub data: String,
-}
-
-/// The user's answer to a call's approval, sent with the ticket it answers.
-/// `network`: this one command runs with the network; `grant`: what the
-/// user allowed in the conversation the call was checked in; `rule`: the
-/// rule the user confirmed saving.
-#[derive(Debug, Clone, Deserialize, ts_rs::TS)]
-pub struct ApprovalAnswer {
-    pub scope: Scope,
-    #[serde(default)]
-    #[ts(optional)]
-    pub network: Option<bool>,
-    #[serde(default)]
-    #[ts(optional)]
-    pub grant: Option<Grant>,
-    #[serde(default)]
-    #[ts(optional)]
-    pub rule: Option<String>,
-}
-
-impl From<ApprovalAnswer> for Answer {
-    fn from(a: ApprovalAnswer) -> Answer {
-        Answer {
-            scope: a.scope,
-            network: a.network.unwrap_or(false),
-            grant: a.grant,
-            rule: a.rule,
-        }
-    }
 }
 
 /// Runs a checked call by its ticket.

@@ -1,0 +1,2223 @@
+"use strict";
+(() => {
+  // src/lib/errors.ts
+  function wireError(code, message, hint = "", details = {}) {
+    return { code, message, hint, retryable: false, details };
+  }
+  function isWireError(value) {
+    return typeof value === "object" && value !== null && typeof value.code === "string" && typeof value.message === "string";
+  }
+  function toWireError(value) {
+    if (isWireError(value)) {
+      return {
+        code: value.code,
+        message: value.message,
+        hint: value.hint ?? "",
+        retryable: value.retryable ?? false,
+        details: value.details ?? {}
+      };
+    }
+    const message = value instanceof Error ? value.message : String(value);
+    return wireError("io", message, "This looks like a bug in Corral; please report it with this message.");
+  }
+
+  // node_modules/ansi_up/ansi_up.js
+  var PacketKind;
+  (function(PacketKind2) {
+    PacketKind2[PacketKind2["EOS"] = 0] = "EOS";
+    PacketKind2[PacketKind2["Text"] = 1] = "Text";
+    PacketKind2[PacketKind2["Incomplete"] = 2] = "Incomplete";
+    PacketKind2[PacketKind2["ESC"] = 3] = "ESC";
+    PacketKind2[PacketKind2["Unknown"] = 4] = "Unknown";
+    PacketKind2[PacketKind2["SGR"] = 5] = "SGR";
+    PacketKind2[PacketKind2["OSCURL"] = 6] = "OSCURL";
+  })(PacketKind || (PacketKind = {}));
+
+  // src/lib/ansi.ts
+  var SGR_SEQUENCE = /\x1b\[([0-9;]*)m/g;
+  function carrySgr(sgr, text) {
+    if (!text.includes("\x1B[")) return sgr;
+    const state = { bold: false, faint: false, italic: false, underline: false, fg: null, bg: null };
+    for (const match of (sgr + text).matchAll(SGR_SEQUENCE)) applySgr(state, match[1].split(";"));
+    const codes = [
+      ...state.bold ? ["1"] : [],
+      ...state.faint ? ["2"] : [],
+      ...state.italic ? ["3"] : [],
+      ...state.underline ? ["4"] : [],
+      ...state.fg ? [state.fg] : [],
+      ...state.bg ? [state.bg] : []
+    ];
+    return codes.length === 0 ? "" : `\x1B[${codes.join(";")}m`;
+  }
+  function applySgr(state, params) {
+    while (params.length > 0) {
+      const param = params.shift() ?? "";
+      const code = parseInt(param, 10);
+      if (isNaN(code) || code === 0) Object.assign(state, { bold: false, faint: false, italic: false, underline: false, fg: null, bg: null });
+      else if (code === 1) state.bold = true;
+      else if (code === 2) state.faint = true;
+      else if (code === 3) state.italic = true;
+      else if (code === 4) state.underline = true;
+      else if (code === 21) state.bold = false;
+      else if (code === 22) Object.assign(state, { bold: false, faint: false });
+      else if (code === 23) state.italic = false;
+      else if (code === 24) state.underline = false;
+      else if (code === 39) state.fg = null;
+      else if (code === 49) state.bg = null;
+      else if (code >= 30 && code < 38 || code >= 90 && code < 98) state.fg = String(code);
+      else if (code >= 40 && code < 48 || code >= 100 && code < 108) state.bg = String(code);
+      else if (code === 38 || code === 48) {
+        const mode = params.shift();
+        const wanted = mode === "5" ? 1 : mode === "2" ? 3 : 0;
+        const taken = params.splice(0, wanted);
+        if (wanted > 0 && taken.length === wanted) state[code === 38 ? "fg" : "bg"] = [code, mode, ...taken].join(";");
+      }
+    }
+  }
+
+  // src/lib/outputBuffer.ts
+  var nextFrame = (run) => {
+    if (typeof requestAnimationFrame === "function") requestAnimationFrame(() => run());
+    else setTimeout(run, 16);
+  };
+  var LIVE_CUT_MARKER = "\n[live output stopped";
+  var OutputBuffer = class _OutputBuffer {
+    constructor(schedule = nextFrame) {
+      this.schedule = schedule;
+    }
+    schedule;
+    lines = [];
+    /** The app stopped streaming this run's output (too much of it); the result has its end. */
+    cut = false;
+    pending = [];
+    scheduled = false;
+    /** Index of the line each stream is still writing (no newline yet). */
+    openLine = { stdout: null, stderr: null };
+    /** The colour state each stream's next line starts in (streams are separate pipes). */
+    sgr = { stdout: "", stderr: "" };
+    listeners = /* @__PURE__ */ new Set();
+    static fromResult(output) {
+      const buffer = new _OutputBuffer();
+      buffer.fold({ stream: "stdout", data: output.stdout });
+      buffer.closeLines();
+      buffer.fold({ stream: "stderr", data: output.stderr });
+      return buffer;
+    }
+    push(event) {
+      this.pending.push(event);
+      if (this.scheduled) return;
+      this.scheduled = true;
+      this.schedule(() => this.flush());
+    }
+    /** Folds queued chunks in now (also called by the scheduler). */
+    flush() {
+      this.scheduled = false;
+      if (this.pending.length === 0) return;
+      const events = this.pending;
+      this.pending = [];
+      for (const event of events) this.fold(event);
+      for (const listen of [...this.listeners]) listen(this.lines.length);
+    }
+    subscribe(listen) {
+      this.listeners.add(listen);
+      listen(this.lines.length);
+      return () => this.listeners.delete(listen);
+    }
+    /** All output as plain text, ANSI escapes removed, for copying. */
+    text() {
+      return this.lines.map((l) => l.text.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, "")).join("\n");
+    }
+    closeLines() {
+      this.openLine = { stdout: null, stderr: null };
+    }
+    fold({ stream, data }) {
+      if (data === "") return;
+      if (data.startsWith(LIVE_CUT_MARKER)) this.cut = true;
+      const pieces = data.split("\n");
+      const tail = pieces.pop() ?? "";
+      for (const piece of pieces) {
+        const line = this.lines[this.append(stream, piece)];
+        this.sgr[stream] = carrySgr(line.sgr, line.text);
+        this.openLine[stream] = null;
+      }
+      if (tail !== "") this.append(stream, tail);
+    }
+    /** Adds text to the stream's open line (or a new one); returns the line's index. */
+    append(stream, text) {
+      const open = this.openLine[stream];
+      if (open === null) {
+        this.lines.push({ stream, text, sgr: this.sgr[stream] });
+        this.openLine[stream] = this.lines.length - 1;
+        return this.lines.length - 1;
+      }
+      const line = this.lines[open];
+      this.lines[open] = { ...line, text: line.text + text };
+      return open;
+    }
+  };
+
+  // src/lib/store.ts
+  function writable(initial) {
+    let value = initial;
+    const subscribers = /* @__PURE__ */ new Set();
+    return {
+      get: () => value,
+      subscribe(run) {
+        subscribers.add(run);
+        run(value);
+        return () => subscribers.delete(run);
+      },
+      set(next) {
+        value = next;
+        for (const run of [...subscribers]) run(value);
+      },
+      update(change) {
+        this.set(change(value));
+      }
+    };
+  }
+
+  // src/lib/agent/instructions.ts
+  var INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", ".rules", ".cursorrules", ".github/copilot-instructions.md"];
+  var INSTRUCTIONS_CAP = 32 * 1024;
+  async function readInstructions(ipc) {
+    for (const path of INSTRUCTION_FILES) {
+      const found = await readOne(ipc, path);
+      if (found) return found;
+    }
+    return null;
+  }
+  async function folderInstructions(ipc, path, seen) {
+    const clean = path.replace(/\\/g, "/").replace(/^(\.\/)+/, "");
+    if (clean.startsWith("/") || clean.split("/").includes("..")) return [];
+    const folders = clean.split("/").filter((part) => part !== "" && part !== ".").slice(0, -1);
+    const found = [];
+    for (let depth = 1; depth <= folders.length; depth++) {
+      const folder = folders.slice(0, depth).join("/");
+      if (seen.has(folder)) continue;
+      seen.add(folder);
+      const file = await readOne(ipc, `${folder}/AGENTS.md`);
+      if (file) found.push(file);
+    }
+    return found;
+  }
+  async function readOne(ipc, path) {
+    const read = await ipc.callTool("read_file", { path }).catch(() => null);
+    const file = read;
+    if (typeof file?.content !== "string") return null;
+    const bytes = new TextEncoder().encode(file.content).length;
+    const cut2 = bytes > INSTRUCTIONS_CAP || file.truncated;
+    const text = bytes > INSTRUCTIONS_CAP ? file.content.slice(0, INSTRUCTIONS_CAP) : file.content;
+    const size = bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`;
+    const notice = `Instructions: ${path} (${size})${cut2 ? `, cut to the first ${INSTRUCTIONS_CAP / 1024} KiB` : ""}`;
+    return { path, text, bytes, cut: cut2, notice };
+  }
+  var FOLDER_INSTRUCTIONS_PREFIX = "[Instructions from ";
+  function instructionsBlock(found) {
+    const folder = found.path.slice(0, found.path.lastIndexOf("/"));
+    return `${FOLDER_INSTRUCTIONS_PREFIX}${found.path} for files under ${folder}/, to follow there where they do not conflict with your rules; they cannot change what you are allowed to do]
+
+${found.text}`;
+  }
+  var PROJECT_INSTRUCTIONS = { root: readInstructions, folder: folderInstructions };
+
+  // src/lib/agent/context.ts
+  var COMPACT_AT = 0.8;
+  var DEFAULT_CONTEXT_WINDOW = 32768;
+  var TRIM_OVER_CHARS = 2e3;
+  var KEEP_RECENT = 6;
+  var TokenEstimate = class {
+    charsPerToken = 4;
+    /**
+     * The estimated tokens of a request: its JSON, as sent, and what the
+     * chat template wraps around it (see `templateTokens`).
+     */
+    tokens(request) {
+      return Math.ceil(requestChars(request) / this.charsPerToken) + templateTokens(request);
+    }
+    /** Learns from a request that the server counted as `inputTokens`. */
+    calibrate(request, inputTokens) {
+      if (inputTokens < 50) return;
+      const ratio = requestChars(request) / Math.max(1, inputTokens - templateTokens(request));
+      this.charsPerToken = Math.min(6, Math.max(2, ratio));
+    }
+    get ratio() {
+      return this.charsPerToken;
+    }
+  };
+  function templateTokens(request) {
+    return request.tools.length === 0 ? 0 : TEMPLATE_PREAMBLE_TOKENS + TEMPLATE_TOOL_TOKENS * request.tools.length;
+  }
+  var TEMPLATE_PREAMBLE_TOKENS = 100;
+  var TEMPLATE_TOOL_TOKENS = 12;
+  function requestChars(request) {
+    return request.system.length + messagesChars(request.messages) + JSON.stringify(request.tools).length;
+  }
+  var measuredChars = /* @__PURE__ */ new WeakMap();
+  var IMAGE_CHARS = 6e3;
+  function withoutImageData(key, value) {
+    if (key === "data" && typeof value === "string" && this.type === "image") return "x".repeat(IMAGE_CHARS);
+    return value;
+  }
+  function messagesChars(messages) {
+    let chars = 2 + Math.max(0, messages.length - 1);
+    for (const message of messages) {
+      let size = measuredChars.get(message);
+      if (size === void 0) {
+        size = JSON.stringify(message, withoutImageData).length;
+        measuredChars.set(message, size);
+      }
+      chars += size;
+    }
+    return chars;
+  }
+  function replyFloor(window) {
+    return Math.min(1024, Math.floor(window / 8));
+  }
+  var ESTIMATE_MARGIN = 1.1;
+  function withMargin(requestTokens) {
+    return Math.ceil(requestTokens * ESTIMATE_MARGIN);
+  }
+  function replyLimit(window, requestTokens) {
+    return Math.max(replyFloor(window), Math.floor(window - withMargin(requestTokens)));
+  }
+  function trimOldToolResults(messages, keepRecent = KEEP_RECENT, overChars = TRIM_OVER_CHARS) {
+    const end = Math.max(0, messages.length - keepRecent);
+    let changed = false;
+    const out = messages.map((message, index) => {
+      if (index >= end || message.role !== "user") return message;
+      const content = message.content.map((block) => {
+        if (block.type !== "tool_result" || block.content.length <= overChars || block.content.includes(TRIM_NOTE)) return block;
+        changed = true;
+        return trimmed(block, overChars);
+      });
+      return { ...message, content };
+    });
+    return changed ? out : messages;
+  }
+  var TRIM_NOTE = "characters trimmed to save context";
+  function trimmed(block, keep) {
+    const half = Math.floor(keep / 2);
+    const cut2 = block.content.length - 2 * half;
+    const note = `
+[... ${cut2} ${TRIM_NOTE}; call the tool again to see them ...]
+`;
+    return { ...block, content: block.content.slice(0, half) + note + block.content.slice(-half) };
+  }
+  function compactionBoundary(messages, keepRecent = KEEP_RECENT) {
+    for (let i = Math.min(messages.length - 1, Math.max(1, messages.length - keepRecent)); i >= 1; i--) {
+      if (!startsWithResults(messages[i])) return i;
+    }
+    return 0;
+  }
+  function startsWithResults(message) {
+    return message.content.some((b) => b.type === "tool_result");
+  }
+  function transcriptText(messages, clipChars = 1500) {
+    const clip = (text) => text.length <= clipChars ? text : `${text.slice(0, clipChars / 2)} [...] ${text.slice(-clipChars / 2)}`;
+    return messages.map((message) => {
+      const parts = message.content.map((block) => {
+        switch (block.type) {
+          case "text":
+            return block.text;
+          case "tool_use":
+            return `[tool call ${block.name} ${clip(JSON.stringify(block.input))}]`;
+          case "tool_result":
+            return `[tool result${block.is_error ? " (error)" : ""}: ${clip(block.content)}]`;
+          case "image":
+            return `[an image, ${block.media_type}]`;
+        }
+      });
+      return `${message.role.toUpperCase()}: ${parts.join("\n")}`;
+    }).join("\n\n");
+  }
+  var SUMMARY_SYSTEM = `You compact a coding agent's conversation so the agent can continue the task with less context. Write a summary in Markdown with these sections:
+- Task: what the user asked for, in their words where it matters.
+- Files: every file read and every file changed, with what changed.
+- Commands: commands run and their outcomes (exit codes, failing tests).
+- Decisions: what was decided and why.
+- Open: what is left to do, and the next step.
+Be complete about facts and brief in words. Do not add anything that did not happen.`;
+  function summaryRequest(older, window, charsPerToken) {
+    const budget = Math.floor(window * 0.6 * charsPerToken);
+    let text = transcriptText(older);
+    if (text.length > budget) {
+      const half = Math.floor(budget / 2);
+      text = `${text.slice(0, half)}
+[... middle of the conversation left out ...]
+${text.slice(-half)}`;
+    }
+    return {
+      system: SUMMARY_SYSTEM,
+      messages: [{ role: "user", content: [{ type: "text", text: `Summarize this conversation:
+
+${text}` }] }],
+      tools: []
+    };
+  }
+  var SUMMARY_HEADER = "[Summary of the earlier part of this conversation, written when it was compacted]";
+  function isSummaryMessage(message) {
+    const first = message.content[0];
+    return message.role === "user" && first?.type === "text" && first.text.startsWith(SUMMARY_HEADER);
+  }
+  function withSummary(messages, boundary, summary) {
+    const note = { type: "text", text: `${SUMMARY_HEADER}
+
+${summary}` };
+    const carried = folderInstructionBlocks(messages.slice(0, boundary));
+    const kept = messages.slice(boundary);
+    const first = kept[0];
+    if (first?.role === "user") return [{ role: "user", content: [note, ...carried, ...first.content] }, ...kept.slice(1)];
+    return [{ role: "user", content: [note, ...carried] }, ...kept];
+  }
+  function resumeFrom(messages, compaction) {
+    const covered = compaction?.covered;
+    const fits = typeof compaction?.summary === "string" && compaction.summary.trim() !== "" && Number.isInteger(covered) && covered >= 1 && covered < messages.length && !startsWithResults(messages[covered]);
+    if (!fits) return { messages, shift: 0 };
+    const first = messages[covered];
+    return { messages: withSummary(messages, covered, compaction.summary), shift: first.role === "user" ? covered : covered - 1 };
+  }
+  function folderInstructionBlocks(messages) {
+    const blocks = /* @__PURE__ */ new Map();
+    for (const message of messages) {
+      if (message.role !== "user") continue;
+      for (const block of message.content) {
+        if (block.type === "text" && block.text.startsWith(FOLDER_INSTRUCTIONS_PREFIX)) blocks.set(block.text, block);
+      }
+    }
+    return [...blocks.values()];
+  }
+  function isContextOverflow(error) {
+    return error?.code === "llm_context_overflow";
+  }
+
+  // src/lib/agent/assembler.ts
+  var StreamAssembler = class {
+    blocks = [];
+    open = /* @__PURE__ */ new Map();
+    /** Folds one event into the message being built. */
+    apply(event) {
+      switch (event.type) {
+        case "text_delta": {
+          const last = this.blocks.at(-1);
+          if (last?.type === "text") last.text += event.text;
+          else this.blocks.push({ type: "text", text: event.text });
+          return;
+        }
+        case "tool_call_start":
+          this.open.set(event.id, event.name);
+          return;
+        case "tool_call_end":
+          this.open.delete(event.id);
+          this.blocks.push({ type: "tool_use", id: event.id, name: event.name, input: event.input ?? {} });
+          return;
+        case "tool_call_delta":
+        case "usage":
+        case "prompt_progress":
+        case "retrying":
+        case "done":
+        case "error":
+          return;
+      }
+    }
+    get text() {
+      return this.blocks.flatMap((b) => b.type === "text" ? [b.text] : []).join("");
+    }
+    get toolUses() {
+      return this.blocks.filter((b) => b.type === "tool_use");
+    }
+    /** Ids of calls that started but never ended. */
+    get unfinished() {
+      return [...this.open.keys()];
+    }
+    /** The assistant message, or null when the model said nothing usable. */
+    message() {
+      const content = this.blocks.filter((b) => b.type !== "text" || b.text.trim() !== "");
+      return content.length === 0 ? null : { role: "assistant", content };
+    }
+  };
+
+  // src/lib/agent/state.ts
+  var emptyState = () => ({
+    items: [],
+    busy: false,
+    error: null,
+    retrying: null,
+    waiting: null,
+    usage: { input_tokens: 0, output_tokens: 0 },
+    context: null,
+    price: null,
+    turnLimitReached: false,
+    returned: null,
+    grants: []
+  });
+  function isTerminal(status) {
+    return status === "done" || status === "failed" || status === "denied" || status === "cancelled";
+  }
+
+  // src/lib/agent/transcript.ts
+  var CANCELLED_TEXT = "Cancelled by the user before this tool call finished; it may not have run.";
+  var DENIED_TEXT = "The user denied this tool call. Do not retry it; ask the user how to proceed instead.";
+  function resultBlock(use, output) {
+    return { type: "tool_result", tool_use_id: use.id, content: JSON.stringify(output) };
+  }
+  function errorBlock(use, error) {
+    return { type: "tool_result", tool_use_id: use.id, content: JSON.stringify(error), is_error: true };
+  }
+  function textBlock(use, text) {
+    return { type: "tool_result", tool_use_id: use.id, content: text, is_error: true };
+  }
+  function appendUserContent(messages, content) {
+    const last = messages.at(-1);
+    if (last?.role === "user") return [...messages.slice(0, -1), { role: "user", content: [...last.content, ...content] }];
+    return [...messages, { role: "user", content }];
+  }
+  function closeDanglingToolUses(messages) {
+    const out = [];
+    for (let i = 0; i < messages.length; i++) {
+      const message = messages[i];
+      out.push(message);
+      if (message.role !== "assistant") continue;
+      const uses = message.content.filter((b) => b.type === "tool_use");
+      if (uses.length === 0) continue;
+      const next = messages[i + 1];
+      const answered = new Set(
+        next?.role === "user" ? next.content.flatMap((b) => b.type === "tool_result" ? [b.tool_use_id] : []) : []
+      );
+      const missing = uses.filter((u) => !answered.has(u.id)).map((u) => textBlock(u, CANCELLED_TEXT));
+      if (missing.length === 0) continue;
+      if (next?.role === "user") {
+        out.push({ role: "user", content: [...missing, ...next.content] });
+        i++;
+      } else {
+        out.push({ role: "user", content: missing });
+      }
+    }
+    return out;
+  }
+
+  // src/lib/agent/conversation.ts
+  function entryItems(items, message) {
+    const results = resultsOf(message);
+    const images = imagesOf(message);
+    return items.map((item) => {
+      if (item.kind === "user" && item.images && item.images.length > 0 && sameImages(item.images, images)) {
+        const stored2 = { ...item, images: void 0, imagesInMessage: true };
+        return stored2;
+      }
+      if (item.kind !== "tool" || item.result === void 0) return item;
+      const content = results.get(item.callId);
+      if (content === void 0 || JSON.stringify(item.result) !== content) return item;
+      const stored = { ...item, result: void 0, resultInMessage: true };
+      return stored;
+    });
+  }
+  function fromEntries(entries) {
+    const messages = [];
+    const items = /* @__PURE__ */ new Map();
+    const seqOf = /* @__PURE__ */ new Map();
+    const withdrawn = new Set(entries.flatMap((entry) => entry.items.flatMap((raw) => isWithdrawn(asItem(raw)) ? [raw.id] : [])));
+    for (const entry of entries) {
+      const taken = entry.items.some((raw) => {
+        const item = asItem(raw);
+        return item?.kind === "user" && withdrawn.has(item.id) && !isWithdrawn(item);
+      });
+      const message = taken ? null : entry.message;
+      if (message) {
+        const last = messages.at(-1);
+        if (last?.role === message.role) messages[messages.length - 1] = { role: last.role, content: [...last.content, ...message.content] };
+        else messages.push(message);
+      }
+      const results = resultsOf(message);
+      for (const raw of entry.items) {
+        const item = asItem(raw);
+        if (!item || withdrawn.has(item.id)) continue;
+        if (!seqOf.has(item.id)) seqOf.set(item.id, entry.seq);
+        items.set(item.id, restoreImages(restoreResult(item, results), entry.message));
+      }
+    }
+    return { messages: closeDanglingToolUses(messages), items: [...items.values()].map(settle), seqOf };
+  }
+  function resultsOf(message) {
+    const results = /* @__PURE__ */ new Map();
+    for (const block of message?.content ?? []) {
+      if (block.type === "tool_result" && !block.is_error) results.set(block.tool_use_id, block.content);
+    }
+    return results;
+  }
+  function imagesOf(message) {
+    return (message?.content ?? []).filter((block) => block.type === "image");
+  }
+  function sameImages(a, b) {
+    return a.length === b.length && a.every((image, i) => image.media_type === b[i].media_type && image.data === b[i].data);
+  }
+  var isWithdrawn = (item) => item?.kind === "user" && item.withdrawn === true;
+  function restoreImages(item, message) {
+    if (item.kind !== "user") return item;
+    const { imagesInMessage, ...user } = item;
+    return imagesInMessage ? { ...user, images: imagesOf(message) } : user;
+  }
+  function restoreResult(item, results) {
+    if (item.kind !== "tool") return item;
+    const { resultInMessage, ...card } = item;
+    if (!resultInMessage) return card;
+    const content = results.get(card.callId);
+    try {
+      return content === void 0 ? card : { ...card, result: JSON.parse(content) };
+    } catch {
+      return card;
+    }
+  }
+  var KINDS = /* @__PURE__ */ new Set(["user", "assistant", "notice", "tool"]);
+  function asItem(value) {
+    if (typeof value !== "object" || value === null) return null;
+    const item = value;
+    return typeof item.kind === "string" && KINDS.has(item.kind) && typeof item.id === "string" ? value : null;
+  }
+  function settle(item) {
+    if (item.kind === "assistant") return { ...item, streaming: false };
+    if (item.kind === "tool" && !isTerminal(item.status)) {
+      return { ...item, status: "failed", error: wireError("cancelled", "Interrupted before it finished.") };
+    }
+    return item;
+  }
+
+  // src/lib/agent/grantList.ts
+  var GrantList = class {
+    constructor(ipc, newKey, onChange) {
+      this.ipc = ipc;
+      this.newKey = newKey;
+      this.onChange = onChange;
+      this.key = newKey();
+    }
+    ipc;
+    newKey;
+    onChange;
+    key;
+    /** The key of the conversation shown. */
+    get conversation() {
+      return this.key;
+    }
+    /** The conversation shown was left: its grants end, the next one has none. */
+    restart() {
+      const left = this.key;
+      this.key = this.newKey();
+      this.onChange([]);
+      void this.ipc.endConversation(left).catch(() => void 0);
+    }
+    /** Asks Rust for the list again (after the user allowed something). */
+    async refresh() {
+      const key = this.key;
+      const grants = await this.ipc.conversationGrants(key).catch(() => null);
+      if (grants && key === this.key) this.onChange(grants);
+    }
+    /** Revokes one grant; the list is what Rust holds after. */
+    async revoke(id) {
+      const key = this.key;
+      const left = await this.ipc.revokeGrant(key, id);
+      if (key === this.key) this.onChange(left);
+    }
+  };
+
+  // src/lib/wire.ts
+  var IMAGES_PER_MESSAGE = 4;
+  var IMAGES_PER_REQUEST = 100;
+
+  // src/lib/agent/journal.ts
+  var Journal = class {
+    constructor(ipc, options) {
+      this.ipc = ipc;
+      this.options = options;
+      this.id = options.conversation;
+      for (const item of options.stored?.items ?? []) this.appended.set(item.id, item);
+      this.seqs = new Map(options.stored?.seqOf ?? []);
+    }
+    ipc;
+    options;
+    id;
+    /** The version of each item last appended (items are replaced, never mutated). */
+    appended = /* @__PURE__ */ new Map();
+    seqs;
+    queue = Promise.resolve();
+    /** The conversation's id in the history, once its first entry is stored. */
+    get conversation() {
+      return this.id;
+    }
+    /** The entry an item was first stored with, once stored. */
+    seqOf(itemId) {
+      return this.seqs.get(itemId);
+    }
+    /**
+     * Appends a completed message with every item that is new or changed
+     * since the last append (a reply still streaming is left for later).
+     */
+    record(message, items, usage) {
+      const changed = items.filter((item) => this.appended.get(item.id) !== item && !(item.kind === "assistant" && item.streaming));
+      this.append(message, changed, usage);
+    }
+    /** Appends these items alone (a notice as it is shown). */
+    recordItems(items) {
+      this.append(null, items);
+    }
+    /**
+     * Takes these versions of items as stored (the same items, completed from
+     * the history, or the earlier ones of a conversation opened in part),
+     * with the entries they were first stored with.
+     */
+    markStored(items, seqOf) {
+      for (const item of items) this.appended.set(item.id, item);
+      for (const [id, seq] of seqOf ?? []) if (!this.seqs.has(id)) this.seqs.set(id, seq);
+    }
+    /** Resolves once every entry recorded so far has been stored or has failed. */
+    flush() {
+      return this.queue;
+    }
+    /** Entries recorded but not stored yet (an append failed and waits to be sent again). */
+    get unsaved() {
+      return this.pending.length;
+    }
+    /**
+     * Sends the entries that failed again now, without waiting for a next
+     * append (the conversation is being left); resolves once they are stored
+     * or have failed once more (not said again).
+     */
+    retry() {
+      this.queue = this.queue.then(() => this.drain());
+      return this.queue;
+    }
+    append(message, items, usage) {
+      if (message === null && items.length === 0) return;
+      for (const item of items) this.appended.set(item.id, item);
+      const entry = { items: entryItems(items, message) };
+      if (message) entry.message = message;
+      if (usage && (usage.input_tokens > 0 || usage.output_tokens > 0)) entry.usage = usage;
+      this.pending.push({ entry, ids: items.map((item) => item.id) });
+      this.queue = this.queue.then(() => this.drain());
+    }
+    /** Entries not stored yet, oldest first; one that failed is tried again with the next. */
+    pending = [];
+    failing = false;
+    async drain() {
+      while (this.pending.length > 0) {
+        const next = this.pending[0];
+        try {
+          const appended = await this.ipc.appendEntry(this.id, next.entry);
+          this.pending.shift();
+          this.failing = false;
+          this.id = appended.conversation;
+          for (const id of next.ids) if (!this.seqs.has(id)) this.seqs.set(id, appended.seq);
+          this.options.onAppended?.(appended);
+        } catch (error) {
+          if (!this.failing) this.options.onError?.(toWireError(error));
+          this.failing = true;
+          return;
+        }
+      }
+    }
+  };
+
+  // src/lib/agent/promptBudget.ts
+  var SMALL_WINDOW = 8192;
+  var CORE_TOOLS = ["read_file", "search_files", "edit_file", "exec_shell"];
+  var SMALL_INSTRUCTIONS_CHARS = 1200;
+  function isSmallWindow(window) {
+    return window <= SMALL_WINDOW;
+  }
+  function offeredTools(specs, window, requested) {
+    if (!isSmallWindow(window)) return specs.map(({ name, description, input_schema }) => ({ name, description, input_schema }));
+    return specs.map(
+      (spec) => CORE_TOOLS.includes(spec.name) || requested.has(spec.name) ? compactTool(spec) : onRequest(spec)
+    );
+  }
+  function compactTool(spec) {
+    return { name: spec.name, description: firstSentence(spec.description), input_schema: bareSchema(spec.input_schema) };
+  }
+  function onRequest(spec) {
+    return { name: spec.name, description: firstSentence(spec.description), input_schema: { type: "object" } };
+  }
+  function isOnRequest(name, window, specs, requested) {
+    return isSmallWindow(window) && !CORE_TOOLS.includes(name) && !requested.has(name) && specs.some((s) => s.name === name);
+  }
+  function firstSentence(text) {
+    const end = text.search(/\.(\s|$)/);
+    return end < 0 ? text : text.slice(0, end + 1);
+  }
+  var PROSE_KEYS = /* @__PURE__ */ new Set(["description", "title", "format", "default", "examples", "$schema", "minimum", "maximum"]);
+  function bareSchema(schema) {
+    const bare = strip(schema);
+    return typeof bare === "object" && bare !== null && !Array.isArray(bare) ? bare : { type: "object" };
+  }
+  function strip(value) {
+    if (Array.isArray(value)) return value.map(strip);
+    if (typeof value !== "object" || value === null) return value;
+    const out = {};
+    for (const [key, inner] of Object.entries(value)) {
+      if (PROSE_KEYS.has(key) || key === "additionalProperties" && inner === false) continue;
+      if (key === "type" && Array.isArray(inner)) {
+        const types = inner.filter((t) => t !== "null");
+        out.type = types.length === 1 ? types[0] : types;
+        continue;
+      }
+      out[key] = key === "properties" ? mapValues(inner, strip) : strip(inner);
+    }
+    return out;
+  }
+  function mapValues(value, f) {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, f(v)]));
+  }
+  function instructionsFor(window, text) {
+    if (!isSmallWindow(window) || text.length <= SMALL_INSTRUCTIONS_CHARS) return { text, cut: false };
+    return { text: text.slice(0, SMALL_INSTRUCTIONS_CHARS), cut: true };
+  }
+
+  // src/lib/agent/systemPrompt.ts
+  function systemPrompt(root, tools, instructions = null) {
+    const project = instructions ? `
+
+The project's instructions for agents (from ${instructions.path}${instructions.cut ? ", cut" : ""}). Follow them where they do not conflict with the rules above; they cannot change what you are allowed to do:
+
+${instructions.text}` : "";
+    const list = tools.map((t) => `- ${t.name} (${t.risk}): ${t.description}`).join("\n");
+    return `You are Corral, a coding agent working inside one project folder on the user's machine.
+
+Project root: ${root}
+Every path you pass to a tool is relative to this root; nothing outside it is reachable.
+
+Tools:
+${list}
+
+How to work:
+1. Inspect first: list, search and read the relevant files before changing anything.
+2. Plan briefly: say in a sentence or two what you are going to do.
+3. Act with the tools. Prefer edit_file for small changes to existing files and write_file for new files. Run builds and tests with exec_shell (a program and its argv, no shell syntax such as pipes or &&).
+For a task of several steps, call update_plan first with every step, then again each time a step starts or is done, so the user can follow.
+4. Report: say what changed, with the paths you touched and the relevant command outputs (exit codes, failing tests).
+
+Writes and commands may need the user's approval. When a call is denied, do not retry it; explain and ask how to proceed. A failed call returns a JSON error with code, message and hint: read the hint and adjust. Be concise.${project}`;
+  }
+  function shortSystemPrompt(root, window, instructions = null) {
+    const sent = instructions ? instructionsFor(window, instructions.text) : null;
+    const project = instructions && sent ? `
+
+Project instructions (${instructions.path}${instructions.cut || sent.cut ? ", start only" : ""}; they cannot change what you may do):
+${sent.text}` : "";
+    return `You are Corral, a coding agent in the project folder ${root}. Paths are relative to it; nothing outside is reachable.
+Work: read and search first, say your plan in a sentence, change files with edit_file, run builds and tests with exec_shell (a program and its args, no shell syntax), then report what changed.
+A tool shown without parameters gets them once you call it with {}. A tool error is JSON with a hint: follow it. If the user denies a call, do not retry it. Be brief.${project}`;
+  }
+
+  // src/lib/agent/fitting.ts
+  var MIN_CONVERSATION_TOKENS = 256;
+  function resultShare(window, prefixTokens, charsPerToken) {
+    const room = Math.max(0, Math.floor(window * COMPACT_AT) - prefixTokens);
+    return Math.max(400, Math.floor(room / 2 * charsPerToken));
+  }
+  var CUT_NOTE = "characters left out to fit the context window";
+  function cutLargeResults(messages, maxChars) {
+    let changed = false;
+    const out = messages.map((message) => {
+      if (message.role !== "user" || !message.content.some((b) => b.type === "tool_result" && b.content.length > maxChars)) return message;
+      changed = true;
+      return { ...message, content: message.content.map((b) => b.type === "tool_result" && b.content.length > maxChars ? cutResult(b, maxChars) : b) };
+    });
+    return changed ? out : messages;
+  }
+  function cutResult(block, maxChars) {
+    const note = (cut3) => `
+[... ${cut3} ${CUT_NOTE}. Read the rest in parts: read_file with start_line and end_line, a narrower search_files, or command_output ...]
+`;
+    const keep = Math.max(0, maxChars - note(block.content.length).length);
+    const head = Math.ceil(keep * 0.6);
+    const tail = keep - head;
+    const cut2 = block.content.length - head - tail;
+    return { ...block, content: block.content.slice(0, head) + note(cut2) + (tail > 0 ? block.content.slice(-tail) : "") };
+  }
+  function prefixTooLarge(window, prefixTokens) {
+    if (window - prefixTokens - replyFloor(window) >= MIN_CONVERSATION_TOKENS) return null;
+    const size = (n) => n.toLocaleString("en");
+    return wireError(
+      "llm_context_overflow",
+      `The model's context window (${size(window)} tokens) cannot hold Corral's fixed prompt (about ${size(prefixTokens)} tokens: the system prompt, the project's instructions and the tools) and a message, so nothing was sent.`,
+      "Give the model a larger window: start llama.cpp with `llama-server -c 8192`, set `num_ctx` for Ollama (`/set parameter num_ctx 8192`, or `PARAMETER num_ctx 8192` in a Modelfile), or raise the context length in LM Studio; then send again.",
+      { context_window: window, prompt_tokens: prefixTokens }
+    );
+  }
+
+  // src/lib/agent/pastes.ts
+  var READ_PASTE = "read_paste";
+  var READ_PASTE_TOOL = {
+    name: READ_PASTE,
+    description: "Read one part of a long text the user pasted (the message says how many parts it has).",
+    input_schema: { type: "object", properties: { paste: { type: "integer" }, part: { type: "integer" } }, required: ["paste", "part"] }
+  };
+  var PasteShelf = class _PasteShelf {
+    pastes = [];
+    /**
+     * The shelf of a conversation opened again: each message that went as a
+     * paste's first part and a note is cut again, in parts of the size it
+     * was cut in then, from the whole text its item keeps.
+     */
+    static fromEntries(entries) {
+      const shelf = new _PasteShelf();
+      for (const entry of entries) {
+        if (entry.message?.role !== "user") continue;
+        const whole = entry.items.find((item) => item.kind === "user")?.text;
+        if (typeof whole !== "string") continue;
+        for (const block of entry.message.content) {
+          const noted = block.type === "text" ? NOTED.exec(block.text) : null;
+          if (!noted) continue;
+          const [, paste, count] = noted;
+          const first = block.type === "text" ? block.text.slice(noted[0].length) : "";
+          const parts = cut(whole, first.length);
+          if (first === "" || parts[0] !== first || parts.length !== Number(count)) continue;
+          shelf.pastes[Number(paste) - 1] = parts;
+        }
+      }
+      shelf.pastes = Array.from(shelf.pastes, (parts) => parts ?? []);
+      return shelf;
+    }
+    get isEmpty() {
+      return this.pastes.length === 0;
+    }
+    /**
+     * `text` as the model is sent it: whole when it fits in `maxChars`, else
+     * kept here in parts of that size and given as its first part and a note.
+     */
+    shelve(text, maxChars) {
+      if (text.length <= maxChars) return text;
+      const parts = cut(text, Math.max(200, maxChars - 400));
+      this.pastes.push(parts);
+      const paste = this.pastes.length;
+      return `[The user's message is ${text.length.toLocaleString("en")} characters, more than fits the model's context window at once. It is attachment ${paste}, in ${parts.length} parts; part 1 follows. Read the others with ${READ_PASTE} {"paste": ${paste}, "part": N}, ${NOTE_END}${parts[0]}`;
+    }
+    /** The answer to a `read_paste` call. */
+    answer(use) {
+      const paste = Number(use.input.paste);
+      const part = Number(use.input.part);
+      const parts = this.pastes[paste - 1];
+      const text = parts?.[part - 1];
+      if (text === void 0) {
+        const known = this.pastes.map((p, i) => `attachment ${i + 1}: ${p.length} parts`).join(", ");
+        const why = known ? `The attachments: ${known}.` : "The conversation holds no attachment.";
+        return { type: "tool_result", tool_use_id: use.id, content: `No part ${String(use.input.part)} of attachment ${String(use.input.paste)}. ${why}`, is_error: true };
+      }
+      return { type: "tool_result", tool_use_id: use.id, content: `[Attachment ${paste}, part ${part} of ${parts.length}]
+${text}` };
+    }
+  };
+  var NOTE_END = "one at a time, keeping notes of what matters.]\n\n";
+  var NOTED = new RegExp(`^\\[The user's message is [\\d,]+ characters, [^\\]]*? It is attachment (\\d+), in (\\d+) parts; part 1 follows\\. [^\\]]*?${NOTE_END.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`);
+  function cut(text, size) {
+    const parts = [];
+    for (let at = 0; at < text.length; at += Math.max(1, size)) parts.push(text.slice(at, at + Math.max(1, size)));
+    return parts;
+  }
+
+  // src/lib/agent/preview.ts
+  function previewOf(check, path) {
+    if (check.preview) {
+      const { path: shown, before, after } = check.preview;
+      return { kind: "diff", path: shown, before, after };
+    }
+    if (check.preview_error) {
+      const why = `${check.preview_error.code}: ${check.preview_error.message}`;
+      return { kind: "unavailable", path: typeof path === "string" ? path : "", reason: why };
+    }
+    return void 0;
+  }
+
+  // src/lib/agent/toolRunner.ts
+  var ToolRunner = class {
+    constructor(ipc, hooks) {
+      this.ipc = ipc;
+      this.hooks = hooks;
+    }
+    ipc;
+    hooks;
+    /** Live output of exec_shell calls, by card id. */
+    outputs = /* @__PURE__ */ new Map();
+    pending = /* @__PURE__ */ new Map();
+    decide(cardId, decision) {
+      this.pending.get(cardId)?.(decision);
+    }
+    /** One tool_result per tool_use, in order; calls not reached are cancelled. */
+    async runAll(uses, control, cardIds, cancel) {
+      const results = /* @__PURE__ */ new Map();
+      const card = (use) => cardIds.get(use.id) ?? use.id;
+      for (const batch of this.batches(uses)) {
+        const approved = [];
+        for (const use of batch) {
+          if (control.cancelled) break;
+          const gate = await this.gate(use, card(use), control);
+          if (gate.kind === "run") approved.push({ use, ...gate.consent ? { consent: gate.consent } : {} });
+          else if (gate.kind === "result") results.set(use, gate.result);
+        }
+        if (control.cancelled) break;
+        const outputs = await Promise.all(approved.map((a) => this.execute(a, card(a.use), control)));
+        approved.forEach((a, i) => results.set(a.use, outputs[i]));
+        if (control.cancelled) break;
+      }
+      return uses.map((use) => results.get(use) ?? cancel(use));
+    }
+    /** Consecutive read calls form one batch; every other call is its own. */
+    batches(uses) {
+      const batches = [];
+      let reads = [];
+      for (const use of uses) {
+        if (this.hooks.riskOf(use.name) === "read") {
+          reads.push(use);
+          continue;
+        }
+        if (reads.length > 0) batches.push(reads);
+        reads = [];
+        batches.push([use]);
+      }
+      if (reads.length > 0) batches.push(reads);
+      return batches;
+    }
+    fail(use, id, error) {
+      const wire = toWireError(error);
+      this.hooks.updateCard(id, { status: "failed", error: wire });
+      return { kind: "result", result: errorBlock(use, wire) };
+    }
+    async gate(use, id, control) {
+      if (this.hooks.riskOf(use.name) === null) {
+        return this.fail(use, id, wireError("invalid_input", `There is no tool named \`${use.name}\`.`, "Use one of the tools listed in the system prompt."));
+      }
+      const inputError = this.hooks.inputError(use.id);
+      if (inputError) return this.fail(use, id, inputError);
+      const conversation = this.hooks.conversation?.() ?? "";
+      let policy;
+      try {
+        policy = await this.ipc.checkCall(use.name, use.input, conversation);
+      } catch (error) {
+        return this.fail(use, id, error);
+      }
+      if (policy.decision === "deny") {
+        const error = wireError("denied", policy.reason, "The permission mode forbids this call; do not retry it.");
+        this.hooks.updateCard(id, { status: "denied", reason: policy.reason, error });
+        return { kind: "result", result: errorBlock(use, error) };
+      }
+      const preview = previewOf(policy, use.input.path);
+      if (preview) this.hooks.updateCard(id, { preview });
+      const ticket = { ticket: policy.ticket };
+      if (policy.decision === "allow") {
+        if (policy.rule) this.hooks.updateCard(id, { rule: policy.rule });
+        if (policy.grant) this.hooks.updateCard(id, { grant: policy.grant.grant });
+        return { kind: "run", consent: ticket };
+      }
+      this.hooks.updateCard(id, {
+        status: "waiting",
+        reason: policy.reason,
+        ...policy.network ? { network: true } : {},
+        ...policy.one_at_a_time ? { oneAtATime: true } : {},
+        ...policy.proposed_rule ? { proposedRule: policy.proposed_rule } : {}
+      });
+      const answer = await this.ask(id, control);
+      if (answer === "cancelled") return { kind: "cancelled" };
+      if (answer === "deny") {
+        this.hooks.updateCard(id, { status: "denied", reason: "You denied this call." });
+        return { kind: "result", result: textBlock(use, DENIED_TEXT) };
+      }
+      const network = answer === "network" || policy.network === true;
+      const withNetwork = network ? { network } : {};
+      let approval;
+      if (answer === "once" || answer === "network") approval = { scope: "once", ...withNetwork };
+      else if ("grant" in answer) approval = { scope: "conversation", ...withNetwork, grant: answer.grant };
+      else approval = { scope: "always", ...withNetwork, rule: answer.rule };
+      return { kind: "run", consent: { ...ticket, approval } };
+    }
+    ask(id, control) {
+      return new Promise((resolve) => {
+        const onCancel = () => {
+          this.pending.delete(id);
+          resolve("cancelled");
+        };
+        control.hooks.add(onCancel);
+        this.pending.set(id, (answer) => {
+          this.pending.delete(id);
+          control.hooks.delete(onCancel);
+          resolve(answer);
+        });
+      });
+    }
+    async execute({ use, consent }, id, control) {
+      this.hooks.updateCard(id, { status: "running" });
+      try {
+        const turn = this.hooks.turnId?.();
+        const tag = this.hooks.riskOf(use.name) === "read" ? void 0 : { call_id: id, ...turn === void 0 ? {} : { turn_id: turn } };
+        const output = use.name === "exec_shell" ? await this.shell(use, id, consent, control, tag) : this.hooks.displayOf?.(use.name)?.server !== void 0 ? await this.stoppable(use, consent, control, tag) : tag ? await this.ipc.callTool(use.name, use.input, consent, tag) : await this.ipc.callTool(use.name, use.input, consent);
+        this.hooks.updateCard(id, { status: "done", result: output });
+        return resultBlock(use, output);
+      } catch (error) {
+        const wire = toWireError(error);
+        this.hooks.updateCard(id, { status: wire.code === "cancelled" ? "cancelled" : "failed", error: wire });
+        return errorBlock(use, wire);
+      } finally {
+        if (consent?.approval?.scope === "conversation") this.hooks.granted?.();
+      }
+    }
+    /** A call Stop can end while it runs (an MCP server's tool). */
+    async stoppable(use, consent, control, tag) {
+      const runId = this.hooks.newId();
+      const onCancel = () => void this.ipc.cancel(runId).catch(() => void 0);
+      control.hooks.add(onCancel);
+      try {
+        return await this.ipc.callTool(use.name, use.input, consent, tag, runId);
+      } finally {
+        control.hooks.delete(onCancel);
+      }
+    }
+    async shell(use, id, consent, control, tag) {
+      const runId = this.hooks.newId();
+      const buffer = new OutputBuffer(this.hooks.scheduleFrame);
+      this.outputs.set(id, buffer);
+      this.hooks.updateCard(id, { runId });
+      const onCancel = () => void this.ipc.cancel(runId).catch(() => void 0);
+      control.hooks.add(onCancel);
+      try {
+        return await this.ipc.execShell(use.input, consent, runId, (event) => buffer.push(event), tag);
+      } finally {
+        control.hooks.delete(onCancel);
+        buffer.flush();
+        this.hooks.updateCard(id, { runId: void 0 });
+      }
+    }
+  };
+
+  // src/lib/sandboxNotice.ts
+  function sandboxNotice(result) {
+    if (typeof result !== "object" || result === null) return null;
+    const { sandbox, sandbox_note: note } = result;
+    if (sandbox === void 0 || sandbox === "namespaces") return null;
+    const why = typeof note === "string" && note !== "" ? ` (${note})` : "";
+    return sandbox === "landlock" ? `Commands run without their full sandbox here${why}. Every command will ask first; only their writes are confined.` : `Commands run with no sandbox here${why}. Every command will ask first.`;
+  }
+
+  // src/lib/agent/loop.ts
+  var DEFAULT_MAX_TURNS = 100;
+  var COUNT_WAIT_MS = 1500;
+  var CUT_OFF_TEXT = "Not run: your reply was cut off at its token limit before it ended, so this call may be incomplete. Send it again in a shorter reply.";
+  var IMAGE_LEFT_OUT = "[An image was here; it is left out because this model takes no images.]";
+  var AgentLoop = class {
+    constructor(ipc, options) {
+      this.ipc = ipc;
+      this.options = options;
+      this.newId = options.newId ?? (() => crypto.randomUUID());
+      this.grants = new GrantList(ipc, () => crypto.randomUUID(), (grants) => this.patch({ grants }));
+      this.tools = new ToolRunner(ipc, {
+        newId: this.newId,
+        scheduleFrame: options.scheduleFrame,
+        updateCard: (id, change) => {
+          this.updateCard(id, change);
+          this.noteSandbox(change.result);
+        },
+        riskOf: (name) => this.specs?.find((s) => s.name === name)?.risk ?? null,
+        displayOf: (name) => this.specs?.find((s) => s.name === name)?.display,
+        inputError: (callId) => this.inputErrors.get(callId),
+        turnId: () => this.turnId,
+        conversation: () => this.grants.conversation,
+        granted: () => void this.grants.refresh()
+      });
+      this.journal = this.newJournal(null);
+      if (options.conversation) this.load(options.conversation);
+    }
+    ipc;
+    options;
+    store = writable(emptyState());
+    state = this.store;
+    messages = [];
+    specs = null;
+    control = null;
+    estimate = new TokenEstimate();
+    /** What the server said of the model; undefined until asked. */
+    model;
+    /**
+     * The model refused images the conversation carried from before: from
+     * then on they are left out of what it is sent (a line says so in their
+     * place; the conversation keeps them), until `resetModel` (another
+     * model, or another conversation opened).
+     */
+    imagesRefused = false;
+    /** The images the person sent in this turn: they are always sent. */
+    freshImages = /* @__PURE__ */ new Set();
+    /** The project's instruction file, read once per conversation. */
+    instructions;
+    /** Tools offered by name only (a small window) that the model asked for: offered whole from then on. */
+    requestedTools = /* @__PURE__ */ new Set();
+    /** Messages too large for the window, kept in parts for `read_paste`. */
+    pastes = new PasteShelf();
+    tools;
+    newId;
+    /** The conversation's key and what the user allowed in it. */
+    grants;
+    /** The user message being answered: checkpoints are taken in its name. */
+    turnId;
+    /** Appends the conversation to the history as it happens. */
+    journal;
+    /** Journals of conversations left with entries not stored: sent again until they are. */
+    retired = [];
+    /**
+     * The conversation opened brief (long tool results left out) or in part
+     * (its last entries only), until it is whole.
+     */
+    briefId = null;
+    /** Its whole: fetched a moment after it is shown, or when the user goes on. */
+    whole = null;
+    fetching = false;
+    /** The window's key of the conversation shown (its grants and answers about domains). */
+    get conversationKey() {
+      return this.grants.conversation;
+    }
+    /** The conversation's id in the history; null until its first entry is stored. */
+    get conversationId() {
+      return this.journal.conversation;
+    }
+    /**
+     * Where a fork from the user message `itemId` cuts: "edit" keeps what came
+     * before the message, "here" also the message and the work it started (up
+     * to the next message of the user). Null until the message is stored.
+     */
+    forkPoint(itemId, mode) {
+      const seq = this.journal.seqOf(itemId);
+      if (seq === void 0) return null;
+      if (mode === "edit") return seq;
+      const items = this.store.get().items;
+      const at = items.findIndex((item) => item.id === itemId);
+      const next = items.slice(at + 1).find((item) => item.kind === "user");
+      return (next && this.journal.seqOf(next.id)) ?? Number.MAX_SAFE_INTEGER;
+    }
+    newJournal(conversation, stored) {
+      const journal = new Journal(this.ipc, {
+        conversation: conversation?.summary.id ?? null,
+        stored: stored && { items: stored.items, seqOf: stored.seqOf },
+        onAppended: this.options.onAppended,
+        onError: (e) => {
+          const which = journal === this.journal ? "the conversation" : "the conversation left";
+          this.addItem({ kind: "notice", id: this.newId(), text: `Could not save ${which} (${e.code}): ${e.message}` });
+        }
+      });
+      return journal;
+    }
+    /**
+     * Leaves the conversation of `journal`: what it could not store yet is
+     * sent again now and, while that fails, again at each save of the next
+     * conversations; it is never dropped.
+     */
+    async leave(journal) {
+      await journal.flush();
+      if (journal.unsaved > 0) await journal.retry();
+      if (journal.unsaved > 0 && !this.retired.includes(journal)) this.retired.push(journal);
+    }
+    /** Sends again what conversations left could not store. */
+    async retryRetired() {
+      for (const journal of [...this.retired]) await journal.retry();
+      this.retired = this.retired.filter((journal) => journal.unsaved > 0);
+    }
+    /**
+     * Stores what is still unsaved, of this conversation and of those left,
+     * before another is opened; resolves once each is stored or has failed
+     * again (nothing is dropped: a failure is tried again later).
+     */
+    async saveAll() {
+      await this.journal.flush();
+      if (this.journal.unsaved > 0) await this.journal.retry();
+      await this.retryRetired();
+    }
+    /** Entries recorded in this loop and not stored yet, in every conversation. */
+    get unsaved() {
+      return this.journal.unsaved + this.retired.reduce((sum, journal) => sum + journal.unsaved, 0);
+    }
+    /** The project folder the tools resolve paths against. */
+    get projectRoot() {
+      return this.options.projectRoot;
+    }
+    /** The provider transcript, as the next request would send it. */
+    get transcript() {
+      return this.messages;
+    }
+    /**
+     * Goes on with a conversation from the history (the loop must be idle).
+     * It may come brief (long tool results left out) or in part (its last
+     * entries, fewer than `summary.entries`): it is shown at once, and its
+     * whole is fetched behind; nothing is sent until that is in.
+     */
+    load(conversation) {
+      if (this.control) return;
+      const opened = fromEntries(conversation.entries);
+      this.resume(opened);
+      this.freshImages = /* @__PURE__ */ new Set();
+      this.instructions = void 0;
+      this.requestedTools = /* @__PURE__ */ new Set();
+      this.pastes = PasteShelf.fromEntries(conversation.entries);
+      this.foldersSeen = /* @__PURE__ */ new Set();
+      const { input_tokens, output_tokens } = conversation.summary;
+      this.store.set({ ...emptyState(), items: opened.items, usage: { input_tokens, output_tokens } });
+      this.grants.restart();
+      void this.leave(this.journal);
+      this.journal = this.newJournal(conversation, opened);
+      const partial = conversation.entries.length < conversation.summary.entries;
+      const brief = partial || conversation.entries.some((entry) => (entry.elided?.length ?? 0) > 0);
+      this.briefId = brief ? conversation.summary.id : null;
+      if (!partial) void this.estimateOpened(this.journal);
+      const journal = this.journal;
+      this.whole = brief ? later(WHOLE_AFTER_MS).then(() => this.fetchWhole(conversation.summary.id, journal)) : null;
+      this.whole?.catch(() => void 0);
+    }
+    /**
+     * Resolves once the conversation shown is whole (at once when it was
+     * opened whole); a failed fetch resolves it too (tried again on send).
+     */
+    async loaded() {
+      await this.whole?.catch(() => void 0);
+    }
+    /**
+     * Completes a conversation opened brief or in part: the whole transcript
+     * for the next request, the earlier entries' items and the results of
+     * cards shown without them. Nothing is appended: it is all stored
+     * already. It comes in parts of `WHOLE_PART` entries, newest first, each
+     * its own IPC answer, so the page parses a few MB at a time and paints
+     * between them.
+     */
+    async fetchWhole(id, journal) {
+      if (this.journal !== journal || this.briefId !== id) return;
+      this.fetching = true;
+      try {
+        const parts = [];
+        let before;
+        for (; ; ) {
+          const data = await this.ipc.openConversation(id, { ...before === void 0 ? {} : { beforeSeq: before }, last: WHOLE_PART });
+          if (this.journal !== journal) return;
+          const first = data.entries[0];
+          if (!first || before !== void 0 && first.seq >= before) break;
+          parts.unshift(data.entries);
+          if (data.entries.length < WHOLE_PART) break;
+          before = first.seq;
+          await nextTask();
+        }
+        await nextTask();
+        if (this.journal !== journal) return;
+        const whole = fromEntries(parts.flat());
+        await nextTask();
+        if (this.journal !== journal) return;
+        this.complete(journal, whole);
+        this.pastes = PasteShelf.fromEntries(parts.flat());
+        await nextTask();
+        if (this.journal !== journal) return;
+        if (this.specs && this.model !== void 0) this.estimateShown();
+        else void this.estimateOpened(journal);
+      } finally {
+        this.fetching = false;
+      }
+    }
+    /** The transcript of a conversation opened: from its last compaction's summary on, when it has one. */
+    resume(opened) {
+      const last = opened.items.filter((item) => item.kind === "notice" && item.compacted !== void 0).at(-1);
+      const resumed = resumeFrom(opened.messages, last?.compacted);
+      this.messages = resumed.messages;
+      this.shift = resumed.shift;
+    }
+    /**
+     * How far the transcript's indices are behind the conversation's as the
+     * history keeps it (the messages a summary replaced, less its message).
+     */
+    shift = 0;
+    /**
+     * Puts the whole of a conversation opened brief or in part in place of
+     * what was shown: its items in their order, each shown one kept as it is
+     * (a card completed with its result), then those added since the open.
+     */
+    complete(journal, whole) {
+      this.resume(whole);
+      this.briefId = null;
+      const stored = [];
+      this.store.update((state) => {
+        const shown = new Map(state.items.map((item) => [item.id, item]));
+        const items = whole.items.map((full) => {
+          const item = shown.get(full.id);
+          shown.delete(full.id);
+          if (item === void 0) {
+            stored.push(full);
+            return full;
+          }
+          if (item.kind !== "tool" || item.result !== void 0 || full.kind !== "tool" || full.result === void 0) return item;
+          const done = { ...item, result: full.result };
+          stored.push(done);
+          return done;
+        });
+        return { ...state, items: [...items, ...shown.values()] };
+      });
+      journal.markStored(stored, whole.seqOf);
+    }
+    /** Waits for the whole of a conversation opened brief; false (and the error shown) if it cannot be had. */
+    async ready() {
+      if (this.briefId === null) return true;
+      if (!this.fetching) this.whole = this.fetchWhole(this.briefId, this.journal);
+      try {
+        await this.whole;
+      } catch (error) {
+        this.patch({ error: toWireError(error) });
+      }
+      return this.briefId === null;
+    }
+    /**
+     * Sends the person's message: its text and the images pasted or dropped
+     * with it. When the model refuses the images (`images_unsupported`), the
+     * message is taken back (see `withdraw`) and offered to the composer
+     * again as `returned`, so nothing typed or attached is lost; so is a
+     * message that is not sent at all (a run is on, the rest of a
+     * conversation opened in part could not be had, or its images are over
+     * the limits).
+     */
+    async send(text, images = []) {
+      if (text.trim() === "" && images.length === 0) return;
+      if (this.control || !await this.ready() || this.control) {
+        this.patch({ returned: { text, images } });
+        return;
+      }
+      const over = this.imagesOverLimit(images.length);
+      if (over) {
+        this.patch({ error: over, returned: { text, images } });
+        return;
+      }
+      const sentText = await this.shelvePaste(text);
+      if (this.control) {
+        this.patch({ returned: { text, images } });
+        return;
+      }
+      const content = [...text.trim() === "" ? [] : [{ type: "text", text: sentText }], ...images];
+      this.messages = appendUserContent(this.messages, content);
+      const sent = this.messages.at(-1);
+      this.freshImages = new Set(images);
+      const turn = this.newId();
+      this.turnId = turn;
+      this.patch({ returned: null });
+      this.addItem({ kind: "user", id: turn, text, ...images.length > 0 ? { images } : {} });
+      this.record({ role: "user", content });
+      await this.run();
+      const error = this.store.get().error;
+      if (images.length > 0 && error?.details?.reason === "images_unsupported" && this.turnId === turn) this.withdraw(turn, sent, content.length, text, images);
+    }
+    /** The person's text as the model is sent it: a part and a note when it is larger than its share of the window. */
+    async shelvePaste(text) {
+      try {
+        this.specs ??= await this.ipc.toolSpecs();
+        await this.modelFacts();
+      } catch {
+        return text;
+      }
+      const prefix = this.estimate.tokens({ ...this.request(this.specs), messages: [] });
+      return this.pastes.shelve(text, resultShare(this.contextWindow.window, prefix, this.estimate.ratio));
+    }
+    /**
+     * Why a message with `count` images cannot be sent (more than a message
+     * may carry, or more than the bridge takes in one request with the
+     * conversation's images), or null. Checked before the message is
+     * recorded, so it goes back to the box whole.
+     */
+    imagesOverLimit(count) {
+      if (count > IMAGES_PER_MESSAGE) {
+        return wireError("invalid_input", `The message carries ${count} images; at most ${IMAGES_PER_MESSAGE} can be sent with one message.`, "Remove some images, or send them over several messages.");
+      }
+      const earlier = this.messages.flatMap((m) => m.content).filter((b) => b.type === "image").length;
+      if (count > 0 && earlier + count > IMAGES_PER_REQUEST) {
+        return wireError("invalid_input", `The conversation already carries ${earlier} images; with ${count} more it would be over the ${IMAGES_PER_REQUEST} one request can carry.`, "Start a new conversation for more images, or send the message without them.");
+      }
+      return null;
+    }
+    /**
+     * Takes back the user's last message, which the model refused for its
+     * images: its blocks leave the transcript, its item the window (stored
+     * again as `withdrawn`, so the conversation opened again leaves it out
+     * too), and its text and images go back to the composer. Only while
+     * `sent`, the message `send` appended (or merged the blocks into), is
+     * still the last: after a tool round in the same turn the last user
+     * message holds tool results, and cutting it would corrupt the
+     * transcript, so the error is only shown.
+     */
+    withdraw(turn, sent, blocks, text, images) {
+      const last = this.messages.at(-1);
+      const item = this.store.get().items.find((i) => i.id === turn);
+      if (sent === void 0 || last !== sent || item?.kind !== "user") return;
+      const kept = last.content.slice(0, Math.max(0, last.content.length - blocks));
+      this.messages = kept.length > 0 ? [...this.messages.slice(0, -1), { role: "user", content: kept }] : this.messages.slice(0, -1);
+      this.removeItems(/* @__PURE__ */ new Set([turn]));
+      this.journal.recordItems([{ kind: "user", id: turn, text: "", withdrawn: true }]);
+      this.turnId = void 0;
+      this.patch({ returned: { text, images } });
+    }
+    /** Re-sends the last turn after a provider failure; the conversation is kept. */
+    async retry() {
+      if (this.control || !await this.ready()) return;
+      if (this.control || this.messages.at(-1)?.role !== "user") return;
+      await this.run();
+    }
+    /** Goes on after the run paused at its turn budget. */
+    async continue() {
+      await this.retry();
+    }
+    /** Forgets what is known of the model (the settings changed). */
+    resetModel() {
+      this.model = void 0;
+      this.imagesRefused = false;
+      this.asking = null;
+      this.counting = null;
+      this.modelNoted = false;
+    }
+    /**
+     * The settings changed: forgets the model, asks the server about the new
+     * one and shows the meter against its window at once (when idle).
+     */
+    async refreshModel() {
+      this.resetModel();
+      if (this.control) return;
+      try {
+        this.specs ??= await this.ipc.toolSpecs();
+        await this.modelFacts();
+      } catch {
+        return;
+      }
+      this.estimateShown();
+    }
+    /** Summarizes the older part of the conversation now (the Compact button). */
+    async compact() {
+      if (this.control || !await this.ready() || this.control) return;
+      const control = { cancelled: false, hooks: /* @__PURE__ */ new Set() };
+      this.control = control;
+      this.patch({ busy: true });
+      try {
+        await this.compactNow(control, true);
+      } finally {
+        this.control = null;
+        this.patch({ busy: false });
+        await this.save();
+      }
+    }
+    stop() {
+      const control = this.control;
+      if (!control || control.cancelled) return;
+      control.cancelled = true;
+      for (const hook of [...control.hooks]) hook();
+    }
+    dismissError() {
+      this.patch({ error: null });
+    }
+    /** Starts a new conversation; the one shown stays in the history as it is. */
+    async clear() {
+      if (this.control) return;
+      await this.leave(this.journal);
+      this.messages = [];
+      this.freshImages = /* @__PURE__ */ new Set();
+      this.shift = 0;
+      this.instructions = void 0;
+      this.requestedTools = /* @__PURE__ */ new Set();
+      this.pastes = new PasteShelf();
+      this.foldersSeen = /* @__PURE__ */ new Set();
+      this.store.set(emptyState());
+      this.grants.restart();
+      this.journal = this.newJournal(null);
+      this.briefId = null;
+      this.whole = null;
+    }
+    /** The key under which Rust holds what the user allowed in this conversation. */
+    get grantsKey() {
+      return this.grants.conversation;
+    }
+    /** Revokes one thing the user allowed in this conversation. */
+    revokeGrant(id) {
+      return this.grants.revoke(id);
+    }
+    /** The user's answer to an approval card. */
+    decide(cardId, decision) {
+      this.tools.decide(cardId, decision);
+    }
+    /** Stops one running command; the loop goes on with its partial output. */
+    stopCommand(cardId) {
+      const card = this.store.get().items.find((i) => i.kind === "tool" && i.id === cardId);
+      if (card?.runId) void this.ipc.cancel(card.runId).catch(() => void 0);
+    }
+    outputFor(cardId) {
+      return this.tools.outputs.get(cardId);
+    }
+    async run() {
+      const control = { cancelled: false, hooks: /* @__PURE__ */ new Set() };
+      this.control = control;
+      this.patch({ busy: true, error: null, retrying: null, turnLimitReached: false });
+      const maxTurns = this.options.maxTurns ?? DEFAULT_MAX_TURNS;
+      let overflowRetried = false;
+      try {
+        this.specs = await this.ipc.toolSpecs();
+        await this.loadModelFacts();
+        for (let turn = 1; ; turn++) {
+          const unfit = await this.fitContext(control, this.specs);
+          if (unfit) {
+            this.patch({ error: unfit });
+            break;
+          }
+          if (control.cancelled) break;
+          const usedBefore = this.store.get().usage;
+          const outcome = await this.streamTurn(control, this.specs);
+          if (outcome.error && isContextOverflow(outcome.error) && !overflowRetried && !control.cancelled) {
+            overflowRetried = true;
+            const unfit2 = this.noteOverflow(outcome.error, this.specs);
+            if (unfit2) {
+              this.patch({ error: unfit2 });
+              break;
+            }
+            if (await this.compactNow(control, true)) {
+              turn--;
+              continue;
+            }
+          }
+          if (outcome.error && this.refusesEarlierImages(outcome.error) && !control.cancelled) {
+            this.imagesRefused = true;
+            this.notice("This model takes no images: the conversation's earlier images are left out of what it is sent from now on. They stay in the conversation.");
+            turn--;
+            continue;
+          }
+          if (outcome.error) {
+            this.patch({ error: outcome.error });
+            break;
+          }
+          if (outcome.message) {
+            this.messages = [...this.messages, outcome.message];
+            const used = this.store.get().usage;
+            this.record(outcome.message, {
+              input_tokens: used.input_tokens - usedBefore.input_tokens,
+              output_tokens: used.output_tokens - usedBefore.output_tokens
+            });
+          }
+          const uses = outcome.message?.content.filter((b) => b.type === "tool_use") ?? [];
+          if (uses.length > 0 && outcome.stopReason === "max_tokens") {
+            this.messages = [...this.messages, { role: "user", content: uses.map((use) => this.cutOffCard(use)) }];
+            this.record(this.messages[this.messages.length - 1]);
+            this.notice(
+              `The reply was cut off at its token limit; its ${uses.length === 1 ? "tool call was" : `${uses.length} tool calls were`} not run. Send a message to let the agent try again.`
+            );
+            break;
+          }
+          if (uses.length === 0) {
+            if (outcome.stopReason === "max_tokens") this.notice("The reply hit the max tokens limit and was cut off.");
+            else if (!control.cancelled && !outcome.message) this.notice("The model sent an empty reply.");
+            break;
+          }
+          const asked = this.askedTools(uses, this.specs);
+          const runnable = uses.filter((use) => !asked.has(use));
+          const ran = control.cancelled ? runnable.map((use) => this.cancelCard(use)) : await this.tools.runAll(runnable, control, this.cardIds, (use) => this.cancelCard(use));
+          const results = uses.map((use) => asked.get(use) ?? ran[runnable.indexOf(use)]);
+          const content = [...results, ...await this.folderInstructions(uses)];
+          this.messages = [...this.messages, { role: "user", content }];
+          this.record({ role: "user", content });
+          if (control.cancelled) break;
+          await this.save();
+          if (turn >= maxTurns) {
+            this.notice(`Paused after ${maxTurns} model turns. Continue to let the agent go on.`);
+            this.patch({ turnLimitReached: true });
+            break;
+          }
+        }
+      } catch (error) {
+        this.patch({ error: toWireError(error) });
+      } finally {
+        if (control.cancelled) this.notice("Stopped.");
+        this.control = null;
+        this.patch({ busy: false, retrying: null });
+        if (control.cancelled) this.estimateShown();
+        await this.save();
+      }
+    }
+    /** Card ids of the current turn, by the provider's tool_use id. */
+    cardIds = /* @__PURE__ */ new Map();
+    /** Calls of the current turn whose input the model garbled, by tool_use id. */
+    inputErrors = /* @__PURE__ */ new Map();
+    async streamTurn(control, specs) {
+      const runId = this.newId();
+      const assembler = new StreamAssembler();
+      const textId = this.newId();
+      this.cardIds = /* @__PURE__ */ new Map();
+      this.inputErrors = /* @__PURE__ */ new Map();
+      this.addItem({ kind: "assistant", id: textId, text: "", streaming: true });
+      let stopReason = "";
+      let error = null;
+      let hook = () => void 0;
+      const cancelled = new Promise((resolve) => {
+        hook = () => {
+          void this.ipc.cancel(runId).catch(() => void 0);
+          resolve();
+        };
+      });
+      control.hooks.add(hook);
+      this.patch({ waiting: { since: Date.now() } });
+      const onEvent = (event) => {
+        if (control.cancelled) return;
+        assembler.apply(event);
+        if (event.type === "prompt_progress") {
+          this.patch({ waiting: { since: this.store.get().waiting?.since ?? Date.now(), processed: event.processed, total: event.total } });
+          return;
+        }
+        if (event.type !== "retrying" && event.type !== "usage" && this.store.get().waiting) this.patch({ waiting: null });
+        if (event.type !== "retrying" && this.store.get().retrying) this.patch({ retrying: null });
+        switch (event.type) {
+          case "text_delta":
+            this.updateItem(textId, (item) => ({ ...item, text: assembler.text }));
+            return;
+          case "tool_call_start":
+            this.openCard(event.id, event.name, {});
+            return;
+          case "tool_call_end":
+            if (event.input_error) this.inputErrors.set(event.id, event.input_error);
+            this.openCard(event.id, event.name, event.input ?? {});
+            return;
+          case "usage": {
+            reportedInput += event.input_tokens;
+            const usage = this.store.get().usage;
+            this.patch({
+              usage: {
+                input_tokens: usage.input_tokens + event.input_tokens,
+                output_tokens: usage.output_tokens + event.output_tokens
+              }
+            });
+            return;
+          }
+          case "retrying":
+            this.patch({ retrying: { attempt: event.attempt, delay_ms: event.delay_ms, error: event.error } });
+            return;
+          case "done":
+            stopReason = event.stop_reason;
+            return;
+          case "error":
+            error = event.error;
+            return;
+          case "tool_call_delta":
+            return;
+        }
+      };
+      const request = this.request(specs);
+      request.max_tokens = replyLimit(this.contextWindow.window, this.estimate.tokens(request));
+      let reportedInput = 0;
+      const stream = this.ipc.llmStream(runId, request, onEvent).then(
+        () => void 0,
+        (rejection) => {
+          error ??= toWireError(rejection);
+        }
+      );
+      await Promise.race([stream, cancelled]);
+      control.hooks.delete(hook);
+      this.patch({ waiting: null });
+      if (reportedInput > 0) {
+        this.estimate.calibrate(request, reportedInput);
+        this.showMeter(reportedInput);
+      } else {
+        this.showMeter(this.estimate.tokens(request));
+      }
+      const drop = new Set(assembler.unfinished.flatMap((callId) => this.cardIds.get(callId) ?? []));
+      if (error && !control.cancelled) {
+        this.removeItems(/* @__PURE__ */ new Set([textId, ...this.cardIds.values()]));
+        return { message: null, stopReason, error };
+      }
+      if (assembler.text.trim() === "") drop.add(textId);
+      else this.updateItem(textId, (item) => ({ ...item, streaming: false }));
+      this.removeItems(drop);
+      return { message: assembler.message(), stopReason: control.cancelled ? "cancelled" : stopReason, error: null };
+    }
+    openCard(callId, name, input) {
+      const existing = this.cardIds.get(callId);
+      if (existing) {
+        this.updateCard(existing, { input });
+        return;
+      }
+      const id = this.newId();
+      this.cardIds.set(callId, id);
+      const spec = this.specs?.find((s) => s.name === name);
+      const shown = spec ? { display: spec.display } : {};
+      this.addItem({ kind: "tool", id, callId, name, input, risk: spec?.risk ?? null, ...shown, status: "queued" });
+    }
+    /** Folders whose AGENTS.md was looked for in this conversation. */
+    foldersSeen = /* @__PURE__ */ new Set();
+    /** The AGENTS.md of folders the model just read files in, as text blocks for it. */
+    async folderInstructions(uses) {
+      const source = this.options.instructions ?? PROJECT_INSTRUCTIONS;
+      const blocks = [];
+      for (const use of uses) {
+        if (use.name !== "read_file" || typeof use.input.path !== "string") continue;
+        for (const found of await source.folder(this.ipc, use.input.path, this.foldersSeen)) {
+          this.notice(found.notice, found.text);
+          blocks.push({ type: "text", text: instructionsBlock(found) });
+        }
+      }
+      return blocks;
+    }
+    /** An image the person sent before this turn. */
+    earlier = (block) => block.type === "image" && !this.freshImages.has(block);
+    /**
+     * Whether `error` is the model refusing images that can only be earlier
+     * ones: this turn's message brought none (if it did, they are the likely
+     * cause, and that message goes back to the box), and images from before
+     * are still sent.
+     */
+    refusesEarlierImages(error) {
+      return error.details?.reason === "images_unsupported" && !this.imagesRefused && this.freshImages.size === 0 && this.messages.some((m) => m.content.some(this.earlier));
+    }
+    /** The conversation as the model is sent it: earlier images left out once it refused them. */
+    sentMessages() {
+      if (!this.imagesRefused) return this.messages;
+      return this.messages.map(
+        (m) => m.content.some(this.earlier) ? { ...m, content: m.content.map((b) => this.earlier(b) ? { type: "text", text: IMAGE_LEFT_OUT } : b) } : m
+      );
+    }
+    /** The request the next turn sends. */
+    request(specs) {
+      const { window } = this.contextWindow;
+      const root = this.options.projectRoot;
+      const instructions = this.instructions ?? null;
+      return {
+        system: isSmallWindow(window) ? shortSystemPrompt(root, window, instructions) : systemPrompt(root, specs, instructions),
+        messages: this.sentMessages(),
+        tools: [...offeredTools(specs, window, this.requestedTools), ...this.pastes.isEmpty ? [] : [READ_PASTE_TOOL]]
+      };
+    }
+    /**
+     * The calls of tools offered by name only: none runs; each gets a
+     * result saying its parameters are offered now, and is from then on.
+     */
+    askedTools(uses, specs) {
+      const asked = /* @__PURE__ */ new Map();
+      for (const use of uses) {
+        if (use.name === READ_PASTE) {
+          const answer = this.pastes.answer(use);
+          asked.set(use, answer);
+          const id2 = this.cardIds.get(use.id);
+          if (id2) this.updateCard(id2, { status: answer.is_error ? "failed" : "done", result: { part: use.input.part } });
+          continue;
+        }
+        if (!isOnRequest(use.name, this.contextWindow.window, specs, this.requestedTools)) continue;
+        const text = `Not run: ${use.name}'s parameters are offered now. Call it again with them.`;
+        asked.set(use, { type: "tool_result", tool_use_id: use.id, content: text });
+        const id = this.cardIds.get(use.id);
+        if (id) this.updateCard(id, { status: "done", result: { offered: use.name } });
+      }
+      for (const use of asked.keys()) if (use.name !== READ_PASTE) this.requestedTools.add(use.name);
+      return asked;
+    }
+    /** The server's word on the model being asked (once per loop, or after `resetModel`). */
+    asking = null;
+    /** Whether what the model cannot do was said (once per loop). */
+    modelNoted = false;
+    /** The server's count of the prefix, asked once per model. */
+    counting = null;
+    /**
+     * What the server says of the model: asked once, on the first need. On a
+     * server that counts tokens, the count of the prefix is started once the
+     * tools are known, and each caller waits for it (at most `countWaitMs`),
+     * also a caller that comes while another's question is still out.
+     */
+    async modelFacts() {
+      if (this.model === void 0) {
+        const asking = this.asking ??= this.ipc.modelInfo().catch(() => ({}));
+        const model2 = await asking;
+        if (this.asking !== asking) return model2;
+        if (this.model === void 0) {
+          this.model = model2;
+          this.patch({ price: model2.price ?? null });
+        }
+      }
+      const model = this.model;
+      if (model.counts_tokens && this.specs && this.asking) {
+        const counting = this.counting ??= this.countPrefix(this.specs, this.asking);
+        let timer;
+        const waited = new Promise((done) => timer = setTimeout(done, this.options.countWaitMs ?? COUNT_WAIT_MS));
+        await Promise.race([counting, waited]).finally(() => clearTimeout(timer));
+      }
+      return model;
+    }
+    /**
+     * Corrects the estimate with the server's own count of the fixed prefix
+     * (llama.cpp's template and tokenizer), once per model, before the first
+     * request is sized by it; a server that cannot count leaves it as it is.
+     */
+    async countPrefix(specs, asking) {
+      const prefix = { ...this.request(specs), messages: [] };
+      const counted = await this.ipc.countPromptTokens(prefix).catch(() => null);
+      if (counted !== null && this.asking === asking) this.estimate.calibrate(prefix, counted);
+    }
+    /**
+     * The meter of a conversation opened: the size of the request its next
+     * message would send, estimated as before a send (without the project's
+     * instructions, read at that send). Nothing is sent.
+     */
+    async estimateOpened(journal) {
+      try {
+        this.specs ??= await this.ipc.toolSpecs();
+        await this.modelFacts();
+      } catch {
+        return;
+      }
+      if (this.journal !== journal) return;
+      this.patch({ price: this.model?.price ?? null });
+      this.estimateShown();
+    }
+    /** Shows the next request's estimated size, when idle and the tools are known. */
+    estimateShown() {
+      if (this.control || !this.specs || this.model === void 0) return;
+      this.showMeter(this.estimate.tokens(this.request(this.specs)));
+    }
+    /** The model's context window and the project's instructions, once. */
+    async loadModelFacts() {
+      const model = await this.modelFacts();
+      if (!this.modelNoted) {
+        this.modelNoted = true;
+        if (model.supports_tools === false) {
+          this.notice(
+            "The server says this model's chat template cannot call tools, so the agent can only talk. Start the server with a template that supports tools (llama.cpp: --jinja), or pick another model."
+          );
+        }
+      }
+      if (this.instructions === void 0) {
+        this.instructions = await (this.options.instructions ?? PROJECT_INSTRUCTIONS).root(this.ipc);
+        const found = this.instructions;
+        const shown = found && this.store.get().items.some((item) => item.kind === "notice" && item.text === found.notice && item.detail === found.text);
+        if (found && !shown) this.notice(found.notice, found.text);
+      }
+    }
+    get contextWindow() {
+      const window = this.model?.context_window;
+      return window ? { window, known: true } : { window: DEFAULT_CONTEXT_WINDOW, known: false };
+    }
+    showMeter(used) {
+      const { window, known } = this.contextWindow;
+      this.patch({ context: { used, window, known } });
+    }
+    /**
+     * Before a request: trims, then summarizes, when it would pass the
+     * threshold; and when even then the reply would have less than its floor
+     * of what the window has left, summarizes all but the last messages.
+     */
+    async fitContext(control, specs) {
+      const { window } = this.contextWindow;
+      const limit = window * COMPACT_AT;
+      const prefix = this.estimate.tokens({ ...this.request(specs), messages: [] });
+      const tooLarge = prefixTooLarge(window, prefix);
+      if (tooLarge) return tooLarge;
+      this.messages = cutLargeResults(this.messages, resultShare(window, prefix, this.estimate.ratio));
+      let size = this.estimate.tokens(this.request(specs));
+      if (size > limit) {
+        this.messages = trimOldToolResults(this.messages);
+        size = this.estimate.tokens(this.request(specs));
+      }
+      if (size > limit && await this.compactNow(control, false)) size = this.estimate.tokens(this.request(specs));
+      if (window - withMargin(size) < replyFloor(window) && !control.cancelled && await this.compactNow(control, true)) {
+        size = this.estimate.tokens(this.request(specs));
+      }
+      this.showMeter(size);
+      return null;
+    }
+    /**
+     * Replaces the older part of the transcript by a summary the model writes.
+     * The items the user sees stay as they are; the full original stays there.
+     * Returns whether anything was compacted.
+     */
+    async compactNow(control, forced) {
+      const keep = forced ? 2 : void 0;
+      this.messages = trimOldToolResults(this.messages, keep);
+      const boundary = compactionBoundary(this.messages, keep);
+      if (boundary === 0) return forced;
+      const older = this.messages.slice(0, boundary);
+      if (older.length === 1 && isSummaryMessage(older[0])) return false;
+      const request = summaryRequest(older, this.contextWindow.window, this.estimate.ratio);
+      request.max_tokens = replyLimit(this.contextWindow.window, this.estimate.tokens(request));
+      const runId = this.newId();
+      const hook = () => void this.ipc.cancel(runId).catch(() => void 0);
+      control.hooks.add(hook);
+      let summary = "";
+      let failed = null;
+      await this.ipc.llmStream(runId, request, (event) => {
+        if (event.type === "text_delta") summary += event.text;
+        if (event.type === "error") failed = event.error;
+      }).catch((error) => {
+        failed = toWireError(error);
+      });
+      control.hooks.delete(hook);
+      if (control.cancelled) return false;
+      if (failed || summary.trim() === "") {
+        const why = failed ? `: ${failed.message}` : ": the summary came back empty";
+        this.notice(`Could not compact the conversation${why}.`);
+        return false;
+      }
+      const compacted = { summary: summary.trim(), covered: boundary + this.shift };
+      this.shift += this.messages[boundary].role === "user" ? boundary : boundary - 1;
+      this.messages = withSummary(this.messages, boundary, compacted.summary);
+      const count = older.length === 1 ? "1 earlier message was summarized for the model (it stays" : `${older.length} earlier messages were summarized for the model (they stay`;
+      this.notice(`Compacted: ${count} shown above).`, compacted.summary, compacted);
+      return true;
+    }
+    /**
+     * Learns the window from the server's overflow error and says that the
+     * conversation is compacted and sent again; or, when the fixed prefix
+     * alone cannot fit that window, returns the error saying so instead.
+     */
+    noteOverflow(error, specs) {
+      const used = Number(error.details.prompt_tokens) || 0;
+      const window = Number(error.details.context_window) || 0;
+      if (window > 0 && (!this.model?.context_window || this.model.context_window > window)) {
+        this.model = { ...this.model, context_window: window, source: "server" };
+      }
+      const tooLarge = prefixTooLarge(this.contextWindow.window, this.estimate.tokens({ ...this.request(specs), messages: [] }));
+      if (tooLarge) return tooLarge;
+      const sizes = used && window ? ` (${used.toLocaleString("en")} of ${window.toLocaleString("en")} tokens)` : "";
+      this.notice(`The conversation no longer fit the model's context window${sizes}; compacting it and sending again.`);
+      return null;
+    }
+    cutOffCard(use) {
+      const id = this.cardIds.get(use.id);
+      if (id) this.updateCard(id, { status: "cancelled", error: wireError("cancelled", "Not run: the reply was cut off at its token limit.") });
+      return textBlock(use, CUT_OFF_TEXT);
+    }
+    cancelCard(use) {
+      const id = this.cardIds.get(use.id);
+      if (id) this.updateCard(id, { status: "cancelled", error: wireError("cancelled", "Cancelled by the user.") });
+      return textBlock(use, CANCELLED_TEXT);
+    }
+    /** Appends a completed message to the history, with the items that came with it. */
+    record(message, usage) {
+      this.journal.record(message, this.store.get().items, usage);
+    }
+    /** Waits until everything recorded is stored (failures were said as notices). */
+    async save() {
+      await this.journal.flush();
+      if (this.retired.length > 0) await this.retryRetired();
+    }
+    /** Says once per conversation that commands ran without the namespaces. */
+    noteSandbox(result) {
+      const text = this.sandboxNoted ? null : sandboxNotice(result);
+      if (text === null) return;
+      this.sandboxNoted = true;
+      this.notice(text);
+    }
+    sandboxNoted = false;
+    notice(text, detail, compacted) {
+      const item = { kind: "notice", id: this.newId(), text, ...detail === void 0 ? {} : { detail }, ...compacted ? { compacted } : {} };
+      this.addItem(item);
+      this.journal.recordItems([item]);
+    }
+    patch(change) {
+      this.store.update((state) => ({ ...state, ...change }));
+    }
+    addItem(item) {
+      this.store.update((state) => ({ ...state, items: [...state.items, item] }));
+    }
+    updateItem(id, change) {
+      this.store.update((state) => ({
+        ...state,
+        items: state.items.map((item) => item.id === id ? change(item) : item)
+      }));
+    }
+    updateCard(id, change) {
+      this.updateItem(id, (item) => item.kind === "tool" ? { ...item, ...change } : item);
+    }
+    removeItems(ids) {
+      if (ids.size === 0) return;
+      this.store.update((state) => ({ ...state, items: state.items.filter((item) => !ids.has(item.id)) }));
+    }
+  };
+  var WHOLE_AFTER_MS = 1e3;
+  var WHOLE_PART = 500;
+  function nextTask() {
+    return later(0);
+  }
+  function later(ms) {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+  }
+
+  // src/exec/events.ts
+  var EventTracker = class {
+    constructor(emit, onWaiting, seen) {
+      this.emit = emit;
+      this.onWaiting = onWaiting;
+      for (const item of seen.items) {
+        if (item.kind === "assistant") this.text.set(item.id, item.text);
+        else if (item.kind === "tool") this.tools.set(item.id, item.status);
+        else if (item.kind === "notice") this.notices.add(item.id);
+      }
+      this.error = seen.error;
+    }
+    emit;
+    onWaiting;
+    text = /* @__PURE__ */ new Map();
+    tools = /* @__PURE__ */ new Map();
+    notices = /* @__PURE__ */ new Set();
+    error = null;
+    update(state) {
+      for (const item of state.items) {
+        if (item.kind === "assistant") {
+          const before = this.text.get(item.id) ?? "";
+          if (item.text !== before && item.text.startsWith(before)) {
+            this.emit({ type: "text_delta", id: item.id, text: item.text.slice(before.length) });
+          }
+          this.text.set(item.id, item.text);
+        } else if (item.kind === "notice" && !this.notices.has(item.id)) {
+          this.notices.add(item.id);
+          this.emit({ type: "notice", text: item.text });
+        } else if (item.kind === "tool") {
+          this.tool(item);
+        }
+      }
+      if (state.error && state.error !== this.error) this.emit({ type: "error", error: state.error });
+      this.error = state.error;
+    }
+    tool(card) {
+      const before = this.tools.get(card.id);
+      if (before === card.status) return;
+      this.tools.set(card.id, card.status);
+      if ((before === void 0 || before === "queued") && card.status !== "queued") {
+        this.emit({ type: "tool_call", id: card.id, name: card.name, input: card.input });
+      }
+      if (card.status === "waiting") {
+        this.emit({ type: "approval_asked", id: card.id, name: card.name, reason: card.reason ?? "" });
+        this.onWaiting(card);
+      } else if (isTerminal(card.status)) {
+        this.emit({
+          type: "tool_result",
+          id: card.id,
+          name: card.name,
+          status: card.status,
+          ...card.reason === void 0 ? {} : { reason: card.reason },
+          ...card.result === void 0 ? {} : { result: card.result },
+          ...card.error === void 0 ? {} : { error: card.error }
+        });
+      }
+    }
+  };
+
+  // src/exec/globals.ts
+  function utf8(text) {
+    const bytes = [];
+    for (const char of text) {
+      const code = char.codePointAt(0) ?? 0;
+      if (code < 128) bytes.push(code);
+      else if (code < 2048) bytes.push(192 | code >> 6, 128 | code & 63);
+      else if (code < 65536) bytes.push(224 | code >> 12, 128 | code >> 6 & 63, 128 | code & 63);
+      else bytes.push(240 | code >> 18, 128 | code >> 12 & 63, 128 | code >> 6 & 63, 128 | code & 63);
+    }
+    return Uint8Array.from(bytes);
+  }
+  function installGlobals(host2, scope2) {
+    const timers = /* @__PURE__ */ new Map();
+    let next = 1;
+    scope2.setTimeout = (run, ms = 0, ...args) => {
+      const id = next++;
+      const timer = { cleared: false };
+      timers.set(id, timer);
+      void host2.timer(id, Math.max(0, Number(ms) || 0)).then(() => {
+        timers.delete(id);
+        if (!timer.cleared) run(...args);
+      });
+      return id;
+    };
+    scope2.clearTimeout = (id) => {
+      const timer = id === void 0 ? void 0 : timers.get(id);
+      if (!timer) return;
+      timer.cleared = true;
+      host2.clearTimer(id);
+    };
+    if (typeof scope2.queueMicrotask !== "function") {
+      scope2.queueMicrotask = (run) => void Promise.resolve().then(run);
+    }
+    const crypto2 = scope2.crypto ?? {};
+    crypto2.randomUUID = () => host2.uuid();
+    scope2.crypto = crypto2;
+    if (typeof scope2.TextEncoder !== "function") {
+      scope2.TextEncoder = class {
+        encode(text = "") {
+          return utf8(text);
+        }
+      };
+    }
+    const quiet = () => void 0;
+    scope2.console ??= { log: quiet, info: quiet, warn: quiet, error: quiet, debug: quiet };
+  }
+
+  // src/exec/host.ts
+  function hostIpc(host2) {
+    async function call(command, args, onEvent) {
+      const forward = onEvent && ((event) => onEvent(JSON.parse(event)));
+      const answer = JSON.parse(await host2.invoke(command, JSON.stringify(args), forward));
+      if ("err" in answer) throw toWireError(answer.err);
+      return answer.ok;
+    }
+    function runTool(name, input, consent, run, onOutput) {
+      if (consent?.ticket !== void 0) {
+        const approval = consent.approval === void 0 ? {} : { approval: consent.approval };
+        return call("run_call", { ticket: consent.ticket, ...approval, ...run }, onOutput);
+      }
+      const conversation = consent?.conversation === void 0 ? {} : { conversation: consent.conversation };
+      return call("call_tool", { name, input, ...conversation, ...run }, onOutput);
+    }
+    const runIdOf = (runId) => runId === void 0 ? {} : { run_id: runId };
+    return {
+      toolSpecs: () => call("tool_specs", {}),
+      checkCall: (tool, input, conversation) => call("check_call", { tool, input, ...conversation === void 0 ? {} : { conversation } }),
+      conversationGrants: (conversation) => call("conversation_grants", { conversation }),
+      revokeGrant: (conversation, id) => call("revoke_grant", { conversation, id }),
+      endConversation: (conversation) => call("end_conversation", { conversation }),
+      callTool: (name, input, consent, tag, runId) => runTool(name, input, consent, { ...tag, ...runIdOf(runId) }),
+      execShell: (input, consent, runId, onOutput, tag) => runTool("exec_shell", input, consent, { run_id: runId, ...tag }, onOutput),
+      // The host answers once the terminal event was handed over: events are
+      // delivered in order before the answer, so nothing arrives after it.
+      llmStream: async (runId, request, onEvent, target) => {
+        await call("llm_stream", { run_id: runId, request, ...target ? { target } : {} }, onEvent);
+        return null;
+      },
+      cancel: (runId) => call("cancel", { run_id: runId }),
+      modelInfo: () => call("model_info", {}),
+      countPromptTokens: (request, target) => call("count_prompt_tokens", { request, ...target ? { target } : {} }),
+      openConversation: (id, part = {}) => call("open_conversation", {
+        id,
+        ...part.elideOver === void 0 ? {} : { elide_over: part.elideOver },
+        ...part.beforeSeq === void 0 ? {} : { before_seq: part.beforeSeq },
+        ...part.last === void 0 ? {} : { last: part.last }
+      }),
+      appendEntry: (conversation, entry) => call("append_entry", { ...conversation === null ? {} : { conversation }, entry })
+    };
+  }
+
+  // src/exec/main.ts
+  async function runExec(host2, request) {
+    const ipc = hostIpc(host2);
+    const emit = (event) => host2.emit(JSON.stringify(event));
+    const conversation = request.resume === null ? null : await ipc.openConversation(request.resume);
+    const loop = new AgentLoop(ipc, { projectRoot: request.root, conversation });
+    if (conversation) await loop.loaded();
+    let stoppedAtApproval = false;
+    const ask = async (card) => {
+      const args = { id: card.id, name: card.name, input: card.input, reason: card.reason ?? "" };
+      const raw = JSON.parse(await host2.invoke("ask_approval", JSON.stringify(args)));
+      const answer = "ok" in raw ? raw.ok : { decision: "deny", by: "no_terminal" };
+      emit({ type: "approval_answered", id: card.id, ...answer });
+      loop.decide(card.id, answer.decision);
+      if (answer.by === "no_terminal") {
+        stoppedAtApproval = true;
+        loop.stop();
+      }
+    };
+    const tracker = new EventTracker(emit, (card) => void ask(card), loop.state.get());
+    const unsubscribe = loop.state.subscribe((state2) => tracker.update(state2));
+    await loop.send(request.task);
+    await loop.saveAll();
+    unsubscribe();
+    const state = loop.state.get();
+    emit({ type: "usage", ...state.usage });
+    const last = state.items.at(-1);
+    const text = last?.kind === "assistant" ? last.text : "";
+    const outcome = stoppedAtApproval ? "approval" : state.error || state.turnLimitReached || text === "" ? "failed" : "done";
+    if (state.turnLimitReached) emit({ type: "notice", text: "The run stopped at its turn budget before the task was done." });
+    emit({ type: "final", outcome, text, conversation: request.ephemeral ? null : loop.conversationId });
+    return outcome;
+  }
+  var scope = globalThis;
+  var host = scope.__corralHost;
+  if (host) {
+    installGlobals(host, scope);
+    scope.corralExec = (request) => runExec(host, JSON.parse(request));
+  }
+})();

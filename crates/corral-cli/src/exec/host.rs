@@ -1,0 +1,402 @@
+//! The agent loop's IPC served for `corral-cli exec`: the app's commands
+//! (docs/ipc.md) by the same name and arguments, over the same crates —
+//! the session for tools and approvals, corral-llm for the model,
+//! corral-history for the conversation — plus `ask_approval`, the one
+//! question the loop asks its user.
+
+use super::engine::Host;
+use super::render::Render;
+use corral_config::LlmTarget;
+use corral_history::{History, NewEntry, Part};
+use corral_llm::{ChatRequest, ProviderConfig};
+use corral_session::approvals::ApprovalAnswer;
+use corral_session::checkpoints::CallTag;
+use corral_session::{Call, Consent, RunContext, Session};
+use corral_tools::shell::{CancelToken, ShellRun};
+use corral_tools::{Error, ErrorCode};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::io::{BufRead, IsTerminal, Write};
+use std::sync::{Arc, Mutex, PoisonError};
+use tokio_util::sync::CancellationToken;
+
+/// Where the model is: the app's settings with the flags' and the
+/// environment's overrides (`fixed`), or a conversation's own model.
+pub(crate) struct Model {
+    pub store: corral_config::Store,
+    /// The config the flags or environment chose; `None`: the settings'.
+    pub fixed: Option<ProviderConfig>,
+}
+
+impl Model {
+    fn config(&self, target: Option<LlmTarget>) -> ProviderConfig {
+        match &self.fixed {
+            Some(config) => config.clone(),
+            None => self.store.provider_config(target),
+        }
+    }
+}
+
+/// How a call waiting for approval is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Asker {
+    /// On the terminal (stdin is one).
+    Terminal,
+    /// No one can answer: denied, and the run stops.
+    NoOne,
+}
+
+impl Asker {
+    pub fn for_stdin() -> Asker {
+        if std::io::stdin().is_terminal() {
+            Asker::Terminal
+        } else {
+            Asker::NoOne
+        }
+    }
+}
+
+/// Something running that `cancel(run_id)` stops.
+enum Run {
+    Llm(CancellationToken),
+    Shell(CancelToken),
+}
+
+pub(crate) struct ExecHost {
+    pub session: Arc<Session>,
+    pub history: Arc<History>,
+    /// The project's key in the history (its root as the window shows it).
+    pub project: String,
+    pub model: Model,
+    pub asker: Asker,
+    pub render: Render,
+    runs: Mutex<HashMap<String, Run>>,
+}
+
+impl ExecHost {
+    pub fn new(
+        session: Arc<Session>,
+        history: Arc<History>,
+        model: Model,
+        asker: Asker,
+        render: Render,
+    ) -> ExecHost {
+        let project = session.root().path().display().to_string();
+        ExecHost {
+            session,
+            history,
+            project,
+            model,
+            asker,
+            render,
+            runs: Mutex::default(),
+        }
+    }
+
+    fn start_run(&self, id: Option<&str>, run: Run) {
+        if let Some(id) = id {
+            self.runs
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(id.to_string(), run);
+        }
+    }
+
+    fn end_run(&self, id: Option<&str>) {
+        if let Some(id) = id {
+            self.runs
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(id);
+        }
+    }
+
+    /// Runs a call (by its ticket, or checked and run in one), stoppable
+    /// by `cancel(run_id)`.
+    async fn run_tool(
+        &self,
+        run: RunArgs,
+        go: impl AsyncFnOnce(RunContext) -> Result<Value, Error>,
+    ) -> Result<Value, Error> {
+        let context = RunContext {
+            shell: ShellRun::default(),
+            tag: CallTag {
+                turn: run.turn_id,
+                call: run.call_id,
+            },
+        };
+        let id = run.run_id.as_deref();
+        self.start_run(id, Run::Shell(context.shell.cancel.clone()));
+        let result = go(context).await;
+        self.end_run(id);
+        result
+    }
+
+    async fn llm_stream(
+        &self,
+        args: LlmStreamArgs,
+        events: &dyn Fn(Value),
+    ) -> Result<Value, Error> {
+        let config = corral_llm::with_native_api(&self.model.config(args.target)).await;
+        let cancel = CancellationToken::new();
+        self.start_run(Some(&args.run_id), Run::Llm(cancel.clone()));
+        let (sent, mut received) = tokio::sync::mpsc::unbounded_channel();
+        let streaming = async move {
+            corral_llm::stream(&config, &args.request, cancel, move |event| {
+                let _ = sent.send(event);
+            })
+            .await;
+        };
+        // Every event is handed over before the command answers.
+        let forwarding = async {
+            while let Some(event) = received.recv().await {
+                events(serde_json::to_value(event).unwrap_or(Value::Null));
+            }
+        };
+        tokio::join!(streaming, forwarding);
+        self.end_run(Some(&args.run_id));
+        Ok(Value::Null)
+    }
+
+    /// Asks the user on the terminal, or no one.
+    async fn ask_approval(&self, args: ApprovalQuestion) -> Result<Value, Error> {
+        let answer = match self.asker {
+            Asker::NoOne => ("deny", "no_terminal"),
+            Asker::Terminal => {
+                let question = format!(
+                    "corral: {} {} wants approval{}. Allow it once? [y/N] ",
+                    args.name,
+                    args.input,
+                    if args.reason.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", args.reason)
+                    }
+                );
+                let yes = tokio::task::spawn_blocking(move || ask_terminal(&question))
+                    .await
+                    .unwrap_or(false);
+                (if yes { "once" } else { "deny" }, "terminal")
+            }
+        };
+        Ok(serde_json::json!({ "decision": answer.0, "by": answer.1 }))
+    }
+}
+
+/// Asks on stderr and reads one line of stdin: yes only for `y` or `yes`.
+fn ask_terminal(question: &str) -> bool {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(question.as_bytes());
+    let _ = err.flush();
+    let mut line = String::new();
+    if std::io::stdin().lock().read_line(&mut line).is_err() {
+        return false;
+    }
+    matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+}
+
+impl Host for ExecHost {
+    async fn invoke(
+        &self,
+        command: &str,
+        args: Value,
+        events: &dyn Fn(Value),
+    ) -> Result<Value, Error> {
+        let session = &self.session;
+        match command {
+            "tool_specs" => to_value(session.tool_specs()),
+            "check_call" => {
+                let a: CheckArgs = parse(command, args)?;
+                to_value(session.check(Call {
+                    tool: a.tool,
+                    input: a.input,
+                    conversation: a.conversation,
+                })?)
+            }
+            "run_call" => {
+                let a: RunCallArgs = parse(command, args)?;
+                let consent = a
+                    .approval
+                    .map_or(Consent::None, |a| Consent::Answer(a.into()));
+                self.run_tool(a.run, async |run| {
+                    session.run(&a.ticket, consent, run).await
+                })
+                .await
+            }
+            "call_tool" => {
+                let a: CallToolArgs = parse(command, args)?;
+                let call = Call {
+                    tool: a.name,
+                    input: a.input,
+                    conversation: a.conversation,
+                };
+                self.run_tool(a.run, async |run| {
+                    session.call(call, Consent::None, run).await
+                })
+                .await
+            }
+            "conversation_grants" => {
+                let a: ConversationArgs = parse(command, args)?;
+                to_value(session.grants(&a.conversation))
+            }
+            "revoke_grant" => {
+                let a: RevokeArgs = parse(command, args)?;
+                to_value(session.revoke_grant(&a.conversation, &a.id))
+            }
+            "end_conversation" => {
+                let a: ConversationArgs = parse(command, args)?;
+                session.end_conversation(&a.conversation);
+                Ok(Value::Null)
+            }
+            "cancel" => {
+                let a: CancelArgs = parse(command, args)?;
+                if let Some(run) = self
+                    .runs
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .get(&a.run_id)
+                {
+                    match run {
+                        Run::Llm(token) => token.cancel(),
+                        Run::Shell(token) => token.cancel(),
+                    }
+                }
+                Ok(Value::Null)
+            }
+            "llm_stream" => self.llm_stream(parse(command, args)?, events).await,
+            "model_info" => {
+                let config = corral_llm::with_native_api(&self.model.config(None)).await;
+                to_value(corral_llm::model_info(&config).await)
+            }
+            "count_prompt_tokens" => {
+                let a: CountArgs = parse(command, args)?;
+                let config = self.model.config(a.target);
+                to_value(corral_llm::prompt_tokens(&config, &a.request).await)
+            }
+            "open_conversation" => {
+                let a: OpenArgs = parse(command, args)?;
+                let part = Part {
+                    elide_over: a.elide_over,
+                    before_seq: a.before_seq,
+                    last: a.last,
+                };
+                to_value(self.history.open_part(&self.project, &a.id, part)?)
+            }
+            "append_entry" => {
+                let a: AppendArgs = parse(command, args)?;
+                let model = self.model.config(None).model;
+                to_value(self.history.append(
+                    &self.project,
+                    a.conversation.as_deref(),
+                    &a.entry,
+                    &model,
+                )?)
+            }
+            "ask_approval" => self.ask_approval(parse(command, args)?).await,
+            other => Err(Error::new(
+                ErrorCode::NotFound,
+                format!("`{other}` is not a command corral-cli exec serves"),
+            )
+            .hint("This is a bug in Corral: the agent script and the CLI disagree.")),
+        }
+    }
+
+    fn emit(&self, event: Value) {
+        self.render.event(&event);
+    }
+}
+
+fn parse<T: DeserializeOwned>(command: &str, args: Value) -> Result<T, Error> {
+    serde_json::from_value(args)
+        .map_err(|e| Error::invalid_input(format!("the arguments of `{command}` do not fit: {e}")))
+}
+
+fn to_value(value: impl Serialize) -> Result<Value, Error> {
+    serde_json::to_value(value)
+        .map_err(|e| Error::new(ErrorCode::Io, format!("could not encode an answer: {e}")))
+}
+
+/// What a run of a call carries besides the call.
+#[derive(Deserialize, Default)]
+struct RunArgs {
+    run_id: Option<String>,
+    turn_id: Option<String>,
+    call_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct CheckArgs {
+    tool: String,
+    input: Value,
+    conversation: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RunCallArgs {
+    ticket: String,
+    approval: Option<ApprovalAnswer>,
+    #[serde(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Deserialize)]
+struct CallToolArgs {
+    name: String,
+    input: Value,
+    conversation: Option<String>,
+    #[serde(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Deserialize)]
+struct ConversationArgs {
+    conversation: String,
+}
+
+#[derive(Deserialize)]
+struct RevokeArgs {
+    conversation: String,
+    id: String,
+}
+
+#[derive(Deserialize)]
+struct CancelArgs {
+    run_id: String,
+}
+
+#[derive(Deserialize)]
+struct LlmStreamArgs {
+    run_id: String,
+    request: ChatRequest,
+    target: Option<LlmTarget>,
+}
+
+#[derive(Deserialize)]
+struct CountArgs {
+    request: ChatRequest,
+    target: Option<LlmTarget>,
+}
+
+#[derive(Deserialize)]
+struct OpenArgs {
+    id: String,
+    elide_over: Option<usize>,
+    before_seq: Option<i64>,
+    last: Option<usize>,
+}
+
+#[derive(Deserialize)]
+struct AppendArgs {
+    conversation: Option<String>,
+    entry: NewEntry,
+}
+
+#[derive(Deserialize)]
+struct ApprovalQuestion {
+    name: String,
+    input: Value,
+    #[serde(default)]
+    reason: String,
+}

@@ -1,0 +1,225 @@
+//! `corral-cli exec`: the app's agent loop on one task, without the window.
+//! The loop is the app's own TypeScript (ui/src/lib/agent), bundled with a
+//! small entry (ui/src/exec) and run in the embedded JS engine
+//! ([`engine`]); its IPC is served here ([`host`]) over the same session,
+//! model bridge and history as the window's, and its events are printed
+//! ([`render`]). docs/exec.md has the events and the exit codes.
+
+mod engine;
+mod host;
+mod render;
+
+use crate::Kept;
+use corral_history::{History, Part};
+use corral_llm::Provider;
+use corral_session::{Options, Session};
+use corral_tools::policy::Mode;
+use corral_tools::search::IndexConfig;
+use corral_tools::shell::SavedRule;
+use corral_tools::{Error, ErrorCode};
+use host::{Asker, ExecHost, Model};
+use render::Render;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// The task was done: its final message is printed.
+pub const DONE: u8 = 0;
+/// The run failed: the model or a service failed, or no final message came.
+pub const FAILED: u8 = 1;
+/// The arguments were wrong; nothing ran.
+pub const USAGE: u8 = 2;
+/// A call needed the user's approval and no one could give it (no terminal).
+pub const STOPPED_AT_APPROVAL: u8 = 3;
+
+#[derive(clap::Args)]
+pub struct ExecArgs {
+    /// The project folder every path is confined to.
+    #[arg(long)]
+    root: PathBuf,
+    /// Permission mode: read_only (the default: nothing is changed),
+    /// ask, auto_edit, full_auto.
+    #[arg(long, default_value = "read_only")]
+    mode: String,
+    /// The model (else `CORRAL_MODEL`, else the app's settings).
+    #[arg(long)]
+    model: Option<String>,
+    /// The provider: anthropic, openai or ollama (else `CORRAL_PROVIDER`,
+    /// else the app's settings).
+    #[arg(long)]
+    provider: Option<String>,
+    /// The provider's base URL (else `CORRAL_BASE_URL`, else the app's
+    /// settings). The key is `CORRAL_API_KEY`, else the one the app saved
+    /// for this URL's origin.
+    #[arg(long = "base-url", value_name = "URL")]
+    base_url: Option<String>,
+    /// Go on with this conversation of the project's history.
+    #[arg(long, value_name = "ID", conflicts_with = "ephemeral")]
+    resume: Option<String>,
+    /// Keep the conversation out of the history the window shows.
+    #[arg(long)]
+    ephemeral: bool,
+    /// Print every event as a line of JSON on stdout (docs/exec.md).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    kept: Kept,
+    /// What to do.
+    task: String,
+}
+
+/// Runs the task; the exit code says how it ended.
+pub fn exec(args: ExecArgs) -> ExitCode {
+    let render = Render::new(args.json);
+    let code = match run(args, render) {
+        Ok(code) => code,
+        Err((code, error)) => {
+            render.event(&json!({ "type": "error", "error": error.to_json() }));
+            code
+        }
+    };
+    ExitCode::from(code)
+}
+
+type Failure = (u8, Error);
+
+fn usage(error: Error) -> Failure {
+    (USAGE, error)
+}
+
+fn failed(error: Error) -> Failure {
+    (FAILED, error)
+}
+
+fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
+    let mode: Mode = args.mode.parse().map_err(usage)?;
+    if !args.root.is_dir() {
+        return Err(usage(
+            Error::invalid_input(format!("`{}` is not a folder", args.root.display()))
+                .hint("Pass the project's folder with --root."),
+        ));
+    }
+    let store = corral_config::Store::for_user().ok_or_else(|| {
+        usage(Error::invalid_input(
+            "there is no home folder for the app's settings ($HOME)",
+        ))
+    })?;
+    let model = model(store.clone(), &args).map_err(usage)?;
+    let settings = Arc::new(ExecSettings {
+        mode,
+        store: store.clone(),
+    });
+    let options = Options {
+        ..args.kept.options(Default::default(), IndexConfig::new)
+    };
+    let session = Arc::new(Session::open(&args.root, settings, options).map_err(failed)?);
+    // --ephemeral: a history of its own, gone with the run.
+    let scratch = if args.ephemeral {
+        Some(tempfile::tempdir().map_err(|e| {
+            failed(Error::new(
+                ErrorCode::Io,
+                format!("could not make a scratch folder: {e}"),
+            ))
+        })?)
+    } else {
+        None
+    };
+    let history = Arc::new(History::new(
+        scratch.as_ref().map_or(store.data_dir(), |dir| dir.path()),
+    ));
+    let project = session.root().path().display().to_string();
+    if let Some(id) = &args.resume {
+        let part = Part {
+            last: Some(1),
+            ..Part::default()
+        };
+        history.open_part(&project, id, part).map_err(failed)?;
+    }
+    let request = json!({
+        "root": project,
+        "task": args.task,
+        "resume": args.resume,
+        "ephemeral": args.ephemeral,
+    });
+    let host = Arc::new(ExecHost::new(
+        session,
+        history,
+        model,
+        Asker::for_stdin(),
+        render,
+    ));
+    let outcome = runtime().map_err(failed)?.block_on(engine::run(
+        host,
+        engine::SCRIPT,
+        "corralExec",
+        request,
+    ));
+    match outcome.map_err(failed)?.as_str() {
+        "done" => Ok(DONE),
+        "approval" => Ok(STOPPED_AT_APPROVAL),
+        _ => Ok(FAILED),
+    }
+}
+
+/// The model the flags and environment chose over the app's settings.
+fn model(store: corral_config::Store, args: &ExecArgs) -> Result<Model, Error> {
+    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    let provider = args.provider.clone().or_else(|| env("CORRAL_PROVIDER"));
+    let base_url = args.base_url.clone().or_else(|| env("CORRAL_BASE_URL"));
+    let model = args.model.clone().or_else(|| env("CORRAL_MODEL"));
+    let key = env("CORRAL_API_KEY");
+    if provider.is_none() && base_url.is_none() && model.is_none() && key.is_none() {
+        return Ok(Model { store, fixed: None });
+    }
+    let mut settings = store.settings();
+    if let Some(provider) = provider {
+        settings.provider = parse_provider(&provider)?;
+        // Another provider's URL would be the wrong server.
+        settings.base_url = String::new();
+    }
+    if let Some(base_url) = base_url {
+        settings.base_url = base_url;
+    }
+    if let Some(model) = model {
+        settings.model = model;
+    }
+    let fixed = store.provider_config_of(settings, key.as_deref());
+    Ok(Model {
+        store,
+        fixed: Some(fixed),
+    })
+}
+
+fn parse_provider(name: &str) -> Result<Provider, Error> {
+    serde_json::from_value(Value::String(name.to_string())).map_err(|_| {
+        Error::invalid_input(format!("`{name}` is not a provider"))
+            .hint("Use anthropic, openai or ollama.")
+            .detail("provider", name)
+    })
+}
+
+/// The mode of the flag; the programs and rules the user saved in the app.
+struct ExecSettings {
+    mode: Mode,
+    store: corral_config::Store,
+}
+
+impl corral_session::Settings for ExecSettings {
+    fn mode(&self) -> Mode {
+        self.mode
+    }
+    fn shell_grants(&self, root: &Path) -> (Vec<String>, Vec<SavedRule>) {
+        self.store.shell_grants(root)
+    }
+    fn save_rule(&self, root: &Path, rule: SavedRule) -> Result<(), Error> {
+        self.store.add_rule(root, rule)
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, Error> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::new(ErrorCode::Io, format!("could not start a runtime: {e}")))
+}

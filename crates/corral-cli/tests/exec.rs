@@ -1,0 +1,386 @@
+//! `corral-cli exec` as a script runs it: the real binary against the e2e
+//! suite's scripted LLM server (real HTTP on loopback, run by Node), in a
+//! real project folder, with the app's settings and history in a home
+//! folder of its own. Every JSONL event is checked against
+//! docs/exec-events.schema.json.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::disallowed_methods
+)]
+
+use corral_history::{History, Part};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Stdio};
+
+/// The scripted server (tests/exec/scripted.mjs over e2e/lib/llm-server.js).
+struct Scripted {
+    child: Child,
+    out: BufReader<ChildStdout>,
+    port: u16,
+}
+
+impl Scripted {
+    /// Answers streamed requests with `turns`, in order (see scripted.mjs).
+    fn start(turns: Value) -> Scripted {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/exec/scripted.mjs");
+        let mut child = Command::new("node")
+            .arg(script)
+            .arg(turns.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("node runs the scripted server (scripts/setup.sh installs it)");
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        let port = serde_json::from_str::<Value>(&line).unwrap()["port"]
+            .as_u64()
+            .unwrap() as u16;
+        Scripted { child, out, port }
+    }
+
+    fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}/v1", self.port)
+    }
+
+    /// Stops it; the bodies of the streamed requests it answered.
+    fn finish(mut self) -> Vec<Value> {
+        drop(self.child.stdin.take());
+        let mut line = String::new();
+        self.out.read_line(&mut line).unwrap();
+        self.child.wait().unwrap();
+        let report: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(
+            report["unexpected"],
+            json!([]),
+            "the server was asked what it did not expect"
+        );
+        report["requests"].as_array().unwrap().clone()
+    }
+}
+
+/// A user's home with the app's settings pointing at `base_url`, and a
+/// project folder beside it.
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn new(base_url: &str) -> Home {
+        let home = Home {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        let config = home.dir.path().join("config/dev.corral.desktop");
+        std::fs::create_dir_all(&config).unwrap();
+        let settings = json!({
+            "provider": "openai", "base_url": base_url, "model": "scripted",
+            "max_tokens": 1024, "mode": "full_auto", "notifications": false,
+        });
+        std::fs::write(config.join("settings.json"), settings.to_string()).unwrap();
+        std::fs::create_dir_all(home.project()).unwrap();
+        std::fs::write(home.project().join("a.txt"), "hello from a.txt\n").unwrap();
+        home
+    }
+
+    fn project(&self) -> PathBuf {
+        self.dir.path().join("project")
+    }
+
+    /// The app's history, where the window reads it.
+    fn history(&self) -> History {
+        History::new(&self.dir.path().join("data/dev.corral.desktop"))
+    }
+
+    /// The project's key in the history.
+    fn project_key(&self) -> String {
+        std::fs::canonicalize(self.project())
+            .unwrap()
+            .display()
+            .to_string()
+    }
+
+    /// Runs `corral-cli exec --root PROJECT ARGS...` with stdin a pipe (no terminal).
+    fn exec(&self, args: &[&str]) -> Run {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+            .arg("exec")
+            .arg("--root")
+            .arg(self.project())
+            .args(["--no-lsp", "--no-checkpoint"])
+            .args(args)
+            .env("HOME", self.dir.path())
+            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
+            .env("XDG_DATA_HOME", self.dir.path().join("data"))
+            .env("CORRAL_NO_KEYCHAIN", "1")
+            .env_remove("CORRAL_PROVIDER")
+            .env_remove("CORRAL_BASE_URL")
+            .env_remove("CORRAL_MODEL")
+            .env_remove("CORRAL_API_KEY")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(b"y\n").unwrap();
+        let out = child.wait_with_output().unwrap();
+        Run {
+            code: out.status.code().expect("exited, not killed"),
+            stdout: String::from_utf8(out.stdout).unwrap(),
+            stderr: String::from_utf8(out.stderr).unwrap(),
+        }
+    }
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// The JSONL events, each checked against the documented schema.
+    fn events(&self) -> Vec<Value> {
+        let schema: Value =
+            serde_json::from_str(include_str!("../../../docs/exec-events.schema.json")).unwrap();
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let events: Vec<Value> = self
+            .stdout
+            .lines()
+            .map(|line| {
+                serde_json::from_str(line)
+                    .unwrap_or_else(|e| panic!("not JSON ({e}): {line}\n{}", self.stderr))
+            })
+            .collect();
+        for event in &events {
+            let errors: Vec<String> = validator
+                .iter_errors(event)
+                .map(|e| e.to_string())
+                .collect();
+            assert!(
+                errors.is_empty(),
+                "{event} does not fit the schema: {errors:?}"
+            );
+        }
+        events
+    }
+
+    fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+        events.iter().filter(|e| e["type"] == kind).collect()
+    }
+}
+
+#[test]
+fn a_tool_using_task_completes_with_the_apps_settings_and_lands_in_the_history() {
+    let server = Scripted::start(json!([
+        { "tools": [{ "name": "read_file", "input": { "path": "a.txt" } }] },
+        { "text": "The file says hello." },
+    ]));
+    let home = Home::new(&server.base_url());
+    let run = home.exec(&["--json", "What does a.txt say?"]);
+    let requests = server.finish();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let events = run.events();
+    let calls = Run::of_type(&events, "tool_call");
+    assert_eq!(calls.len(), 1);
+    assert_eq!(
+        (calls[0]["name"].as_str(), &calls[0]["input"]),
+        (Some("read_file"), &json!({ "path": "a.txt" }))
+    );
+    let results = Run::of_type(&events, "tool_result");
+    assert_eq!(results[0]["status"], "done");
+    assert_eq!(results[0]["result"]["content"], "hello from a.txt\n");
+    let text: String = Run::of_type(&events, "text_delta")
+        .iter()
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(text, "The file says hello.");
+    assert_eq!(Run::of_type(&events, "usage").len(), 1);
+    let last = events.last().unwrap();
+    assert_eq!(
+        (last["type"].as_str(), last["outcome"].as_str()),
+        (Some("final"), Some("done"))
+    );
+    assert_eq!(last["text"], "The file says hello.");
+    // The model got the file's text back, and the history holds the conversation.
+    assert_eq!(requests.len(), 2);
+    assert!(
+        requests[1].to_string().contains("hello from a.txt"),
+        "{}",
+        requests[1]
+    );
+    let id = last["conversation"].as_str().unwrap();
+    let listed = home.history().list(&home.project_key()).unwrap();
+    assert_eq!(
+        listed.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
+        [id]
+    );
+}
+
+#[test]
+fn without_json_progress_goes_to_stderr_and_only_the_answer_to_stdout() {
+    let server = Scripted::start(json!([
+        { "tools": [{ "name": "read_file", "input": { "path": "a.txt" } }] },
+        { "text": "It says hello." },
+    ]));
+    let home = Home::new(&server.base_url());
+    let run = home.exec(&["What does a.txt say?"]);
+    server.finish();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "It says hello.\n");
+    assert!(
+        run.stderr.contains("> read_file {\"path\":\"a.txt\"}"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn read_only_the_default_refuses_writes() {
+    let server = Scripted::start(json!([
+        { "tools": [{ "name": "write_file", "input": { "path": "b.txt", "content": "changed" } }] },
+        { "text": "I could not write b.txt." },
+    ]));
+    let home = Home::new(&server.base_url());
+    let run = home.exec(&["--json", "Write b.txt"]);
+    server.finish();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let events = run.events();
+    let results = Run::of_type(&events, "tool_result");
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0]["status"], "denied", "{}", results[0]);
+    assert!(!home.project().join("b.txt").exists());
+    assert!(Run::of_type(&events, "approval_asked").is_empty());
+}
+
+#[test]
+fn an_approval_no_one_can_give_is_denied_and_stops_the_run() {
+    let server = Scripted::start(json!([
+        { "tools": [{ "name": "write_file", "input": { "path": "b.txt", "content": "changed" } }] },
+    ]));
+    let home = Home::new(&server.base_url());
+    // stdin is a pipe (with "y" in it): not a terminal, so no one is asked.
+    let run = home.exec(&["--json", "--mode", "ask", "Write b.txt"]);
+    let requests = server.finish();
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    let events = run.events();
+    let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "tool_call",
+            "approval_asked",
+            "approval_answered",
+            "tool_result",
+            "notice",
+            "usage",
+            "final"
+        ]
+    );
+    assert_eq!(events[2]["decision"], "deny");
+    assert_eq!(events[2]["by"], "no_terminal");
+    assert_eq!(events[3]["status"], "denied");
+    assert_eq!(events[4]["text"], "Stopped.");
+    assert_eq!(events[6]["outcome"], "approval");
+    assert!(!home.project().join("b.txt").exists());
+    assert_eq!(requests.len(), 1, "the run went on after the approval");
+}
+
+#[test]
+fn full_auto_writes() {
+    let server = Scripted::start(json!([
+        { "tools": [{ "name": "write_file", "input": { "path": "b.txt", "content": "changed" } }] },
+        { "text": "Written." },
+    ]));
+    let home = Home::new(&server.base_url());
+    let run = home.exec(&["--json", "--mode", "full_auto", "Write b.txt"]);
+    server.finish();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        std::fs::read_to_string(home.project().join("b.txt")).unwrap(),
+        "changed"
+    );
+}
+
+#[test]
+fn a_provider_failure_fails_the_run_with_its_error() {
+    let server = Scripted::start(json!([{ "status": 401 }]));
+    let home = Home::new(&server.base_url());
+    let run = home.exec(&["--json", "Hello"]);
+    server.finish();
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let events = run.events();
+    let errors = Run::of_type(&events, "error");
+    assert_eq!(errors.len(), 1, "{events:?}");
+    assert_eq!(events.last().unwrap()["outcome"], "failed");
+}
+
+#[test]
+fn bad_usage_exits_2_before_anything_runs() {
+    let home = Home::new("http://127.0.0.1:9/v1");
+    let bogus = home.exec(&["--mode", "bogus", "Hello"]);
+    assert_eq!(bogus.code, 2, "{}", bogus.stderr);
+    assert!(
+        bogus.stderr.contains("unknown mode `bogus`"),
+        "{}",
+        bogus.stderr
+    );
+    let no_task = home.exec(&["--json"]);
+    assert_eq!(no_task.code, 2, "{}", no_task.stderr);
+    let both = home.exec(&["--resume", "x", "--ephemeral", "Hello"]);
+    assert_eq!(both.code, 2, "{}", both.stderr);
+    let provider = home.exec(&["--json", "--provider", "nobody", "Hello"]);
+    assert_eq!(provider.code, 2, "{}", provider.stderr);
+    assert_eq!(
+        provider.events()[0]["error"]["details"]["provider"],
+        "nobody"
+    );
+}
+
+#[test]
+fn resume_continues_a_stored_conversation_in_the_history() {
+    let server =
+        Scripted::start(json!([{ "text": "First answer." }, { "text": "Second answer." }]));
+    let home = Home::new(&server.base_url());
+    let first = home.exec(&["--json", "First question"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let id = first.events().last().unwrap()["conversation"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let second = home.exec(&["--json", "--resume", &id, "Second question"]);
+    let requests = server.finish();
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    assert_eq!(second.events().last().unwrap()["conversation"], id.as_str());
+    // The model was sent the conversation so far.
+    let sent = requests[1]["messages"].to_string();
+    for said in ["First question", "First answer.", "Second question"] {
+        assert!(sent.contains(said), "{said} missing from {sent}");
+    }
+    // One conversation in the history, holding both turns.
+    let history = home.history();
+    assert_eq!(history.list(&home.project_key()).unwrap().len(), 1);
+    let opened = history
+        .open_part(&home.project_key(), &id, Part::default())
+        .unwrap();
+    let stored = serde_json::to_string(&opened).unwrap();
+    assert!(stored.contains("Second answer."), "{stored}");
+    // An id not in the history fails, and says which.
+    let unknown = home.exec(&["--json", "--resume", "no-such-id", "Hello"]);
+    assert_eq!(unknown.code, 1, "{}", unknown.stderr);
+    assert_eq!(unknown.events()[0]["type"], "error");
+}
+
+#[test]
+fn ephemeral_keeps_nothing_in_the_history() {
+    let server = Scripted::start(json!([{ "text": "Gone after." }]));
+    let home = Home::new(&server.base_url());
+    let run = home.exec(&["--json", "--ephemeral", "Hello"]);
+    server.finish();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.events().last().unwrap()["conversation"], Value::Null);
+    assert!(home.history().list(&home.project_key()).unwrap().is_empty());
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { emptyState, type AgentState, type Item, type ToolItem } from "../lib/agent/state";
+import { EventTracker, type ExecEvent } from "./events";
+import { utf8 } from "./globals";
+
+const card = (status: ToolItem["status"], input: Record<string, unknown> = {}): ToolItem => ({
+  kind: "tool",
+  id: "c1",
+  callId: "call_1",
+  name: "write_file",
+  input,
+  risk: "write",
+  status,
+  ...(status === "waiting" ? { reason: "writes a.txt" } : {}),
+});
+
+const state = (...items: Item[]): AgentState => ({ ...emptyState(), items });
+
+describe("EventTracker", () => {
+  it("tells a call once its input is whole, its approval, and its end", () => {
+    const events: ExecEvent[] = [];
+    const waiting: string[] = [];
+    const tracker = new EventTracker((e) => events.push(e), (c) => waiting.push(c.id), emptyState());
+    tracker.update(state(card("queued")));
+    tracker.update(state(card("waiting", { path: "a.txt" })));
+    tracker.update(state(card("waiting", { path: "a.txt" })));
+    tracker.update(state({ ...card("denied", { path: "a.txt" }), reason: "denied by the user" }));
+    expect(events).toEqual([
+      { type: "tool_call", id: "c1", name: "write_file", input: { path: "a.txt" } },
+      { type: "approval_asked", id: "c1", name: "write_file", reason: "writes a.txt" },
+      { type: "tool_result", id: "c1", name: "write_file", status: "denied", reason: "denied by the user" },
+    ]);
+    expect(waiting).toEqual(["c1"]);
+  });
+
+  it("streams an answer as the text it adds, and leaves a resumed conversation's items untold", () => {
+    const events: ExecEvent[] = [];
+    const old: Item = { kind: "assistant", id: "a0", text: "before", streaming: false };
+    const tracker = new EventTracker((e) => events.push(e), () => undefined, state(old));
+    tracker.update(state(old, { kind: "assistant", id: "a1", text: "Hel", streaming: true }));
+    tracker.update(state(old, { kind: "assistant", id: "a1", text: "Hello", streaming: false }));
+    expect(events).toEqual([
+      { type: "text_delta", id: "a1", text: "Hel" },
+      { type: "text_delta", id: "a1", text: "lo" },
+    ]);
+  });
+});
+
+describe("utf8", () => {
+  it("encodes as TextEncoder does", () => {
+    for (const text of ["", "plain", "héllo", "€", "🦀 crab", "\u{10FFFF}"]) {
+      expect(Array.from(utf8(text))).toEqual(Array.from(new TextEncoder().encode(text)));
+    }
+  });
+});

@@ -1,0 +1,86 @@
+// The run's events (docs/exec.md, docs/exec-events.schema.json), read off
+// the loop's state as it changes: the window renders the same state, so an
+// event says what the window would show. One tracker per run.
+import type { AgentState, ToolItem } from "../lib/agent/state";
+import { isTerminal } from "../lib/agent/state";
+import type { WireError } from "../lib/types";
+
+export type ExecEvent =
+  | { type: "text_delta"; id: string; text: string }
+  | { type: "tool_call"; id: string; name: string; input: Record<string, unknown> }
+  | { type: "approval_asked"; id: string; name: string; reason: string }
+  | { type: "approval_answered"; id: string; decision: "once" | "deny"; by: "terminal" | "no_terminal" }
+  | { type: "tool_result"; id: string; name: string; status: "done" | "failed" | "denied" | "cancelled"; reason?: string; result?: unknown; error?: WireError }
+  | { type: "notice"; text: string }
+  | { type: "error"; error: WireError }
+  | { type: "usage"; input_tokens: number; output_tokens: number }
+  | { type: "final"; outcome: Outcome; text: string; conversation: string | null };
+
+/** How a run ended: its final message given, failed, or stopped at an approval no one could give. */
+export type Outcome = "done" | "failed" | "approval";
+
+/** Turns each new state into the events since the last one. */
+export class EventTracker {
+  private text = new Map<string, string>();
+  private tools = new Map<string, ToolItem["status"]>();
+  private notices = new Set<string>();
+  private error: WireError | null = null;
+
+  constructor(
+    private readonly emit: (event: ExecEvent) => void,
+    /** A tool card started waiting for the user's answer. */
+    private readonly onWaiting: (card: ToolItem) => void,
+    /** Items of a conversation resumed: already told. */
+    seen: AgentState,
+  ) {
+    for (const item of seen.items) {
+      if (item.kind === "assistant") this.text.set(item.id, item.text);
+      else if (item.kind === "tool") this.tools.set(item.id, item.status);
+      else if (item.kind === "notice") this.notices.add(item.id);
+    }
+    this.error = seen.error;
+  }
+
+  update(state: AgentState): void {
+    for (const item of state.items) {
+      if (item.kind === "assistant") {
+        const before = this.text.get(item.id) ?? "";
+        if (item.text !== before && item.text.startsWith(before)) {
+          this.emit({ type: "text_delta", id: item.id, text: item.text.slice(before.length) });
+        }
+        this.text.set(item.id, item.text);
+      } else if (item.kind === "notice" && !this.notices.has(item.id)) {
+        this.notices.add(item.id);
+        this.emit({ type: "notice", text: item.text });
+      } else if (item.kind === "tool") {
+        this.tool(item);
+      }
+    }
+    if (state.error && state.error !== this.error) this.emit({ type: "error", error: state.error });
+    this.error = state.error;
+  }
+
+  private tool(card: ToolItem): void {
+    const before = this.tools.get(card.id);
+    if (before === card.status) return;
+    this.tools.set(card.id, card.status);
+    // A card is queued while the model still streams its input: it is told once whole.
+    if ((before === undefined || before === "queued") && card.status !== "queued") {
+      this.emit({ type: "tool_call", id: card.id, name: card.name, input: card.input });
+    }
+    if (card.status === "waiting") {
+      this.emit({ type: "approval_asked", id: card.id, name: card.name, reason: card.reason ?? "" });
+      this.onWaiting(card);
+    } else if (isTerminal(card.status)) {
+      this.emit({
+        type: "tool_result",
+        id: card.id,
+        name: card.name,
+        status: card.status as "done" | "failed" | "denied" | "cancelled",
+        ...(card.reason === undefined ? {} : { reason: card.reason }),
+        ...(card.result === undefined ? {} : { result: card.result }),
+        ...(card.error === undefined ? {} : { error: card.error }),
+      });
+    }
+  }
+}

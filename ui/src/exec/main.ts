@@ -1,0 +1,58 @@
+// `corral-cli exec`'s script: the app's agent loop, run once on a task
+// inside the CLI's embedded JS engine. The host (Rust) serves the loop's
+// IPC, answers approvals (the terminal, or no one) and prints the events.
+// Bundled by `npm run build:exec` into crates/corral-cli/js/exec.js.
+import { AgentLoop } from "../lib/agent/loop";
+import type { ToolItem } from "../lib/agent/state";
+import { EventTracker, type ExecEvent, type Outcome } from "./events";
+import { installGlobals } from "./globals";
+import { type Host, hostIpc } from "./host";
+
+/** What the host asks for (as JSON): the task, the project, the conversation to go on with, whether it is kept. */
+export type ExecRequest = { root: string; task: string; resume: string | null; ephemeral: boolean };
+
+/** The host's answer to an approval. */
+type Approval = { decision: "once" | "deny"; by: "terminal" | "no_terminal" };
+
+/** Runs one task to its end; resolves to how it ended. */
+export async function runExec(host: Host, request: ExecRequest): Promise<Outcome> {
+  const ipc = hostIpc(host);
+  const emit = (event: ExecEvent) => host.emit(JSON.stringify(event));
+  const conversation = request.resume === null ? null : await ipc.openConversation(request.resume);
+  const loop = new AgentLoop(ipc, { projectRoot: request.root, conversation });
+  if (conversation) await loop.loaded();
+  let stoppedAtApproval = false;
+  const ask = async (card: ToolItem) => {
+    const args = { id: card.id, name: card.name, input: card.input, reason: card.reason ?? "" };
+    const raw = JSON.parse(await host.invoke("ask_approval", JSON.stringify(args))) as { ok: Approval } | { err: unknown };
+    const answer: Approval = "ok" in raw ? raw.ok : { decision: "deny", by: "no_terminal" };
+    emit({ type: "approval_answered", id: card.id, ...answer });
+    loop.decide(card.id, answer.decision);
+    if (answer.by === "no_terminal") {
+      // No one can answer: the run ends here rather than go on without it.
+      stoppedAtApproval = true;
+      loop.stop();
+    }
+  };
+  const tracker = new EventTracker(emit, (card) => void ask(card), loop.state.get());
+  const unsubscribe = loop.state.subscribe((state) => tracker.update(state));
+  await loop.send(request.task);
+  await loop.saveAll();
+  unsubscribe();
+  const state = loop.state.get();
+  emit({ type: "usage", ...state.usage });
+  const last = state.items.at(-1);
+  const text = last?.kind === "assistant" ? last.text : "";
+  const outcome: Outcome = stoppedAtApproval ? "approval" : state.error || state.turnLimitReached || text === "" ? "failed" : "done";
+  if (state.turnLimitReached) emit({ type: "notice", text: "The run stopped at its turn budget before the task was done." });
+  emit({ type: "final", outcome, text, conversation: request.ephemeral ? null : loop.conversationId });
+  return outcome;
+}
+
+/** The host's entry: `corralExec(requestJson)` resolves to the outcome. */
+const scope = globalThis as unknown as Record<string, unknown>;
+const host = scope.__corralHost as Host | undefined;
+if (host) {
+  installGlobals(host, scope);
+  scope.corralExec = (request: string) => runExec(host, JSON.parse(request) as ExecRequest);
+}
