@@ -21,162 +21,6 @@
     return wireError("io", message, "This looks like a bug in Corral; please report it with this message.");
   }
 
-  // node_modules/ansi_up/ansi_up.js
-  var PacketKind;
-  (function(PacketKind2) {
-    PacketKind2[PacketKind2["EOS"] = 0] = "EOS";
-    PacketKind2[PacketKind2["Text"] = 1] = "Text";
-    PacketKind2[PacketKind2["Incomplete"] = 2] = "Incomplete";
-    PacketKind2[PacketKind2["ESC"] = 3] = "ESC";
-    PacketKind2[PacketKind2["Unknown"] = 4] = "Unknown";
-    PacketKind2[PacketKind2["SGR"] = 5] = "SGR";
-    PacketKind2[PacketKind2["OSCURL"] = 6] = "OSCURL";
-  })(PacketKind || (PacketKind = {}));
-
-  // src/lib/ansi.ts
-  var SGR_SEQUENCE = /\x1b\[([0-9;]*)m/g;
-  function carrySgr(sgr, text) {
-    if (!text.includes("\x1B[")) return sgr;
-    const state = { bold: false, faint: false, italic: false, underline: false, fg: null, bg: null };
-    for (const match of (sgr + text).matchAll(SGR_SEQUENCE)) applySgr(state, match[1].split(";"));
-    const codes = [
-      ...state.bold ? ["1"] : [],
-      ...state.faint ? ["2"] : [],
-      ...state.italic ? ["3"] : [],
-      ...state.underline ? ["4"] : [],
-      ...state.fg ? [state.fg] : [],
-      ...state.bg ? [state.bg] : []
-    ];
-    return codes.length === 0 ? "" : `\x1B[${codes.join(";")}m`;
-  }
-  function applySgr(state, params) {
-    while (params.length > 0) {
-      const param = params.shift() ?? "";
-      const code = parseInt(param, 10);
-      if (isNaN(code) || code === 0) Object.assign(state, { bold: false, faint: false, italic: false, underline: false, fg: null, bg: null });
-      else if (code === 1) state.bold = true;
-      else if (code === 2) state.faint = true;
-      else if (code === 3) state.italic = true;
-      else if (code === 4) state.underline = true;
-      else if (code === 21) state.bold = false;
-      else if (code === 22) Object.assign(state, { bold: false, faint: false });
-      else if (code === 23) state.italic = false;
-      else if (code === 24) state.underline = false;
-      else if (code === 39) state.fg = null;
-      else if (code === 49) state.bg = null;
-      else if (code >= 30 && code < 38 || code >= 90 && code < 98) state.fg = String(code);
-      else if (code >= 40 && code < 48 || code >= 100 && code < 108) state.bg = String(code);
-      else if (code === 38 || code === 48) {
-        const mode = params.shift();
-        const wanted = mode === "5" ? 1 : mode === "2" ? 3 : 0;
-        const taken = params.splice(0, wanted);
-        if (wanted > 0 && taken.length === wanted) state[code === 38 ? "fg" : "bg"] = [code, mode, ...taken].join(";");
-      }
-    }
-  }
-
-  // src/lib/outputBuffer.ts
-  var nextFrame = (run) => {
-    if (typeof requestAnimationFrame === "function") requestAnimationFrame(() => run());
-    else setTimeout(run, 16);
-  };
-  var LIVE_CUT_MARKER = "\n[live output stopped";
-  var OutputBuffer = class _OutputBuffer {
-    constructor(schedule = nextFrame) {
-      this.schedule = schedule;
-    }
-    schedule;
-    lines = [];
-    /** The app stopped streaming this run's output (too much of it); the result has its end. */
-    cut = false;
-    pending = [];
-    scheduled = false;
-    /** Index of the line each stream is still writing (no newline yet). */
-    openLine = { stdout: null, stderr: null };
-    /** The colour state each stream's next line starts in (streams are separate pipes). */
-    sgr = { stdout: "", stderr: "" };
-    listeners = /* @__PURE__ */ new Set();
-    static fromResult(output) {
-      const buffer = new _OutputBuffer();
-      buffer.fold({ stream: "stdout", data: output.stdout });
-      buffer.closeLines();
-      buffer.fold({ stream: "stderr", data: output.stderr });
-      return buffer;
-    }
-    push(event) {
-      this.pending.push(event);
-      if (this.scheduled) return;
-      this.scheduled = true;
-      this.schedule(() => this.flush());
-    }
-    /** Folds queued chunks in now (also called by the scheduler). */
-    flush() {
-      this.scheduled = false;
-      if (this.pending.length === 0) return;
-      const events = this.pending;
-      this.pending = [];
-      for (const event of events) this.fold(event);
-      for (const listen of [...this.listeners]) listen(this.lines.length);
-    }
-    subscribe(listen) {
-      this.listeners.add(listen);
-      listen(this.lines.length);
-      return () => this.listeners.delete(listen);
-    }
-    /** All output as plain text, ANSI escapes removed, for copying. */
-    text() {
-      return this.lines.map((l) => l.text.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, "")).join("\n");
-    }
-    closeLines() {
-      this.openLine = { stdout: null, stderr: null };
-    }
-    fold({ stream, data }) {
-      if (data === "") return;
-      if (data.startsWith(LIVE_CUT_MARKER)) this.cut = true;
-      const pieces = data.split("\n");
-      const tail = pieces.pop() ?? "";
-      for (const piece of pieces) {
-        const line = this.lines[this.append(stream, piece)];
-        this.sgr[stream] = carrySgr(line.sgr, line.text);
-        this.openLine[stream] = null;
-      }
-      if (tail !== "") this.append(stream, tail);
-    }
-    /** Adds text to the stream's open line (or a new one); returns the line's index. */
-    append(stream, text) {
-      const open = this.openLine[stream];
-      if (open === null) {
-        this.lines.push({ stream, text, sgr: this.sgr[stream] });
-        this.openLine[stream] = this.lines.length - 1;
-        return this.lines.length - 1;
-      }
-      const line = this.lines[open];
-      this.lines[open] = { ...line, text: line.text + text };
-      return open;
-    }
-  };
-
-  // src/lib/store.ts
-  function writable(initial) {
-    let value = initial;
-    const subscribers = /* @__PURE__ */ new Set();
-    return {
-      get: () => value,
-      subscribe(run) {
-        subscribers.add(run);
-        run(value);
-        return () => subscribers.delete(run);
-      },
-      set(next) {
-        value = next;
-        for (const run of [...subscribers]) run(value);
-      },
-      update(change) {
-        this.set(change(value));
-      }
-    };
-  }
-
   // src/lib/agent/instructions.ts
   var INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", ".rules", ".cursorrules", ".github/copilot-instructions.md"];
   var INSTRUCTIONS_CAP = 32 * 1024;
@@ -391,51 +235,26 @@ ${summary}` };
     return error?.code === "llm_context_overflow";
   }
 
-  // src/lib/agent/assembler.ts
-  var StreamAssembler = class {
-    blocks = [];
-    open = /* @__PURE__ */ new Map();
-    /** Folds one event into the message being built. */
-    apply(event) {
-      switch (event.type) {
-        case "text_delta": {
-          const last = this.blocks.at(-1);
-          if (last?.type === "text") last.text += event.text;
-          else this.blocks.push({ type: "text", text: event.text });
-          return;
-        }
-        case "tool_call_start":
-          this.open.set(event.id, event.name);
-          return;
-        case "tool_call_end":
-          this.open.delete(event.id);
-          this.blocks.push({ type: "tool_use", id: event.id, name: event.name, input: event.input ?? {} });
-          return;
-        case "tool_call_delta":
-        case "usage":
-        case "prompt_progress":
-        case "retrying":
-        case "done":
-        case "error":
-          return;
+  // src/lib/store.ts
+  function writable(initial) {
+    let value = initial;
+    const subscribers = /* @__PURE__ */ new Set();
+    return {
+      get: () => value,
+      subscribe(run) {
+        subscribers.add(run);
+        run(value);
+        return () => subscribers.delete(run);
+      },
+      set(next) {
+        value = next;
+        for (const run of [...subscribers]) run(value);
+      },
+      update(change) {
+        this.set(change(value));
       }
-    }
-    get text() {
-      return this.blocks.flatMap((b) => b.type === "text" ? [b.text] : []).join("");
-    }
-    get toolUses() {
-      return this.blocks.filter((b) => b.type === "tool_use");
-    }
-    /** Ids of calls that started but never ended. */
-    get unfinished() {
-      return [...this.open.keys()];
-    }
-    /** The assistant message, or null when the model said nothing usable. */
-    message() {
-      const content = this.blocks.filter((b) => b.type !== "text" || b.text.trim() !== "");
-      return content.length === 0 ? null : { role: "assistant", content };
-    }
-  };
+    };
+  }
 
   // src/lib/agent/state.ts
   var emptyState = () => ({
@@ -454,6 +273,201 @@ ${summary}` };
   function isTerminal(status) {
     return status === "done" || status === "failed" || status === "denied" || status === "cancelled";
   }
+
+  // src/lib/agent/board.ts
+  var Board = class {
+    constructor(newId, recordItems) {
+      this.newId = newId;
+      this.recordItems = recordItems;
+    }
+    newId;
+    recordItems;
+    store = writable(emptyState());
+    state = this.store;
+    get() {
+      return this.store.get();
+    }
+    set(state) {
+      this.store.set(state);
+    }
+    update(change) {
+      this.store.update(change);
+    }
+    patch(change) {
+      this.store.update((state) => ({ ...state, ...change }));
+    }
+    addItem(item) {
+      this.store.update((state) => ({ ...state, items: [...state.items, item] }));
+    }
+    updateItem(id, change) {
+      this.store.update((state) => ({
+        ...state,
+        items: state.items.map((item) => item.id === id ? change(item) : item)
+      }));
+    }
+    updateCard(id, change) {
+      this.updateItem(id, (item) => item.kind === "tool" ? { ...item, ...change } : item);
+    }
+    removeItems(ids) {
+      if (ids.size === 0) return;
+      this.store.update((state) => ({ ...state, items: state.items.filter((item) => !ids.has(item.id)) }));
+    }
+    /** Says something in the conversation; the history keeps it with it. */
+    notice(text, detail, compacted) {
+      const item = { kind: "notice", id: this.newId(), text, ...detail === void 0 ? {} : { detail }, ...compacted ? { compacted } : {} };
+      this.addItem(item);
+      this.recordItems([item]);
+    }
+  };
+
+  // src/lib/agent/fitting.ts
+  var MIN_CONVERSATION_TOKENS = 256;
+  function resultShare(window, prefixTokens, charsPerToken) {
+    const room = Math.max(0, Math.floor(window * COMPACT_AT) - prefixTokens);
+    return Math.max(400, Math.floor(room / 2 * charsPerToken));
+  }
+  var CUT_NOTE = "characters left out to fit the context window";
+  function cutLargeResults(messages, maxChars) {
+    let changed = false;
+    const out = messages.map((message) => {
+      if (message.role !== "user" || !message.content.some((b) => b.type === "tool_result" && b.content.length > maxChars)) return message;
+      changed = true;
+      return { ...message, content: message.content.map((b) => b.type === "tool_result" && b.content.length > maxChars ? cutResult(b, maxChars) : b) };
+    });
+    return changed ? out : messages;
+  }
+  function cutResult(block, maxChars) {
+    const note = (cut3) => `
+[... ${cut3} ${CUT_NOTE}. Read the rest in parts: read_file with start_line and end_line, a narrower search_files, or command_output ...]
+`;
+    const keep = Math.max(0, maxChars - note(block.content.length).length);
+    const head = Math.ceil(keep * 0.6);
+    const tail = keep - head;
+    const cut2 = block.content.length - head - tail;
+    return { ...block, content: block.content.slice(0, head) + note(cut2) + (tail > 0 ? block.content.slice(-tail) : "") };
+  }
+  function prefixTooLarge(window, prefixTokens) {
+    if (window - prefixTokens - replyFloor(window) >= MIN_CONVERSATION_TOKENS) return null;
+    const size = (n) => n.toLocaleString("en");
+    return wireError(
+      "llm_context_overflow",
+      `The model's context window (${size(window)} tokens) cannot hold Corral's fixed prompt (about ${size(prefixTokens)} tokens: the system prompt, the project's instructions and the tools) and a message, so nothing was sent.`,
+      "Give the model a larger window: start llama.cpp with `llama-server -c 8192`, set `num_ctx` for Ollama (`/set parameter num_ctx 8192`, or `PARAMETER num_ctx 8192` in a Modelfile), or raise the context length in LM Studio; then send again.",
+      { context_window: window, prompt_tokens: prefixTokens }
+    );
+  }
+
+  // src/lib/agent/compaction.ts
+  var ContextFitter = class {
+    constructor(ipc, newId, outgoing, facts, estimate, board) {
+      this.ipc = ipc;
+      this.newId = newId;
+      this.outgoing = outgoing;
+      this.facts = facts;
+      this.estimate = estimate;
+      this.board = board;
+    }
+    ipc;
+    newId;
+    outgoing;
+    facts;
+    estimate;
+    board;
+    /** Shows `used` tokens against the model's window. */
+    showMeter(used) {
+      const { window, known } = this.facts.contextWindow;
+      this.board.patch({ context: { used, window, known } });
+    }
+    /** The estimated size of the fixed prefix a request with `specs` sends. */
+    prefixTokens(specs) {
+      return this.estimate.tokens(this.outgoing.prefix(specs));
+    }
+    /** The most characters a message or result may hold before it is cut or set aside. */
+    resultShare(specs) {
+      return resultShare(this.facts.contextWindow.window, this.prefixTokens(specs), this.estimate.ratio);
+    }
+    /**
+     * Before a request: trims, then summarizes, when it would pass the
+     * threshold; and when even then the reply would have less than its floor
+     * of what the window has left, summarizes all but the last messages.
+     */
+    async fit(control, specs) {
+      const { window } = this.facts.contextWindow;
+      const limit = window * COMPACT_AT;
+      const out = this.outgoing;
+      const prefix = this.prefixTokens(specs);
+      const tooLarge = prefixTooLarge(window, prefix);
+      if (tooLarge) return tooLarge;
+      out.messages = cutLargeResults(out.messages, resultShare(window, prefix, this.estimate.ratio));
+      let size = this.estimate.tokens(out.request(specs));
+      if (size > limit) {
+        out.messages = trimOldToolResults(out.messages);
+        size = this.estimate.tokens(out.request(specs));
+      }
+      if (size > limit && await this.compact(control, false)) size = this.estimate.tokens(out.request(specs));
+      if (window - withMargin(size) < replyFloor(window) && !control.cancelled && await this.compact(control, true)) {
+        size = this.estimate.tokens(out.request(specs));
+      }
+      this.showMeter(size);
+      return null;
+    }
+    /**
+     * Replaces the older part of the transcript by a summary the model writes.
+     * The items the user sees stay as they are; the full original stays there.
+     * Returns whether anything was compacted.
+     */
+    async compact(control, forced) {
+      const out = this.outgoing;
+      const keep = forced ? 2 : void 0;
+      out.messages = trimOldToolResults(out.messages, keep);
+      const boundary = compactionBoundary(out.messages, keep);
+      if (boundary === 0) return forced;
+      const older = out.messages.slice(0, boundary);
+      if (older.length === 1 && isSummaryMessage(older[0])) return false;
+      const { window } = this.facts.contextWindow;
+      const request = summaryRequest(older, window, this.estimate.ratio);
+      request.max_tokens = replyLimit(window, this.estimate.tokens(request));
+      const runId = this.newId();
+      const hook = () => void this.ipc.cancel(runId).catch(() => void 0);
+      control.hooks.add(hook);
+      let summary = "";
+      let failed = null;
+      await this.ipc.llmStream(runId, request, (event) => {
+        if (event.type === "text_delta") summary += event.text;
+        if (event.type === "error") failed = event.error;
+      }).catch((error) => {
+        failed = toWireError(error);
+      });
+      control.hooks.delete(hook);
+      if (control.cancelled) return false;
+      if (failed || summary.trim() === "") {
+        const why = failed ? `: ${failed.message}` : ": the summary came back empty";
+        this.board.notice(`Could not compact the conversation${why}.`);
+        return false;
+      }
+      const compacted = { summary: summary.trim(), covered: boundary + out.shift };
+      out.shift += out.messages[boundary].role === "user" ? boundary : boundary - 1;
+      out.messages = withSummary(out.messages, boundary, compacted.summary);
+      const count = older.length === 1 ? "1 earlier message was summarized for the model (it stays" : `${older.length} earlier messages were summarized for the model (they stay`;
+      this.board.notice(`Compacted: ${count} shown above).`, compacted.summary, compacted);
+      return true;
+    }
+    /**
+     * Learns the window from the server's overflow error and says that the
+     * conversation is compacted and sent again; or, when the fixed prefix
+     * alone cannot fit that window, returns the error saying so instead.
+     */
+    noteOverflow(error, specs) {
+      const used = Number(error.details.prompt_tokens) || 0;
+      const window = Number(error.details.context_window) || 0;
+      this.facts.learnWindow(window);
+      const tooLarge = prefixTooLarge(this.facts.contextWindow.window, this.prefixTokens(specs));
+      if (tooLarge) return tooLarge;
+      const sizes = used && window ? ` (${used.toLocaleString("en")} of ${window.toLocaleString("en")} tokens)` : "";
+      this.board.notice(`The conversation no longer fit the model's context window${sizes}; compacting it and sending again.`);
+      return null;
+    }
+  };
 
   // src/lib/agent/transcript.ts
   var CANCELLED_TEXT = "Cancelled by the user before this tool call finished; it may not have run.";
@@ -619,10 +633,6 @@ ${summary}` };
     }
   };
 
-  // src/lib/wire.ts
-  var IMAGES_PER_MESSAGE = 4;
-  var IMAGES_PER_REQUEST = 100;
-
   // src/lib/agent/journal.ts
   var Journal = class {
     constructor(ipc, options) {
@@ -716,6 +726,363 @@ ${summary}` };
     }
   };
 
+  // src/lib/agent/keeping.ts
+  var WHOLE_AFTER_MS = 1e3;
+  var WHOLE_PART = 500;
+  var Keeping = class {
+    constructor(ipc, newId, board, hooks) {
+      this.ipc = ipc;
+      this.newId = newId;
+      this.board = board;
+      this.hooks = hooks;
+      this.journal = this.newJournal(null);
+    }
+    ipc;
+    newId;
+    board;
+    hooks;
+    /** Appends the conversation to the history as it happens. */
+    journal;
+    /** Journals of conversations left with entries not stored: sent again until they are. */
+    retired = [];
+    /**
+     * The conversation opened brief (long tool results left out) or in part
+     * (its last entries only), until it is whole.
+     */
+    briefId = null;
+    /** Its whole: fetched a moment after it is shown, or when the user goes on. */
+    whole = null;
+    fetching = false;
+    /** Appends a completed message to the history, with the items that came with it. */
+    record(message, usage) {
+      this.journal.record(message, this.board.get().items, usage);
+    }
+    /** Waits until everything recorded is stored (failures were said as notices). */
+    async save() {
+      await this.journal.flush();
+      if (this.retired.length > 0) await this.retryRetired();
+    }
+    /**
+     * Stores what is still unsaved, of this conversation and of those left,
+     * before another is opened; resolves once each is stored or has failed
+     * again (nothing is dropped: a failure is tried again later).
+     */
+    async saveAll() {
+      await this.journal.flush();
+      if (this.journal.unsaved > 0) await this.journal.retry();
+      await this.retryRetired();
+    }
+    /** Entries recorded and not stored yet, in every conversation. */
+    get unsaved() {
+      return this.journal.unsaved + this.retired.reduce((sum, journal) => sum + journal.unsaved, 0);
+    }
+    /**
+     * Where a fork from the user message `itemId` cuts: "edit" keeps what came
+     * before the message, "here" also the message and the work it started (up
+     * to the next message of the user). Null until the message is stored.
+     */
+    forkPoint(itemId, mode) {
+      const seq = this.journal.seqOf(itemId);
+      if (seq === void 0) return null;
+      if (mode === "edit") return seq;
+      const items = this.board.get().items;
+      const at = items.findIndex((item) => item.id === itemId);
+      const next = items.slice(at + 1).find((item) => item.kind === "user");
+      return (next && this.journal.seqOf(next.id)) ?? Number.MAX_SAFE_INTEGER;
+    }
+    /** Leaves the conversation shown for a new one (awaited: what it could not store is tried again first). */
+    async leaveForNew() {
+      await this.leave(this.journal);
+    }
+    /** The new conversation's journal, after `leaveForNew`. */
+    startNew() {
+      this.journal = this.newJournal(null);
+      this.briefId = null;
+      this.whole = null;
+    }
+    /**
+     * Goes on with `conversation`, shown as `opened`: its journal takes over,
+     * and when it came brief or in part its whole is fetched a moment later.
+     * Returns whether it came in part (its transcript is not the whole yet).
+     */
+    open(conversation, opened) {
+      void this.leave(this.journal);
+      this.journal = this.newJournal(conversation, opened);
+      const partial = conversation.entries.length < conversation.summary.entries;
+      const brief = partial || conversation.entries.some((entry) => (entry.elided?.length ?? 0) > 0);
+      this.briefId = brief ? conversation.summary.id : null;
+      const journal = this.journal;
+      this.whole = brief ? later(WHOLE_AFTER_MS).then(() => this.fetchWhole(conversation.summary.id, journal)) : null;
+      this.whole?.catch(() => void 0);
+      return partial;
+    }
+    /**
+     * Resolves once the conversation shown is whole (at once when it was
+     * opened whole); a failed fetch resolves it too (tried again on send).
+     */
+    async loaded() {
+      await this.whole?.catch(() => void 0);
+    }
+    /** Waits for the whole of a conversation opened brief; false (and the error shown) if it cannot be had. */
+    async ready() {
+      if (this.briefId === null) return true;
+      if (!this.fetching) this.whole = this.fetchWhole(this.briefId, this.journal);
+      try {
+        await this.whole;
+      } catch (error) {
+        this.board.patch({ error: toWireError(error) });
+      }
+      return this.briefId === null;
+    }
+    newJournal(conversation, stored) {
+      const journal = new Journal(this.ipc, {
+        conversation: conversation?.summary.id ?? null,
+        stored: stored && { items: stored.items, seqOf: stored.seqOf },
+        onAppended: this.hooks.onAppended,
+        onError: (e) => {
+          const which = journal === this.journal ? "the conversation" : "the conversation left";
+          this.board.addItem({ kind: "notice", id: this.newId(), text: `Could not save ${which} (${e.code}): ${e.message}` });
+        }
+      });
+      return journal;
+    }
+    /**
+     * Leaves the conversation of `journal`: what it could not store yet is
+     * sent again now and, while that fails, again at each save of the next
+     * conversations; it is never dropped.
+     */
+    async leave(journal) {
+      await journal.flush();
+      if (journal.unsaved > 0) await journal.retry();
+      if (journal.unsaved > 0 && !this.retired.includes(journal)) this.retired.push(journal);
+    }
+    /** Sends again what conversations left could not store. */
+    async retryRetired() {
+      for (const journal of [...this.retired]) await journal.retry();
+      this.retired = this.retired.filter((journal) => journal.unsaved > 0);
+    }
+    /**
+     * Completes a conversation opened brief or in part: the whole transcript
+     * for the next request, the earlier entries' items and the results of
+     * cards shown without them. Nothing is appended: it is all stored
+     * already. It comes in parts of `WHOLE_PART` entries, newest first, each
+     * its own IPC answer, so the page parses a few MB at a time and paints
+     * between them.
+     */
+    async fetchWhole(id, journal) {
+      if (this.journal !== journal || this.briefId !== id) return;
+      this.fetching = true;
+      try {
+        const parts = [];
+        let before;
+        for (; ; ) {
+          const data = await this.ipc.openConversation(id, { ...before === void 0 ? {} : { beforeSeq: before }, last: WHOLE_PART });
+          if (this.journal !== journal) return;
+          const first = data.entries[0];
+          if (!first || before !== void 0 && first.seq >= before) break;
+          parts.unshift(data.entries);
+          if (data.entries.length < WHOLE_PART) break;
+          before = first.seq;
+          await nextTask();
+        }
+        await nextTask();
+        if (this.journal !== journal) return;
+        const whole = fromEntries(parts.flat());
+        await nextTask();
+        if (this.journal !== journal) return;
+        this.complete(journal, whole);
+        this.hooks.whole(parts.flat());
+        await nextTask();
+        if (this.journal !== journal) return;
+        this.hooks.estimate(journal);
+      } finally {
+        this.fetching = false;
+      }
+    }
+    /**
+     * Puts the whole of a conversation opened brief or in part in place of
+     * what was shown: its items in their order, each shown one kept as it is
+     * (a card completed with its result), then those added since the open.
+     */
+    complete(journal, whole) {
+      this.hooks.resume(whole);
+      this.briefId = null;
+      const stored = [];
+      this.board.update((state) => {
+        const shown = new Map(state.items.map((item) => [item.id, item]));
+        const items = whole.items.map((full) => {
+          const item = shown.get(full.id);
+          shown.delete(full.id);
+          if (item === void 0) {
+            stored.push(full);
+            return full;
+          }
+          if (item.kind !== "tool" || item.result !== void 0 || full.kind !== "tool" || full.result === void 0) return item;
+          const done = { ...item, result: full.result };
+          stored.push(done);
+          return done;
+        });
+        return { ...state, items: [...items, ...shown.values()] };
+      });
+      journal.markStored(stored, whole.seqOf);
+    }
+  };
+  function nextTask() {
+    return later(0);
+  }
+  function later(ms) {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+  }
+
+  // src/lib/agent/modelFacts.ts
+  var COUNT_WAIT_MS = 1500;
+  var ModelFacts = class {
+    constructor(ipc, estimate, sources) {
+      this.ipc = ipc;
+      this.estimate = estimate;
+      this.sources = sources;
+    }
+    ipc;
+    estimate;
+    sources;
+    /** What the server said of the model; undefined until asked. */
+    model;
+    /** Whether what the model cannot do was said (once per loop, or after `reset`). */
+    noted = false;
+    /** The server's word on the model being asked (once per loop, or after `reset`). */
+    asking = null;
+    /** The server's count of the prefix, asked once per model. */
+    counting = null;
+    /** Forgets what is known of the model (the settings changed). */
+    reset() {
+      this.model = void 0;
+      this.asking = null;
+      this.counting = null;
+      this.noted = false;
+    }
+    /**
+     * What the server says of the model: asked once, on the first need. On a
+     * server that counts tokens, the count of the prefix is started once the
+     * tools are known, and each caller waits for it (at most `countWaitMs`),
+     * also a caller that comes while another's question is still out.
+     */
+    async ask() {
+      if (this.model === void 0) {
+        const asking = this.asking ??= this.ipc.modelInfo().catch(() => ({}));
+        const model2 = await asking;
+        if (this.asking !== asking) return model2;
+        if (this.model === void 0) {
+          this.model = model2;
+          this.sources.onModel(model2);
+        }
+      }
+      const model = this.model;
+      const specs = this.sources.specs();
+      if (model.counts_tokens && specs && this.asking) {
+        const counting = this.counting ??= this.countPrefix(specs, this.asking);
+        let timer;
+        const waited = new Promise((done) => timer = setTimeout(done, this.sources.countWaitMs ?? COUNT_WAIT_MS));
+        await Promise.race([counting, waited]).finally(() => clearTimeout(timer));
+      }
+      return model;
+    }
+    /** The model's context window, or the default one when the server did not say. */
+    get contextWindow() {
+      const window = this.model?.context_window;
+      return window ? { window, known: true } : { window: DEFAULT_CONTEXT_WINDOW, known: false };
+    }
+    /** The server said in an overflow error that the window is `window` tokens: a smaller one than known is taken. */
+    learnWindow(window) {
+      if (window > 0 && (!this.model?.context_window || this.model.context_window > window)) {
+        this.model = { ...this.model, context_window: window, source: "server" };
+      }
+    }
+    /**
+     * Corrects the estimate with the server's own count of the fixed prefix
+     * (llama.cpp's template and tokenizer), once per model, before the first
+     * request is sized by it; a server that cannot count leaves it as it is.
+     */
+    async countPrefix(specs, asking) {
+      const prefix = this.sources.prefix(specs);
+      const counted = await this.ipc.countPromptTokens(prefix).catch(() => null);
+      if (counted !== null && this.asking === asking) this.estimate.calibrate(prefix, counted);
+    }
+  };
+
+  // src/lib/wire.ts
+  var IMAGES_PER_MESSAGE = 4;
+  var IMAGES_PER_REQUEST = 100;
+
+  // src/lib/agent/pastes.ts
+  var READ_PASTE = "read_paste";
+  var READ_PASTE_TOOL = {
+    name: READ_PASTE,
+    description: "Read one part of a long text the user pasted (the message says how many parts it has).",
+    input_schema: { type: "object", properties: { paste: { type: "integer" }, part: { type: "integer" } }, required: ["paste", "part"] }
+  };
+  var PasteShelf = class _PasteShelf {
+    pastes = [];
+    /**
+     * The shelf of a conversation opened again: each message that went as a
+     * paste's first part and a note is cut again, in parts of the size it
+     * was cut in then, from the whole text its item keeps.
+     */
+    static fromEntries(entries) {
+      const shelf = new _PasteShelf();
+      for (const entry of entries) {
+        if (entry.message?.role !== "user") continue;
+        const whole = entry.items.find((item) => item.kind === "user")?.text;
+        if (typeof whole !== "string") continue;
+        for (const block of entry.message.content) {
+          const noted = block.type === "text" ? NOTED.exec(block.text) : null;
+          if (!noted) continue;
+          const [, paste, count] = noted;
+          const first = block.type === "text" ? block.text.slice(noted[0].length) : "";
+          const parts = cut(whole, first.length);
+          if (first === "" || parts[0] !== first || parts.length !== Number(count)) continue;
+          shelf.pastes[Number(paste) - 1] = parts;
+        }
+      }
+      shelf.pastes = Array.from(shelf.pastes, (parts) => parts ?? []);
+      return shelf;
+    }
+    get isEmpty() {
+      return this.pastes.length === 0;
+    }
+    /**
+     * `text` as the model is sent it: whole when it fits in `maxChars`, else
+     * kept here in parts of that size and given as its first part and a note.
+     */
+    shelve(text, maxChars) {
+      if (text.length <= maxChars) return text;
+      const parts = cut(text, Math.max(200, maxChars - 400));
+      this.pastes.push(parts);
+      const paste = this.pastes.length;
+      return `[The user's message is ${text.length.toLocaleString("en")} characters, more than fits the model's context window at once. It is attachment ${paste}, in ${parts.length} parts; part 1 follows. Read the others with ${READ_PASTE} {"paste": ${paste}, "part": N}, ${NOTE_END}${parts[0]}`;
+    }
+    /** The answer to a `read_paste` call. */
+    answer(use) {
+      const paste = Number(use.input.paste);
+      const part = Number(use.input.part);
+      const parts = this.pastes[paste - 1];
+      const text = parts?.[part - 1];
+      if (text === void 0) {
+        const known = this.pastes.map((p, i) => `attachment ${i + 1}: ${p.length} parts`).join(", ");
+        const why = known ? `The attachments: ${known}.` : "The conversation holds no attachment.";
+        return { type: "tool_result", tool_use_id: use.id, content: `No part ${String(use.input.part)} of attachment ${String(use.input.paste)}. ${why}`, is_error: true };
+      }
+      return { type: "tool_result", tool_use_id: use.id, content: `[Attachment ${paste}, part ${part} of ${parts.length}]
+${text}` };
+    }
+  };
+  var NOTE_END = "one at a time, keeping notes of what matters.]\n\n";
+  var NOTED = new RegExp(`^\\[The user's message is [\\d,]+ characters, [^\\]]*? It is attachment (\\d+), in (\\d+) parts; part 1 follows\\. [^\\]]*?${NOTE_END.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`);
+  function cut(text, size) {
+    const parts = [];
+    for (let at = 0; at < text.length; at += Math.max(1, size)) parts.push(text.slice(at, at + Math.max(1, size)));
+    return parts;
+  }
+
   // src/lib/agent/promptBudget.ts
   var SMALL_WINDOW = 8192;
   var CORE_TOOLS = ["read_file", "search_files", "edit_file", "exec_shell"];
@@ -807,112 +1174,330 @@ Work: read and search first, say your plan in a sentence, change files with edit
 A tool shown without parameters gets them once you call it with {}. A tool error is JSON with a hint: follow it. If the user denies a call, do not retry it. Be brief.${project}`;
   }
 
-  // src/lib/agent/fitting.ts
-  var MIN_CONVERSATION_TOKENS = 256;
-  function resultShare(window, prefixTokens, charsPerToken) {
-    const room = Math.max(0, Math.floor(window * COMPACT_AT) - prefixTokens);
-    return Math.max(400, Math.floor(room / 2 * charsPerToken));
-  }
-  var CUT_NOTE = "characters left out to fit the context window";
-  function cutLargeResults(messages, maxChars) {
-    let changed = false;
-    const out = messages.map((message) => {
-      if (message.role !== "user" || !message.content.some((b) => b.type === "tool_result" && b.content.length > maxChars)) return message;
-      changed = true;
-      return { ...message, content: message.content.map((b) => b.type === "tool_result" && b.content.length > maxChars ? cutResult(b, maxChars) : b) };
-    });
-    return changed ? out : messages;
-  }
-  function cutResult(block, maxChars) {
-    const note = (cut3) => `
-[... ${cut3} ${CUT_NOTE}. Read the rest in parts: read_file with start_line and end_line, a narrower search_files, or command_output ...]
-`;
-    const keep = Math.max(0, maxChars - note(block.content.length).length);
-    const head = Math.ceil(keep * 0.6);
-    const tail = keep - head;
-    const cut2 = block.content.length - head - tail;
-    return { ...block, content: block.content.slice(0, head) + note(cut2) + (tail > 0 ? block.content.slice(-tail) : "") };
-  }
-  function prefixTooLarge(window, prefixTokens) {
-    if (window - prefixTokens - replyFloor(window) >= MIN_CONVERSATION_TOKENS) return null;
-    const size = (n) => n.toLocaleString("en");
-    return wireError(
-      "llm_context_overflow",
-      `The model's context window (${size(window)} tokens) cannot hold Corral's fixed prompt (about ${size(prefixTokens)} tokens: the system prompt, the project's instructions and the tools) and a message, so nothing was sent.`,
-      "Give the model a larger window: start llama.cpp with `llama-server -c 8192`, set `num_ctx` for Ollama (`/set parameter num_ctx 8192`, or `PARAMETER num_ctx 8192` in a Modelfile), or raise the context length in LM Studio; then send again.",
-      { context_window: window, prompt_tokens: prefixTokens }
-    );
-  }
-
-  // src/lib/agent/pastes.ts
-  var READ_PASTE = "read_paste";
-  var READ_PASTE_TOOL = {
-    name: READ_PASTE,
-    description: "Read one part of a long text the user pasted (the message says how many parts it has).",
-    input_schema: { type: "object", properties: { paste: { type: "integer" }, part: { type: "integer" } }, required: ["paste", "part"] }
-  };
-  var PasteShelf = class _PasteShelf {
-    pastes = [];
+  // src/lib/agent/outgoing.ts
+  var IMAGE_LEFT_OUT = "[An image was here; it is left out because this model takes no images.]";
+  var Outgoing = class {
+    constructor(projectRoot, window) {
+      this.projectRoot = projectRoot;
+      this.window = window;
+    }
+    projectRoot;
+    window;
+    /** The provider transcript, as the next request sends it. */
+    messages = [];
     /**
-     * The shelf of a conversation opened again: each message that went as a
-     * paste's first part and a note is cut again, in parts of the size it
-     * was cut in then, from the whole text its item keeps.
+     * How far the transcript's indices are behind the conversation's as the
+     * history keeps it (the messages a summary replaced, less its message).
      */
-    static fromEntries(entries) {
-      const shelf = new _PasteShelf();
-      for (const entry of entries) {
-        if (entry.message?.role !== "user") continue;
-        const whole = entry.items.find((item) => item.kind === "user")?.text;
-        if (typeof whole !== "string") continue;
-        for (const block of entry.message.content) {
-          const noted = block.type === "text" ? NOTED.exec(block.text) : null;
-          if (!noted) continue;
-          const [, paste, count] = noted;
-          const first = block.type === "text" ? block.text.slice(noted[0].length) : "";
-          const parts = cut(whole, first.length);
-          if (first === "" || parts[0] !== first || parts.length !== Number(count)) continue;
-          shelf.pastes[Number(paste) - 1] = parts;
+    shift = 0;
+    /**
+     * The model refused images the conversation carried from before: from
+     * then on they are left out of what it is sent (a line says so in their
+     * place; the conversation keeps them), until the model is forgotten
+     * (another model, or another conversation opened).
+     */
+    imagesRefused = false;
+    /** The images the person sent in this turn: they are always sent. */
+    freshImages = /* @__PURE__ */ new Set();
+    /** The project's instruction file, read once per conversation. */
+    instructions;
+    /** Tools offered by name only (a small window) that the model asked for: offered whole from then on. */
+    requestedTools = /* @__PURE__ */ new Set();
+    /** Messages too large for the window, kept in parts for `read_paste`. */
+    pastes = new PasteShelf();
+    /** Another conversation: nothing of the last one is sent (`pastes`: the new one's). */
+    restart(pastes = new PasteShelf()) {
+      this.messages = [];
+      this.shift = 0;
+      this.freshImages = /* @__PURE__ */ new Set();
+      this.instructions = void 0;
+      this.requestedTools = /* @__PURE__ */ new Set();
+      this.pastes = pastes;
+    }
+    /** The transcript of a conversation opened: from its last compaction's summary on, when it has one. */
+    resume(opened) {
+      const last = opened.items.filter((item) => item.kind === "notice" && item.compacted !== void 0).at(-1);
+      const resumed = resumeFrom(opened.messages, last?.compacted);
+      this.messages = resumed.messages;
+      this.shift = resumed.shift;
+    }
+    /** The request the next turn sends. */
+    request(specs) {
+      const window = this.window();
+      const instructions = this.instructions ?? null;
+      return {
+        system: isSmallWindow(window) ? shortSystemPrompt(this.projectRoot, window, instructions) : systemPrompt(this.projectRoot, specs, instructions),
+        messages: this.sentMessages(),
+        tools: [...offeredTools(specs, window, this.requestedTools), ...this.pastes.isEmpty ? [] : [READ_PASTE_TOOL]]
+      };
+    }
+    /** The part of every request that does not change from turn to turn: the system prompt and the tools. */
+    prefix(specs) {
+      return { ...this.request(specs), messages: [] };
+    }
+    /**
+     * Whether `error` is the model refusing images that can only be earlier
+     * ones: this turn's message brought none (if it did, they are the likely
+     * cause, and that message goes back to the box), and images from before
+     * are still sent.
+     */
+    refusesEarlierImages(error) {
+      return error.details?.reason === "images_unsupported" && !this.imagesRefused && this.freshImages.size === 0 && this.messages.some((m) => m.content.some(this.earlier));
+    }
+    /**
+     * Why a message with `count` images cannot be sent (more than a message
+     * may carry, or more than the bridge takes in one request with the
+     * conversation's images), or null. Checked before the message is
+     * recorded, so it goes back to the box whole.
+     */
+    imagesOverLimit(count) {
+      if (count > IMAGES_PER_MESSAGE) {
+        return wireError("invalid_input", `The message carries ${count} images; at most ${IMAGES_PER_MESSAGE} can be sent with one message.`, "Remove some images, or send them over several messages.");
+      }
+      const earlier = this.messages.flatMap((m) => m.content).filter((b) => b.type === "image").length;
+      if (count > 0 && earlier + count > IMAGES_PER_REQUEST) {
+        return wireError("invalid_input", `The conversation already carries ${earlier} images; with ${count} more it would be over the ${IMAGES_PER_REQUEST} one request can carry.`, "Start a new conversation for more images, or send the message without them.");
+      }
+      return null;
+    }
+    /** An image the person sent before this turn. */
+    earlier = (block) => block.type === "image" && !this.freshImages.has(block);
+    /** The conversation as the model is sent it: earlier images left out once it refused them. */
+    sentMessages() {
+      if (!this.imagesRefused) return this.messages;
+      return this.messages.map(
+        (m) => m.content.some(this.earlier) ? { ...m, content: m.content.map((b) => this.earlier(b) ? { type: "text", text: IMAGE_LEFT_OUT } : b) } : m
+      );
+    }
+  };
+
+  // src/lib/agent/toolRound.ts
+  var CUT_OFF_TEXT = "Not run: your reply was cut off at its token limit before it ended, so this call may be incomplete. Send it again in a shorter reply.";
+  var ToolRound = class {
+    constructor(parts) {
+      this.parts = parts;
+    }
+    parts;
+    /** Card ids of the current turn, by the provider's tool_use id. */
+    cardIds = /* @__PURE__ */ new Map();
+    /** Calls of the current turn whose input the model garbled, by tool_use id. */
+    inputErrors = /* @__PURE__ */ new Map();
+    /** Folders whose AGENTS.md was looked for in this conversation. */
+    foldersSeen = /* @__PURE__ */ new Set();
+    /** A new turn: its calls get new cards. */
+    startTurn() {
+      this.cardIds = /* @__PURE__ */ new Map();
+      this.inputErrors = /* @__PURE__ */ new Map();
+    }
+    /** Shows the call `callId` on its card, opened at its first sight and given its input as it comes. */
+    openCard(callId, name, input) {
+      const { board, newId, specs } = this.parts;
+      const existing = this.cardIds.get(callId);
+      if (existing) {
+        board.updateCard(existing, { input });
+        return;
+      }
+      const id = newId();
+      this.cardIds.set(callId, id);
+      const spec = specs()?.find((s) => s.name === name);
+      const shown = spec ? { display: spec.display } : {};
+      board.addItem({ kind: "tool", id, callId, name, input, risk: spec?.risk ?? null, ...shown, status: "queued" });
+    }
+    /**
+     * The results of the turn's calls, one per call in order, and the folder
+     * instructions they brought: calls the runner need not run are answered
+     * here, the others run unless the run was stopped.
+     */
+    async run(uses, specs, control, runner) {
+      const asked = this.askedTools(uses, specs);
+      const runnable = uses.filter((use) => !asked.has(use));
+      const ran = control.cancelled ? runnable.map((use) => this.cancelCard(use)) : await runner.runAll(runnable, control, this.cardIds, (use) => this.cancelCard(use));
+      const results = uses.map((use) => asked.get(use) ?? ran[runnable.indexOf(use)]);
+      return [...results, ...await this.folderInstructions(uses)];
+    }
+    /** The answer to a call of a reply cut off at its token limit: it does not run. */
+    cutOffCard(use) {
+      const id = this.cardIds.get(use.id);
+      if (id) this.parts.board.updateCard(id, { status: "cancelled", error: wireError("cancelled", "Not run: the reply was cut off at its token limit.") });
+      return textBlock(use, CUT_OFF_TEXT);
+    }
+    cancelCard(use) {
+      const id = this.cardIds.get(use.id);
+      if (id) this.parts.board.updateCard(id, { status: "cancelled", error: wireError("cancelled", "Cancelled by the user.") });
+      return textBlock(use, CANCELLED_TEXT);
+    }
+    /**
+     * The calls of tools offered by name only: none runs; each gets a
+     * result saying its parameters are offered now, and is from then on.
+     */
+    askedTools(uses, specs) {
+      const { board, outgoing } = this.parts;
+      const asked = /* @__PURE__ */ new Map();
+      for (const use of uses) {
+        if (use.name === READ_PASTE) {
+          const answer = outgoing.pastes.answer(use);
+          asked.set(use, answer);
+          const id2 = this.cardIds.get(use.id);
+          if (id2) board.updateCard(id2, { status: answer.is_error ? "failed" : "done", result: { part: use.input.part } });
+          continue;
+        }
+        if (!isOnRequest(use.name, this.parts.window(), specs, outgoing.requestedTools)) continue;
+        const text = `Not run: ${use.name}'s parameters are offered now. Call it again with them.`;
+        asked.set(use, { type: "tool_result", tool_use_id: use.id, content: text });
+        const id = this.cardIds.get(use.id);
+        if (id) board.updateCard(id, { status: "done", result: { offered: use.name } });
+      }
+      for (const use of asked.keys()) if (use.name !== READ_PASTE) outgoing.requestedTools.add(use.name);
+      return asked;
+    }
+    /** The AGENTS.md of folders the model just read files in, as text blocks for it. */
+    async folderInstructions(uses) {
+      const blocks = [];
+      for (const use of uses) {
+        if (use.name !== "read_file" || typeof use.input.path !== "string") continue;
+        for (const found of await this.parts.instructions.folder(this.parts.ipc, use.input.path, this.foldersSeen)) {
+          this.parts.board.notice(found.notice, found.text);
+          blocks.push({ type: "text", text: instructionsBlock(found) });
         }
       }
-      shelf.pastes = Array.from(shelf.pastes, (parts) => parts ?? []);
-      return shelf;
-    }
-    get isEmpty() {
-      return this.pastes.length === 0;
-    }
-    /**
-     * `text` as the model is sent it: whole when it fits in `maxChars`, else
-     * kept here in parts of that size and given as its first part and a note.
-     */
-    shelve(text, maxChars) {
-      if (text.length <= maxChars) return text;
-      const parts = cut(text, Math.max(200, maxChars - 400));
-      this.pastes.push(parts);
-      const paste = this.pastes.length;
-      return `[The user's message is ${text.length.toLocaleString("en")} characters, more than fits the model's context window at once. It is attachment ${paste}, in ${parts.length} parts; part 1 follows. Read the others with ${READ_PASTE} {"paste": ${paste}, "part": N}, ${NOTE_END}${parts[0]}`;
-    }
-    /** The answer to a `read_paste` call. */
-    answer(use) {
-      const paste = Number(use.input.paste);
-      const part = Number(use.input.part);
-      const parts = this.pastes[paste - 1];
-      const text = parts?.[part - 1];
-      if (text === void 0) {
-        const known = this.pastes.map((p, i) => `attachment ${i + 1}: ${p.length} parts`).join(", ");
-        const why = known ? `The attachments: ${known}.` : "The conversation holds no attachment.";
-        return { type: "tool_result", tool_use_id: use.id, content: `No part ${String(use.input.part)} of attachment ${String(use.input.paste)}. ${why}`, is_error: true };
-      }
-      return { type: "tool_result", tool_use_id: use.id, content: `[Attachment ${paste}, part ${part} of ${parts.length}]
-${text}` };
+      return blocks;
     }
   };
-  var NOTE_END = "one at a time, keeping notes of what matters.]\n\n";
-  var NOTED = new RegExp(`^\\[The user's message is [\\d,]+ characters, [^\\]]*? It is attachment (\\d+), in (\\d+) parts; part 1 follows\\. [^\\]]*?${NOTE_END.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`);
-  function cut(text, size) {
-    const parts = [];
-    for (let at = 0; at < text.length; at += Math.max(1, size)) parts.push(text.slice(at, at + Math.max(1, size)));
-    return parts;
+
+  // node_modules/ansi_up/ansi_up.js
+  var PacketKind;
+  (function(PacketKind2) {
+    PacketKind2[PacketKind2["EOS"] = 0] = "EOS";
+    PacketKind2[PacketKind2["Text"] = 1] = "Text";
+    PacketKind2[PacketKind2["Incomplete"] = 2] = "Incomplete";
+    PacketKind2[PacketKind2["ESC"] = 3] = "ESC";
+    PacketKind2[PacketKind2["Unknown"] = 4] = "Unknown";
+    PacketKind2[PacketKind2["SGR"] = 5] = "SGR";
+    PacketKind2[PacketKind2["OSCURL"] = 6] = "OSCURL";
+  })(PacketKind || (PacketKind = {}));
+
+  // src/lib/ansi.ts
+  var SGR_SEQUENCE = /\x1b\[([0-9;]*)m/g;
+  function carrySgr(sgr, text) {
+    if (!text.includes("\x1B[")) return sgr;
+    const state = { bold: false, faint: false, italic: false, underline: false, fg: null, bg: null };
+    for (const match of (sgr + text).matchAll(SGR_SEQUENCE)) applySgr(state, match[1].split(";"));
+    const codes = [
+      ...state.bold ? ["1"] : [],
+      ...state.faint ? ["2"] : [],
+      ...state.italic ? ["3"] : [],
+      ...state.underline ? ["4"] : [],
+      ...state.fg ? [state.fg] : [],
+      ...state.bg ? [state.bg] : []
+    ];
+    return codes.length === 0 ? "" : `\x1B[${codes.join(";")}m`;
   }
+  function applySgr(state, params) {
+    while (params.length > 0) {
+      const param = params.shift() ?? "";
+      const code = parseInt(param, 10);
+      if (isNaN(code) || code === 0) Object.assign(state, { bold: false, faint: false, italic: false, underline: false, fg: null, bg: null });
+      else if (code === 1) state.bold = true;
+      else if (code === 2) state.faint = true;
+      else if (code === 3) state.italic = true;
+      else if (code === 4) state.underline = true;
+      else if (code === 21) state.bold = false;
+      else if (code === 22) Object.assign(state, { bold: false, faint: false });
+      else if (code === 23) state.italic = false;
+      else if (code === 24) state.underline = false;
+      else if (code === 39) state.fg = null;
+      else if (code === 49) state.bg = null;
+      else if (code >= 30 && code < 38 || code >= 90 && code < 98) state.fg = String(code);
+      else if (code >= 40 && code < 48 || code >= 100 && code < 108) state.bg = String(code);
+      else if (code === 38 || code === 48) {
+        const mode = params.shift();
+        const wanted = mode === "5" ? 1 : mode === "2" ? 3 : 0;
+        const taken = params.splice(0, wanted);
+        if (wanted > 0 && taken.length === wanted) state[code === 38 ? "fg" : "bg"] = [code, mode, ...taken].join(";");
+      }
+    }
+  }
+
+  // src/lib/outputBuffer.ts
+  var nextFrame = (run) => {
+    if (typeof requestAnimationFrame === "function") requestAnimationFrame(() => run());
+    else setTimeout(run, 16);
+  };
+  var LIVE_CUT_MARKER = "\n[live output stopped";
+  var OutputBuffer = class _OutputBuffer {
+    constructor(schedule = nextFrame) {
+      this.schedule = schedule;
+    }
+    schedule;
+    lines = [];
+    /** The app stopped streaming this run's output (too much of it); the result has its end. */
+    cut = false;
+    pending = [];
+    scheduled = false;
+    /** Index of the line each stream is still writing (no newline yet). */
+    openLine = { stdout: null, stderr: null };
+    /** The colour state each stream's next line starts in (streams are separate pipes). */
+    sgr = { stdout: "", stderr: "" };
+    listeners = /* @__PURE__ */ new Set();
+    static fromResult(output) {
+      const buffer = new _OutputBuffer();
+      buffer.fold({ stream: "stdout", data: output.stdout });
+      buffer.closeLines();
+      buffer.fold({ stream: "stderr", data: output.stderr });
+      return buffer;
+    }
+    push(event) {
+      this.pending.push(event);
+      if (this.scheduled) return;
+      this.scheduled = true;
+      this.schedule(() => this.flush());
+    }
+    /** Folds queued chunks in now (also called by the scheduler). */
+    flush() {
+      this.scheduled = false;
+      if (this.pending.length === 0) return;
+      const events = this.pending;
+      this.pending = [];
+      for (const event of events) this.fold(event);
+      for (const listen of [...this.listeners]) listen(this.lines.length);
+    }
+    subscribe(listen) {
+      this.listeners.add(listen);
+      listen(this.lines.length);
+      return () => this.listeners.delete(listen);
+    }
+    /** All output as plain text, ANSI escapes removed, for copying. */
+    text() {
+      return this.lines.map((l) => l.text.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, "")).join("\n");
+    }
+    closeLines() {
+      this.openLine = { stdout: null, stderr: null };
+    }
+    fold({ stream, data }) {
+      if (data === "") return;
+      if (data.startsWith(LIVE_CUT_MARKER)) this.cut = true;
+      const pieces = data.split("\n");
+      const tail = pieces.pop() ?? "";
+      for (const piece of pieces) {
+        const line = this.lines[this.append(stream, piece)];
+        this.sgr[stream] = carrySgr(line.sgr, line.text);
+        this.openLine[stream] = null;
+      }
+      if (tail !== "") this.append(stream, tail);
+    }
+    /** Adds text to the stream's open line (or a new one); returns the line's index. */
+    append(stream, text) {
+      const open = this.openLine[stream];
+      if (open === null) {
+        this.lines.push({ stream, text, sgr: this.sgr[stream] });
+        this.openLine[stream] = this.lines.length - 1;
+        return this.lines.length - 1;
+      }
+      const line = this.lines[open];
+      this.lines[open] = { ...line, text: line.text + text };
+      return open;
+    }
+  };
 
   // src/lib/agent/preview.ts
   function previewOf(check, path) {
@@ -1086,6 +1671,143 @@ ${text}` };
     }
   };
 
+  // src/lib/agent/assembler.ts
+  var StreamAssembler = class {
+    blocks = [];
+    open = /* @__PURE__ */ new Map();
+    /** Folds one event into the message being built. */
+    apply(event) {
+      switch (event.type) {
+        case "text_delta": {
+          const last = this.blocks.at(-1);
+          if (last?.type === "text") last.text += event.text;
+          else this.blocks.push({ type: "text", text: event.text });
+          return;
+        }
+        case "tool_call_start":
+          this.open.set(event.id, event.name);
+          return;
+        case "tool_call_end":
+          this.open.delete(event.id);
+          this.blocks.push({ type: "tool_use", id: event.id, name: event.name, input: event.input ?? {} });
+          return;
+        case "tool_call_delta":
+        case "usage":
+        case "prompt_progress":
+        case "retrying":
+        case "done":
+        case "error":
+          return;
+      }
+    }
+    get text() {
+      return this.blocks.flatMap((b) => b.type === "text" ? [b.text] : []).join("");
+    }
+    get toolUses() {
+      return this.blocks.filter((b) => b.type === "tool_use");
+    }
+    /** Ids of calls that started but never ended. */
+    get unfinished() {
+      return [...this.open.keys()];
+    }
+    /** The assistant message, or null when the model said nothing usable. */
+    message() {
+      const content = this.blocks.filter((b) => b.type !== "text" || b.text.trim() !== "");
+      return content.length === 0 ? null : { role: "assistant", content };
+    }
+  };
+
+  // src/lib/agent/turnStream.ts
+  async function streamTurn(parts, control, request) {
+    const { ipc, board, round, estimate } = parts;
+    const runId = parts.newId();
+    const assembler = new StreamAssembler();
+    const textId = parts.newId();
+    round.startTurn();
+    board.addItem({ kind: "assistant", id: textId, text: "", streaming: true });
+    let stopReason = "";
+    let error = null;
+    let hook = () => void 0;
+    const cancelled = new Promise((resolve) => {
+      hook = () => {
+        void ipc.cancel(runId).catch(() => void 0);
+        resolve();
+      };
+    });
+    control.hooks.add(hook);
+    board.patch({ waiting: { since: Date.now() } });
+    let reportedInput = 0;
+    const onEvent = (event) => {
+      if (control.cancelled) return;
+      assembler.apply(event);
+      if (event.type === "prompt_progress") {
+        board.patch({ waiting: { since: board.get().waiting?.since ?? Date.now(), processed: event.processed, total: event.total } });
+        return;
+      }
+      if (event.type !== "retrying" && event.type !== "usage" && board.get().waiting) board.patch({ waiting: null });
+      if (event.type !== "retrying" && board.get().retrying) board.patch({ retrying: null });
+      switch (event.type) {
+        case "text_delta":
+          board.updateItem(textId, (item) => ({ ...item, text: assembler.text }));
+          return;
+        case "tool_call_start":
+          round.openCard(event.id, event.name, {});
+          return;
+        case "tool_call_end":
+          if (event.input_error) round.inputErrors.set(event.id, event.input_error);
+          round.openCard(event.id, event.name, event.input ?? {});
+          return;
+        case "usage": {
+          reportedInput += event.input_tokens;
+          const usage = board.get().usage;
+          board.patch({
+            usage: {
+              input_tokens: usage.input_tokens + event.input_tokens,
+              output_tokens: usage.output_tokens + event.output_tokens
+            }
+          });
+          return;
+        }
+        case "retrying":
+          board.patch({ retrying: { attempt: event.attempt, delay_ms: event.delay_ms, error: event.error } });
+          return;
+        case "done":
+          stopReason = event.stop_reason;
+          return;
+        case "error":
+          error = event.error;
+          return;
+        case "tool_call_delta":
+          return;
+      }
+    };
+    request.max_tokens = replyLimit(parts.window(), estimate.tokens(request));
+    const stream = ipc.llmStream(runId, request, onEvent).then(
+      () => void 0,
+      (rejection) => {
+        error ??= toWireError(rejection);
+      }
+    );
+    await Promise.race([stream, cancelled]);
+    control.hooks.delete(hook);
+    board.patch({ waiting: null });
+    if (reportedInput > 0) {
+      estimate.calibrate(request, reportedInput);
+      parts.showMeter(reportedInput);
+    } else {
+      parts.showMeter(estimate.tokens(request));
+    }
+    const drop = new Set(assembler.unfinished.flatMap((callId) => round.cardIds.get(callId) ?? []));
+    if (error && !control.cancelled) {
+      board.removeItems(/* @__PURE__ */ new Set([textId, ...round.cardIds.values()]));
+      return { message: null, stopReason, error };
+    }
+    if (assembler.text.trim() === "") drop.add(textId);
+    else board.updateItem(textId, (item) => ({ ...item, streaming: false }));
+    board.removeItems(drop);
+    return { message: assembler.message(), stopReason: control.cancelled ? "cancelled" : stopReason, error: null };
+  }
+
   // src/lib/sandboxNotice.ts
   function sandboxNotice(result) {
     if (typeof result !== "object" || result === null) return null;
@@ -1097,82 +1819,77 @@ ${text}` };
 
   // src/lib/agent/loop.ts
   var DEFAULT_MAX_TURNS = 100;
-  var COUNT_WAIT_MS = 1500;
-  var CUT_OFF_TEXT = "Not run: your reply was cut off at its token limit before it ended, so this call may be incomplete. Send it again in a shorter reply.";
-  var IMAGE_LEFT_OUT = "[An image was here; it is left out because this model takes no images.]";
   var AgentLoop = class {
     constructor(ipc, options) {
       this.ipc = ipc;
       this.options = options;
-      this.newId = options.newId ?? (() => crypto.randomUUID());
-      this.grants = new GrantList(ipc, () => crypto.randomUUID(), (grants) => this.patch({ grants }));
+      const newId = this.newId = options.newId ?? (() => crypto.randomUUID());
+      this.board = new Board(newId, (items) => this.keeping.journal.recordItems(items));
+      this.state = this.board.state;
+      const window = () => this.facts.contextWindow.window;
+      this.outgoing = new Outgoing(options.projectRoot, window);
+      this.facts = new ModelFacts(ipc, this.estimate, {
+        specs: () => this.specs,
+        prefix: (specs) => this.outgoing.prefix(specs),
+        onModel: (model) => this.board.patch({ price: model.price ?? null }),
+        countWaitMs: options.countWaitMs
+      });
+      this.fitter = new ContextFitter(ipc, newId, this.outgoing, this.facts, this.estimate, this.board);
+      const instructions = options.instructions ?? PROJECT_INSTRUCTIONS;
+      this.round = new ToolRound({ ipc, newId, board: this.board, outgoing: this.outgoing, specs: () => this.specs, window, instructions });
+      this.grants = new GrantList(ipc, () => crypto.randomUUID(), (grants) => this.board.patch({ grants }));
       this.tools = new ToolRunner(ipc, {
-        newId: this.newId,
+        newId,
         scheduleFrame: options.scheduleFrame,
         updateCard: (id, change) => {
-          this.updateCard(id, change);
+          this.board.updateCard(id, change);
           this.noteSandbox(change.result);
         },
         riskOf: (name) => this.specs?.find((s) => s.name === name)?.risk ?? null,
         displayOf: (name) => this.specs?.find((s) => s.name === name)?.display,
-        inputError: (callId) => this.inputErrors.get(callId),
+        inputError: (callId) => this.round.inputErrors.get(callId),
         turnId: () => this.turnId,
         conversation: () => this.grants.conversation,
         granted: () => void this.grants.refresh()
       });
-      this.journal = this.newJournal(null);
+      this.keeping = new Keeping(ipc, newId, this.board, {
+        onAppended: options.onAppended,
+        resume: (opened) => this.outgoing.resume(opened),
+        whole: (entries) => this.outgoing.pastes = PasteShelf.fromEntries(entries),
+        estimate: (journal) => {
+          if (this.specs && this.facts.model !== void 0) this.estimateShown();
+          else void this.estimateOpened(journal);
+        }
+      });
       if (options.conversation) this.load(options.conversation);
     }
     ipc;
     options;
-    store = writable(emptyState());
-    state = this.store;
-    messages = [];
+    state;
+    board;
+    outgoing;
+    facts;
+    fitter;
+    round;
+    keeping;
     specs = null;
     control = null;
     estimate = new TokenEstimate();
-    /** What the server said of the model; undefined until asked. */
-    model;
-    /**
-     * The model refused images the conversation carried from before: from
-     * then on they are left out of what it is sent (a line says so in their
-     * place; the conversation keeps them), until `resetModel` (another
-     * model, or another conversation opened).
-     */
-    imagesRefused = false;
-    /** The images the person sent in this turn: they are always sent. */
-    freshImages = /* @__PURE__ */ new Set();
-    /** The project's instruction file, read once per conversation. */
-    instructions;
-    /** Tools offered by name only (a small window) that the model asked for: offered whole from then on. */
-    requestedTools = /* @__PURE__ */ new Set();
-    /** Messages too large for the window, kept in parts for `read_paste`. */
-    pastes = new PasteShelf();
     tools;
     newId;
     /** The conversation's key and what the user allowed in it. */
     grants;
     /** The user message being answered: checkpoints are taken in its name. */
     turnId;
-    /** Appends the conversation to the history as it happens. */
-    journal;
-    /** Journals of conversations left with entries not stored: sent again until they are. */
-    retired = [];
-    /**
-     * The conversation opened brief (long tool results left out) or in part
-     * (its last entries only), until it is whole.
-     */
-    briefId = null;
-    /** Its whole: fetched a moment after it is shown, or when the user goes on. */
-    whole = null;
-    fetching = false;
+    /** Whether it was said that commands ran without the namespaces (once). */
+    sandboxNoted = false;
     /** The window's key of the conversation shown (its grants and answers about domains). */
     get conversationKey() {
       return this.grants.conversation;
     }
     /** The conversation's id in the history; null until its first entry is stored. */
     get conversationId() {
-      return this.journal.conversation;
+      return this.keeping.journal.conversation;
     }
     /**
      * Where a fork from the user message `itemId` cuts: "edit" keeps what came
@@ -1180,54 +1897,19 @@ ${text}` };
      * to the next message of the user). Null until the message is stored.
      */
     forkPoint(itemId, mode) {
-      const seq = this.journal.seqOf(itemId);
-      if (seq === void 0) return null;
-      if (mode === "edit") return seq;
-      const items = this.store.get().items;
-      const at = items.findIndex((item) => item.id === itemId);
-      const next = items.slice(at + 1).find((item) => item.kind === "user");
-      return (next && this.journal.seqOf(next.id)) ?? Number.MAX_SAFE_INTEGER;
-    }
-    newJournal(conversation, stored) {
-      const journal = new Journal(this.ipc, {
-        conversation: conversation?.summary.id ?? null,
-        stored: stored && { items: stored.items, seqOf: stored.seqOf },
-        onAppended: this.options.onAppended,
-        onError: (e) => {
-          const which = journal === this.journal ? "the conversation" : "the conversation left";
-          this.addItem({ kind: "notice", id: this.newId(), text: `Could not save ${which} (${e.code}): ${e.message}` });
-        }
-      });
-      return journal;
-    }
-    /**
-     * Leaves the conversation of `journal`: what it could not store yet is
-     * sent again now and, while that fails, again at each save of the next
-     * conversations; it is never dropped.
-     */
-    async leave(journal) {
-      await journal.flush();
-      if (journal.unsaved > 0) await journal.retry();
-      if (journal.unsaved > 0 && !this.retired.includes(journal)) this.retired.push(journal);
-    }
-    /** Sends again what conversations left could not store. */
-    async retryRetired() {
-      for (const journal of [...this.retired]) await journal.retry();
-      this.retired = this.retired.filter((journal) => journal.unsaved > 0);
+      return this.keeping.forkPoint(itemId, mode);
     }
     /**
      * Stores what is still unsaved, of this conversation and of those left,
      * before another is opened; resolves once each is stored or has failed
      * again (nothing is dropped: a failure is tried again later).
      */
-    async saveAll() {
-      await this.journal.flush();
-      if (this.journal.unsaved > 0) await this.journal.retry();
-      await this.retryRetired();
+    saveAll() {
+      return this.keeping.saveAll();
     }
     /** Entries recorded in this loop and not stored yet, in every conversation. */
     get unsaved() {
-      return this.journal.unsaved + this.retired.reduce((sum, journal) => sum + journal.unsaved, 0);
+      return this.keeping.unsaved;
     }
     /** The project folder the tools resolve paths against. */
     get projectRoot() {
@@ -1235,7 +1917,7 @@ ${text}` };
     }
     /** The provider transcript, as the next request would send it. */
     get transcript() {
-      return this.messages;
+      return this.outgoing.messages;
     }
     /**
      * Goes on with a conversation from the history (the loop must be idle).
@@ -1246,120 +1928,21 @@ ${text}` };
     load(conversation) {
       if (this.control) return;
       const opened = fromEntries(conversation.entries);
-      this.resume(opened);
-      this.freshImages = /* @__PURE__ */ new Set();
-      this.instructions = void 0;
-      this.requestedTools = /* @__PURE__ */ new Set();
-      this.pastes = PasteShelf.fromEntries(conversation.entries);
-      this.foldersSeen = /* @__PURE__ */ new Set();
+      this.outgoing.restart(PasteShelf.fromEntries(conversation.entries));
+      this.outgoing.resume(opened);
+      this.round.foldersSeen = /* @__PURE__ */ new Set();
       const { input_tokens, output_tokens } = conversation.summary;
-      this.store.set({ ...emptyState(), items: opened.items, usage: { input_tokens, output_tokens } });
+      this.board.set({ ...emptyState(), items: opened.items, usage: { input_tokens, output_tokens } });
       this.grants.restart();
-      void this.leave(this.journal);
-      this.journal = this.newJournal(conversation, opened);
-      const partial = conversation.entries.length < conversation.summary.entries;
-      const brief = partial || conversation.entries.some((entry) => (entry.elided?.length ?? 0) > 0);
-      this.briefId = brief ? conversation.summary.id : null;
-      if (!partial) void this.estimateOpened(this.journal);
-      const journal = this.journal;
-      this.whole = brief ? later(WHOLE_AFTER_MS).then(() => this.fetchWhole(conversation.summary.id, journal)) : null;
-      this.whole?.catch(() => void 0);
+      const partial = this.keeping.open(conversation, opened);
+      if (!partial) void this.estimateOpened(this.keeping.journal);
     }
     /**
      * Resolves once the conversation shown is whole (at once when it was
      * opened whole); a failed fetch resolves it too (tried again on send).
      */
-    async loaded() {
-      await this.whole?.catch(() => void 0);
-    }
-    /**
-     * Completes a conversation opened brief or in part: the whole transcript
-     * for the next request, the earlier entries' items and the results of
-     * cards shown without them. Nothing is appended: it is all stored
-     * already. It comes in parts of `WHOLE_PART` entries, newest first, each
-     * its own IPC answer, so the page parses a few MB at a time and paints
-     * between them.
-     */
-    async fetchWhole(id, journal) {
-      if (this.journal !== journal || this.briefId !== id) return;
-      this.fetching = true;
-      try {
-        const parts = [];
-        let before;
-        for (; ; ) {
-          const data = await this.ipc.openConversation(id, { ...before === void 0 ? {} : { beforeSeq: before }, last: WHOLE_PART });
-          if (this.journal !== journal) return;
-          const first = data.entries[0];
-          if (!first || before !== void 0 && first.seq >= before) break;
-          parts.unshift(data.entries);
-          if (data.entries.length < WHOLE_PART) break;
-          before = first.seq;
-          await nextTask();
-        }
-        await nextTask();
-        if (this.journal !== journal) return;
-        const whole = fromEntries(parts.flat());
-        await nextTask();
-        if (this.journal !== journal) return;
-        this.complete(journal, whole);
-        this.pastes = PasteShelf.fromEntries(parts.flat());
-        await nextTask();
-        if (this.journal !== journal) return;
-        if (this.specs && this.model !== void 0) this.estimateShown();
-        else void this.estimateOpened(journal);
-      } finally {
-        this.fetching = false;
-      }
-    }
-    /** The transcript of a conversation opened: from its last compaction's summary on, when it has one. */
-    resume(opened) {
-      const last = opened.items.filter((item) => item.kind === "notice" && item.compacted !== void 0).at(-1);
-      const resumed = resumeFrom(opened.messages, last?.compacted);
-      this.messages = resumed.messages;
-      this.shift = resumed.shift;
-    }
-    /**
-     * How far the transcript's indices are behind the conversation's as the
-     * history keeps it (the messages a summary replaced, less its message).
-     */
-    shift = 0;
-    /**
-     * Puts the whole of a conversation opened brief or in part in place of
-     * what was shown: its items in their order, each shown one kept as it is
-     * (a card completed with its result), then those added since the open.
-     */
-    complete(journal, whole) {
-      this.resume(whole);
-      this.briefId = null;
-      const stored = [];
-      this.store.update((state) => {
-        const shown = new Map(state.items.map((item) => [item.id, item]));
-        const items = whole.items.map((full) => {
-          const item = shown.get(full.id);
-          shown.delete(full.id);
-          if (item === void 0) {
-            stored.push(full);
-            return full;
-          }
-          if (item.kind !== "tool" || item.result !== void 0 || full.kind !== "tool" || full.result === void 0) return item;
-          const done = { ...item, result: full.result };
-          stored.push(done);
-          return done;
-        });
-        return { ...state, items: [...items, ...shown.values()] };
-      });
-      journal.markStored(stored, whole.seqOf);
-    }
-    /** Waits for the whole of a conversation opened brief; false (and the error shown) if it cannot be had. */
-    async ready() {
-      if (this.briefId === null) return true;
-      if (!this.fetching) this.whole = this.fetchWhole(this.briefId, this.journal);
-      try {
-        await this.whole;
-      } catch (error) {
-        this.patch({ error: toWireError(error) });
-      }
-      return this.briefId === null;
+    loaded() {
+      return this.keeping.loaded();
     }
     /**
      * Sends the person's message: its text and the images pasted or dropped
@@ -1372,59 +1955,42 @@ ${text}` };
      */
     async send(text, images = []) {
       if (text.trim() === "" && images.length === 0) return;
-      if (this.control || !await this.ready() || this.control) {
-        this.patch({ returned: { text, images } });
+      if (this.control || !await this.keeping.ready() || this.control) {
+        this.board.patch({ returned: { text, images } });
         return;
       }
-      const over = this.imagesOverLimit(images.length);
+      const over = this.outgoing.imagesOverLimit(images.length);
       if (over) {
-        this.patch({ error: over, returned: { text, images } });
+        this.board.patch({ error: over, returned: { text, images } });
         return;
       }
       const sentText = await this.shelvePaste(text);
       if (this.control) {
-        this.patch({ returned: { text, images } });
+        this.board.patch({ returned: { text, images } });
         return;
       }
       const content = [...text.trim() === "" ? [] : [{ type: "text", text: sentText }], ...images];
-      this.messages = appendUserContent(this.messages, content);
-      const sent = this.messages.at(-1);
-      this.freshImages = new Set(images);
+      this.outgoing.messages = appendUserContent(this.outgoing.messages, content);
+      const sent = this.outgoing.messages.at(-1);
+      this.outgoing.freshImages = new Set(images);
       const turn = this.newId();
       this.turnId = turn;
-      this.patch({ returned: null });
-      this.addItem({ kind: "user", id: turn, text, ...images.length > 0 ? { images } : {} });
-      this.record({ role: "user", content });
+      this.board.patch({ returned: null });
+      this.board.addItem({ kind: "user", id: turn, text, ...images.length > 0 ? { images } : {} });
+      this.keeping.record({ role: "user", content });
       await this.run();
-      const error = this.store.get().error;
+      const error = this.board.get().error;
       if (images.length > 0 && error?.details?.reason === "images_unsupported" && this.turnId === turn) this.withdraw(turn, sent, content.length, text, images);
     }
     /** The person's text as the model is sent it: a part and a note when it is larger than its share of the window. */
     async shelvePaste(text) {
       try {
         this.specs ??= await this.ipc.toolSpecs();
-        await this.modelFacts();
+        await this.facts.ask();
       } catch {
         return text;
       }
-      const prefix = this.estimate.tokens({ ...this.request(this.specs), messages: [] });
-      return this.pastes.shelve(text, resultShare(this.contextWindow.window, prefix, this.estimate.ratio));
-    }
-    /**
-     * Why a message with `count` images cannot be sent (more than a message
-     * may carry, or more than the bridge takes in one request with the
-     * conversation's images), or null. Checked before the message is
-     * recorded, so it goes back to the box whole.
-     */
-    imagesOverLimit(count) {
-      if (count > IMAGES_PER_MESSAGE) {
-        return wireError("invalid_input", `The message carries ${count} images; at most ${IMAGES_PER_MESSAGE} can be sent with one message.`, "Remove some images, or send them over several messages.");
-      }
-      const earlier = this.messages.flatMap((m) => m.content).filter((b) => b.type === "image").length;
-      if (count > 0 && earlier + count > IMAGES_PER_REQUEST) {
-        return wireError("invalid_input", `The conversation already carries ${earlier} images; with ${count} more it would be over the ${IMAGES_PER_REQUEST} one request can carry.`, "Start a new conversation for more images, or send the message without them.");
-      }
-      return null;
+      return this.outgoing.pastes.shelve(text, this.fitter.resultShare(this.specs));
     }
     /**
      * Takes back the user's last message, which the model refused for its
@@ -1437,20 +2003,21 @@ ${text}` };
      * transcript, so the error is only shown.
      */
     withdraw(turn, sent, blocks, text, images) {
-      const last = this.messages.at(-1);
-      const item = this.store.get().items.find((i) => i.id === turn);
+      const messages = this.outgoing.messages;
+      const last = messages.at(-1);
+      const item = this.board.get().items.find((i) => i.id === turn);
       if (sent === void 0 || last !== sent || item?.kind !== "user") return;
       const kept = last.content.slice(0, Math.max(0, last.content.length - blocks));
-      this.messages = kept.length > 0 ? [...this.messages.slice(0, -1), { role: "user", content: kept }] : this.messages.slice(0, -1);
-      this.removeItems(/* @__PURE__ */ new Set([turn]));
-      this.journal.recordItems([{ kind: "user", id: turn, text: "", withdrawn: true }]);
+      this.outgoing.messages = kept.length > 0 ? [...messages.slice(0, -1), { role: "user", content: kept }] : messages.slice(0, -1);
+      this.board.removeItems(/* @__PURE__ */ new Set([turn]));
+      this.keeping.journal.recordItems([{ kind: "user", id: turn, text: "", withdrawn: true }]);
       this.turnId = void 0;
-      this.patch({ returned: { text, images } });
+      this.board.patch({ returned: { text, images } });
     }
     /** Re-sends the last turn after a provider failure; the conversation is kept. */
     async retry() {
-      if (this.control || !await this.ready()) return;
-      if (this.control || this.messages.at(-1)?.role !== "user") return;
+      if (this.control || !await this.keeping.ready()) return;
+      if (this.control || this.outgoing.messages.at(-1)?.role !== "user") return;
       await this.run();
     }
     /** Goes on after the run paused at its turn budget. */
@@ -1459,11 +2026,8 @@ ${text}` };
     }
     /** Forgets what is known of the model (the settings changed). */
     resetModel() {
-      this.model = void 0;
-      this.imagesRefused = false;
-      this.asking = null;
-      this.counting = null;
-      this.modelNoted = false;
+      this.facts.reset();
+      this.outgoing.imagesRefused = false;
     }
     /**
      * The settings changed: forgets the model, asks the server about the new
@@ -1474,7 +2038,7 @@ ${text}` };
       if (this.control) return;
       try {
         this.specs ??= await this.ipc.toolSpecs();
-        await this.modelFacts();
+        await this.facts.ask();
       } catch {
         return;
       }
@@ -1482,16 +2046,16 @@ ${text}` };
     }
     /** Summarizes the older part of the conversation now (the Compact button). */
     async compact() {
-      if (this.control || !await this.ready() || this.control) return;
+      if (this.control || !await this.keeping.ready() || this.control) return;
       const control = { cancelled: false, hooks: /* @__PURE__ */ new Set() };
       this.control = control;
-      this.patch({ busy: true });
+      this.board.patch({ busy: true });
       try {
-        await this.compactNow(control, true);
+        await this.fitter.compact(control, true);
       } finally {
         this.control = null;
-        this.patch({ busy: false });
-        await this.save();
+        this.board.patch({ busy: false });
+        await this.keeping.save();
       }
     }
     stop() {
@@ -1501,24 +2065,17 @@ ${text}` };
       for (const hook of [...control.hooks]) hook();
     }
     dismissError() {
-      this.patch({ error: null });
+      this.board.patch({ error: null });
     }
     /** Starts a new conversation; the one shown stays in the history as it is. */
     async clear() {
       if (this.control) return;
-      await this.leave(this.journal);
-      this.messages = [];
-      this.freshImages = /* @__PURE__ */ new Set();
-      this.shift = 0;
-      this.instructions = void 0;
-      this.requestedTools = /* @__PURE__ */ new Set();
-      this.pastes = new PasteShelf();
-      this.foldersSeen = /* @__PURE__ */ new Set();
-      this.store.set(emptyState());
+      await this.keeping.leaveForNew();
+      this.outgoing.restart();
+      this.round.foldersSeen = /* @__PURE__ */ new Set();
+      this.board.set(emptyState());
       this.grants.restart();
-      this.journal = this.newJournal(null);
-      this.briefId = null;
-      this.whole = null;
+      this.keeping.startNew();
     }
     /** The key under which Rust holds what the user allowed in this conversation. */
     get grantsKey() {
@@ -1534,7 +2091,7 @@ ${text}` };
     }
     /** Stops one running command; the loop goes on with its partial output. */
     stopCommand(cardId) {
-      const card = this.store.get().items.find((i) => i.kind === "tool" && i.id === cardId);
+      const card = this.board.get().items.find((i) => i.kind === "tool" && i.id === cardId);
       if (card?.runId) void this.ipc.cancel(card.runId).catch(() => void 0);
     }
     outputFor(cardId) {
@@ -1543,303 +2100,97 @@ ${text}` };
     async run() {
       const control = { cancelled: false, hooks: /* @__PURE__ */ new Set() };
       this.control = control;
-      this.patch({ busy: true, error: null, retrying: null, turnLimitReached: false });
+      this.board.patch({ busy: true, error: null, retrying: null, turnLimitReached: false });
       const maxTurns = this.options.maxTurns ?? DEFAULT_MAX_TURNS;
+      const out = this.outgoing;
       let overflowRetried = false;
       try {
         this.specs = await this.ipc.toolSpecs();
         await this.loadModelFacts();
         for (let turn = 1; ; turn++) {
-          const unfit = await this.fitContext(control, this.specs);
+          const unfit = await this.fitter.fit(control, this.specs);
           if (unfit) {
-            this.patch({ error: unfit });
+            this.board.patch({ error: unfit });
             break;
           }
           if (control.cancelled) break;
-          const usedBefore = this.store.get().usage;
-          const outcome = await this.streamTurn(control, this.specs);
+          const usedBefore = this.board.get().usage;
+          const outcome = await streamTurn(this.streamParts(), control, out.request(this.specs));
           if (outcome.error && isContextOverflow(outcome.error) && !overflowRetried && !control.cancelled) {
             overflowRetried = true;
-            const unfit2 = this.noteOverflow(outcome.error, this.specs);
+            const unfit2 = this.fitter.noteOverflow(outcome.error, this.specs);
             if (unfit2) {
-              this.patch({ error: unfit2 });
+              this.board.patch({ error: unfit2 });
               break;
             }
-            if (await this.compactNow(control, true)) {
+            if (await this.fitter.compact(control, true)) {
               turn--;
               continue;
             }
           }
-          if (outcome.error && this.refusesEarlierImages(outcome.error) && !control.cancelled) {
-            this.imagesRefused = true;
-            this.notice("This model takes no images: the conversation's earlier images are left out of what it is sent from now on. They stay in the conversation.");
+          if (outcome.error && out.refusesEarlierImages(outcome.error) && !control.cancelled) {
+            out.imagesRefused = true;
+            this.board.notice("This model takes no images: the conversation's earlier images are left out of what it is sent from now on. They stay in the conversation.");
             turn--;
             continue;
           }
           if (outcome.error) {
-            this.patch({ error: outcome.error });
+            this.board.patch({ error: outcome.error });
             break;
           }
           if (outcome.message) {
-            this.messages = [...this.messages, outcome.message];
-            const used = this.store.get().usage;
-            this.record(outcome.message, {
+            out.messages = [...out.messages, outcome.message];
+            const used = this.board.get().usage;
+            this.keeping.record(outcome.message, {
               input_tokens: used.input_tokens - usedBefore.input_tokens,
               output_tokens: used.output_tokens - usedBefore.output_tokens
             });
           }
           const uses = outcome.message?.content.filter((b) => b.type === "tool_use") ?? [];
           if (uses.length > 0 && outcome.stopReason === "max_tokens") {
-            this.messages = [...this.messages, { role: "user", content: uses.map((use) => this.cutOffCard(use)) }];
-            this.record(this.messages[this.messages.length - 1]);
-            this.notice(
+            out.messages = [...out.messages, { role: "user", content: uses.map((use) => this.round.cutOffCard(use)) }];
+            this.keeping.record(out.messages[out.messages.length - 1]);
+            this.board.notice(
               `The reply was cut off at its token limit; its ${uses.length === 1 ? "tool call was" : `${uses.length} tool calls were`} not run. Send a message to let the agent try again.`
             );
             break;
           }
           if (uses.length === 0) {
-            if (outcome.stopReason === "max_tokens") this.notice("The reply hit the max tokens limit and was cut off.");
-            else if (!control.cancelled && !outcome.message) this.notice("The model sent an empty reply.");
+            if (outcome.stopReason === "max_tokens") this.board.notice("The reply hit the max tokens limit and was cut off.");
+            else if (!control.cancelled && !outcome.message) this.board.notice("The model sent an empty reply.");
             break;
           }
-          const asked = this.askedTools(uses, this.specs);
-          const runnable = uses.filter((use) => !asked.has(use));
-          const ran = control.cancelled ? runnable.map((use) => this.cancelCard(use)) : await this.tools.runAll(runnable, control, this.cardIds, (use) => this.cancelCard(use));
-          const results = uses.map((use) => asked.get(use) ?? ran[runnable.indexOf(use)]);
-          const content = [...results, ...await this.folderInstructions(uses)];
-          this.messages = [...this.messages, { role: "user", content }];
-          this.record({ role: "user", content });
+          const content = await this.round.run(uses, this.specs, control, this.tools);
+          out.messages = [...out.messages, { role: "user", content }];
+          this.keeping.record({ role: "user", content });
           if (control.cancelled) break;
-          await this.save();
+          await this.keeping.save();
           if (turn >= maxTurns) {
-            this.notice(`Paused after ${maxTurns} model turns. Continue to let the agent go on.`);
-            this.patch({ turnLimitReached: true });
+            this.board.notice(`Paused after ${maxTurns} model turns. Continue to let the agent go on.`);
+            this.board.patch({ turnLimitReached: true });
             break;
           }
         }
       } catch (error) {
-        this.patch({ error: toWireError(error) });
+        this.board.patch({ error: toWireError(error) });
       } finally {
-        if (control.cancelled) this.notice("Stopped.");
+        if (control.cancelled) this.board.notice("Stopped.");
         this.control = null;
-        this.patch({ busy: false, retrying: null });
+        this.board.patch({ busy: false, retrying: null });
         if (control.cancelled) this.estimateShown();
-        await this.save();
+        await this.keeping.save();
       }
     }
-    /** Card ids of the current turn, by the provider's tool_use id. */
-    cardIds = /* @__PURE__ */ new Map();
-    /** Calls of the current turn whose input the model garbled, by tool_use id. */
-    inputErrors = /* @__PURE__ */ new Map();
-    async streamTurn(control, specs) {
-      const runId = this.newId();
-      const assembler = new StreamAssembler();
-      const textId = this.newId();
-      this.cardIds = /* @__PURE__ */ new Map();
-      this.inputErrors = /* @__PURE__ */ new Map();
-      this.addItem({ kind: "assistant", id: textId, text: "", streaming: true });
-      let stopReason = "";
-      let error = null;
-      let hook = () => void 0;
-      const cancelled = new Promise((resolve) => {
-        hook = () => {
-          void this.ipc.cancel(runId).catch(() => void 0);
-          resolve();
-        };
-      });
-      control.hooks.add(hook);
-      this.patch({ waiting: { since: Date.now() } });
-      const onEvent = (event) => {
-        if (control.cancelled) return;
-        assembler.apply(event);
-        if (event.type === "prompt_progress") {
-          this.patch({ waiting: { since: this.store.get().waiting?.since ?? Date.now(), processed: event.processed, total: event.total } });
-          return;
-        }
-        if (event.type !== "retrying" && event.type !== "usage" && this.store.get().waiting) this.patch({ waiting: null });
-        if (event.type !== "retrying" && this.store.get().retrying) this.patch({ retrying: null });
-        switch (event.type) {
-          case "text_delta":
-            this.updateItem(textId, (item) => ({ ...item, text: assembler.text }));
-            return;
-          case "tool_call_start":
-            this.openCard(event.id, event.name, {});
-            return;
-          case "tool_call_end":
-            if (event.input_error) this.inputErrors.set(event.id, event.input_error);
-            this.openCard(event.id, event.name, event.input ?? {});
-            return;
-          case "usage": {
-            reportedInput += event.input_tokens;
-            const usage = this.store.get().usage;
-            this.patch({
-              usage: {
-                input_tokens: usage.input_tokens + event.input_tokens,
-                output_tokens: usage.output_tokens + event.output_tokens
-              }
-            });
-            return;
-          }
-          case "retrying":
-            this.patch({ retrying: { attempt: event.attempt, delay_ms: event.delay_ms, error: event.error } });
-            return;
-          case "done":
-            stopReason = event.stop_reason;
-            return;
-          case "error":
-            error = event.error;
-            return;
-          case "tool_call_delta":
-            return;
-        }
-      };
-      const request = this.request(specs);
-      request.max_tokens = replyLimit(this.contextWindow.window, this.estimate.tokens(request));
-      let reportedInput = 0;
-      const stream = this.ipc.llmStream(runId, request, onEvent).then(
-        () => void 0,
-        (rejection) => {
-          error ??= toWireError(rejection);
-        }
-      );
-      await Promise.race([stream, cancelled]);
-      control.hooks.delete(hook);
-      this.patch({ waiting: null });
-      if (reportedInput > 0) {
-        this.estimate.calibrate(request, reportedInput);
-        this.showMeter(reportedInput);
-      } else {
-        this.showMeter(this.estimate.tokens(request));
-      }
-      const drop = new Set(assembler.unfinished.flatMap((callId) => this.cardIds.get(callId) ?? []));
-      if (error && !control.cancelled) {
-        this.removeItems(/* @__PURE__ */ new Set([textId, ...this.cardIds.values()]));
-        return { message: null, stopReason, error };
-      }
-      if (assembler.text.trim() === "") drop.add(textId);
-      else this.updateItem(textId, (item) => ({ ...item, streaming: false }));
-      this.removeItems(drop);
-      return { message: assembler.message(), stopReason: control.cancelled ? "cancelled" : stopReason, error: null };
-    }
-    openCard(callId, name, input) {
-      const existing = this.cardIds.get(callId);
-      if (existing) {
-        this.updateCard(existing, { input });
-        return;
-      }
-      const id = this.newId();
-      this.cardIds.set(callId, id);
-      const spec = this.specs?.find((s) => s.name === name);
-      const shown = spec ? { display: spec.display } : {};
-      this.addItem({ kind: "tool", id, callId, name, input, risk: spec?.risk ?? null, ...shown, status: "queued" });
-    }
-    /** Folders whose AGENTS.md was looked for in this conversation. */
-    foldersSeen = /* @__PURE__ */ new Set();
-    /** The AGENTS.md of folders the model just read files in, as text blocks for it. */
-    async folderInstructions(uses) {
-      const source = this.options.instructions ?? PROJECT_INSTRUCTIONS;
-      const blocks = [];
-      for (const use of uses) {
-        if (use.name !== "read_file" || typeof use.input.path !== "string") continue;
-        for (const found of await source.folder(this.ipc, use.input.path, this.foldersSeen)) {
-          this.notice(found.notice, found.text);
-          blocks.push({ type: "text", text: instructionsBlock(found) });
-        }
-      }
-      return blocks;
-    }
-    /** An image the person sent before this turn. */
-    earlier = (block) => block.type === "image" && !this.freshImages.has(block);
-    /**
-     * Whether `error` is the model refusing images that can only be earlier
-     * ones: this turn's message brought none (if it did, they are the likely
-     * cause, and that message goes back to the box), and images from before
-     * are still sent.
-     */
-    refusesEarlierImages(error) {
-      return error.details?.reason === "images_unsupported" && !this.imagesRefused && this.freshImages.size === 0 && this.messages.some((m) => m.content.some(this.earlier));
-    }
-    /** The conversation as the model is sent it: earlier images left out once it refused them. */
-    sentMessages() {
-      if (!this.imagesRefused) return this.messages;
-      return this.messages.map(
-        (m) => m.content.some(this.earlier) ? { ...m, content: m.content.map((b) => this.earlier(b) ? { type: "text", text: IMAGE_LEFT_OUT } : b) } : m
-      );
-    }
-    /** The request the next turn sends. */
-    request(specs) {
-      const { window } = this.contextWindow;
-      const root = this.options.projectRoot;
-      const instructions = this.instructions ?? null;
+    streamParts() {
       return {
-        system: isSmallWindow(window) ? shortSystemPrompt(root, window, instructions) : systemPrompt(root, specs, instructions),
-        messages: this.sentMessages(),
-        tools: [...offeredTools(specs, window, this.requestedTools), ...this.pastes.isEmpty ? [] : [READ_PASTE_TOOL]]
+        ipc: this.ipc,
+        newId: this.newId,
+        board: this.board,
+        round: this.round,
+        estimate: this.estimate,
+        window: () => this.facts.contextWindow.window,
+        showMeter: (used) => this.fitter.showMeter(used)
       };
-    }
-    /**
-     * The calls of tools offered by name only: none runs; each gets a
-     * result saying its parameters are offered now, and is from then on.
-     */
-    askedTools(uses, specs) {
-      const asked = /* @__PURE__ */ new Map();
-      for (const use of uses) {
-        if (use.name === READ_PASTE) {
-          const answer = this.pastes.answer(use);
-          asked.set(use, answer);
-          const id2 = this.cardIds.get(use.id);
-          if (id2) this.updateCard(id2, { status: answer.is_error ? "failed" : "done", result: { part: use.input.part } });
-          continue;
-        }
-        if (!isOnRequest(use.name, this.contextWindow.window, specs, this.requestedTools)) continue;
-        const text = `Not run: ${use.name}'s parameters are offered now. Call it again with them.`;
-        asked.set(use, { type: "tool_result", tool_use_id: use.id, content: text });
-        const id = this.cardIds.get(use.id);
-        if (id) this.updateCard(id, { status: "done", result: { offered: use.name } });
-      }
-      for (const use of asked.keys()) if (use.name !== READ_PASTE) this.requestedTools.add(use.name);
-      return asked;
-    }
-    /** The server's word on the model being asked (once per loop, or after `resetModel`). */
-    asking = null;
-    /** Whether what the model cannot do was said (once per loop). */
-    modelNoted = false;
-    /** The server's count of the prefix, asked once per model. */
-    counting = null;
-    /**
-     * What the server says of the model: asked once, on the first need. On a
-     * server that counts tokens, the count of the prefix is started once the
-     * tools are known, and each caller waits for it (at most `countWaitMs`),
-     * also a caller that comes while another's question is still out.
-     */
-    async modelFacts() {
-      if (this.model === void 0) {
-        const asking = this.asking ??= this.ipc.modelInfo().catch(() => ({}));
-        const model2 = await asking;
-        if (this.asking !== asking) return model2;
-        if (this.model === void 0) {
-          this.model = model2;
-          this.patch({ price: model2.price ?? null });
-        }
-      }
-      const model = this.model;
-      if (model.counts_tokens && this.specs && this.asking) {
-        const counting = this.counting ??= this.countPrefix(this.specs, this.asking);
-        let timer;
-        const waited = new Promise((done) => timer = setTimeout(done, this.options.countWaitMs ?? COUNT_WAIT_MS));
-        await Promise.race([counting, waited]).finally(() => clearTimeout(timer));
-      }
-      return model;
-    }
-    /**
-     * Corrects the estimate with the server's own count of the fixed prefix
-     * (llama.cpp's template and tokenizer), once per model, before the first
-     * request is sized by it; a server that cannot count leaves it as it is.
-     */
-    async countPrefix(specs, asking) {
-      const prefix = { ...this.request(specs), messages: [] };
-      const counted = await this.ipc.countPromptTokens(prefix).catch(() => null);
-      if (counted !== null && this.asking === asking) this.estimate.calibrate(prefix, counted);
     }
     /**
      * The meter of a conversation opened: the size of the request its next
@@ -1849,185 +2200,45 @@ ${text}` };
     async estimateOpened(journal) {
       try {
         this.specs ??= await this.ipc.toolSpecs();
-        await this.modelFacts();
+        await this.facts.ask();
       } catch {
         return;
       }
-      if (this.journal !== journal) return;
-      this.patch({ price: this.model?.price ?? null });
+      if (this.keeping.journal !== journal) return;
+      this.board.patch({ price: this.facts.model?.price ?? null });
       this.estimateShown();
     }
     /** Shows the next request's estimated size, when idle and the tools are known. */
     estimateShown() {
-      if (this.control || !this.specs || this.model === void 0) return;
-      this.showMeter(this.estimate.tokens(this.request(this.specs)));
+      if (this.control || !this.specs || this.facts.model === void 0) return;
+      this.fitter.showMeter(this.estimate.tokens(this.outgoing.request(this.specs)));
     }
     /** The model's context window and the project's instructions, once. */
     async loadModelFacts() {
-      const model = await this.modelFacts();
-      if (!this.modelNoted) {
-        this.modelNoted = true;
+      const model = await this.facts.ask();
+      if (!this.facts.noted) {
+        this.facts.noted = true;
         if (model.supports_tools === false) {
-          this.notice(
+          this.board.notice(
             "The server says this model's chat template cannot call tools, so the agent can only talk. Start the server with a template that supports tools (llama.cpp: --jinja), or pick another model."
           );
         }
       }
-      if (this.instructions === void 0) {
-        this.instructions = await (this.options.instructions ?? PROJECT_INSTRUCTIONS).root(this.ipc);
-        const found = this.instructions;
-        const shown = found && this.store.get().items.some((item) => item.kind === "notice" && item.text === found.notice && item.detail === found.text);
-        if (found && !shown) this.notice(found.notice, found.text);
+      if (this.outgoing.instructions === void 0) {
+        this.outgoing.instructions = await (this.options.instructions ?? PROJECT_INSTRUCTIONS).root(this.ipc);
+        const found = this.outgoing.instructions;
+        const shown = found && this.board.get().items.some((item) => item.kind === "notice" && item.text === found.notice && item.detail === found.text);
+        if (found && !shown) this.board.notice(found.notice, found.text);
       }
-    }
-    get contextWindow() {
-      const window = this.model?.context_window;
-      return window ? { window, known: true } : { window: DEFAULT_CONTEXT_WINDOW, known: false };
-    }
-    showMeter(used) {
-      const { window, known } = this.contextWindow;
-      this.patch({ context: { used, window, known } });
-    }
-    /**
-     * Before a request: trims, then summarizes, when it would pass the
-     * threshold; and when even then the reply would have less than its floor
-     * of what the window has left, summarizes all but the last messages.
-     */
-    async fitContext(control, specs) {
-      const { window } = this.contextWindow;
-      const limit = window * COMPACT_AT;
-      const prefix = this.estimate.tokens({ ...this.request(specs), messages: [] });
-      const tooLarge = prefixTooLarge(window, prefix);
-      if (tooLarge) return tooLarge;
-      this.messages = cutLargeResults(this.messages, resultShare(window, prefix, this.estimate.ratio));
-      let size = this.estimate.tokens(this.request(specs));
-      if (size > limit) {
-        this.messages = trimOldToolResults(this.messages);
-        size = this.estimate.tokens(this.request(specs));
-      }
-      if (size > limit && await this.compactNow(control, false)) size = this.estimate.tokens(this.request(specs));
-      if (window - withMargin(size) < replyFloor(window) && !control.cancelled && await this.compactNow(control, true)) {
-        size = this.estimate.tokens(this.request(specs));
-      }
-      this.showMeter(size);
-      return null;
-    }
-    /**
-     * Replaces the older part of the transcript by a summary the model writes.
-     * The items the user sees stay as they are; the full original stays there.
-     * Returns whether anything was compacted.
-     */
-    async compactNow(control, forced) {
-      const keep = forced ? 2 : void 0;
-      this.messages = trimOldToolResults(this.messages, keep);
-      const boundary = compactionBoundary(this.messages, keep);
-      if (boundary === 0) return forced;
-      const older = this.messages.slice(0, boundary);
-      if (older.length === 1 && isSummaryMessage(older[0])) return false;
-      const request = summaryRequest(older, this.contextWindow.window, this.estimate.ratio);
-      request.max_tokens = replyLimit(this.contextWindow.window, this.estimate.tokens(request));
-      const runId = this.newId();
-      const hook = () => void this.ipc.cancel(runId).catch(() => void 0);
-      control.hooks.add(hook);
-      let summary = "";
-      let failed = null;
-      await this.ipc.llmStream(runId, request, (event) => {
-        if (event.type === "text_delta") summary += event.text;
-        if (event.type === "error") failed = event.error;
-      }).catch((error) => {
-        failed = toWireError(error);
-      });
-      control.hooks.delete(hook);
-      if (control.cancelled) return false;
-      if (failed || summary.trim() === "") {
-        const why = failed ? `: ${failed.message}` : ": the summary came back empty";
-        this.notice(`Could not compact the conversation${why}.`);
-        return false;
-      }
-      const compacted = { summary: summary.trim(), covered: boundary + this.shift };
-      this.shift += this.messages[boundary].role === "user" ? boundary : boundary - 1;
-      this.messages = withSummary(this.messages, boundary, compacted.summary);
-      const count = older.length === 1 ? "1 earlier message was summarized for the model (it stays" : `${older.length} earlier messages were summarized for the model (they stay`;
-      this.notice(`Compacted: ${count} shown above).`, compacted.summary, compacted);
-      return true;
-    }
-    /**
-     * Learns the window from the server's overflow error and says that the
-     * conversation is compacted and sent again; or, when the fixed prefix
-     * alone cannot fit that window, returns the error saying so instead.
-     */
-    noteOverflow(error, specs) {
-      const used = Number(error.details.prompt_tokens) || 0;
-      const window = Number(error.details.context_window) || 0;
-      if (window > 0 && (!this.model?.context_window || this.model.context_window > window)) {
-        this.model = { ...this.model, context_window: window, source: "server" };
-      }
-      const tooLarge = prefixTooLarge(this.contextWindow.window, this.estimate.tokens({ ...this.request(specs), messages: [] }));
-      if (tooLarge) return tooLarge;
-      const sizes = used && window ? ` (${used.toLocaleString("en")} of ${window.toLocaleString("en")} tokens)` : "";
-      this.notice(`The conversation no longer fit the model's context window${sizes}; compacting it and sending again.`);
-      return null;
-    }
-    cutOffCard(use) {
-      const id = this.cardIds.get(use.id);
-      if (id) this.updateCard(id, { status: "cancelled", error: wireError("cancelled", "Not run: the reply was cut off at its token limit.") });
-      return textBlock(use, CUT_OFF_TEXT);
-    }
-    cancelCard(use) {
-      const id = this.cardIds.get(use.id);
-      if (id) this.updateCard(id, { status: "cancelled", error: wireError("cancelled", "Cancelled by the user.") });
-      return textBlock(use, CANCELLED_TEXT);
-    }
-    /** Appends a completed message to the history, with the items that came with it. */
-    record(message, usage) {
-      this.journal.record(message, this.store.get().items, usage);
-    }
-    /** Waits until everything recorded is stored (failures were said as notices). */
-    async save() {
-      await this.journal.flush();
-      if (this.retired.length > 0) await this.retryRetired();
     }
     /** Says once per conversation that commands ran without the namespaces. */
     noteSandbox(result) {
       const text = this.sandboxNoted ? null : sandboxNotice(result);
       if (text === null) return;
       this.sandboxNoted = true;
-      this.notice(text);
-    }
-    sandboxNoted = false;
-    notice(text, detail, compacted) {
-      const item = { kind: "notice", id: this.newId(), text, ...detail === void 0 ? {} : { detail }, ...compacted ? { compacted } : {} };
-      this.addItem(item);
-      this.journal.recordItems([item]);
-    }
-    patch(change) {
-      this.store.update((state) => ({ ...state, ...change }));
-    }
-    addItem(item) {
-      this.store.update((state) => ({ ...state, items: [...state.items, item] }));
-    }
-    updateItem(id, change) {
-      this.store.update((state) => ({
-        ...state,
-        items: state.items.map((item) => item.id === id ? change(item) : item)
-      }));
-    }
-    updateCard(id, change) {
-      this.updateItem(id, (item) => item.kind === "tool" ? { ...item, ...change } : item);
-    }
-    removeItems(ids) {
-      if (ids.size === 0) return;
-      this.store.update((state) => ({ ...state, items: state.items.filter((item) => !ids.has(item.id)) }));
+      this.board.notice(text);
     }
   };
-  var WHOLE_AFTER_MS = 1e3;
-  var WHOLE_PART = 500;
-  function nextTask() {
-    return later(0);
-  }
-  function later(ms) {
-    return new Promise((resolve) => setTimeout(resolve, ms));
-  }
 
   // src/exec/events.ts
   var EventTracker = class {

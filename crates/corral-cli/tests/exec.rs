@@ -49,7 +49,12 @@ impl Scripted {
     }
 
     /// Stops it; the bodies of the streamed requests it answered.
-    fn finish(mut self) -> Vec<Value> {
+    fn finish(self) -> Vec<Value> {
+        self.finish_with_keys().0
+    }
+
+    /// Stops it; the streamed requests' bodies and Authorization headers.
+    fn finish_with_keys(mut self) -> (Vec<Value>, Vec<Value>) {
         drop(self.child.stdin.take());
         let mut line = String::new();
         self.out.read_line(&mut line).unwrap();
@@ -60,7 +65,8 @@ impl Scripted {
             json!([]),
             "the server was asked what it did not expect"
         );
-        report["requests"].as_array().unwrap().clone()
+        let list = |key: &str| report[key].as_array().unwrap().clone();
+        (list("requests"), list("authorizations"))
     }
 }
 
@@ -106,7 +112,13 @@ impl Home {
 
     /// Runs `corral-cli exec --root PROJECT ARGS...` with stdin a pipe (no terminal).
     fn exec(&self, args: &[&str]) -> Run {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+        self.exec_with(args, &[])
+    }
+
+    /// [`Home::exec`] with these environment variables set.
+    fn exec_with(&self, args: &[&str], vars: &[(&str, &str)]) -> Run {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_corral-cli"));
+        command
             .arg("exec")
             .arg("--root")
             .arg(self.project())
@@ -120,12 +132,15 @@ impl Home {
             .env_remove("CORRAL_BASE_URL")
             .env_remove("CORRAL_MODEL")
             .env_remove("CORRAL_API_KEY")
+            .envs(vars.iter().copied());
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        child.stdin.take().unwrap().write_all(b"y\n").unwrap();
+        // A run that ends at once (bad usage) may have closed its stdin already.
+        let _ = child.stdin.take().unwrap().write_all(b"y\n");
         let out = child.wait_with_output().unwrap();
         Run {
             code: out.status.code().expect("exited, not killed"),
@@ -383,4 +398,20 @@ fn ephemeral_keeps_nothing_in_the_history() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.events().last().unwrap()["conversation"], Value::Null);
     assert!(home.history().list(&home.project_key()).unwrap().is_empty());
+}
+
+#[test]
+fn corral_api_key_goes_only_to_a_base_url_given_with_it() {
+    let server = Scripted::start(json!([{ "text": "One." }, { "text": "Two." }]));
+    let home = Home::new(&server.base_url());
+    let key = [("CORRAL_API_KEY", "sk-from-env")];
+    // The settings name the server: the key is not sent there.
+    let settings = home.exec_with(&["--json", "Hello"], &key);
+    assert_eq!(settings.code, 0, "{}", settings.stderr);
+    // The same caller gives the server and the key: it is.
+    let url = server.base_url();
+    let given = home.exec_with(&["--json", "--base-url", &url, "Hello"], &key);
+    assert_eq!(given.code, 0, "{}", given.stderr);
+    let (_, keys) = server.finish_with_keys();
+    assert_eq!(keys, [Value::Null, json!("Bearer sk-from-env")]);
 }

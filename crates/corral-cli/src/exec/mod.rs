@@ -50,8 +50,9 @@ pub struct ExecArgs {
     #[arg(long)]
     provider: Option<String>,
     /// The provider's base URL (else `CORRAL_BASE_URL`, else the app's
-    /// settings). The key is `CORRAL_API_KEY`, else the one the app saved
-    /// for this URL's origin.
+    /// settings). The key is `CORRAL_API_KEY` (sent only to a base URL given
+    /// so, or to the provider's own API), else the one the app saved for
+    /// this URL's origin.
     #[arg(long = "base-url", value_name = "URL")]
     base_url: Option<String>,
     /// Go on with this conversation of the project's history.
@@ -178,13 +179,22 @@ fn model(store: corral_config::Store, args: &ExecArgs) -> Result<Model, Error> {
         // Another provider's URL would be the wrong server.
         settings.base_url = String::new();
     }
+    let url_given = base_url.is_some();
     if let Some(base_url) = base_url {
         settings.base_url = base_url;
     }
     if let Some(model) = model {
         settings.model = model;
     }
-    let fixed = store.provider_config_of(settings, key.as_deref());
+    let mut fixed = store.provider_config_of(settings, None);
+    // CORRAL_API_KEY goes only where the same caller pointed it (a base URL
+    // of the flags or environment), or to the provider's own API: never to
+    // a server only the settings name.
+    if let Some(key) = key {
+        if url_given || fixed.provider.is_own_api(&fixed.base_url) {
+            fixed.api_key = Some(key);
+        }
+    }
     Ok(Model {
         store,
         fixed: Some(fixed),

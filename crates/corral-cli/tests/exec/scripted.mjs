@@ -3,7 +3,8 @@
 // requests turn by turn, where each turn is `{"text": "..."}` or
 // `{"tools": [{"name", "input"}], "text"?}` or `{"status": 401}`. It prints
 // `{"port": N}` once listening; when its stdin closes, it prints
-// `{"requests": [the bodies of the streamed requests], "unexpected": [...]}`
+// `{"requests": [the bodies of the streamed requests], "authorizations":
+// [their Authorization headers, or null], "unexpected": [...]}`
 // and exits.
 import { startLlmServer } from "../../../../e2e/lib/llm-server.js";
 import { openai } from "../../../../e2e/lib/wire.js";
@@ -18,7 +19,8 @@ process.stdout.write(`${JSON.stringify({ port: llm.port })}\n`);
 process.stdin.resume();
 process.stdin.on("end", async () => {
   const unexpected = llm.unexpected.map((r) => `${r.method} ${r.path}: ${r.why}`);
-  process.stdout.write(`${JSON.stringify({ requests: llm.requests.map((r) => r.body), unexpected })}\n`);
+  const authorizations = llm.requests.map((r) => r.headers.authorization ?? null);
+  process.stdout.write(`${JSON.stringify({ requests: llm.requests.map((r) => r.body), authorizations, unexpected })}\n`);
   await llm.close?.();
   process.exit(0);
 });
