@@ -3,6 +3,7 @@
 // is checked in, so that `cargo build` needs no Node; src/exec/bundle.test.ts
 // fails when it is older than its sources.
 import { build } from "esbuild";
+import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
@@ -10,7 +11,12 @@ const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 /** Where the CLI includes it from (crates/corral-cli/src/exec/engine.rs). */
 export const BUNDLE = here("../crates/corral-cli/js/exec.js");
 
-/** The bundle's text. */
+/** The bundle as checked in. */
+export function checkedIn() {
+  return readFile(BUNDLE, "utf8");
+}
+
+/** The bundle's text, as its sources build it now. */
 export async function bundle() {
   const result = await build({
     entryPoints: [here("src/exec/main.ts")],
