@@ -117,23 +117,13 @@ impl Home {
 
     /// [`Home::exec`] with these environment variables set.
     fn exec_with(&self, args: &[&str], vars: &[(&str, &str)]) -> Run {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_corral-cli"));
-        command
+        let mut child = self
+            .command(Command::new(env!("CARGO_BIN_EXE_corral-cli")), vars)
             .arg("exec")
             .arg("--root")
             .arg(self.project())
             .args(["--no-lsp", "--no-checkpoint"])
             .args(args)
-            .env("HOME", self.dir.path())
-            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
-            .env("XDG_DATA_HOME", self.dir.path().join("data"))
-            .env("CORRAL_NO_KEYCHAIN", "1")
-            .env_remove("CORRAL_PROVIDER")
-            .env_remove("CORRAL_BASE_URL")
-            .env_remove("CORRAL_MODEL")
-            .env_remove("CORRAL_API_KEY")
-            .envs(vars.iter().copied());
-        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -147,6 +137,56 @@ impl Home {
             stdout: String::from_utf8(out.stdout).unwrap(),
             stderr: String::from_utf8(out.stderr).unwrap(),
         }
+    }
+
+    /// `command` in this home: the app's folders here, no key in a file or
+    /// variable but those given.
+    fn command(&self, mut command: Command, vars: &[(&str, &str)]) -> Command {
+        command
+            .env("HOME", self.dir.path())
+            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
+            .env("XDG_DATA_HOME", self.dir.path().join("data"))
+            .env("CORRAL_NO_KEYCHAIN", "1")
+            .env_remove("CORRAL_PROVIDER")
+            .env_remove("CORRAL_BASE_URL")
+            .env_remove("CORRAL_MODEL")
+            .env_remove("CORRAL_API_KEY")
+            .envs(vars.iter().copied());
+        command
+    }
+
+    /// Runs exec on a terminal (a pseudo-terminal of util-linux's
+    /// `script`), typing `typed` into it; what the terminal showed.
+    fn exec_on_a_terminal(&self, args: &[&str], typed: &str) -> String {
+        let quote = |arg: &str| format!("'{}'", arg.replace('\'', r"'\''"));
+        let project = self.project().display().to_string();
+        let line: Vec<String> = [
+            env!("CARGO_BIN_EXE_corral-cli"),
+            "exec",
+            "--root",
+            &project,
+            "--no-lsp",
+            "--no-checkpoint",
+        ]
+        .iter()
+        .chain(args)
+        .map(|arg| quote(arg))
+        .collect();
+        let mut child = self
+            .command(Command::new("script"), &[])
+            .args(["-qefc", &line.join(" "), "/dev/null"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Typed ahead: the terminal holds it until exec reads its answer.
+        let mut keys = child.stdin.take().unwrap();
+        keys.write_all(typed.as_bytes()).unwrap();
+        let mut shown = String::new();
+        std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut shown).unwrap();
+        drop(keys);
+        assert!(child.wait().unwrap().success(), "{shown}");
+        shown
     }
 }
 
@@ -414,4 +454,34 @@ fn corral_api_key_goes_only_to_a_base_url_given_with_it() {
     assert_eq!(given.code, 0, "{}", given.stderr);
     let (_, keys) = server.finish_with_keys();
     assert_eq!(keys, [Value::Null, json!("Bearer sk-from-env")]);
+}
+
+#[test]
+fn ask_mode_asks_on_a_terminal_and_a_yes_runs_the_call() {
+    let server = Scripted::start(json!([
+        { "tools": [{ "name": "write_file", "input": { "path": "b.txt", "content": "changed" } }] },
+        { "text": "Written." },
+    ]));
+    let home = Home::new(&server.base_url());
+    let shown = home.exec_on_a_terminal(&["--json", "--mode", "ask", "Write b.txt"], "y\n");
+    server.finish();
+    assert!(shown.contains("Allow it once? [y/N]"), "{shown}");
+    // The terminal shows the question and the typed answer between the events.
+    let events: Vec<Value> = shown
+        .lines()
+        .map(|line| line.rsplit("[y/N] ").next().unwrap_or(line).trim())
+        .filter(|line| line.starts_with("{\""))
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let answered = Run::of_type(&events, "approval_answered");
+    assert_eq!(answered.len(), 1, "{shown}");
+    assert_eq!(
+        (answered[0]["decision"].as_str(), answered[0]["by"].as_str()),
+        (Some("once"), Some("terminal"))
+    );
+    assert_eq!(events.last().unwrap()["outcome"], "done");
+    assert_eq!(
+        std::fs::read_to_string(home.project().join("b.txt")).unwrap(),
+        "changed"
+    );
 }
