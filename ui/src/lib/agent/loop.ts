@@ -59,6 +59,7 @@ export class AgentLoop {
   private readonly fitter: ContextFitter;
   private readonly round: ToolRound;
   private readonly keeping: Keeping;
+  private readonly streamParts: Parameters<typeof streamTurn>[0];
   private specs: ToolSpec[] | null = null;
   private control: RunControl | null = null;
   private readonly estimate = new TokenEstimate();
@@ -87,6 +88,7 @@ export class AgentLoop {
       countWaitMs: options.countWaitMs,
     });
     this.fitter = new ContextFitter(ipc, newId, this.outgoing, this.facts, this.estimate, this.board);
+    const showMeter = (used: number) => this.fitter.showMeter(used);
     const instructions = options.instructions ?? PROJECT_INSTRUCTIONS;
     this.round = new ToolRound({ ipc, newId, board: this.board, outgoing: this.outgoing, specs: () => this.specs, window, instructions });
     // Its own keys: the card ids' sequence is not touched.
@@ -105,6 +107,7 @@ export class AgentLoop {
       conversation: () => this.grants.conversation,
       granted: () => void this.grants.refresh(),
     });
+    this.streamParts = { ipc, newId, board: this.board, round: this.round, estimate: this.estimate, window, showMeter };
     this.keeping = new Keeping(ipc, newId, this.board, {
       onAppended: options.onAppended,
       resume: (opened) => this.outgoing.resume(opened),
@@ -378,7 +381,7 @@ export class AgentLoop {
         }
         if (control.cancelled) break;
         const usedBefore = this.board.get().usage;
-        const outcome = await streamTurn(this.streamParts(), control, out.request(this.specs));
+        const outcome = await streamTurn(this.streamParts, control, out.request(this.specs));
         if (outcome.error && isContextOverflow(outcome.error) && !overflowRetried && !control.cancelled) {
           // Compacted and sent again once, by itself; a second overflow is shown.
           overflowRetried = true;
@@ -449,18 +452,6 @@ export class AgentLoop {
       if (control.cancelled) this.estimateShown();
       await this.keeping.save();
     }
-  }
-
-  private streamParts(): Parameters<typeof streamTurn>[0] {
-    return {
-      ipc: this.ipc,
-      newId: this.newId,
-      board: this.board,
-      round: this.round,
-      estimate: this.estimate,
-      window: () => this.facts.contextWindow.window,
-      showMeter: (used) => this.fitter.showMeter(used),
-    };
   }
 
   /**
