@@ -1835,6 +1835,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
         countWaitMs: options.countWaitMs
       });
       this.fitter = new ContextFitter(ipc, newId, this.outgoing, this.facts, this.estimate, this.board);
+      const showMeter = (used) => this.fitter.showMeter(used);
       const instructions = options.instructions ?? PROJECT_INSTRUCTIONS;
       this.round = new ToolRound({ ipc, newId, board: this.board, outgoing: this.outgoing, specs: () => this.specs, window, instructions });
       this.grants = new GrantList(ipc, () => crypto.randomUUID(), (grants) => this.board.patch({ grants }));
@@ -1852,6 +1853,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
         conversation: () => this.grants.conversation,
         granted: () => void this.grants.refresh()
       });
+      this.streamParts = { ipc, newId, board: this.board, round: this.round, estimate: this.estimate, window, showMeter };
       this.keeping = new Keeping(ipc, newId, this.board, {
         onAppended: options.onAppended,
         resume: (opened) => this.outgoing.resume(opened),
@@ -1872,6 +1874,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
     fitter;
     round;
     keeping;
+    streamParts;
     specs = null;
     control = null;
     estimate = new TokenEstimate();
@@ -2115,7 +2118,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
           }
           if (control.cancelled) break;
           const usedBefore = this.board.get().usage;
-          const outcome = await streamTurn(this.streamParts(), control, out.request(this.specs));
+          const outcome = await streamTurn(this.streamParts, control, out.request(this.specs));
           if (outcome.error && isContextOverflow(outcome.error) && !overflowRetried && !control.cancelled) {
             overflowRetried = true;
             const unfit2 = this.fitter.noteOverflow(outcome.error, this.specs);
@@ -2180,17 +2183,6 @@ A tool shown without parameters gets them once you call it with {}. A tool error
         if (control.cancelled) this.estimateShown();
         await this.keeping.save();
       }
-    }
-    streamParts() {
-      return {
-        ipc: this.ipc,
-        newId: this.newId,
-        board: this.board,
-        round: this.round,
-        estimate: this.estimate,
-        window: () => this.facts.contextWindow.window,
-        showMeter: (used) => this.fitter.showMeter(used)
-      };
     }
     /**
      * The meter of a conversation opened: the size of the request its next
