@@ -1597,7 +1597,8 @@ A tool shown without parameters gets them once you call it with {}. A tool error
         reason: policy.reason,
         ...policy.network ? { network: true } : {},
         ...policy.one_at_a_time ? { oneAtATime: true } : {},
-        ...policy.proposed_rule ? { proposedRule: policy.proposed_rule } : {}
+        ...policy.proposed_rule ? { proposedRule: policy.proposed_rule } : {},
+        ...policy.paths ? { paths: policy.paths } : {}
       });
       const answer = await this.ask(id, control);
       if (answer === "cancelled") return { kind: "cancelled" };
@@ -1632,7 +1633,8 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       try {
         const turn = this.hooks.turnId?.();
         const tag = this.hooks.riskOf(use.name) === "read" ? void 0 : { call_id: id, ...turn === void 0 ? {} : { turn_id: turn } };
-        const output = use.name === "exec_shell" ? await this.shell(use, id, consent, control, tag) : this.hooks.displayOf?.(use.name)?.server !== void 0 ? await this.stoppable(use, consent, control, tag) : tag ? await this.ipc.callTool(use.name, use.input, consent, tag) : await this.ipc.callTool(use.name, use.input, consent);
+        const display = this.hooks.displayOf?.(use.name);
+        const output = display?.result === "output" ? await this.shell(use, id, consent, control, tag) : display?.server !== void 0 ? await this.stoppable(use, consent, control, tag) : tag ? await this.ipc.callTool(use.name, use.input, consent, tag) : await this.ipc.callTool(use.name, use.input, consent);
         this.hooks.updateCard(id, { status: "done", result: output });
         return resultBlock(use, output);
       } catch (error) {

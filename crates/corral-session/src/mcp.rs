@@ -104,7 +104,8 @@ pub enum McpState {
 pub struct McpServerStatus {
     pub name: String,
     pub state: McpState,
-    /// Its tools as the model sees them (`SERVER__TOOL`).
+    /// Its tools by their own names on the server (the model calls them
+    /// `SERVER__TOOL`; "read-only tools" takes these names).
     pub tools: Vec<String>,
     /// Why it failed, or the tools it offered that were left out.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -317,7 +318,7 @@ impl Server {
             .ok()
             .and_then(|live| {
                 live.as_ref()
-                    .map(|l| l.tools.iter().map(|t| t.name.clone()).collect())
+                    .map(|l| l.tools.iter().map(|t| t.tool.clone()).collect())
             })
             .unwrap_or_default();
         let stderr = String::from_utf8_lossy(&lock(&self.stderr)).into_owned();

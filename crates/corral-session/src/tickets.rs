@@ -22,7 +22,7 @@ use crate::{lock, Session};
 use corral_tools::dispatch::CallContext;
 use corral_tools::policy::{self, Approval};
 use corral_tools::shell::{SavedRule, ShellRun};
-use corral_tools::Error;
+use corral_tools::{Error, ProjectRoot};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -69,12 +69,41 @@ pub struct Ticket {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub proposed_rule: Option<String>,
+    /// Where each path the call names leads, as the tool resolves it: the
+    /// approval shows it beside the path as typed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<ResolvedPath>>", optional)]
+    pub paths: Vec<ResolvedPath>,
     /// It can change the project: a checkpoint goes first (a host without
     /// a checkpoint folder may refuse it). Not sent: the window knows it
     /// from the tool's risk.
     #[serde(skip)]
     #[ts(skip)]
     pub changes_project: bool,
+}
+
+/// A path a call names, and where it leads in the project: resolved as
+/// the tool resolves it ([`ProjectRoot::resolve`]: `\` a separator, `.`
+/// and empty parts gone, `..` climbing, an absolute path under the root
+/// made relative). Lexical: a symlink is the tool's to follow, beneath
+/// the root's handle. (A path leading outside gets no ticket at all.)
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct ResolvedPath {
+    /// As the call gives it.
+    pub typed: String,
+    /// Relative to the project root (`.` for the root).
+    pub inside: String,
+}
+
+impl ResolvedPath {
+    /// Where `typed` leads in `root`; none for a path the tool refuses.
+    pub fn of(root: &ProjectRoot, typed: &str) -> Option<ResolvedPath> {
+        let rel = root.resolve(typed).ok()?;
+        Some(ResolvedPath {
+            typed: typed.to_string(),
+            inside: rel.display(),
+        })
+    }
 }
 
 /// The user's say on a ticket when it runs.
@@ -175,8 +204,15 @@ impl Kept {
         }
     }
 
-    fn ticket(&self) -> Ticket {
+    fn ticket(&self, root: &ProjectRoot) -> Ticket {
         Ticket {
+            paths: self
+                .prepared
+                .facts()
+                .paths
+                .iter()
+                .filter_map(|typed| ResolvedPath::of(root, typed))
+                .collect(),
             ticket: self.id.clone(),
             check: self.check.clone(),
             proposed_rule: self
@@ -197,7 +233,7 @@ impl Session {
     /// path outside the project), fails here.
     pub fn check(&self, call: Call) -> Result<Ticket, Error> {
         let kept = self.judge(call, true)?;
-        let ticket = kept.ticket();
+        let ticket = kept.ticket(&self.root);
         lock(&self.tickets).keep(kept);
         Ok(ticket)
     }

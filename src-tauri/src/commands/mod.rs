@@ -157,7 +157,8 @@ command_list! {
         /// variable name or a 0 s timeout
         mcp::save_mcp_settings("settings: McpSettings") -> "McpServerStatus[]";
         /// `{ name, state: "starting" | "running" | "failed" | "stopped", tools: string[],
-        /// problems?: string[], stderr }` of the open project's servers
+        /// problems?: string[], stderr }` of the open project's servers; `tools`
+        /// by their own names on the server (the model calls them `SERVER__TOOL`)
         mcp::mcp_status("") -> "McpServerStatus[]";
         /// after that server stopped and started again
         mcp::restart_mcp_server("name: string") -> "McpServerStatus[]";

@@ -473,7 +473,8 @@ fn check_call_shows_the_change_the_call_will_write() {
         json!({"decision": "ask", "reason": "edit_file changes `crlf.txt`",
                "preview": {"path": "crlf.txt", "before": "a\r\nb\r\n", "after": "a\r\nc\r\n",
                            "diff": "--- a/crlf.txt\n+++ b/crlf.txt\n@@ -1,2 +1,2 @@\n a\r\n-b\r\n+c\r\n",
-                           "base": corral_tools::fs::base_of(Some(b"a\r\nb\r\n"))}})
+                           "base": corral_tools::fs::base_of(Some(b"a\r\nb\r\n"))},
+               "paths": [{"typed": "crlf.txt", "inside": "crlf.txt"}]})
     );
     app.run_ticket(&json!({"ticket": ticket}), json!({"scope": "once"}))
         .unwrap();

@@ -58,6 +58,7 @@ fn wire() -> Vec<Wire> {
         corral_session::grants::Grant,
         corral_session::grants::GrantEntry,
         corral_session::grants::CallCheck,
+        corral_session::tickets::ResolvedPath,
         corral_session::Ticket,
         commands::tools::ShellEvent,
         commands::tools::ApprovalAnswer,

@@ -19,7 +19,7 @@ const KINDS: Partial<ToolItem>[] = [
 
 function dock(item: Partial<ToolItem> = {}) {
   const onDecide = vi.fn();
-  const view = render(ApprovalDock, { props: { item: { ...base, display: displayOf(item.name ?? base.name), ...item }, root: "/p/app", onDecide } });
+  const view = render(ApprovalDock, { props: { item: { ...base, display: displayOf(item.name ?? base.name), ...item }, onDecide } });
   return { onDecide, unmount: view.unmount };
 }
 

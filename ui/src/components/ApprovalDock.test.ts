@@ -9,7 +9,7 @@ const shell: ToolItem = { kind: "tool", id: "c1", callId: "t1", name: "exec_shel
 
 function dock(item: Partial<ToolItem> = {}) {
   const onDecide = vi.fn();
-  render(ApprovalDock, { props: { item: { ...shell, display: displayOf(item.name ?? shell.name), ...item }, root: "/p/app", onDecide } });
+  render(ApprovalDock, { props: { item: { ...shell, display: displayOf(item.name ?? shell.name), ...item }, onDecide } });
   return { onDecide, root: screen.getByTestId("approval") };
 }
 
@@ -33,15 +33,17 @@ describe("ApprovalDock", () => {
     expect(root.querySelector("header")?.textContent).toBe("approval needed exec_shell commands need approval");
   });
 
-  it("shows a file name's bidi override as a marker and the path as the tool resolves it", () => {
-    dock({ name: "delete_file", input: { path: "./docs/../invoice\u202Etxt.exe" }, risk: "write" });
+  it("shows a file name's bidi override as a marker and the path as the ticket says the tool resolves it", () => {
+    const typed = "./docs/../invoice\u202Etxt.exe";
+    dock({ name: "delete_file", input: { path: typed }, risk: "write", paths: [{ typed, inside: "invoice\u202Etxt.exe" }] });
     expect(screen.getByTestId("call-path").textContent).toBe("./docs/../invoice⟨U+202E⟩txt.exe");
     expect(screen.getByTestId("call-resolved").textContent).toBe("invoice⟨U+202E⟩txt.exe");
   });
 
-  it("says when a path leads outside the project", () => {
-    dock({ name: "read_file", input: { path: "../outside/.env" }, risk: "read" });
-    expect(screen.getByTestId("call-resolved").textContent).toBe("outside the project folder (the tool will refuse it)");
+  it("adds no row when the path leads where it says", () => {
+    dock({ name: "read_file", input: { path: "src/a.rs" }, risk: "read", paths: [{ typed: "src/a.rs", inside: "src/a.rs" }] });
+    expect(screen.getByTestId("call-path").textContent).toBe("src/a.rs");
+    expect(screen.queryByTestId("call-resolved")).toBeNull();
   });
 
   it("shows a write's diff, and its content only there", () => {

@@ -27,7 +27,7 @@ const ipc = answer(client, {
     return saved.status;
   }),
   restartMcpServer: vi.fn(async (name: string) => {
-    saved.status = [{ name, state: "running", tools: ["github__search", "github__get_issue"], stderr: "" }];
+    saved.status = [{ name, state: "running", tools: ["search", "get_issue"], stderr: "" }];
     return saved.status;
   }),
 });

@@ -45,7 +45,7 @@ beforeEach(() => {
   vi.clearAllMocks();
   held.shell = { builtin: ["git", "npm"], global_programs: [], project_programs: [], rules: [] };
   held.mcp = { servers: [time], secrets: {} };
-  held.status = [{ name: "time", state: "running", tools: ["time__get_current_time", "time__convert_time"], stderr: "" }];
+  held.status = [{ name: "time", state: "running", tools: ["get_current_time", "convert_time"], stderr: "" }];
   ipc.getSettings.mockResolvedValue(saved);
   ipc.saveSettings.mockImplementation(async (input: Record<string, unknown>) => ({ ...saved, ...input, has_api_key: false }));
   ipc.testConnection.mockResolvedValue({ ok: true, model: "qwen" });

@@ -151,29 +151,3 @@ export function revealed(text: string, endsLine = false): string {
     .map((p) => p.text)
     .join("");
 }
-
-export type ResolvedPath = { path: string; outside: boolean };
-
-/**
- * A tool's `path` as the tool resolves it against the project root, in
- * words: `\` is a separator, `.` and empty parts go, `..` climbs, an
- * absolute path under the root becomes relative. Lexical only: symlinks
- * are resolved by the tool (beneath the root's handle), not here.
- */
-export function resolvePath(raw: string, root: string): ResolvedPath {
-  let path = raw.replace(/\\/g, "/");
-  const base = root.replace(/\/+$/, "");
-  if (path.startsWith("/")) {
-    if (path !== base && !path.startsWith(`${base}/`)) return { path: raw, outside: true };
-    path = path.slice(base.length);
-  }
-  const parts: string[] = [];
-  for (const part of path.split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") {
-      if (parts.length === 0) return { path: raw, outside: true };
-      parts.pop();
-    } else parts.push(part);
-  }
-  return { path: parts.length === 0 ? "." : parts.join("/"), outside: false };
-}

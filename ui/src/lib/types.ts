@@ -26,6 +26,7 @@ export type {
   GrantEntry,
   CallCheck,
   Ticket,
+  ResolvedPath,
   ShellEvent,
   Role,
   Block,

@@ -144,6 +144,16 @@ rule?: string,
  */
 network?: boolean, } & ({ "decision": "allow" } | { "decision": "ask", reason: string, } | { "decision": "deny", reason: string, });
 
+export type ResolvedPath = { 
+/**
+ * As the call gives it.
+ */
+typed: string, 
+/**
+ * Relative to the project root (`.` for the root).
+ */
+inside: string, };
+
 export type Ticket = { 
 /**
  * Its id for [`Session::run`] (the model never sees it).
@@ -154,6 +164,11 @@ ticket: string,
  * none for a command that touches a secret.
  */
 proposed_rule?: string, 
+/**
+ * Where each path the call names leads, as the tool resolves it: the
+ * approval shows it beside the path as typed.
+ */
+paths?: Array<ResolvedPath>, 
 /**
  * The grant of the conversation that made it `allow`.
  */
@@ -561,7 +576,8 @@ export type McpState = "starting" | "running" | "failed" | "stopped";
 
 export type McpServerStatus = { name: string, state: McpState, 
 /**
- * Its tools as the model sees them (`SERVER__TOOL`).
+ * Its tools by their own names on the server (the model calls them
+ * `SERVER__TOOL`; "read-only tools" takes these names).
  */
 tools: Array<string>, 
 /**

@@ -296,3 +296,38 @@ fn an_input_that_does_not_parse_gets_no_ticket() {
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidInput);
 }
+
+#[test]
+fn a_ticket_says_where_each_path_leads_as_the_tool_resolves_it() {
+    let (dir, session) = session(Mode::Ask);
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    let root = session.root().path().display().to_string();
+    let leads = |path: &str| {
+        let ticket = session
+            .check(Call::new("read_file", json!({ "path": path })))
+            .map_err(|e| e.code);
+        ticket.map(|t| serde_json::to_value(&t.paths).unwrap())
+    };
+    for (typed, inside) in [
+        ("src/a.rs", "src/a.rs"),
+        ("./src/../b.txt", "b.txt"),
+        ("src\\x\\..\\a.rs", "src/a.rs"),
+        ("src//./a.rs", "src/a.rs"),
+        (&format!("{root}/src/a.rs"), "src/a.rs"),
+        (&root, "."),
+    ] {
+        assert_eq!(
+            leads(typed),
+            Ok(json!([{"typed": typed, "inside": inside}])),
+            "{typed}"
+        );
+    }
+    // A path that leads outside gets no ticket: the tool's refusal is the answer.
+    assert_eq!(leads("../x").unwrap_err(), ErrorCode::PathOutsideRoot);
+    // A command names no path of a file tool's.
+    let ticket = session
+        .check(Call::new("exec_shell", json!({"command": "ls"})))
+        .unwrap();
+    let sent = serde_json::to_value(&ticket).unwrap();
+    assert!(sent.get("paths").is_none(), "{sent}");
+}

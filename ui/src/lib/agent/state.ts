@@ -1,6 +1,6 @@
 // What the agent loop shows: the items of the conversation as the user sees
 // them. The provider transcript (Message[]) lives beside it in the loop.
-import type { Grant, GrantEntry, ImageBlock, Risk, ToolDisplay, WireError } from "../types";
+import type { Grant, GrantEntry, ImageBlock, ResolvedPath, Risk, ToolDisplay, WireError } from "../types";
 
 /** queued → (waiting →) running → done | failed; or denied; or cancelled by Stop. */
 export type ToolStatus = "queued" | "waiting" | "running" | "done" | "failed" | "denied" | "cancelled";
@@ -38,6 +38,8 @@ export type ToolItem = {
   /** Why the policy asked or denied. */
   reason?: string;
   preview?: Preview;
+  /** Where the call's paths lead, as Rust resolved them when it checked the call. */
+  paths?: ResolvedPath[];
   result?: unknown;
   error?: WireError;
   /** Run id of a running exec_shell, for Stop. */

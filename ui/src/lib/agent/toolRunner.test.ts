@@ -3,7 +3,7 @@
 // saw: a file changed in between fails the call with stale_file instead of
 // being overwritten.
 import { describe, expect, it, vi } from "vitest";
-import { fakeIpc, SPECS, TICKET, use } from "../../test/fakeIpc";
+import { displayOf, fakeIpc, SPECS, TICKET, use } from "../../test/fakeIpc";
 import type { ToolPreview } from "../types";
 import type { RunControl } from "./ports";
 import type { ToolItem } from "./state";
@@ -24,6 +24,7 @@ function setup() {
     newId: () => "run-1",
     updateCard: (id, change) => cards.set(id, { ...cards.get(id), ...change }),
     riskOf: (tool) => SPECS.find((s) => s.name === tool)?.risk ?? null,
+    displayOf,
     inputError: () => undefined,
     turnId: () => "turn-1",
   });

@@ -135,6 +135,7 @@ export class ToolRunner {
       ...(policy.network ? { network: true } : {}),
       ...(policy.one_at_a_time ? { oneAtATime: true } : {}),
       ...(policy.proposed_rule ? { proposedRule: policy.proposed_rule } : {}),
+      ...(policy.paths ? { paths: policy.paths } : {}),
     });
     const answer = await this.ask(id, control);
     if (answer === "cancelled") return { kind: "cancelled" };
@@ -175,10 +176,12 @@ export class ToolRunner {
       const turn = this.hooks.turnId?.();
       const tag: CallTag | undefined =
         this.hooks.riskOf(use.name) === "read" ? undefined : { call_id: id, ...(turn === undefined ? {} : { turn_id: turn }) };
+      // A command (its spec shows its output) streams into its panel.
+      const display = this.hooks.displayOf?.(use.name);
       const output =
-        use.name === "exec_shell"
+        display?.result === "output"
           ? await this.shell(use, id, consent, control, tag)
-          : this.hooks.displayOf?.(use.name)?.server !== undefined
+          : display?.server !== undefined
             ? await this.stoppable(use, consent, control, tag)
             : tag
               ? await this.ipc.callTool(use.name, use.input, consent, tag)
