@@ -2,7 +2,8 @@
 # What `corral-cli exec` adds to start-up over `corral-cli call`: the median
 # wall time of a one-turn exec (the embedded engine started, the agent
 # loop's bundle evaluated, one request to the scripted LLM server on
-# loopback answered at once, --ephemeral) against one `call` of read_file
+# loopback answered at once, its events without the kit's 15 ms pauses,
+# --ephemeral) against one `call` of read_file
 # in the same project. Release build.
 # Usage: bench/exec-startup.sh [RUNS]   (default 21)
 set -euo pipefail
@@ -17,7 +18,7 @@ echo "hello" > "$work/project/a.txt"
 export HOME=$work/home XDG_CONFIG_HOME=$work/home/.config XDG_DATA_HOME=$work/home/.local/share CORRAL_NO_KEYCHAIN=1
 
 # The scripted server: one answer per exec run (and one warm-up).
-turns=$(node -e 'console.log(JSON.stringify(Array.from({length: Number(process.argv[1]) + 1}, () => ({text: "Hello."}))))' "$runs")
+turns=$(node -e 'console.log(JSON.stringify(Array.from({length: Number(process.argv[1]) + 1}, () => ({text: "Hello.", gap: 0}))))' "$runs")
 mkfifo "$work/in"
 node crates/corral-cli/tests/exec/scripted.mjs "$turns" < "$work/in" > "$work/server.out" &
 exec 3> "$work/in"

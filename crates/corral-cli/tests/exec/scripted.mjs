@@ -1,19 +1,25 @@
 // The e2e suite's scripted LLM server (e2e/lib/llm-server.js) for the exec
 // tests in Rust: `node scripted.mjs TURNS_JSON` answers OpenAI streaming
 // requests turn by turn, where each turn is `{"text": "..."}` or
-// `{"tools": [{"name", "input"}], "text"?}` or `{"status": 401}`. It prints
+// `{"tools": [{"name", "input"}], "text"?}` or `{"status": 401}`; `"gap": MS`
+// sets the pause between a turn's events (the kit's default: 15 ms). It prints
 // `{"port": N}` once listening; when its stdin closes, it prints
 // `{"requests": [the bodies of the streamed requests], "authorizations":
 // [their Authorization headers, or null], "unexpected": [...]}`
 // and exits.
 import { startLlmServer } from "../../../../e2e/lib/llm-server.js";
-import { openai } from "../../../../e2e/lib/wire.js";
+import { openai, slow } from "../../../../e2e/lib/wire.js";
 
 const turns = JSON.parse(process.argv[2] ?? "[]").map((turn) => {
+  const response = reply(turn);
+  return turn.gap === undefined ? response : slow(response, turn.gap);
+});
+
+function reply(turn) {
   if (turn.status) return { format: "openai", status: turn.status, headers: {}, json: { error: { message: `scripted ${turn.status}` } } };
   if (turn.tools) return openai.toolCalls(turn.tools, { text: turn.text ?? "" });
   return openai.text(turn.text);
-});
+}
 const llm = await startLlmServer(turns);
 process.stdout.write(`${JSON.stringify({ port: llm.port })}\n`);
 process.stdin.resume();
