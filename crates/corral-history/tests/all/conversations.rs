@@ -47,6 +47,29 @@ fn tool_call(id: &str, name: &str, input: Value) -> NewEntry {
     }
 }
 
+/// A history in a new temp folder (kept while the folder lives) holding
+/// one conversation begun by the user's `first` message, and its id.
+fn begun(first: &str) -> (tempfile::TempDir, History, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let history = History::new(dir.path());
+    let id = history
+        .append(P, None, &user(first), "m")
+        .unwrap()
+        .conversation;
+    (dir, history, id)
+}
+
+/// The user's entry carrying tool results (and any other blocks).
+fn results(content: Vec<Block>) -> NewEntry {
+    NewEntry {
+        message: Some(Message {
+            role: Role::User,
+            content,
+        }),
+        ..NewEntry::default()
+    }
+}
+
 fn texts(history: &History, id: &str) -> Vec<String> {
     history
         .open(P, id)
@@ -122,12 +145,7 @@ fn appends_lists_newest_first_and_opens_in_order() {
 
 #[test]
 fn rename_keeps_the_order_and_the_first_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let history = History::new(dir.path());
-    let c = history
-        .append(P, None, &user("Long question here"), "m")
-        .unwrap()
-        .conversation;
+    let (_dir, history, c) = begun("Long question here");
     let renamed = history.rename(P, &c, "  Short name \n").unwrap();
     assert_eq!(renamed.title, "Short name");
     assert_eq!(renamed.first_line, "Long question here");
@@ -138,12 +156,7 @@ fn rename_keeps_the_order_and_the_first_line() {
 
 #[test]
 fn search_finds_words_and_tool_paths_with_a_snippet() {
-    let dir = tempfile::tempdir().unwrap();
-    let history = History::new(dir.path());
-    let old = history
-        .append(P, None, &user("Why is the zeppelin test flaky?"), "m")
-        .unwrap()
-        .conversation;
+    let (_dir, history, old) = begun("Why is the zeppelin test flaky?");
     history
         .append(
             P,
@@ -203,12 +216,7 @@ fn search_finds_words_and_tool_paths_with_a_snippet() {
 
 #[test]
 fn fork_copies_the_entries_before_the_point_and_leaves_the_original() {
-    let dir = tempfile::tempdir().unwrap();
-    let history = History::new(dir.path());
-    let c = history
-        .append(P, None, &user("First question"), "m")
-        .unwrap()
-        .conversation;
+    let (_dir, history, c) = begun("First question");
     history
         .append(P, Some(&c), &assistant("First answer"), "model-a")
         .unwrap();
@@ -311,12 +319,7 @@ fn an_image_is_stored_with_its_message_and_opened_again_whole() {
 
 #[test]
 fn the_chosen_model_is_kept_across_a_restart_and_a_fork_inherits_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let history = History::new(dir.path());
-    let c = history
-        .append(P, None, &user("Which model?"), "m")
-        .unwrap()
-        .conversation;
+    let (dir, history, c) = begun("Which model?");
     assert_eq!(history.summary(P, &c).unwrap().target, None);
     let target =
         json!({"provider": "openai", "base_url": "http://127.0.0.1:8080/v1", "model": "qwen"});
@@ -345,12 +348,7 @@ fn the_chosen_model_is_kept_across_a_restart_and_a_fork_inherits_it() {
 
 #[test]
 fn delete_hides_until_restored_and_is_final_after_a_restart() {
-    let dir = tempfile::tempdir().unwrap();
-    let history = History::new(dir.path());
-    let keep = history
-        .append(P, None, &user("keep me"), "m")
-        .unwrap()
-        .conversation;
+    let (dir, history, keep) = begun("keep me");
     let gone = history
         .append(P, None, &user("delete me marmalade"), "m")
         .unwrap()
@@ -585,12 +583,7 @@ fn a_second_instance_gets_a_clear_error_until_the_first_closes() {
 
 #[test]
 fn markdown_export_has_every_message() {
-    let dir = tempfile::tempdir().unwrap();
-    let history = History::new(dir.path());
-    let c = history
-        .append(P, None, &user("Show me main"), "m")
-        .unwrap()
-        .conversation;
+    let (_dir, history, c) = begun("Show me main");
     history
         .append(
             P,
@@ -603,18 +596,11 @@ fn markdown_export_has_every_message() {
         .append(
             P,
             Some(&c),
-            &NewEntry {
-                message: Some(Message {
-                    role: Role::User,
-                    content: vec![Block::ToolResult {
-                        tool_use_id: "t1".into(),
-                        content: json!({"path": "src/main.rs", "content": "fn main() {}\n"})
-                            .to_string(),
-                        is_error: false,
-                    }],
-                }),
-                ..NewEntry::default()
-            },
+            &results(vec![Block::ToolResult {
+                tool_use_id: "t1".into(),
+                content: json!({"path": "src/main.rs", "content": "fn main() {}\n"}).to_string(),
+                is_error: false,
+            }]),
             "m",
         )
         .unwrap();
@@ -732,12 +718,7 @@ fn a_kill_during_appends_loses_no_completed_message() {
 
 #[test]
 fn a_brief_open_leaves_big_tool_results_out_and_says_which() {
-    let dir = tempfile::tempdir().unwrap();
-    let history = History::new(dir.path());
-    let c = history
-        .append(P, None, &user("run it"), "m")
-        .unwrap()
-        .conversation;
+    let (_dir, history, c) = begun("run it");
     history
         .append(
             P,
@@ -747,25 +728,19 @@ fn a_brief_open_leaves_big_tool_results_out_and_says_which() {
         )
         .unwrap();
     let big = "x".repeat(10_000);
-    let results = NewEntry {
-        message: Some(Message {
-            role: Role::User,
-            content: vec![
-                Block::ToolResult {
-                    tool_use_id: "t1".into(),
-                    content: big.clone(),
-                    is_error: false,
-                },
-                Block::ToolResult {
-                    tool_use_id: "t2".into(),
-                    content: "small".into(),
-                    is_error: false,
-                },
-            ],
-        }),
-        ..NewEntry::default()
-    };
-    history.append(P, Some(&c), &results, "m").unwrap();
+    let both = results(vec![
+        Block::ToolResult {
+            tool_use_id: "t1".into(),
+            content: big.clone(),
+            is_error: false,
+        },
+        Block::ToolResult {
+            tool_use_id: "t2".into(),
+            content: "small".into(),
+            is_error: false,
+        },
+    ]);
+    history.append(P, Some(&c), &both, "m").unwrap();
 
     let brief = history.open_brief(P, &c, Some(4096)).unwrap();
     assert!(brief.entries[..2].iter().all(|e| e.elided.is_none()));
@@ -802,27 +777,18 @@ fn a_brief_open_leaves_big_tool_results_out_and_says_which() {
 
 #[test]
 fn a_brief_open_measures_results_as_read_not_as_stored() {
-    let dir = tempfile::tempdir().unwrap();
-    let history = History::new(dir.path());
-    let c = history
-        .append(P, None, &user("run it"), "m")
-        .unwrap()
-        .conversation;
+    let (_dir, history, c) = begun("run it");
     // Stored escaped ("\n" takes two bytes), read shorter.
-    let result = |id: &str, content: String| NewEntry {
-        message: Some(Message {
-            role: Role::User,
-            content: vec![
-                Block::text("before"),
-                Block::ToolResult {
-                    tool_use_id: id.into(),
-                    content,
-                    is_error: true,
-                },
-                Block::text("after \"quoted\""),
-            ],
-        }),
-        ..NewEntry::default()
+    let result = |id: &str, content: String| {
+        results(vec![
+            Block::text("before"),
+            Block::ToolResult {
+                tool_use_id: id.into(),
+                content,
+                is_error: true,
+            },
+            Block::text("after \"quoted\""),
+        ])
     };
     let under = "\n".repeat(4000); // 8,000 bytes stored, 4,000 read
     let over = "é\n\"".repeat(1100); // 4,400 bytes read, more stored
@@ -853,12 +819,7 @@ fn a_brief_open_measures_results_as_read_not_as_stored() {
 
 #[test]
 fn an_open_in_parts_gives_the_newest_entries_first_and_the_rest_before_them() {
-    let dir = tempfile::tempdir().unwrap();
-    let history = History::new(dir.path());
-    let c = history
-        .append(P, None, &user("m0"), "m")
-        .unwrap()
-        .conversation;
+    let (_dir, history, c) = begun("m0");
     for n in 1..10 {
         history
             .append(P, Some(&c), &user(&format!("m{n}")), "m")
@@ -936,24 +897,13 @@ fn an_open_in_parts_gives_the_newest_entries_first_and_the_rest_before_them() {
 
 #[test]
 fn an_open_in_parts_leaves_out_long_results_and_stays_in_its_project() {
-    let dir = tempfile::tempdir().unwrap();
-    let history = History::new(dir.path());
-    let c = history
-        .append(P, None, &user("run it"), "m")
-        .unwrap()
-        .conversation;
+    let (_dir, history, c) = begun("run it");
     let big = "x".repeat(10_000);
-    let result = NewEntry {
-        message: Some(Message {
-            role: Role::User,
-            content: vec![Block::ToolResult {
-                tool_use_id: "t1".into(),
-                content: big.clone(),
-                is_error: false,
-            }],
-        }),
-        ..NewEntry::default()
-    };
+    let result = results(vec![Block::ToolResult {
+        tool_use_id: "t1".into(),
+        content: big.clone(),
+        is_error: false,
+    }]);
     history.append(P, Some(&c), &result, "m").unwrap();
     let part = Part {
         elide_over: Some(4096),
