@@ -427,6 +427,22 @@ export class App {
     return this.retrying(css, () => this.session.click(css));
   }
 
+  /**
+   * Clicks a button in the conversation as a user does: the mouse rests on
+   * it first, which holds the log still (output still arriving cannot move
+   * the button from under the click), then it is clicked.
+   */
+  async clickInLog(css) {
+    await waitUntil(
+      async () => {
+        await this.session.hover(css);
+        return (await this.query(`.log[data-held="true"] ${css}:hover`)).length > 0;
+      },
+      { what: `the mouse resting on ${css}, the log held still` },
+    );
+    await this.click(css);
+  }
+
   /** Types into the first match of `css`, waiting for it. */
   type(css, text) {
     return this.retrying(css, () => this.session.type(css, text));

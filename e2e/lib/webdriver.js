@@ -135,6 +135,17 @@ export class Session {
     await this.cmd("DELETE", "/actions");
   }
 
+  /**
+   * Moves the mouse onto the first match of `css` (its centre, found when
+   * the move is made), as a user about to click it.
+   */
+  async hover(css) {
+    const [id] = await this.findAll(css);
+    if (!id) throw new Error(`hover: nothing matches ${css}`);
+    const move = { type: "pointerMove", origin: elementRef(id), x: 0, y: 0, duration: 0 };
+    await this.cmd("POST", "/actions", { actions: [{ type: "pointer", id: "mouse", parameters: { pointerType: "mouse" }, actions: [move] }] });
+  }
+
   /** A left click at a point of the window's viewport, whatever is drawn there. */
   async clickAt(x, y) {
     const actions = [

@@ -24,7 +24,7 @@ const COLOURED = `
 
 test("command output streams in with colours, then exit code and duration; Stop stops a long command", { timeout: 150_000 }, async (t) => {
   const short = openai.toolCalls([{ name: "exec_shell", input: { command: "node", args: ["tick.js", "8", "300"] } }]);
-  const long = openai.toolCalls([{ name: "exec_shell", input: { command: "node", args: ["tick.js", "100", "300"] } }]);
+  const long = openai.toolCalls([{ name: "exec_shell", input: { command: "node", args: ["tick.js", "40", "600"] } }]);
   const script = [short, long, openai.text("The second command was stopped, as you asked.")];
 
   await withApp(t, { script }, async (app) => {
@@ -81,21 +81,38 @@ test("command output streams in with colours, then exit code and duration; Stop 
     assert.match(second.text, /Allowed without asking by what you allowed in this conversation: commands starting with node tick\.js/);
     await app.waitForAny(outputs, (e, i) => i === 1 && e.text.includes("line 2"), { what: "the second command's output" });
     await app.screenshot("running");
-    const stopAt = Date.now();
     const stopButtons = await app.session.findAll(tid("command-stop"));
     assert.equal(stopButtons.length, 1, "only the running command has a Stop button");
-    await app.click(tid("command-stop"));
+
+    // With the mouse on Stop, lines still arriving do not move it from
+    // under the click: the log has passed its height and follows its end,
+    // and the panel grows a row a line up to its 20.
+    const lineCount = async () => Number((await app.query(panels))[1]?.text.match(/(\d+) lines?/)?.[1] ?? 0);
+    await waitUntil(
+      () => app.session.execute(`const log = document.querySelector(".chat .log"); return log.scrollHeight > log.clientHeight + 40;`),
+      { what: "the log past its height" },
+    );
+    await app.session.hover(tid("command-stop"));
+    await app.waitFor(`.log[data-held="true"] ${tid("command-stop")}:hover`, { what: "the log held with the mouse on Stop" });
+    const place = () => app.session.execute(`return document.querySelector(arguments[0]).getBoundingClientRect().top;`, [tid("command-stop")]);
+    const [before, linesBefore] = [await place(), await lineCount()];
+    assert.ok(linesBefore < 17, `the panel still grows while the mouse rests on Stop (${linesBefore} lines)`);
+    await waitUntil(async () => (await lineCount()) >= linesBefore + 3, { what: "three more lines with the mouse on Stop" });
+    assert.equal(await place(), before, "Stop stays where the mouse is while lines arrive");
+
+    const stopAt = Date.now();
+    await app.clickInLog(tid("command-stop"));
 
     const stopped = await app.waitForAny(cards, (e, i) => i === 1 && ["done", "failed", "cancelled"].includes(e.attrs["data-status"]), {
       what: "the second command finished after Stop",
       timeout: 10_000,
     });
-    // The command would run 30 s; a loaded machine still stops it well before.
-    assert.ok(Date.now() - stopAt < 15_000, "Stop ends the command at once, not after its 30 s");
+    // The command would run 24 s; a loaded machine still stops it well before.
+    assert.ok(Date.now() - stopAt < 15_000, "Stop ends the command at once, not after its 24 s");
     assert.equal(stopped.attrs["data-status"], "cancelled", "a stopped command is cancelled, not failed or done");
     assert.match(stopped.text, /stopped/i, `the panel says it was stopped: ${JSON.stringify(stopped.text)}`);
     const [, secondOutput] = await app.query(outputs);
-    assert.doesNotMatch(secondOutput.text, /line 100(?!\d)/);
+    assert.doesNotMatch(secondOutput.text, /line 40(?!\d)/);
     assert.deepEqual(processesIn(app.dirs.project), [], "no process is left running in the project");
 
     // The model saw the full first output, and that the second was stopped.
