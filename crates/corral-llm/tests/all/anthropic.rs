@@ -1,8 +1,6 @@
 //! Anthropic Messages against a local server replaying the real wire format.
 
-mod common;
-
-use common::{collect, object, offset_in, terminal_error, Reply, Server, KEY};
+use crate::common::{collect, object, offset_in, terminal_error, Reply, Server, KEY};
 use corral_llm::{
     test_connection, Block, ChatRequest, Message, Provider, Role, StreamEvent, ToolDef,
 };
@@ -375,7 +373,7 @@ async fn a_malformed_event_is_a_bad_response() {
 #[tokio::test]
 async fn a_stream_cut_before_message_stop_is_unavailable() {
     let cut = &TOOL_STREAM[..TOOL_STREAM.find("event: content_block_stop").unwrap()];
-    let server = Server::start(vec![Reply::sse(cut).end(common::End::CloseDelimited)]).await;
+    let server = Server::start(vec![Reply::sse(cut).end(crate::common::End::CloseDelimited)]).await;
     let events = collect(&server.config(Provider::Anthropic), &request()).await;
     assert_eq!(events.len(), 3, "{events:#?}");
     let error = terminal_error(&events);

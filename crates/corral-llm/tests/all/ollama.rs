@@ -2,9 +2,7 @@
 //! does: `POST /api/chat` streaming newline-delimited JSON, errors as
 //! `{"error": "..."}`, `/api/version` and `/api/show`.
 
-mod common;
-
-use common::{collect, offset_in, terminal_error, unaddressed, End, Reply, Server, KEY};
+use crate::common::{collect, offset_in, terminal_error, unaddressed, End, Reply, Server, KEY};
 use corral_llm::{
     model_info, test_connection, with_native_api, Block, ChatRequest, Message, ModelInfo, Provider,
     ProviderConfig, Role, StreamEvent, ToolDef,

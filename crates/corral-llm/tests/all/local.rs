@@ -1,8 +1,6 @@
 //! Finding local OpenAI-compatible servers.
 
-mod common;
-
-use common::{Reply, Server};
+use crate::common::{Reply, Server};
 use corral_llm::{detect_local_servers, probe_server, LocalServer};
 use pretty_assertions::assert_eq;
 use std::time::{Duration, Instant};
@@ -87,7 +85,6 @@ async fn detection_probes_concurrently_and_returns_fast() {
 }
 
 /// Answers every request on `port` with a one-model list until dropped.
-#[allow(clippy::panic)] // a set-up helper: a busy port fails the test with its reason
 async fn model_list_on(port: u16, model: &'static str) -> tokio::task::JoinHandle<()> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))

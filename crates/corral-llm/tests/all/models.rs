@@ -1,9 +1,7 @@
 //! The model list, asked of a real HTTP server on loopback answering in
 //! OpenAI's and Anthropic's formats, and of one that has no list.
 
-mod common;
-
-use common::{Reply, Server, KEY};
+use crate::common::{Reply, Server, KEY};
 use corral_llm::{list_models, ListedModel, Provider};
 use pretty_assertions::assert_eq;
 

@@ -2,9 +2,7 @@
 //! bodies that drip in byte by byte. Each ends in one clear
 //! error, soon, with bounded memory.
 
-mod common;
-
-use common::{collect, terminal_error, End, Reply, Server};
+use crate::common::{collect, terminal_error, End, Reply, Server};
 use corral_llm::{ChatRequest, Message, Provider, StreamEvent};
 use pretty_assertions::assert_eq;
 use serde_json::json;

@@ -2,9 +2,7 @@
 //! both wire formats, the limits checked before anything is sent, and a
 //! server that refuses images giving the clear error.
 
-mod common;
-
-use common::{collect, terminal_error, Reply, Server};
+use crate::common::{collect, terminal_error, Reply, Server};
 use corral_llm::{
     Block, ChatRequest, Message, Provider, Role, StreamEvent, IMAGES_PER_REQUEST, IMAGE_MAX_BYTES,
 };

@@ -1,9 +1,7 @@
 //! The model's context window and tool support, asked of real HTTP servers
 //! on loopback answering as llama.cpp, LM Studio and Ollama do.
 
-mod common;
-
-use common::{Reply, Server};
+use crate::common::{Reply, Server};
 use corral_llm::{model_info, ModelInfo, Provider};
 use pretty_assertions::assert_eq;
 

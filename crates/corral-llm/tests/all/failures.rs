@@ -1,9 +1,7 @@
 //! Retries, timeouts, dropped connections and cancellation: every stream
 //! ends with exactly one terminal event, and none hangs.
 
-mod common;
-
-use common::{collect, collect_with, terminal_error, End, Reply, Server};
+use crate::common::{collect, collect_with, terminal_error, End, Reply, Server};
 use corral_llm::{ChatRequest, Message, Provider, StreamEvent};
 use pretty_assertions::assert_eq;
 use serde_json::json;

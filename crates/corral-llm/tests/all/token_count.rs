@@ -2,9 +2,7 @@
 //! on loopback answering `POST /apply-template` and `POST /tokenize` in
 //! llama-server's wire format.
 
-mod common;
-
-use common::{Reply, Server, KEY};
+use crate::common::{Reply, Server, KEY};
 use corral_llm::{prompt_tokens, ChatRequest, Message, Provider, ProviderConfig, ToolDef};
 use pretty_assertions::assert_eq;
 use serde_json::json;

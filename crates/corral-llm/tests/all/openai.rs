@@ -2,9 +2,7 @@
 //! wire format of OpenAI and of local servers (Ollama, llama.cpp) with
 //! their quirks.
 
-mod common;
-
-use common::{collect, object, offset_in, terminal_error, End, Reply, Server, KEY};
+use crate::common::{collect, object, offset_in, terminal_error, End, Reply, Server, KEY};
 use corral_llm::{
     test_connection, Block, ChatRequest, Message, Provider, Role, StreamEvent, ToolDef,
 };
@@ -479,7 +477,7 @@ async fn test_connection_reports_auth_errors() {
         .unwrap_err();
     assert_eq!(error.code.as_str(), "llm_auth");
     assert_eq!(
-        common::unaddressed(&error.message),
+        crate::common::unaddressed(&error.message),
         "The server rejected the credentials (HTTP 401): No auth credentials found"
     );
 }

@@ -1,9 +1,7 @@
 //! The JSON shapes of `docs/ipc.md`, pinned: `LlmRequest`, `Message`,
 //! `Block`, `LlmEvent`, `Provider`.
 
-mod common;
-
-use common::object;
+use crate::common::object;
 use corral_llm::{Block, ChatRequest, Message, Provider, Role, StreamEvent, ToolDef};
 use corral_protocol::error::{Error, ErrorCode};
 use pretty_assertions::assert_eq;

@@ -4,13 +4,6 @@
 //! a body written in the given byte pieces with a small delay between them
 //! (so the client sees events split anywhere), then a clean end, a dropped
 //! connection, or silence. Every request received is recorded.
-#![allow(
-    dead_code, // each test file uses what it needs
-    // The tests' own kit: a failed set-up step fails the test.
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-)]
 
 use corral_llm::{stream, ChatRequest, Provider, ProviderConfig, StreamEvent};
 use serde_json::{Map, Value};
