@@ -153,7 +153,7 @@ impl TempDir {
         let mut last = None;
         for _ in 0..8 {
             let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-            let dir = base.join(format!("corral-shell-{}-{n}-{nanos}", std::process::id()));
+            let dir = base.join(format!("{SHELL_PREFIX}{}-{n}-{nanos}", std::process::id()));
             match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
                 Ok(()) => return Ok(TempDir(dir)),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
@@ -186,6 +186,66 @@ impl TempDir {
         Ok(dir)
     }
 }
+
+impl TempDir {
+    /// Moves it out of the way (`corral-gone-…` beside it: a rename, where
+    /// removing waits on the file system's journal), so that nothing is
+    /// left at its path; removed when dropped, as before.
+    // Renames Corral's own folder in the system temp folder, never the project.
+    #[allow(clippy::disallowed_methods)]
+    pub(crate) fn set_aside(mut self) -> TempDir {
+        let name = self.0.file_name().map(|n| n.to_string_lossy().into_owned());
+        let gone = name
+            .as_deref()
+            .and_then(|n| n.strip_prefix(SHELL_PREFIX))
+            .map(|rest| self.0.with_file_name(format!("{GONE_PREFIX}{rest}")));
+        if let Some(gone) = gone {
+            if std::fs::rename(&self.0, &gone).is_ok() {
+                self.0 = gone;
+            }
+        }
+        self
+    }
+}
+
+/// Removes the run folders of processes that have ended (what they had
+/// made ahead, or set aside and not yet removed): the system temp
+/// folder's `corral-shell-PID-…` and `corral-gone-PID-…` folders of ours
+/// whose process is gone.
+pub(crate) fn sweep() {
+    use std::os::unix::fs::MetadataExt;
+    let base = std::env::temp_dir();
+    let Ok(entries) = std::fs::read_dir(&base) else {
+        return;
+    };
+    let uid = rustix::process::getuid().as_raw();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| {
+            let rest = n
+                .strip_prefix(SHELL_PREFIX)
+                .or_else(|| n.strip_prefix(GONE_PREFIX))?;
+            rest.split('-').next()?.parse::<u32>().ok()
+        }) else {
+            continue;
+        };
+        if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        // Our own folders only, never a link.
+        let ours = entry
+            .path()
+            .symlink_metadata()
+            .is_ok_and(|m| m.is_dir() && m.uid() == uid);
+        if ours {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// How a run's folder is named, then once set aside.
+const SHELL_PREFIX: &str = "corral-shell-";
+const GONE_PREFIX: &str = "corral-gone-";
 
 impl Drop for TempDir {
     fn drop(&mut self) {

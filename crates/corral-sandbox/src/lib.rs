@@ -61,6 +61,7 @@
 //! `stdout`/`stderr`: the user stopped the call, so the agent should not
 //! read it as a finished command.
 
+mod ahead;
 mod allowlist;
 pub mod background;
 mod caches;
@@ -358,12 +359,12 @@ pub fn exec_shell(
     let line = CommandLine::read(input);
     check_arguments(root, &line)?;
     let profile = profile::choose(root, &line, run.network);
-    let tmp = env::TempDir::create()?;
-    let tmpdir = tmp.subdir("tmp")?;
-    let mut vars = env::build(&input.command, &tmpdir, root.path());
+    let places = ahead::take(&run.limits)?;
+    let (tmp, tmpdir, cgroups) = (&places.tmp, &places.tmpdir, &places.cgroups);
+    let mut vars = env::build(&input.command, tmpdir, root.path());
     let place = Place {
-        tmpdir: &tmpdir,
-        tmp: &tmp,
+        tmpdir,
+        tmp,
         cwd: root.path(),
         executable: &program,
         egress: &run.egress,
@@ -372,7 +373,6 @@ pub fn exec_shell(
     if fence.has_proxy() {
         vars.extend(proxy::env_vars());
     }
-    let cgroups = limits::Cgroups::make(&run.limits);
     let spec = process::Spec {
         program: &program,
         fence,
@@ -382,11 +382,11 @@ pub fn exec_shell(
         env: &vars,
         timeout,
         limits: run.limits,
-        cgroups: &cgroups,
+        cgroups,
     };
-    let outcome = process::run(spec, run)?;
-    drop(cgroups);
-    drop(tmp);
+    let outcome = process::run(spec, run);
+    ahead::put_away(places);
+    let outcome = outcome?;
     notes.extend(outcome.sandbox_note);
     let mut limits_hit = outcome.limits_hit;
     let refused_size = outcome.exit_code != Some(0)

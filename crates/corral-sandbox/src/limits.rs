@@ -322,14 +322,56 @@ fn own_cgroups() -> OwnCgroups {
     own
 }
 
+/// How the cgroups of a command are named, before the process id.
+const PREFIX: &str = "corral-";
+
 fn unique_name() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
     format!(
-        "corral-{}-{}",
+        "{PREFIX}{}-{}",
         std::process::id(),
         N.fetch_add(1, Ordering::Relaxed)
     )
+}
+
+/// Removes the cgroups of processes that have ended (what they had made
+/// ahead, or not yet removed), beside where this one makes its own. One
+/// with processes still in it cannot be removed and is left.
+pub(crate) fn sweep() {
+    let own = own_cgroups();
+    let mut parents = Vec::new();
+    if let Some(path) = own.unified.as_deref() {
+        parents.push(Path::new("/sys/fs/cgroup").join(path.trim_start_matches('/')));
+    }
+    for (hierarchy, path) in [("pids", &own.pids), ("memory", &own.memory)] {
+        if let Some(path) = path {
+            parents.push(
+                Path::new("/sys/fs/cgroup")
+                    .join(hierarchy)
+                    .join(path.trim_start_matches('/')),
+            );
+        }
+    }
+    for parent in parents {
+        let Ok(entries) = std::fs::read_dir(&parent) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let pid = name
+                .to_str()
+                .and_then(|n| n.strip_prefix(PREFIX))
+                .and_then(|rest| rest.split('-').next())
+                .and_then(|pid| pid.parse::<u32>().ok());
+            let ended = pid.is_some_and(|pid| {
+                pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()
+            });
+            if ended {
+                let _ = std::fs::remove_dir(entry.path());
+            }
+        }
+    }
 }
 
 /// The rlimits for the child, given what the cgroups already limit:
