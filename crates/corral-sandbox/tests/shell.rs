@@ -650,3 +650,29 @@ fn a_server_installed_by_a_global_npm_prefix_starts_in_the_sandbox() {
         );
     }
 }
+
+#[test]
+fn every_command_gets_a_tmpdir_of_its_own_even_when_made_ahead() {
+    if !has_node() {
+        return;
+    }
+    let (_d, root) = project();
+    // The first command of a process makes its own; the ones after get
+    // one made ahead. Each writes a file there and lists what it found.
+    let script = "const fs = require('fs'); const d = process.env.TMPDIR; \
+                  const found = fs.readdirSync(d); fs.writeFileSync(d + '/left.txt', 'x'); \
+                  console.log(d + ' ' + found.length)";
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        let out = run(&root, "node", &["-e", script]);
+        assert_eq!(out.exit_code, Some(0), "{out:?}");
+        let (dir, found) = out.stdout.trim().rsplit_once(' ').unwrap();
+        assert_eq!(
+            found, "0",
+            "a TMPDIR held what another command left: {out:?}"
+        );
+        assert!(!Path::new(dir).exists(), "TMPDIR {dir} is still there");
+        assert!(!seen.contains(&dir.to_string()), "{dir} was used twice");
+        seen.push(dir.to_string());
+    }
+}
