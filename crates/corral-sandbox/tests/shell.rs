@@ -676,3 +676,53 @@ fn every_command_gets_a_tmpdir_of_its_own_even_when_made_ahead() {
         seen.push(dir.to_string());
     }
 }
+
+#[test]
+fn stop_ends_a_command_running_on_a_set_made_ahead() {
+    if !has_node() {
+        return;
+    }
+    let (_d, root) = project();
+    // The pool is the process's, shared with the tests beside this one: a
+    // try whose set another test took first (its TMPDIR made after the
+    // call began) is tried again. A set made ahead was made at least the
+    // pause before; 100 ms of margin cover the file system's coarse clock.
+    let script = "const fs = require('fs'); const d = process.env.TMPDIR; \
+                  console.log(fs.statSync(d).mtimeMs + ' ' + d); \
+                  setInterval(() => console.log('tick'), 50);";
+    for _ in 0..20 {
+        run(&root, "node", &["-e", ""]);
+        std::thread::sleep(Duration::from_millis(200));
+        let mut shell_run = ShellRun::default();
+        let cancel = shell_run.cancel.clone();
+        let printed = Arc::new(Mutex::new(String::new()));
+        let seen = printed.clone();
+        shell_run.on_output = Some(Arc::new(move |_, bytes: &[u8]| {
+            let mut seen = seen.lock().unwrap();
+            seen.push_str(&String::from_utf8_lossy(bytes));
+            if seen.contains('\n') {
+                cancel.cancel();
+            }
+        }));
+        let began = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64()
+            * 1000.0;
+        let started = Instant::now();
+        let err = exec_shell(&root, &input("node", &["-e", script]), &shell_run).unwrap_err();
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "Stop took {:?}",
+            started.elapsed()
+        );
+        assert_eq!(err.code, ErrorCode::Cancelled, "{err:?}");
+        let printed = printed.lock().unwrap().clone();
+        let (made, dir) = printed.lines().next().unwrap().split_once(' ').unwrap();
+        assert!(!Path::new(dir).exists(), "TMPDIR {dir} is still there");
+        if made.parse::<f64>().unwrap() < began - 100.0 {
+            return;
+        }
+    }
+    panic!("no command of twenty ran on a set made ahead");
+}
