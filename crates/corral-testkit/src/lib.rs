@@ -2,8 +2,9 @@
 //! in a temp folder ([`Project`]), a session opened on it
 //! ([`SessionBuilder`]), a call checked into a ticket and run with the
 //! user's answer as a window does ([`answered`]), the fixture MCP servers
-//! ([`mcp`]), the checkpoint store's faults ([`faults`]), and the waits
-//! and skips every suite needs ([`wait_until`], [`fenced`]).
+//! ([`mcp`]), the checkpoint store's faults ([`faults`]), a release of the
+//! app for its updater ([`release`]), and the waits and skips every suite
+//! needs ([`wait_until`], [`fenced`]).
 //!
 //! It is built on the session, so it serves the hosts above it (the app,
 //! and the CLI and the MCP server when their tests move to it); the
@@ -35,6 +36,7 @@
 pub mod faults;
 pub mod mcp;
 mod project;
+pub mod release;
 mod session;
 
 pub use project::Project;
