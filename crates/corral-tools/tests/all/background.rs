@@ -4,22 +4,12 @@
 //! run at once; dropping the project's registry stops them all; a server's
 //! ports are listed and forwarded to the host while it runs. Real
 //! processes in the real sandbox.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
-
-#[path = "../../corral-sandbox/tests/shell_common/mod.rs"]
-mod shell_common;
-
+use crate::shell_common::*;
 use corral_tools::dispatch::{self, CallContext};
 use corral_tools::policy::{Approval, Mode};
 use corral_tools::shell::background::{Background, MAX_BACKGROUND};
 use corral_tools::ProjectRoot;
 use serde_json::{json, Value};
-use shell_common::*;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

@@ -1,13 +1,6 @@
 //! Checkpoints and restore on real folders, through `dispatch::call` as the
 //! app and the CLI call it: every change the agent makes, shell commands
 //! included, can be undone.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
-
 use corral_tools::checkpoint::{self, ChangeStatus, Checkpoint, NewCheckpoint, Store};
 use corral_tools::dispatch::{self, CallContext};
 use corral_tools::policy::{Approval, Mode};

@@ -4,16 +4,7 @@
 //! restore before it starts and under the store stops the call, a
 //! journal that cannot be finished is set aside, and temp files of dead
 //! writers go. (A restore failing midway: corral-checkpoint's `fault_tests.rs`.)
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
-
-mod common;
-
-use common::Project;
+use crate::common::Project;
 use corral_tools::checkpoint::{self, Checkpoint, NewCheckpoint, Store};
 use corral_tools::dispatch::{self, CallContext};
 use corral_tools::policy::{Approval, Mode};
@@ -412,13 +403,13 @@ fn write_at(dir: &Path, rel: &str, bytes: impl AsRef<[u8]>) {
 
 #[test]
 fn a_restore_the_project_disk_has_no_room_for_is_refused_before_it_starts() {
-    common::on_small_tmpfs("child_project_disk_full", "8m");
+    crate::common::on_small_tmpfs("checkpoint_faults::child_project_disk_full", "8m");
 }
 
 #[test]
 #[ignore = "run by a_restore_the_project_disk_has_no_room_for_is_refused_before_it_starts"]
 fn child_project_disk_full() {
-    let small = common::small_tmpfs();
+    let small = crate::common::small_tmpfs();
     let stores = tempfile::tempdir().unwrap();
     let project = small.join("app");
     for i in 0..4u8 {
@@ -432,7 +423,7 @@ fn child_project_disk_full() {
         std::fs::remove_file(project.join(format!("big{i}.bin"))).unwrap();
     }
     write_at(&project, "new.txt", "after\n");
-    common::fill(&small);
+    crate::common::fill(&small);
     let b = files(&project);
 
     let err = store.restore(&root, &a.id, None).unwrap_err();
@@ -464,13 +455,13 @@ fn child_project_disk_full() {
 
 #[test]
 fn a_full_store_stops_the_call_and_the_restore_and_stays_whole() {
-    common::on_small_tmpfs("child_store_disk_full", "2m");
+    crate::common::on_small_tmpfs("checkpoint_faults::child_store_disk_full", "2m");
 }
 
 #[test]
 #[ignore = "run by a_full_store_stops_the_call_and_the_restore_and_stays_whole"]
 fn child_store_disk_full() {
-    let small = common::small_tmpfs();
+    let small = crate::common::small_tmpfs();
     let tmp = tempfile::tempdir().unwrap();
     let project = tmp.path().join("app");
     write_at(&project, "a.txt", "a\n");
@@ -479,7 +470,7 @@ fn child_store_disk_full() {
     let a = store.checkpoint(&root, NewCheckpoint::manual("A")).unwrap();
     write_at(&project, "a.txt", "changed by hand, a little longer\n");
     write_at(&project, "b.txt", "b\n");
-    common::fill(&small);
+    crate::common::fill(&small);
     let before = files(&project);
 
     let mut ctx = CallContext::new(Mode::FullAuto, Approval::Granted);

@@ -1,12 +1,4 @@
 //! A real temp folder with a `ProjectRoot` on it, and a sibling outside it.
-#![allow(
-    dead_code, // each test file uses what it needs
-    // The tests' own kit: a failed set-up step fails the test.
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
 
 use corral_tools::dispatch::{self, CallContext};
 use corral_tools::policy::{Approval, Mode};

@@ -1,8 +1,6 @@
 //! The standardized error's JSON is a contract: pinned here, exactly.
 
-mod common;
-
-use common::Project;
+use crate::common::Project;
 use corral_tools::{Error, ErrorCode};
 use pretty_assertions::assert_eq;
 use serde_json::json;

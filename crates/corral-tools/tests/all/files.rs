@@ -1,14 +1,5 @@
 //! The file tools on real temp folders: every tool, its output and its errors.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
-
-mod common;
-
-use common::Project;
+use crate::common::Project;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use std::os::unix::fs::PermissionsExt;

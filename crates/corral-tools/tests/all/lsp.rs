@@ -5,13 +5,8 @@
 //! line, its fix, an unchanged file answered without the whole wait, and a
 //! server stopped when idle and started again by the next edit. Servers
 //! that crash or never answer are in `lsp_faults.rs`.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
-
-mod common;
-mod lsp_common;
-
-use common::Project;
-use lsp_common::{call, group_alive, installed, only_file, servers, servers_with, warm_up};
+use crate::common::Project;
+use crate::lsp_common::{call, group_alive, installed, only_file, servers, servers_with, warm_up};
 use serde_json::json;
 use std::time::{Duration, Instant};
 

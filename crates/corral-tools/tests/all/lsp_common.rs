@@ -1,11 +1,5 @@
 //! The language-server tests' kit: the test servers' folder, a project's
 //! servers, calls with them, and fake servers that misbehave on purpose.
-#![allow(
-    dead_code, // each test file uses what it needs
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::disallowed_methods
-)]
 
 use crate::common::Project;
 use corral_tools::dispatch::{self, CallContext};

@@ -3,14 +3,9 @@
 //! then nothing, one that crashes on every document, and none at all.
 //! Each must leave the edit fast (at most its wait) and correct (the file
 //! written, a note saying what happened), never an error or a hang.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
-
-mod common;
-mod lsp_common;
-
-use common::Project;
+use crate::common::Project;
+use crate::lsp_common::{call, fake_server, installed, scripted_server, servers, warm_up};
 use corral_tools::lsp::{self, Lsp, Options};
-use lsp_common::{call, fake_server, installed, scripted_server, servers, warm_up};
 use serde_json::json;
 use std::time::{Duration, Instant};
 

@@ -14,8 +14,6 @@
 //! wire error, the tool layer knows no session, and no crate depends on
 //! the app.
 
-#![allow(clippy::unwrap_used, clippy::disallowed_methods)]
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

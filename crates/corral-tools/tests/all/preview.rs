@@ -1,16 +1,7 @@
 //! The approval card's preview is computed by the code that writes: for any
 //! file and any edit, the preview's diff applied to the old bytes is what
 //! the tool then writes, and a preview fails exactly when the call would.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
-
-mod common;
-
-use common::Project;
+use crate::common::Project;
 use corral_tools::dispatch::{self, CallContext};
 use corral_tools::fs::Preview;
 use corral_tools::policy::{Approval, Decision, Mode};

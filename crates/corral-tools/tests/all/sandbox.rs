@@ -1,22 +1,12 @@
 //! The sandbox is the fence: what a command can and cannot do in each
 //! profile, whatever its arguments say. Each way out found by an attack
 //! on the argument rules is here, reproduced, and now refused or harmless.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
-
-#[path = "../../corral-sandbox/tests/shell_common/mod.rs"]
-mod shell_common;
-
+use crate::shell_common::*;
 use corral_tools::dispatch::{decide, CallContext};
 use corral_tools::policy::{Approval, Decision, Mode};
 use corral_tools::shell::{self, exec_shell, ExecShellOutput, Profile, Sandbox, ShellRun};
 use corral_tools::{ErrorCode, ProjectRoot};
 use serde_json::json;
-use shell_common::*;
 use std::net::{TcpListener, UdpSocket};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};

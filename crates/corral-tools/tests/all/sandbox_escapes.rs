@@ -3,22 +3,12 @@
 //! templating the repository, the clone's hard links into `.git/objects`,
 //! a hard-linked `.env`, host unix sockets, cache poisoning, a fork bomb
 //! and a file past the size limit.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
-
-#[path = "../../corral-sandbox/tests/shell_common/mod.rs"]
-mod shell_common;
-
+use crate::shell_common::*;
 use corral_tools::dispatch::{call, decide, CallContext};
 use corral_tools::policy::{Approval, Decision, Mode};
 use corral_tools::shell::{self, exec_shell, ExecShellOutput, Limit, Limits, Profile, ShellRun};
 use corral_tools::{ErrorCode, ProjectRoot};
 use serde_json::{json, Value};
-use shell_common::*;
 use std::path::Path;
 use std::process::Command;
 

@@ -1,17 +1,9 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
 //! `search_files` and `glob` on real temp folders: ignore rules, hidden and
 //! binary files, symlinks out of the root, caps, order, matching, errors.
 //! Most calls run both directly and through `dispatch::call`, which must
 //! agree.
 
-mod common;
-
-use common::Project;
+use crate::common::Project;
 use corral_tools::dispatch::{self, CallContext};
 use corral_tools::policy::{Approval, Mode};
 use corral_tools::search::{
@@ -163,7 +155,11 @@ fn search_honours_global_git_excludes() {
     std::fs::create_dir_all(config.path().join("git")).unwrap();
     std::fs::write(config.path().join("git/ignore"), "*.globalignored\n").unwrap();
     let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "global_git_excludes_in_a_child", "--ignored"])
+        .args([
+            "--exact",
+            "search::global_git_excludes_in_a_child",
+            "--ignored",
+        ])
         .env("XDG_CONFIG_HOME", config.path())
         .env("CORRAL_TEST_CHILD", "1")
         .output()

@@ -1,9 +1,3 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
 //! The trigram index never changes what `search_files` returns: for random
 //! small trees and random queries (literal, regex, case-insensitive, with
 //! globs and paths), the indexed search and the plain one agree, also after

@@ -1,16 +1,7 @@
 //! An attacker feeds the agent hostile paths. Every attempt fails with the
 //! right code, or lands harmlessly inside the project; the outside folder is
 //! never read through, written, or changed.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
-
-mod common;
-
-use common::Project;
+use crate::common::Project;
 use corral_tools::policy::Risk;
 use corral_tools::tool::DynTool;
 use corral_tools::tools;
@@ -73,7 +64,7 @@ fn run_payload(tool: &dyn DynTool, payload: &str, want: &str) {
     std::fs::write(p.tmp.path().join("app-evil/x.txt"), "evil\n").unwrap();
     p.write("a.txt", "inside\n");
     let before = p.outside_snapshot();
-    let evil_before = common::snapshot(&p.tmp.path().join("app-evil"));
+    let evil_before = crate::common::snapshot(&p.tmp.path().join("app-evil"));
     let name = tool.name();
     let input = tool.probe(&expand(&p, payload));
     // A tool that works on no path (the plan) only has to leave the outside alone.
@@ -110,7 +101,7 @@ fn run_payload(tool: &dyn DynTool, payload: &str, want: &str) {
     }
     assert_eq!(p.outside_snapshot(), before, "{name} {payload:?}");
     assert_eq!(
-        common::snapshot(&p.tmp.path().join("app-evil")),
+        crate::common::snapshot(&p.tmp.path().join("app-evil")),
         evil_before,
         "{name} {payload:?}"
     );
@@ -287,14 +278,19 @@ fn symlink_to_sibling_prefix_folder_is_refused() {
         for path in ["evil/x.txt", "evil/y.txt"] {
             let p = setup();
             let evil = p.tmp.path().join("app-evil");
-            let before = common::snapshot(&evil);
+            let before = crate::common::snapshot(&evil);
             assert_eq!(
                 outcome(&p, tool, path),
                 "path_outside_root",
                 "{} {path}",
                 tool.name()
             );
-            assert_eq!(common::snapshot(&evil), before, "{} {path}", tool.name());
+            assert_eq!(
+                crate::common::snapshot(&evil),
+                before,
+                "{} {path}",
+                tool.name()
+            );
         }
     }
     every_tool(&setup, &["evil"], &[], "path_outside_root");

@@ -1,21 +1,12 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
 //! The argument rules of `exec_shell` (one row per rule, allowed and
 //! denied), the read-only table and the policy decisions for commands.
 
-#[path = "../../corral-sandbox/tests/shell_common/mod.rs"]
-mod shell_common;
-
+use crate::shell_common::*;
 use corral_tools::dispatch::{self, CallContext};
 use corral_tools::policy::{Approval, Decision, Mode};
 use corral_tools::shell::{self, exec_shell, ShellRun};
 use corral_tools::{ErrorCode, ProjectRoot};
 use serde_json::json;
-use shell_common::*;
 
 // ------------------------------------------------------------ argument rules
 

@@ -3,8 +3,6 @@
 //! (the fixed prefix of each window class). This test fails when the
 //! registry and that file differ; run it with `UPDATE_TOOL_SPECS=1` to
 //! rewrite the file after changing a tool's spec.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
-
 #[test]
 fn the_ui_measures_the_registrys_tool_specs() {
     let path =
