@@ -216,9 +216,11 @@ export const ollama = {
    * A streamed reply with tool calls, `calls` = [{ name, input, id? }]:
    * Ollama sends each call whole, its arguments an object, in one line.
    */
-  toolCalls(calls, { text = "" } = {}) {
+  toolCalls(calls, { text = "", thinking = "" } = {}) {
     const ids = calls.map((c) => c.id ?? callId("call"));
-    const lines = text ? pieces(text, 2).map((content) => ollamaLine({ content })) : [];
+    // A thinking model's `thinking` comes first, in lines of its own.
+    const lines = thinking ? pieces(thinking, 2).map((part) => ollamaLine({ content: "", thinking: part })) : [];
+    if (text) lines.push(...pieces(text, 2).map((content) => ollamaLine({ content })));
     lines.push(ollamaLine({ content: "", tool_calls: calls.map((call, i) => ({ id: ids[i], function: { name: call.name, arguments: call.input } })) }));
     lines.push(ollamaDone("stop"));
     return { ...sse("ollama", lines), ids };

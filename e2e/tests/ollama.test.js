@@ -12,8 +12,9 @@ import { test } from "node:test";
 import { tid, withApp } from "../lib/app.js";
 import { ollama } from "../lib/wire.js";
 
-test("set to Ollama, the window completes a read and a write (asked for in an 8k window) over /api/chat, num_ctx sent each time", { timeout: 180_000 }, async (t) => {
-  const read = ollama.toolCalls([{ name: "read_file", input: { path: "README.md" } }]);
+test("set to Ollama, the window completes a read (after thinking, shown) and a write (asked for in an 8k window) over /api/chat, num_ctx sent each time", { timeout: 180_000 }, async (t) => {
+  // A thinking model: its reasoning before the call is shown, never sent back.
+  const read = ollama.toolCalls([{ name: "read_file", input: { path: "README.md" } }], { thinking: "The summary needs what README.md says." });
   // An 8k window offers write_file by name only: its first call is told its parameters are offered now.
   const write = () => ollama.toolCalls([{ name: "write_file", input: { path: "summary.txt", content: "A small project.\n" } }], { text: "Writing the summary." });
   const script = [read, write(), write(), ollama.text("Done: summary.txt says what the project is.")];
@@ -22,6 +23,12 @@ test("set to Ollama, the window completes a read and a write (asked for in an 8k
     await app.send("Summarize README.md into summary.txt.");
     await app.waitForAny(tid("message-assistant"), (e) => e.text.includes("Done: summary.txt"), { what: "the task's end", timeout: 60_000 });
     assert.equal(fs.readFileSync(path.join(app.dirs.project, "summary.txt"), "utf8"), "A small project.\n");
+    const [thought] = await app.queryConversation(tid("reasoning"));
+    assert.ok(thought, "the reasoning is on screen");
+    assert.match(thought.text, /^Thought/, "folded once the turn ended");
+    // Unfolded, it reads as the model thought it.
+    await app.click(`${tid("reasoning")} summary`);
+    await app.waitFor(`${tid("reasoning")} pre`, { check: (e) => e.text === "The summary needs what README.md says.", what: "the reasoning unfolded" });
 
     const requests = app.llm.requests;
     assert.equal(requests.length, 4);
@@ -32,6 +39,7 @@ test("set to Ollama, the window completes a read and a write (asked for in an 8k
       assert.ok(req.body.options.num_predict > 0 && req.body.options.num_predict < 8_192, "the reply's limit, inside the window");
       assert.ok(req.body.tools.some((tool) => tool.function.name === "read_file"));
     }
+    assert.ok(requests.every((req) => !JSON.stringify(req.body.messages).includes("The summary needs")), "the reasoning is never sent back");
     // The call went back as Ollama takes it: the arguments an object, the result a `tool` message naming its tool.
     const second = requests[1].body.messages;
     const call = second.find((m) => m.role === "assistant" && m.tool_calls);

@@ -1677,6 +1677,8 @@ A tool shown without parameters gets them once you call it with {}. A tool error
   var StreamAssembler = class {
     blocks = [];
     open = /* @__PURE__ */ new Map();
+    /** The model's reasoning, shown but never part of the message. */
+    reasoning = "";
     /** Folds one event into the message being built. */
     apply(event) {
       switch (event.type) {
@@ -1686,6 +1688,9 @@ A tool shown without parameters gets them once you call it with {}. A tool error
           else this.blocks.push({ type: "text", text: event.text });
           return;
         }
+        case "reasoning_delta":
+          this.reasoning += event.text;
+          return;
         case "tool_call_start":
           this.open.set(event.id, event.name);
           return;
@@ -1752,6 +1757,9 @@ A tool shown without parameters gets them once you call it with {}. A tool error
         case "text_delta":
           board.updateItem(textId, (item) => ({ ...item, text: assembler.text }));
           return;
+        case "reasoning_delta":
+          board.updateItem(textId, (item) => ({ ...item, reasoning: assembler.reasoning }));
+          return;
         case "tool_call_start":
           round.openCard(event.id, event.name, {});
           return;
@@ -1804,7 +1812,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       board.removeItems(/* @__PURE__ */ new Set([textId, ...round.cardIds.values()]));
       return { message: null, stopReason, error };
     }
-    if (assembler.text.trim() === "") drop.add(textId);
+    if (assembler.text.trim() === "" && assembler.reasoning.trim() === "") drop.add(textId);
     else board.updateItem(textId, (item) => ({ ...item, streaming: false }));
     board.removeItems(drop);
     return { message: assembler.message(), stopReason: control.cancelled ? "cancelled" : stopReason, error: null };
@@ -2240,8 +2248,10 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       this.emit = emit;
       this.onWaiting = onWaiting;
       for (const item of seen.items) {
-        if (item.kind === "assistant") this.text.set(item.id, item.text);
-        else if (item.kind === "tool") this.tools.set(item.id, item.status);
+        if (item.kind === "assistant") {
+          this.text.set(item.id, item.text);
+          this.reasoning.set(item.id, item.reasoning ?? "");
+        } else if (item.kind === "tool") this.tools.set(item.id, item.status);
         else if (item.kind === "notice") this.notices.add(item.id);
       }
       this.error = seen.error;
@@ -2249,12 +2259,19 @@ A tool shown without parameters gets them once you call it with {}. A tool error
     emit;
     onWaiting;
     text = /* @__PURE__ */ new Map();
+    reasoning = /* @__PURE__ */ new Map();
     tools = /* @__PURE__ */ new Map();
     notices = /* @__PURE__ */ new Set();
     error = null;
     update(state) {
       for (const item of state.items) {
         if (item.kind === "assistant") {
+          const thought = this.reasoning.get(item.id) ?? "";
+          const reasoning = item.reasoning ?? "";
+          if (reasoning !== thought && reasoning.startsWith(thought)) {
+            this.emit({ type: "reasoning_delta", id: item.id, text: reasoning.slice(thought.length) });
+          }
+          this.reasoning.set(item.id, reasoning);
           const before = this.text.get(item.id) ?? "";
           if (item.text !== before && item.text.startsWith(before)) {
             this.emit({ type: "text_delta", id: item.id, text: item.text.slice(before.length) });

@@ -95,13 +95,15 @@ fn mark_cache_breakpoints(body: &mut Value) {
 /// A content block being streamed.
 enum Open {
     Text,
+    /// The model's thinking: shown, not sent back (its signature is not kept).
+    Thinking,
     Tool {
         id: String,
         name: String,
         json: String,
         initial: Map<String, Value>,
     },
-    /// Thinking, server tools and whatever comes next: not forwarded.
+    /// Redacted thinking, server tools and whatever comes next: not forwarded.
     Other,
 }
 
@@ -139,6 +141,10 @@ impl Decoder for AnthropicDecoder {
                         push_text(out, block.get("text"));
                         Open::Text
                     }
+                    Some("thinking") => {
+                        push_reasoning(out, block.get("thinking"));
+                        Open::Thinking
+                    }
                     Some("tool_use") => {
                         let id = text(block, "id");
                         let name = text(block, "name");
@@ -169,6 +175,9 @@ impl Decoder for AnthropicDecoder {
                     delta.get("type").and_then(Value::as_str),
                 ) {
                     (Some(Open::Text), Some("text_delta")) => push_text(out, delta.get("text")),
+                    (Some(Open::Thinking), Some("thinking_delta")) => {
+                        push_reasoning(out, delta.get("thinking"))
+                    }
                     (Some(Open::Tool { id, json, .. }), Some("input_json_delta")) => {
                         let fragment = delta
                             .get("partial_json")
@@ -183,7 +192,7 @@ impl Decoder for AnthropicDecoder {
                             });
                         }
                     }
-                    _ => {} // thinking, signatures, citations
+                    _ => {} // signatures, citations
                 }
             }
             "content_block_stop" => {
@@ -259,7 +268,7 @@ fn close(block: Open) -> Option<StreamEvent> {
         } else {
             tool_call_end(id, name, &json)
         }),
-        Open::Text | Open::Other => None,
+        Open::Text | Open::Thinking | Open::Other => None,
     }
 }
 
@@ -278,6 +287,14 @@ fn input_tokens(usage: &Value) -> u64 {
 fn push_text(out: &mut Vec<StreamEvent>, text: Option<&Value>) {
     if let Some(text) = text.and_then(Value::as_str).filter(|t| !t.is_empty()) {
         out.push(StreamEvent::TextDelta {
+            text: text.to_string(),
+        });
+    }
+}
+
+fn push_reasoning(out: &mut Vec<StreamEvent>, text: Option<&Value>) {
+    if let Some(text) = text.and_then(Value::as_str).filter(|t| !t.is_empty()) {
+        out.push(StreamEvent::ReasoningDelta {
             text: text.to_string(),
         });
     }

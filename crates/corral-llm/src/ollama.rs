@@ -141,7 +141,15 @@ impl Decoder for OllamaDecoder {
             return Err(LlmError::Event(ProviderMessage::from_json(&line)));
         }
         let message = line.get("message").unwrap_or(&Value::Null);
-        // `thinking` is left out: the events have no place for it.
+        if let Some(text) = message
+            .get("thinking")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+        {
+            out.push(StreamEvent::ReasoningDelta {
+                text: text.to_string(),
+            });
+        }
         if let Some(text) = message
             .get("content")
             .and_then(Value::as_str)

@@ -184,6 +184,17 @@ impl Decoder for OpenAiDecoder {
                 .get("delta")
                 .or_else(|| choice.get("message"))
                 .unwrap_or(&Value::Null);
+            // llama-server and DeepSeek send the reasoning as
+            // `reasoning_content`, some other servers as `reasoning`.
+            if let Some(text) = ["reasoning_content", "reasoning"]
+                .iter()
+                .find_map(|key| delta.get(*key).and_then(Value::as_str))
+                .filter(|t| !t.is_empty())
+            {
+                out.push(StreamEvent::ReasoningDelta {
+                    text: text.to_string(),
+                });
+            }
             if let Some(text) = delta
                 .get("content")
                 .and_then(Value::as_str)

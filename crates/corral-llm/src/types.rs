@@ -226,6 +226,13 @@ pub enum StreamEvent {
         /// The new text.
         text: String,
     },
+    /// More of the model's reasoning before its answer (llama.cpp's and
+    /// DeepSeek's `reasoning_content`, Ollama's `thinking`, Anthropic's
+    /// thinking blocks): shown to the user, never sent back to the model.
+    ReasoningDelta {
+        /// The new text.
+        text: String,
+    },
     /// The model started a tool call.
     ToolCallStart {
         /// The call id (the provider's, or `call_<n>` when it gave none).

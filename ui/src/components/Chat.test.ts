@@ -1,7 +1,7 @@
 import { fireEvent, render, screen } from "@testing-library/svelte";
 import { tick } from "svelte";
 import { describe, expect, it, vi } from "vitest";
-import { callTools, fakeIpc, hangingShell, say, type Turn, TICKET, use } from "../test/fakeIpc";
+import { callTools, deferred, fakeIpc, hangingShell, say, type Turn, TICKET, use } from "../test/fakeIpc";
 import { AgentLoop } from "../lib/agent/loop";
 import Chat from "./Chat.svelte";
 import { NO_INSTRUCTIONS } from "../lib/agent/instructions";
@@ -43,6 +43,37 @@ describe("Chat", () => {
     await vi.waitFor(() => expect(screen.queryByTestId("stop")).toBeNull());
     expect(t.ipc.cancel).toHaveBeenCalled();
     expect(screen.getByTestId("message-assistant").textContent).toContain("thinking");
+  });
+
+  it("shows a thinking model's reasoning open while it thinks, folded once it answers", async () => {
+    const answer = deferred<void>();
+    const thinking: Turn = async (emit) => {
+      emit({ type: "reasoning_delta", text: "The user wants <b>a</b> greeting." });
+      await answer.promise;
+      emit({ type: "text_delta", text: "Hello." });
+      emit({ type: "done", stop_reason: "end_turn" });
+    };
+    const t = setup([thinking, say("Nothing more.")]);
+    void t.loop.send("hi");
+    const shown = await vi.waitFor(() => screen.getByTestId("reasoning") as HTMLDetailsElement);
+    expect(shown.open).toBe(true);
+    expect(shown.querySelector("summary")?.textContent).toBe("Thinking…");
+    // Shown as text, never as markup.
+    expect(shown.querySelector("pre")?.textContent).toBe("The user wants <b>a</b> greeting.");
+    expect(shown.querySelector("b")).toBeNull();
+    answer.resolve();
+    await vi.waitFor(() => expect(screen.getByTestId("message-assistant").textContent).toContain("Hello."));
+    const folded = screen.getByTestId("reasoning") as HTMLDetailsElement;
+    expect(folded.open).toBe(false);
+    expect(folded.querySelector("summary")?.textContent).toBe("Thought");
+    // Unfolded by the user, it stays open when the conversation changes again.
+    await fireEvent.click(folded.querySelector("summary")!);
+    await vi.waitFor(() => expect(folded.open).toBe(true));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    t.loop.dismissError();
+    await t.loop.send("and?");
+    await tick();
+    expect((screen.getAllByTestId("reasoning")[0] as HTMLDetailsElement).open).toBe(true);
   });
 
   it("shows an error banner that keeps the conversation, and retries", async () => {

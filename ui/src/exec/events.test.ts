@@ -33,6 +33,20 @@ describe("EventTracker", () => {
     expect(waiting).toEqual(["c1"]);
   });
 
+  it("streams a thinking model's reasoning as the text it adds, apart from its answer", () => {
+    const events: ExecEvent[] = [];
+    const tracker = new EventTracker((e) => events.push(e), () => undefined, emptyState());
+    const reply = (reasoning: string, text: string): Item => ({ kind: "assistant", id: "a1", text, reasoning, streaming: true });
+    tracker.update(state(reply("Look", "")));
+    tracker.update(state(reply("Look at main.", "")));
+    tracker.update(state(reply("Look at main.", "It prints.")));
+    expect(events).toEqual([
+      { type: "reasoning_delta", id: "a1", text: "Look" },
+      { type: "reasoning_delta", id: "a1", text: " at main." },
+      { type: "text_delta", id: "a1", text: "It prints." },
+    ]);
+  });
+
   it("streams an answer as the text it adds, and leaves a resumed conversation's items untold", () => {
     const events: ExecEvent[] = [];
     const old: Item = { kind: "assistant", id: "a0", text: "before", streaming: false };

@@ -7,6 +7,7 @@ import type { WireError } from "../lib/types";
 
 export type ExecEvent =
   | { type: "text_delta"; id: string; text: string }
+  | { type: "reasoning_delta"; id: string; text: string }
   | { type: "tool_call"; id: string; name: string; input: Record<string, unknown> }
   | { type: "approval_asked"; id: string; name: string; reason: string }
   | { type: "approval_answered"; id: string; decision: "once" | "deny"; by: "terminal" | "no_terminal" }
@@ -22,6 +23,7 @@ export type Outcome = "done" | "failed" | "approval";
 /** Turns each new state into the events since the last one. */
 export class EventTracker {
   private text = new Map<string, string>();
+  private reasoning = new Map<string, string>();
   private tools = new Map<string, ToolItem["status"]>();
   private notices = new Set<string>();
   private error: WireError | null = null;
@@ -34,8 +36,10 @@ export class EventTracker {
     seen: AgentState,
   ) {
     for (const item of seen.items) {
-      if (item.kind === "assistant") this.text.set(item.id, item.text);
-      else if (item.kind === "tool") this.tools.set(item.id, item.status);
+      if (item.kind === "assistant") {
+        this.text.set(item.id, item.text);
+        this.reasoning.set(item.id, item.reasoning ?? "");
+      } else if (item.kind === "tool") this.tools.set(item.id, item.status);
       else if (item.kind === "notice") this.notices.add(item.id);
     }
     this.error = seen.error;
@@ -44,6 +48,12 @@ export class EventTracker {
   update(state: AgentState): void {
     for (const item of state.items) {
       if (item.kind === "assistant") {
+        const thought = this.reasoning.get(item.id) ?? "";
+        const reasoning = item.reasoning ?? "";
+        if (reasoning !== thought && reasoning.startsWith(thought)) {
+          this.emit({ type: "reasoning_delta", id: item.id, text: reasoning.slice(thought.length) });
+        }
+        this.reasoning.set(item.id, reasoning);
         const before = this.text.get(item.id) ?? "";
         if (item.text !== before && item.text.startsWith(before)) {
           this.emit({ type: "text_delta", id: item.id, text: item.text.slice(before.length) });

@@ -741,6 +741,10 @@ export type LlmEvent = { "type": "text_delta",
 /**
  * The new text.
  */
+text: string, } | { "type": "reasoning_delta", 
+/**
+ * The new text.
+ */
 text: string, } | { "type": "tool_call_start", 
 /**
  * The call id (the provider's, or `call_<n>` when it gave none).

@@ -7,12 +7,28 @@ use corral_llm::{
 use pretty_assertions::assert_eq;
 use serde_json::{json, Map};
 
-/// A text block, a tool call whose arguments arrive in pieces (the first
-/// empty, one cut inside a JSON string), pings, and usage — as the API
-/// streams them.
+/// A thinking block (its text in two pieces, then its signature), a text
+/// block, a tool call whose arguments arrive in pieces (the first empty,
+/// one cut inside a JSON string), pings, and usage — as the API streams
+/// them.
 const TOOL_STREAM: &str = concat!(
     "event: message_start\n",
     r#"data: {"type":"message_start","message":{"id":"msg_014p7gG3wDgGV9EUtLvnow3U","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":472,"cache_creation_input_tokens":0,"cache_read_input_tokens":100,"output_tokens":2}}}"#,
+    "\n\n",
+    "event: content_block_start\n",
+    r#"data: {"type":"content_block_start","index":3,"content_block":{"type":"thinking","thinking":""}}"#,
+    "\n\n",
+    "event: content_block_delta\n",
+    r#"data: {"type":"content_block_delta","index":3,"delta":{"type":"thinking_delta","thinking":"The file is "}}"#,
+    "\n\n",
+    "event: content_block_delta\n",
+    r#"data: {"type":"content_block_delta","index":3,"delta":{"type":"thinking_delta","thinking":"src/main.rs."}}"#,
+    "\n\n",
+    "event: content_block_delta\n",
+    r#"data: {"type":"content_block_delta","index":3,"delta":{"type":"signature_delta","signature":"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"}}"#,
+    "\n\n",
+    "event: content_block_stop\n",
+    r#"data: {"type":"content_block_stop","index":3}"#,
     "\n\n",
     "event: content_block_start\n",
     r#"data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
@@ -106,6 +122,12 @@ async fn streams_text_and_a_tool_call_split_anywhere() {
         assert_eq!(
             events,
             vec![
+                StreamEvent::ReasoningDelta {
+                    text: "The file is ".into()
+                },
+                StreamEvent::ReasoningDelta {
+                    text: "src/main.rs.".into()
+                },
                 StreamEvent::TextDelta {
                     text: "Grüße 🦀, ".into()
                 },

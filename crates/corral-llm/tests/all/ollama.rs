@@ -43,6 +43,9 @@ fn request() -> ChatRequest {
 
 fn text_events() -> Vec<StreamEvent> {
     vec![
+        StreamEvent::ReasoningDelta {
+            text: "The user greets.".into(),
+        },
         StreamEvent::TextDelta {
             text: "Grüße 🦀".into(),
         },

@@ -303,6 +303,54 @@ async fn tolerates_local_server_quirks() {
 }
 
 #[tokio::test]
+async fn reasoning_streams_apart_from_the_answer() {
+    // llama-server (`--reasoning-format deepseek`, its default `auto` for
+    // thinking models) and DeepSeek send `reasoning_content`; other
+    // servers `reasoning`. Empty and null ones are no event.
+    let body = concat!(
+        r#"data: {"choices":[{"finish_reason":null,"index":0,"delta":{"role":"assistant","content":null}}],"created":1,"id":"chatcmpl-q","model":"qwen3","object":"chat.completion.chunk"}"#,
+        "\n\n",
+        r#"data: {"choices":[{"finish_reason":null,"index":0,"delta":{"reasoning_content":"The user wants "}}],"created":1,"id":"chatcmpl-q","model":"qwen3","object":"chat.completion.chunk"}"#,
+        "\n\n",
+        r#"data: {"choices":[{"finish_reason":null,"index":0,"delta":{"reasoning_content":"a greeting."}}],"created":1,"id":"chatcmpl-q","model":"qwen3","object":"chat.completion.chunk"}"#,
+        "\n\n",
+        r#"data: {"choices":[{"finish_reason":null,"index":0,"delta":{"reasoning":"Short.","reasoning_content":null}}],"created":1,"id":"chatcmpl-q","model":"qwen3","object":"chat.completion.chunk"}"#,
+        "\n\n",
+        r#"data: {"choices":[{"finish_reason":null,"index":0,"delta":{"content":"Hello.","reasoning_content":""}}],"created":1,"id":"chatcmpl-q","model":"qwen3","object":"chat.completion.chunk"}"#,
+        "\n\n",
+        r#"data: {"choices":[{"finish_reason":"stop","index":0,"delta":{}}],"created":1,"id":"chatcmpl-q","model":"qwen3","object":"chat.completion.chunk","usage":{"completion_tokens":9,"prompt_tokens":12,"total_tokens":21}}"#,
+        "\n\n",
+        "data: [DONE]\n\n",
+    );
+    let server = Server::start(vec![Reply::sse(body)]).await;
+    let events = collect(&server.config(Provider::OpenAi), &request()).await;
+    assert_eq!(
+        events,
+        vec![
+            StreamEvent::ReasoningDelta {
+                text: "The user wants ".into()
+            },
+            StreamEvent::ReasoningDelta {
+                text: "a greeting.".into()
+            },
+            StreamEvent::ReasoningDelta {
+                text: "Short.".into()
+            },
+            StreamEvent::TextDelta {
+                text: "Hello.".into()
+            },
+            StreamEvent::Usage {
+                input_tokens: 12,
+                output_tokens: 9
+            },
+            StreamEvent::Done {
+                stop_reason: "end_turn".into()
+            },
+        ]
+    );
+}
+
+#[tokio::test]
 async fn length_is_max_tokens() {
     let body = concat!(
         r#"data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Once upon"},"finish_reason":null}]}"#,

@@ -6,6 +6,8 @@ import type { Block, LlmEvent, Message, ToolUseBlock } from "../types";
 export class StreamAssembler {
   private blocks: Block[] = [];
   private open = new Map<string, string>();
+  /** The model's reasoning, shown but never part of the message. */
+  reasoning = "";
 
   /** Folds one event into the message being built. */
   apply(event: LlmEvent): void {
@@ -16,6 +18,9 @@ export class StreamAssembler {
         else this.blocks.push({ type: "text", text: event.text });
         return;
       }
+      case "reasoning_delta":
+        this.reasoning += event.text;
+        return;
       case "tool_call_start":
         this.open.set(event.id, event.name);
         return;

@@ -15,7 +15,12 @@ export type Preview =
  * again leaves it out.
  */
 export type UserItem = { kind: "user"; id: string; text: string; images?: ImageBlock[]; withdrawn?: true };
-export type AssistantItem = { kind: "assistant"; id: string; text: string; streaming: boolean };
+/**
+ * `reasoning`: what a thinking model thought before it answered, as it
+ * streamed: shown folded above the answer and kept with it in the history,
+ * never sent back to the model.
+ */
+export type AssistantItem = { kind: "assistant"; id: string; text: string; streaming: boolean; reasoning?: string };
 /**
  * `detail`, when present, opens under the notice (an instruction file's
  * text, a compaction's summary). `compacted`: the compaction it announces,

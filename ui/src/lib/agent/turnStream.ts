@@ -58,6 +58,9 @@ export async function streamTurn(parts: Parts, control: RunControl, request: Llm
       case "text_delta":
         board.updateItem(textId, (item) => ({ ...item, text: assembler.text }));
         return;
+      case "reasoning_delta":
+        board.updateItem(textId, (item) => ({ ...item, reasoning: assembler.reasoning }));
+        return;
       case "tool_call_start":
         round.openCard(event.id, event.name, {});
         return;
@@ -116,7 +119,8 @@ export async function streamTurn(parts: Parts, control: RunControl, request: Llm
     board.removeItems(new Set([textId, ...round.cardIds.values()]));
     return { message: null, stopReason, error };
   }
-  if (assembler.text.trim() === "") drop.add(textId);
+  // A turn that only thought (then called tools) keeps its reasoning on screen.
+  if (assembler.text.trim() === "" && assembler.reasoning.trim() === "") drop.add(textId);
   else board.updateItem(textId, (item) => ({ ...item, streaming: false }));
   board.removeItems(drop);
   return { message: assembler.message(), stopReason: control.cancelled ? "cancelled" : stopReason, error: null };
