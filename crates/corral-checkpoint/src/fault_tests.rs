@@ -3,8 +3,8 @@
 //! was, or, when putting it back fails too, rolled forward at the next
 //! open. With an injected error, and with a disk that really fills up (a
 //! small tmpfs, mounted in a user and mount namespace of the test's own;
-//! `tests/checkpoint_faults.rs` fills one before a restore and under the
-//! store).
+//! corral-tools' `checkpoint_faults.rs` fills one before a restore and
+//! under the store).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -15,6 +15,7 @@
 use super::restore::{Fault, FAULT};
 use super::{NewCheckpoint, Store};
 use corral_fs::root::ProjectRoot;
+use disk::{fill, on_small_tmpfs, small_tmpfs};
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -202,59 +203,15 @@ fn a_restore_whose_rollback_fails_too_is_rolled_forward_at_the_next_open() {
     assert!(partial > steps / 2, "{partial} of {steps} rolled forward");
 }
 
-/// Runs `test` (an ignored test of this binary) in a user and mount
-/// namespace with a tmpfs of `size` mounted on a fresh folder, passed in
-/// `CORRAL_TMPFS`. `None` where namespaces cannot be made.
-fn in_small_tmpfs(test: &str, size: &str) -> Option<std::process::Output> {
-    let ns = ["--user", "--map-root-user", "--mount"];
-    let probe = std::process::Command::new("unshare")
-        .args(ns)
-        .arg("true")
-        .output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!("note: no user and mount namespace here; skipping a full-disk test");
-        return None;
-    }
-    let tmp = tempfile::tempdir().unwrap();
-    let mount = tmp.path().join("small");
-    std::fs::create_dir(&mount).unwrap();
-    let output = std::process::Command::new("unshare")
-        .args(ns)
-        .args([
-            "sh",
-            "-c",
-            "mount -t tmpfs -o size=\"$1\" tmpfs \"$2\" && exec \"$3\" \"$4\" --exact --ignored --nocapture --test-threads=1",
-            "sh",
-            size,
-        ])
-        .arg(&mount)
-        .arg(std::env::current_exe().unwrap())
-        .arg(test)
-        .env("CORRAL_TMPFS", &mount)
-        .output()
-        .unwrap();
-    Some(output)
-}
-
-/// Fills the file system of `dir` until it is full.
-fn fill(dir: &Path) {
-    use std::io::Write;
-    let mut file = std::fs::File::create(dir.join("filler")).unwrap();
-    let chunk = vec![1u8; 64 * 1024];
-    while file.write_all(&chunk).is_ok() {}
-    // The last bytes, one at a time.
-    while file.write_all(&[1]).is_ok() {}
-}
-
 #[test]
 fn a_restore_that_runs_out_of_space_midway_is_put_back_or_finished() {
-    on_small_tmpfs("child_out_of_space_midway", "12m");
+    on_small_tmpfs("fault_tests::child_out_of_space_midway", "12m");
 }
 
 #[test]
 #[ignore = "run by a_restore_that_runs_out_of_space_midway_is_put_back_or_finished, on a tmpfs"]
 fn child_out_of_space_midway() {
-    let small = tmpfs();
+    let small = small_tmpfs();
     let stores = tempfile::tempdir().unwrap();
     let disk = small.clone();
     // At each step the disk fills up: the step itself, or the next write,
@@ -274,19 +231,7 @@ fn child_out_of_space_midway() {
     assert!(steps > 10);
 }
 
-/// Runs the ignored child test `name` on a small tmpfs and checks it passed.
-fn on_small_tmpfs(name: &str, size: &str) {
-    let Some(out) = in_small_tmpfs(&format!("fault_tests::{name}"), size) else {
-        return;
-    };
-    assert!(
-        out.status.success() && String::from_utf8_lossy(&out.stdout).contains("1 passed"),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn tmpfs() -> PathBuf {
-    PathBuf::from(std::env::var_os("CORRAL_TMPFS").expect("run on a tmpfs"))
-}
+/// The kit's small disk to fill, by path: the kit is built on this crate,
+/// so its tests cannot depend on it.
+#[path = "../../corral-testkit/src/disk.rs"]
+mod disk;

@@ -2,7 +2,8 @@
 //! in a temp folder ([`Project`]), a session opened on it
 //! ([`SessionBuilder`]), a call checked into a ticket and run with the
 //! user's answer as a window does ([`answered`]), the fixture MCP servers
-//! ([`mcp`]), the checkpoint store's faults ([`faults`]), a release of the
+//! ([`mcp`]), the checkpoint store's faults ([`faults`]) and a small disk
+//! to fill ([`disk`]), a release of the
 //! app for its updater ([`release`]), and the waits and skips every suite
 //! needs ([`wait_until`], [`fenced`]).
 //!
@@ -33,6 +34,7 @@
     clippy::disallowed_methods
 )]
 
+pub mod disk;
 pub mod faults;
 pub mod mcp;
 mod project;

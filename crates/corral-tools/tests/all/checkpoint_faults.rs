@@ -403,13 +403,13 @@ fn write_at(dir: &Path, rel: &str, bytes: impl AsRef<[u8]>) {
 
 #[test]
 fn a_restore_the_project_disk_has_no_room_for_is_refused_before_it_starts() {
-    crate::common::on_small_tmpfs("checkpoint_faults::child_project_disk_full", "8m");
+    crate::disk::on_small_tmpfs("checkpoint_faults::child_project_disk_full", "8m");
 }
 
 #[test]
 #[ignore = "run by a_restore_the_project_disk_has_no_room_for_is_refused_before_it_starts"]
 fn child_project_disk_full() {
-    let small = crate::common::small_tmpfs();
+    let small = crate::disk::small_tmpfs();
     let stores = tempfile::tempdir().unwrap();
     let project = small.join("app");
     for i in 0..4u8 {
@@ -423,7 +423,7 @@ fn child_project_disk_full() {
         std::fs::remove_file(project.join(format!("big{i}.bin"))).unwrap();
     }
     write_at(&project, "new.txt", "after\n");
-    crate::common::fill(&small);
+    crate::disk::fill(&small);
     let b = files(&project);
 
     let err = store.restore(&root, &a.id, None).unwrap_err();
@@ -455,13 +455,13 @@ fn child_project_disk_full() {
 
 #[test]
 fn a_full_store_stops_the_call_and_the_restore_and_stays_whole() {
-    crate::common::on_small_tmpfs("checkpoint_faults::child_store_disk_full", "2m");
+    crate::disk::on_small_tmpfs("checkpoint_faults::child_store_disk_full", "2m");
 }
 
 #[test]
 #[ignore = "run by a_full_store_stops_the_call_and_the_restore_and_stays_whole"]
 fn child_store_disk_full() {
-    let small = crate::common::small_tmpfs();
+    let small = crate::disk::small_tmpfs();
     let tmp = tempfile::tempdir().unwrap();
     let project = tmp.path().join("app");
     write_at(&project, "a.txt", "a\n");
@@ -470,7 +470,7 @@ fn child_store_disk_full() {
     let a = store.checkpoint(&root, NewCheckpoint::manual("A")).unwrap();
     write_at(&project, "a.txt", "changed by hand, a little longer\n");
     write_at(&project, "b.txt", "b\n");
-    crate::common::fill(&small);
+    crate::disk::fill(&small);
     let before = files(&project);
 
     let mut ctx = CallContext::new(Mode::FullAuto, Approval::Granted);

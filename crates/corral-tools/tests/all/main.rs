@@ -34,3 +34,8 @@ mod spec_fixture;
 /// The shell suites' helpers, shared with corral-sandbox's own.
 #[path = "../../../corral-sandbox/tests/shell_common/mod.rs"]
 mod shell_common;
+
+/// The kit's small disk to fill, by path: the kit is built on
+/// corral-tools, so these tests cannot depend on it.
+#[path = "../../../corral-testkit/src/disk.rs"]
+mod disk;
