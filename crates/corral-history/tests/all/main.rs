@@ -8,5 +8,8 @@
     clippy::disallowed_methods
 )]
 
+mod common;
 mod conversations;
 mod kill;
+mod opening;
+mod storage;
