@@ -14,6 +14,7 @@
 mod background;
 mod checkpoint;
 mod checkpoint_faults;
+mod checkpoint_undo;
 mod common;
 mod errors;
 mod files;
@@ -28,6 +29,7 @@ mod sandbox_escapes;
 mod search;
 mod search_index;
 mod security;
+mod shell_policy;
 mod shell_rules;
 mod spec_fixture;
 
