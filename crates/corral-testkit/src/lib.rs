@@ -3,7 +3,8 @@
 //! ([`SessionBuilder`]), a call checked into a ticket and run with the
 //! user's answer as a window does ([`answered`]), the fixture MCP servers
 //! ([`mcp`]), the checkpoint store's faults ([`faults`]) and a small disk
-//! to fill ([`disk`]), a release of the
+//! to fill ([`disk`]), language servers real and fake
+//! ([`language_servers`]), a release of the
 //! app for its updater ([`release`]), and the waits and skips every suite
 //! needs ([`wait_until`], [`fenced`]).
 //!
@@ -36,6 +37,7 @@
 
 pub mod disk;
 pub mod faults;
+pub mod language_servers;
 pub mod mcp;
 mod project;
 pub mod release;

@@ -6,7 +6,8 @@
 //! server stopped when idle and started again by the next edit. Servers
 //! that crash or never answer are in `lsp_faults.rs`.
 use crate::common::Project;
-use crate::lsp_common::{call, group_alive, installed, only_file, servers, servers_with, warm_up};
+use crate::language_servers::installed;
+use crate::lsp_common::{call, group_alive, only_file, servers, servers_with, warm_up};
 use serde_json::json;
 use std::time::{Duration, Instant};
 

@@ -1,29 +1,15 @@
-//! The language-server tests' kit: the test servers' folder, a project's
-//! servers, calls with them, and fake servers that misbehave on purpose.
+//! The language-server tests' helpers on this crate's fixture project: a
+//! project's servers, calls with them, and whether a server's process
+//! group lives (the test servers' folder and the fake servers are the
+//! kit's, `language_servers`).
 
 use crate::common::Project;
 use corral_tools::dispatch::{self, CallContext};
 use corral_tools::lsp::{self, Lsp, Options};
 use corral_tools::policy::{Approval, Mode};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-/// The test servers' folder, or `None` (with a message) when the test
-/// set-up has not installed them.
-pub fn installed() -> Option<PathBuf> {
-    let bin =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../corral-lsp/tests/servers/node_modules/.bin");
-    if bin.join("typescript-language-server").exists() && bin.join("pyright-langserver").exists() {
-        Some(bin)
-    } else {
-        eprintln!(
-            "SKIPPED: the test language servers are not installed; run `scripts/setup.sh --test` ({} is missing)",
-            bin.display()
-        );
-        None
-    }
-}
 
 /// The project's servers found in `dirs`, restarted at once after a crash.
 pub fn servers(p: &Project, dirs: &[PathBuf]) -> Lsp {
@@ -71,32 +57,6 @@ pub fn only_file(out: &Value) -> (String, u64, Option<u64>) {
         file["errors"].as_u64().unwrap(),
         file["diagnostics"][0]["line"].as_u64(),
     )
-}
-
-/// A fake server installed as `name` in a folder of its own, outside the
-/// project: the shell `script`.
-pub fn fake_server(name: &str, script: &str) -> (tempfile::TempDir, PathBuf) {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
-    let bin = dir.path().join("servers/bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    std::fs::write(bin.join(name), script).unwrap();
-    std::fs::set_permissions(bin.join(name), std::fs::Permissions::from_mode(0o755)).unwrap();
-    (dir, bin)
-}
-
-/// A fake server installed as `name` that runs
-/// `tests/fixtures/fake_language_server.js` in `mode` (`crash`, `silent`).
-pub fn scripted_server(name: &str, mode: &str) -> (tempfile::TempDir, PathBuf) {
-    let fixture =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fake_language_server.js");
-    let (dir, bin) = fake_server(
-        name,
-        &format!("#!/bin/sh\nexec node \"$(dirname \"$0\")/../fake_language_server.js\" {mode}\n"),
-    );
-    // Beside `bin`, in the install prefix the sandbox shows the server.
-    std::fs::copy(fixture, dir.path().join("servers/fake_language_server.js")).unwrap();
-    (dir, bin)
 }
 
 /// Whether any process of the group `pgid` is alive.

@@ -4,7 +4,8 @@
 //! Each must leave the edit fast (at most its wait) and correct (the file
 //! written, a note saying what happened), never an error or a hang.
 use crate::common::Project;
-use crate::lsp_common::{call, fake_server, installed, scripted_server, servers, warm_up};
+use crate::language_servers::{fake_server, installed, scripted_server};
+use crate::lsp_common::{call, servers, warm_up};
 use corral_tools::lsp::{self, Lsp, Options};
 use serde_json::json;
 use std::time::{Duration, Instant};

@@ -37,7 +37,9 @@ mod spec_fixture;
 #[path = "../../../corral-sandbox/tests/shell_common/mod.rs"]
 mod shell_common;
 
-/// The kit's small disk to fill, by path: the kit is built on
-/// corral-tools, so these tests cannot depend on it.
+/// The kit's small disk to fill and language servers, by path: the kit
+/// is built on corral-tools, so these tests cannot depend on it.
 #[path = "../../../corral-testkit/src/disk.rs"]
 mod disk;
+#[path = "../../../corral-testkit/src/language_servers.rs"]
+mod language_servers;
