@@ -23,6 +23,7 @@
 
 mod checkpoints;
 mod exec;
+mod remote;
 
 use clap::{Parser, Subcommand};
 use corral_session::{Call, Consent, Fixed, RunContext, Session};
@@ -181,6 +182,15 @@ enum Command {
         blocked: Vec<String>,
         #[command(flatten)]
         kept: Kept,
+        /// With a remote `--root` (`ssh://[user@]host[:port]/path` or
+        /// `host:/path`): copy this corral-cli there when that version is
+        /// not there yet, without asking.
+        #[arg(long)]
+        install_remote: bool,
+        /// Cancel the call when stdin closes (the remote side of a call
+        /// over ssh: the connection was lost).
+        #[arg(long, hide = true)]
+        stop_on_eof: bool,
         /// The tool's name.
         name: String,
         /// The input JSON object (read from stdin when absent).
@@ -257,6 +267,18 @@ fn main() -> ExitCode {
     if let Command::Exec(args) = cli.command {
         return exec::exec(args);
     }
+    if let Command::Call {
+        root,
+        input,
+        install_remote,
+        ..
+    } = &cli.command
+    {
+        if let Some(remote) = root.to_str().and_then(corral_remote::Remote::parse) {
+            let called = remote.and_then(|r| remote::call(&r, input.as_deref(), *install_remote));
+            return called.unwrap_or_else(|e| fail(&e));
+        }
+    }
     match run(cli.command) {
         Ok(value) => {
             print_json(&value);
@@ -286,8 +308,15 @@ fn run(command: Command) -> Result<Value, Error> {
             kept,
             name,
             input,
+            install_remote: _,
+            stop_on_eof,
         } => {
             let mode: Mode = mode.parse()?;
+            if stop_on_eof && input.is_none() {
+                return Err(Error::invalid_input(
+                    "--stop-on-eof needs the input as an argument: stdin is the line it watches",
+                ));
+            }
             let text = match input {
                 Some(text) => text,
                 None => {
@@ -332,8 +361,16 @@ fn run(command: Command) -> Result<Value, Error> {
             } else {
                 Consent::None
             };
-            let result =
-                runtime()?.block_on(session.run(&ticket.ticket, consent, RunContext::default()));
+            let run = RunContext::default();
+            if stop_on_eof {
+                let cancel = run.shell.cancel.clone();
+                std::thread::spawn(move || {
+                    // Nothing is written to it: it ends when the line does.
+                    let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
+                    cancel.cancel();
+                });
+            }
+            let result = runtime()?.block_on(session.run(&ticket.ticket, consent, run));
             if let Some(store) = session.opened_checkpoint_store() {
                 checkpoints::say_warnings(&store);
             }

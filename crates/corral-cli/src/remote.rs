@@ -1,0 +1,152 @@
+//! `call --root ssh://…`: the same call, made by the remote's corral-cli
+//! over the user's ssh. Every flag goes with it (the paths of `--store`,
+//! `--index`, `--writable` and `--blocked` are the remote's); its JSON and
+//! exit code come back as they are. A connection lost during the call is a
+//! standardized error here, and the remote ends what it was running: its
+//! stdin (held open by this side, never written) closes with the
+//! connection, and `--stop-on-eof` makes that a cancel.
+
+use corral_remote::{connection_error, remote_cli, Remote};
+use corral_tools::Error;
+use std::io::{IsTerminal, Read, Write};
+use std::process::{ExitCode, Stdio};
+
+/// The flag the remote side is given: a closed stdin cancels the call.
+pub const STOP_ON_EOF: &str = "--stop-on-eof";
+
+/// Runs this process's `call` on `remote`; `input` is the call's input when
+/// given as an argument (else it is read from stdin here and passed on).
+pub fn call(remote: &Remote, input: Option<&str>, install: bool) -> Result<ExitCode, Error> {
+    let mut words = forwarded(std::env::args().skip(1).collect(), &remote.path);
+    if input.is_none() {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).map_err(|e| {
+            Error::invalid_input(format!("could not read the input from stdin: {e}"))
+        })?;
+        words.push(text);
+    }
+    let binary = std::env::current_exe().map_err(|e| {
+        Error::new(
+            corral_tools::ErrorCode::Io,
+            format!("could not find this corral-cli: {e}"),
+        )
+    })?;
+    let cli = remote_cli(remote, &binary, |missing| {
+        install || (input.is_some() && ask(remote, &missing.folder))
+    })?;
+    words.insert(0, cli);
+    let mut ssh = remote.command(&words)?;
+    let mut child = ssh
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| {
+            Error::new(
+                corral_tools::ErrorCode::Io,
+                format!("could not run ssh: {e}"),
+            )
+            .hint("Install OpenSSH's client (`ssh`).")
+        })?;
+    // Held open until ssh ends (`wait_with_output` would close it first):
+    // the remote cancels the call when it closes.
+    let held = child.stdin.take();
+    let output = child.wait_with_output().map_err(|e| {
+        Error::new(
+            corral_tools::ErrorCode::Io,
+            format!("could not wait for ssh: {e}"),
+        )
+    });
+    drop(held);
+    let output = output?;
+    let said = String::from_utf8_lossy(&output.stderr);
+    match output.status.code() {
+        Some(code) if code != corral_remote::SSH_FAILED => {
+            let _ = std::io::stdout().write_all(&output.stdout);
+            let _ = std::io::stderr().write_all(&output.stderr);
+            Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+        }
+        // 255, or ssh killed: the connection, not the call.
+        _ => {
+            let last = said
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("ssh ended");
+            Err(connection_error(remote, last.trim()))
+        }
+    }
+}
+
+/// This process's arguments for the remote: `--root` its folder there,
+/// `--install-remote` dropped, `--stop-on-eof` added.
+fn forwarded(args: Vec<String>, path: &str) -> Vec<String> {
+    let mut out = Vec::with_capacity(args.len() + 1);
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        if arg == "--root" {
+            args.next();
+            out.extend(["--root".to_string(), path.to_string()]);
+        } else if arg.starts_with("--root=") {
+            out.push(format!("--root={path}"));
+        } else if arg != "--install-remote" {
+            out.push(arg);
+        }
+        if out.len() == 1 && out[0] == "call" {
+            out.push(STOP_ON_EOF.to_string());
+        }
+    }
+    out
+}
+
+/// Asks on the terminal whether to copy corral-cli to the remote.
+fn ask(remote: &Remote, folder: &str) -> bool {
+    if !std::io::stdin().is_terminal() {
+        return false;
+    }
+    eprint!(
+        "corral-cli {} is not on {}. Copy it to {folder} there? [y/N] ",
+        corral_remote::VERSION,
+        remote.destination
+    );
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line).is_ok() && line.trim().eq_ignore_ascii_case("y")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_remote_gets_its_folder_and_a_stop_on_eof() {
+        let args = [
+            "call",
+            "--root",
+            "ssh://box/srv/app",
+            "--install-remote",
+            "--mode",
+            "read_only",
+            "read_file",
+            "{}",
+        ];
+        let out = forwarded(args.iter().map(|a| a.to_string()).collect(), "/srv/app");
+        assert_eq!(
+            out,
+            [
+                "call",
+                STOP_ON_EOF,
+                "--root",
+                "/srv/app",
+                "--mode",
+                "read_only",
+                "read_file",
+                "{}"
+            ]
+        );
+        let eq = forwarded(
+            vec!["call".into(), "--root=box:/p".into(), "glob".into()],
+            "/p",
+        );
+        assert_eq!(eq, ["call", STOP_ON_EOF, "--root=/p", "glob"]);
+    }
+}

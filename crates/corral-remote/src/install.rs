@@ -1,0 +1,176 @@
+//! The remote's `corral-cli`, the same version as this one: found where
+//! Corral puts it (`$XDG_CACHE_HOME/corral/bin/corral-cli-VERSION`, else
+//! under `~/.cache`) or on the remote's `PATH`; else copied there over the
+//! same ssh, once the user agreed. A binary of another version is never
+//! used: the two sides speak one version of the tools.
+
+use crate::{Remote, SSH_FAILED};
+use corral_protocol::{Error, ErrorCode};
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// This side's version; the remote's `corral-cli --version` must say it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// What is missing on the remote, for the question put to the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Install {
+    /// The folder the binary would go into, on the remote.
+    pub folder: String,
+    /// The remote's machine (`uname -m`).
+    pub machine: String,
+}
+
+/// Finds the remote's `corral-cli` of this version and returns its path
+/// there, or puts `binary` there when `agree` says yes to what is missing.
+pub fn remote_cli(
+    remote: &Remote,
+    binary: &Path,
+    agree: impl FnOnce(&Install) -> bool,
+) -> Result<String, Error> {
+    // Where Corral puts it first, then the remote's PATH.
+    let find = r#"v="corral-cli $1"; dir="${XDG_CACHE_HOME:-$HOME/.cache}/corral/bin"
+for c in "$dir/corral-cli-$1" "$(command -v corral-cli 2>/dev/null)"; do
+  if [ -n "$c" ] && [ -x "$c" ] && [ "$("$c" --version 2>/dev/null)" = "$v" ]; then echo "found $c"; exit 0; fi
+done
+echo "missing $dir $(uname -m)""#;
+    let answer = run(
+        remote.command(&["sh", "-c", find, "corral", VERSION])?,
+        None,
+        remote,
+    )?;
+    let line = answer.lines().last().unwrap_or_default();
+    if let Some(path) = line.strip_prefix("found ") {
+        return Ok(path.to_string());
+    }
+    let mut words = line
+        .strip_prefix("missing ")
+        .unwrap_or_default()
+        .rsplitn(2, ' ');
+    let (machine, folder) = (
+        words.next().unwrap_or_default(),
+        words.next().unwrap_or_default(),
+    );
+    if folder.is_empty() {
+        return Err(Error::new(
+            ErrorCode::Io,
+            format!(
+                "{} did not say whether corral-cli is there: {line:?}",
+                remote.destination
+            ),
+        ));
+    }
+    if machine != std::env::consts::ARCH {
+        return Err(Error::new(
+            ErrorCode::InvalidInput,
+            format!(
+                "{} is a {machine} machine, and this corral-cli is built for {}",
+                remote.destination,
+                std::env::consts::ARCH
+            ),
+        )
+        .hint(format!(
+            "Install corral-cli {VERSION} for {machine} on it, on its PATH."
+        ))
+        .detail("machine", machine));
+    }
+    let install = Install {
+        folder: folder.to_string(),
+        machine: machine.to_string(),
+    };
+    if !agree(&install) {
+        return Err(Error::new(
+            ErrorCode::ApprovalRequired,
+            format!(
+                "corral-cli {VERSION} is not on {}: it would be copied to {}",
+                remote.destination, install.folder
+            ),
+        )
+        .hint("Pass --install-remote to copy it there (or answer yes on a terminal).")
+        .detail("folder", install.folder));
+    }
+    let bytes = std::fs::read(binary).map_err(|e| {
+        Error::new(
+            ErrorCode::Io,
+            format!("could not read {}: {e}", binary.display()),
+        )
+    })?;
+    // Written beside, then moved into place: a cut copy is never run.
+    let put = r#"set -e; mkdir -p "$1"; t="$1/.corral-cli-$2.$$"; cat > "$t"; chmod 755 "$t"; mv -f "$t" "$1/corral-cli-$2"; "$1/corral-cli-$2" --version"#;
+    let said = run(
+        remote.command(&["sh", "-c", put, "corral", folder, VERSION])?,
+        Some(&bytes),
+        remote,
+    )?;
+    if said.trim() != format!("corral-cli {VERSION}") {
+        return Err(Error::new(
+            ErrorCode::Io,
+            format!(
+                "the corral-cli copied to {} does not run there: {said:?}",
+                remote.destination
+            ),
+        ));
+    }
+    Ok(format!("{folder}/corral-cli-{VERSION}"))
+}
+
+/// Runs one ssh command to its end, `input` on its stdin; its stdout.
+fn run(mut ssh: Command, input: Option<&[u8]>, remote: &Remote) -> Result<String, Error> {
+    ssh.stdin(if input.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let mut child = ssh.spawn().map_err(|e| {
+        Error::new(ErrorCode::Io, format!("could not run ssh: {e}"))
+            .hint("Install OpenSSH's client (`ssh`).")
+    })?;
+    if let (Some(bytes), Some(mut stdin)) = (input, child.stdin.take()) {
+        // A failed write shows as ssh's own failure below.
+        let _ = stdin.write_all(bytes);
+    }
+    let output = child
+        .wait_with_output()
+        .map_err(|e| Error::new(ErrorCode::Io, format!("could not wait for ssh: {e}")))?;
+    if !output.status.success() {
+        return Err(failed(remote, &output));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// ssh's failure: the connection (255, with ssh's own words), or the
+/// remote command's.
+pub(crate) fn failed(remote: &Remote, output: &Output) -> Error {
+    let said = String::from_utf8_lossy(&output.stderr);
+    let last = said
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    if output.status.code() == Some(SSH_FAILED) {
+        connection_error(remote, last)
+    } else {
+        Error::new(
+            ErrorCode::Io,
+            format!("a command on {} failed: {last}", remote.destination),
+        )
+    }
+}
+
+/// The connection to `remote` could not be made, or was lost.
+pub fn connection_error(remote: &Remote, said: &str) -> Error {
+    Error::new(
+        ErrorCode::Io,
+        format!("the connection to {} failed or was lost: {said}", remote.destination),
+    )
+    .hint(format!(
+        "Check that `ssh {}` logs in without a password prompt (its host key in known_hosts, a key or the agent).",
+        remote.destination
+    ))
+    .detail("ssh", said)
+    .retryable(true)
+}

@@ -1,0 +1,234 @@
+//! A remote folder's name, read strictly: what reaches `ssh` is a
+//! destination it cannot take for an option, and an absolute path.
+
+use corral_protocol::{Error, ErrorCode};
+use std::process::Command;
+
+/// A folder on another machine, reached over ssh.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Remote {
+    /// `host` or `user@host`, as ssh takes it (a config alias is a host).
+    pub destination: String,
+    /// The port, when the name gives one (else ssh's config or 22).
+    pub port: Option<u16>,
+    /// The folder on the remote machine, absolute.
+    pub path: String,
+}
+
+impl Remote {
+    /// Reads `ssh://[user@]host[:port]/abs/path` or `[user@]host:/abs/path`.
+    /// `None`: a local path. A name that is remote but malformed (no
+    /// absolute path, a host ssh would read as an option) is an error.
+    pub fn parse(name: &str) -> Option<Result<Remote, Error>> {
+        if let Some(rest) = name.strip_prefix("ssh://") {
+            return Some(url(rest, name));
+        }
+        // scp's form: a host before the first `:`, no `/` before it, and an
+        // absolute path after it. `./a:b` and `/a:b` stay local.
+        let (host, path) = name.split_once(':')?;
+        if host.is_empty() || host.contains('/') || !path.starts_with('/') {
+            return None;
+        }
+        Some(checked(host, None, path, name))
+    }
+
+    /// `ssh` to this machine, with the options every call shares: no
+    /// terminal, never a password prompt (Corral has no place to type it:
+    /// keys and the agent only), the config of [`crate::CONFIG_VAR`] when
+    /// set. Add the remote command with [`Remote::command`].
+    pub fn ssh(&self) -> Command {
+        let mut ssh = Command::new("ssh");
+        ssh.args(["-T", "-o", "BatchMode=yes"]);
+        if let Some(config) = std::env::var_os(crate::CONFIG_VAR) {
+            ssh.arg("-F").arg(config);
+        }
+        if let Some(port) = self.port {
+            ssh.args(["-p", &port.to_string()]);
+        }
+        ssh
+    }
+
+    /// `ssh` running `words` on this machine, each word quoted for the
+    /// remote shell (ssh joins them with spaces for it).
+    pub fn command<S: AsRef<str>>(&self, words: &[S]) -> Result<Command, Error> {
+        let line = shlex::try_join(words.iter().map(AsRef::as_ref)).map_err(|e| {
+            Error::invalid_input(format!(
+                "a word of the remote command cannot be quoted: {e}"
+            ))
+        })?;
+        let mut ssh = self.ssh();
+        // `--`: nothing after it is an option of ssh's.
+        ssh.arg("--").arg(&self.destination).arg(line);
+        Ok(ssh)
+    }
+
+    /// How the folder is named back to the user.
+    pub fn display(&self) -> String {
+        match self.port {
+            Some(port) => format!("ssh://{}:{port}{}", self.destination, self.path),
+            None => format!("ssh://{}{}", self.destination, self.path),
+        }
+    }
+}
+
+fn url(rest: &str, name: &str) -> Result<Remote, Error> {
+    let Some(slash) = rest.find('/') else {
+        return Err(bad(name, "it names no folder"));
+    };
+    let (authority, path) = rest.split_at(slash);
+    let (userhost, port) = match authority.rsplit_once(':') {
+        // `[::1]:22` and `host:22`; a bare IPv6 address needs its brackets.
+        Some((left, port))
+            if !left.ends_with(':') && (!left.contains(':') || left.ends_with(']')) =>
+        {
+            let port = port
+                .parse::<u16>()
+                .ok()
+                .filter(|p| *p > 0)
+                .ok_or_else(|| bad(name, "its port is not a number from 1 to 65535"))?;
+            (left, Some(port))
+        }
+        _ => (authority, None),
+    };
+    checked(userhost, port, path, name)
+}
+
+/// A destination ssh cannot read as an option or a second word, and a
+/// plain absolute path.
+fn checked(userhost: &str, port: Option<u16>, path: &str, name: &str) -> Result<Remote, Error> {
+    let host = userhost.rsplit_once('@').map_or(userhost, |(_, host)| host);
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if host.is_empty() {
+        return Err(bad(name, "it names no host"));
+    }
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "._-@:[]%".contains(c);
+    if userhost.starts_with('-') || host.starts_with('-') || !userhost.chars().all(allowed) {
+        return Err(bad(
+            name,
+            "its host is not a host name, an address or an ssh alias",
+        ));
+    }
+    if !path.starts_with('/') || path.split('/').any(|part| part == "..") {
+        return Err(bad(
+            name,
+            "its folder must be an absolute path without `..`",
+        ));
+    }
+    if path.chars().any(char::is_control) {
+        return Err(bad(name, "its folder holds a control character"));
+    }
+    Ok(Remote {
+        destination: userhost.to_string(),
+        port,
+        path: path.to_string(),
+    })
+}
+
+fn bad(name: &str, why: &str) -> Error {
+    Error::new(
+        ErrorCode::InvalidInput,
+        format!("`{name}` is not a remote folder Corral can open: {why}"),
+    )
+    .hint("Name it as ssh://[user@]host[:port]/absolute/path, or [user@]host:/absolute/path.")
+    .detail("root", name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn remote(destination: &str, port: Option<u16>, path: &str) -> Remote {
+        Remote {
+            destination: destination.into(),
+            port,
+            path: path.into(),
+        }
+    }
+
+    #[test]
+    fn reads_both_forms() {
+        let cases = [
+            (
+                "ssh://dev@box:2222/srv/app",
+                remote("dev@box", Some(2222), "/srv/app"),
+            ),
+            ("ssh://box/srv/app", remote("box", None, "/srv/app")),
+            (
+                "ssh://dev@[::1]:22/home/dev/p",
+                remote("dev@[::1]", Some(22), "/home/dev/p"),
+            ),
+            (
+                "ssh://[fe80::1%eth0]/p",
+                remote("[fe80::1%eth0]", None, "/p"),
+            ),
+            ("dev@box:/srv/app", remote("dev@box", None, "/srv/app")),
+            ("my-alias:/srv/app", remote("my-alias", None, "/srv/app")),
+        ];
+        for (name, want) in cases {
+            assert_eq!(
+                Remote::parse(name).map(Result::ok),
+                Some(Some(want)),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_local_path_is_not_remote() {
+        for name in ["/srv/app", "./a:b", "src/a:/b", "a:relative", ".", "C"] {
+            assert_eq!(Remote::parse(name), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_host_ssh_would_read_as_an_option_is_refused() {
+        for name in [
+            "ssh://-oProxyCommand=touch$IFS/tmp/x/p",
+            "-oProxyCommand=sh:/p",
+            "ssh://dev@-oProxyCommand=x/p",
+            "ssh://box;rm/p",
+            "ssh://box host/p",
+            "ssh://box/../etc",
+            "ssh://box",
+            "ssh://box:0/p",
+            "ssh://box:99999/p",
+            "ssh://:22/p",
+            "ssh://box/p\n--x",
+        ] {
+            let refused = Remote::parse(name).map(|r| r.map_err(|e| e.code));
+            assert_eq!(refused, Some(Err(ErrorCode::InvalidInput)), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_remote_command_is_one_quoted_line_after_the_destination() {
+        let r = remote("dev@box", Some(2222), "/srv/app");
+        let ssh = r.command(&[
+            "corral-cli",
+            "call",
+            "--root",
+            "/srv/my app",
+            "read_file",
+            "{\"path\": \"a b\"}",
+        ]);
+        let args: Vec<String> = ssh
+            .map(|c| {
+                c.get_args()
+                    .map(|a| a.to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let n = args.len();
+        assert_eq!(
+            &args[n - 3..],
+            [
+                "--",
+                "dev@box",
+                "corral-cli call --root '/srv/my app' read_file '{\"path\": \"a b\"}'"
+            ]
+        );
+        assert!(args.windows(2).any(|w| w == ["-p", "2222"]));
+        assert!(args.windows(2).any(|w| w == ["-o", "BatchMode=yes"]));
+    }
+}
