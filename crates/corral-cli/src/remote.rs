@@ -6,10 +6,10 @@
 //! stdin (held open by this side, never written) closes with the
 //! connection, and `--stop-on-eof` makes that a cancel.
 
-use corral_remote::{connection_error, remote_cli, Remote};
-use corral_tools::Error;
+use corral_remote::{connection_error, Remote};
+use corral_tools::{Error, ErrorCode};
 use std::io::{IsTerminal, Read, Write};
-use std::process::{ExitCode, Stdio};
+use std::process::{ExitCode, Output, Stdio};
 
 /// The flag the remote side is given: a closed stdin cancels the call.
 pub const STOP_ON_EOF: &str = "--stop-on-eof";
@@ -25,43 +25,22 @@ pub fn call(remote: &Remote, input: Option<&str>, install: bool) -> Result<ExitC
         })?;
         words.push(text);
     }
-    let binary = std::env::current_exe().map_err(|e| {
-        Error::new(
-            corral_tools::ErrorCode::Io,
-            format!("could not find this corral-cli: {e}"),
-        )
-    })?;
-    let cli = remote_cli(remote, &binary, |missing| {
-        install || (input.is_some() && ask(remote, &missing.folder))
-    })?;
-    words.insert(0, cli);
-    let mut ssh = remote.command(&words)?;
-    let mut child = ssh
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| {
+    let mut output = run(remote, &words)?;
+    if output.status.code() == Some(corral_remote::MISSING) {
+        let missing = corral_remote::missing(remote, &output.stdout)?;
+        let agreed = install || (input.is_some() && ask(remote, &missing.folder));
+        let binary = std::env::current_exe().map_err(|e| {
             Error::new(
-                corral_tools::ErrorCode::Io,
-                format!("could not run ssh: {e}"),
+                ErrorCode::Io,
+                format!("could not find this corral-cli: {e}"),
             )
-            .hint("Install OpenSSH's client (`ssh`).")
         })?;
-    // Held open until ssh ends (`wait_with_output` would close it first):
-    // the remote cancels the call when it closes.
-    let held = child.stdin.take();
-    let output = child.wait_with_output().map_err(|e| {
-        Error::new(
-            corral_tools::ErrorCode::Io,
-            format!("could not wait for ssh: {e}"),
-        )
-    });
-    drop(held);
-    let output = output?;
+        corral_remote::install(remote, &binary, &missing, agreed)?;
+        output = run(remote, &words)?;
+    }
     let said = String::from_utf8_lossy(&output.stderr);
     match output.status.code() {
-        Some(code) if code != corral_remote::SSH_FAILED => {
+        Some(code) if code != corral_remote::SSH_FAILED && code != corral_remote::MISSING => {
             let _ = std::io::stdout().write_all(&output.stdout);
             let _ = std::io::stderr().write_all(&output.stderr);
             Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
@@ -76,6 +55,27 @@ pub fn call(remote: &Remote, input: Option<&str>, install: bool) -> Result<ExitC
             Err(connection_error(remote, last.trim()))
         }
     }
+}
+
+/// Runs the remote's corral-cli with `words` in one connection, to its end.
+fn run(remote: &Remote, words: &[String]) -> Result<Output, Error> {
+    let mut child = corral_remote::cli_command(remote, words)?
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| {
+            Error::new(ErrorCode::Io, format!("could not run ssh: {e}"))
+                .hint("Install OpenSSH's client (`ssh`).")
+        })?;
+    // Held open until ssh ends (`wait_with_output` would close it first):
+    // the remote cancels the call when it closes.
+    let held = child.stdin.take();
+    let output = child
+        .wait_with_output()
+        .map_err(|e| Error::new(ErrorCode::Io, format!("could not wait for ssh: {e}")));
+    drop(held);
+    output
 }
 
 /// This process's arguments for the remote: `--root` its folder there,

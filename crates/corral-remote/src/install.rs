@@ -22,30 +22,33 @@ pub struct Install {
     pub machine: String,
 }
 
-/// Finds the remote's `corral-cli` of this version and returns its path
-/// there, or puts `binary` there when `agree` says yes to what is missing.
-pub fn remote_cli(
-    remote: &Remote,
-    binary: &Path,
-    agree: impl FnOnce(&Install) -> bool,
-) -> Result<String, Error> {
-    // Where Corral puts it first, then the remote's PATH.
-    let find = r#"v="corral-cli $1"; dir="${XDG_CACHE_HOME:-$HOME/.cache}/corral/bin"
-for c in "$dir/corral-cli-$1" "$(command -v corral-cli 2>/dev/null)"; do
-  if [ -n "$c" ] && [ -x "$c" ] && [ "$("$c" --version 2>/dev/null)" = "$v" ]; then echo "found $c"; exit 0; fi
+/// `ssh` running the remote's `corral-cli` of this version with `args`, in
+/// one connection: a script finds the binary (where Corral puts it, then
+/// the remote's `PATH`) and runs it in its place. When there is none, it
+/// prints what is missing and exits with [`MISSING`]: read it with
+/// [`missing`], copy the binary with [`install`], and run again.
+pub fn cli_command<S: AsRef<str>>(remote: &Remote, args: &[S]) -> Result<Command, Error> {
+    let find = r#"ver=$1; shift; dir="${XDG_CACHE_HOME:-$HOME/.cache}/corral/bin"
+for c in "$dir/corral-cli-$ver" "$(command -v corral-cli 2>/dev/null)"; do
+  if [ -n "$c" ] && [ -x "$c" ] && [ "$("$c" --version 2>/dev/null)" = "corral-cli $ver" ]; then exec "$c" "$@"; fi
 done
-echo "missing $dir $(uname -m)""#;
-    let answer = run(
-        remote.command(&["sh", "-c", find, "corral", VERSION])?,
-        None,
-        remote,
-    )?;
-    let line = answer.lines().last().unwrap_or_default();
-    if let Some(path) = line.strip_prefix("found ") {
-        return Ok(path.to_string());
-    }
+echo "corral-cli-missing $dir $(uname -m)"; exit 97"#;
+    let mut words = vec!["sh", "-c", find, "corral", VERSION];
+    words.extend(args.iter().map(AsRef::as_ref));
+    remote.command(&words)
+}
+
+/// The exit code of [`cli_command`] when the remote has no `corral-cli` of
+/// this version.
+pub const MISSING: i32 = 97;
+
+/// What is missing on the remote, from the output of a [`cli_command`]
+/// that exited with [`MISSING`]; an error when it says something else.
+pub fn missing(remote: &Remote, stdout: &[u8]) -> Result<Install, Error> {
+    let said = String::from_utf8_lossy(stdout);
+    let line = said.lines().last().unwrap_or_default();
     let mut words = line
-        .strip_prefix("missing ")
+        .strip_prefix("corral-cli-missing ")
         .unwrap_or_default()
         .rsplitn(2, ' ');
     let (machine, folder) = (
@@ -61,6 +64,21 @@ echo "missing $dir $(uname -m)""#;
             ),
         ));
     }
+    Ok(Install {
+        folder: folder.to_string(),
+        machine: machine.to_string(),
+    })
+}
+
+/// Copies `binary` to the remote, where [`cli_command`] finds it, when the
+/// user agreed (`agreed`) and the remote is the machine it was built for.
+pub fn install(
+    remote: &Remote,
+    binary: &Path,
+    missing: &Install,
+    agreed: bool,
+) -> Result<(), Error> {
+    let Install { folder, machine } = missing;
     if machine != std::env::consts::ARCH {
         return Err(Error::new(
             ErrorCode::InvalidInput,
@@ -73,22 +91,18 @@ echo "missing $dir $(uname -m)""#;
         .hint(format!(
             "Install corral-cli {VERSION} for {machine} on it, on its PATH."
         ))
-        .detail("machine", machine));
+        .detail("machine", machine.as_str()));
     }
-    let install = Install {
-        folder: folder.to_string(),
-        machine: machine.to_string(),
-    };
-    if !agree(&install) {
+    if !agreed {
         return Err(Error::new(
             ErrorCode::ApprovalRequired,
             format!(
-                "corral-cli {VERSION} is not on {}: it would be copied to {}",
-                remote.destination, install.folder
+                "corral-cli {VERSION} is not on {}: it would be copied to {folder}",
+                remote.destination
             ),
         )
         .hint("Pass --install-remote to copy it there (or answer yes on a terminal).")
-        .detail("folder", install.folder));
+        .detail("folder", folder.as_str()));
     }
     let bytes = std::fs::read(binary).map_err(|e| {
         Error::new(
@@ -112,7 +126,7 @@ echo "missing $dir $(uname -m)""#;
             ),
         ));
     }
-    Ok(format!("{folder}/corral-cli-{VERSION}"))
+    Ok(())
 }
 
 /// Runs one ssh command to its end, `input` on its stdin; its stdout.

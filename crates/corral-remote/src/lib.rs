@@ -10,7 +10,7 @@
 mod install;
 mod target;
 
-pub use install::{connection_error, remote_cli, Install, VERSION};
+pub use install::{cli_command, connection_error, install, missing, Install, MISSING, VERSION};
 pub use target::Remote;
 
 /// The ssh config file to use instead of the user's (`ssh -F`): for a

@@ -2,6 +2,7 @@
 //! destination it cannot take for an option, and an absolute path.
 
 use corral_protocol::{Error, ErrorCode};
+use std::path::PathBuf;
 use std::process::Command;
 
 /// A folder on another machine, reached over ssh.
@@ -45,6 +46,14 @@ impl Remote {
         if let Some(port) = self.port {
             ssh.args(["-p", &port.to_string()]);
         }
+        if let Some(dir) = control_dir() {
+            // One connection per remote, kept a minute after its last use
+            // (OpenSSH's multiplexing): a call after the first skips the
+            // handshake. `%C` is a hash of the host, port and user.
+            ssh.args(["-o", "ControlMaster=auto", "-o", "ControlPersist=60"])
+                .arg("-o")
+                .arg(format!("ControlPath={}/%C", dir.display()));
+        }
         ssh
     }
 
@@ -69,6 +78,23 @@ impl Remote {
             None => format!("ssh://{}{}", self.destination, self.path),
         }
     }
+}
+
+/// The folder of ssh's shared connections: the user's own, `0700`, in
+/// `$XDG_RUNTIME_DIR` (else the temporary folder). `None` when it cannot
+/// be made so (then each call connects anew): a socket in a folder another
+/// user can write could be theirs.
+fn control_dir() -> Option<PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    let uid = rustix::process::getuid().as_raw();
+    let base = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir);
+    let dir = base.join(format!("corral-ssh-{uid}"));
+    let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
+    let meta = std::fs::symlink_metadata(&dir).ok()?;
+    let own = meta.is_dir() && meta.uid() == uid && meta.permissions().mode() & 0o077 == 0;
+    own.then_some(dir)
 }
 
 fn url(rest: &str, name: &str) -> Result<Remote, Error> {
