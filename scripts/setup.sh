@@ -69,6 +69,14 @@ if $want_test && ! cmp -s "$mcp_dir/package-lock.json" "$mcp_dir/node_modules/.c
   cp "$mcp_dir/package-lock.json" "$mcp_dir/node_modules/.corral-lock-stamp"
 fi
 
+# The official ACP SDK, the editor's side of the `corral-cli acp` tests.
+acp_dir=crates/corral-cli/tests/acp
+if $want_test && ! cmp -s "$acp_dir/package-lock.json" "$acp_dir/node_modules/.corral-lock-stamp"; then
+  echo "setup: npm ci in $acp_dir (the ACP SDK)"
+  (cd "$acp_dir" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$acp_dir/package-lock.json" "$acp_dir/node_modules/.corral-lock-stamp"
+fi
+
 # The end-to-end suite's one npm package (axe-core, for its accessibility
 # checks), pinned by its lockfile.
 if $want_test && ! cmp -s e2e/package-lock.json e2e/node_modules/.corral-lock-stamp; then

@@ -51,10 +51,10 @@
     if (typeof file?.content !== "string") return null;
     const bytes = new TextEncoder().encode(file.content).length;
     const cut2 = bytes > INSTRUCTIONS_CAP || file.truncated;
-    const text = bytes > INSTRUCTIONS_CAP ? file.content.slice(0, INSTRUCTIONS_CAP) : file.content;
+    const text2 = bytes > INSTRUCTIONS_CAP ? file.content.slice(0, INSTRUCTIONS_CAP) : file.content;
     const size = bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`;
     const notice = `Instructions: ${path} (${size})${cut2 ? `, cut to the first ${INSTRUCTIONS_CAP / 1024} KiB` : ""}`;
-    return { path, text, bytes, cut: cut2, notice };
+    return { path, text: text2, bytes, cut: cut2, notice };
   }
   var FOLDER_INSTRUCTIONS_PREFIX = "[Instructions from ";
   function instructionsBlock(found) {
@@ -158,7 +158,7 @@ ${found.text}`;
     return message.content.some((b) => b.type === "tool_result");
   }
   function transcriptText(messages, clipChars = 1500) {
-    const clip = (text) => text.length <= clipChars ? text : `${text.slice(0, clipChars / 2)} [...] ${text.slice(-clipChars / 2)}`;
+    const clip = (text2) => text2.length <= clipChars ? text2 : `${text2.slice(0, clipChars / 2)} [...] ${text2.slice(-clipChars / 2)}`;
     return messages.map((message) => {
       const parts = message.content.map((block) => {
         switch (block.type) {
@@ -184,18 +184,18 @@ ${found.text}`;
 Be complete about facts and brief in words. Do not add anything that did not happen.`;
   function summaryRequest(older, window, charsPerToken) {
     const budget = Math.floor(window * 0.6 * charsPerToken);
-    let text = transcriptText(older);
-    if (text.length > budget) {
+    let text2 = transcriptText(older);
+    if (text2.length > budget) {
       const half = Math.floor(budget / 2);
-      text = `${text.slice(0, half)}
+      text2 = `${text2.slice(0, half)}
 [... middle of the conversation left out ...]
-${text.slice(-half)}`;
+${text2.slice(-half)}`;
     }
     return {
       system: SUMMARY_SYSTEM,
       messages: [{ role: "user", content: [{ type: "text", text: `Summarize this conversation:
 
-${text}` }] }],
+${text2}` }] }],
       tools: []
     };
   }
@@ -313,8 +313,8 @@ ${summary}` };
       this.store.update((state) => ({ ...state, items: state.items.filter((item) => !ids.has(item.id)) }));
     }
     /** Says something in the conversation; the history keeps it with it. */
-    notice(text, detail, compacted) {
-      const item = { kind: "notice", id: this.newId(), text, ...detail === void 0 ? {} : { detail }, ...compacted ? { compacted } : {} };
+    notice(text2, detail, compacted) {
+      const item = { kind: "notice", id: this.newId(), text: text2, ...detail === void 0 ? {} : { detail }, ...compacted ? { compacted } : {} };
       this.addItem(item);
       this.recordItems([item]);
     }
@@ -478,8 +478,8 @@ ${summary}` };
   function errorBlock(use, error) {
     return { type: "tool_result", tool_use_id: use.id, content: JSON.stringify(error), is_error: true };
   }
-  function textBlock(use, text) {
-    return { type: "tool_result", tool_use_id: use.id, content: text, is_error: true };
+  function textBlock(use, text2) {
+    return { type: "tool_result", tool_use_id: use.id, content: text2, is_error: true };
   }
   function appendUserContent(messages, content) {
     const last = messages.at(-1);
@@ -1053,33 +1053,33 @@ ${summary}` };
      * `text` as the model is sent it: whole when it fits in `maxChars`, else
      * kept here in parts of that size and given as its first part and a note.
      */
-    shelve(text, maxChars) {
-      if (text.length <= maxChars) return text;
-      const parts = cut(text, Math.max(200, maxChars - 400));
+    shelve(text2, maxChars) {
+      if (text2.length <= maxChars) return text2;
+      const parts = cut(text2, Math.max(200, maxChars - 400));
       this.pastes.push(parts);
       const paste = this.pastes.length;
-      return `[The user's message is ${text.length.toLocaleString("en")} characters, more than fits the model's context window at once. It is attachment ${paste}, in ${parts.length} parts; part 1 follows. Read the others with ${READ_PASTE} {"paste": ${paste}, "part": N}, ${NOTE_END}${parts[0]}`;
+      return `[The user's message is ${text2.length.toLocaleString("en")} characters, more than fits the model's context window at once. It is attachment ${paste}, in ${parts.length} parts; part 1 follows. Read the others with ${READ_PASTE} {"paste": ${paste}, "part": N}, ${NOTE_END}${parts[0]}`;
     }
     /** The answer to a `read_paste` call. */
     answer(use) {
       const paste = Number(use.input.paste);
       const part = Number(use.input.part);
       const parts = this.pastes[paste - 1];
-      const text = parts?.[part - 1];
-      if (text === void 0) {
+      const text2 = parts?.[part - 1];
+      if (text2 === void 0) {
         const known = this.pastes.map((p, i) => `attachment ${i + 1}: ${p.length} parts`).join(", ");
         const why = known ? `The attachments: ${known}.` : "The conversation holds no attachment.";
         return { type: "tool_result", tool_use_id: use.id, content: `No part ${String(use.input.part)} of attachment ${String(use.input.paste)}. ${why}`, is_error: true };
       }
       return { type: "tool_result", tool_use_id: use.id, content: `[Attachment ${paste}, part ${part} of ${parts.length}]
-${text}` };
+${text2}` };
     }
   };
   var NOTE_END = "one at a time, keeping notes of what matters.]\n\n";
   var NOTED = new RegExp(`^\\[The user's message is [\\d,]+ characters, [^\\]]*? It is attachment (\\d+), in (\\d+) parts; part 1 follows\\. [^\\]]*?${NOTE_END.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`);
-  function cut(text, size) {
+  function cut(text2, size) {
     const parts = [];
-    for (let at = 0; at < text.length; at += Math.max(1, size)) parts.push(text.slice(at, at + Math.max(1, size)));
+    for (let at = 0; at < text2.length; at += Math.max(1, size)) parts.push(text2.slice(at, at + Math.max(1, size)));
     return parts;
   }
 
@@ -1105,9 +1105,9 @@ ${text}` };
   function isOnRequest(name, window, specs, requested) {
     return isSmallWindow(window) && !CORE_TOOLS.includes(name) && !requested.has(name) && specs.some((s) => s.name === name);
   }
-  function firstSentence(text) {
-    const end = text.search(/\.(\s|$)/);
-    return end < 0 ? text : text.slice(0, end + 1);
+  function firstSentence(text2) {
+    const end = text2.search(/\.(\s|$)/);
+    return end < 0 ? text2 : text2.slice(0, end + 1);
   }
   var PROSE_KEYS = /* @__PURE__ */ new Set(["description", "title", "format", "default", "examples", "$schema", "minimum", "maximum"]);
   function bareSchema(schema) {
@@ -1133,9 +1133,9 @@ ${text}` };
     if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, f(v)]));
   }
-  function instructionsFor(window, text) {
-    if (!isSmallWindow(window) || text.length <= SMALL_INSTRUCTIONS_CHARS) return { text, cut: false };
-    return { text: text.slice(0, SMALL_INSTRUCTIONS_CHARS), cut: true };
+  function instructionsFor(window, text2) {
+    if (!isSmallWindow(window) || text2.length <= SMALL_INSTRUCTIONS_CHARS) return { text: text2, cut: false };
+    return { text: text2.slice(0, SMALL_INSTRUCTIONS_CHARS), cut: true };
   }
 
   // src/lib/agent/systemPrompt.ts
@@ -1342,8 +1342,8 @@ A tool shown without parameters gets them once you call it with {}. A tool error
           continue;
         }
         if (!isOnRequest(use.name, this.parts.window(), specs, outgoing.requestedTools)) continue;
-        const text = `Not run: ${use.name}'s parameters are offered now. Call it again with them.`;
-        asked.set(use, { type: "tool_result", tool_use_id: use.id, content: text });
+        const text2 = `Not run: ${use.name}'s parameters are offered now. Call it again with them.`;
+        asked.set(use, { type: "tool_result", tool_use_id: use.id, content: text2 });
         const id = this.cardIds.get(use.id);
         if (id) board.updateCard(id, { status: "done", result: { offered: use.name } });
       }
@@ -1378,10 +1378,10 @@ A tool shown without parameters gets them once you call it with {}. A tool error
 
   // src/lib/ansi.ts
   var SGR_SEQUENCE = /\x1b\[([0-9;]*)m/g;
-  function carrySgr(sgr, text) {
-    if (!text.includes("\x1B[")) return sgr;
+  function carrySgr(sgr, text2) {
+    if (!text2.includes("\x1B[")) return sgr;
     const state = { bold: false, faint: false, italic: false, underline: false, fg: null, bg: null };
-    for (const match of (sgr + text).matchAll(SGR_SEQUENCE)) applySgr(state, match[1].split(";"));
+    for (const match of (sgr + text2).matchAll(SGR_SEQUENCE)) applySgr(state, match[1].split(";"));
     const codes = [
       ...state.bold ? ["1"] : [],
       ...state.faint ? ["2"] : [],
@@ -1486,15 +1486,15 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       if (tail !== "") this.append(stream, tail);
     }
     /** Adds text to the stream's open line (or a new one); returns the line's index. */
-    append(stream, text) {
+    append(stream, text2) {
       const open = this.openLine[stream];
       if (open === null) {
-        this.lines.push({ stream, text, sgr: this.sgr[stream] });
+        this.lines.push({ stream, text: text2, sgr: this.sgr[stream] });
         this.openLine[stream] = this.lines.length - 1;
         return this.lines.length - 1;
       }
       const line = this.lines[open];
-      this.lines[open] = { ...line, text: line.text + text };
+      this.lines[open] = { ...line, text: line.text + text2 };
       return open;
     }
   };
@@ -1966,44 +1966,44 @@ A tool shown without parameters gets them once you call it with {}. A tool error
      * conversation opened in part could not be had, or its images are over
      * the limits).
      */
-    async send(text, images = []) {
-      if (text.trim() === "" && images.length === 0) return;
+    async send(text2, images = []) {
+      if (text2.trim() === "" && images.length === 0) return;
       if (this.control || !await this.keeping.ready() || this.control) {
-        this.board.patch({ returned: { text, images } });
+        this.board.patch({ returned: { text: text2, images } });
         return;
       }
       const over = this.outgoing.imagesOverLimit(images.length);
       if (over) {
-        this.board.patch({ error: over, returned: { text, images } });
+        this.board.patch({ error: over, returned: { text: text2, images } });
         return;
       }
-      const sentText = await this.shelvePaste(text);
+      const sentText = await this.shelvePaste(text2);
       if (this.control) {
-        this.board.patch({ returned: { text, images } });
+        this.board.patch({ returned: { text: text2, images } });
         return;
       }
-      const content = [...text.trim() === "" ? [] : [{ type: "text", text: sentText }], ...images];
+      const content = [...text2.trim() === "" ? [] : [{ type: "text", text: sentText }], ...images];
       this.outgoing.messages = appendUserContent(this.outgoing.messages, content);
       const sent = this.outgoing.messages.at(-1);
       this.outgoing.freshImages = new Set(images);
       const turn = this.newId();
       this.turnId = turn;
       this.board.patch({ returned: null });
-      this.board.addItem({ kind: "user", id: turn, text, ...images.length > 0 ? { images } : {} });
+      this.board.addItem({ kind: "user", id: turn, text: text2, ...images.length > 0 ? { images } : {} });
       this.keeping.record({ role: "user", content });
       await this.run();
       const error = this.board.get().error;
-      if (images.length > 0 && error?.details?.reason === "images_unsupported" && this.turnId === turn) this.withdraw(turn, sent, content.length, text, images);
+      if (images.length > 0 && error?.details?.reason === "images_unsupported" && this.turnId === turn) this.withdraw(turn, sent, content.length, text2, images);
     }
     /** The person's text as the model is sent it: a part and a note when it is larger than its share of the window. */
-    async shelvePaste(text) {
+    async shelvePaste(text2) {
       try {
         this.specs ??= await this.ipc.toolSpecs();
         await this.facts.ask();
       } catch {
-        return text;
+        return text2;
       }
-      return this.outgoing.pastes.shelve(text, this.fitter.resultShare(this.specs));
+      return this.outgoing.pastes.shelve(text2, this.fitter.resultShare(this.specs));
     }
     /**
      * Takes back the user's last message, which the model refused for its
@@ -2015,7 +2015,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
      * message holds tool results, and cutting it would corrupt the
      * transcript, so the error is only shown.
      */
-    withdraw(turn, sent, blocks, text, images) {
+    withdraw(turn, sent, blocks, text2, images) {
       const messages = this.outgoing.messages;
       const last = messages.at(-1);
       const item = this.board.get().items.find((i) => i.id === turn);
@@ -2025,7 +2025,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       this.board.removeItems(/* @__PURE__ */ new Set([turn]));
       this.keeping.journal.recordItems([{ kind: "user", id: turn, text: "", withdrawn: true }]);
       this.turnId = void 0;
-      this.board.patch({ returned: { text, images } });
+      this.board.patch({ returned: { text: text2, images } });
     }
     /** Re-sends the last turn after a provider failure; the conversation is kept. */
     async retry() {
@@ -2235,12 +2235,255 @@ A tool shown without parameters gets them once you call it with {}. A tool error
     }
     /** Says once per conversation that commands ran without the namespaces. */
     noteSandbox(result) {
-      const text = this.sandboxNoted ? null : sandboxNotice(result);
-      if (text === null) return;
+      const text2 = this.sandboxNoted ? null : sandboxNotice(result);
+      if (text2 === null) return;
       this.sandboxNoted = true;
-      this.board.notice(text);
+      this.board.notice(text2);
     }
   };
+
+  // src/lib/grants.ts
+  function argvOf(call) {
+    const { command, args } = call.input;
+    if (call.display?.result !== "output" || typeof command !== "string" || command === "") return void 0;
+    return { command, args: Array.isArray(args) ? args.map(String) : [] };
+  }
+  function pathOf(call) {
+    const { path } = call.input;
+    const subject = call.display?.subject;
+    const fileTool = call.display?.server === void 0 && subject !== void 0 && subject !== "command" && subject !== "arguments";
+    return fileTool && typeof path === "string" && path !== "" ? path : void 0;
+  }
+  function exactGrant(call) {
+    const argv = argvOf(call);
+    if (argv) return { kind: "command", ...argv, more: false };
+    const path = pathOf(call);
+    if (path !== void 0) return { kind: "path", tool: call.name, path };
+    return { kind: "call", tool: call.name, input: call.input };
+  }
+
+  // src/lib/plan.ts
+  function planOf(result) {
+    if (typeof result !== "object" || result === null) return null;
+    const steps = result.steps;
+    if (!Array.isArray(steps)) return null;
+    const valid = steps.filter(
+      (s) => typeof s === "object" && s !== null && typeof s.step === "string" && ["pending", "in_progress", "completed"].includes(s.status)
+    );
+    return { steps: valid, completed: valid.filter((s) => s.status === "completed").length, total: valid.length };
+  }
+
+  // src/exec/acpUpdates.ts
+  function kindOf(card) {
+    switch (card.display?.result) {
+      case "file_content":
+        return "read";
+      case "written":
+      case "edited":
+        return "edit";
+      case "deleted":
+        return "delete";
+      case "entries":
+      case "files":
+      case "matches":
+      case "diagnostics":
+        return "search";
+      case "output":
+        return "execute";
+      case "plan":
+        return "think";
+      default:
+        return card.network ? "fetch" : "other";
+    }
+  }
+  function titleOf(card) {
+    const { path, command, args, query, pattern } = card.input;
+    if (typeof command === "string") return [command, ...Array.isArray(args) ? args.map(String) : []].join(" ");
+    const about = [path, query, pattern].find((v) => typeof v === "string");
+    return about === void 0 ? card.name : `${card.name} ${String(about)}`;
+  }
+  var text = (value) => ({ type: "content", content: { type: "text", text: value } });
+  var UpdateTracker = class {
+    constructor(send, root, seen) {
+      this.send = send;
+      this.root = root;
+      for (const item of seen) {
+        if (item.kind === "assistant") this.text.set(item.id, item.text);
+        else if (item.kind === "tool") this.tools.set(item.id, item.status);
+        else if (item.kind === "user") this.users.add(item.id);
+      }
+    }
+    send;
+    root;
+    text = /* @__PURE__ */ new Map();
+    tools = /* @__PURE__ */ new Map();
+    users = /* @__PURE__ */ new Set();
+    /** Marks the user messages in `state` as told: a prompt's own text is the client's already. */
+    skipUsers(state) {
+      for (const item of state.items) if (item.kind === "user") this.users.add(item.id);
+    }
+    update(state) {
+      for (const item of state.items) {
+        if (item.kind === "user" && !this.users.has(item.id)) {
+          this.users.add(item.id);
+          if (!item.withdrawn) this.send({ sessionUpdate: "user_message_chunk", content: { type: "text", text: item.text } });
+        } else if (item.kind === "assistant") {
+          const before = this.text.get(item.id) ?? "";
+          if (item.text !== before && item.text.startsWith(before)) {
+            this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: item.text.slice(before.length) } });
+          }
+          this.text.set(item.id, item.text);
+        } else if (item.kind === "tool") {
+          this.tool(item);
+        }
+      }
+    }
+    /** The call as ACP's ToolCall: what a permission request shows too. */
+    toolCall(card) {
+      const paths = card.paths?.map((p) => this.absolute(p.inside)) ?? [];
+      const path = card.input.path;
+      if (paths.length === 0 && typeof path === "string") paths.push(this.absolute(path));
+      return {
+        toolCallId: card.id,
+        title: titleOf(card),
+        kind: kindOf(card),
+        status: "pending",
+        rawInput: card.input,
+        locations: paths.map((p) => ({ path: p })),
+        content: this.diff(card)
+      };
+    }
+    tool(card) {
+      const before = this.tools.get(card.id);
+      if (before === card.status) return;
+      this.tools.set(card.id, card.status);
+      if ((before === void 0 || before === "queued") && card.status !== "queued") {
+        this.send({ sessionUpdate: "tool_call", ...this.toolCall(card) });
+      }
+      if (card.status === "running") {
+        this.send({ sessionUpdate: "tool_call_update", toolCallId: card.id, status: "in_progress" });
+      } else if (isTerminal(card.status)) {
+        const done = card.status === "done";
+        const why = card.error?.message ?? card.reason ?? card.status;
+        this.send({
+          sessionUpdate: "tool_call_update",
+          toolCallId: card.id,
+          status: done ? "completed" : "failed",
+          content: done ? this.diff(card) : [text(card.status === "cancelled" ? "Cancelled." : why)],
+          ...card.result === void 0 ? {} : { rawOutput: card.result }
+        });
+        const plan = done && card.display?.result === "plan" ? planOf(card.result) : null;
+        if (plan) {
+          this.send({
+            sessionUpdate: "plan",
+            entries: plan.steps.map((step) => ({ content: step.step, priority: "medium", status: step.status }))
+          });
+        }
+      }
+    }
+    /** The change of an edit, as Rust computed it when it checked the call. */
+    diff(card) {
+      const preview = card.preview;
+      if (preview?.kind !== "diff") return [];
+      return [{ type: "diff", path: this.absolute(preview.path), oldText: preview.before === "" ? null : preview.before, newText: preview.after }];
+    }
+    absolute(path) {
+      if (path.startsWith("/")) return path;
+      const inside = path.replace(/^\.\/?/, "");
+      return inside === "" ? this.root : `${this.root.replace(/\/$/, "")}/${inside}`;
+    }
+  };
+
+  // src/exec/host.ts
+  function hostIpc(host2) {
+    async function call(command, args, onEvent) {
+      const forward = onEvent && ((event) => onEvent(JSON.parse(event)));
+      const answer = JSON.parse(await host2.invoke(command, JSON.stringify(args), forward));
+      if ("err" in answer) throw toWireError(answer.err);
+      return answer.ok;
+    }
+    function runTool(name, input, consent, run, onOutput) {
+      if (consent?.ticket !== void 0) {
+        const approval = consent.approval === void 0 ? {} : { approval: consent.approval };
+        return call("run_call", { ticket: consent.ticket, ...approval, ...run }, onOutput);
+      }
+      const conversation = consent?.conversation === void 0 ? {} : { conversation: consent.conversation };
+      return call("call_tool", { name, input, ...conversation, ...run }, onOutput);
+    }
+    const runIdOf = (runId) => runId === void 0 ? {} : { run_id: runId };
+    return {
+      toolSpecs: () => call("tool_specs", {}),
+      checkCall: (tool, input, conversation) => call("check_call", { tool, input, ...conversation === void 0 ? {} : { conversation } }),
+      conversationGrants: (conversation) => call("conversation_grants", { conversation }),
+      revokeGrant: (conversation, id) => call("revoke_grant", { conversation, id }),
+      endConversation: (conversation) => call("end_conversation", { conversation }),
+      callTool: (name, input, consent, tag, runId) => runTool(name, input, consent, { ...tag, ...runIdOf(runId) }),
+      execShell: (input, consent, runId, onOutput, tag) => runTool("exec_shell", input, consent, { run_id: runId, ...tag }, onOutput),
+      // The host answers once the terminal event was handed over: events are
+      // delivered in order before the answer, so nothing arrives after it.
+      llmStream: async (runId, request, onEvent, target) => {
+        await call("llm_stream", { run_id: runId, request, ...target ? { target } : {} }, onEvent);
+        return null;
+      },
+      cancel: (runId) => call("cancel", { run_id: runId }),
+      modelInfo: () => call("model_info", {}),
+      countPromptTokens: (request, target) => call("count_prompt_tokens", { request, ...target ? { target } : {} }),
+      openConversation: (id, part = {}) => call("open_conversation", {
+        id,
+        ...part.elideOver === void 0 ? {} : { elide_over: part.elideOver },
+        ...part.beforeSeq === void 0 ? {} : { before_seq: part.beforeSeq },
+        ...part.last === void 0 ? {} : { last: part.last }
+      }),
+      appendEntry: (conversation, entry) => call("append_entry", { ...conversation === null ? {} : { conversation }, entry })
+    };
+  }
+
+  // src/exec/acp.ts
+  async function runAcp(host2, request) {
+    const ipc = hostIpc(host2);
+    const conversation = request.resume === null ? null : await ipc.openConversation(request.resume);
+    const loop = new AgentLoop(ipc, { projectRoot: request.root, conversation });
+    if (conversation) await loop.loaded();
+    const send = (update) => host2.emit(JSON.stringify(update));
+    if (request.prompt === null) {
+      new UpdateTracker(send, request.root, []).update(loop.state.get());
+      return JSON.stringify({ stopReason: "end_turn", conversation: request.resume });
+    }
+    const tracker = new UpdateTracker(send, request.root, loop.state.get().items);
+    let cancelled = false;
+    void host2.invoke("wait_stop", "{}").then(() => {
+      cancelled = true;
+      loop.stop();
+    });
+    const asked = /* @__PURE__ */ new Set();
+    const ask = async (card) => {
+      const question = { toolCall: tracker.toolCall(card), network: card.network === true, grant: !card.oneAtATime };
+      const raw = JSON.parse(await host2.invoke("ask_approval", JSON.stringify(question)));
+      const choice = "ok" in raw ? raw.ok.decision : "deny";
+      const decision = choice === "grant" ? { grant: exactGrant(card) } : choice === "cancelled" ? "deny" : choice;
+      loop.decide(card.id, decision);
+      if (choice === "cancelled") {
+        cancelled = true;
+        loop.stop();
+      }
+    };
+    const unsubscribe = loop.state.subscribe((state2) => {
+      tracker.skipUsers(state2);
+      tracker.update(state2);
+      for (const item of state2.items) {
+        if (item.kind === "tool" && item.status === "waiting" && !asked.has(item.id)) {
+          asked.add(item.id);
+          void ask(item);
+        }
+      }
+    });
+    await loop.send(request.prompt);
+    await loop.saveAll();
+    unsubscribe();
+    const state = loop.state.get();
+    const answer = cancelled ? { stopReason: "cancelled", conversation: loop.conversationId } : state.error ? { stopReason: "error", conversation: loop.conversationId, error: state.error } : { stopReason: state.turnLimitReached ? "max_turn_requests" : "end_turn", conversation: loop.conversationId };
+    return JSON.stringify(answer);
+  }
 
   // src/exec/events.ts
   var EventTracker = class {
@@ -2312,9 +2555,9 @@ A tool shown without parameters gets them once you call it with {}. A tool error
   };
 
   // src/exec/globals.ts
-  function utf8(text) {
+  function utf8(text2) {
     const bytes = [];
-    for (const char of text) {
+    for (const char of text2) {
       const code = char.codePointAt(0) ?? 0;
       if (code < 128) bytes.push(code);
       else if (code < 2048) bytes.push(192 | code >> 6, 128 | code & 63);
@@ -2350,57 +2593,13 @@ A tool shown without parameters gets them once you call it with {}. A tool error
     scope2.crypto = crypto2;
     if (typeof scope2.TextEncoder !== "function") {
       scope2.TextEncoder = class {
-        encode(text = "") {
-          return utf8(text);
+        encode(text2 = "") {
+          return utf8(text2);
         }
       };
     }
     const quiet = () => void 0;
     scope2.console ??= { log: quiet, info: quiet, warn: quiet, error: quiet, debug: quiet };
-  }
-
-  // src/exec/host.ts
-  function hostIpc(host2) {
-    async function call(command, args, onEvent) {
-      const forward = onEvent && ((event) => onEvent(JSON.parse(event)));
-      const answer = JSON.parse(await host2.invoke(command, JSON.stringify(args), forward));
-      if ("err" in answer) throw toWireError(answer.err);
-      return answer.ok;
-    }
-    function runTool(name, input, consent, run, onOutput) {
-      if (consent?.ticket !== void 0) {
-        const approval = consent.approval === void 0 ? {} : { approval: consent.approval };
-        return call("run_call", { ticket: consent.ticket, ...approval, ...run }, onOutput);
-      }
-      const conversation = consent?.conversation === void 0 ? {} : { conversation: consent.conversation };
-      return call("call_tool", { name, input, ...conversation, ...run }, onOutput);
-    }
-    const runIdOf = (runId) => runId === void 0 ? {} : { run_id: runId };
-    return {
-      toolSpecs: () => call("tool_specs", {}),
-      checkCall: (tool, input, conversation) => call("check_call", { tool, input, ...conversation === void 0 ? {} : { conversation } }),
-      conversationGrants: (conversation) => call("conversation_grants", { conversation }),
-      revokeGrant: (conversation, id) => call("revoke_grant", { conversation, id }),
-      endConversation: (conversation) => call("end_conversation", { conversation }),
-      callTool: (name, input, consent, tag, runId) => runTool(name, input, consent, { ...tag, ...runIdOf(runId) }),
-      execShell: (input, consent, runId, onOutput, tag) => runTool("exec_shell", input, consent, { run_id: runId, ...tag }, onOutput),
-      // The host answers once the terminal event was handed over: events are
-      // delivered in order before the answer, so nothing arrives after it.
-      llmStream: async (runId, request, onEvent, target) => {
-        await call("llm_stream", { run_id: runId, request, ...target ? { target } : {} }, onEvent);
-        return null;
-      },
-      cancel: (runId) => call("cancel", { run_id: runId }),
-      modelInfo: () => call("model_info", {}),
-      countPromptTokens: (request, target) => call("count_prompt_tokens", { request, ...target ? { target } : {} }),
-      openConversation: (id, part = {}) => call("open_conversation", {
-        id,
-        ...part.elideOver === void 0 ? {} : { elide_over: part.elideOver },
-        ...part.beforeSeq === void 0 ? {} : { before_seq: part.beforeSeq },
-        ...part.last === void 0 ? {} : { last: part.last }
-      }),
-      appendEntry: (conversation, entry) => call("append_entry", { ...conversation === null ? {} : { conversation }, entry })
-    };
   }
 
   // src/exec/main.ts
@@ -2430,10 +2629,10 @@ A tool shown without parameters gets them once you call it with {}. A tool error
     const state = loop.state.get();
     emit({ type: "usage", ...state.usage });
     const last = state.items.at(-1);
-    const text = last?.kind === "assistant" ? last.text : "";
-    const outcome = stoppedAtApproval ? "approval" : state.error || state.turnLimitReached || text === "" ? "failed" : "done";
+    const text2 = last?.kind === "assistant" ? last.text : "";
+    const outcome = stoppedAtApproval ? "approval" : state.error || state.turnLimitReached || text2 === "" ? "failed" : "done";
     if (state.turnLimitReached) emit({ type: "notice", text: "The run stopped at its turn budget before the task was done." });
-    emit({ type: "final", outcome, text, conversation: request.ephemeral ? null : loop.conversationId });
+    emit({ type: "final", outcome, text: text2, conversation: request.ephemeral ? null : loop.conversationId });
     return outcome;
   }
   var scope = globalThis;
@@ -2441,5 +2640,6 @@ A tool shown without parameters gets them once you call it with {}. A tool error
   if (host) {
     installGlobals(host, scope);
     scope.corralExec = (request) => runExec(host, JSON.parse(request));
+    scope.corralAcp = (request) => runAcp(host, JSON.parse(request));
   }
 })();

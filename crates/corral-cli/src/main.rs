@@ -10,6 +10,8 @@
 //!                 [--writable PATH]... [--blocked PATH]... NAME [JSON]
 //! ```
 //!
+//! corral-cli acp [--mode MODE] [--model M] [--provider P] [--base-url URL]   (docs/acp.md)
+//!
 //! corral-cli checkpoint list|diff ID|restore ID [--path P]|verify --root DIR [--store DIR]
 //!
 //! `call` prints the tool's result JSON and exits 0, or the standardized
@@ -21,6 +23,7 @@
 //! the app is: `call` checks the one call into a ticket and runs it, with
 //! `--approve` as the user's answer to a call that asks.
 
+mod acp;
 mod checkpoints;
 mod exec;
 mod remote;
@@ -49,7 +52,7 @@ struct Cli {
 }
 
 /// Where `call` and `mcp` keep checkpoints and the search index.
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 struct Kept {
     /// The data folder that holds the checkpoints (default: the user's,
     /// shared with the app).
@@ -200,6 +203,9 @@ enum Command {
     /// the final message on stdout (`--json`: every event as JSON lines).
     /// Exit codes: 0 done, 1 failed, 2 bad usage, 3 stopped at an approval.
     Exec(exec::ExecArgs),
+    /// Serve Corral as an Agent Client Protocol agent on stdin/stdout, for
+    /// editors such as Zed (docs/acp.md). Each session's cwd is its project.
+    Acp(acp::AcpArgs),
     /// List, compare or restore the project's checkpoints.
     Checkpoint {
         #[command(subcommand)]
@@ -264,22 +270,24 @@ fn main() -> ExitCode {
             }
         };
     }
-    if let Command::Exec(args) = cli.command {
-        return exec::exec(args);
-    }
+    let command = match cli.command {
+        Command::Exec(args) => return exec::exec(args),
+        Command::Acp(args) => return acp::acp(args),
+        command => command,
+    };
     if let Command::Call {
         root,
         input,
         install_remote,
         ..
-    } = &cli.command
+    } = &command
     {
         if let Some(remote) = root.to_str().and_then(corral_remote::Remote::parse) {
             let called = remote.and_then(|r| remote::call(&r, input.as_deref(), *install_remote));
             return called.unwrap_or_else(|e| fail(&e));
         }
     }
-    match run(cli.command) {
+    match run(command) {
         Ok(value) => {
             print_json(&value);
             ExitCode::SUCCESS
@@ -292,6 +300,7 @@ fn run(command: Command) -> Result<Value, Error> {
     match command {
         Command::Mcp { .. } => Err(Error::invalid_input("`mcp` serves until its client leaves")),
         Command::Exec(_) => Err(Error::invalid_input("`exec` reports by its exit code")),
+        Command::Acp(_) => Err(Error::invalid_input("`acp` serves until its editor leaves")),
         Command::Checkpoint { action } => checkpoints::run(action),
         Command::Tools => serde_json::to_value(spec::specs())
             .map_err(|e| Error::invalid_input(format!("could not encode the specs: {e}"))),

@@ -3,6 +3,7 @@
 // IPC, answers approvals (the terminal, or no one) and prints the events.
 // Bundled by `npm run build:exec` into crates/corral-cli/js/exec.js.
 import { AgentLoop } from "../lib/agent/loop";
+import { type AcpRequest, runAcp } from "./acp";
 import type { ToolItem } from "../lib/agent/state";
 import { EventTracker, type ExecEvent, type Outcome } from "./events";
 import { installGlobals } from "./globals";
@@ -49,10 +50,11 @@ export async function runExec(host: Host, request: ExecRequest): Promise<Outcome
   return outcome;
 }
 
-/** The host's entry: `corralExec(requestJson)` resolves to the outcome. */
+/** The hosts' entries: `corralExec(requestJson)` resolves to the outcome, `corralAcp(requestJson)` to an ACP turn's answer. */
 const scope = globalThis as unknown as Record<string, unknown>;
 const host = scope.__corralHost as Host | undefined;
 if (host) {
   installGlobals(host, scope);
   scope.corralExec = (request: string) => runExec(host, JSON.parse(request) as ExecRequest);
+  scope.corralAcp = (request: string) => runAcp(host, JSON.parse(request) as AcpRequest);
 }

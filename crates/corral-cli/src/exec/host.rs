@@ -1,8 +1,9 @@
-//! The agent loop's IPC served for `corral-cli exec`: the app's commands
-//! (docs/ipc.md) by the same name and arguments, over the same crates —
-//! the session for tools and approvals, corral-llm for the model,
-//! corral-history for the conversation — plus `ask_approval`, the one
-//! question the loop asks its user.
+//! The agent loop's IPC served without the window, for `corral-cli exec`
+//! and `corral-cli acp` alike: the app's commands (docs/ipc.md) by the same
+//! name and arguments, over the same crates — the session for tools and
+//! approvals, corral-llm for the model, corral-history for the conversation
+//! — plus what only the host's user gives ([`Front`]): `ask_approval`, the
+//! one question the loop asks, `wait_stop`, and the run's events.
 
 use super::engine::Host;
 use super::render::Render;
@@ -39,6 +40,60 @@ impl Model {
     }
 }
 
+/// Where the loop's user is: what differs between the hosts without a
+/// window. exec's is the terminal ([`Terminal`]); acp's is the editor.
+pub(crate) trait Front: Send + Sync + 'static {
+    /// The user's answer to a call waiting for approval (`ask_approval`):
+    /// `{"decision": ..., "by": ...}`.
+    async fn ask(&self, question: Value) -> Result<Value, Error>;
+    /// Resolves when the user stops the run (`wait_stop`).
+    async fn stopped(&self);
+    /// One event of the run, as the script reports it.
+    fn emit(&self, event: Value);
+}
+
+/// exec's user: the terminal, when there is one, and the printed events.
+pub(crate) struct Terminal {
+    pub asker: Asker,
+    pub render: Render,
+}
+
+impl Front for Terminal {
+    /// Asks the user on the terminal, or no one.
+    async fn ask(&self, question: Value) -> Result<Value, Error> {
+        let args: ApprovalQuestion = parse("ask_approval", question)?;
+        let answer = match self.asker {
+            Asker::NoOne => ("deny", "no_terminal"),
+            Asker::Terminal => {
+                let question = format!(
+                    "corral: {} {} wants approval{}. Allow it once? [y/N] ",
+                    args.name,
+                    args.input,
+                    if args.reason.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", args.reason)
+                    }
+                );
+                let yes = tokio::task::spawn_blocking(move || ask_terminal(&question))
+                    .await
+                    .unwrap_or(false);
+                (if yes { "once" } else { "deny" }, "terminal")
+            }
+        };
+        Ok(serde_json::json!({ "decision": answer.0, "by": answer.1 }))
+    }
+
+    /// exec is stopped by a signal, which ends the process.
+    async fn stopped(&self) {
+        std::future::pending::<()>().await;
+    }
+
+    fn emit(&self, event: Value) {
+        self.render.event(&event);
+    }
+}
+
 /// How a call waiting for approval is answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Asker {
@@ -64,35 +119,47 @@ enum Run {
     Shell(CancelToken),
 }
 
-pub(crate) struct ExecHost {
+/// The loop's IPC over a project's session, served to one run of the script.
+pub(crate) struct LoopHost<F: Front> {
     pub session: Arc<Session>,
     pub history: Arc<History>,
     /// The project's key in the history (its root as the window shows it).
     pub project: String,
-    pub model: Model,
-    pub asker: Asker,
-    pub render: Render,
+    pub model: Arc<Model>,
+    pub front: F,
+    /// The key every call's grants are held under, whatever key the
+    /// script gives: an ACP session runs a new loop (with a new key) per
+    /// prompt, and what the editor allowed lasts for the whole session.
+    pub grants_key: Option<String>,
     runs: Mutex<HashMap<String, Run>>,
 }
 
-impl ExecHost {
+impl<F: Front> LoopHost<F> {
     pub fn new(
         session: Arc<Session>,
         history: Arc<History>,
-        model: Model,
-        asker: Asker,
-        render: Render,
-    ) -> ExecHost {
+        model: Arc<Model>,
+        front: F,
+    ) -> LoopHost<F> {
         let project = session.root().path().display().to_string();
-        ExecHost {
+        LoopHost {
             session,
             history,
             project,
             model,
-            asker,
-            render,
+            front,
+            grants_key: None,
             runs: Mutex::default(),
         }
+    }
+
+    /// The key of the grants a call is checked against.
+    fn key(&self, given: Option<String>) -> Option<String> {
+        self.grants_key.clone().or(given)
+    }
+
+    fn key_of(&self, given: String) -> String {
+        self.grants_key.clone().unwrap_or(given)
     }
 
     fn start_run(&self, id: Option<&str>, run: Run) {
@@ -159,30 +226,6 @@ impl ExecHost {
         self.end_run(Some(&args.run_id));
         Ok(Value::Null)
     }
-
-    /// Asks the user on the terminal, or no one.
-    async fn ask_approval(&self, args: ApprovalQuestion) -> Result<Value, Error> {
-        let answer = match self.asker {
-            Asker::NoOne => ("deny", "no_terminal"),
-            Asker::Terminal => {
-                let question = format!(
-                    "corral: {} {} wants approval{}. Allow it once? [y/N] ",
-                    args.name,
-                    args.input,
-                    if args.reason.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" ({})", args.reason)
-                    }
-                );
-                let yes = tokio::task::spawn_blocking(move || ask_terminal(&question))
-                    .await
-                    .unwrap_or(false);
-                (if yes { "once" } else { "deny" }, "terminal")
-            }
-        };
-        Ok(serde_json::json!({ "decision": answer.0, "by": answer.1 }))
-    }
 }
 
 /// Asks on stderr and reads one line of stdin: yes only for `y` or `yes`.
@@ -197,7 +240,7 @@ fn ask_terminal(question: &str) -> bool {
     matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")
 }
 
-impl Host for ExecHost {
+impl<F: Front> Host for LoopHost<F> {
     async fn invoke(
         &self,
         command: &str,
@@ -212,7 +255,7 @@ impl Host for ExecHost {
                 to_value(session.check(Call {
                     tool: a.tool,
                     input: a.input,
-                    conversation: a.conversation,
+                    conversation: self.key(a.conversation),
                 })?)
             }
             "run_call" => {
@@ -230,7 +273,7 @@ impl Host for ExecHost {
                 let call = Call {
                     tool: a.name,
                     input: a.input,
-                    conversation: a.conversation,
+                    conversation: self.key(a.conversation),
                 };
                 self.run_tool(a.run, async |run| {
                     session.call(call, Consent::None, run).await
@@ -239,15 +282,18 @@ impl Host for ExecHost {
             }
             "conversation_grants" => {
                 let a: ConversationArgs = parse(command, args)?;
-                to_value(session.grants(&a.conversation))
+                to_value(session.grants(&self.key_of(a.conversation)))
             }
             "revoke_grant" => {
                 let a: RevokeArgs = parse(command, args)?;
-                to_value(session.revoke_grant(&a.conversation, &a.id))
+                to_value(session.revoke_grant(&self.key_of(a.conversation), &a.id))
             }
             "end_conversation" => {
                 let a: ConversationArgs = parse(command, args)?;
-                session.end_conversation(&a.conversation);
+                // A session's key ends with the session, not with a loop.
+                if self.grants_key.is_none() {
+                    session.end_conversation(&a.conversation);
+                }
                 Ok(Value::Null)
             }
             "cancel" => {
@@ -294,17 +340,21 @@ impl Host for ExecHost {
                     &model,
                 )?)
             }
-            "ask_approval" => self.ask_approval(parse(command, args)?).await,
+            "ask_approval" => self.front.ask(args).await,
+            "wait_stop" => {
+                self.front.stopped().await;
+                Ok(Value::Null)
+            }
             other => Err(Error::new(
                 ErrorCode::NotFound,
-                format!("`{other}` is not a command corral-cli exec serves"),
+                format!("`{other}` is not a command corral-cli serves its agent script"),
             )
             .hint("This is a bug in Corral: the agent script and the CLI disagree.")),
         }
     }
 
     fn emit(&self, event: Value) {
-        self.render.event(&event);
+        self.front.emit(event);
     }
 }
 

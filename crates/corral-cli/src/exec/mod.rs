@@ -5,8 +5,8 @@
 //! model bridge and history as the window's, and its events are printed
 //! ([`render`]). docs/exec.md has the events and the exit codes.
 
-mod engine;
-mod host;
+pub(crate) mod engine;
+pub(crate) mod host;
 mod render;
 
 use crate::Kept;
@@ -17,7 +17,7 @@ use corral_tools::policy::Mode;
 use corral_tools::search::IndexConfig;
 use corral_tools::shell::SavedRule;
 use corral_tools::{Error, ErrorCode};
-use host::{Asker, ExecHost, Model};
+use host::{Asker, LoopHost, Model, Terminal};
 use render::Render;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -33,15 +33,9 @@ pub const USAGE: u8 = 2;
 /// A call needed the user's approval and no one could give it (no terminal).
 pub const STOPPED_AT_APPROVAL: u8 = 3;
 
+/// The model flags of exec and acp: each overrides the app's settings.
 #[derive(clap::Args)]
-pub struct ExecArgs {
-    /// The project folder every path is confined to.
-    #[arg(long)]
-    root: PathBuf,
-    /// Permission mode: read_only (the default: nothing is changed),
-    /// ask, auto_edit, full_auto.
-    #[arg(long, default_value = "read_only")]
-    mode: String,
+pub(crate) struct ModelArgs {
     /// The model (else `CORRAL_MODEL`, else the app's settings).
     #[arg(long)]
     model: Option<String>,
@@ -55,6 +49,19 @@ pub struct ExecArgs {
     /// this URL's origin.
     #[arg(long = "base-url", value_name = "URL")]
     base_url: Option<String>,
+}
+
+#[derive(clap::Args)]
+pub struct ExecArgs {
+    /// The project folder every path is confined to.
+    #[arg(long)]
+    root: PathBuf,
+    /// Permission mode: read_only (the default: nothing is changed),
+    /// ask, auto_edit, full_auto.
+    #[arg(long, default_value = "read_only")]
+    mode: String,
+    #[command(flatten)]
+    model: ModelArgs,
     /// Go on with this conversation of the project's history.
     #[arg(long, value_name = "ID", conflicts_with = "ephemeral")]
     resume: Option<String>,
@@ -106,8 +113,8 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
             "there is no home folder for the app's settings ($HOME)",
         ))
     })?;
-    let model = model(store.clone(), &args).map_err(usage)?;
-    let settings = Arc::new(ExecSettings {
+    let model = model(store.clone(), &args.model).map_err(usage)?;
+    let settings = Arc::new(CliSettings {
         mode,
         store: store.clone(),
     });
@@ -143,13 +150,11 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
         "resume": args.resume,
         "ephemeral": args.ephemeral,
     });
-    let host = Arc::new(ExecHost::new(
-        session,
-        history,
-        model,
-        Asker::for_stdin(),
+    let front = Terminal {
+        asker: Asker::for_stdin(),
         render,
-    ));
+    };
+    let host = Arc::new(LoopHost::new(session, history, Arc::new(model), front));
     let outcome = runtime().map_err(failed)?.block_on(engine::run(
         host,
         engine::SCRIPT,
@@ -164,7 +169,7 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
 }
 
 /// The model the flags and environment chose over the app's settings.
-fn model(store: corral_config::Store, args: &ExecArgs) -> Result<Model, Error> {
+pub(crate) fn model(store: corral_config::Store, args: &ModelArgs) -> Result<Model, Error> {
     let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
     let provider = args.provider.clone().or_else(|| env("CORRAL_PROVIDER"));
     let base_url = args.base_url.clone().or_else(|| env("CORRAL_BASE_URL"));
@@ -210,12 +215,12 @@ fn parse_provider(name: &str) -> Result<Provider, Error> {
 }
 
 /// The mode of the flag; the programs and rules the user saved in the app.
-struct ExecSettings {
-    mode: Mode,
-    store: corral_config::Store,
+pub(crate) struct CliSettings {
+    pub mode: Mode,
+    pub store: corral_config::Store,
 }
 
-impl corral_session::Settings for ExecSettings {
+impl corral_session::Settings for CliSettings {
     fn mode(&self) -> Mode {
         self.mode
     }
@@ -227,7 +232,7 @@ impl corral_session::Settings for ExecSettings {
     }
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime, Error> {
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, Error> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -26,7 +26,8 @@ process.stdin.resume();
 process.stdin.on("end", async () => {
   const unexpected = llm.unexpected.map((r) => `${r.method} ${r.path}: ${r.why}`);
   const authorizations = llm.requests.map((r) => r.headers.authorization ?? null);
-  process.stdout.write(`${JSON.stringify({ requests: llm.requests.map((r) => r.body), authorizations, unexpected })}\n`);
+  const report = `${JSON.stringify({ requests: llm.requests.map((r) => r.body), authorizations, unexpected })}\n`;
   await llm.close?.();
-  process.exit(0);
+  // A pipe takes a long line in parts: exit once all of it is written.
+  process.stdout.write(report, () => process.exit(0));
 });

@@ -1,0 +1,348 @@
+//! `corral-cli acp` driven by an editor's side written with the official
+//! ACP TypeScript SDK (tests/acp/client.mjs, pinned in tests/acp/package.json,
+//! installed by `scripts/setup.sh --test`), the real binary against the
+//! scripted LLM server the exec tests use (real HTTP on loopback), in a real
+//! project folder with the app's settings and history in a home of its own.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::disallowed_methods
+)]
+
+use corral_history::History;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn tests_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests")
+}
+
+/// The scripted server (tests/exec/scripted.mjs): answers streamed
+/// requests with `turns`, in order.
+struct Scripted {
+    child: Child,
+    out: BufReader<ChildStdout>,
+    port: u16,
+}
+
+impl Scripted {
+    fn start(turns: Value) -> Scripted {
+        let mut child = Command::new("node")
+            .arg(tests_dir().join("exec/scripted.mjs"))
+            .arg(turns.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("node runs the scripted server (scripts/setup.sh installs it)");
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        let port = serde_json::from_str::<Value>(&line).unwrap()["port"]
+            .as_u64()
+            .unwrap() as u16;
+        Scripted { child, out, port }
+    }
+
+    fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}/v1", self.port)
+    }
+
+    /// Stops it; the bodies of the streamed requests it answered.
+    fn finish(mut self) -> Vec<Value> {
+        drop(self.child.stdin.take());
+        let mut line = String::new();
+        self.out.read_line(&mut line).unwrap();
+        self.child.wait().unwrap();
+        let report: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(report["unexpected"], json!([]));
+        report["requests"].as_array().unwrap().clone()
+    }
+}
+
+/// A user's home with the app's settings pointing at the scripted server,
+/// and a project folder in it.
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn new(base_url: &str) -> Home {
+        let home = Home {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        let config = home.dir.path().join("config/dev.corral.desktop");
+        std::fs::create_dir_all(&config).unwrap();
+        let settings = json!({
+            "provider": "openai", "base_url": base_url, "model": "scripted",
+            "max_tokens": 1024, "mode": "full_auto", "notifications": false,
+        });
+        std::fs::write(config.join("settings.json"), settings.to_string()).unwrap();
+        std::fs::create_dir_all(home.project()).unwrap();
+        std::fs::write(home.project().join("a.txt"), "hello from a.txt\n").unwrap();
+        home
+    }
+
+    fn project(&self) -> PathBuf {
+        std::fs::canonicalize(self.dir.path().join("project"))
+            .unwrap_or_else(|_| self.dir.path().join("project"))
+    }
+
+    fn history(&self) -> History {
+        History::new(&self.dir.path().join("data/dev.corral.desktop"))
+    }
+
+    /// Runs the SDK's client against `corral-cli acp` with `plan`
+    /// (client.mjs); its report.
+    fn client(&self, mut plan: Value) -> Report {
+        let modules = tests_dir().join("acp/node_modules/@agentclientprotocol/sdk");
+        assert!(
+            modules.exists(),
+            "the ACP test client is missing: run `scripts/setup.sh --test`"
+        );
+        plan["command"] = json!([
+            env!("CARGO_BIN_EXE_corral-cli"),
+            "acp",
+            "--no-lsp",
+            "--no-checkpoint"
+        ]);
+        plan["cwd"] = json!(self.project());
+        let out = Command::new("node")
+            .arg(tests_dir().join("acp/client.mjs"))
+            .arg(plan.to_string())
+            .env("HOME", self.dir.path())
+            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
+            .env("XDG_DATA_HOME", self.dir.path().join("data"))
+            .env("CORRAL_NO_KEYCHAIN", "1")
+            .env_remove("CORRAL_PROVIDER")
+            .env_remove("CORRAL_BASE_URL")
+            .env_remove("CORRAL_MODEL")
+            .env_remove("CORRAL_API_KEY")
+            .stderr(Stdio::inherit())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "the client failed");
+        Report(serde_json::from_slice(&out.stdout).unwrap())
+    }
+}
+
+struct Report(Value);
+
+impl Report {
+    /// The updates of prompt `turn` (-1: those before any prompt, a load's).
+    fn updates(&self, turn: i64) -> Vec<Value> {
+        self.0["updates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|pair| pair[0] == turn)
+            .map(|pair| pair[1].clone())
+            .collect()
+    }
+
+    fn kinds(&self, turn: i64, kind: &str) -> Vec<Value> {
+        self.updates(turn)
+            .into_iter()
+            .filter(|u| u["sessionUpdate"] == kind)
+            .collect()
+    }
+
+    /// The agent's message of prompt `turn`, its chunks joined.
+    fn message(&self, turn: i64, kind: &str) -> String {
+        self.kinds(turn, kind)
+            .iter()
+            .map(|u| u["content"]["text"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    fn stops(&self) -> Vec<Value> {
+        self.0["stops"].as_array().unwrap().clone()
+    }
+}
+
+#[test]
+fn a_prompt_streams_the_answer_as_message_chunks() {
+    let llm = Scripted::start(json!([{ "text": "Hello from the scripted model." }]));
+    let home = Home::new(&llm.base_url());
+    let report = home.client(json!({ "prompts": ["say hello"] }));
+    assert_eq!(report.0["initialize"]["protocolVersion"], 1);
+    assert_eq!(
+        report.0["initialize"]["agentCapabilities"]["loadSession"],
+        true
+    );
+    assert_eq!(report.stops(), vec![json!("end_turn")]);
+    assert_eq!(
+        report.message(0, "agent_message_chunk"),
+        "Hello from the scripted model."
+    );
+    // The prompt is the editor's own: not echoed back.
+    assert!(report.kinds(0, "user_message_chunk").is_empty());
+    let requests = llm.finish();
+    assert_eq!(requests.len(), 1);
+    assert!(requests[0].to_string().contains("say hello"));
+    // Stored where the window shows it.
+    let project = home.project().display().to_string();
+    assert_eq!(home.history().list(&project).unwrap().len(), 1);
+}
+
+#[test]
+fn each_change_asks_the_editor_and_runs_only_when_it_allows() {
+    let write = |path: &str| json!({ "tools": [{ "name": "write_file", "input": { "path": path, "content": "new\n" } }] });
+    let llm = Scripted::start(json!([
+        write("b.txt"), { "text": "wrote b" },
+        write("c.txt"), { "text": "c was refused" },
+    ]));
+    let home = Home::new(&llm.base_url());
+    let report = home.client(json!({
+        "prompts": ["write b", "write c"],
+        "answers": ["once", "deny"],
+    }));
+    assert_eq!(report.stops(), vec![json!("end_turn"), json!("end_turn")]);
+    assert_eq!(
+        std::fs::read_to_string(home.project().join("b.txt")).unwrap(),
+        "new\n"
+    );
+    assert!(
+        !home.project().join("c.txt").exists(),
+        "a refused write ran"
+    );
+
+    let asked = report.0["permissions"].as_array().unwrap();
+    assert_eq!(asked.len(), 2, "{asked:?}");
+    let b = home.project().join("b.txt").display().to_string();
+    assert_eq!(asked[0]["toolCall"]["kind"], "edit");
+    assert_eq!(asked[0]["toolCall"]["locations"][0]["path"], b);
+    let kinds: Vec<&str> = asked[0]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["allow_once", "allow_always", "reject_once"]);
+
+    // The granted call: pending, running, completed, with its diff.
+    let calls = report.kinds(0, "tool_call");
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0]["locations"][0]["path"], b);
+    let id = calls[0]["toolCallId"].clone();
+    let updates: Vec<Value> = report
+        .kinds(0, "tool_call_update")
+        .into_iter()
+        .filter(|u| u["toolCallId"] == id)
+        .collect();
+    let statuses: Vec<&str> = updates
+        .iter()
+        .map(|u| u["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["in_progress", "completed"]);
+    let diff = &updates[1]["content"][0];
+    assert_eq!(diff["type"], "diff");
+    assert_eq!(diff["path"], b);
+    assert_eq!(diff["newText"], "new\n");
+    assert_eq!(report.message(0, "agent_message_chunk"), "wrote b");
+
+    // The refused one fails, and the model is told.
+    let refused = report.kinds(1, "tool_call_update");
+    assert_eq!(refused.last().unwrap()["status"], "failed");
+    let requests = llm.finish();
+    assert!(
+        requests[3].to_string().contains("denied"),
+        "{}",
+        requests[3]
+    );
+}
+
+#[test]
+fn allowing_in_the_conversation_stops_asking_for_that_call() {
+    let write = || json!({ "tools": [{ "name": "write_file", "input": { "path": "b.txt", "content": "new\n" } }] });
+    let llm = Scripted::start(json!([write(), { "text": "one" }, write(), { "text": "two" }]));
+    let home = Home::new(&llm.base_url());
+    let report = home.client(json!({ "prompts": ["write", "again"], "answers": ["grant"] }));
+    assert_eq!(report.stops(), vec![json!("end_turn"), json!("end_turn")]);
+    assert_eq!(report.0["permissions"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        report.kinds(1, "tool_call_update").last().unwrap()["status"],
+        "completed"
+    );
+    llm.finish();
+}
+
+#[test]
+fn cancel_stops_the_turn_and_its_running_command() {
+    let command = json!({ "name": "exec_shell", "input": {
+        "command": "python3", "args": ["-c", "import time; time.sleep(60)"] } });
+    let llm = Scripted::start(json!([{ "tools": [command] }, { "text": "not reached" }]));
+    let home = Home::new(&llm.base_url());
+    let started = Instant::now();
+    let report = home.client(json!({
+        "meta": { "corral": { "mode": "full_auto" } },
+        "prompts": ["wait a minute"],
+        "cancelAfter": "tool_call_update",
+    }));
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(report.stops(), vec![json!("cancelled")]);
+    let last = report.kinds(0, "tool_call_update").last().unwrap().clone();
+    assert_eq!(last["status"], "failed", "{last}");
+    let requests = llm.finish();
+    assert_eq!(requests.len(), 1, "the turn went on after the cancel");
+}
+
+#[test]
+fn load_replays_a_stored_conversation() {
+    let llm = Scripted::start(json!([
+        { "tools": [{ "name": "read_file", "input": { "path": "a.txt" } }] },
+        { "text": "It says hello." },
+        { "text": "Still hello." },
+    ]));
+    let home = Home::new(&llm.base_url());
+    let first = home.client(json!({
+        "meta": { "corral": { "mode": "read_only" } },
+        "prompts": ["what is in a.txt?"],
+    }));
+    assert_eq!(first.stops(), vec![json!("end_turn")]);
+    let project = home.project().display().to_string();
+    let stored = home.history().list(&project).unwrap();
+    assert_eq!(stored.len(), 1);
+    let id = stored[0].id.clone();
+
+    // A new editor process loads it by its id, then goes on with it.
+    let loaded = home.client(json!({ "load": id, "prompts": ["and now?"] }));
+    assert_eq!(
+        loaded.message(-1, "user_message_chunk"),
+        "what is in a.txt?"
+    );
+    assert_eq!(loaded.message(-1, "agent_message_chunk"), "It says hello.");
+    let read = loaded.kinds(-1, "tool_call");
+    assert_eq!(read[0]["kind"], "read");
+    assert_eq!(
+        loaded.kinds(-1, "tool_call_update").last().unwrap()["status"],
+        "completed"
+    );
+    assert_eq!(loaded.stops(), vec![json!("end_turn")]);
+    assert_eq!(loaded.message(0, "agent_message_chunk"), "Still hello.");
+    let requests = llm.finish();
+    // The third request carries the whole conversation.
+    assert!(requests[2].to_string().contains("what is in a.txt?"));
+    assert!(requests[2].to_string().contains("and now?"));
+    assert_eq!(home.history().list(&project).unwrap().len(), 1);
+}
+
+#[test]
+fn an_unknown_session_is_a_standardized_error() {
+    let llm = Scripted::start(json!([]));
+    let home = Home::new(&llm.base_url());
+    let report = home.client(json!({ "load": "no-such-conversation", "prompts": [] }));
+    assert!(report.0["session"].is_null(), "{}", report.0);
+    let error = &report.0["loadError"];
+    assert_eq!(error["code"], -32602, "{error}");
+    assert_eq!(error["data"]["code"], "not_found", "{error}");
+    llm.finish();
+}
