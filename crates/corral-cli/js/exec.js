@@ -2308,14 +2308,17 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       this.send = send;
       this.root = root;
       for (const item of seen) {
-        if (item.kind === "assistant") this.text.set(item.id, item.text);
-        else if (item.kind === "tool") this.tools.set(item.id, item.status);
+        if (item.kind === "assistant") {
+          this.text.set(item.id, item.text);
+          this.thought.set(item.id, item.reasoning ?? "");
+        } else if (item.kind === "tool") this.tools.set(item.id, item.status);
         else if (item.kind === "user") this.users.add(item.id);
       }
     }
     send;
     root;
     text = /* @__PURE__ */ new Map();
+    thought = /* @__PURE__ */ new Map();
     tools = /* @__PURE__ */ new Map();
     users = /* @__PURE__ */ new Set();
     /** Marks the user messages in `state` as told: a prompt's own text is the client's already. */
@@ -2328,6 +2331,12 @@ A tool shown without parameters gets them once you call it with {}. A tool error
           this.users.add(item.id);
           if (!item.withdrawn) this.send({ sessionUpdate: "user_message_chunk", content: { type: "text", text: item.text } });
         } else if (item.kind === "assistant") {
+          const thought = this.thought.get(item.id) ?? "";
+          const reasoning = item.reasoning ?? "";
+          if (reasoning !== thought && reasoning.startsWith(thought)) {
+            this.send({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: reasoning.slice(thought.length) } });
+          }
+          this.thought.set(item.id, reasoning);
           const before = this.text.get(item.id) ?? "";
           if (item.text !== before && item.text.startsWith(before)) {
             this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: item.text.slice(before.length) } });

@@ -1,6 +1,6 @@
 // The ACP `session/update`s of a run (docs/acp.md), read off the loop's
 // state as it changes, as exec's events are (events.ts): an update says
-// what the window would show. Message chunks, tool calls with their status
+// what the window would show. Message (and thought) chunks, tool calls with their status
 // and locations, the diff of an edit, and the plan of update_plan.
 import type { AgentState, Item, ToolItem } from "../lib/agent/state";
 import { isTerminal } from "../lib/agent/state";
@@ -23,7 +23,7 @@ export type ToolCallFields = {
 };
 
 export type SessionUpdate =
-  | { sessionUpdate: "user_message_chunk" | "agent_message_chunk"; content: { type: "text"; text: string } }
+  | { sessionUpdate: "user_message_chunk" | "agent_message_chunk" | "agent_thought_chunk"; content: { type: "text"; text: string } }
   | ({ sessionUpdate: "tool_call" } & ToolCallFields)
   | { sessionUpdate: "tool_call_update"; toolCallId: string; status: CallStatus; content?: Content[]; rawOutput?: unknown }
   | { sessionUpdate: "plan"; entries: { content: string; priority: "medium"; status: "pending" | "in_progress" | "completed" }[] };
@@ -65,6 +65,7 @@ const text = (value: string): Content => ({ type: "content", content: { type: "t
 /** Turns each new state into the session updates since the last one. */
 export class UpdateTracker {
   private text = new Map<string, string>();
+  private thought = new Map<string, string>();
   private tools = new Map<string, ToolItem["status"]>();
   private users = new Set<string>();
 
@@ -76,8 +77,10 @@ export class UpdateTracker {
     seen: readonly Item[],
   ) {
     for (const item of seen) {
-      if (item.kind === "assistant") this.text.set(item.id, item.text);
-      else if (item.kind === "tool") this.tools.set(item.id, item.status);
+      if (item.kind === "assistant") {
+        this.text.set(item.id, item.text);
+        this.thought.set(item.id, item.reasoning ?? "");
+      } else if (item.kind === "tool") this.tools.set(item.id, item.status);
       else if (item.kind === "user") this.users.add(item.id);
     }
   }
@@ -93,6 +96,13 @@ export class UpdateTracker {
         this.users.add(item.id);
         if (!item.withdrawn) this.send({ sessionUpdate: "user_message_chunk", content: { type: "text", text: item.text } });
       } else if (item.kind === "assistant") {
+        // A thinking model's reasoning comes before its answer.
+        const thought = this.thought.get(item.id) ?? "";
+        const reasoning = item.reasoning ?? "";
+        if (reasoning !== thought && reasoning.startsWith(thought)) {
+          this.send({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: reasoning.slice(thought.length) } });
+        }
+        this.thought.set(item.id, reasoning);
         const before = this.text.get(item.id) ?? "";
         if (item.text !== before && item.text.startsWith(before)) {
           this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: item.text.slice(before.length) } });
