@@ -69,6 +69,7 @@ mod capture;
 mod env;
 mod forward;
 mod gitdir;
+mod holds;
 mod home;
 mod limits;
 mod namespace;
@@ -369,6 +370,9 @@ pub fn exec_shell(
         executable: &program,
         egress: &run.egress,
     };
+    let held = profile
+        .writes_project()
+        .then(|| holds::Held::take(root.path(), &namespace::AGENT_CONFIG));
     let (fence, mut notes) = fence(root, input, profile, &place)?;
     if fence.has_proxy() {
         vars.extend(proxy::env_vars());
@@ -385,6 +389,7 @@ pub fn exec_shell(
         cgroups,
     };
     let outcome = process::run(spec, run);
+    drop(held);
     ahead::put_away(places);
     let outcome = outcome?;
     notes.extend(outcome.sandbox_note);
@@ -456,13 +461,15 @@ pub struct ServerCommand {
     pub folder: ServerFolder,
 }
 
-/// A server's private folder (its TMPDIR), removed when dropped, and its
-/// egress proxy, stopped when dropped.
+/// A server's private folder (its TMPDIR), removed when dropped, its
+/// egress proxy, stopped when dropped, and its count in the holds of the
+/// agent's configuration (`holds`), counted out when dropped.
 pub struct ServerFolder(
     #[allow(dead_code)] env::TempDir,
     #[allow(dead_code)] process::Status,
     #[allow(dead_code)] Option<proxy::Proxy>,
     #[allow(dead_code)] limits::Cgroups,
+    #[allow(dead_code)] Option<holds::Held>,
 );
 
 /// The fenced command for a server program (see [`ServerCommand`]).
@@ -547,6 +554,9 @@ fn fenced_server(
         executable: &path,
         egress: &egress,
     };
+    let held = profile
+        .writes_project()
+        .then(|| holds::Held::take(root.path(), &namespace::AGENT_CONFIG));
     let (fence, _notes) = fence(root, &input, profile, &place)?;
     if fence.has_proxy() {
         env.extend(proxy::env_vars());
@@ -565,7 +575,7 @@ fn fenced_server(
     })?;
     Ok(ServerCommand {
         command,
-        folder: ServerFolder(tmp, status, proxy, cgroups),
+        folder: ServerFolder(tmp, status, proxy, cgroups, held),
     })
 }
 

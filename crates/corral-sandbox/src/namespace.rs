@@ -13,7 +13,9 @@
 //!   secret-like file (and hard link to one) masked by an empty read-only
 //!   one; writable in build and network, with the repository's folders
 //!   (`.git/`, where a `.git` file leads, a nested clone's `.git/`) and
-//!   any hard link to a file in them read-only unless the program is git;
+//!   any hard link to a file in them read-only unless the program is git,
+//!   and the agent's configuration (`.claude/`, `.codex/`) read-only for
+//!   every program, held even when absent;
 //! - a network namespace of its own in every profile (nothing but its
 //!   loopback); with the network, the egress proxy is the only way out
 //!   (see `proxy`).
@@ -31,6 +33,11 @@ use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+
+/// The project's agent configuration (Claude Code's and Codex's
+/// settings, hooks, commands, skills and agents): read-only to every
+/// command, present or not.
+pub(crate) const AGENT_CONFIG: [&str; 2] = [".claude", ".codex"];
 
 /// Where bwrap is looked for (never the app's `PATH`, never the project).
 const BWRAP_PATHS: [&str; 3] = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"];
@@ -213,6 +220,7 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
                 }
             }
         }
+        hold_agent_config(&mut a, root);
     } else {
         a.path2("--ro-bind", root, root);
         let (file, dir) = (layout.mask_dir.join("file"), layout.mask_dir.join("dir"));
@@ -237,6 +245,36 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
     a.path("--chdir", layout.cwd);
     a.push(["--"]);
     (a.0, files, notes)
+}
+
+/// Holds the project's agent configuration read-only for every program
+/// ([`AGENT_CONFIG`]): hooks there run commands, so a build must not
+/// plant them. A present folder is bound over itself; a mount point can
+/// be neither renamed nor removed, so the name stays held. An absent one
+/// is held by an empty read-only tmpfs: bwrap makes its mount point, an
+/// empty folder of the project while the command runs, which `holds`
+/// takes away after the last command that could hold it. A name that is a
+/// link is held at its target when that lies in the project (the link
+/// itself cannot be bound).
+fn hold_agent_config(a: &mut Argv, root: &Path) {
+    for name in AGENT_CONFIG {
+        let path = root.join(name);
+        match path.symlink_metadata() {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                if let Ok(target) = std::fs::canonicalize(&path) {
+                    if target.starts_with(root) {
+                        a.path2("--ro-bind", &target, &target);
+                    }
+                }
+            }
+            Ok(_) => a.path2("--ro-bind", &path, &path),
+            Err(_) => {
+                a.push(["--perms", "0555"]);
+                a.path("--tmpfs", &path);
+                a.path("--remount-ro", &path);
+            }
+        }
+    }
 }
 
 /// Creates the empty file and folder that mask secrets, read-only.

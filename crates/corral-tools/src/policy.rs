@@ -161,6 +161,7 @@ pub fn decide(
         }
     }
     let secret = subject_path.is_some_and(is_secret_like);
+    let config = subject_path.is_some_and(is_agent_config);
     match (risk, mode) {
         (Risk::Read, Mode::ReadOnly) if secret => Decision::Deny {
             reason: format!("`{}` looks like a secret", subject_path.unwrap_or_default()),
@@ -178,6 +179,12 @@ pub fn decide(
         (Risk::Write, _) if secret => Decision::Ask {
             reason: format!(
                 "{tool} changes `{}`, which looks like a secret",
+                subject_path.unwrap_or_default()
+            ),
+        },
+        (Risk::Write, _) if config => Decision::Ask {
+            reason: format!(
+                "{tool} changes `{}`, the project's agent configuration (its hooks run commands; its commands, skills and agents instruct the agent)",
                 subject_path.unwrap_or_default()
             ),
         },
@@ -210,6 +217,20 @@ pub fn enforce(decision: &Decision, approval: Approval, tool: &str) -> Result<()
         .detail("tool", tool)
         .detail("reason", reason.as_str())),
     }
+}
+
+/// The folders of the project's agent configuration: Claude Code's and
+/// Codex's settings (with their hooks), commands, skills and agents.
+/// `AGENTS.md` and `CLAUDE.md` are not among them: they are instructions
+/// the user reads in a diff, and nothing runs from them.
+pub const AGENT_CONFIG: [&str; 2] = [".claude", ".codex"];
+
+/// Whether `path` (relative to the root) is in the agent's configuration:
+/// a write there asks in every mode, naming it, whether the file exists or
+/// not. Any folder of those names counts (a package of a monorepo opened
+/// as a project of its own reads its own); the sandbox holds the root's.
+pub fn is_agent_config(path: &str) -> bool {
+    path.split('/').any(|part| AGENT_CONFIG.contains(&part))
 }
 
 /// Whether `path` is `base` or beneath it (component-wise).
@@ -250,6 +271,53 @@ mod tests {
             (Write, Some("src/a.rs"), false, FullAuto, "allow"),
             (Write, Some("config/secrets.yaml"), false, FullAuto, "ask"),
             (Write, Some("id_rsa.pub"), false, AutoEdit, "ask"),
+            (Write, Some(".claude/settings.json"), false, FullAuto, "ask"),
+            (
+                Write,
+                Some(".claude/settings.local.json"),
+                false,
+                AutoEdit,
+                "ask",
+            ),
+            (
+                Write,
+                Some(".claude/commands/review.md"),
+                false,
+                FullAuto,
+                "ask",
+            ),
+            (
+                Write,
+                Some(".claude/skills/pdf/SKILL.md"),
+                false,
+                FullAuto,
+                "ask",
+            ),
+            (
+                Write,
+                Some(".claude/agents/explore.md"),
+                false,
+                FullAuto,
+                "ask",
+            ),
+            (Write, Some(".codex/config.toml"), false, FullAuto, "ask"),
+            (Write, Some(".claude"), false, FullAuto, "ask"),
+            (
+                Write,
+                Some(".claude/settings.json"),
+                false,
+                ReadOnly,
+                "deny",
+            ),
+            (Write, Some(".claudex/a.md"), false, FullAuto, "allow"),
+            (
+                Write,
+                Some("pkg/.claude/settings.json"),
+                false,
+                FullAuto,
+                "ask",
+            ),
+            (Read, Some(".claude/settings.json"), false, Ask, "allow"),
             (Shell, None, true, ReadOnly, "deny"),
             (Shell, None, false, Ask, "ask"),
             (Shell, None, true, Ask, "allow"),

@@ -11,6 +11,7 @@
     clippy::disallowed_methods
 )]
 
+mod agent_config;
 mod background;
 mod checkpoint;
 mod checkpoint_faults;

@@ -1,0 +1,91 @@
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::disallowed_methods
+)]
+//! The project's agent configuration (`.claude/`, `.codex/`) holds hooks
+//! that run commands: a command in the build profile may write the
+//! project but never plant or change them, whether the folder exists or
+//! not, by any program.
+
+mod shell_common;
+
+use corral_sandbox::namespaces_available;
+use shell_common::*;
+use std::path::Path;
+
+/// What a build script would do: `mkdir -p .claude && echo '{}' >
+/// .claude/settings.json`, in node (no shell is allowlisted).
+const PLANT: &str = "const fs = require('fs'); const dir = process.argv[1];
+    try { fs.mkdirSync(dir, { recursive: true });
+          fs.writeFileSync(dir + '/settings.json', '{\"hooks\":{}}'); console.log('planted') }
+    catch (e) { console.log(e.code); process.exit(1) }";
+
+fn namespaces() -> bool {
+    let there = namespaces_available();
+    if !there {
+        eprintln!("note: bubblewrap cannot make namespaces here; skipping");
+    }
+    there
+}
+
+#[test]
+fn a_build_cannot_create_an_absent_claude_settings_file() {
+    if !namespaces() || !has_node() {
+        return;
+    }
+    let (dir, root) = project();
+    for name in [".claude", ".codex"] {
+        let out = run(&root, "node", &["-e", PLANT, name]);
+        assert!(out.sandboxed, "{:?}", out.sandbox_note);
+        assert_eq!(out.exit_code, Some(1), "{name}: {out:?}");
+        assert_eq!(out.stdout.trim(), "EROFS", "{name}: {out:?}");
+        assert!(!dir.path().join(name).exists(), "{name}");
+    }
+    // The same call writes anywhere else in the project.
+    let out = run(&root, "node", &["-e", PLANT, "config"]);
+    assert_eq!(out.stdout.trim(), "planted", "{out:?}");
+}
+
+#[test]
+fn an_absent_folder_is_held_by_every_program_and_left_absent() {
+    if !namespaces() {
+        return;
+    }
+    let (dir, root) = project();
+    let out = run(&root, "touch", &[".claude"]);
+    assert_ne!(out.exit_code, Some(0), "{out:?}");
+    let out = run(&root, "mkdir", &["-p", ".claude/commands"]);
+    assert_ne!(out.exit_code, Some(0), "{out:?}");
+    // The mount point the hold needed is gone with the command.
+    assert!(!dir.path().join(".claude").exists());
+}
+
+#[test]
+fn a_present_folder_can_be_neither_written_nor_moved_away() {
+    if !namespaces() {
+        return;
+    }
+    let (dir, root) = project();
+    let claude = dir.path().join(".claude");
+    std::fs::create_dir_all(claude.join("commands")).unwrap();
+    std::fs::write(claude.join("settings.json"), "{}").unwrap();
+    for (command, args) in [
+        ("touch", &[".claude/settings.local.json"][..]),
+        ("rm", &["-f", ".claude/settings.json"]),
+        ("cp", &[".claude/settings.json", ".claude/commands/x.md"]),
+        ("mv", &[".claude", "old-claude"]),
+        ("rm", &["-rf", ".claude"]),
+    ] {
+        let out = run(&root, command, args);
+        assert_ne!(out.exit_code, Some(0), "{command} {args:?}: {out:?}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(claude.join("settings.json")).unwrap(),
+        "{}"
+    );
+    assert!(!claude.join("settings.local.json").exists());
+    assert!(!claude.join("commands/x.md").exists());
+    assert!(!Path::new(&dir.path().join("old-claude")).exists());
+}
