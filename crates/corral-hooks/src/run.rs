@@ -1,0 +1,320 @@
+//! Running the hooks of one event: each in the sandbox's build profile
+//! (the project writable but `.git/`, `.claude/` and `.codex/`, no
+//! network, no home), `sh -c` its command in the project with the
+//! event's JSON on stdin and `CLAUDE_PROJECT_DIR` set, killed with its
+//! whole process group at its time limit. What it says:
+//! - exit 0: fine; stdout that is a JSON object is read as decisions, any
+//!   other stdout of `UserPromptSubmit` and `SessionStart` is context for
+//!   the model;
+//! - exit 2: it blocks, its stderr is the reason (given to the model);
+//! - any other exit, a time-out, a failure to start: a notice for the
+//!   user, and the call goes on.
+
+use crate::names::{claude_input, claude_name, corral_input};
+use crate::settings::{Event, Hook, HookSet};
+use corral_fs::ProjectRoot;
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+use std::process::ExitStatus;
+use std::time::{Duration, Instant};
+
+/// What an event tells its hooks.
+#[derive(Debug, Clone, Default)]
+pub struct EventInput {
+    pub session_id: String,
+    pub transcript_path: String,
+    /// Corral's name of the tool (tool events).
+    pub tool_name: Option<String>,
+    /// Corral's input of the call (tool events).
+    pub tool_input: Option<Value>,
+    /// The call's result (`PostToolUse`).
+    pub tool_response: Option<Value>,
+    /// The user's prompt (`UserPromptSubmit`).
+    pub prompt: Option<String>,
+    /// `manual` or `auto` (`PreCompact`); `startup`, `resume`... (`SessionStart`).
+    pub trigger: Option<String>,
+}
+
+/// What the hooks decided about a tool call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// No hook said (the policy decides).
+    #[default]
+    None,
+    /// Runs without asking.
+    Allow,
+    /// Asks the user.
+    Ask,
+    /// Refused.
+    Deny,
+}
+
+/// One hook's run, for the card it affected.
+#[derive(Debug, Clone, Serialize)]
+pub struct HookRun {
+    pub command: String,
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    pub stdout: String,
+    pub stderr: String,
+    /// Why it could not run (the sandbox refused, no `sh`...).
+    pub error: Option<String>,
+}
+
+/// Every matching hook's runs, joined: the strictest verdict, the last
+/// updated input, all the context.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Outcome {
+    pub verdict: Verdict,
+    /// Why (a deny's or an ask's reason).
+    pub reason: Option<String>,
+    /// A hook blocked (exit 2 or `"decision": "block"`): what to tell the
+    /// model.
+    pub block: Option<String>,
+    /// The call's input as a hook changed it, in Corral's form.
+    pub updated_input: Option<Value>,
+    /// For the model.
+    pub additional_context: Vec<String>,
+    /// `"continue": false`: the turn ends, with this reason for the user.
+    pub stop: Option<String>,
+    /// For the user: hooks that failed without blocking.
+    pub notices: Vec<String>,
+    pub runs: Vec<HookRun>,
+}
+
+/// Runs every hook of `set` for `event` (those matching the tool, for a
+/// tool event), one after the other, and joins what they say.
+pub fn run_event(root: &ProjectRoot, set: &HookSet, event: Event, input: &EventInput) -> Outcome {
+    let corral = input.tool_name.as_deref().unwrap_or("");
+    let claude = claude_name(corral);
+    let names: Vec<&str> = [Some(corral), claude].into_iter().flatten().collect();
+    let stdin = stdin_of(root, event, input, claude.unwrap_or(corral));
+    let mut outcome = Outcome::default();
+    for hook in set.matching(event, &names) {
+        let run = run_one(root, hook, &stdin);
+        judge(root, event, corral, &run, &mut outcome);
+        outcome.runs.push(run);
+    }
+    outcome
+}
+
+fn stdin_of(root: &ProjectRoot, event: Event, input: &EventInput, tool: &str) -> Vec<u8> {
+    let mut v = json!({
+        "session_id": input.session_id,
+        "transcript_path": input.transcript_path,
+        "cwd": root.path(),
+        "hook_event_name": event.name(),
+    });
+    if let Some(tool_input) = &input.tool_input {
+        let corral = input.tool_name.as_deref().unwrap_or("");
+        v["tool_name"] = tool.into();
+        v["tool_input"] = claude_input(corral, tool_input, root.path());
+    }
+    if let Some(response) = &input.tool_response {
+        v["tool_response"] = response.clone();
+    }
+    if let Some(prompt) = &input.prompt {
+        v["prompt"] = prompt.clone().into();
+    }
+    if let Some(trigger) = &input.trigger {
+        let key = if event == Event::SessionStart {
+            "source"
+        } else {
+            "trigger"
+        };
+        v[key] = trigger.clone().into();
+    }
+    v.to_string().into_bytes()
+}
+
+/// What one run says, added to the outcome.
+fn judge(root: &ProjectRoot, event: Event, tool: &str, run: &HookRun, out: &mut Outcome) {
+    let who = &run.command;
+    if let Some(error) = &run.error {
+        out.notices
+            .push(format!("the hook `{who}` could not run: {error}"));
+        return;
+    }
+    if run.timed_out {
+        out.notices
+            .push(format!("the hook `{who}` ran out of time and was stopped"));
+        return;
+    }
+    match run.exit_code {
+        Some(0) => {}
+        Some(2) => {
+            let reason = if run.stderr.trim().is_empty() {
+                format!("the hook `{who}` blocked this")
+            } else {
+                run.stderr.trim().to_string()
+            };
+            if event == Event::PreToolUse {
+                raise(out, Verdict::Deny, Some(reason.clone()));
+            }
+            out.block.get_or_insert(reason);
+            return;
+        }
+        code => {
+            let code = code.map_or("a signal".into(), |c| format!("code {c}"));
+            let said = run.stderr.trim();
+            out.notices
+                .push(format!("the hook `{who}` failed ({code}): {said}"));
+            return;
+        }
+    }
+    let text = run.stdout.trim();
+    let parsed: Option<serde_json::Map<String, Value>> = serde_json::from_str(text).ok();
+    let Some(said) = parsed else {
+        if !text.is_empty() && matches!(event, Event::UserPromptSubmit | Event::SessionStart) {
+            out.additional_context.push(text.to_string());
+        }
+        return;
+    };
+    let string = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+    if said.get("continue") == Some(&Value::Bool(false)) {
+        let why = string(said.get("stopReason"));
+        out.stop
+            .get_or_insert(why.unwrap_or_else(|| format!("the hook `{who}` stopped the turn")));
+    }
+    let reason = string(said.get("reason"));
+    match said.get("decision").and_then(Value::as_str) {
+        Some("block") => {
+            let why = reason
+                .clone()
+                .unwrap_or_else(|| format!("the hook `{who}` blocked this"));
+            if event == Event::PreToolUse {
+                raise(out, Verdict::Deny, Some(why.clone()));
+            }
+            out.block.get_or_insert(why);
+        }
+        Some("approve") if event == Event::PreToolUse => raise(out, Verdict::Allow, reason),
+        _ => {}
+    }
+    let Some(specific) = said.get("hookSpecificOutput") else {
+        return;
+    };
+    let why = string(specific.get("permissionDecisionReason"));
+    match specific.get("permissionDecision").and_then(Value::as_str) {
+        Some("allow") => raise(out, Verdict::Allow, why),
+        Some("ask") => raise(out, Verdict::Ask, why),
+        Some("deny") => raise(out, Verdict::Deny, why),
+        _ => {}
+    }
+    if let Some(updated) = specific.get("updatedInput") {
+        match corral_input(tool, updated, root.path()) {
+            Ok(input) => out.updated_input = Some(input),
+            Err(e) => out
+                .notices
+                .push(format!("the hook `{who}` changed the call wrongly: {e}")),
+        }
+    }
+    if let Some(context) = string(specific.get("additionalContext")) {
+        out.additional_context.push(context);
+    }
+}
+
+/// The stricter verdict wins (deny, then ask, then allow), with its reason.
+fn raise(out: &mut Outcome, verdict: Verdict, reason: Option<String>) {
+    let rank = |v: Verdict| match v {
+        Verdict::None => 0,
+        Verdict::Allow => 1,
+        Verdict::Ask => 2,
+        Verdict::Deny => 3,
+    };
+    if rank(verdict) > rank(out.verdict) {
+        out.verdict = verdict;
+        out.reason = reason;
+    }
+}
+
+/// The most a hook's stdout or stderr keeps.
+const OUTPUT_CAP: u64 = 64 * 1024;
+
+fn run_one(root: &ProjectRoot, hook: &Hook, stdin: &[u8]) -> HookRun {
+    let mut run = HookRun {
+        command: hook.command.clone(),
+        exit_code: None,
+        timed_out: false,
+        stdout: String::new(),
+        stderr: String::new(),
+        error: None,
+    };
+    let args = vec!["-c".to_string(), hook.command.clone()];
+    let vars = vec![(
+        "CLAUDE_PROJECT_DIR".to_string(),
+        root.path().to_string_lossy().into_owned(),
+    )];
+    let fenced = match corral_sandbox::server_command(root, "/bin/sh", &args, &vars, false, true) {
+        Ok(f) => f,
+        Err(e) => {
+            run.error = Some(e.message);
+            return run;
+        }
+    };
+    let mut command = fenced.command;
+    let mut child = match command.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            run.error = Some(e.to_string());
+            return run;
+        }
+    };
+    drop(command);
+    let pgid = rustix::process::Pid::from_child(&child);
+    // A hook that does not read its stdin must not stall the write.
+    let writer = child.stdin.take().map(|mut pipe| {
+        let bytes = stdin.to_vec();
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(&bytes);
+        })
+    });
+    let reader = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            if let Some(pipe) = pipe {
+                let _ = pipe.take(OUTPUT_CAP).read_to_end(&mut text);
+            }
+            String::from_utf8_lossy(&text).into_owned()
+        })
+    };
+    let out = reader(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = reader(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let deadline = Instant::now() + Duration::from_secs(hook.timeout_secs);
+    let status: Option<ExitStatus> = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() >= deadline => {
+                run.timed_out = true;
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(e) => {
+                run.error = Some(e.to_string());
+                break None;
+            }
+        }
+    };
+    // The whole group: what the hook left running ends with it.
+    let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
+    let _ = child.wait();
+    if let Some(writer) = writer {
+        let _ = writer.join();
+    }
+    run.stdout = out.join().unwrap_or_default();
+    run.stderr = err.join().unwrap_or_default();
+    run.exit_code = status.and_then(|s| s.code());
+    drop(fenced.folder);
+    run
+}
