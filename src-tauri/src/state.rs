@@ -3,47 +3,30 @@
 //! Rust; the commands in `commands/` adapt it to Tauri, and every call of
 //! a tool goes through the session (`corral-session`).
 
+pub use corral_session::runs::Run;
 pub use corral_session::{Call, Consent, RunContext, Ticket};
 
 use crate::store::history::History;
 use crate::store::{ProjectInfo, Store};
 use corral_session::index::IndexStatus;
 use corral_session::mcp::{McpHub, McpServerStatus};
+use corral_session::runs::Runs;
 use corral_session::Session;
 use corral_tools::shell::background::Background;
-use corral_tools::shell::{CancelToken, ShellRun};
+use corral_tools::shell::ShellRun;
 use corral_tools::{Error, ProjectRoot};
 use serde_json::Value;
-use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
-
-/// Something running that `cancel(run_id)` can stop.
-#[derive(Clone)]
-pub enum Run {
-    Shell(CancelToken),
-    Llm(tokio_util::sync::CancellationToken),
-}
-
-impl Run {
-    fn cancel(&self) {
-        match self {
-            Run::Shell(token) => token.cancel(),
-            Run::Llm(token) => token.cancel(),
-        }
-    }
-}
 
 /// Shared app state (managed by Tauri).
 pub struct AppState {
     /// The open project; replaced whole, so a call never pairs one
     /// project's root with another's grants.
     session: Mutex<Option<Arc<Session>>>,
-    runs: Mutex<HashMap<String, Run>>,
-    /// Run ids cancelled before they started (a Stop that overtook its
-    /// command on the way in); the newest few are remembered.
-    early_cancels: Mutex<VecDeque<String>>,
+    /// Streams and commands running, for `cancel(run_id)`.
+    runs: Runs,
     pub store: Store,
     /// Every project's conversations (SQLite, opened on first use).
     pub history: Arc<History>,
@@ -51,9 +34,6 @@ pub struct AppState {
     /// project's grants and ended with them.
     pub domains: Arc<corral_session::domains::DomainAnswers>,
 }
-
-/// How many early cancels are remembered.
-const EARLY_CANCELS: usize = 64;
 
 /// A poisoned lock only means another thread panicked mid-update; the data
 /// (maps and options) is still usable.
@@ -65,8 +45,7 @@ impl AppState {
     pub fn new(store: Store) -> AppState {
         AppState {
             session: Mutex::new(None),
-            runs: Mutex::new(HashMap::new()),
-            early_cancels: Mutex::new(VecDeque::new()),
+            runs: Runs::default(),
             history: Arc::new(History::new(store.data_dir())),
             domains: Arc::default(),
             store,
@@ -266,53 +245,29 @@ impl AppState {
 
     /// Registers a run so `cancel` can reach it. A run id in use is refused.
     pub fn start_run(&self, run_id: &str, run: Run) -> Result<(), Error> {
-        let mut runs = lock(&self.runs);
-        if runs.contains_key(run_id) {
-            return Err(Error::invalid_input(format!(
-                "run id `{run_id}` is already running"
-            )));
-        }
-        let mut early = lock(&self.early_cancels);
-        if let Some(at) = early.iter().position(|id| id == run_id) {
-            early.remove(at);
-            run.cancel();
-        }
-        runs.insert(run_id.to_string(), run);
-        Ok(())
+        self.runs.start(run_id, run)
     }
 
     pub fn end_run(&self, run_id: &str) {
-        lock(&self.runs).remove(run_id);
+        self.runs.end(run_id);
     }
 
     /// Cancels a run; an unknown or finished run is not an error. A run
     /// id not started yet is remembered, and that run starts cancelled.
     pub fn cancel(&self, run_id: &str) {
-        let runs = lock(&self.runs);
-        match runs.get(run_id) {
-            Some(run) => run.cancel(),
-            None => {
-                let mut early = lock(&self.early_cancels);
-                if early.len() == EARLY_CANCELS {
-                    early.pop_front();
-                }
-                early.push_back(run_id.to_string());
-            }
-        }
+        self.runs.cancel(run_id);
     }
 
     /// Cancels every run and waits up to `wait` for them to end: on exit,
     /// so no command (in its own process group) outlives the app. Returns
     /// how many were still running when the wait ran out.
     pub fn stop_all(&self, wait: Duration) -> usize {
-        for run in lock(&self.runs).values() {
-            run.cancel();
-        }
+        self.runs.cancel_all();
         let background = self.background().ok();
         let left_in_background = background.map_or(0, |bg| bg.stop_all(wait));
         let deadline = Instant::now() + wait;
         loop {
-            let left = lock(&self.runs).len();
+            let left = self.runs.len();
             if left == 0 || Instant::now() >= deadline {
                 return left + left_in_background;
             }

@@ -19,6 +19,7 @@ pub mod grants;
 pub mod index;
 pub mod mcp;
 pub mod registry;
+pub mod runs;
 pub mod server_tool;
 pub mod tickets;
 pub mod watch;

@@ -12,15 +12,15 @@ use corral_history::{History, NewEntry, Part};
 use corral_llm::{ChatRequest, ProviderConfig};
 use corral_session::approvals::ApprovalAnswer;
 use corral_session::checkpoints::CallTag;
+use corral_session::runs::{Run, Runs};
 use corral_session::{Call, Consent, RunContext, Session};
-use corral_tools::shell::{CancelToken, ShellRun};
+use corral_tools::shell::ShellRun;
 use corral_tools::{Error, ErrorCode};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::HashMap;
 use std::io::{BufRead, IsTerminal, Write};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 /// Where the model is: the app's settings with the flags' and the
@@ -113,12 +113,6 @@ impl Asker {
     }
 }
 
-/// Something running that `cancel(run_id)` stops.
-enum Run {
-    Llm(CancellationToken),
-    Shell(CancelToken),
-}
-
 /// The loop's IPC over a project's session, served to one run of the script.
 pub(crate) struct LoopHost<F: Front> {
     pub session: Arc<Session>,
@@ -131,7 +125,8 @@ pub(crate) struct LoopHost<F: Front> {
     /// script gives: an ACP session runs a new loop (with a new key) per
     /// prompt, and what the editor allowed lasts for the whole session.
     pub grants_key: Option<String>,
-    runs: Mutex<HashMap<String, Run>>,
+    /// Streams and commands running, for `cancel(run_id)`.
+    runs: Runs,
 }
 
 impl<F: Front> LoopHost<F> {
@@ -149,7 +144,7 @@ impl<F: Front> LoopHost<F> {
             model,
             front,
             grants_key: None,
-            runs: Mutex::default(),
+            runs: Runs::default(),
         }
     }
 
@@ -160,24 +155,6 @@ impl<F: Front> LoopHost<F> {
 
     fn key_of(&self, given: String) -> String {
         self.grants_key.clone().unwrap_or(given)
-    }
-
-    fn start_run(&self, id: Option<&str>, run: Run) {
-        if let Some(id) = id {
-            self.runs
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(id.to_string(), run);
-        }
-    }
-
-    fn end_run(&self, id: Option<&str>) {
-        if let Some(id) = id {
-            self.runs
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .remove(id);
-        }
     }
 
     /// Runs a call (by its ticket, or checked and run in one), stoppable
@@ -194,10 +171,13 @@ impl<F: Front> LoopHost<F> {
                 call: run.call_id,
             },
         };
-        let id = run.run_id.as_deref();
-        self.start_run(id, Run::Shell(context.shell.cancel.clone()));
+        let Some(id) = run.run_id.as_deref() else {
+            return go(context).await;
+        };
+        self.runs
+            .start(id, Run::Shell(context.shell.cancel.clone()))?;
         let result = go(context).await;
-        self.end_run(id);
+        self.runs.end(id);
         result
     }
 
@@ -208,7 +188,7 @@ impl<F: Front> LoopHost<F> {
     ) -> Result<Value, Error> {
         let config = corral_llm::with_native_api(&self.model.config(args.target)).await;
         let cancel = CancellationToken::new();
-        self.start_run(Some(&args.run_id), Run::Llm(cancel.clone()));
+        self.runs.start(&args.run_id, Run::Llm(cancel.clone()))?;
         let (sent, mut received) = tokio::sync::mpsc::unbounded_channel();
         let streaming = async move {
             corral_llm::stream(&config, &args.request, cancel, move |event| {
@@ -223,7 +203,7 @@ impl<F: Front> LoopHost<F> {
             }
         };
         tokio::join!(streaming, forwarding);
-        self.end_run(Some(&args.run_id));
+        self.runs.end(&args.run_id);
         Ok(Value::Null)
     }
 }
@@ -298,17 +278,7 @@ impl<F: Front> Host for LoopHost<F> {
             }
             "cancel" => {
                 let a: CancelArgs = parse(command, args)?;
-                if let Some(run) = self
-                    .runs
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .get(&a.run_id)
-                {
-                    match run {
-                        Run::Llm(token) => token.cancel(),
-                        Run::Shell(token) => token.cancel(),
-                    }
-                }
+                self.runs.cancel(&a.run_id);
                 Ok(Value::Null)
             }
             "llm_stream" => self.llm_stream(parse(command, args)?, events).await,
