@@ -2,15 +2,6 @@
 //! MCP SDK (`stdio_client` + `ClientSession`, pinned in
 //! tests/mcp/requirements.txt, installed by `scripts/setup.sh --test`).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
-
-mod common;
-
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -69,7 +60,7 @@ fn the_official_python_client_lists_and_calls_the_tools_under_the_policy() {
 
 #[test]
 fn a_bad_root_is_a_standardized_error_on_stderr_and_nothing_on_stdout() {
-    let out = common::corral_cli()
+    let out = crate::common::corral_cli()
         .args(["mcp", "--root", "/nonexistent/corral-mcp-test"])
         .output()
         .unwrap();
@@ -92,7 +83,7 @@ fn inspector(root: &Path, method: &[&str]) -> Value {
     // The Inspector gives the server it starts only a few variables of
     // its own environment (HOME, PATH, ...); the data folder is passed on.
     let mut data_home = std::ffi::OsString::from("XDG_DATA_HOME=");
-    data_home.push(common::data_home());
+    data_home.push(crate::common::data_home());
     let out = Command::new(bin)
         .arg("--cli")
         .arg("-e")
@@ -190,7 +181,7 @@ fn client(script: &str, args: &[&std::ffi::OsStr]) -> Value {
         .join("tests/mcp")
         .join(script);
     let out = Command::new(python())
-        .env("XDG_DATA_HOME", common::data_home())
+        .env("XDG_DATA_HOME", crate::common::data_home())
         .arg(script)
         .arg(env!("CARGO_BIN_EXE_corral-cli"))
         .args(args)
@@ -227,7 +218,7 @@ fn a_call_that_asks_is_asked_of_the_clients_user_and_runs_only_accepted() {
         "yes\n"
     );
     // The write was checkpointed first, in the folder given.
-    let listed = common::corral_cli()
+    let listed = crate::common::corral_cli()
         .args(["checkpoint", "list", "--root"])
         .arg(&root)
         .arg("--store")
@@ -399,7 +390,7 @@ fn a_client_that_cannot_be_asked_gets_the_refusal_naming_the_flag() {
 
 #[test]
 fn a_bad_allow_domain_stops_the_server_with_a_standardized_error() {
-    let out = common::corral_cli()
+    let out = crate::common::corral_cli()
         .args(["mcp", "--root", "/tmp", "--allow-domain", "*.com"])
         .output()
         .unwrap();

@@ -6,15 +6,6 @@
 //! seeded generator over the whole length of the call (the seed is in
 //! every failure message, `CORRAL_KILL_SEED` replays it).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
-
-mod common;
-
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -128,7 +119,7 @@ impl Setup {
     /// Starts `extra`, with `input` on its stdin (a call's JSON too long
     /// for an argument).
     fn start(&self, extra: &[&str], input: &str) -> std::process::Child {
-        let mut child = common::corral_cli()
+        let mut child = crate::common::corral_cli()
             .args(self.args(extra))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -250,7 +241,7 @@ fn a_restore_killed_anywhere_leaves_before_or_after_once_the_store_opens() {
         &["call", "write_file"],
         r#"{"path":"d0/f0.txt","content":"x"}"#,
     );
-    let list = common::corral_cli()
+    let list = crate::common::corral_cli()
         .args(s.args(&["checkpoint", "list"]))
         .output()
         .unwrap();

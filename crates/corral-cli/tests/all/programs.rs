@@ -3,15 +3,6 @@
 //! programs in the real sandbox, against a fixture home holding
 //! `~/.ssh/id_test` and a sibling project beside the project.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
-
-mod common;
-
 use serde_json::{json, Value};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -58,7 +49,7 @@ fn fenced() -> bool {
 /// `corral-cli call --root ROOT FLAGS exec_shell INPUT`, with the fixture home.
 fn call(f: &Fixture, flags: &[&str], command: &str, args: &[&str]) -> Value {
     let input = json!({"command": command, "args": args}).to_string();
-    let out = common::corral_cli()
+    let out = crate::common::corral_cli()
         .args(["call", "--root", f.root.to_str().unwrap()])
         .args(flags)
         .args(["exec_shell", &input])

@@ -4,15 +4,6 @@
 //! The "remote" is this machine, so its results can be compared with a
 //! local call's; its corral-cli is the one this side copies there.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
-
-mod common;
-
 use serde_json::{json, Value};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -112,7 +103,7 @@ impl Sshd {
 
     /// `corral-cli call` with this server's client config.
     fn cli(&self) -> Command {
-        let mut cli = common::corral_cli();
+        let mut cli = crate::common::corral_cli();
         cli.env(corral_remote::CONFIG_VAR, self.path("ssh_config"));
         cli
     }

@@ -4,15 +4,6 @@
 //! profile, and what a read-only child sees, walked from `/`, is exactly
 //! the allowlist `docs/security.md` documents.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
-
-mod common;
-
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -79,7 +70,7 @@ fn git(dir: &Path, args: &[&str]) {
 
 /// `corral-cli call exec_shell` in `root` with `home` as the home.
 fn call(root: &Path, home: &Path, extra: &[&str], input: Value) -> Value {
-    let out = common::corral_cli()
+    let out = crate::common::corral_cli()
         .args(["call", "--root", root.to_str().unwrap(), "--mode", "ask"])
         .args(extra)
         .args(["exec_shell", &input.to_string()])

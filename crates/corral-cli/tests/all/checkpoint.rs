@@ -3,15 +3,6 @@
 //! checkpoint or a restore leaves the project as it was before or after
 //! (once the store is next opened) and the store readable.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
-
-mod common;
-
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,7 +10,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 fn cli(args: &[&str]) -> (i32, Value) {
-    let out = common::corral_cli()
+    let out = crate::common::corral_cli()
         .args(args)
         .stdin(Stdio::null())
         .output()
@@ -208,7 +199,7 @@ fn undo_call_puts_back_what_one_call_changed_and_nothing_else() {
 
 /// Kills `args` at `after`; returns whether it had already exited.
 fn run_and_kill(args: &[&str], after: Duration) -> bool {
-    let mut child = common::corral_cli()
+    let mut child = crate::common::corral_cli()
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -224,7 +215,7 @@ fn run_and_kill(args: &[&str], after: Duration) -> bool {
 /// Runs `args`, and kills it `after` the moment `marker` appears (or
 /// when it has ended without it).
 fn kill_when(args: &[&str], marker: &Path, after: Duration) {
-    let mut child = common::corral_cli()
+    let mut child = crate::common::corral_cli()
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -450,7 +441,7 @@ fn verify_names_the_damaged_objects_and_a_stuck_journal_is_set_aside_with_a_warn
     // the store opens.
     let journal = serde_json::json!({"restore": ids[1], "path": ".git/x", "undo": ids[1]});
     std::fs::write(store.join("journal.json"), journal.to_string()).unwrap();
-    let out = common::corral_cli()
+    let out = crate::common::corral_cli()
         .args(s.args(&["checkpoint", "list"]))
         .output()
         .unwrap();

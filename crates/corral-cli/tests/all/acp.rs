@@ -4,98 +4,17 @@
 //! scripted LLM server the exec tests use (real HTTP on loopback), in a real
 //! project folder with the app's settings and history in a home of its own.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
-
-use corral_history::History;
+use crate::common::{Home, Scripted};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn tests_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests")
 }
 
-/// The scripted server (tests/exec/scripted.mjs): answers streamed
-/// requests with `turns`, in order.
-struct Scripted {
-    child: Child,
-    out: BufReader<ChildStdout>,
-    port: u16,
-}
-
-impl Scripted {
-    fn start(turns: Value) -> Scripted {
-        let mut child = Command::new("node")
-            .arg(tests_dir().join("exec/scripted.mjs"))
-            .arg(turns.to_string())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("node runs the scripted server (scripts/setup.sh installs it)");
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        out.read_line(&mut line).unwrap();
-        let port = serde_json::from_str::<Value>(&line).unwrap()["port"]
-            .as_u64()
-            .unwrap() as u16;
-        Scripted { child, out, port }
-    }
-
-    fn base_url(&self) -> String {
-        format!("http://127.0.0.1:{}/v1", self.port)
-    }
-
-    /// Stops it; the bodies of the streamed requests it answered.
-    fn finish(mut self) -> Vec<Value> {
-        drop(self.child.stdin.take());
-        let mut line = String::new();
-        self.out.read_line(&mut line).unwrap();
-        self.child.wait().unwrap();
-        let report: Value = serde_json::from_str(&line).unwrap();
-        assert_eq!(report["unexpected"], json!([]));
-        report["requests"].as_array().unwrap().clone()
-    }
-}
-
-/// A user's home with the app's settings pointing at the scripted server,
-/// and a project folder in it.
-struct Home {
-    dir: tempfile::TempDir,
-}
-
 impl Home {
-    fn new(base_url: &str) -> Home {
-        let home = Home {
-            dir: tempfile::tempdir().unwrap(),
-        };
-        let config = home.dir.path().join("config/dev.corral.desktop");
-        std::fs::create_dir_all(&config).unwrap();
-        let settings = json!({
-            "provider": "openai", "base_url": base_url, "model": "scripted",
-            "max_tokens": 1024, "mode": "full_auto", "notifications": false,
-        });
-        std::fs::write(config.join("settings.json"), settings.to_string()).unwrap();
-        std::fs::create_dir_all(home.project()).unwrap();
-        std::fs::write(home.project().join("a.txt"), "hello from a.txt\n").unwrap();
-        home
-    }
-
-    fn project(&self) -> PathBuf {
-        std::fs::canonicalize(self.dir.path().join("project"))
-            .unwrap_or_else(|_| self.dir.path().join("project"))
-    }
-
-    fn history(&self) -> History {
-        History::new(&self.dir.path().join("data/dev.corral.desktop"))
-    }
-
     /// Runs the SDK's client against `corral-cli acp` with `plan`
     /// (client.mjs); its report.
     fn client(&self, mut plan: Value) -> Report {

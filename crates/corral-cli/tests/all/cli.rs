@@ -1,20 +1,11 @@
 //! `corral-cli` as a user runs it: JSON on stdout, exit 0 or 1, never a panic.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
-
-mod common;
-
 use serde_json::{json, Value};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
 fn cli(args: &[&str], stdin: Option<&str>) -> (i32, Value) {
-    let mut child = common::corral_cli()
+    let mut child = crate::common::corral_cli()
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -266,7 +257,7 @@ fn an_unreadable_file_is_permission_denied() {
             .arg(env!("CARGO_BIN_EXE_corral-cli"));
         c
     } else {
-        common::corral_cli()
+        crate::common::corral_cli()
     };
     let out = command.args(cli_args).output().unwrap();
     let value: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
@@ -366,7 +357,7 @@ fn a_relative_root_does_not_shorten_path_arguments() {
     std::fs::create_dir(&project).unwrap();
     std::fs::write(project.join("data.txt"), "inside\n").unwrap();
     std::os::unix::fs::symlink(&outside, project.join("p")).unwrap();
-    let out = common::corral_cli()
+    let out = crate::common::corral_cli()
         .current_dir(tmp.path())
         .args([
             "call",

@@ -1,15 +1,6 @@
 //! A `write_file` killed with SIGKILL at any moment leaves the old content or
 //! the new one, never a torn file.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
-
-mod common;
-
 use std::io::Write;
 use std::process::Stdio;
 use std::time::Duration;
@@ -31,7 +22,7 @@ fn kill_9_during_large_writes_never_tears_the_file() {
         if round >= 24 && saw_new > 0 {
             break;
         }
-        let mut child = common::corral_cli()
+        let mut child = crate::common::corral_cli()
             // The write alone: tests/checkpoint.rs kills checkpoints.
             .args([
                 "call",
@@ -113,7 +104,7 @@ fn a_command_dies_with_its_caller_even_by_kill_9() {
         "/* {marker} */ require('fs').writeFileSync('started', ''); setInterval(() => {{}}, 1000)"
     );
     let input = serde_json::json!({"command": "node", "args": ["-e", script]}).to_string();
-    let mut cli = common::corral_cli()
+    let mut cli = crate::common::corral_cli()
         .args([
             "call",
             "--root",

@@ -1,20 +1,11 @@
 //! `corral-cli call --index DIR`: `search_files` keeps its trigram index in
 //! DIR (outside the project) and returns what it returns without one.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
-
-mod common;
-
 use serde_json::Value;
 use std::path::Path;
 
 fn search(root: &Path, index: Option<&Path>, input: &str) -> Value {
-    let mut cmd = common::corral_cli();
+    let mut cmd = crate::common::corral_cli();
     cmd.arg("call").arg("--root").arg(root);
     if let Some(index) = index {
         cmd.arg("--index").arg(index);

@@ -4,104 +4,13 @@
 //! folder of its own. Every JSONL event is checked against
 //! docs/exec-events.schema.json.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
-
-use corral_history::{History, Part};
+use crate::common::{Home, Scripted};
+use corral_history::Part;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdout, Command, Stdio};
-
-/// The scripted server (tests/exec/scripted.mjs over e2e/lib/llm-server.js).
-struct Scripted {
-    child: Child,
-    out: BufReader<ChildStdout>,
-    port: u16,
-}
-
-impl Scripted {
-    /// Answers streamed requests with `turns`, in order (see scripted.mjs).
-    fn start(turns: Value) -> Scripted {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/exec/scripted.mjs");
-        let mut child = Command::new("node")
-            .arg(script)
-            .arg(turns.to_string())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("node runs the scripted server (scripts/setup.sh installs it)");
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        out.read_line(&mut line).unwrap();
-        let port = serde_json::from_str::<Value>(&line).unwrap()["port"]
-            .as_u64()
-            .unwrap() as u16;
-        Scripted { child, out, port }
-    }
-
-    fn base_url(&self) -> String {
-        format!("http://127.0.0.1:{}/v1", self.port)
-    }
-
-    /// Stops it; the bodies of the streamed requests it answered.
-    fn finish(self) -> Vec<Value> {
-        self.finish_with_keys().0
-    }
-
-    /// Stops it; the streamed requests' bodies and Authorization headers.
-    fn finish_with_keys(mut self) -> (Vec<Value>, Vec<Value>) {
-        drop(self.child.stdin.take());
-        let mut line = String::new();
-        self.out.read_line(&mut line).unwrap();
-        self.child.wait().unwrap();
-        let report: Value = serde_json::from_str(&line).unwrap();
-        assert_eq!(
-            report["unexpected"],
-            json!([]),
-            "the server was asked what it did not expect"
-        );
-        let list = |key: &str| report[key].as_array().unwrap().clone();
-        (list("requests"), list("authorizations"))
-    }
-}
-
-/// A user's home with the app's settings pointing at `base_url`, and a
-/// project folder beside it.
-struct Home {
-    dir: tempfile::TempDir,
-}
+use std::io::Write;
+use std::process::{Command, Stdio};
 
 impl Home {
-    fn new(base_url: &str) -> Home {
-        let home = Home {
-            dir: tempfile::tempdir().unwrap(),
-        };
-        let config = home.dir.path().join("config/dev.corral.desktop");
-        std::fs::create_dir_all(&config).unwrap();
-        let settings = json!({
-            "provider": "openai", "base_url": base_url, "model": "scripted",
-            "max_tokens": 1024, "mode": "full_auto", "notifications": false,
-        });
-        std::fs::write(config.join("settings.json"), settings.to_string()).unwrap();
-        std::fs::create_dir_all(home.project()).unwrap();
-        std::fs::write(home.project().join("a.txt"), "hello from a.txt\n").unwrap();
-        home
-    }
-
-    fn project(&self) -> PathBuf {
-        self.dir.path().join("project")
-    }
-
-    /// The app's history, where the window reads it.
-    fn history(&self) -> History {
-        History::new(&self.dir.path().join("data/dev.corral.desktop"))
-    }
-
     /// The project's key in the history.
     fn project_key(&self) -> String {
         std::fs::canonicalize(self.project())
@@ -200,7 +109,7 @@ impl Run {
     /// The JSONL events, each checked against the documented schema.
     fn events(&self) -> Vec<Value> {
         let schema: Value =
-            serde_json::from_str(include_str!("../../../docs/exec-events.schema.json")).unwrap();
+            serde_json::from_str(include_str!("../../../../docs/exec-events.schema.json")).unwrap();
         let validator = jsonschema::validator_for(&schema).unwrap();
         let events: Vec<Value> = self
             .stdout

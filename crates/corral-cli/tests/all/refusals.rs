@@ -3,15 +3,6 @@
 //! call or session's request, so they offer none), and a call that can
 //! change the project when there is no data folder for its checkpoint.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
-
-mod common;
-
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -51,7 +42,7 @@ fn in_background() -> Value {
 fn call_refuses_a_command_in_the_background() {
     let tmp = tempfile::tempdir().unwrap();
     let (code, out) = call(
-        &mut common::corral_cli(),
+        &mut crate::common::corral_cli(),
         tmp.path(),
         &[],
         "exec_shell",
@@ -62,7 +53,7 @@ fn call_refuses_a_command_in_the_background() {
     assert_eq!(out["message"], "background commands are not available here");
     // The same command in the foreground runs.
     let (code, out) = call(
-        &mut common::corral_cli(),
+        &mut crate::common::corral_cli(),
         tmp.path(),
         &[],
         "exec_shell",
@@ -124,7 +115,7 @@ fn a_change_with_no_data_folder_for_its_checkpoint_is_refused_and_a_read_runs() 
 #[test]
 fn the_mcp_server_refuses_a_command_in_the_background() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut server = common::corral_cli()
+    let mut server = crate::common::corral_cli()
         .args(["mcp", "--mode", "full_auto", "--root"])
         .arg(tmp.path())
         .stdin(Stdio::piped())

@@ -4,15 +4,6 @@
 //! write, to connect and to read `$HOME/.ssh/id_test` (a fixture home).
 //! All three fail; the planted program did run, so the test can fail.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::disallowed_methods
-)]
-
-mod common;
-
 use serde_json::{json, Value};
 use std::net::TcpListener;
 use std::path::Path;
@@ -102,7 +93,7 @@ fn read_only_commands_cannot_write_connect_or_read_home_with_planted_code() {
     let mut ran = 0;
     for args in table {
         let input = json!({"command": "git", "args": args}).to_string();
-        let out = common::corral_cli()
+        let out = crate::common::corral_cli()
             .args(["call", "--root", root.to_str().unwrap(), "--mode", "ask"])
             .args(["exec_shell", &input])
             .env("HOME", &home)
@@ -137,7 +128,7 @@ fn without_namespaces_every_command_asks_and_the_result_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_str().unwrap();
     let call = |extra: &[&str]| -> Value {
-        let out = common::corral_cli()
+        let out = crate::common::corral_cli()
             .args(["call", "--root", root, "--mode", "ask"])
             .args(extra)
             .args(["exec_shell", r#"{"command":"ls","args":["-a"]}"#])
@@ -173,7 +164,7 @@ fn without_namespaces_no_host_unix_socket_is_reachable_either() {
         socket.to_str().unwrap()
     );
     let input = json!({"command": "node", "args": ["-e", script]}).to_string();
-    let out = common::corral_cli()
+    let out = crate::common::corral_cli()
         .args(["call", "--root", dir.path().to_str().unwrap(), "--approve"])
         .args(["exec_shell", &input])
         .env("CORRAL_BWRAP", "/nonexistent/bwrap")
