@@ -1,4 +1,4 @@
-// The editor's side of `corral-cli acp` in the Rust tests (tests/acp.rs),
+// The editor's side of `corral-cli acp` in the Rust tests (tests/all/acp.rs),
 // through the official ACP TypeScript SDK (pinned in package.json): it
 // parses every message Corral sends with the protocol's own schemas, so an
 // update or a permission request that does not fit never reaches the
