@@ -235,6 +235,114 @@ ${summary}` };
     return error?.code === "llm_context_overflow";
   }
 
+  // src/lib/agent/slashCommands.ts
+  function commandName(relativePath, source) {
+    const parts = relativePath.replace(/\\/g, "/").split("/").filter((part) => part !== "" && part !== ".");
+    const file = parts.pop();
+    if (!file || !file.toLowerCase().endsWith(".md") || parts.includes("..")) return null;
+    const base = file.slice(0, -".md".length);
+    if (base === "" || /\s|:/.test(base)) return null;
+    const name = [...parts, base].join(":");
+    return source === "codex" ? `prompts:${name}` : name;
+  }
+  function parseCommand(relativePath, source, path, text2) {
+    const name = commandName(relativePath, source);
+    if (name === null) return null;
+    const { facts, body } = splitFrontMatter(text2);
+    return { name, source, path, body, ...facts };
+  }
+  function splitFrontMatter(text2) {
+    const lines = text2.replace(/^\uFEFF/, "").split(/\r?\n/);
+    if (lines[0]?.trim() !== "---") return { facts: {}, body: text2 };
+    const end = lines.findIndex((line, i) => i > 0 && line.trim() === "---");
+    if (end < 0) return { facts: {}, body: text2, problem: "the front matter has no closing ---" };
+    const values = /* @__PURE__ */ new Map();
+    let listKey = null;
+    for (const line of lines.slice(1, end)) {
+      const item = /^\s+-\s+(.*)$/.exec(line) ?? /^-\s+(.*)$/.exec(line);
+      if (item && listKey !== null) {
+        const list = values.get(listKey);
+        values.set(listKey, [...Array.isArray(list) ? list : [], unquote(item[1])]);
+        continue;
+      }
+      const pair = /^([A-Za-z][\w-]*)\s*:\s*(.*)$/.exec(line);
+      if (!pair) continue;
+      const [, key, raw] = pair;
+      listKey = raw.trim() === "" ? key : null;
+      values.set(key, raw.trim() === "" ? [] : raw.trim());
+    }
+    const text1 = (key) => {
+      const value = values.get(key);
+      return typeof value === "string" && value !== "" ? unquote(value) : void 0;
+    };
+    const facts = {};
+    const description = text1("description");
+    if (description !== void 0) facts.description = description;
+    const argumentHint = text1("argument-hint");
+    if (argumentHint !== void 0) facts.argumentHint = argumentHint;
+    const model = text1("model");
+    if (model !== void 0) facts.model = model;
+    const tools = values.get("allowed-tools");
+    if (tools !== void 0) facts.allowedTools = toolList(tools);
+    return { facts, body: lines.slice(end + 1).join("\n").replace(/^\n+/, "") };
+  }
+  function expandCommand(body, args) {
+    const typed = args.trim();
+    const words = splitArguments(typed);
+    const placeholder = /\$ARGUMENTS\b|\$[1-9]/;
+    if (!placeholder.test(body)) return typed === "" ? body : `${body.replace(/\s+$/, "")}
+
+ARGUMENTS: ${typed}`;
+    return body.replace(/\$ARGUMENTS\b|\$([1-9])/g, (_, index) => index === void 0 ? typed : words[Number(index) - 1] ?? "");
+  }
+  function parseInvocation(text2) {
+    const found = /^\/([A-Za-z0-9][\w.:-]*)(?:\s+([\s\S]*))?$/.exec(text2.trim());
+    if (!found) return null;
+    return { name: found[1], args: found[2] ?? "" };
+  }
+  var PROJECT_COMMANDS = ".claude/commands";
+  var projectCommand = async (ipc, name) => {
+    const relative = `${name.split(":").join("/")}.md`;
+    if (commandName(relative, "project") !== name) return null;
+    const path = `${PROJECT_COMMANDS}/${relative}`;
+    const read = await ipc.callTool("read_file", { path }).catch(() => null);
+    if (typeof read?.content !== "string") return null;
+    return parseCommand(relative, "project", path, read.content);
+  };
+  async function expandMessage(ipc, text2, find = projectCommand) {
+    const invocation = parseInvocation(text2);
+    if (invocation === null) return text2;
+    const command = await find(ipc, invocation.name);
+    return command === null ? text2 : expandCommand(command.body, invocation.args);
+  }
+  function splitArguments(args) {
+    const words = [];
+    for (const match of args.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)) words.push(match[1] ?? match[2] ?? match[3]);
+    return words;
+  }
+  function toolList(value) {
+    if (Array.isArray(value)) return value.filter((tool) => tool !== "");
+    const inner = /^\[(.*)\]$/.exec(value)?.[1] ?? value;
+    const tools = [];
+    let depth = 0;
+    let current = "";
+    for (const char of inner) {
+      if (char === "(") depth++;
+      if (char === ")") depth = Math.max(0, depth - 1);
+      if (char === "," && depth === 0) {
+        tools.push(current);
+        current = "";
+      } else current += char;
+    }
+    tools.push(current);
+    return tools.map((tool) => unquote(tool.trim())).filter((tool) => tool !== "");
+  }
+  function unquote(value) {
+    const trimmed2 = value.trim();
+    const quoted = /^"(.*)"$/.exec(trimmed2) ?? /^'(.*)'$/.exec(trimmed2);
+    return quoted ? quoted[1] : trimmed2;
+  }
+
   // src/lib/store.ts
   function writable(initial) {
     let value = initial;
@@ -1977,7 +2085,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
         this.board.patch({ error: over, returned: { text: text2, images } });
         return;
       }
-      const sentText = await this.shelvePaste(text2);
+      const sentText = await this.shelvePaste(await expandMessage(this.ipc, text2, this.options.commands));
       if (this.control) {
         this.board.patch({ returned: { text: text2, images } });
         return;

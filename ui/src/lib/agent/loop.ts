@@ -11,6 +11,7 @@ import type { Readable } from "../store";
 import type { Appended, Block, ConversationData, ImageBlock, Message, ToolSpec, ToolUseBlock } from "../types";
 import { isContextOverflow, TokenEstimate } from "./context";
 import { type InstructionSource, PROJECT_INSTRUCTIONS } from "./instructions";
+import { type CommandFinder, expandMessage } from "./slashCommands";
 import { Board } from "./board";
 import { ContextFitter } from "./compaction";
 import { fromEntries } from "./conversation";
@@ -41,6 +42,8 @@ export type AgentOptions = {
   scheduleFrame?: FrameScheduler;
   /** Finds the project's instructions (default: through read_file). */
   instructions?: InstructionSource;
+  /** Finds the custom command a `/name args` message invokes (default: the project's `.claude/commands`). */
+  commands?: CommandFinder;
   /** A conversation from the history to go on with; none starts a new one. */
   conversation?: ConversationData | null;
   /** Each entry stored in the history (the first one names a new conversation). */
@@ -213,7 +216,8 @@ export class AgentLoop {
       this.board.patch({ error: over, returned: { text, images } });
       return;
     }
-    const sentText = await this.shelvePaste(text);
+    // The window keeps what was typed; the model gets the command's text.
+    const sentText = await this.shelvePaste(await expandMessage(this.ipc, text, this.options.commands));
     if (this.control) {
       this.board.patch({ returned: { text, images } });
       return;

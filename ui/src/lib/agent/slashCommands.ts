@@ -1,0 +1,176 @@
+// Custom slash commands as Claude Code and Codex write them: a Markdown file
+// whose name is the command, an optional front matter, and a body that
+// becomes the user's message with the arguments put in. This module only
+// reads text it is given; finding and reading the files is the host's job
+// (the project's through the scoped file system, the user's by Rust too).
+import type { ReadFileOutput } from "../types";
+import type { AgentIpc } from "./ports";
+
+/** Where a command file was found; it decides how the command is named. */
+export type CommandSource = "project" | "user" | "codex";
+
+/** What a command file's front matter may say, as Claude Code documents it. */
+export type CommandFacts = {
+  description?: string;
+  argumentHint?: string;
+  allowedTools?: string[];
+  model?: string;
+};
+
+/** A command ready to be listed and expanded. */
+export type SlashCommand = CommandFacts & {
+  /** What the user types after the slash: `review`, `frontend:test`, `prompts:draft`. */
+  name: string;
+  source: CommandSource;
+  /** The file's path as the host gave it, shown in the palette. */
+  path: string;
+  body: string;
+};
+
+/** A front matter that does not parse; the command is still usable from its body. */
+export type FrontMatter = { facts: CommandFacts; body: string; problem?: string };
+
+/**
+ * The command's name from its path relative to its commands folder: each
+ * subfolder becomes a `folder:` prefix, as Claude Code names them; Codex's
+ * prompts are invoked as `prompts:name`.
+ */
+export function commandName(relativePath: string, source: CommandSource): string | null {
+  const parts = relativePath.replace(/\\/g, "/").split("/").filter((part) => part !== "" && part !== ".");
+  const file = parts.pop();
+  if (!file || !file.toLowerCase().endsWith(".md") || parts.includes("..")) return null;
+  const base = file.slice(0, -".md".length);
+  if (base === "" || /\s|:/.test(base)) return null;
+  const name = [...parts, base].join(":");
+  return source === "codex" ? `prompts:${name}` : name;
+}
+
+/** A command from its file's text. */
+export function parseCommand(relativePath: string, source: CommandSource, path: string, text: string): SlashCommand | null {
+  const name = commandName(relativePath, source);
+  if (name === null) return null;
+  const { facts, body } = splitFrontMatter(text);
+  return { name, source, path, body, ...facts };
+}
+
+/**
+ * The front matter between the opening and closing `---` lines, read as the
+ * flat `key: value` YAML these files use (a list as `[a, b]`, `- a` lines or
+ * a comma-separated string). Unknown keys are ignored, as Claude Code does.
+ */
+export function splitFrontMatter(text: string): FrontMatter {
+  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
+  if (lines[0]?.trim() !== "---") return { facts: {}, body: text };
+  const end = lines.findIndex((line, i) => i > 0 && line.trim() === "---");
+  if (end < 0) return { facts: {}, body: text, problem: "the front matter has no closing ---" };
+  const values = new Map<string, string | string[]>();
+  let listKey: string | null = null;
+  for (const line of lines.slice(1, end)) {
+    const item = /^\s+-\s+(.*)$/.exec(line) ?? /^-\s+(.*)$/.exec(line);
+    if (item && listKey !== null) {
+      const list = values.get(listKey);
+      values.set(listKey, [...(Array.isArray(list) ? list : []), unquote(item[1])]);
+      continue;
+    }
+    const pair = /^([A-Za-z][\w-]*)\s*:\s*(.*)$/.exec(line);
+    if (!pair) continue;
+    const [, key, raw] = pair;
+    listKey = raw.trim() === "" ? key : null;
+    values.set(key, raw.trim() === "" ? [] : raw.trim());
+  }
+  const text1 = (key: string) => {
+    const value = values.get(key);
+    return typeof value === "string" && value !== "" ? unquote(value) : undefined;
+  };
+  const facts: CommandFacts = {};
+  const description = text1("description");
+  if (description !== undefined) facts.description = description;
+  const argumentHint = text1("argument-hint");
+  if (argumentHint !== undefined) facts.argumentHint = argumentHint;
+  const model = text1("model");
+  if (model !== undefined) facts.model = model;
+  const tools = values.get("allowed-tools");
+  if (tools !== undefined) facts.allowedTools = toolList(tools);
+  return { facts, body: lines.slice(end + 1).join("\n").replace(/^\n+/, "") };
+}
+
+/**
+ * The body with the arguments put in: `$ARGUMENTS` is all of them as typed,
+ * `$1`…`$9` each one (quotes group words, as in a shell). When the body
+ * names neither, the arguments follow it on a line of their own, so what the
+ * user typed is never dropped.
+ */
+export function expandCommand(body: string, args: string): string {
+  const typed = args.trim();
+  const words = splitArguments(typed);
+  const placeholder = /\$ARGUMENTS\b|\$[1-9]/;
+  if (!placeholder.test(body)) return typed === "" ? body : `${body.replace(/\s+$/, "")}\n\nARGUMENTS: ${typed}`;
+  return body.replace(/\$ARGUMENTS\b|\$([1-9])/g, (_, index: string | undefined) => (index === undefined ? typed : (words[Number(index) - 1] ?? "")));
+}
+
+/** `/name args` split into the name and the rest, or null when the text is not a command. */
+export function parseInvocation(text: string): { name: string; args: string } | null {
+  const found = /^\/([A-Za-z0-9][\w.:-]*)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  if (!found) return null;
+  return { name: found[1], args: found[2] ?? "" };
+}
+
+/** The project's commands folder, as Claude Code lays it out. */
+export const PROJECT_COMMANDS = ".claude/commands";
+
+/** Finds the command a message invokes; the loop's seam for tests. */
+export type CommandFinder = (ipc: Pick<AgentIpc, "callTool">, name: string) => Promise<SlashCommand | null>;
+
+/**
+ * The project's command called `name`, read through read_file like the
+ * instructions are, so the same confinement applies; null when there is
+ * none (the message is then sent as typed).
+ */
+export const projectCommand: CommandFinder = async (ipc, name) => {
+  const relative = `${name.split(":").join("/")}.md`;
+  if (commandName(relative, "project") !== name) return null;
+  const path = `${PROJECT_COMMANDS}/${relative}`;
+  const read = (await ipc.callTool("read_file", { path }).catch(() => null)) as ReadFileOutput | null;
+  if (typeof read?.content !== "string") return null;
+  return parseCommand(relative, "project", path, read.content);
+};
+
+/** What the model is sent for `text`: a command's body with its arguments put in, or the text itself. */
+export async function expandMessage(ipc: Pick<AgentIpc, "callTool">, text: string, find: CommandFinder = projectCommand): Promise<string> {
+  const invocation = parseInvocation(text);
+  if (invocation === null) return text;
+  const command = await find(ipc, invocation.name);
+  return command === null ? text : expandCommand(command.body, invocation.args);
+}
+
+/** Arguments split on spaces, a quoted run kept as one without its quotes. */
+export function splitArguments(args: string): string[] {
+  const words: string[] = [];
+  for (const match of args.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)) words.push(match[1] ?? match[2] ?? match[3]);
+  return words;
+}
+
+function toolList(value: string | string[]): string[] {
+  if (Array.isArray(value)) return value.filter((tool) => tool !== "");
+  const inner = /^\[(.*)\]$/.exec(value)?.[1] ?? value;
+  // Commas inside a rule's parentheses (`Bash(git add:*, git status:*)`) are not separators.
+  const tools: string[] = [];
+  let depth = 0;
+  let current = "";
+  for (const char of inner) {
+    if (char === "(") depth++;
+    if (char === ")") depth = Math.max(0, depth - 1);
+    if (char === "," && depth === 0) {
+      tools.push(current);
+      current = "";
+    } else current += char;
+  }
+  tools.push(current);
+  return tools.map((tool) => unquote(tool.trim())).filter((tool) => tool !== "");
+}
+
+function unquote(value: string): string {
+  const trimmed = value.trim();
+  const quoted = /^"(.*)"$/.exec(trimmed) ?? /^'(.*)'$/.exec(trimmed);
+  return quoted ? quoted[1] : trimmed;
+}
