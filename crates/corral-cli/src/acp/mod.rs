@@ -10,7 +10,7 @@ mod front;
 mod peer;
 
 use crate::exec::host::{LoopHost, Model};
-use crate::exec::{engine, model, runtime, CliSettings, ModelArgs};
+use crate::exec::{engine, model, runtime, user_mcp_servers, CliSettings, ModelArgs};
 use crate::Kept;
 use corral_history::{History, Part};
 use corral_session::{Options, Session};
@@ -193,7 +193,7 @@ impl Agent {
             })),
             "session/new" => {
                 let p: NewParams = params(method, p)?;
-                let session = self.open(&p.cwd, p.meta.as_ref())?;
+                let session = self.open(&p.cwd, p.meta.as_ref()).await?;
                 let id = uuid::Uuid::new_v4().to_string();
                 self.sessions.borrow_mut().insert(
                     id.clone(),
@@ -219,7 +219,11 @@ impl Agent {
 
     /// The project's session at `cwd`, in the mode of `_meta.corral.mode`
     /// or the flag.
-    fn open(&self, cwd: &std::path::Path, meta: Option<&Value>) -> Result<Arc<Session>, Failure> {
+    async fn open(
+        &self,
+        cwd: &std::path::Path,
+        meta: Option<&Value>,
+    ) -> Result<Arc<Session>, Failure> {
         let mode = match meta
             .and_then(|m| m.pointer("/corral/mode"))
             .and_then(Value::as_str)
@@ -238,14 +242,18 @@ impl Agent {
             store: self.store.clone(),
         });
         let options = Options {
+            mcp_servers: user_mcp_servers(&self.store),
             ..self
                 .kept
                 .clone()
                 .options(Default::default(), IndexConfig::new)
         };
-        Session::open(cwd, settings, options)
+        let session = Session::open(cwd, settings, options)
             .map(Arc::new)
-            .map_err(bad_params)
+            .map_err(bad_params)?;
+        // The user's MCP servers, as the window starts them.
+        session.start_servers().await;
+        Ok(session)
     }
 
     /// Replays a stored conversation (the session's, or one of the
@@ -259,7 +267,10 @@ impl Agent {
         let (session, conversation) = match live {
             Some((session, Some(conversation))) => (session, conversation),
             Some((session, None)) => (session, p.session_id.clone()),
-            None => (self.open(&p.cwd, p.meta.as_ref())?, p.session_id.clone()),
+            None => (
+                self.open(&p.cwd, p.meta.as_ref()).await?,
+                p.session_id.clone(),
+            ),
         };
         let project = session.root().path().display().to_string();
         let part = Part {

@@ -119,9 +119,14 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
         store: store.clone(),
     });
     let options = Options {
+        mcp_servers: user_mcp_servers(&store),
         ..args.kept.options(Default::default(), IndexConfig::new)
     };
     let session = Arc::new(Session::open(&args.root, settings, options).map_err(failed)?);
+    let runtime = runtime().map_err(failed)?;
+    // The user's MCP servers, as the window starts them: their tools are
+    // among the specs of the first request.
+    runtime.block_on(session.start_servers());
     // --ephemeral: a history of its own, gone with the run.
     let scratch = if args.ephemeral {
         Some(tempfile::tempdir().map_err(|e| {
@@ -155,12 +160,7 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
         render,
     };
     let host = Arc::new(LoopHost::new(session, history, Arc::new(model), front));
-    let outcome = runtime().map_err(failed)?.block_on(engine::run(
-        host,
-        engine::SCRIPT,
-        "corralExec",
-        request,
-    ));
+    let outcome = runtime.block_on(engine::run(host, engine::SCRIPT, "corralExec", request));
     match outcome.map_err(failed)?.as_str() {
         "done" => Ok(DONE),
         "approval" => Ok(STOPPED_AT_APPROVAL),
@@ -212,6 +212,20 @@ fn parse_provider(name: &str) -> Result<Provider, Error> {
             .hint("Use anthropic, openai or ollama.")
             .detail("provider", name)
     })
+}
+
+/// The MCP servers the user added in the app, each with its variables' values.
+pub(crate) fn user_mcp_servers(
+    store: &corral_config::Store,
+) -> Vec<(corral_session::mcp::McpServerConfig, Vec<(String, String)>)> {
+    store
+        .mcp_servers()
+        .into_iter()
+        .map(|server| {
+            let vars = store.mcp_vars(&server);
+            (server, vars)
+        })
+        .collect()
 }
 
 /// The mode of the flag; the programs and rules the user saved in the app.

@@ -265,3 +265,35 @@ fn an_unknown_session_is_a_standardized_error() {
     assert_eq!(error["data"]["code"], "not_found", "{error}");
     llm.finish();
 }
+
+#[test]
+fn the_users_mcp_servers_start_and_their_tools_run() {
+    let llm = Scripted::start(json!([
+        { "tools": [{ "name": "fixture__echo", "input": { "text": "from the server" } }] },
+        { "text": "echoed" },
+    ]));
+    let home = Home::new(&llm.base_url());
+    // The fixture server, copied into the project (the sandbox shows a
+    // server a /tmp of its own), added as the app's settings keep it.
+    let script = home.project().join(".fixture/mcp_server.py");
+    std::fs::create_dir_all(script.parent().unwrap()).unwrap();
+    std::fs::copy(
+        tests_dir().join("../../corral-testkit/fixtures/mcp_server.py"),
+        &script,
+    )
+    .unwrap();
+    let servers = json!({ "servers": [{ "name": "fixture", "command": "/usr/bin/python3",
+        "args": [script], "timeout_secs": 5 }] });
+    let config = home.dir.path().join("config/dev.corral.desktop/mcp.json");
+    std::fs::write(config, servers.to_string()).unwrap();
+    let report = home.client(json!({ "prompts": ["echo"], "answers": ["once"] }));
+    assert_eq!(report.stops(), vec![json!("end_turn")]);
+    let end = report.kinds(0, "tool_call_update").last().unwrap().clone();
+    assert_eq!(end["status"], "completed", "{end}");
+    assert!(
+        end["rawOutput"].to_string().contains("from the server"),
+        "{end}"
+    );
+    let requests = llm.finish();
+    assert!(requests[0].to_string().contains("fixture__echo"));
+}
