@@ -104,6 +104,7 @@ const KEYCHAIN_SERVICE: &str = "dev.corral.desktop";
 
 const MAX_RECENT: usize = 10;
 
+pub mod hook_trust;
 pub mod key_origin;
 mod keys;
 pub mod mcp;
