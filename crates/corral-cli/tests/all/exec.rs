@@ -20,7 +20,7 @@ impl Home {
     }
 
     /// Runs `corral-cli exec --root PROJECT ARGS...` with stdin a pipe (no terminal).
-    fn exec(&self, args: &[&str]) -> Run {
+    pub(crate) fn exec(&self, args: &[&str]) -> Run {
         self.exec_with(args, &[])
     }
 
@@ -99,10 +99,10 @@ impl Home {
     }
 }
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
+pub(crate) struct Run {
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
 impl Run {

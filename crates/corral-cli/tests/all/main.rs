@@ -24,4 +24,5 @@ mod refusals;
 mod sandbox;
 mod sandbox_view;
 mod search_index;
+mod slash_commands;
 mod ssh;
