@@ -25,7 +25,7 @@ need WebKitWebDriver "run \`scripts/setup.sh --test\` (Debian package webkit2gtk
 if [ -z "${CORRAL_E2E_SKIP_BUILD:-}" ]; then
   echo "e2e: building the UI and the app"
   (cd ui && npm run build)
-  cargo build -p corral --locked
+  cargo build -p corral -p corral-cli --locked
 fi
 
 # The artifacts folder is emptied first, so a folder named by

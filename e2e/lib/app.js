@@ -31,6 +31,9 @@ const IDENTIFIER = "dev.corral.desktop"; // tauri.conf.json
 export const APP_BINARY =
   process.env.CORRAL_E2E_APP ?? path.join(path.resolve(REPO, process.env.CARGO_TARGET_DIR || "target"), "debug", "corral");
 
+/** `corral-cli` of the same build (scripts/e2e.sh builds it too). */
+export const CLI_BINARY = path.join(path.dirname(APP_BINARY), "corral-cli");
+
 function which(name) {
   const dirs = [...(process.env.PATH ?? "").split(path.delimiter), path.join(os.homedir(), ".cargo", "bin")];
   for (const dir of dirs) {
@@ -129,7 +132,7 @@ function writeSettings(dirs, { provider, baseUrl, mode, extra = {} }) {
   }
 }
 
-function driverEnv(dirs) {
+export function driverEnv(dirs) {
   const env = { ...process.env };
   // Never let a real key reach the app under test.
   delete env.ANTHROPIC_API_KEY;
