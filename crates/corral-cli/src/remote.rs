@@ -6,7 +6,7 @@
 //! stdin (held open by this side, never written) closes with the
 //! connection, and `--stop-on-eof` makes that a cancel.
 
-use corral_remote::{connection_error, Remote};
+use corral_remote::Remote;
 use corral_tools::{Error, ErrorCode};
 use std::io::{IsTerminal, Read, Write};
 use std::process::{ExitCode, Output, Stdio};
@@ -38,7 +38,6 @@ pub fn call(remote: &Remote, input: Option<&str>, install: bool) -> Result<ExitC
         corral_remote::install(remote, &binary, &missing, agreed)?;
         output = run(remote, &words)?;
     }
-    let said = String::from_utf8_lossy(&output.stderr);
     match output.status.code() {
         Some(code) if code != corral_remote::SSH_FAILED && code != corral_remote::MISSING => {
             let _ = std::io::stdout().write_all(&output.stdout);
@@ -46,14 +45,7 @@ pub fn call(remote: &Remote, input: Option<&str>, install: bool) -> Result<ExitC
             Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
         }
         // 255, or ssh killed: the connection, not the call.
-        _ => {
-            let last = said
-                .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("ssh ended");
-            Err(connection_error(remote, last.trim()))
-        }
+        _ => Err(corral_remote::failed(remote, &output)),
     }
 }
 

@@ -155,17 +155,17 @@ fn run(mut ssh: Command, input: Option<&[u8]>, remote: &Remote) -> Result<String
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
-/// ssh's failure: the connection (255, with ssh's own words), or the
-/// remote command's.
-pub(crate) fn failed(remote: &Remote, output: &Output) -> Error {
+/// ssh's failure, told by its last line on stderr: the connection (255,
+/// or ssh killed), or the remote command's.
+pub fn failed(remote: &Remote, output: &Output) -> Error {
     let said = String::from_utf8_lossy(&output.stderr);
     let last = said
         .lines()
         .rev()
         .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
+        .unwrap_or("ssh ended")
         .trim();
-    if output.status.code() == Some(SSH_FAILED) {
+    if matches!(output.status.code(), Some(SSH_FAILED) | None) {
         connection_error(remote, last)
     } else {
         Error::new(

@@ -10,7 +10,9 @@
 mod install;
 mod target;
 
-pub use install::{cli_command, connection_error, install, missing, Install, MISSING, VERSION};
+pub use install::{
+    cli_command, connection_error, failed, install, missing, Install, MISSING, VERSION,
+};
 pub use target::Remote;
 
 /// The ssh config file to use instead of the user's (`ssh -F`): for a
