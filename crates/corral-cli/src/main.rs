@@ -26,7 +26,9 @@
 mod acp;
 mod checkpoints;
 mod exec;
+mod project;
 mod remote;
+mod serve;
 
 use clap::{Parser, Subcommand};
 use corral_session::{Call, Consent, Fixed, RunContext, Session};
@@ -86,6 +88,31 @@ impl Kept {
         self.store
             .clone()
             .or_else(corral_tools::checkpoint::default_data_dir)
+    }
+
+    /// These flags as words, for a session on a remote (their folders
+    /// are the remote's).
+    fn forwarded(&self) -> Vec<String> {
+        let mut words = Vec::new();
+        let mut folder = |flag: &str, dir: &PathBuf| {
+            words.extend([flag.to_string(), dir.display().to_string()]);
+        };
+        if let Some(store) = &self.store {
+            folder("--store", store);
+        }
+        if let Some(index) = &self.index {
+            folder("--index", index);
+        }
+        for dir in &self.lsp_path {
+            folder("--lsp-path", dir);
+        }
+        if self.no_checkpoint {
+            words.push("--no-checkpoint".into());
+        }
+        if self.no_lsp {
+            words.push("--no-lsp".into());
+        }
+        words
     }
 
     /// A session's options from these flags and `boundaries`: the index
@@ -206,6 +233,11 @@ enum Command {
     /// Serve Corral as an Agent Client Protocol agent on stdin/stdout, for
     /// editors such as Zed (docs/acp.md). Each session's cwd is its project.
     Acp(acp::AcpArgs),
+    /// Keep a project's session open for a client on stdin/stdout, one
+    /// JSON object a line: the far side of a remote project over ssh
+    /// (docs/remote.md).
+    #[command(hide = true)]
+    Serve(serve::ServeArgs),
     /// List, compare or restore the project's checkpoints.
     Checkpoint {
         #[command(subcommand)]
@@ -273,6 +305,7 @@ fn main() -> ExitCode {
     let command = match cli.command {
         Command::Exec(args) => return exec::exec(args),
         Command::Acp(args) => return acp::acp(args),
+        Command::Serve(args) => return serve::serve(args),
         command => command,
     };
     if let Command::Call {
@@ -301,6 +334,9 @@ fn run(command: Command) -> Result<Value, Error> {
         Command::Mcp { .. } => Err(Error::invalid_input("`mcp` serves until its client leaves")),
         Command::Exec(_) => Err(Error::invalid_input("`exec` reports by its exit code")),
         Command::Acp(_) => Err(Error::invalid_input("`acp` serves until its editor leaves")),
+        Command::Serve(_) => Err(Error::invalid_input(
+            "`serve` serves until its client leaves",
+        )),
         Command::Checkpoint { action } => checkpoints::run(action),
         Command::Tools => serde_json::to_value(spec::specs())
             .map_err(|e| Error::invalid_input(format!("could not encode the specs: {e}"))),

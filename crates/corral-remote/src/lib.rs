@@ -8,11 +8,13 @@
 //! (the same version as this one), or puts it there once the user agreed.
 
 mod install;
+mod session;
 mod target;
 
 pub use install::{
     cli_command, connection_error, failed, install, missing, Install, MISSING, VERSION,
 };
+pub use session::RemoteSession;
 pub use target::Remote;
 
 /// The ssh config file to use instead of the user's (`ssh -F`): for a

@@ -14,6 +14,9 @@ pub struct Remote {
     pub port: Option<u16>,
     /// The folder on the remote machine, absolute.
     pub path: String,
+    /// The ssh config file to use instead of the user's (`ssh -F`); `None`:
+    /// [`crate::CONFIG_VAR`]'s when set, else the user's.
+    pub config: Option<PathBuf>,
 }
 
 impl Remote {
@@ -35,12 +38,16 @@ impl Remote {
 
     /// `ssh` to this machine, with the options every call shares: no
     /// terminal, never a password prompt (Corral has no place to type it:
-    /// keys and the agent only), the config of [`crate::CONFIG_VAR`] when
-    /// set. Add the remote command with [`Remote::command`].
+    /// keys and the agent only), the config of [`Remote::config`] or
+    /// [`crate::CONFIG_VAR`] when set. Add the remote command with [`Remote::command`].
     pub fn ssh(&self) -> Command {
         let mut ssh = Command::new("ssh");
         ssh.args(["-T", "-o", "BatchMode=yes"]);
-        if let Some(config) = std::env::var_os(crate::CONFIG_VAR) {
+        let config = self
+            .config
+            .clone()
+            .or_else(|| std::env::var_os(crate::CONFIG_VAR).map(PathBuf::from));
+        if let Some(config) = config {
             ssh.arg("-F").arg(config);
         }
         if let Some(port) = self.port {
@@ -147,6 +154,7 @@ fn checked(userhost: &str, port: Option<u16>, path: &str, name: &str) -> Result<
         destination: userhost.to_string(),
         port,
         path: path.to_string(),
+        config: None,
     })
 }
 
@@ -169,6 +177,7 @@ mod tests {
             destination: destination.into(),
             port,
             path: path.into(),
+            config: None,
         }
     }
 

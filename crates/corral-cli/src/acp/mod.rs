@@ -9,7 +9,7 @@
 mod front;
 mod peer;
 
-use crate::exec::host::{LoopHost, Model};
+use crate::exec::host::{LoopHost, Model, Project};
 use crate::exec::{engine, model, runtime, user_mcp_servers, CliSettings, ModelArgs};
 use crate::Kept;
 use corral_history::{History, Part};
@@ -358,7 +358,12 @@ impl Agent {
             session_id: session_id.to_string(),
             stop,
         };
-        let mut host = LoopHost::new(session, self.history.clone(), self.model.clone(), front);
+        let mut host = LoopHost::new(
+            Project::local(session),
+            self.history.clone(),
+            self.model.clone(),
+            front,
+        );
         host.grants_key = Some(session_id.to_string());
         let host = Arc::new(host);
         let answer = engine::run(host, engine::SCRIPT, "corralAcp", request)

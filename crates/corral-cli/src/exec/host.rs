@@ -7,17 +7,15 @@
 
 use super::engine::Host;
 use super::render::Render;
+use crate::project::{parse, to_value, CancelArgs, ProjectCommands, COMMANDS};
 use corral_config::LlmTarget;
 use corral_history::{History, NewEntry, Part};
 use corral_llm::{ChatRequest, ProviderConfig};
-use corral_session::approvals::ApprovalAnswer;
-use corral_session::checkpoints::CallTag;
+use corral_remote::RemoteSession;
 use corral_session::runs::{Run, Runs};
-use corral_session::{Call, Consent, RunContext, Session};
-use corral_tools::shell::ShellRun;
+use corral_session::Session;
 use corral_tools::{Error, ErrorCode};
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 use std::io::{BufRead, IsTerminal, Write};
 use std::sync::Arc;
@@ -113,72 +111,80 @@ impl Asker {
     }
 }
 
+/// Where the project is: a session here, or one on a remote over ssh.
+pub(crate) enum Project {
+    Local(ProjectCommands),
+    Remote(RemoteSession),
+}
+
+impl Project {
+    /// A session opened here.
+    pub fn local(session: Arc<Session>) -> Project {
+        Project::Local(ProjectCommands::new(session, Arc::default()))
+    }
+
+    /// The project's key in the history: its root as the window shows it.
+    pub fn name(&self) -> String {
+        match self {
+            Project::Local(local) => local.session.root().path().display().to_string(),
+            Project::Remote(remote) => remote.remote().display(),
+        }
+    }
+
+    async fn invoke(&self, command: &str, args: Value) -> Result<Value, Error> {
+        match self {
+            Project::Local(local) => local.invoke(command, args, None).await,
+            Project::Remote(remote) => remote.invoke(command, args, None).await,
+        }
+    }
+}
+
 /// The loop's IPC over a project's session, served to one run of the script.
 pub(crate) struct LoopHost<F: Front> {
-    pub session: Arc<Session>,
+    pub project: Project,
     pub history: Arc<History>,
     /// The project's key in the history (its root as the window shows it).
-    pub project: String,
+    pub name: String,
     pub model: Arc<Model>,
     pub front: F,
     /// The key every call's grants are held under, whatever key the
     /// script gives: an ACP session runs a new loop (with a new key) per
     /// prompt, and what the editor allowed lasts for the whole session.
     pub grants_key: Option<String>,
-    /// Streams and commands running, for `cancel(run_id)`.
-    runs: Runs,
+    /// Model streams running, for `cancel(run_id)` (a local project's
+    /// commands share it).
+    runs: Arc<Runs>,
 }
 
 impl<F: Front> LoopHost<F> {
     pub fn new(
-        session: Arc<Session>,
+        project: Project,
         history: Arc<History>,
         model: Arc<Model>,
         front: F,
     ) -> LoopHost<F> {
-        let project = session.root().path().display().to_string();
+        let name = project.name();
+        let runs = match &project {
+            Project::Local(local) => local.runs.clone(),
+            Project::Remote(_) => Arc::default(),
+        };
         LoopHost {
-            session,
-            history,
             project,
+            history,
+            name,
             model,
             front,
             grants_key: None,
-            runs: Runs::default(),
+            runs,
         }
     }
 
-    /// The key of the grants a call is checked against.
-    fn key(&self, given: Option<String>) -> Option<String> {
-        self.grants_key.clone().or(given)
-    }
-
-    fn key_of(&self, given: String) -> String {
-        self.grants_key.clone().unwrap_or(given)
-    }
-
-    /// Runs a call (by its ticket, or checked and run in one), stoppable
-    /// by `cancel(run_id)`.
-    async fn run_tool(
-        &self,
-        run: RunArgs,
-        go: impl AsyncFnOnce(RunContext) -> Result<Value, Error>,
-    ) -> Result<Value, Error> {
-        let context = RunContext {
-            shell: ShellRun::default(),
-            tag: CallTag {
-                turn: run.turn_id,
-                call: run.call_id,
-            },
-        };
-        let Some(id) = run.run_id.as_deref() else {
-            return go(context).await;
-        };
-        self.runs
-            .start(id, Run::Shell(context.shell.cancel.clone()))?;
-        let result = go(context).await;
-        self.runs.end(id);
-        result
+    /// `args` with the conversation the grants are held under.
+    fn keyed(&self, mut args: Value) -> Value {
+        if let (Some(key), Some(object)) = (&self.grants_key, args.as_object_mut()) {
+            object.insert("conversation".into(), Value::String(key.clone()));
+        }
+        args
     }
 
     async fn llm_stream(
@@ -227,60 +233,27 @@ impl<F: Front> Host for LoopHost<F> {
         args: Value,
         events: &dyn Fn(Value),
     ) -> Result<Value, Error> {
-        let session = &self.session;
         match command {
-            "tool_specs" => to_value(session.tool_specs()),
-            "check_call" => {
-                let a: CheckArgs = parse(command, args)?;
-                to_value(session.check(Call {
-                    tool: a.tool,
-                    input: a.input,
-                    conversation: self.key(a.conversation),
-                })?)
-            }
-            "run_call" => {
-                let a: RunCallArgs = parse(command, args)?;
-                let consent = a
-                    .approval
-                    .map_or(Consent::None, |a| Consent::Answer(a.into()));
-                self.run_tool(a.run, async |run| {
-                    session.run(&a.ticket, consent, run).await
-                })
-                .await
-            }
-            "call_tool" => {
-                let a: CallToolArgs = parse(command, args)?;
-                let call = Call {
-                    tool: a.name,
-                    input: a.input,
-                    conversation: self.key(a.conversation),
-                };
-                self.run_tool(a.run, async |run| {
-                    session.call(call, Consent::None, run).await
-                })
-                .await
-            }
-            "conversation_grants" => {
-                let a: ConversationArgs = parse(command, args)?;
-                to_value(session.grants(&self.key_of(a.conversation)))
-            }
-            "revoke_grant" => {
-                let a: RevokeArgs = parse(command, args)?;
-                to_value(session.revoke_grant(&self.key_of(a.conversation), &a.id))
+            "check_call" | "call_tool" | "conversation_grants" | "revoke_grant" => {
+                self.project.invoke(command, self.keyed(args)).await
             }
             "end_conversation" => {
-                let a: ConversationArgs = parse(command, args)?;
                 // A session's key ends with the session, not with a loop.
                 if self.grants_key.is_none() {
-                    session.end_conversation(&a.conversation);
+                    self.project.invoke(command, args).await?;
                 }
                 Ok(Value::Null)
             }
             "cancel" => {
                 let a: CancelArgs = parse(command, args)?;
                 self.runs.cancel(&a.run_id);
+                if let Project::Remote(remote) = &self.project {
+                    let args = serde_json::json!({ "run_id": a.run_id });
+                    remote.invoke(command, args, None).await?;
+                }
                 Ok(Value::Null)
             }
+            command if COMMANDS.contains(&command) => self.project.invoke(command, args).await,
             "llm_stream" => self.llm_stream(parse(command, args)?, events).await,
             "model_info" => {
                 let config = corral_llm::with_native_api(&self.model.config(None)).await;
@@ -298,13 +271,13 @@ impl<F: Front> Host for LoopHost<F> {
                     before_seq: a.before_seq,
                     last: a.last,
                 };
-                to_value(self.history.open_part(&self.project, &a.id, part)?)
+                to_value(self.history.open_part(&self.name, &a.id, part)?)
             }
             "append_entry" => {
                 let a: AppendArgs = parse(command, args)?;
                 let model = self.model.config(None).model;
                 to_value(self.history.append(
-                    &self.project,
+                    &self.name,
                     a.conversation.as_deref(),
                     &a.entry,
                     &model,
@@ -326,64 +299,6 @@ impl<F: Front> Host for LoopHost<F> {
     fn emit(&self, event: Value) {
         self.front.emit(event);
     }
-}
-
-fn parse<T: DeserializeOwned>(command: &str, args: Value) -> Result<T, Error> {
-    serde_json::from_value(args)
-        .map_err(|e| Error::invalid_input(format!("the arguments of `{command}` do not fit: {e}")))
-}
-
-fn to_value(value: impl Serialize) -> Result<Value, Error> {
-    serde_json::to_value(value)
-        .map_err(|e| Error::new(ErrorCode::Io, format!("could not encode an answer: {e}")))
-}
-
-/// What a run of a call carries besides the call.
-#[derive(Deserialize, Default)]
-struct RunArgs {
-    run_id: Option<String>,
-    turn_id: Option<String>,
-    call_id: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct CheckArgs {
-    tool: String,
-    input: Value,
-    conversation: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct RunCallArgs {
-    ticket: String,
-    approval: Option<ApprovalAnswer>,
-    #[serde(flatten)]
-    run: RunArgs,
-}
-
-#[derive(Deserialize)]
-struct CallToolArgs {
-    name: String,
-    input: Value,
-    conversation: Option<String>,
-    #[serde(flatten)]
-    run: RunArgs,
-}
-
-#[derive(Deserialize)]
-struct ConversationArgs {
-    conversation: String,
-}
-
-#[derive(Deserialize)]
-struct RevokeArgs {
-    conversation: String,
-    id: String,
-}
-
-#[derive(Deserialize)]
-struct CancelArgs {
-    run_id: String,
 }
 
 #[derive(Deserialize)]

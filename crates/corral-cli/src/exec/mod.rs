@@ -12,12 +12,13 @@ mod render;
 use crate::Kept;
 use corral_history::{History, Part};
 use corral_llm::Provider;
+use corral_remote::{Remote, RemoteSession};
 use corral_session::{Options, Session};
 use corral_tools::policy::Mode;
 use corral_tools::search::IndexConfig;
 use corral_tools::shell::SavedRule;
 use corral_tools::{Error, ErrorCode};
-use host::{Asker, LoopHost, Model, Terminal};
+use host::{Asker, LoopHost, Model, Project, Terminal};
 use render::Render;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -53,9 +54,14 @@ pub(crate) struct ModelArgs {
 
 #[derive(clap::Args)]
 pub struct ExecArgs {
-    /// The project folder every path is confined to.
+    /// The project folder every path is confined to; a remote one is
+    /// `ssh://[user@]host[:port]/path` or `host:/path` (docs/remote.md).
     #[arg(long)]
     root: PathBuf,
+    /// With a remote `--root`: copy this corral-cli there when that
+    /// version is not there yet.
+    #[arg(long)]
+    install_remote: bool,
     /// Permission mode: read_only (the default: nothing is changed),
     /// ask, auto_edit, full_auto.
     #[arg(long, default_value = "read_only")]
@@ -102,7 +108,13 @@ fn failed(error: Error) -> Failure {
 
 fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
     let mode: Mode = args.mode.parse().map_err(usage)?;
-    if !args.root.is_dir() {
+    let remote = args
+        .root
+        .to_str()
+        .and_then(Remote::parse)
+        .transpose()
+        .map_err(usage)?;
+    if remote.is_none() && !args.root.is_dir() {
         return Err(usage(
             Error::invalid_input(format!("`{}` is not a folder", args.root.display()))
                 .hint("Pass the project's folder with --root."),
@@ -114,19 +126,40 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
         ))
     })?;
     let model = model(store.clone(), &args.model).map_err(usage)?;
-    let settings = Arc::new(CliSettings {
-        mode,
-        store: store.clone(),
-    });
-    let options = Options {
-        mcp_servers: user_mcp_servers(&store),
-        ..args.kept.options(Default::default(), IndexConfig::new)
-    };
-    let session = Arc::new(Session::open(&args.root, settings, options).map_err(failed)?);
     let runtime = runtime().map_err(failed)?;
-    // The user's MCP servers, as the window starts them: their tools are
-    // among the specs of the first request.
-    runtime.block_on(session.start_servers());
+    let project = match remote {
+        // The session is the remote's, in the mode and with the flags
+        // given here; the model, its keys and the history stay here.
+        Some(remote) => {
+            let mut serve = vec!["--mode".to_string(), args.mode.clone()];
+            serve.extend(args.kept.forwarded());
+            let copy = match args.install_remote {
+                true => Some(std::env::current_exe().map_err(|e| {
+                    failed(Error::new(
+                        ErrorCode::Io,
+                        format!("could not find this corral-cli: {e}"),
+                    ))
+                })?),
+                false => None,
+            };
+            Project::Remote(RemoteSession::open(remote, serve, copy).map_err(failed)?)
+        }
+        None => {
+            let settings = Arc::new(CliSettings {
+                mode,
+                store: store.clone(),
+            });
+            let options = Options {
+                mcp_servers: user_mcp_servers(&store),
+                ..args.kept.options(Default::default(), IndexConfig::new)
+            };
+            let session = Arc::new(Session::open(&args.root, settings, options).map_err(failed)?);
+            // The user's MCP servers, as the window starts them: their tools are
+            // among the specs of the first request.
+            runtime.block_on(session.start_servers());
+            Project::local(session)
+        }
+    };
     // --ephemeral: a history of its own, gone with the run.
     let scratch = if args.ephemeral {
         Some(tempfile::tempdir().map_err(|e| {
@@ -141,16 +174,16 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
     let history = Arc::new(History::new(
         scratch.as_ref().map_or(store.data_dir(), |dir| dir.path()),
     ));
-    let project = session.root().path().display().to_string();
+    let name = project.name();
     if let Some(id) = &args.resume {
         let part = Part {
             last: Some(1),
             ..Part::default()
         };
-        history.open_part(&project, id, part).map_err(failed)?;
+        history.open_part(&name, id, part).map_err(failed)?;
     }
     let request = json!({
-        "root": project,
+        "root": name,
         "task": args.task,
         "resume": args.resume,
         "ephemeral": args.ephemeral,
@@ -159,7 +192,7 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
         asker: Asker::for_stdin(),
         render,
     };
-    let host = Arc::new(LoopHost::new(session, history, Arc::new(model), front));
+    let host = Arc::new(LoopHost::new(project, history, Arc::new(model), front));
     let outcome = runtime.block_on(engine::run(host, engine::SCRIPT, "corralExec", request));
     match outcome.map_err(failed)?.as_str() {
         "done" => Ok(DONE),

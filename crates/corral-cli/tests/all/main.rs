@@ -26,3 +26,4 @@ mod sandbox_view;
 mod search_index;
 mod slash_commands;
 mod ssh;
+mod ssh_session;

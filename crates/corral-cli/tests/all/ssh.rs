@@ -12,13 +12,13 @@ use std::time::{Duration, Instant};
 
 /// An sshd of the test's own, and the client config that reaches it as
 /// the host alias `corral-test`.
-struct Sshd {
+pub struct Sshd {
     dir: tempfile::TempDir,
     server: Child,
 }
 
 impl Sshd {
-    fn start() -> Sshd {
+    pub fn start() -> Sshd {
         let sshd = Path::new("/usr/sbin/sshd");
         assert!(
             sshd.exists(),
@@ -97,12 +97,12 @@ impl Sshd {
         Sshd { dir, server }
     }
 
-    fn path(&self, name: &str) -> PathBuf {
+    pub fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
 
     /// `corral-cli call` with this server's client config.
-    fn cli(&self) -> Command {
+    pub fn cli(&self) -> Command {
         let mut cli = crate::common::corral_cli();
         cli.env(corral_remote::CONFIG_VAR, self.path("ssh_config"));
         cli
@@ -123,7 +123,7 @@ impl Drop for Sshd {
 }
 
 /// A project of a few files, in a folder of its own.
-fn project() -> tempfile::TempDir {
+pub fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("src")).unwrap();
     std::fs::write(
@@ -146,7 +146,13 @@ fn json_of(out: &Output) -> Value {
 }
 
 /// `call` at `root` (a path or an ssh:// name); its exit code and JSON.
-fn call(cli: &mut Command, root: &str, flags: &[&str], tool: &str, input: Value) -> (i32, Value) {
+pub fn call(
+    cli: &mut Command,
+    root: &str,
+    flags: &[&str],
+    tool: &str,
+    input: Value,
+) -> (i32, Value) {
     let out = cli
         .args(["call", "--root", root])
         .args(flags)
@@ -321,7 +327,7 @@ fn a_host_key_not_in_known_hosts_is_refused() {
 }
 
 /// Pids of `comm` processes whose command line holds `marker`.
-fn processes(comm: &str, marker: &str) -> Vec<u32> {
+pub fn processes(comm: &str, marker: &str) -> Vec<u32> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
@@ -336,7 +342,7 @@ fn processes(comm: &str, marker: &str) -> Vec<u32> {
     found
 }
 
-fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+pub fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(20);
     while !done() {
         assert!(Instant::now() < deadline, "timed out waiting for {what}");

@@ -1,0 +1,195 @@
+//! The open project's commands, by the app's names and arguments
+//! (docs/ipc.md): the tools' specs, checking and running calls, the
+//! conversations' grants, and cancelling a run. exec's and acp's loop host
+//! serves them over a local session; `serve` serves them on a remote, over
+//! ssh, to a [`corral_remote::RemoteSession`] that speaks them back.
+
+use corral_session::approvals::ApprovalAnswer;
+use corral_session::checkpoints::CallTag;
+use corral_session::runs::{Run, Runs};
+use corral_session::{Call, Consent, RunContext, Session};
+use corral_tools::shell::{OutputSink, ShellRun};
+use corral_tools::{Error, ErrorCode};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// The commands [`ProjectCommands::invoke`] answers.
+pub const COMMANDS: [&str; 8] = [
+    "tool_specs",
+    "check_call",
+    "run_call",
+    "call_tool",
+    "conversation_grants",
+    "revoke_grant",
+    "end_conversation",
+    "cancel",
+];
+
+/// A session and the runs its calls started.
+pub struct ProjectCommands {
+    pub session: Arc<Session>,
+    /// The runs `cancel` reaches (a host may share it with its own runs,
+    /// as the loop host does with its model streams).
+    pub runs: Arc<Runs>,
+}
+
+impl ProjectCommands {
+    pub fn new(session: Arc<Session>, runs: Arc<Runs>) -> ProjectCommands {
+        ProjectCommands { session, runs }
+    }
+
+    /// Answers one of [`COMMANDS`]; `output` receives a command's output
+    /// as it arrives (`run_call`, `call_tool`).
+    pub async fn invoke(
+        &self,
+        command: &str,
+        args: Value,
+        output: Option<OutputSink>,
+    ) -> Result<Value, Error> {
+        let session = &self.session;
+        match command {
+            "tool_specs" => to_value(session.tool_specs()),
+            "check_call" => {
+                let a: CheckArgs = parse(command, args)?;
+                to_value(session.check(Call {
+                    tool: a.tool,
+                    input: a.input,
+                    conversation: a.conversation,
+                })?)
+            }
+            "run_call" => {
+                let a: RunCallArgs = parse(command, args)?;
+                let consent = a
+                    .approval
+                    .map_or(Consent::None, |a| Consent::Answer(a.into()));
+                self.run_tool(a.run, output, async |run| {
+                    session.run(&a.ticket, consent, run).await
+                })
+                .await
+            }
+            "call_tool" => {
+                let a: CallToolArgs = parse(command, args)?;
+                let call = Call {
+                    tool: a.name,
+                    input: a.input,
+                    conversation: a.conversation,
+                };
+                self.run_tool(a.run, output, async |run| {
+                    session.call(call, Consent::None, run).await
+                })
+                .await
+            }
+            "conversation_grants" => {
+                let a: ConversationArgs = parse(command, args)?;
+                to_value(session.grants(&a.conversation))
+            }
+            "revoke_grant" => {
+                let a: RevokeArgs = parse(command, args)?;
+                to_value(session.revoke_grant(&a.conversation, &a.id))
+            }
+            "end_conversation" => {
+                let a: ConversationArgs = parse(command, args)?;
+                session.end_conversation(&a.conversation);
+                Ok(Value::Null)
+            }
+            "cancel" => {
+                let a: CancelArgs = parse(command, args)?;
+                self.runs.cancel(&a.run_id);
+                Ok(Value::Null)
+            }
+            other => Err(Error::new(
+                ErrorCode::NotFound,
+                format!("`{other}` is not a command of the project's session"),
+            )
+            .hint("This is a bug in Corral: the two sides disagree on the commands.")),
+        }
+    }
+
+    /// Runs a call (by its ticket, or checked and run in one), stoppable
+    /// by `cancel(run_id)`.
+    async fn run_tool(
+        &self,
+        run: RunArgs,
+        output: Option<OutputSink>,
+        go: impl AsyncFnOnce(RunContext) -> Result<Value, Error>,
+    ) -> Result<Value, Error> {
+        let context = RunContext {
+            shell: ShellRun {
+                on_output: output,
+                ..ShellRun::default()
+            },
+            tag: CallTag {
+                turn: run.turn_id,
+                call: run.call_id,
+            },
+        };
+        let Some(id) = run.run_id.as_deref() else {
+            return go(context).await;
+        };
+        self.runs
+            .start(id, Run::Shell(context.shell.cancel.clone()))?;
+        let result = go(context).await;
+        self.runs.end(id);
+        result
+    }
+}
+
+pub(crate) fn parse<T: DeserializeOwned>(command: &str, args: Value) -> Result<T, Error> {
+    serde_json::from_value(args)
+        .map_err(|e| Error::invalid_input(format!("the arguments of `{command}` do not fit: {e}")))
+}
+
+pub(crate) fn to_value(value: impl Serialize) -> Result<Value, Error> {
+    serde_json::to_value(value)
+        .map_err(|e| Error::new(ErrorCode::Io, format!("could not encode an answer: {e}")))
+}
+
+/// What a run of a call carries besides the call.
+#[derive(Deserialize, Default)]
+struct RunArgs {
+    run_id: Option<String>,
+    turn_id: Option<String>,
+    call_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct CheckArgs {
+    tool: String,
+    input: Value,
+    conversation: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RunCallArgs {
+    ticket: String,
+    approval: Option<ApprovalAnswer>,
+    #[serde(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Deserialize)]
+struct CallToolArgs {
+    name: String,
+    input: Value,
+    conversation: Option<String>,
+    #[serde(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Deserialize)]
+struct ConversationArgs {
+    conversation: String,
+}
+
+#[derive(Deserialize)]
+struct RevokeArgs {
+    conversation: String,
+    id: String,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct CancelArgs {
+    pub run_id: String,
+}

@@ -1,0 +1,167 @@
+//! `corral-cli serve`: a project's session kept open on this machine for
+//! a client at the other end of stdin/stdout — a
+//! [`corral_remote::RemoteSession`] over ssh. One JSON object a line
+//! (docs/remote.md has the protocol):
+//!
+//! - first, `{"ready": {"version", "root"}}`, or `{"failed": ERROR}` when
+//!   the project could not be opened;
+//! - in: `{"id": N, "command": NAME, "args": {...}, "output": BOOL}`, a
+//!   command of [`crate::project::COMMANDS`];
+//! - out: `{"id": N, "event": {"stream", "data"}}` for each chunk of a
+//!   command's output when `output` was asked, then `{"id": N, "ok":
+//!   VALUE}` or `{"id": N, "error": ERROR}`.
+//!
+//! Requests are answered as they finish, not in order. When stdin ends
+//! (the client left, or the connection was lost) every running call is
+//! cancelled, the sandbox kills what they started, and serve exits: a
+//! command is never left running with no one to see it.
+
+use crate::project::ProjectCommands;
+use crate::Kept;
+use corral_session::{Fixed, Session};
+use corral_tools::search::IndexConfig;
+use corral_tools::shell::{OutputSink, Stream};
+use corral_tools::Error;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::rc::Rc;
+use std::sync::Arc;
+
+#[derive(clap::Args)]
+pub struct ServeArgs {
+    /// The project folder every path is confined to.
+    #[arg(long)]
+    root: PathBuf,
+    /// Permission mode calls are judged in: read_only, ask, auto_edit,
+    /// full_auto.
+    #[arg(long, default_value = "ask")]
+    mode: String,
+    /// Allow writes only beneath this path (repeatable).
+    #[arg(long, value_name = "PATH")]
+    writable: Vec<String>,
+    /// A path no tool may touch (repeatable).
+    #[arg(long, value_name = "PATH")]
+    blocked: Vec<String>,
+    #[command(flatten)]
+    kept: Kept,
+}
+
+/// One request of the client's.
+#[derive(Deserialize)]
+struct Request {
+    id: u64,
+    command: String,
+    #[serde(default)]
+    args: Value,
+    /// Stream a command's output as events.
+    #[serde(default)]
+    output: bool,
+}
+
+/// Serves until stdin ends.
+pub fn serve(args: ServeArgs) -> ExitCode {
+    let session = match open(args) {
+        Ok(session) => session,
+        Err(e) => {
+            send(&json!({ "failed": e.to_json() }));
+            return ExitCode::FAILURE;
+        }
+    };
+    let runtime = match crate::runtime() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            send(&json!({ "failed": e.to_json() }));
+            return ExitCode::FAILURE;
+        }
+    };
+    send(&json!({ "ready": {
+        "version": corral_remote::VERSION,
+        "root": session.root().path().display().to_string(),
+    }}));
+    let (lines, mut received) = tokio::sync::mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let runs = Arc::new(corral_session::runs::Runs::default());
+    let commands = Rc::new(ProjectCommands::new(Arc::new(session), runs.clone()));
+    let local = tokio::task::LocalSet::new();
+    local.block_on(&runtime, async {
+        let mut answering = tokio::task::JoinSet::new();
+        while let Some(line) = received.recv().await {
+            match serde_json::from_str::<Request>(&line) {
+                Ok(request) => {
+                    answering.spawn_local(answer(commands.clone(), request));
+                }
+                Err(e) => send(&json!({
+                    "id": null,
+                    "error": Error::invalid_input(format!("a request that is not one: {e}")).to_json(),
+                })),
+            }
+            // Reap the answered ones as we go.
+            while answering.try_join_next().is_some() {}
+        }
+        // The client is gone: nothing it started goes on running.
+        runs.cancel_all();
+        while answering.join_next().await.is_some() {}
+    });
+    ExitCode::SUCCESS
+}
+
+fn open(args: ServeArgs) -> Result<Session, Error> {
+    let settings = Arc::new(Fixed {
+        mode: args.mode.parse()?,
+        ..Fixed::default()
+    });
+    let options = corral_session::Options {
+        build_index: true,
+        ..args.kept.options(
+            crate::boundaries(args.writable, args.blocked),
+            IndexConfig::prebuilt,
+        )
+    };
+    Session::open(&args.root, settings, options)
+}
+
+async fn answer(commands: Rc<ProjectCommands>, request: Request) {
+    let Request {
+        id,
+        command,
+        mut args,
+        output,
+    } = request;
+    // Every run gets an id, so that the end of the connection reaches it.
+    if matches!(command.as_str(), "run_call" | "call_tool") {
+        if let Some(object) = args.as_object_mut() {
+            object
+                .entry("run_id")
+                .or_insert_with(|| Value::String(format!("serve-{id}")));
+        }
+    }
+    let sink: Option<OutputSink> = output.then(|| {
+        Arc::new(move |stream: Stream, bytes: &[u8]| {
+            send(&json!({ "id": id, "event": {
+                "stream": stream,
+                "data": String::from_utf8_lossy(bytes),
+            }}));
+        }) as OutputSink
+    });
+    match commands.invoke(&command, args, sink).await {
+        Ok(value) => send(&json!({ "id": id, "ok": value })),
+        Err(e) => send(&json!({ "id": id, "error": e.to_json() })),
+    }
+}
+
+/// Writes one message as one line; stdout carries nothing else.
+fn send(message: &Value) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{message}");
+    let _ = out.flush();
+}

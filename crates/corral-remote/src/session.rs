@@ -1,0 +1,326 @@
+//! A project's session kept open on the remote: one ssh session (inside
+//! the multiplexed connection) running `corral-cli serve` there, spoken to
+//! one JSON object a line (docs/remote.md). Every command of the app's
+//! port for the project — checking and running calls, grants, cancel —
+//! goes over it, and a command's output comes back as it arrives.
+//!
+//! A lost connection is reported, never hidden: every call waiting on it
+//! fails with an `io` error, retryable, saying it was interrupted (the
+//! remote's serve saw its stdin close and cancelled what was running, so
+//! nothing goes on there unseen). The next command connects anew, to a
+//! new session there: its tickets and grants start empty.
+
+use crate::{cli_command, connection_error, failed, install, missing, Remote, MISSING};
+use corral_protocol::{Error, ErrorCode};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Output, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use tokio::sync::{mpsc, oneshot};
+
+/// How much of ssh's stderr is kept, for the error of a lost connection.
+const SAID_KEPT: usize = 4096;
+
+/// A session on a remote project.
+pub struct RemoteSession {
+    remote: Remote,
+    /// The words after `serve --root PATH` (its mode, its folders).
+    serve: Vec<String>,
+    /// This machine's corral-cli, copied there when missing: the user
+    /// agreed. `None`: a missing one is an `approval_required` error.
+    copy: Option<PathBuf>,
+    link: Mutex<Option<Arc<Link>>>,
+}
+
+/// One live ssh session running serve.
+struct Link {
+    stdin: Mutex<ChildStdin>,
+    shared: Arc<Shared>,
+    next: AtomicU64,
+}
+
+/// What the reader thread and the callers share.
+struct Shared {
+    /// The requests waiting, by id; `None` once the connection is gone.
+    pending: Mutex<Option<HashMap<u64, mpsc::UnboundedSender<Message>>>>,
+    /// The end of ssh's stderr.
+    said: Mutex<Vec<u8>>,
+}
+
+/// What comes back for a request: events, then its answer.
+enum Message {
+    Event(Value),
+    Answer(Result<Value, Error>),
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl RemoteSession {
+    /// Opens `remote`'s folder there (`serve --root PATH` and `serve`'s
+    /// own words); `copy`: the binary to put there when that version is
+    /// missing, as the user agreed. Blocks until the remote said it is
+    /// ready, or why not.
+    pub fn open(
+        remote: Remote,
+        serve: Vec<String>,
+        copy: Option<PathBuf>,
+    ) -> Result<RemoteSession, Error> {
+        let link = connect(&remote, &serve, copy.as_ref())?;
+        Ok(RemoteSession {
+            remote,
+            serve,
+            copy,
+            link: Mutex::new(Some(link)),
+        })
+    }
+
+    /// The remote folder.
+    pub fn remote(&self) -> &Remote {
+        &self.remote
+    }
+
+    /// Runs `command` there with `args`; `on_event` receives each chunk
+    /// of a command's output (`{"stream", "data"}`) as it arrives.
+    pub async fn invoke(
+        &self,
+        command: &str,
+        args: Value,
+        on_event: Option<&(dyn Fn(Value) + Sync)>,
+    ) -> Result<Value, Error> {
+        let (link, id, mut received) = self.register().await?;
+        let request = json!({
+            "id": id,
+            "command": command,
+            "args": args,
+            "output": on_event.is_some(),
+        });
+        {
+            let mut stdin = lock(&link.stdin);
+            // A failed write is the connection's: the reader sees it end.
+            let _ = writeln!(stdin, "{request}").and_then(|()| stdin.flush());
+        }
+        while let Some(message) = received.recv().await {
+            match message {
+                Message::Event(event) => {
+                    if let Some(on_event) = on_event {
+                        on_event(event);
+                    }
+                }
+                Message::Answer(answer) => return answer,
+            }
+        }
+        let said = lock(&link.shared.said).clone();
+        let said = String::from_utf8_lossy(&said);
+        let last = last_line(&said);
+        Err(connection_error(&self.remote, last)
+            .detail("interrupted", true)
+            .detail("command", command)
+            .hint(format!(
+                "The connection was lost during `{command}`, and the call was stopped on {}. Try again: the next call connects anew.",
+                self.remote.destination
+            )))
+    }
+
+    /// A live link (connecting anew when the last one is gone), and a
+    /// request registered on it.
+    async fn register(&self) -> Result<(Arc<Link>, u64, mpsc::UnboundedReceiver<Message>), Error> {
+        let live = lock(&self.link).clone();
+        if let Some(link) = live {
+            if let Some((id, received)) = link.register() {
+                return Ok((link, id, received));
+            }
+        }
+        let (remote, serve, copy) = (self.remote.clone(), self.serve.clone(), self.copy.clone());
+        let (sent, connected) = oneshot::channel();
+        // Connecting blocks on ssh: on a thread of its own, not the caller's.
+        std::thread::spawn(move || {
+            let _ = sent.send(connect(&remote, &serve, copy.as_ref()));
+        });
+        let link = connected.await.map_err(|_| {
+            Error::new(ErrorCode::Io, "the connection attempt ended without a word")
+        })??;
+        *lock(&self.link) = Some(link.clone());
+        let (id, received) = link
+            .register()
+            .ok_or_else(|| connection_error(&self.remote, "lost as soon as it was made"))?;
+        Ok((link, id, received))
+    }
+}
+
+impl Link {
+    fn register(&self) -> Option<(u64, mpsc::UnboundedReceiver<Message>)> {
+        let mut pending = lock(&self.shared.pending);
+        let pending = pending.as_mut()?;
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let (sent, received) = mpsc::unbounded_channel();
+        pending.insert(id, sent);
+        Some((id, received))
+    }
+}
+
+/// What the remote said first.
+enum Started {
+    Ready(Arc<Link>),
+    /// corral-cli of this version is not there: ssh's stdout.
+    Missing(Vec<u8>),
+}
+
+/// A link to serve on `remote`, copying corral-cli there first when it is
+/// missing and `copy` says so.
+fn connect(remote: &Remote, serve: &[String], copy: Option<&PathBuf>) -> Result<Arc<Link>, Error> {
+    let said = match start(remote, serve)? {
+        Started::Ready(link) => return Ok(link),
+        Started::Missing(said) => said,
+    };
+    let missing = missing(remote, &said)?;
+    let binary = copy.cloned().unwrap_or_default();
+    install(remote, &binary, &missing, copy.is_some())?;
+    match start(remote, serve)? {
+        Started::Ready(link) => Ok(link),
+        Started::Missing(_) => Err(Error::new(
+            ErrorCode::Io,
+            format!(
+                "corral-cli was copied to {}, and is still not found there",
+                remote.destination
+            ),
+        )),
+    }
+}
+
+/// Starts serve there and reads its first line.
+fn start(remote: &Remote, serve: &[String]) -> Result<Started, Error> {
+    let mut words = vec!["serve".to_string(), "--root".into(), remote.path.clone()];
+    words.extend(serve.iter().cloned());
+    let mut child = cli_command(remote, &words)?
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| {
+            Error::new(ErrorCode::Io, format!("could not run ssh: {e}"))
+                .hint("Install OpenSSH's client (`ssh`).")
+        })?;
+    let shared = Arc::new(Shared {
+        pending: Mutex::new(Some(HashMap::new())),
+        said: Mutex::default(),
+    });
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Err(Error::new(
+            ErrorCode::Io,
+            "ssh was started without its pipes",
+        ));
+    };
+    let keeping = {
+        let shared = shared.clone();
+        std::thread::spawn(move || keep_said(stderr, &shared))
+    };
+    let mut stdout = BufReader::new(stdout);
+    let mut first = String::new();
+    let _ = stdout.read_line(&mut first);
+    let hello: Value = serde_json::from_str(&first).unwrap_or(Value::Null);
+    if hello.get("ready").is_some() {
+        let reading = shared.clone();
+        std::thread::spawn(move || read_answers(stdout, child, &reading));
+        return Ok(Started::Ready(Arc::new(Link {
+            stdin: Mutex::new(stdin),
+            shared,
+            next: AtomicU64::new(1),
+        })));
+    }
+    drop(stdin);
+    let mut rest = first.into_bytes();
+    let _ = stdout.read_to_end(&mut rest);
+    let status = child
+        .wait()
+        .map_err(|e| Error::new(ErrorCode::Io, format!("could not wait for ssh: {e}")))?;
+    let _ = keeping.join();
+    if let Some(error) = hello.get("failed") {
+        return Err(serde_json::from_value(error.clone()).unwrap_or_else(|_| {
+            Error::new(
+                ErrorCode::Io,
+                format!("the remote could not open the project: {error}"),
+            )
+        }));
+    }
+    if status.code() == Some(MISSING) {
+        return Ok(Started::Missing(rest));
+    }
+    let stderr = lock(&shared.said).clone();
+    Err(failed(
+        remote,
+        &Output {
+            status,
+            stdout: rest,
+            stderr,
+        },
+    ))
+}
+
+/// Keeps the end of ssh's stderr.
+fn keep_said(mut stderr: impl Read, shared: &Shared) {
+    let mut chunk = [0u8; 1024];
+    while let Ok(n) = stderr.read(&mut chunk) {
+        if n == 0 {
+            break;
+        }
+        let mut said = lock(&shared.said);
+        said.extend_from_slice(&chunk[..n]);
+        let over = said.len().saturating_sub(SAID_KEPT);
+        said.drain(..over);
+    }
+}
+
+/// Hands each line of serve's to the request it answers, until the
+/// connection ends; then every request waiting is told (its channel
+/// closes) and ssh is reaped.
+fn read_answers(stdout: BufReader<ChildStdout>, mut child: Child, shared: &Shared) {
+    for line in stdout.lines() {
+        let Ok(line) = line else { break };
+        let Ok(message) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        let Some(id) = message.get("id").and_then(Value::as_u64) else {
+            continue;
+        };
+        let mut pending = lock(&shared.pending);
+        let Some(pending) = pending.as_mut() else {
+            break;
+        };
+        if let Some(event) = message.get("event") {
+            if let Some(sent) = pending.get(&id) {
+                let _ = sent.send(Message::Event(event.clone()));
+            }
+        } else if let Some(sent) = pending.remove(&id) {
+            let answer = match (message.get("ok"), message.get("error")) {
+                (Some(ok), _) => Ok(ok.clone()),
+                (None, Some(error)) => {
+                    Err(serde_json::from_value(error.clone()).unwrap_or_else(|_| {
+                        Error::new(ErrorCode::Io, format!("the remote failed: {error}"))
+                    }))
+                }
+                (None, None) => Err(Error::new(
+                    ErrorCode::Io,
+                    format!("the remote answered neither ok nor error: {line}"),
+                )),
+            };
+            let _ = sent.send(Message::Answer(answer));
+        }
+    }
+    lock(&shared.pending).take();
+    let _ = child.wait();
+}
+
+fn last_line(said: &str) -> &str {
+    said.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("ssh ended")
+        .trim()
+}
