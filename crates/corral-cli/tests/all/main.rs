@@ -24,6 +24,7 @@ mod refusals;
 mod sandbox;
 mod sandbox_view;
 mod search_index;
+mod serve;
 mod slash_commands;
 mod ssh;
 mod ssh_session;

@@ -32,6 +32,34 @@ fn open(sshd: &Sshd, folder: &std::path::Path, mode: &str) -> RemoteSession {
     RemoteSession::open(remote, serve, Some(corral_cli_binary())).unwrap()
 }
 
+#[test]
+fn a_missing_corral_cli_is_copied_only_when_the_caller_says_the_user_agreed() {
+    let sshd = Sshd::start();
+    let there = project();
+    let mut remote = Remote::parse(&format!("corral-test:{}", there.path().display()))
+        .unwrap()
+        .unwrap();
+    remote.config = Some(sshd.path("ssh_config"));
+    let installed = sshd
+        .path("remote-cache/corral/bin")
+        .join(format!("corral-cli-{}", env!("CARGO_PKG_VERSION")));
+    let refused = RemoteSession::open(remote.clone(), vec![], None)
+        .err()
+        .expect("no session without corral-cli there");
+    assert_eq!(
+        refused.code,
+        corral_tools::ErrorCode::ApprovalRequired,
+        "{refused:?}"
+    );
+    assert!(!installed.exists());
+    let session = RemoteSession::open(remote, vec![], Some(corral_cli_binary())).unwrap();
+    assert!(installed.exists());
+    let specs = runtime()
+        .block_on(session.invoke("tool_specs", json!({}), None))
+        .unwrap();
+    assert!(!specs.as_array().unwrap().is_empty());
+}
+
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()

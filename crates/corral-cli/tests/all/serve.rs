@@ -1,0 +1,110 @@
+//! `corral-cli serve` spoken to directly on its pipes, as ssh carries it
+//! for a remote project (docs/remote.md): its first line, answers by id,
+//! and what it says of requests it cannot take.
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+
+struct Serve {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Serve {
+    fn start(root: &std::path::Path) -> Serve {
+        let mut child = crate::common::corral_cli()
+            .args(["serve", "--root"])
+            .arg(root)
+            .args(["--mode", "ask", "--no-lsp", "--no-checkpoint"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Serve {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn read(&mut self) -> Value {
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line:?}"))
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn serve_says_it_is_ready_answers_by_id_and_ends_with_its_stdin() {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(project.path().join("a.txt"), "hello\n").unwrap();
+    let mut serve = Serve::start(project.path());
+    let ready = serve.read();
+    assert_eq!(
+        ready["ready"]["version"],
+        env!("CARGO_PKG_VERSION"),
+        "{ready}"
+    );
+
+    serve.send(
+        &json!({"id": 7, "command": "call_tool", "args": {"name": "read_file", "input": {"path": "a.txt"}}})
+            .to_string(),
+    );
+    let answer = serve.read();
+    assert_eq!(answer["id"], 7);
+    assert_eq!(answer["ok"]["content"], "hello\n", "{answer}");
+
+    // In `ask`, a write is not run unanswered: the session's own error.
+    serve.send(
+        &json!({"id": 8, "command": "call_tool", "args": {"name": "write_file", "input": {"path": "b.txt", "content": "x"}}})
+            .to_string(),
+    );
+    let answer = serve.read();
+    assert_eq!(
+        (&answer["id"], &answer["error"]["code"]),
+        (&json!(8), &json!("approval_required")),
+        "{answer}"
+    );
+    assert!(!project.path().join("b.txt").exists());
+
+    serve.send("not json");
+    let answer = serve.read();
+    assert_eq!(answer["id"], Value::Null);
+    assert_eq!(answer["error"]["code"], "invalid_input", "{answer}");
+
+    serve.send(&json!({"id": 9, "command": "open_project", "args": {}}).to_string());
+    let answer = serve.read();
+    assert_eq!(answer["error"]["code"], "not_found", "{answer}");
+
+    // Its stdin closed (the connection gone): it exits.
+    drop(serve.stdin.take());
+    assert!(serve.child.wait().unwrap().success());
+}
+
+#[test]
+fn a_root_that_is_not_a_folder_is_said_on_the_first_line() {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let mut serve = Serve::start(file.path());
+    let first = serve.read();
+    assert!(first.get("ready").is_none(), "{first}");
+    assert_eq!(first["failed"]["code"], "not_a_directory", "{first}");
+    assert_eq!(serve.child.wait().unwrap().code(), Some(1));
+}
