@@ -1,11 +1,13 @@
 //! The open project's commands, by the app's names and arguments
 //! (docs/ipc.md): the tools' specs, checking and running calls, the
-//! conversations' grants, and cancelling a run. exec's and acp's loop host
+//! conversations' grants, cancelling a run, and the MCP servers (plus
+//! `use_mcp_servers`, which puts the user's servers in the session). exec's and acp's loop host
 //! serves them over a local session; `serve` serves them on a remote, over
 //! ssh, to a [`corral_remote::RemoteSession`] that speaks them back.
 
 use corral_session::approvals::ApprovalAnswer;
 use corral_session::checkpoints::CallTag;
+use corral_session::mcp::McpServerConfig;
 use corral_session::runs::{Run, Runs};
 use corral_session::{Call, Consent, RunContext, Session};
 use corral_tools::shell::{OutputSink, ShellRun};
@@ -16,7 +18,7 @@ use serde_json::Value;
 use std::sync::Arc;
 
 /// The commands [`ProjectCommands::invoke`] answers.
-pub const COMMANDS: [&str; 8] = [
+pub const COMMANDS: [&str; 11] = [
     "tool_specs",
     "check_call",
     "run_call",
@@ -25,6 +27,9 @@ pub const COMMANDS: [&str; 8] = [
     "revoke_grant",
     "end_conversation",
     "cancel",
+    "mcp_status",
+    "restart_mcp_server",
+    "use_mcp_servers",
 ];
 
 /// A session and the runs its calls started.
@@ -98,6 +103,20 @@ impl ProjectCommands {
                 let a: CancelArgs = parse(command, args)?;
                 self.runs.cancel(&a.run_id);
                 Ok(Value::Null)
+            }
+            "mcp_status" => to_value(session.server_status()),
+            "restart_mcp_server" => {
+                let a: RestartArgs = parse(command, args)?;
+                session.servers().restart(&a.name).await?;
+                to_value(session.server_status())
+            }
+            // The user's servers, run where the project is: a remote
+            // project's are sent to its session, with their variables.
+            "use_mcp_servers" => {
+                let a: ServersArgs = parse(command, args)?;
+                let servers = a.servers.into_iter().map(|s| (s.config, s.vars)).collect();
+                session.replace_servers(servers).await;
+                to_value(session.server_status())
             }
             other => Err(Error::new(
                 ErrorCode::NotFound,
@@ -187,6 +206,23 @@ struct ConversationArgs {
 struct RevokeArgs {
     conversation: String,
     id: String,
+}
+
+#[derive(Deserialize)]
+struct RestartArgs {
+    name: String,
+}
+
+#[derive(Deserialize)]
+struct ServersArgs {
+    servers: Vec<ServerArgs>,
+}
+
+/// One of the user's MCP servers and its variables' values.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct ServerArgs {
+    pub config: McpServerConfig,
+    pub vars: Vec<(String, String)>,
 }
 
 #[derive(Deserialize)]

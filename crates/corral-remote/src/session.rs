@@ -33,6 +33,8 @@ pub struct RemoteSession {
     /// agreed. `None`: a missing one is an `approval_required` error.
     copy: Option<PathBuf>,
     link: Mutex<Option<Arc<Link>>>,
+    /// Requests every new connection is given first.
+    kept: Mutex<Vec<(String, Value)>>,
 }
 
 /// One live ssh session running serve.
@@ -76,6 +78,7 @@ impl RemoteSession {
             serve,
             copy,
             link: Mutex::new(Some(link)),
+            kept: Mutex::default(),
         })
     }
 
@@ -92,7 +95,29 @@ impl RemoteSession {
         args: Value,
         on_event: Option<&(dyn Fn(Value) + Sync)>,
     ) -> Result<Value, Error> {
-        let (link, id, mut received) = self.register().await?;
+        let link = self.link().await?;
+        self.request(&link, command, args, on_event).await
+    }
+
+    /// [`RemoteSession::invoke`], and again on every new connection
+    /// before anything else: what the session must hold whichever serve
+    /// answers (the user's MCP servers).
+    pub async fn invoke_kept(&self, command: &str, args: Value) -> Result<Value, Error> {
+        let answer = self.invoke(command, args.clone(), None).await?;
+        lock(&self.kept).push((command.to_string(), args));
+        Ok(answer)
+    }
+
+    async fn request(
+        &self,
+        link: &Link,
+        command: &str,
+        args: Value,
+        on_event: Option<&(dyn Fn(Value) + Sync)>,
+    ) -> Result<Value, Error> {
+        let Some((id, mut received)) = link.register() else {
+            return Err(self.interrupted(link, command));
+        };
         let request = json!({
             "id": id,
             "command": command,
@@ -114,26 +139,28 @@ impl RemoteSession {
                 Message::Answer(answer) => return answer,
             }
         }
+        Err(self.interrupted(link, command))
+    }
+
+    /// The connection was lost during `command`.
+    fn interrupted(&self, link: &Link, command: &str) -> Error {
         let said = lock(&link.shared.said).clone();
         let said = String::from_utf8_lossy(&said);
-        let last = last_line(&said);
-        Err(connection_error(&self.remote, last)
+        connection_error(&self.remote, last_line(&said))
             .detail("interrupted", true)
             .detail("command", command)
             .hint(format!(
                 "The connection was lost during `{command}`, and the call was stopped on {}. Try again: the next call connects anew.",
                 self.remote.destination
-            )))
+            ))
     }
 
-    /// A live link (connecting anew when the last one is gone), and a
-    /// request registered on it.
-    async fn register(&self) -> Result<(Arc<Link>, u64, mpsc::UnboundedReceiver<Message>), Error> {
+    /// The live link, or a new one when the last one is gone (what was
+    /// kept sent on it first).
+    async fn link(&self) -> Result<Arc<Link>, Error> {
         let live = lock(&self.link).clone();
-        if let Some(link) = live {
-            if let Some((id, received)) = link.register() {
-                return Ok((link, id, received));
-            }
+        if let Some(link) = live.filter(|link| link.is_open()) {
+            return Ok(link);
         }
         let (remote, serve, copy) = (self.remote.clone(), self.serve.clone(), self.copy.clone());
         let (sent, connected) = oneshot::channel();
@@ -144,15 +171,20 @@ impl RemoteSession {
         let link = connected.await.map_err(|_| {
             Error::new(ErrorCode::Io, "the connection attempt ended without a word")
         })??;
+        let kept = lock(&self.kept).clone();
+        for (command, args) in kept {
+            self.request(&link, &command, args, None).await?;
+        }
         *lock(&self.link) = Some(link.clone());
-        let (id, received) = link
-            .register()
-            .ok_or_else(|| connection_error(&self.remote, "lost as soon as it was made"))?;
-        Ok((link, id, received))
+        Ok(link)
     }
 }
 
 impl Link {
+    fn is_open(&self) -> bool {
+        lock(&self.shared.pending).is_some()
+    }
+
     fn register(&self) -> Option<(u64, mpsc::UnboundedReceiver<Message>)> {
         let mut pending = lock(&self.shared.pending);
         let pending = pending.as_mut()?;

@@ -9,6 +9,7 @@ pub(crate) mod engine;
 pub(crate) mod host;
 mod render;
 
+use crate::project::ServerArgs;
 use crate::Kept;
 use corral_history::{History, Part};
 use corral_llm::Provider;
@@ -142,7 +143,20 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
                 })?),
                 false => None,
             };
-            Project::Remote(RemoteSession::open(remote, serve, copy).map_err(failed)?)
+            let session = RemoteSession::open(remote, serve, copy).map_err(failed)?;
+            // The user's MCP servers run there, beside the project, with
+            // their variables; their tools are among the first specs.
+            let servers: Vec<ServerArgs> = user_mcp_servers(&store)
+                .into_iter()
+                .map(|(config, vars)| ServerArgs { config, vars })
+                .collect();
+            if !servers.is_empty() {
+                let args = json!({ "servers": servers });
+                runtime
+                    .block_on(session.invoke_kept("use_mcp_servers", args))
+                    .map_err(failed)?;
+            }
+            Project::Remote(session)
         }
         None => {
             let settings = Arc::new(CliSettings {

@@ -60,6 +60,21 @@ fn a_missing_corral_cli_is_copied_only_when_the_caller_says_the_user_agreed() {
     assert!(!specs.as_array().unwrap().is_empty());
 }
 
+/// The fixture MCP server copied into `project` (a server's sandbox has a
+/// /tmp of its own), as the app's settings name it.
+fn fixture_server(project: &std::path::Path) -> Value {
+    let script = project.join(".fixture/mcp_server.py");
+    std::fs::create_dir_all(script.parent().unwrap()).unwrap();
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../corral-testkit/fixtures/mcp_server.py"),
+        &script,
+    )
+    .unwrap();
+    json!({ "name": "fixture", "command": "/usr/bin/python3", "args": [script],
+        "timeout_secs": 5, "trusted": true })
+}
+
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -207,6 +222,11 @@ fn a_connection_killed_during_a_command_reports_it_interrupted_ends_it_there_and
     let there = project();
     let session = open(&sshd, there.path(), "full_auto");
     let rt = runtime();
+    let servers = json!({ "servers": [{ "config": fixture_server(there.path()), "vars": [] }] });
+    let status = rt
+        .block_on(session.invoke_kept("use_mcp_servers", servers))
+        .unwrap();
+    assert_eq!(status[0]["state"], "running", "{status}");
     let root = there.path().display().to_string();
     let marker = format!("corral-session-drop-{}", std::process::id());
     let input = json!({"command": "node", "args": ["-e", "setInterval(() => console.log('tick'), 100)", &marker], "timeout_secs": 120});
@@ -243,7 +263,12 @@ fn a_connection_killed_during_a_command_reports_it_interrupted_ends_it_there_and
         processes("node", &marker).is_empty()
     });
 
-    // The next call connects anew.
+    // The next call connects anew, to a session given the servers again.
+    let status = rt
+        .block_on(session.invoke("mcp_status", json!({}), None))
+        .unwrap();
+    assert_eq!(status[0]["name"], "fixture", "{status}");
+    assert_eq!(status[0]["state"], "running", "{status}");
     let read = rt
         .block_on(session.invoke(
             "call_tool",
@@ -260,11 +285,16 @@ fn exec_runs_its_task_on_a_remote_root_with_the_model_and_history_here() {
     let server = Scripted::start(json!([
         { "tools": [{ "name": "write_file", "input": { "path": "b.txt", "content": "written there\n" } }] },
         { "tools": [{ "name": "read_file", "input": { "path": "../secret.txt" } }] },
+        { "tools": [{ "name": "fixture__echo", "input": { "text": "from over there" } }] },
         { "text": "Written." },
     ]));
     let home = Home::new(&server.base_url());
     let there = project();
     std::fs::write(there.path().parent().unwrap().join("secret.txt"), "no").ok();
+    // The user's MCP server, added in the app: it runs on the remote.
+    let servers = json!({ "servers": [fixture_server(there.path())] });
+    let config = home.dir.path().join("config/dev.corral.desktop/mcp.json");
+    std::fs::write(config, servers.to_string()).unwrap();
     let root = format!("ssh://corral-test{}", there.path().display());
     let out = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
         .env("HOME", home.dir.path())
@@ -295,7 +325,7 @@ fn exec_runs_its_task_on_a_remote_root_with_the_model_and_history_here() {
         .iter()
         .filter(|e| e["type"] == "tool_result")
         .collect();
-    assert_eq!(results.len(), 2, "{events:?}");
+    assert_eq!(results.len(), 3, "{events:?}");
     assert_eq!(results[0]["status"], "done", "{}", results[0]);
     assert_eq!(
         std::fs::read_to_string(there.path().join("b.txt")).unwrap(),
@@ -307,7 +337,14 @@ fn exec_runs_its_task_on_a_remote_root_with_the_model_and_history_here() {
         "{}",
         results[1]
     );
-    assert_eq!(requests.len(), 3);
+    assert_eq!(results[2]["status"], "done", "{}", results[2]);
+    assert!(
+        results[2].to_string().contains("from over there"),
+        "{}",
+        results[2]
+    );
+    assert!(requests[0].to_string().contains("fixture__echo"));
+    assert_eq!(requests.len(), 4);
     // The checkpoint is the remote's; the conversation is kept here, under
     // the remote folder's name.
     assert!(std::fs::read_dir(sshd.path("remote-data")).unwrap().count() > 0);
