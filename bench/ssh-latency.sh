@@ -4,7 +4,10 @@
 # with the same folder named as ssh://corral-bench/… through a real sshd
 # on 127.0.0.1 (started here, with keys made here; the remote's
 # corral-cli copied there by the first call). Each remote call opens its
-# own connections (one to find the remote's corral-cli, one for the call).
+# own ssh session inside the shared connection. Then the same read_file
+# as a request to a long-lived `corral-cli serve`: one running here, and
+# one running there over a single ssh session (what a remote project in
+# the window or exec uses), each the median of RUNS round trips.
 # Usage: bench/ssh-latency.sh [RUNS]   (default 21; CORRAL_BENCH_PROFILE=debug
 # for the debug build instead of release)
 set -euo pipefail
@@ -73,3 +76,39 @@ remote_ms=$(median_ms "${remote_call[@]}")
 echo "read_file, local root:          ${local_ms} ms (median of $runs, $profile)"
 echo "read_file, ssh:// on loopback:  ${remote_ms} ms (median of $runs, $profile)"
 awk -v a="$remote_ms" -v b="$local_ms" 'BEGIN {printf "ssh over local:                 %.1f ms\n", a - b}'
+
+# The long-lived session: requests on one open channel.
+session_ms() { # command...
+  python3 - "$runs" "$@" <<'PY'
+import json, subprocess, sys, time
+runs, command = int(sys.argv[1]), sys.argv[2:]
+serve = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+first = serve.stdout.readline()
+if "ready" not in json.loads(first):
+    sys.exit(f"serve did not start: {first}")
+times = []
+for n in range(runs + 1):
+    request = {"id": n, "command": "call_tool", "args": {"name": "read_file", "input": {"path": "a.txt"}}}
+    start = time.perf_counter()
+    serve.stdin.write(json.dumps(request) + "\n")
+    serve.stdin.flush()
+    answer = json.loads(serve.stdout.readline())
+    if "ok" not in answer:
+        sys.exit(f"the call failed: {answer}")
+    if n:  # the first warms the session
+        times.append((time.perf_counter() - start) * 1000)
+serve.stdin.close()
+serve.wait()
+times.sort()
+print(f"{times[len(times) // 2]:.2f}")
+PY
+}
+
+serve_flags=(--root "$work/project" --mode full_auto --no-lsp --no-checkpoint)
+version=$("$cli" --version | awk '{print $2}')
+local_serve_ms=$(session_ms "$cli" serve "${serve_flags[@]}")
+remote_serve_ms=$(session_ms ssh -T -o BatchMode=yes -F "$work/ssh_config" corral-bench \
+  "$work/cache/corral/bin/corral-cli-$version" serve "${serve_flags[@]}")
+echo "read_file, serve here:          ${local_serve_ms} ms (median of $runs)"
+echo "read_file, serve over ssh:      ${remote_serve_ms} ms (median of $runs)"
+awk -v a="$remote_serve_ms" -v b="$local_serve_ms" 'BEGIN {printf "session over local:             %.2f ms\n", a - b}'
