@@ -1285,12 +1285,14 @@ A tool shown without parameters gets them once you call it with {}. A tool error
   // src/lib/agent/outgoing.ts
   var IMAGE_LEFT_OUT = "[An image was here; it is left out because this model takes no images.]";
   var Outgoing = class {
-    constructor(projectRoot, window) {
+    constructor(projectRoot, window, ownTools = () => []) {
       this.projectRoot = projectRoot;
       this.window = window;
+      this.ownTools = ownTools;
     }
     projectRoot;
     window;
+    ownTools;
     /** The provider transcript, as the next request sends it. */
     messages = [];
     /**
@@ -1336,7 +1338,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       return {
         system: isSmallWindow(window) ? shortSystemPrompt(this.projectRoot, window, instructions) : systemPrompt(this.projectRoot, specs, instructions),
         messages: this.sentMessages(),
-        tools: [...offeredTools(specs, window, this.requestedTools), ...this.pastes.isEmpty ? [] : [READ_PASTE_TOOL]]
+        tools: [...offeredTools(specs, window, this.requestedTools), ...this.ownTools(window, this.requestedTools), ...this.pastes.isEmpty ? [] : [READ_PASTE_TOOL]]
       };
     }
     /** The part of every request that does not change from turn to turn: the system prompt and the tools. */
@@ -1379,6 +1381,79 @@ A tool shown without parameters gets them once you call it with {}. A tool error
     }
   };
 
+  // src/lib/agent/subagentTypes.ts
+  var TASK = "task";
+  var EXPLORE = {
+    name: "explore",
+    description: "Explores the code read-only: lists, searches and reads files, and reports what it found concisely, with paths. Use it for a question that needs many searches or reads, so their output stays out of this conversation.",
+    prompt: "You explore a codebase to answer one question. You can only read: list, search and read files. Search broadly first, then read what matters. Report your findings concisely: the answer first, then the paths (with line numbers) that support it. Do not paste whole files.",
+    tools: null,
+    source: "built-in"
+  };
+  var PLAN = {
+    name: "plan",
+    description: "Plans a change read-only: studies the code involved and returns a numbered implementation plan naming the files and functions to change, and how to test it.",
+    prompt: "You plan a change to a codebase. You can only read: list, search and read files. Study the code the change touches, then answer with a numbered plan: each step names the files and functions to change and what to change in them; then how to test it. Note risks and open questions in a line or two. Change nothing.",
+    tools: null,
+    source: "built-in"
+  };
+  var BUILT_IN_AGENTS = [EXPLORE, PLAN];
+  var TYPE_LIST_CHARS = 2e3;
+  var TYPE_LINE_CHARS = 240;
+  var PARENTS_TOOLS = ["update_plan", "stop_command"];
+  function toolsFor(type, specs) {
+    return specs.filter(
+      (spec) => spec.name !== TASK && (type.tools === null ? spec.risk === "read" && !PARENTS_TOOLS.includes(spec.name) : type.tools.includes(spec.name))
+    );
+  }
+  function isReadOnly(type, specs) {
+    return toolsFor(type, specs).every((spec) => spec.risk === "read");
+  }
+  function taskTool(types, window, requested = true) {
+    const schema = {
+      type: "object",
+      properties: {
+        subagent_type: { type: "string", enum: types.map((t) => t.name), description: "Which kind of subagent to start." },
+        description: { type: "string", description: "The task in three to five words, shown to the user." },
+        prompt: {
+          type: "string",
+          description: "The task in full. The subagent sees nothing of this conversation: say everything it needs, and what its answer should contain."
+        }
+      },
+      required: ["subagent_type", "prompt"]
+    };
+    const names = types.map((t) => t.name).join(", ");
+    if (isSmallWindow(window)) {
+      const description = `Starts a subagent (${names}) on a task; its final answer is the result.`;
+      return { name: TASK, description, input_schema: requested ? bareSchema(schema) : { type: "object" } };
+    }
+    return {
+      name: TASK,
+      description: "Starts a subagent: a fresh conversation with its own instructions and tools that works on one task alone and answers with its final report, which is this tool's result. It sees nothing of this conversation, so the prompt must carry everything it needs. Several read-only subagents called in one reply run at the same time; use them for independent questions.\n\nSubagent types:\n" + typeList(types),
+      input_schema: schema
+    };
+  }
+  function typeList(types) {
+    const lines = [];
+    let used = 0;
+    for (const [i, type] of types.entries()) {
+      const described = type.description.length > TYPE_LINE_CHARS ? `${type.description.slice(0, TYPE_LINE_CHARS - 1)}\u2026` : type.description;
+      const line = `- ${type.name}: ${described}`;
+      if (used + line.length > TYPE_LIST_CHARS) {
+        lines.push(`- also: ${types.slice(i).map((t) => t.name).join(", ")}`);
+        break;
+      }
+      lines.push(line);
+      used += line.length + 1;
+    }
+    return lines.join("\n");
+  }
+  function subagentPrompt(type, root) {
+    return `${type.prompt}
+
+You are a subagent of Corral, a coding agent, working inside the project folder ${root}. Every path you pass to a tool is relative to it; nothing outside it is reachable. The main agent gave you one task; only your final message goes back to it, and the user does not see the rest. Use your tools, then end with your answer as plain text. A failed call returns a JSON error with a hint: follow it. If a call is denied, do not retry it; say so in your answer.`;
+  }
+
   // src/lib/agent/toolRound.ts
   var CUT_OFF_TEXT = "Not run: your reply was cut off at its token limit before it ended, so this call may be incomplete. Send it again in a shorter reply.";
   var ToolRound = class {
@@ -1414,13 +1489,19 @@ A tool shown without parameters gets them once you call it with {}. A tool error
     /**
      * The results of the turn's calls, one per call in order, and the folder
      * instructions they brought: calls the runner need not run are answered
-     * here, the others run unless the run was stopped.
+     * here, the others run unless the run was stopped: the tools' calls
+     * first, then the subagents of its `task` calls.
      */
     async run(uses, specs, control, runner) {
       const asked = this.askedTools(uses, specs);
-      const runnable = uses.filter((use) => !asked.has(use));
-      const ran = control.cancelled ? runnable.map((use) => this.cancelCard(use)) : await runner.runAll(runnable, control, this.cardIds, (use) => this.cancelCard(use));
-      const results = uses.map((use) => asked.get(use) ?? ran[runnable.indexOf(use)]);
+      const subagents = this.parts.subagents;
+      const isTask = (use) => subagents !== void 0 && use.name === TASK;
+      const runnable = uses.filter((use) => !asked.has(use) && !isTask(use));
+      const tasks = uses.filter(isTask);
+      const cancel = (use) => this.cancelCard(use);
+      const ran = control.cancelled ? runnable.map(cancel) : await runner.runAll(runnable, control, this.cardIds, cancel);
+      const delegated = control.cancelled || !subagents ? tasks.map(cancel) : await subagents.runAll(tasks, control, this.cardIds, cancel);
+      const results = uses.map((use) => asked.get(use) ?? (isTask(use) ? delegated[tasks.indexOf(use)] : ran[runnable.indexOf(use)]));
       return [...results, ...await this.folderInstructions(uses)];
     }
     /** The answer to a call of a reply cut off at its token limit: it does not run. */
@@ -1449,7 +1530,9 @@ A tool shown without parameters gets them once you call it with {}. A tool error
           if (id2) board.updateCard(id2, { status: answer.is_error ? "failed" : "done", result: { part: use.input.part } });
           continue;
         }
-        if (!isOnRequest(use.name, this.parts.window(), specs, outgoing.requestedTools)) continue;
+        const window = this.parts.window();
+        const taskOnRequest = use.name === TASK && this.parts.subagents !== void 0 && isSmallWindow(window) && !outgoing.requestedTools.has(TASK);
+        if (!taskOnRequest && !isOnRequest(use.name, window, specs, outgoing.requestedTools)) continue;
         const text2 = `Not run: ${use.name}'s parameters are offered now. Call it again with them.`;
         asked.set(use, { type: "tool_result", tool_use_id: use.id, content: text2 });
         const id = this.cardIds.get(use.id);
@@ -1926,6 +2009,171 @@ A tool shown without parameters gets them once you call it with {}. A tool error
     return { message: assembler.message(), stopReason: control.cancelled ? "cancelled" : stopReason, error: null };
   }
 
+  // src/lib/agent/subagents.ts
+  var SUBAGENT_MAX_TURNS = 40;
+  function everyCard(items) {
+    return items.flatMap((item) => item.kind === "tool" ? [item, ...everyCard(item.subagent?.items ?? [])] : []);
+  }
+  var Subagents = class {
+    constructor(parts) {
+      this.parts = parts;
+    }
+    parts;
+    /** The runners of subagents running now: an approval answer goes to the one that asked. */
+    runners = /* @__PURE__ */ new Set();
+    /** The live output of commands subagents ran, by card id, kept after they end. */
+    outputs = /* @__PURE__ */ new Map();
+    get types() {
+      return this.parts.types?.() ?? BUILT_IN_AGENTS;
+    }
+    /** The `task` tool as the next request offers it (`requested`: the tools a small window's model asked for). */
+    tool(window, requested) {
+      return taskTool(this.types, window, requested.has(TASK));
+    }
+    /** The live output of a command a subagent ran. */
+    outputFor(cardId) {
+      for (const runner of this.runners) {
+        const output = runner.outputs.get(cardId);
+        if (output) return output;
+      }
+      return this.outputs.get(cardId);
+    }
+    /** The user's answer to an approval card of a subagent. */
+    decide(cardId, decision) {
+      for (const runner of this.runners) runner.decide(cardId, decision);
+    }
+    /**
+     * One result per `task` call, in order: consecutive read-only subagents
+     * run together, any other alone; calls not reached when Stop came are
+     * cancelled.
+     */
+    async runAll(uses, control, cardIds, cancel) {
+      const specs = this.parts.specs() ?? [];
+      const results = /* @__PURE__ */ new Map();
+      const card = (use) => cardIds.get(use.id) ?? use.id;
+      const batches = [];
+      let readers = [];
+      for (const use of uses) {
+        const started = this.started(use);
+        if ("error" in started) {
+          this.parts.board.updateCard(card(use), { status: "failed", error: started.error });
+          results.set(use, errorBlock(use, started.error));
+          continue;
+        }
+        if (isReadOnly(started.type, specs)) {
+          readers.push(started);
+          continue;
+        }
+        if (readers.length > 0) batches.push(readers);
+        readers = [];
+        batches.push([started]);
+      }
+      if (readers.length > 0) batches.push(readers);
+      for (const batch of batches) {
+        if (control.cancelled) break;
+        const answers = await Promise.all(batch.map((s) => this.run(s, card(s.use), specs, control)));
+        batch.forEach((s, i) => results.set(s.use, answers[i]));
+      }
+      return uses.map((use) => results.get(use) ?? cancel(use));
+    }
+    /** The call's type and task, or why it cannot start. */
+    started(use) {
+      const { subagent_type: name, prompt } = use.input;
+      const type = this.types.find((t) => t.name === name);
+      if (!type) {
+        const names = this.types.map((t) => t.name).join(", ");
+        return { error: wireError("invalid_input", `There is no subagent type \`${String(name)}\`.`, `Use one of: ${names}.`) };
+      }
+      if (typeof prompt !== "string" || prompt.trim() === "") {
+        return { error: wireError("invalid_input", "The task has no prompt.", "Give the subagent its task in full in `prompt`.") };
+      }
+      return { use, type, prompt };
+    }
+    /** Runs one subagent to its answer, showing its work under its card. */
+    async run({ use, type, prompt }, cardId, parentSpecs, control) {
+      const { ipc, newId, board, projectRoot, window } = this.parts;
+      const specs = toolsFor(type, parentSpecs);
+      const own = new Board(newId, () => void 0);
+      let counted = { input_tokens: 0, output_tokens: 0 };
+      const unsubscribe = own.state.subscribe((state) => {
+        const { input_tokens, output_tokens } = state.usage;
+        const added = { input_tokens: input_tokens - counted.input_tokens, output_tokens: output_tokens - counted.output_tokens };
+        counted = state.usage;
+        if (added.input_tokens !== 0 || added.output_tokens !== 0) {
+          const usage = board.get().usage;
+          board.patch({ usage: { input_tokens: usage.input_tokens + added.input_tokens, output_tokens: usage.output_tokens + added.output_tokens } });
+        }
+        board.updateCard(cardId, { subagent: { type: type.name, items: state.items, usage: state.usage } });
+      });
+      const outgoing = new Outgoing(projectRoot, window);
+      const round = new ToolRound({ ipc, newId, board: own, outgoing, specs: () => specs, window, instructions: this.parts.instructions });
+      const runner = new ToolRunner(ipc, {
+        newId,
+        scheduleFrame: this.parts.scheduleFrame,
+        updateCard: (id, change) => own.updateCard(id, change),
+        riskOf: (name) => specs.find((s) => s.name === name)?.risk ?? null,
+        displayOf: (name) => specs.find((s) => s.name === name)?.display,
+        inputError: (callId) => round.inputErrors.get(callId),
+        turnId: this.parts.turnId,
+        conversation: this.parts.conversation,
+        granted: this.parts.granted
+      });
+      this.runners.add(runner);
+      board.updateCard(cardId, { status: "running" });
+      own.addItem({ kind: "user", id: newId(), text: prompt });
+      try {
+        const outcome = await this.turns(type, prompt, { own, outgoing, round, runner, specs }, control);
+        if (control.cancelled) {
+          board.updateCard(cardId, { status: "cancelled", error: wireError("cancelled", "Stopped by the user.") });
+          return textBlock(use, CANCELLED_TEXT);
+        }
+        if ("error" in outcome) {
+          board.updateCard(cardId, { status: "failed", error: outcome.error });
+          return errorBlock(use, outcome.error);
+        }
+        board.updateCard(cardId, { status: "done", result: { subagent: type.name, answer: outcome.answer } });
+        return { type: "tool_result", tool_use_id: use.id, content: outcome.answer };
+      } catch (error) {
+        const wire = toWireError(error);
+        board.updateCard(cardId, { status: "failed", error: wire });
+        return errorBlock(use, wire);
+      } finally {
+        this.runners.delete(runner);
+        for (const [id, output] of runner.outputs) this.outputs.set(id, output);
+        unsubscribe();
+      }
+    }
+    /** The subagent's turns, until it answers without calling a tool. */
+    async turns(type, prompt, its, control) {
+      const { ipc, newId, projectRoot, window } = this.parts;
+      const system = subagentPrompt(type, projectRoot);
+      const estimate = new TokenEstimate();
+      const streamParts = { ipc, newId, board: its.own, round: its.round, estimate, window, showMeter: () => void 0 };
+      let messages = [{ role: "user", content: [{ type: "text", text: prompt }] }];
+      let answer = "";
+      for (let turn = 1; turn <= SUBAGENT_MAX_TURNS && !control.cancelled; turn++) {
+        const tools = offeredTools(its.specs, window(), its.outgoing.requestedTools);
+        const outcome = await streamTurn(streamParts, control, { system, messages, tools });
+        if (outcome.error) return { error: outcome.error };
+        if (!outcome.message) break;
+        messages = [...messages, outcome.message];
+        answer = outcome.message.content.flatMap((b) => b.type === "text" ? [b.text] : []).join("");
+        const uses = outcome.message.content.filter((b) => b.type === "tool_use");
+        if (uses.length === 0) break;
+        if (outcome.stopReason === "max_tokens") {
+          messages = [...messages, { role: "user", content: uses.map((u) => its.round.cutOffCard(u)) }];
+          continue;
+        }
+        const content = await its.round.run(uses, its.specs, control, its.runner);
+        messages = [...messages, { role: "user", content }];
+      }
+      if (answer.trim() === "") {
+        return { error: wireError("llm_bad_response", "The subagent ended without an answer.", "Start it again with a narrower task, or do the work here.") };
+      }
+      return { answer };
+    }
+  };
+
   // src/lib/sandboxNotice.ts
   function sandboxNotice(result) {
     if (typeof result !== "object" || result === null) return null;
@@ -1945,7 +2193,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       this.board = new Board(newId, (items) => this.keeping.journal.recordItems(items));
       this.state = this.board.state;
       const window = () => this.facts.contextWindow.window;
-      this.outgoing = new Outgoing(options.projectRoot, window);
+      this.outgoing = new Outgoing(options.projectRoot, window, (size, requested) => [this.subagents.tool(size, requested)]);
       this.facts = new ModelFacts(ipc, this.estimate, {
         specs: () => this.specs,
         prefix: (specs) => this.outgoing.prefix(specs),
@@ -1955,8 +2203,22 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       this.fitter = new ContextFitter(ipc, newId, this.outgoing, this.facts, this.estimate, this.board);
       const showMeter = (used) => this.fitter.showMeter(used);
       const instructions = options.instructions ?? PROJECT_INSTRUCTIONS;
-      this.round = new ToolRound({ ipc, newId, board: this.board, outgoing: this.outgoing, specs: () => this.specs, window, instructions });
       this.grants = new GrantList(ipc, () => crypto.randomUUID(), (grants) => this.board.patch({ grants }));
+      this.subagents = new Subagents({
+        ipc,
+        newId,
+        board: this.board,
+        projectRoot: options.projectRoot,
+        specs: () => this.specs,
+        window,
+        instructions,
+        turnId: () => this.turnId,
+        conversation: () => this.grants.conversation,
+        granted: () => void this.grants.refresh(),
+        scheduleFrame: options.scheduleFrame
+      });
+      const subagents = this.subagents;
+      this.round = new ToolRound({ ipc, newId, board: this.board, outgoing: this.outgoing, specs: () => this.specs, window, instructions, subagents });
       this.tools = new ToolRunner(ipc, {
         newId,
         scheduleFrame: options.scheduleFrame,
@@ -1997,6 +2259,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
     control = null;
     estimate = new TokenEstimate();
     tools;
+    subagents;
     newId;
     /** The conversation's key and what the user allowed in it. */
     grants;
@@ -2209,14 +2472,15 @@ A tool shown without parameters gets them once you call it with {}. A tool error
     /** The user's answer to an approval card. */
     decide(cardId, decision) {
       this.tools.decide(cardId, decision);
+      this.subagents.decide(cardId, decision);
     }
     /** Stops one running command; the loop goes on with its partial output. */
     stopCommand(cardId) {
-      const card = this.board.get().items.find((i) => i.kind === "tool" && i.id === cardId);
+      const card = everyCard(this.board.get().items).find((i) => i.id === cardId);
       if (card?.runId) void this.ipc.cancel(card.runId).catch(() => void 0);
     }
     outputFor(cardId) {
-      return this.tools.outputs.get(cardId);
+      return this.tools.outputs.get(cardId) ?? this.subagents.outputFor(cardId);
     }
     async run() {
       const control = { cancelled: false, hooks: /* @__PURE__ */ new Set() };
@@ -2261,10 +2525,10 @@ A tool shown without parameters gets them once you call it with {}. A tool error
           }
           if (outcome.message) {
             out.messages = [...out.messages, outcome.message];
-            const used = this.board.get().usage;
+            const used2 = this.board.get().usage;
             this.keeping.record(outcome.message, {
-              input_tokens: used.input_tokens - usedBefore.input_tokens,
-              output_tokens: used.output_tokens - usedBefore.output_tokens
+              input_tokens: used2.input_tokens - usedBefore.input_tokens,
+              output_tokens: used2.output_tokens - usedBefore.output_tokens
             });
           }
           const uses = outcome.message?.content.filter((b) => b.type === "tool_use") ?? [];
@@ -2281,9 +2545,14 @@ A tool shown without parameters gets them once you call it with {}. A tool error
             else if (!control.cancelled && !outcome.message) this.board.notice("The model sent an empty reply.");
             break;
           }
+          const usedByRound = this.board.get().usage;
           const content = await this.round.run(uses, this.specs, control, this.tools);
           out.messages = [...out.messages, { role: "user", content }];
-          this.keeping.record({ role: "user", content });
+          const used = this.board.get().usage;
+          this.keeping.record({ role: "user", content }, {
+            input_tokens: used.input_tokens - usedByRound.input_tokens,
+            output_tokens: used.output_tokens - usedByRound.output_tokens
+          });
           if (control.cancelled) break;
           await this.keeping.save();
           if (turn >= maxTurns) {
@@ -2642,6 +2911,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
           this.emit({ type: "notice", text: item.text });
         } else if (item.kind === "tool") {
           this.tool(item);
+          for (const inner of item.subagent?.items ?? []) if (inner.kind === "tool") this.tool(inner);
         }
       }
       if (state.error && state.error !== this.error) this.emit({ type: "error", error: state.error });

@@ -64,6 +64,8 @@ export class EventTracker {
         this.emit({ type: "notice", text: item.text });
       } else if (item.kind === "tool") {
         this.tool(item);
+        // A subagent's calls are told too: one may ask for approval.
+        for (const inner of item.subagent?.items ?? []) if (inner.kind === "tool") this.tool(inner);
       }
     }
     if (state.error && state.error !== this.error) this.emit({ type: "error", error: state.error });

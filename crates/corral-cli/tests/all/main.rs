@@ -28,3 +28,4 @@ mod serve;
 mod slash_commands;
 mod ssh;
 mod ssh_session;
+mod subagents;

@@ -2,7 +2,12 @@
 // tests in Rust: `node scripted.mjs TURNS_JSON` answers OpenAI streaming
 // requests turn by turn, where each turn is `{"text": "..."}` or
 // `{"tools": [{"name", "input"}], "text"?}` or `{"status": 401}`; `"gap": MS`
-// sets the pause between a turn's events (the kit's default: 15 ms). It prints
+// sets the pause between a turn's events (the kit's default: 15 ms). A turn
+// may also hold or choose its reply: `"after": N` holds it until the server
+// has had N streamed requests (10 s at most, then the turn fails, which the
+// report shows as unexpected); `"by_task": {"WORD": turn, ...}` answers with
+// the turn whose WORD the request's messages contain (for requests that
+// may come in either order, such as subagents running at once). It prints
 // `{"port": N}` once listening; when its stdin closes, it prints
 // `{"requests": [the bodies of the streamed requests], "authorizations":
 // [their Authorization headers, or null], "unexpected": [...]}`
@@ -10,10 +15,19 @@
 import { startLlmServer } from "../../../../e2e/lib/llm-server.js";
 import { openai, slow } from "../../../../e2e/lib/wire.js";
 
-const turns = JSON.parse(process.argv[2] ?? "[]").map((turn) => {
-  const response = reply(turn);
-  return turn.gap === undefined ? response : slow(response, turn.gap);
+const turns = JSON.parse(process.argv[2] ?? "[]").map((turn) => async (request) => {
+  if (turn.after !== undefined) await llm.waitForRequests(turn.after, 10_000);
+  const chosen = turn.by_task ? byTask(turn.by_task, request) : turn;
+  const response = reply(chosen);
+  return chosen.gap === undefined ? response : slow(response, chosen.gap);
 });
+
+function byTask(choices, request) {
+  const sent = JSON.stringify(request.body?.messages ?? []);
+  const word = Object.keys(choices).find((w) => sent.includes(w));
+  if (word === undefined) throw new Error(`no scripted task word in ${sent}`);
+  return choices[word];
+}
 
 function reply(turn) {
   if (turn.status) return { format: "openai", status: turn.status, headers: {}, json: { error: { message: `scripted ${turn.status}` } } };

@@ -22,9 +22,10 @@ import { ModelFacts } from "./modelFacts";
 import { Outgoing } from "./outgoing";
 import { PasteShelf } from "./pastes";
 import type { AgentIpc, Decision, RunControl } from "./ports";
-import { emptyState, type AgentState, type ToolItem } from "./state";
+import { emptyState, type AgentState } from "./state";
 import { ToolRound } from "./toolRound";
 import { ToolRunner } from "./toolRunner";
+import { everyCard, Subagents } from "./subagents";
 import { streamTurn } from "./turnStream";
 import { sandboxNotice } from "../sandboxNotice";
 import { appendUserContent } from "./transcript";
@@ -67,6 +68,7 @@ export class AgentLoop {
   private control: RunControl | null = null;
   private readonly estimate = new TokenEstimate();
   private readonly tools: ToolRunner;
+  private readonly subagents: Subagents;
   private readonly newId: () => string;
   /** The conversation's key and what the user allowed in it. */
   private readonly grants: GrantList;
@@ -83,7 +85,7 @@ export class AgentLoop {
     this.board = new Board(newId, (items) => this.keeping.journal.recordItems(items));
     this.state = this.board.state;
     const window = () => this.facts.contextWindow.window;
-    this.outgoing = new Outgoing(options.projectRoot, window);
+    this.outgoing = new Outgoing(options.projectRoot, window, (size, requested) => [this.subagents.tool(size, requested)]);
     this.facts = new ModelFacts(ipc, this.estimate, {
       specs: () => this.specs,
       prefix: (specs) => this.outgoing.prefix(specs),
@@ -93,9 +95,23 @@ export class AgentLoop {
     this.fitter = new ContextFitter(ipc, newId, this.outgoing, this.facts, this.estimate, this.board);
     const showMeter = (used: number) => this.fitter.showMeter(used);
     const instructions = options.instructions ?? PROJECT_INSTRUCTIONS;
-    this.round = new ToolRound({ ipc, newId, board: this.board, outgoing: this.outgoing, specs: () => this.specs, window, instructions });
     // Its own keys: the card ids' sequence is not touched.
     this.grants = new GrantList(ipc, () => crypto.randomUUID(), (grants) => this.board.patch({ grants }));
+    this.subagents = new Subagents({
+      ipc,
+      newId,
+      board: this.board,
+      projectRoot: options.projectRoot,
+      specs: () => this.specs,
+      window,
+      instructions,
+      turnId: () => this.turnId,
+      conversation: () => this.grants.conversation,
+      granted: () => void this.grants.refresh(),
+      scheduleFrame: options.scheduleFrame,
+    });
+    const subagents = this.subagents;
+    this.round = new ToolRound({ ipc, newId, board: this.board, outgoing: this.outgoing, specs: () => this.specs, window, instructions, subagents });
     this.tools = new ToolRunner(ipc, {
       newId,
       scheduleFrame: options.scheduleFrame,
@@ -354,16 +370,17 @@ export class AgentLoop {
   /** The user's answer to an approval card. */
   decide(cardId: string, decision: Decision): void {
     this.tools.decide(cardId, decision);
+    this.subagents.decide(cardId, decision);
   }
 
   /** Stops one running command; the loop goes on with its partial output. */
   stopCommand(cardId: string): void {
-    const card = this.board.get().items.find((i): i is ToolItem => i.kind === "tool" && i.id === cardId);
+    const card = everyCard(this.board.get().items).find((i) => i.id === cardId);
     if (card?.runId) void this.ipc.cancel(card.runId).catch(() => undefined);
   }
 
   outputFor(cardId: string): OutputBuffer | undefined {
-    return this.tools.outputs.get(cardId);
+    return this.tools.outputs.get(cardId) ?? this.subagents.outputFor(cardId);
   }
 
   private async run(): Promise<void> {
@@ -434,9 +451,15 @@ export class AgentLoop {
           else if (!control.cancelled && !outcome.message) this.board.notice("The model sent an empty reply.");
           break;
         }
+        const usedByRound = this.board.get().usage;
         const content = await this.round.run(uses, this.specs, control, this.tools);
         out.messages = [...out.messages, { role: "user", content }];
-        this.keeping.record({ role: "user", content });
+        // What its subagents used is stored with the round's results.
+        const used = this.board.get().usage;
+        this.keeping.record({ role: "user", content }, {
+          input_tokens: used.input_tokens - usedByRound.input_tokens,
+          output_tokens: used.output_tokens - usedByRound.output_tokens,
+        });
         if (control.cancelled) break;
         // Each finished round is stored before the next turn starts.
         await this.keeping.save();

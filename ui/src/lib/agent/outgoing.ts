@@ -9,7 +9,7 @@ import { resumeFrom } from "./context";
 import type { fromEntries } from "./conversation";
 import type { Instructions } from "./instructions";
 import { PasteShelf, READ_PASTE_TOOL } from "./pastes";
-import { isSmallWindow, offeredTools } from "./promptBudget";
+import { isSmallWindow, type OfferedTool, offeredTools } from "./promptBudget";
 import type { NoticeItem } from "./state";
 import { shortSystemPrompt, systemPrompt } from "./systemPrompt";
 
@@ -44,6 +44,8 @@ export class Outgoing {
     private readonly projectRoot: string,
     /** The model's context window as known now. */
     private readonly window: () => number,
+    /** The loop's own tools beside the registry's (the `task` tool), sized to the window. */
+    private readonly ownTools: (window: number, requested: ReadonlySet<string>) => OfferedTool[] = () => [],
   ) {}
 
   /** Another conversation: nothing of the last one is sent (`pastes`: the new one's). */
@@ -71,7 +73,7 @@ export class Outgoing {
     return {
       system: isSmallWindow(window) ? shortSystemPrompt(this.projectRoot, window, instructions) : systemPrompt(this.projectRoot, specs, instructions),
       messages: this.sentMessages(),
-      tools: [...offeredTools(specs, window, this.requestedTools), ...(this.pastes.isEmpty ? [] : [READ_PASTE_TOOL])],
+      tools: [...offeredTools(specs, window, this.requestedTools), ...this.ownTools(window, this.requestedTools), ...(this.pastes.isEmpty ? [] : [READ_PASTE_TOOL])],
     };
   }
 

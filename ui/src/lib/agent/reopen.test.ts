@@ -6,6 +6,7 @@ import { describe, expect, it, vi } from "vitest";
 import { fakeIpc, say, SPECS, type Turn } from "../../test/fakeIpc";
 import type { Appended, ConversationSummary, NewEntry, StoredEntry } from "../types";
 import { TokenEstimate } from "./context";
+import { BUILT_IN_AGENTS, taskTool } from "./subagentTypes";
 import { NO_INSTRUCTIONS } from "./instructions";
 import { AgentLoop } from "./loop";
 import { systemPrompt } from "./systemPrompt";
@@ -52,7 +53,7 @@ describe("a conversation opened again", () => {
     const expected = new TokenEstimate().tokens({
       system: systemPrompt("/p/app", SPECS, null),
       messages: first.loop.transcript,
-      tools: SPECS.map(({ name, description, input_schema }) => ({ name, description, input_schema })),
+      tools: [...SPECS.map(({ name, description, input_schema }) => ({ name, description, input_schema })), taskTool(BUILT_IN_AGENTS, 16_384)],
     });
     expect(t.loop.state.get().context).toEqual({ used: expected, window: 16_384, known: true });
     expect(expected).toBeGreaterThan(1500);

@@ -59,7 +59,11 @@ export type ToolItem = {
   proposedRule?: string;
   /** The call fetches from the network (approved, it runs with it). */
   network?: boolean;
+  /** A `task` call's subagent: its type, what it did (its own items) and the tokens it used. */
+  subagent?: SubagentTranscript;
 };
+/** What a subagent did, kept on its task's card (and in the history with it). */
+export type SubagentTranscript = { type: string; items: Item[]; usage: Usage };
 export type Item = UserItem | AssistantItem | NoticeItem | ToolItem;
 
 export type Usage = { input_tokens: number; output_tokens: number };

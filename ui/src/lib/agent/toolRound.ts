@@ -9,7 +9,9 @@ import { type InstructionSource, instructionsBlock } from "./instructions";
 import type { Outgoing } from "./outgoing";
 import { READ_PASTE } from "./pastes";
 import type { AgentIpc, RunControl } from "./ports";
-import { isOnRequest } from "./promptBudget";
+import { isOnRequest, isSmallWindow } from "./promptBudget";
+import type { Subagents } from "./subagents";
+import { TASK } from "./subagentTypes";
 import type { ToolRunner } from "./toolRunner";
 import { CANCELLED_TEXT, textBlock } from "./transcript";
 
@@ -28,6 +30,8 @@ type Parts = {
   window: () => number;
   /** Finds the instructions of folders the model reads in. */
   instructions: InstructionSource;
+  /** Runs the `task` calls (a subagent's own round has none). */
+  subagents?: Subagents;
 };
 
 export class ToolRound {
@@ -64,15 +68,19 @@ export class ToolRound {
   /**
    * The results of the turn's calls, one per call in order, and the folder
    * instructions they brought: calls the runner need not run are answered
-   * here, the others run unless the run was stopped.
+   * here, the others run unless the run was stopped: the tools' calls
+   * first, then the subagents of its `task` calls.
    */
   async run(uses: ToolUseBlock[], specs: ToolSpec[], control: RunControl, runner: ToolRunner): Promise<(ToolResultBlock | TextBlock)[]> {
     const asked = this.askedTools(uses, specs);
-    const runnable = uses.filter((use) => !asked.has(use));
-    const ran = control.cancelled
-      ? runnable.map((use) => this.cancelCard(use))
-      : await runner.runAll(runnable, control, this.cardIds, (use) => this.cancelCard(use));
-    const results = uses.map((use) => asked.get(use) ?? ran[runnable.indexOf(use)]);
+    const subagents = this.parts.subagents;
+    const isTask = (use: ToolUseBlock): boolean => subagents !== undefined && use.name === TASK;
+    const runnable = uses.filter((use) => !asked.has(use) && !isTask(use));
+    const tasks = uses.filter(isTask);
+    const cancel = (use: ToolUseBlock): ToolResultBlock => this.cancelCard(use);
+    const ran = control.cancelled ? runnable.map(cancel) : await runner.runAll(runnable, control, this.cardIds, cancel);
+    const delegated = control.cancelled || !subagents ? tasks.map(cancel) : await subagents.runAll(tasks, control, this.cardIds, cancel);
+    const results = uses.map((use) => asked.get(use) ?? (isTask(use) ? delegated[tasks.indexOf(use)] : ran[runnable.indexOf(use)]));
     return [...results, ...(await this.folderInstructions(uses))];
   }
 
@@ -105,7 +113,9 @@ export class ToolRound {
         if (id) board.updateCard(id, { status: answer.is_error ? "failed" : "done", result: { part: use.input.part } });
         continue;
       }
-      if (!isOnRequest(use.name, this.parts.window(), specs, outgoing.requestedTools)) continue;
+      const window = this.parts.window();
+      const taskOnRequest = use.name === TASK && this.parts.subagents !== undefined && isSmallWindow(window) && !outgoing.requestedTools.has(TASK);
+      if (!taskOnRequest && !isOnRequest(use.name, window, specs, outgoing.requestedTools)) continue;
       const text = `Not run: ${use.name}'s parameters are offered now. Call it again with them.`;
       asked.set(use, { type: "tool_result", tool_use_id: use.id, content: text });
       const id = this.cardIds.get(use.id);
