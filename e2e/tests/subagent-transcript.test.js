@@ -38,7 +38,8 @@ test("a task card's subagent transcript opens under it, also after a restart", {
 
     const opened = async () => {
       await app.waitFor(tid("subagent-summary"), { check: (e) => /Subagent explore: 1 call/.test(e.text), what: "the folded transcript under the card" });
-      await app.clickInLog(tid("subagent-summary"));
+      // The run has ended: nothing moves the row while it is clicked.
+      await app.click(tid("subagent-summary"));
       await app.waitFor(tid("subagent-task"), { check: (e) => e.visible && e.text.includes(TASK), what: "the subagent's task shown" });
       await app.waitFor(`${tid("subagent-transcript")} ${tid("tool-card")}`, {
         check: (e) => e.visible && e.attrs["data-tool"] === "list_directory" && e.attrs["data-status"] === "done",
