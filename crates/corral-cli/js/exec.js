@@ -1,5 +1,206 @@
 "use strict";
 (() => {
+  // src/lib/agent/promptBudget.ts
+  var SMALL_WINDOW = 8192;
+  var CORE_TOOLS = ["read_file", "search_files", "edit_file", "exec_shell"];
+  var SMALL_INSTRUCTIONS_CHARS = 1200;
+  function isSmallWindow(window) {
+    return window <= SMALL_WINDOW;
+  }
+  function offeredTools(specs, window, requested) {
+    if (!isSmallWindow(window)) return specs.map(({ name, description, input_schema }) => ({ name, description, input_schema }));
+    return specs.map(
+      (spec) => CORE_TOOLS.includes(spec.name) || requested.has(spec.name) ? compactTool(spec) : onRequest(spec)
+    );
+  }
+  function compactTool(spec) {
+    return { name: spec.name, description: firstSentence(spec.description), input_schema: bareSchema(spec.input_schema) };
+  }
+  function onRequest(spec) {
+    return { name: spec.name, description: firstSentence(spec.description), input_schema: { type: "object" } };
+  }
+  function isOnRequest(name, window, specs, requested) {
+    return isSmallWindow(window) && !CORE_TOOLS.includes(name) && !requested.has(name) && specs.some((s) => s.name === name);
+  }
+  function firstSentence(text2) {
+    const end = text2.search(/\.(\s|$)/);
+    return end < 0 ? text2 : text2.slice(0, end + 1);
+  }
+  var PROSE_KEYS = /* @__PURE__ */ new Set(["description", "title", "format", "default", "examples", "$schema", "minimum", "maximum"]);
+  function bareSchema(schema) {
+    const bare = strip(schema);
+    return typeof bare === "object" && bare !== null && !Array.isArray(bare) ? bare : { type: "object" };
+  }
+  function strip(value) {
+    if (Array.isArray(value)) return value.map(strip);
+    if (typeof value !== "object" || value === null) return value;
+    const out = {};
+    for (const [key, inner] of Object.entries(value)) {
+      if (PROSE_KEYS.has(key) || key === "additionalProperties" && inner === false) continue;
+      if (key === "type" && Array.isArray(inner)) {
+        const types = inner.filter((t) => t !== "null");
+        out.type = types.length === 1 ? types[0] : types;
+        continue;
+      }
+      out[key] = key === "properties" ? mapValues(inner, strip) : strip(inner);
+    }
+    return out;
+  }
+  function mapValues(value, f) {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, f(v)]));
+  }
+  function instructionsFor(window, text2) {
+    if (!isSmallWindow(window) || text2.length <= SMALL_INSTRUCTIONS_CHARS) return { text: text2, cut: false };
+    return { text: text2.slice(0, SMALL_INSTRUCTIONS_CHARS), cut: true };
+  }
+
+  // src/lib/agent/subagentTypes.ts
+  var TASK = "task";
+  var EXPLORE = {
+    name: "explore",
+    description: "Explores the code read-only: lists, searches and reads files, and reports what it found concisely, with paths. Use it for a question that needs many searches or reads, so their output stays out of this conversation.",
+    prompt: "You explore a codebase to answer one question. You can only read: list, search and read files. Search broadly first, then read what matters. Report your findings concisely: the answer first, then the paths (with line numbers) that support it. Do not paste whole files.",
+    tools: "read-only",
+    source: "built-in"
+  };
+  var PLAN = {
+    name: "plan",
+    description: "Plans a change read-only: studies the code involved and returns a numbered implementation plan naming the files and functions to change, and how to test it.",
+    prompt: "You plan a change to a codebase. You can only read: list, search and read files. Study the code the change touches, then answer with a numbered plan: each step names the files and functions to change and what to change in them; then how to test it. Note risks and open questions in a line or two. Change nothing.",
+    tools: "read-only",
+    source: "built-in"
+  };
+  var BUILT_IN_AGENTS = [EXPLORE, PLAN];
+  var TYPE_LIST_CHARS = 2e3;
+  var TYPE_LINE_CHARS = 240;
+  var PARENTS_TOOLS = ["update_plan", "stop_command"];
+  function toolsFor(type, specs) {
+    const { tools } = type;
+    const given = (spec) => tools === "all" ? true : tools === "read-only" ? spec.risk === "read" && !PARENTS_TOOLS.includes(spec.name) : tools.includes(spec.name);
+    return specs.filter((spec) => spec.name !== TASK && given(spec));
+  }
+  function isReadOnly(type, specs) {
+    return toolsFor(type, specs).every((spec) => spec.risk === "read");
+  }
+  function taskTool(types, window, requested = true) {
+    const schema = {
+      type: "object",
+      properties: {
+        subagent_type: { type: "string", enum: types.map((t) => t.name), description: "Which kind of subagent to start." },
+        description: { type: "string", description: "The task in three to five words, shown to the user." },
+        prompt: {
+          type: "string",
+          description: "The task in full. The subagent sees nothing of this conversation: say everything it needs, and what its answer should contain."
+        }
+      },
+      required: ["subagent_type", "prompt"]
+    };
+    const names = types.map((t) => t.name).join(", ");
+    if (isSmallWindow(window)) {
+      const description = `Starts a subagent (${names}) on a task; its final answer is the result.`;
+      return { name: TASK, description, input_schema: requested ? bareSchema(schema) : { type: "object" } };
+    }
+    return {
+      name: TASK,
+      description: "Starts a subagent: a fresh conversation with its own instructions and tools that works on one task alone and answers with its final report, which is this tool's result. It sees nothing of this conversation, so the prompt must carry everything it needs. Several read-only subagents called in one reply run at the same time; use them for independent questions.\n\nSubagent types:\n" + typeList(types),
+      input_schema: schema
+    };
+  }
+  function typeList(types) {
+    const lines = [];
+    let used = 0;
+    for (const [i, type] of types.entries()) {
+      const described = type.description.length > TYPE_LINE_CHARS ? `${type.description.slice(0, TYPE_LINE_CHARS - 1)}\u2026` : type.description;
+      const line = `- ${type.name}: ${described}`;
+      if (used + line.length > TYPE_LIST_CHARS) {
+        lines.push(`- also: ${types.slice(i).map((t) => t.name).join(", ")}`);
+        break;
+      }
+      lines.push(line);
+      used += line.length + 1;
+    }
+    return lines.join("\n");
+  }
+  function subagentPrompt(type, root) {
+    return `${type.prompt}
+
+You are a subagent of Corral, a coding agent, working inside the project folder ${root}. Every path you pass to a tool is relative to it; nothing outside it is reachable. The main agent gave you one task; only your final message goes back to it, and the user does not see the rest. Use your tools, then end with your answer as plain text. A failed call returns a JSON error with a hint: follow it. If a call is denied, do not retry it; say so in your answer.`;
+  }
+
+  // src/lib/agent/agentFiles.ts
+  var PROJECT_AGENTS = ".claude/agents";
+  var MAX_AGENT_FILES = 50;
+  var CLAUDE_TOOLS = {
+    Bash: "exec_shell",
+    Edit: "edit_file",
+    Write: "write_file",
+    Read: "read_file",
+    Grep: "search_files",
+    Glob: "glob"
+  };
+  var builtInAgents = async () => [...BUILT_IN_AGENTS];
+  function parseAgent(path, text2, known) {
+    const lines = text2.replace(/^\uFEFF/, "").split(/\r?\n/);
+    if (lines[0]?.trim() !== "---") return null;
+    const end = lines.findIndex((line, i) => i > 0 && line.trim() === "---");
+    if (end < 0) return null;
+    const values = frontMatter(lines.slice(1, end));
+    const base = path.split("/").pop()?.replace(/\.md$/i, "") ?? "";
+    const name = single(values.get("name")) ?? base;
+    const description = single(values.get("description"));
+    const prompt = lines.slice(end + 1).join("\n").trim();
+    if (!/^[a-z0-9][a-z0-9_-]*$/i.test(name) || !description || prompt === "") return null;
+    const listed = values.get("tools");
+    const named = listed === void 0 ? null : toolNames(listed);
+    const tools = named === null ? "all" : named.flatMap((n) => CLAUDE_TOOLS[n] ?? (known.includes(n) ? [n] : []));
+    const unknown = named === null ? [] : named.filter((n) => !CLAUDE_TOOLS[n] && !known.includes(n));
+    const model = single(values.get("model"));
+    return { name, description, prompt, tools, ...model && model !== "inherit" ? { model } : {}, source: path, unknown };
+  }
+  var projectAgents = async (ipc, known) => {
+    const listing = await ipc.callTool("list_directory", { path: PROJECT_AGENTS }).catch(() => null);
+    const files = (listing?.entries ?? []).filter((e) => e.kind === "file" && e.path.toLowerCase().endsWith(".md")).slice(0, MAX_AGENT_FILES);
+    const found = [];
+    for (const file of files) {
+      const read = await ipc.callTool("read_file", { path: file.path }).catch(() => null);
+      const agent = typeof read?.content === "string" ? parseAgent(file.path, read.content, known) : null;
+      if (agent && !found.some((a) => a.name === agent.name)) found.push(withoutUnknown(agent));
+    }
+    return [...BUILT_IN_AGENTS.filter((b) => !found.some((a) => a.name === b.name)), ...found];
+  };
+  function withoutUnknown({ unknown, ...agent }) {
+    return unknown.length === 0 ? agent : { ...agent, unknownTools: unknown };
+  }
+  function frontMatter(lines) {
+    const values = /* @__PURE__ */ new Map();
+    let listKey = null;
+    for (const line of lines) {
+      const item = /^\s*-\s+(.*)$/.exec(line);
+      if (item && listKey !== null) {
+        const list = values.get(listKey);
+        values.set(listKey, [...Array.isArray(list) ? list : [], unquote(item[1])]);
+        continue;
+      }
+      const pair = /^([A-Za-z][\w-]*)\s*:\s*(.*)$/.exec(line);
+      if (!pair) continue;
+      listKey = pair[2].trim() === "" ? pair[1] : null;
+      values.set(pair[1], pair[2].trim() === "" ? [] : pair[2].trim());
+    }
+    return values;
+  }
+  function single(value) {
+    return typeof value === "string" && value !== "" ? unquote(value) : void 0;
+  }
+  function toolNames(value) {
+    const list = Array.isArray(value) ? value : (/^\[(.*)\]$/.exec(value)?.[1] ?? value).split(",");
+    return list.map((name) => unquote(name.trim())).filter((name) => name !== "");
+  }
+  function unquote(text2) {
+    const trimmed2 = text2.trim();
+    return /^(["']).*\1$/.test(trimmed2) ? trimmed2.slice(1, -1) : trimmed2;
+  }
+
   // src/lib/errors.ts
   function wireError(code, message, hint = "", details = {}) {
     return { code, message, hint, retryable: false, details };
@@ -262,7 +463,7 @@ ${summary}` };
       const item = /^\s+-\s+(.*)$/.exec(line) ?? /^-\s+(.*)$/.exec(line);
       if (item && listKey !== null) {
         const list = values.get(listKey);
-        values.set(listKey, [...Array.isArray(list) ? list : [], unquote(item[1])]);
+        values.set(listKey, [...Array.isArray(list) ? list : [], unquote2(item[1])]);
         continue;
       }
       const pair = /^([A-Za-z][\w-]*)\s*:\s*(.*)$/.exec(line);
@@ -273,7 +474,7 @@ ${summary}` };
     }
     const text1 = (key) => {
       const value = values.get(key);
-      return typeof value === "string" && value !== "" ? unquote(value) : void 0;
+      return typeof value === "string" && value !== "" ? unquote2(value) : void 0;
     };
     const facts = {};
     const description = text1("description");
@@ -335,9 +536,9 @@ ARGUMENTS: ${typed}`;
       } else current += char;
     }
     tools.push(current);
-    return tools.map((tool) => unquote(tool.trim())).filter((tool) => tool !== "");
+    return tools.map((tool) => unquote2(tool.trim())).filter((tool) => tool !== "");
   }
-  function unquote(value) {
+  function unquote2(value) {
     const trimmed2 = value.trim();
     const quoted = /^"(.*)"$/.exec(trimmed2) ?? /^'(.*)'$/.exec(trimmed2);
     return quoted ? quoted[1] : trimmed2;
@@ -1191,61 +1392,6 @@ ${text2}` };
     return parts;
   }
 
-  // src/lib/agent/promptBudget.ts
-  var SMALL_WINDOW = 8192;
-  var CORE_TOOLS = ["read_file", "search_files", "edit_file", "exec_shell"];
-  var SMALL_INSTRUCTIONS_CHARS = 1200;
-  function isSmallWindow(window) {
-    return window <= SMALL_WINDOW;
-  }
-  function offeredTools(specs, window, requested) {
-    if (!isSmallWindow(window)) return specs.map(({ name, description, input_schema }) => ({ name, description, input_schema }));
-    return specs.map(
-      (spec) => CORE_TOOLS.includes(spec.name) || requested.has(spec.name) ? compactTool(spec) : onRequest(spec)
-    );
-  }
-  function compactTool(spec) {
-    return { name: spec.name, description: firstSentence(spec.description), input_schema: bareSchema(spec.input_schema) };
-  }
-  function onRequest(spec) {
-    return { name: spec.name, description: firstSentence(spec.description), input_schema: { type: "object" } };
-  }
-  function isOnRequest(name, window, specs, requested) {
-    return isSmallWindow(window) && !CORE_TOOLS.includes(name) && !requested.has(name) && specs.some((s) => s.name === name);
-  }
-  function firstSentence(text2) {
-    const end = text2.search(/\.(\s|$)/);
-    return end < 0 ? text2 : text2.slice(0, end + 1);
-  }
-  var PROSE_KEYS = /* @__PURE__ */ new Set(["description", "title", "format", "default", "examples", "$schema", "minimum", "maximum"]);
-  function bareSchema(schema) {
-    const bare = strip(schema);
-    return typeof bare === "object" && bare !== null && !Array.isArray(bare) ? bare : { type: "object" };
-  }
-  function strip(value) {
-    if (Array.isArray(value)) return value.map(strip);
-    if (typeof value !== "object" || value === null) return value;
-    const out = {};
-    for (const [key, inner] of Object.entries(value)) {
-      if (PROSE_KEYS.has(key) || key === "additionalProperties" && inner === false) continue;
-      if (key === "type" && Array.isArray(inner)) {
-        const types = inner.filter((t) => t !== "null");
-        out.type = types.length === 1 ? types[0] : types;
-        continue;
-      }
-      out[key] = key === "properties" ? mapValues(inner, strip) : strip(inner);
-    }
-    return out;
-  }
-  function mapValues(value, f) {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, f(v)]));
-  }
-  function instructionsFor(window, text2) {
-    if (!isSmallWindow(window) || text2.length <= SMALL_INSTRUCTIONS_CHARS) return { text: text2, cut: false };
-    return { text: text2.slice(0, SMALL_INSTRUCTIONS_CHARS), cut: true };
-  }
-
   // src/lib/agent/systemPrompt.ts
   function systemPrompt(root, tools, instructions = null) {
     const project = instructions ? `
@@ -1380,79 +1526,6 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       );
     }
   };
-
-  // src/lib/agent/subagentTypes.ts
-  var TASK = "task";
-  var EXPLORE = {
-    name: "explore",
-    description: "Explores the code read-only: lists, searches and reads files, and reports what it found concisely, with paths. Use it for a question that needs many searches or reads, so their output stays out of this conversation.",
-    prompt: "You explore a codebase to answer one question. You can only read: list, search and read files. Search broadly first, then read what matters. Report your findings concisely: the answer first, then the paths (with line numbers) that support it. Do not paste whole files.",
-    tools: null,
-    source: "built-in"
-  };
-  var PLAN = {
-    name: "plan",
-    description: "Plans a change read-only: studies the code involved and returns a numbered implementation plan naming the files and functions to change, and how to test it.",
-    prompt: "You plan a change to a codebase. You can only read: list, search and read files. Study the code the change touches, then answer with a numbered plan: each step names the files and functions to change and what to change in them; then how to test it. Note risks and open questions in a line or two. Change nothing.",
-    tools: null,
-    source: "built-in"
-  };
-  var BUILT_IN_AGENTS = [EXPLORE, PLAN];
-  var TYPE_LIST_CHARS = 2e3;
-  var TYPE_LINE_CHARS = 240;
-  var PARENTS_TOOLS = ["update_plan", "stop_command"];
-  function toolsFor(type, specs) {
-    return specs.filter(
-      (spec) => spec.name !== TASK && (type.tools === null ? spec.risk === "read" && !PARENTS_TOOLS.includes(spec.name) : type.tools.includes(spec.name))
-    );
-  }
-  function isReadOnly(type, specs) {
-    return toolsFor(type, specs).every((spec) => spec.risk === "read");
-  }
-  function taskTool(types, window, requested = true) {
-    const schema = {
-      type: "object",
-      properties: {
-        subagent_type: { type: "string", enum: types.map((t) => t.name), description: "Which kind of subagent to start." },
-        description: { type: "string", description: "The task in three to five words, shown to the user." },
-        prompt: {
-          type: "string",
-          description: "The task in full. The subagent sees nothing of this conversation: say everything it needs, and what its answer should contain."
-        }
-      },
-      required: ["subagent_type", "prompt"]
-    };
-    const names = types.map((t) => t.name).join(", ");
-    if (isSmallWindow(window)) {
-      const description = `Starts a subagent (${names}) on a task; its final answer is the result.`;
-      return { name: TASK, description, input_schema: requested ? bareSchema(schema) : { type: "object" } };
-    }
-    return {
-      name: TASK,
-      description: "Starts a subagent: a fresh conversation with its own instructions and tools that works on one task alone and answers with its final report, which is this tool's result. It sees nothing of this conversation, so the prompt must carry everything it needs. Several read-only subagents called in one reply run at the same time; use them for independent questions.\n\nSubagent types:\n" + typeList(types),
-      input_schema: schema
-    };
-  }
-  function typeList(types) {
-    const lines = [];
-    let used = 0;
-    for (const [i, type] of types.entries()) {
-      const described = type.description.length > TYPE_LINE_CHARS ? `${type.description.slice(0, TYPE_LINE_CHARS - 1)}\u2026` : type.description;
-      const line = `- ${type.name}: ${described}`;
-      if (used + line.length > TYPE_LIST_CHARS) {
-        lines.push(`- also: ${types.slice(i).map((t) => t.name).join(", ")}`);
-        break;
-      }
-      lines.push(line);
-      used += line.length + 1;
-    }
-    return lines.join("\n");
-  }
-  function subagentPrompt(type, root) {
-    return `${type.prompt}
-
-You are a subagent of Corral, a coding agent, working inside the project folder ${root}. Every path you pass to a tool is relative to it; nothing outside it is reachable. The main agent gave you one task; only your final message goes back to it, and the user does not see the rest. Use your tools, then end with your answer as plain text. A failed call returns a JSON error with a hint: follow it. If a call is denied, do not retry it; say so in your answer.`;
-  }
 
   // src/lib/agent/toolRound.ts
   var CUT_OFF_TEXT = "Not run: your reply was cut off at its token limit before it ended, so this call may be incomplete. Send it again in a shorter reply.";
@@ -2121,6 +2194,8 @@ You are a subagent of Corral, a coding agent, working inside the project folder 
       this.runners.add(runner);
       board.updateCard(cardId, { status: "running" });
       own.addItem({ kind: "user", id: newId(), text: prompt });
+      if (type.model) own.notice(`This subagent asks for the model \`${type.model}\`; it runs on the conversation's model (a subagent's own model is not supported yet).`);
+      if (type.unknownTools?.length) own.notice(`Tools its file names that Corral does not have, left out: ${type.unknownTools.join(", ")}.`);
       try {
         const outcome = await this.turns(type, prompt, { own, outgoing, round, runner, specs }, control);
         if (control.cancelled) {
@@ -2212,6 +2287,7 @@ You are a subagent of Corral, a coding agent, working inside the project folder 
         specs: () => this.specs,
         window,
         instructions,
+        types: () => this.agentTypes,
         turnId: () => this.turnId,
         conversation: () => this.grants.conversation,
         granted: () => void this.grants.refresh(),
@@ -2260,6 +2336,8 @@ You are a subagent of Corral, a coding agent, working inside the project folder 
     estimate = new TokenEstimate();
     tools;
     subagents;
+    /** The subagent types, found again at the start of each run. */
+    agentTypes = BUILT_IN_AGENTS;
     newId;
     /** The conversation's key and what the user allowed in it. */
     grants;
@@ -2491,6 +2569,8 @@ You are a subagent of Corral, a coding agent, working inside the project folder 
       let overflowRetried = false;
       try {
         this.specs = await this.ipc.toolSpecs();
+        const known = this.specs.map((spec) => spec.name);
+        this.agentTypes = await (this.options.agents ?? builtInAgents)(this.ipc, known).catch(() => BUILT_IN_AGENTS);
         await this.loadModelFacts();
         for (let turn = 1; ; turn++) {
           const unfit = await this.fitter.fit(control, this.specs);
@@ -2828,7 +2908,7 @@ You are a subagent of Corral, a coding agent, working inside the project folder 
   async function runAcp(host2, request) {
     const ipc = hostIpc(host2);
     const conversation = request.resume === null ? null : await ipc.openConversation(request.resume);
-    const loop = new AgentLoop(ipc, { projectRoot: request.root, conversation });
+    const loop = new AgentLoop(ipc, { projectRoot: request.root, conversation, agents: projectAgents });
     if (conversation) await loop.loaded();
     const send = (update) => host2.emit(JSON.stringify(update));
     if (request.prompt === null) {
@@ -2994,7 +3074,7 @@ You are a subagent of Corral, a coding agent, working inside the project folder 
     const ipc = hostIpc(host2);
     const emit = (event) => host2.emit(JSON.stringify(event));
     const conversation = request.resume === null ? null : await ipc.openConversation(request.resume);
-    const loop = new AgentLoop(ipc, { projectRoot: request.root, conversation });
+    const loop = new AgentLoop(ipc, { projectRoot: request.root, conversation, agents: projectAgents });
     if (conversation) await loop.loaded();
     let stoppedAtApproval = false;
     const ask = async (card) => {

@@ -2,6 +2,7 @@
 // a stored conversation, run by the same agent loop as exec's and the
 // window's. The host (Rust, crates/corral-cli/src/acp/) sends the updates
 // to the editor, asks it for each approval and says when it cancels.
+import { projectAgents } from "../lib/agent/agentFiles";
 import { AgentLoop } from "../lib/agent/loop";
 import type { Decision } from "../lib/agent/ports";
 import type { ToolItem } from "../lib/agent/state";
@@ -28,7 +29,7 @@ type Choice = { decision: "once" | "network" | "grant" | "deny" | "cancelled" };
 export async function runAcp(host: Host, request: AcpRequest): Promise<string> {
   const ipc = hostIpc(host);
   const conversation = request.resume === null ? null : await ipc.openConversation(request.resume);
-  const loop = new AgentLoop(ipc, { projectRoot: request.root, conversation });
+  const loop = new AgentLoop(ipc, { projectRoot: request.root, conversation, agents: projectAgents });
   if (conversation) await loop.loaded();
   const send = (update: unknown) => host.emit(JSON.stringify(update));
   if (request.prompt === null) {

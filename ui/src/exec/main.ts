@@ -2,6 +2,7 @@
 // inside the CLI's embedded JS engine. The host (Rust) serves the loop's
 // IPC, answers approvals (the terminal, or no one) and prints the events.
 // Bundled by `npm run build:exec` into crates/corral-cli/js/exec.js.
+import { projectAgents } from "../lib/agent/agentFiles";
 import { AgentLoop } from "../lib/agent/loop";
 import { type AcpRequest, runAcp } from "./acp";
 import type { ToolItem } from "../lib/agent/state";
@@ -20,7 +21,7 @@ export async function runExec(host: Host, request: ExecRequest): Promise<Outcome
   const ipc = hostIpc(host);
   const emit = (event: ExecEvent) => host.emit(JSON.stringify(event));
   const conversation = request.resume === null ? null : await ipc.openConversation(request.resume);
-  const loop = new AgentLoop(ipc, { projectRoot: request.root, conversation });
+  const loop = new AgentLoop(ipc, { projectRoot: request.root, conversation, agents: projectAgents });
   if (conversation) await loop.loaded();
   let stoppedAtApproval = false;
   const ask = async (card: ToolItem) => {

@@ -97,3 +97,39 @@ fn two_explore_subagents_run_at_once_each_with_its_own_context() {
         "a subagent's calls stay in its own context: {parent}"
     );
 }
+
+#[test]
+fn a_projects_agent_file_is_a_subagent_with_its_instructions_and_tools() {
+    let server = Scripted::start(json!([
+        { "tools": [{ "name": "task", "input": {
+            "subagent_type": "checker", "description": "check a.txt", "prompt": "Check a.txt." } }] },
+        { "text": "a.txt greets." },
+        { "text": "Checked." },
+    ]));
+    let home = Home::new(&server.base_url());
+    let agents = home.project().join(".claude/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("checker.md"),
+        "---\nname: checker\ndescription: Checks one file closely.\ntools: Read, Glob\nmodel: haiku\n---\nYou check files and say what they do.\n",
+    )
+    .unwrap();
+    let run = home.exec(&["Check a.txt"]);
+    let requests = server.finish();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.ends_with("Checked.\n"), "{}", run.stdout);
+    let offered = requests[0]["tools"].to_string();
+    assert!(
+        offered.contains("- checker: Checks one file closely."),
+        "{offered}"
+    );
+    let sub = &requests[1];
+    assert!(
+        system(sub).contains("You check files and say what they do."),
+        "{sub}"
+    );
+    let mut tools = tool_names(sub);
+    tools.sort();
+    assert_eq!(tools, ["glob", "read_file"]);
+    assert_eq!(conversation(sub).len(), 1, "{sub}");
+}

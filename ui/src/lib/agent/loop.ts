@@ -25,7 +25,9 @@ import type { AgentIpc, Decision, RunControl } from "./ports";
 import { emptyState, type AgentState } from "./state";
 import { ToolRound } from "./toolRound";
 import { ToolRunner } from "./toolRunner";
+import { type AgentFinder, builtInAgents } from "./agentFiles";
 import { everyCard, Subagents } from "./subagents";
+import { type AgentType, BUILT_IN_AGENTS } from "./subagentTypes";
 import { streamTurn } from "./turnStream";
 import { sandboxNotice } from "../sandboxNotice";
 import { appendUserContent } from "./transcript";
@@ -45,6 +47,8 @@ export type AgentOptions = {
   instructions?: InstructionSource;
   /** Finds the custom command a `/name args` message invokes (default: the project's `.claude/commands`). */
   commands?: CommandFinder;
+  /** Finds the subagent types (default: the built-ins; the hosts add the project's, `projectAgents`). */
+  agents?: AgentFinder;
   /** A conversation from the history to go on with; none starts a new one. */
   conversation?: ConversationData | null;
   /** Each entry stored in the history (the first one names a new conversation). */
@@ -69,6 +73,8 @@ export class AgentLoop {
   private readonly estimate = new TokenEstimate();
   private readonly tools: ToolRunner;
   private readonly subagents: Subagents;
+  /** The subagent types, found again at the start of each run. */
+  private agentTypes: readonly AgentType[] = BUILT_IN_AGENTS;
   private readonly newId: () => string;
   /** The conversation's key and what the user allowed in it. */
   private readonly grants: GrantList;
@@ -105,6 +111,7 @@ export class AgentLoop {
       specs: () => this.specs,
       window,
       instructions,
+      types: () => this.agentTypes,
       turnId: () => this.turnId,
       conversation: () => this.grants.conversation,
       granted: () => void this.grants.refresh(),
@@ -393,6 +400,8 @@ export class AgentLoop {
     try {
       // Asked each run: the programs the user added may have changed.
       this.specs = await this.ipc.toolSpecs();
+      const known = this.specs.map((spec) => spec.name);
+      this.agentTypes = await (this.options.agents ?? builtInAgents)(this.ipc, known).catch(() => BUILT_IN_AGENTS);
       await this.loadModelFacts();
       for (let turn = 1; ; turn++) {
         const unfit = await this.fitter.fit(control, this.specs);

@@ -9,17 +9,19 @@ import { bareSchema, isSmallWindow, type OfferedTool } from "./promptBudget";
 export const TASK = "task";
 
 /**
- * A kind of subagent. `tools`: the tools it may call, by name; null for
- * every read-only tool. `model`: the model it asks for, when it names one.
- * `source`: where it was defined ("built-in", or its file).
+ * A kind of subagent. `tools`: the tools it may call, by name, or every
+ * tool that only reads, or every tool. `model`: the model it asks for,
+ * when it names one. `source`: where it was defined ("built-in", or its
+ * file). `unknownTools`: tools its file named that are not there.
  */
 export type AgentType = {
   name: string;
   description: string;
   prompt: string;
-  tools: string[] | null;
+  tools: readonly string[] | "read-only" | "all";
   model?: string;
   source: string;
+  unknownTools?: string[];
 };
 
 export const EXPLORE: AgentType = {
@@ -28,7 +30,7 @@ export const EXPLORE: AgentType = {
     "Explores the code read-only: lists, searches and reads files, and reports what it found concisely, with paths. Use it for a question that needs many searches or reads, so their output stays out of this conversation.",
   prompt:
     "You explore a codebase to answer one question. You can only read: list, search and read files. Search broadly first, then read what matters. Report your findings concisely: the answer first, then the paths (with line numbers) that support it. Do not paste whole files.",
-  tools: null,
+  tools: "read-only",
   source: "built-in",
 };
 
@@ -38,7 +40,7 @@ export const PLAN: AgentType = {
     "Plans a change read-only: studies the code involved and returns a numbered implementation plan naming the files and functions to change, and how to test it.",
   prompt:
     "You plan a change to a codebase. You can only read: list, search and read files. Study the code the change touches, then answer with a numbered plan: each step names the files and functions to change and what to change in them; then how to test it. Note risks and open questions in a line or two. Change nothing.",
-  tools: null,
+  tools: "read-only",
   source: "built-in",
 };
 
@@ -57,9 +59,10 @@ const PARENTS_TOOLS: readonly string[] = ["update_plan", "stop_command"];
 
 /** The tools a subagent of `type` is offered: never `task`, and for a read-only type only tools that read. */
 export function toolsFor(type: AgentType, specs: readonly ToolSpec[]): ToolSpec[] {
-  return specs.filter(
-    (spec) => spec.name !== TASK && (type.tools === null ? spec.risk === "read" && !PARENTS_TOOLS.includes(spec.name) : type.tools.includes(spec.name)),
-  );
+  const { tools } = type;
+  const given = (spec: ToolSpec): boolean =>
+    tools === "all" ? true : tools === "read-only" ? spec.risk === "read" && !PARENTS_TOOLS.includes(spec.name) : tools.includes(spec.name);
+  return specs.filter((spec) => spec.name !== TASK && given(spec));
 }
 
 /** Whether every tool of a subagent of `type` only reads: such subagents run at the same time. */

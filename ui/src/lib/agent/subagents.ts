@@ -164,6 +164,9 @@ export class Subagents {
     this.runners.add(runner);
     board.updateCard(cardId, { status: "running" });
     own.addItem({ kind: "user", id: newId(), text: prompt });
+    // What its file asked for and does not get is said under its task.
+    if (type.model) own.notice(`This subagent asks for the model \`${type.model}\`; it runs on the conversation's model (a subagent's own model is not supported yet).`);
+    if (type.unknownTools?.length) own.notice(`Tools its file names that Corral does not have, left out: ${type.unknownTools.join(", ")}.`);
     try {
       const outcome = await this.turns(type, prompt, { own, outgoing, round, runner, specs }, control);
       if (control.cancelled) {

@@ -1,0 +1,111 @@
+// The project's own subagents, Claude Code's `.claude/agents/*.md`: a
+// front matter with `name`, `description`, `tools` (Claude's tool names or
+// Corral's, comma-separated or a list; none: every tool) and `model`, and
+// the body as the subagent's instructions. Read through list_directory
+// and read_file, like the project's commands, so the same confinement
+// applies.
+import type { ListDirectoryOutput, ReadFileOutput } from "../types";
+import type { AgentIpc } from "./ports";
+import { type AgentType, BUILT_IN_AGENTS } from "./subagentTypes";
+
+/** The project's agents folder, as Claude Code lays it out. */
+export const PROJECT_AGENTS = ".claude/agents";
+/** The most agent files read from the folder. */
+export const MAX_AGENT_FILES = 50;
+
+/**
+ * Claude Code's tool names and Corral's: the same table the hooks use
+ * (crates/corral-hooks/src/names.rs), so an agent file written for Claude
+ * names the same tools here.
+ */
+export const CLAUDE_TOOLS: Readonly<Record<string, string>> = {
+  Bash: "exec_shell",
+  Edit: "edit_file",
+  Write: "write_file",
+  Read: "read_file",
+  Grep: "search_files",
+  Glob: "glob",
+};
+
+/** Finds the kinds of subagent there are, given the names of the tools there are; the loop's seam. */
+export type AgentFinder = (ipc: Pick<AgentIpc, "callTool">, known: readonly string[]) => Promise<AgentType[]>;
+
+/** Only the built-ins (the loop's default: a host adds the project's with `projectAgents`). */
+export const builtInAgents: AgentFinder = async () => [...BUILT_IN_AGENTS];
+
+/**
+ * A subagent from its file's text; null when the file names none. Tool
+ * names neither Claude's nor Corral's are left out and said in `unknown`.
+ */
+export function parseAgent(path: string, text: string, known: readonly string[]): (AgentType & { unknown: string[] }) | null {
+  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
+  if (lines[0]?.trim() !== "---") return null;
+  const end = lines.findIndex((line, i) => i > 0 && line.trim() === "---");
+  if (end < 0) return null;
+  const values = frontMatter(lines.slice(1, end));
+  const base = path.split("/").pop()?.replace(/\.md$/i, "") ?? "";
+  const name = single(values.get("name")) ?? base;
+  const description = single(values.get("description"));
+  const prompt = lines.slice(end + 1).join("\n").trim();
+  if (!/^[a-z0-9][a-z0-9_-]*$/i.test(name) || !description || prompt === "") return null;
+  const listed = values.get("tools");
+  const named = listed === undefined ? null : toolNames(listed);
+  const tools = named === null ? "all" : named.flatMap((n) => CLAUDE_TOOLS[n] ?? (known.includes(n) ? [n] : []));
+  const unknown = named === null ? [] : named.filter((n) => !CLAUDE_TOOLS[n] && !known.includes(n));
+  const model = single(values.get("model"));
+  return { name, description, prompt, tools, ...(model && model !== "inherit" ? { model } : {}), source: path, unknown };
+}
+
+/**
+ * The built-in subagents and the project's: a project's agent of a
+ * built-in's name replaces it, as Claude Code lets the project's win.
+ */
+export const projectAgents: AgentFinder = async (ipc, known) => {
+  const listing = (await ipc.callTool("list_directory", { path: PROJECT_AGENTS }).catch(() => null)) as ListDirectoryOutput | null;
+  const files = (listing?.entries ?? []).filter((e) => e.kind === "file" && e.path.toLowerCase().endsWith(".md")).slice(0, MAX_AGENT_FILES);
+  const found: AgentType[] = [];
+  for (const file of files) {
+    const read = (await ipc.callTool("read_file", { path: file.path }).catch(() => null)) as ReadFileOutput | null;
+    const agent = typeof read?.content === "string" ? parseAgent(file.path, read.content, known) : null;
+    if (agent && !found.some((a) => a.name === agent.name)) found.push(withoutUnknown(agent));
+  }
+  return [...BUILT_IN_AGENTS.filter((b) => !found.some((a) => a.name === b.name)), ...found];
+};
+
+/** The agent as the loop keeps it: the tools it named that are not there are said in its description. */
+function withoutUnknown({ unknown, ...agent }: AgentType & { unknown: string[] }): AgentType {
+  return unknown.length === 0 ? agent : { ...agent, unknownTools: unknown };
+}
+
+/** `key: value` lines, a value continued as `- item` lines making a list. */
+function frontMatter(lines: string[]): Map<string, string | string[]> {
+  const values = new Map<string, string | string[]>();
+  let listKey: string | null = null;
+  for (const line of lines) {
+    const item = /^\s*-\s+(.*)$/.exec(line);
+    if (item && listKey !== null) {
+      const list = values.get(listKey);
+      values.set(listKey, [...(Array.isArray(list) ? list : []), unquote(item[1])]);
+      continue;
+    }
+    const pair = /^([A-Za-z][\w-]*)\s*:\s*(.*)$/.exec(line);
+    if (!pair) continue;
+    listKey = pair[2].trim() === "" ? pair[1] : null;
+    values.set(pair[1], pair[2].trim() === "" ? [] : pair[2].trim());
+  }
+  return values;
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return typeof value === "string" && value !== "" ? unquote(value) : undefined;
+}
+
+function toolNames(value: string | string[]): string[] {
+  const list = Array.isArray(value) ? value : (/^\[(.*)\]$/.exec(value)?.[1] ?? value).split(",");
+  return list.map((name) => unquote(name.trim())).filter((name) => name !== "");
+}
+
+function unquote(text: string): string {
+  const trimmed = text.trim();
+  return /^(["']).*\1$/.test(trimmed) ? trimmed.slice(1, -1) : trimmed;
+}
