@@ -2801,6 +2801,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
           this.text.set(item.id, item.text);
         } else if (item.kind === "tool") {
           this.tool(item);
+          for (const inner of item.subagent?.items ?? []) if (inner.kind === "tool") this.tool(inner);
         }
       }
     }
@@ -2936,8 +2937,8 @@ A tool shown without parameters gets them once you call it with {}. A tool error
     const unsubscribe = loop.state.subscribe((state2) => {
       tracker.skipUsers(state2);
       tracker.update(state2);
-      for (const item of state2.items) {
-        if (item.kind === "tool" && item.status === "waiting" && !asked.has(item.id)) {
+      for (const item of everyCard(state2.items)) {
+        if (item.status === "waiting" && !asked.has(item.id)) {
           asked.add(item.id);
           void ask(item);
         }

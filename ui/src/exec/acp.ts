@@ -3,6 +3,7 @@
 // window's. The host (Rust, crates/corral-cli/src/acp/) sends the updates
 // to the editor, asks it for each approval and says when it cancels.
 import { projectAgents } from "../lib/agent/agentFiles";
+import { everyCard } from "../lib/agent/subagents";
 import { AgentLoop } from "../lib/agent/loop";
 import type { Decision } from "../lib/agent/ports";
 import type { ToolItem } from "../lib/agent/state";
@@ -58,8 +59,9 @@ export async function runAcp(host: Host, request: AcpRequest): Promise<string> {
   const unsubscribe = loop.state.subscribe((state) => {
     tracker.skipUsers(state);
     tracker.update(state);
-    for (const item of state.items) {
-      if (item.kind === "tool" && item.status === "waiting" && !asked.has(item.id)) {
+    // A subagent's call asks as the parent's do.
+    for (const item of everyCard(state.items)) {
+      if (item.status === "waiting" && !asked.has(item.id)) {
         asked.add(item.id);
         void ask(item);
       }

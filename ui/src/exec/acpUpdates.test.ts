@@ -95,4 +95,21 @@ describe("UpdateTracker", () => {
     live.tracker.update(state(user, write("denied")));
     expect(live.updates).toEqual([]);
   });
+
+  it("reports a subagent's calls as tool calls of the turn", () => {
+    const { updates, tracker } = track();
+    const inner = { ...write("running"), id: "s1" };
+    const task: ToolItem = {
+      kind: "tool",
+      id: "t1",
+      callId: "call_t",
+      name: "task",
+      input: { subagent_type: "fixer", prompt: "Fix a.txt." },
+      risk: null,
+      status: "running",
+      subagent: { type: "fixer", items: [{ kind: "user", id: "u1", text: "Fix a.txt." }, inner], usage: { input_tokens: 0, output_tokens: 0 } },
+    };
+    tracker.update(state(task));
+    expect(updates.map((u) => ("toolCallId" in u ? u.toolCallId : null))).toContain("s1");
+  });
 });

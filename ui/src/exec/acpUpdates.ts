@@ -110,6 +110,8 @@ export class UpdateTracker {
         this.text.set(item.id, item.text);
       } else if (item.kind === "tool") {
         this.tool(item);
+        // A subagent's calls are tool calls of the turn too: one may ask for permission.
+        for (const inner of item.subagent?.items ?? []) if (inner.kind === "tool") this.tool(inner);
       }
     }
   }

@@ -66,4 +66,16 @@ describe("utf8", () => {
       expect(Array.from(utf8(text))).toEqual(Array.from(new TextEncoder().encode(text)));
     }
   });
+
+  it("tells a subagent's calls under its task card, and asks for their approval", () => {
+    const events: ExecEvent[] = [];
+    const waiting: string[] = [];
+    const tracker = new EventTracker((e) => events.push(e), (c) => waiting.push(c.id), emptyState());
+    const inner = { ...card("waiting", { path: "a.txt" }), id: "s1" };
+    const task = (items: Item[]): ToolItem => ({ ...card("running", { subagent_type: "fixer" }), name: "task", subagent: { type: "fixer", items, usage: { input_tokens: 0, output_tokens: 0 } } });
+    tracker.update(state(task([{ kind: "user", id: "u1", text: "Fix a.txt." }, inner])));
+    expect(events).toContainEqual({ type: "tool_call", id: "s1", name: "write_file", input: { path: "a.txt" } });
+    expect(events).toContainEqual({ type: "approval_asked", id: "s1", name: "write_file", reason: "writes a.txt" });
+    expect(waiting).toEqual(["s1"]);
+  });
 });
