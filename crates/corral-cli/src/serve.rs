@@ -18,6 +18,7 @@
 
 use crate::project::ProjectCommands;
 use crate::Kept;
+use corral_session::live_output::LiveOutput;
 use corral_session::{Fixed, Session};
 use corral_tools::search::IndexConfig;
 use corral_tools::shell::{OutputSink, Stream};
@@ -28,7 +29,7 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 #[derive(clap::Args)]
 pub struct ServeArgs {
@@ -145,12 +146,18 @@ async fn answer(commands: Rc<ProjectCommands>, request: Request) {
                 .or_insert_with(|| Value::String(format!("serve-{id}")));
         }
     }
+    // Decoded and cut off as the window's is: a character split between
+    // two chunks stays whole, and 100 MB of output is not sent live.
     let sink: Option<OutputSink> = output.then(|| {
+        let live = Mutex::new(LiveOutput::default());
         Arc::new(move |stream: Stream, bytes: &[u8]| {
-            send(&json!({ "id": id, "event": {
-                "stream": stream,
-                "data": String::from_utf8_lossy(bytes),
-            }}));
+            let data = live
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .next(stream, bytes);
+            if let Some(data) = data {
+                send(&json!({ "id": id, "event": { "stream": stream, "data": data }}));
+            }
         }) as OutputSink
     });
     match commands.invoke(&command, args, sink).await {

@@ -35,6 +35,7 @@ pub struct RemoteSession {
     link: Mutex<Option<Arc<Link>>>,
     /// Requests every new connection is given first.
     kept: Mutex<Vec<(String, Value)>>,
+    connecting: tokio::sync::Mutex<()>,
 }
 
 /// One live ssh session running serve.
@@ -79,6 +80,7 @@ impl RemoteSession {
             copy,
             link: Mutex::new(Some(link)),
             kept: Mutex::default(),
+            connecting: tokio::sync::Mutex::default(),
         })
     }
 
@@ -158,8 +160,14 @@ impl RemoteSession {
     /// The live link, or a new one when the last one is gone (what was
     /// kept sent on it first).
     async fn link(&self) -> Result<Arc<Link>, Error> {
-        let live = lock(&self.link).clone();
-        if let Some(link) = live.filter(|link| link.is_open()) {
+        let live = || lock(&self.link).clone().filter(|link| link.is_open());
+        if let Some(link) = live() {
+            return Ok(link);
+        }
+        // One connection at a time: callers that found it gone together
+        // share the one made.
+        let _connecting = self.connecting.lock().await;
+        if let Some(link) = live() {
             return Ok(link);
         }
         let (remote, serve, copy) = (self.remote.clone(), self.serve.clone(), self.copy.clone());

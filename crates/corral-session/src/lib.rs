@@ -17,6 +17,7 @@ pub mod checkpoints;
 pub mod domains;
 pub mod grants;
 pub mod index;
+pub mod live_output;
 pub mod mcp;
 pub mod registry;
 pub mod runs;

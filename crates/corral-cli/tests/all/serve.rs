@@ -14,10 +14,14 @@ struct Serve {
 
 impl Serve {
     fn start(root: &std::path::Path) -> Serve {
+        Serve::start_in(root, "ask")
+    }
+
+    fn start_in(root: &std::path::Path, mode: &str) -> Serve {
         let mut child = crate::common::corral_cli()
             .args(["serve", "--root"])
             .arg(root)
-            .args(["--mode", "ask", "--no-lsp", "--no-checkpoint"])
+            .args(["--mode", mode, "--no-lsp", "--no-checkpoint"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -107,4 +111,30 @@ fn a_root_that_is_not_a_folder_is_said_on_the_first_line() {
     assert!(first.get("ready").is_none(), "{first}");
     assert_eq!(first["failed"]["code"], "not_a_directory", "{first}");
     assert_eq!(serve.child.wait().unwrap().code(), Some(1));
+}
+
+#[test]
+fn a_character_split_between_two_chunks_of_output_is_streamed_whole() {
+    let project = tempfile::tempdir().unwrap();
+    let mut serve = Serve::start_in(project.path(), "full_auto");
+    assert!(serve.read().get("ready").is_some());
+    // "é" is 0xC3 0xA9: its two bytes leave the command 300 ms apart.
+    let script = "process.stdout.write(Buffer.from([0xc3])); \
+        setTimeout(() => process.stdout.write(Buffer.from([0xa9, 0x0a])), 300)";
+    let input = json!({"command": "node", "args": ["-e", script]});
+    serve.send(
+        &json!({"id": 1, "command": "call_tool", "output": true,
+            "args": {"name": "exec_shell", "input": input}})
+        .to_string(),
+    );
+    let mut streamed = String::new();
+    let answer = loop {
+        let message = serve.read();
+        match message.get("event") {
+            Some(event) => streamed.push_str(event["data"].as_str().unwrap()),
+            None => break message,
+        }
+    };
+    assert_eq!(answer["ok"]["exit_code"], 0, "{answer}");
+    assert_eq!(streamed, "é\n");
 }
