@@ -1,7 +1,8 @@
 //! The open project's commands, by the app's names and arguments
 //! (docs/ipc.md): the tools' specs, checking and running calls, the
-//! conversations' grants, cancelling a run, and the MCP servers (plus
-//! `use_mcp_servers`, which puts the user's servers in the session). exec's and acp's loop host
+//! conversations' grants, cancelling a run, the MCP servers (plus
+//! `use_mcp_servers`, which puts the user's servers in the session), the
+//! search index's state and the folders changed on disk. exec's and acp's loop host
 //! serves them over a local session; `serve` serves them on a remote, over
 //! ssh, to a [`corral_remote::RemoteSession`] that speaks them back.
 
@@ -18,7 +19,7 @@ use serde_json::Value;
 use std::sync::Arc;
 
 /// The commands [`ProjectCommands::invoke`] answers.
-pub const COMMANDS: [&str; 11] = [
+pub const COMMANDS: [&str; 13] = [
     "tool_specs",
     "check_call",
     "run_call",
@@ -30,6 +31,8 @@ pub const COMMANDS: [&str; 11] = [
     "mcp_status",
     "restart_mcp_server",
     "use_mcp_servers",
+    "search_index_status",
+    "tree_changes",
 ];
 
 /// A session and the runs its calls started.
@@ -105,6 +108,11 @@ impl ProjectCommands {
                 Ok(Value::Null)
             }
             "mcp_status" => to_value(session.server_status()),
+            "search_index_status" => to_value(session.index_status()),
+            "tree_changes" => {
+                let a: TreeArgs = parse(command, args)?;
+                to_value(session.tree_changes(a.since))
+            }
             "restart_mcp_server" => {
                 let a: RestartArgs = parse(command, args)?;
                 session.servers().restart(&a.name).await?;
@@ -206,6 +214,11 @@ struct ConversationArgs {
 struct RevokeArgs {
     conversation: String,
     id: String,
+}
+
+#[derive(Deserialize)]
+struct TreeArgs {
+    since: u64,
 }
 
 #[derive(Deserialize)]

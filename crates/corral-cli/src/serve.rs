@@ -116,13 +116,22 @@ pub fn serve(args: ServeArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn open(args: ServeArgs) -> Result<Session, Error> {
+fn open(mut args: ServeArgs) -> Result<Session, Error> {
     let settings = Arc::new(Fixed {
         mode: args.mode.parse()?,
         ..Fixed::default()
     });
+    // The index lives where the app keeps a local project's, in the
+    // remote user's data folder, unless `--index` says where.
+    if args.kept.index.is_none() {
+        args.kept.index =
+            corral_tools::checkpoint::default_data_dir().map(|data| data.join("search-index"));
+    }
+    // The session lasts: its index and the folders changed on disk are
+    // kept live by a watch, as the app's are.
     let options = corral_session::Options {
         build_index: true,
+        watch_tree: true,
         ..args.kept.options(
             crate::boundaries(args.writable, args.blocked),
             IndexConfig::prebuilt,

@@ -171,6 +171,32 @@ fn the_session_checks_runs_and_streams_the_projects_calls_over_one_connection() 
     .unwrap();
     assert_eq!(again["decision"], "allow", "{again}");
 
+    // The index is built there and kept live by its watch; the folders
+    // changed on disk are told.
+    let ready = || invoke("search_index_status", json!({})).unwrap()["state"] == "ready";
+    wait_for("the remote's index", ready);
+    let counter = invoke("tree_changes", json!({"since": 0})).unwrap()["counter"].clone();
+    std::fs::write(
+        there.path().join("src/lib.rs"),
+        "pub fn remotely_indexed() {}\n",
+    )
+    .unwrap();
+    wait_for("the change told", || {
+        let changes = invoke("tree_changes", json!({"since": counter})).unwrap();
+        changes["folders"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("src"))
+    });
+    wait_for("the new file searchable", || {
+        let found = invoke(
+            "call_tool",
+            json!({"name": "search_files", "input": {"query": "remotely_indexed"}}),
+        )
+        .unwrap();
+        found.to_string().contains("src/lib.rs")
+    });
+
     // One ssh carries all of it.
     let root = there.path().display().to_string();
     assert_eq!(processes("ssh", &root).len(), 1);
