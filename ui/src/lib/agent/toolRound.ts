@@ -10,7 +10,6 @@ import type { Outgoing } from "./outgoing";
 import { READ_PASTE } from "./pastes";
 import type { AgentIpc, RunControl } from "./ports";
 import { isOnRequest, isSmallWindow } from "./promptBudget";
-import type { Subagents } from "./subagents";
 import { TASK } from "./subagentTypes";
 import type { ToolRunner } from "./toolRunner";
 import { CANCELLED_TEXT, textBlock } from "./transcript";
@@ -31,7 +30,16 @@ type Parts = {
   /** Finds the instructions of folders the model reads in. */
   instructions: InstructionSource;
   /** Runs the `task` calls (a subagent's own round has none). */
-  subagents?: Subagents;
+  subagents?: TaskRunner;
+};
+
+/**
+ * What runs a round's `task` calls (`Subagents`): one result per call, in
+ * order; `cancel` answers a call not reached. Said here, not imported, as
+ * subagents run rounds of their own.
+ */
+export type TaskRunner = {
+  runAll(uses: ToolUseBlock[], control: RunControl, cardIds: Map<string, string>, cancel: (use: ToolUseBlock) => ToolResultBlock): Promise<ToolResultBlock[]>;
 };
 
 export class ToolRound {
