@@ -2,7 +2,8 @@
 //! (docs/ipc.md): the tools' specs, checking and running calls, the
 //! conversations' grants, cancelling a run, the MCP servers (plus
 //! `use_mcp_servers`, which puts the user's servers in the session), the
-//! search index's state and the folders changed on disk. exec's and acp's loop host
+//! search index's state, the folders changed on disk, and the background
+//! commands (the Processes panel's). exec's and acp's loop host
 //! serves them over a local session; `serve` serves them on a remote, over
 //! ssh, to a [`corral_remote::RemoteSession`] that speaks them back.
 
@@ -19,7 +20,7 @@ use serde_json::Value;
 use std::sync::Arc;
 
 /// The commands [`ProjectCommands::invoke`] answers.
-pub const COMMANDS: [&str; 13] = [
+pub const COMMANDS: [&str; 16] = [
     "tool_specs",
     "check_call",
     "run_call",
@@ -33,6 +34,9 @@ pub const COMMANDS: [&str; 13] = [
     "use_mcp_servers",
     "search_index_status",
     "tree_changes",
+    "list_processes",
+    "process_output",
+    "stop_process",
 ];
 
 /// A session and the runs its calls started.
@@ -109,6 +113,23 @@ impl ProjectCommands {
             }
             "mcp_status" => to_value(session.server_status()),
             "search_index_status" => to_value(session.index_status()),
+            "list_processes" => to_value(session.background().list()),
+            "process_output" => {
+                let a: ProcessArgs = parse(command, args)?;
+                to_value(
+                    session
+                        .background()
+                        .output(&a.run_id, a.since_byte.unwrap_or(0))?,
+                )
+            }
+            "stop_process" => {
+                let a: ProcessArgs = parse(command, args)?;
+                let background = session.background();
+                let stopped = tokio::task::spawn_blocking(move || background.stop(&a.run_id))
+                    .await
+                    .map_err(|e| Error::new(ErrorCode::Io, format!("stop failed: {e}")))?;
+                to_value(stopped?)
+            }
             "tree_changes" => {
                 let a: TreeArgs = parse(command, args)?;
                 to_value(session.tree_changes(a.since))
@@ -214,6 +235,12 @@ struct ConversationArgs {
 struct RevokeArgs {
     conversation: String,
     id: String,
+}
+
+#[derive(Deserialize)]
+struct ProcessArgs {
+    run_id: String,
+    since_byte: Option<u64>,
 }
 
 #[derive(Deserialize)]

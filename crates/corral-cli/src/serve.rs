@@ -13,8 +13,9 @@
 //!
 //! Requests are answered as they finish, not in order. When stdin ends
 //! (the client left, or the connection was lost) every running call is
-//! cancelled, the sandbox kills what they started, and serve exits: a
-//! command is never left running with no one to see it.
+//! cancelled, the sandbox kills what they started, and serve exits,
+//! stopping its background commands with the session: a command is never
+//! left running with no one to see it.
 
 use crate::project::ProjectCommands;
 use crate::Kept;
@@ -132,6 +133,7 @@ fn open(mut args: ServeArgs) -> Result<Session, Error> {
     let options = corral_session::Options {
         build_index: true,
         watch_tree: true,
+        background_commands: true,
         ..args.kept.options(
             crate::boundaries(args.writable, args.blocked),
             IndexConfig::prebuilt,

@@ -253,6 +253,27 @@ fn a_connection_killed_during_a_command_reports_it_interrupted_ends_it_there_and
         .block_on(session.invoke_kept("use_mcp_servers", servers))
         .unwrap();
     assert_eq!(status[0]["state"], "running", "{status}");
+    // A background command, as the Processes panel shows it.
+    let background_marker = format!("corral-session-background-{}", std::process::id());
+    let background = json!({"command": "node", "args": ["-e", "setInterval(() => console.log('still here'), 100)", &background_marker], "background": true});
+    let started = rt
+        .block_on(session.invoke(
+            "call_tool",
+            json!({"name": "exec_shell", "input": background}),
+            None,
+        ))
+        .unwrap();
+    let run_id = started["run_id"].as_str().unwrap().to_string();
+    let listed = rt
+        .block_on(session.invoke("list_processes", json!({}), None))
+        .unwrap();
+    assert_eq!(listed[0]["run_id"], run_id.as_str(), "{listed}");
+    wait_for("the background command's output", || {
+        let output = rt
+            .block_on(session.invoke("process_output", json!({"run_id": run_id}), None))
+            .unwrap();
+        output["output"].as_str().unwrap().contains("still here")
+    });
     let root = there.path().display().to_string();
     let marker = format!("corral-session-drop-{}", std::process::id());
     let input = json!({"command": "node", "args": ["-e", "setInterval(() => console.log('tick'), 100)", &marker], "timeout_secs": 120});
@@ -284,9 +305,13 @@ fn a_connection_killed_during_a_command_reports_it_interrupted_ends_it_there_and
     assert!(error.retryable);
     assert_eq!(error.details["interrupted"], true, "{error:?}");
     assert!(error.message.contains("failed or was lost"), "{error:?}");
-    // serve saw its stdin close and cancelled the command.
+    // serve saw its stdin close, cancelled the command and stopped its
+    // background command.
     wait_for("the remote command to end", || {
         processes("node", &marker).is_empty()
+    });
+    wait_for("the background command to end", || {
+        processes("node", &background_marker).is_empty()
     });
 
     // The next call connects anew, to a session given the servers again.
@@ -303,6 +328,23 @@ fn a_connection_killed_during_a_command_reports_it_interrupted_ends_it_there_and
         ))
         .unwrap();
     assert!(read["content"].as_str().unwrap().contains("Says hello."));
+
+    // Stop in the Processes panel reaches a background command there.
+    let background = json!({"command": "node", "args": ["-e", "setInterval(() => {}, 100)", &background_marker], "background": true});
+    let started = rt
+        .block_on(session.invoke(
+            "call_tool",
+            json!({"name": "exec_shell", "input": background}),
+            None,
+        ))
+        .unwrap();
+    let stopped = rt
+        .block_on(session.invoke("stop_process", json!({"run_id": started["run_id"]}), None))
+        .unwrap();
+    assert_eq!(stopped["running"], false, "{stopped}");
+    wait_for("the stopped command to end", || {
+        processes("node", &background_marker).is_empty()
+    });
 }
 
 #[test]
