@@ -35,6 +35,9 @@ describe("a subagent's transcript", () => {
     expect(transcript.open).toBe(false);
     expect(card.parentElement?.contains(transcript)).toBe(true);
     expect(within(transcript).getByTestId("subagent-summary").textContent).toMatch(/Subagent explore: 1 call, 47 tokens/);
+    // The pointer on its summary holds the log still, as on a button.
+    await fireEvent.pointerOver(within(transcript).getByTestId("subagent-summary"));
+    expect(document.querySelector(".log")?.getAttribute("data-held")).toBe("true");
     await fireEvent.click(within(transcript).getByTestId("subagent-summary"));
     expect(transcript.open).toBe(true);
     expect(within(transcript).getByTestId("subagent-task").textContent).toBe("Find the main function.");
