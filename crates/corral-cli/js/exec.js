@@ -942,6 +942,67 @@ ARGUMENTS: ${typed}`;
     }
   };
 
+  // src/lib/agent/hooks.ts
+  var AGENT_CONFIG = /* @__PURE__ */ new Set([".claude", ".codex"]);
+  function inAgentConfig(path) {
+    return path.split("/").some((part) => AGENT_CONFIG.has(part));
+  }
+  var LoopHooks = class {
+    constructor(ipc, conversation, notice) {
+      this.ipc = ipc;
+      this.conversation = conversation;
+      this.notice = notice;
+    }
+    ipc;
+    conversation;
+    notice;
+    events = /* @__PURE__ */ new Set();
+    /** Asks which events have hooks now (once per run: settings may have changed, or been trusted). */
+    async refresh() {
+      if (!this.ipc.hookStatus) return;
+      try {
+        this.events = new Set((await this.ipc.hookStatus()).events);
+      } catch {
+        this.events = /* @__PURE__ */ new Set();
+      }
+    }
+    /** Runs `event`'s hooks; null when it has none (nothing is asked of Rust). */
+    async raise(event, fields) {
+      if (!this.ipc.runHooks || !this.events.has(event)) return null;
+      const conversation = this.conversation();
+      let outcome;
+      try {
+        outcome = await this.ipc.runHooks({ event, ...conversation ? { conversation } : {}, ...fields });
+      } catch (error) {
+        this.notice(`The ${event} hooks could not run: ${toWireError(error).message}`);
+        return null;
+      }
+      for (const text2 of outcome.notices) this.notice(`Hook: ${text2}`);
+      return outcome.ran.length > 0 ? outcome : null;
+    }
+  };
+  function hookContext(event, outcome) {
+    if (!outcome || outcome.context.length === 0) return null;
+    return `Context from the ${event} hooks:
+${outcome.context.join("\n")}`;
+  }
+  function blockedBy(outcome) {
+    const reason = outcome.block ?? outcome.stop;
+    if (reason === void 0) return null;
+    return { by: outcome.blocked_by ?? outcome.by ?? outcome.ran[0] ?? "a hook", reason };
+  }
+  function notesOf(event, outcome) {
+    const notes = [];
+    const by = outcome.by ?? outcome.ran[0] ?? "";
+    if (outcome.verdict === "deny") notes.push({ event, kind: "blocked", by, text: outcome.reason ?? outcome.block });
+    else if (outcome.block !== void 0) notes.push({ event, kind: "blocked", by: outcome.blocked_by ?? by, text: outcome.block });
+    if (outcome.verdict === "ask") notes.push({ event, kind: "asked", by, ...outcome.reason ? { text: outcome.reason } : {} });
+    if (outcome.verdict === "allow") notes.push({ event, kind: "allowed", by, ...outcome.reason ? { text: outcome.reason } : {} });
+    if (outcome.updated_input !== void 0) notes.push({ event, kind: "modified", by: outcome.updated_by ?? by });
+    for (const text2 of outcome.context) notes.push({ event, kind: "context", by, text: text2 });
+    return notes;
+  }
+
   // src/lib/agent/journal.ts
   var Journal = class {
     constructor(ipc, options) {
@@ -1787,6 +1848,8 @@ A tool shown without parameters gets them once you call it with {}. A tool error
     /** Live output of exec_shell calls, by card id. */
     outputs = /* @__PURE__ */ new Map();
     pending = /* @__PURE__ */ new Map();
+    /** What hooks did to each card's call, both events' together. */
+    hookNotes = /* @__PURE__ */ new Map();
     decide(cardId, decision) {
       this.pending.get(cardId)?.(decision);
     }
@@ -1799,7 +1862,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
         for (const use of batch) {
           if (control.cancelled) break;
           const gate = await this.gate(use, card(use), control);
-          if (gate.kind === "run") approved.push({ use, ...gate.consent ? { consent: gate.consent } : {} });
+          if (gate.kind === "run") approved.push({ use, input: gate.input, ...gate.consent ? { consent: gate.consent } : {} });
           else if (gate.kind === "result") results.set(use, gate.result);
         }
         if (control.cancelled) break;
@@ -1837,9 +1900,19 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       const inputError = this.hooks.inputError(use.id);
       if (inputError) return this.fail(use, id, inputError);
       const conversation = this.hooks.conversation?.() ?? "";
+      const pre = await this.hooks.events?.raise("PreToolUse", { tool: use.name, input: use.input });
+      if (pre) this.note(id, notesOf("PreToolUse", pre));
+      if (pre?.verdict === "deny") {
+        const reason = pre.reason ?? pre.block ?? "a PreToolUse hook refused this call";
+        const by = pre.by ?? pre.ran[0];
+        this.hooks.updateCard(id, { status: "denied", reason: `Blocked by the hook \`${by}\`: ${reason}` });
+        return { kind: "result", result: textBlock(use, `A PreToolUse hook blocked this call: ${reason}`) };
+      }
+      const input = pre?.updated_input ?? use.input;
+      if (pre?.updated_input) this.hooks.updateCard(id, { input, modelInput: use.input });
       let policy;
       try {
-        policy = await this.ipc.checkCall(use.name, use.input, conversation);
+        policy = await this.ipc.checkCall(use.name, input, conversation);
       } catch (error) {
         return this.fail(use, id, error);
       }
@@ -1851,10 +1924,16 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       const preview = previewOf(policy, use.input.path);
       if (preview) this.hooks.updateCard(id, { preview });
       const ticket = { ticket: policy.ticket };
+      if (pre?.verdict === "ask" && policy.decision === "allow") {
+        policy = { ...policy, decision: "ask", reason: `The hook \`${pre.by}\` asks: ${pre.reason ?? "approve this call"}` };
+      }
+      if (pre?.verdict === "allow" && policy.decision === "ask" && hookMayApprove(policy)) {
+        return { kind: "run", consent: { ...ticket, approval: { scope: "once" } }, input };
+      }
       if (policy.decision === "allow") {
         if (policy.rule) this.hooks.updateCard(id, { rule: policy.rule });
         if (policy.grant) this.hooks.updateCard(id, { grant: policy.grant.grant });
-        return { kind: "run", consent: ticket };
+        return { kind: "run", consent: ticket, input };
       }
       this.hooks.updateCard(id, {
         status: "waiting",
@@ -1876,7 +1955,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       if (answer === "once" || answer === "network") approval = { scope: "once", ...withNetwork };
       else if ("grant" in answer) approval = { scope: "conversation", ...withNetwork, grant: answer.grant };
       else approval = { scope: "always", ...withNetwork, rule: answer.rule };
-      return { kind: "run", consent: { ...ticket, approval } };
+      return { kind: "run", consent: { ...ticket, approval }, input };
     }
     ask(id, control) {
       return new Promise((resolve) => {
@@ -1892,7 +1971,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
         });
       });
     }
-    async execute({ use, consent }, id, control) {
+    async execute({ use, consent, input }, id, control) {
       this.hooks.updateCard(id, { status: "running" });
       try {
         const turn = this.hooks.turnId?.();
@@ -1900,7 +1979,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
         const display = this.hooks.displayOf?.(use.name);
         const output = display?.result === "output" ? await this.shell(use, id, consent, control, tag) : display?.server !== void 0 ? await this.stoppable(use, consent, control, tag) : tag ? await this.ipc.callTool(use.name, use.input, consent, tag) : await this.ipc.callTool(use.name, use.input, consent);
         this.hooks.updateCard(id, { status: "done", result: output });
-        return resultBlock(use, output);
+        return await this.afterwards(use, id, input, resultBlock(use, output), output);
       } catch (error) {
         const wire = toWireError(error);
         this.hooks.updateCard(id, { status: wire.code === "cancelled" ? "cancelled" : "failed", error: wire });
@@ -1908,6 +1987,25 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       } finally {
         if (consent?.approval?.scope === "conversation") this.hooks.granted?.();
       }
+    }
+    note(id, notes) {
+      if (notes.length === 0) return;
+      const all = [...this.hookNotes.get(id) ?? [], ...notes];
+      this.hookNotes.set(id, all);
+      this.hooks.updateCard(id, { hooks: all });
+    }
+    /**
+     * The PostToolUse hooks of a call that ran: what they say (a block's
+     * reason, context) goes to the model with the call's result.
+     */
+    async afterwards(use, id, input, block, output) {
+      const post = await this.hooks.events?.raise("PostToolUse", { tool: use.name, input, response: output });
+      if (!post) return block;
+      this.note(id, notesOf("PostToolUse", post));
+      const said = [post.block === void 0 ? null : `A PostToolUse hook says: ${post.block}`, hookContext("PostToolUse", post)].filter((t) => t !== null);
+      return said.length === 0 ? block : { ...block, content: `${block.content}
+
+${said.join("\n\n")}` };
     }
     /** A call Stop can end while it runs (an MCP server's tool). */
     async stoppable(use, consent, control, tag) {
@@ -1936,6 +2034,10 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       }
     }
   };
+  function hookMayApprove(policy) {
+    if (policy.one_at_a_time || policy.network) return false;
+    return !(policy.paths ?? []).some((p) => inAgentConfig(p.inside) || inAgentConfig(p.typed));
+  }
 
   // src/lib/agent/assembler.ts
   var StreamAssembler = class {
@@ -2278,6 +2380,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       this.fitter = new ContextFitter(ipc, newId, this.outgoing, this.facts, this.estimate, this.board);
       const showMeter = (used) => this.fitter.showMeter(used);
       const instructions = options.instructions ?? PROJECT_INSTRUCTIONS;
+      this.hooks = new LoopHooks(ipc, () => this.keeping.journal.conversation ?? this.grants.conversation, (text2) => this.board.notice(text2));
       this.grants = new GrantList(ipc, () => crypto.randomUUID(), (grants) => this.board.patch({ grants }));
       this.subagents = new Subagents({
         ipc,
@@ -2307,7 +2410,8 @@ A tool shown without parameters gets them once you call it with {}. A tool error
         inputError: (callId) => this.round.inputErrors.get(callId),
         turnId: () => this.turnId,
         conversation: () => this.grants.conversation,
-        granted: () => void this.grants.refresh()
+        granted: () => void this.grants.refresh(),
+        events: this.hooks
       });
       this.streamParts = { ipc, newId, board: this.board, round: this.round, estimate: this.estimate, window, showMeter };
       this.keeping = new Keeping(ipc, newId, this.board, {
@@ -2345,6 +2449,10 @@ A tool shown without parameters gets them once you call it with {}. A tool error
     turnId;
     /** Whether it was said that commands ran without the namespaces (once). */
     sandboxNoted = false;
+    /** The project's hooks, raised at the loop's events. */
+    hooks;
+    /** Whether SessionStart was raised for the conversation shown. */
+    sessionStarted = false;
     /** The window's key of the conversation shown (its grants and answers about domains). */
     get conversationKey() {
       return this.grants.conversation;
@@ -2396,6 +2504,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       const { input_tokens, output_tokens } = conversation.summary;
       this.board.set({ ...emptyState(), items: opened.items, usage: { input_tokens, output_tokens } });
       this.grants.restart();
+      this.sessionStarted = false;
       const partial = this.keeping.open(conversation, opened);
       if (!partial) void this.estimateOpened(this.keeping.journal);
     }
@@ -2431,7 +2540,13 @@ A tool shown without parameters gets them once you call it with {}. A tool error
         this.board.patch({ returned: { text: text2, images } });
         return;
       }
-      const content = [...text2.trim() === "" ? [] : [{ type: "text", text: sentText }], ...images];
+      const context = await this.promptHooks(sentText);
+      if (context === null || this.control) {
+        this.board.patch({ returned: { text: text2, images } });
+        return;
+      }
+      const said = context.map((c) => ({ type: "text", text: c }));
+      const content = [...text2.trim() === "" ? [] : [{ type: "text", text: sentText }], ...images, ...said];
       this.outgoing.messages = appendUserContent(this.outgoing.messages, content);
       const sent = this.outgoing.messages.at(-1);
       this.outgoing.freshImages = new Set(images);
@@ -2443,6 +2558,37 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       await this.run();
       const error = this.board.get().error;
       if (images.length > 0 && error?.details?.reason === "images_unsupported" && this.turnId === turn) this.withdraw(turn, sent, content.length, text2, images);
+    }
+    /**
+     * SessionStart (at a conversation's first message here) and
+     * UserPromptSubmit: the context they add for the model, or null when a
+     * hook blocked the prompt (it is not sent, and the user is told why).
+     */
+    async promptHooks(prompt) {
+      await this.hooks.refresh();
+      const context = [];
+      if (!this.sessionStarted) {
+        this.sessionStarted = true;
+        const trigger = this.keeping.journal.conversation ? "resume" : "startup";
+        const started = await this.hooks.raise("SessionStart", { trigger });
+        const added2 = hookContext("SessionStart", started);
+        if (added2) {
+          context.push(added2);
+          this.board.notice("The SessionStart hooks added context for the agent.", added2);
+        }
+      }
+      const submitted = await this.hooks.raise("UserPromptSubmit", { prompt });
+      const blocked = submitted && blockedBy(submitted);
+      if (blocked) {
+        this.board.notice(`The hook \`${blocked.by}\` blocked this message: ${blocked.reason}`);
+        return null;
+      }
+      const added = hookContext("UserPromptSubmit", submitted);
+      if (added) {
+        context.push(added);
+        this.board.notice("The UserPromptSubmit hooks added context for the agent.", added);
+      }
+      return context;
     }
     /** The person's text as the model is sent it: a part and a note when it is larger than its share of the window. */
     async shelvePaste(text2) {
@@ -2513,6 +2659,8 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       this.control = control;
       this.board.patch({ busy: true });
       try {
+        await this.hooks.refresh();
+        await this.hooks.raise("PreCompact", { trigger: "manual" });
         await this.fitter.compact(control, true);
       } finally {
         this.control = null;
@@ -2538,6 +2686,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       this.board.set(emptyState());
       this.grants.restart();
       this.keeping.startNew();
+      this.sessionStarted = false;
     }
     /** The key under which Rust holds what the user allowed in this conversation. */
     get grantsKey() {
@@ -2567,7 +2716,9 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       const maxTurns = this.options.maxTurns ?? DEFAULT_MAX_TURNS;
       const out = this.outgoing;
       let overflowRetried = false;
+      let stopHookActive = false;
       try {
+        await this.hooks.refresh();
         this.specs = await this.ipc.toolSpecs();
         const known = this.specs.map((spec) => spec.name);
         this.agentTypes = await (this.options.agents ?? builtInAgents)(this.ipc, known).catch(() => BUILT_IN_AGENTS);
@@ -2623,7 +2774,14 @@ A tool shown without parameters gets them once you call it with {}. A tool error
           if (uses.length === 0) {
             if (outcome.stopReason === "max_tokens") this.board.notice("The reply hit the max tokens limit and was cut off.");
             else if (!control.cancelled && !outcome.message) this.board.notice("The model sent an empty reply.");
-            break;
+            if (control.cancelled || !await this.stopHooks(stopHookActive)) break;
+            stopHookActive = true;
+            if (turn >= maxTurns) {
+              this.board.notice(`Paused after ${maxTurns} model turns. Continue to let the agent go on.`);
+              this.board.patch({ turnLimitReached: true });
+              break;
+            }
+            continue;
           }
           const usedByRound = this.board.get().usage;
           const content = await this.round.run(uses, this.specs, control, this.tools);
@@ -2650,6 +2808,20 @@ A tool shown without parameters gets them once you call it with {}. A tool error
         if (control.cancelled) this.estimateShown();
         await this.keeping.save();
       }
+    }
+    /**
+     * The Stop hooks, as the model ends its turn: true when one blocked, and
+     * the model was given its reason to go on with.
+     */
+    async stopHooks(active) {
+      const said = await this.hooks.raise("Stop", { stop_hook_active: active });
+      const blocked = said?.block === void 0 ? null : blockedBy(said);
+      if (!blocked) return false;
+      this.board.notice(`The hook \`${blocked.by}\` kept the agent going: ${blocked.reason}`);
+      const text2 = `A Stop hook says the work is not done: ${blocked.reason}`;
+      this.outgoing.messages = appendUserContent(this.outgoing.messages, [{ type: "text", text: text2 }]);
+      this.keeping.record(this.outgoing.messages[this.outgoing.messages.length - 1]);
+      return true;
     }
     /**
      * The meter of a conversation opened: the size of the request its next
@@ -2893,6 +3065,8 @@ A tool shown without parameters gets them once you call it with {}. A tool error
         return null;
       },
       cancel: (runId) => call("cancel", { run_id: runId }),
+      hookStatus: () => call("hook_status", {}),
+      runHooks: (request) => call("run_hooks", { request }),
       modelInfo: () => call("model_info", {}),
       countPromptTokens: (request, target) => call("count_prompt_tokens", { request, ...target ? { target } : {} }),
       openConversation: (id, part = {}) => call("open_conversation", {

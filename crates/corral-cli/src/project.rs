@@ -20,7 +20,7 @@ use serde_json::Value;
 use std::sync::Arc;
 
 /// The commands [`ProjectCommands::invoke`] answers.
-pub const COMMANDS: [&str; 16] = [
+pub const COMMANDS: [&str; 18] = [
     "tool_specs",
     "check_call",
     "run_call",
@@ -37,6 +37,8 @@ pub const COMMANDS: [&str; 16] = [
     "list_processes",
     "process_output",
     "stop_process",
+    "hook_status",
+    "run_hooks",
 ];
 
 /// A session and the runs its calls started.
@@ -63,6 +65,11 @@ impl ProjectCommands {
         let session = &self.session;
         match command {
             "tool_specs" => to_value(session.tool_specs()),
+            "hook_status" => to_value(session.hook_status()),
+            "run_hooks" => {
+                let a: RunHooksArgs = parse(command, args)?;
+                to_value(session.run_hooks(a.request).await?)
+            }
             "check_call" => {
                 let a: CheckArgs = parse(command, args)?;
                 to_value(session.check(Call {
@@ -263,6 +270,11 @@ struct ServersArgs {
 pub(crate) struct ServerArgs {
     pub config: McpServerConfig,
     pub vars: Vec<(String, String)>,
+}
+
+#[derive(Deserialize)]
+struct RunHooksArgs {
+    request: corral_session::hooks::HookRequest,
 }
 
 #[derive(Deserialize)]

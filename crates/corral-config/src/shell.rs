@@ -154,6 +154,23 @@ impl corral_session::Settings for Store {
     fn save_rule(&self, root: &Path, rule: SavedRule) -> Result<(), Error> {
         self.add_rule(root, rule)
     }
+    /// `$HOME`, where Claude Code keeps the user's own settings.
+    fn home(&self) -> Option<std::path::PathBuf> {
+        user_home()
+    }
+    fn hooks_trusted(&self, root: &Path, file: &str, text: &str) -> bool {
+        Store::hooks_trusted(self, root, file, text)
+    }
+    fn trust_hooks(&self, root: &Path, file: &str, text: &str) -> Result<(), Error> {
+        Store::trust_hooks(self, root, file, text)
+    }
+}
+
+/// The user's home (`$HOME`, when it is an absolute path).
+pub fn user_home() -> Option<std::path::PathBuf> {
+    std::env::var_os("HOME")
+        .map(std::path::PathBuf::from)
+        .filter(|p| p.is_absolute())
 }
 
 #[cfg(test)]

@@ -18,4 +18,4 @@ mod settings;
 
 pub use names::{claude_input, claude_name, corral_input};
 pub use run::{run_event, EventInput, HookRun, Outcome, Verdict};
-pub use settings::{Event, Hook, HookSet, Source, Untrusted};
+pub use settings::{Event, Hook, HookSet, Source, Untrusted, PROJECT_SETTINGS};

@@ -34,11 +34,15 @@ pub struct EventInput {
     pub prompt: Option<String>,
     /// `manual` or `auto` (`PreCompact`); `startup`, `resume`... (`SessionStart`).
     pub trigger: Option<String>,
+    /// `Stop`: the turn already goes on because a `Stop` hook blocked, so a
+    /// hook can let it end rather than block for ever.
+    pub stop_hook_active: bool,
 }
 
 /// What the hooks decided about a tool call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
+#[ts(rename = "HookVerdict")]
 pub enum Verdict {
     /// No hook said (the policy decides).
     #[default]
@@ -70,11 +74,17 @@ pub struct Outcome {
     pub verdict: Verdict,
     /// Why (a deny's or an ask's reason).
     pub reason: Option<String>,
+    /// The command of the hook whose verdict this is.
+    pub by: Option<String>,
     /// A hook blocked (exit 2 or `"decision": "block"`): what to tell the
     /// model.
     pub block: Option<String>,
+    /// The command of the first hook that blocked.
+    pub blocked_by: Option<String>,
     /// The call's input as a hook changed it, in Corral's form.
     pub updated_input: Option<Value>,
+    /// The command of the hook that changed it (the last one).
+    pub updated_by: Option<String>,
     /// For the model.
     pub additional_context: Vec<String>,
     /// `"continue": false`: the turn ends, with this reason for the user.
@@ -118,6 +128,9 @@ fn stdin_of(root: &ProjectRoot, event: Event, input: &EventInput, tool: &str) ->
     if let Some(prompt) = &input.prompt {
         v["prompt"] = prompt.clone().into();
     }
+    if event == Event::Stop {
+        v["stop_hook_active"] = input.stop_hook_active.into();
+    }
     if let Some(trigger) = &input.trigger {
         let key = if event == Event::SessionStart {
             "source"
@@ -151,9 +164,9 @@ fn judge(root: &ProjectRoot, event: Event, tool: &str, run: &HookRun, out: &mut 
                 run.stderr.trim().to_string()
             };
             if event == Event::PreToolUse {
-                raise(out, Verdict::Deny, Some(reason.clone()));
+                raise(out, Verdict::Deny, Some(reason.clone()), who);
             }
-            out.block.get_or_insert(reason);
+            block(out, reason, who);
             return;
         }
         code => {
@@ -185,11 +198,11 @@ fn judge(root: &ProjectRoot, event: Event, tool: &str, run: &HookRun, out: &mut 
                 .clone()
                 .unwrap_or_else(|| format!("the hook `{who}` blocked this"));
             if event == Event::PreToolUse {
-                raise(out, Verdict::Deny, Some(why.clone()));
+                raise(out, Verdict::Deny, Some(why.clone()), who);
             }
-            out.block.get_or_insert(why);
+            block(out, why, who);
         }
-        Some("approve") if event == Event::PreToolUse => raise(out, Verdict::Allow, reason),
+        Some("approve") if event == Event::PreToolUse => raise(out, Verdict::Allow, reason, who),
         _ => {}
     }
     let Some(specific) = said.get("hookSpecificOutput") else {
@@ -197,14 +210,17 @@ fn judge(root: &ProjectRoot, event: Event, tool: &str, run: &HookRun, out: &mut 
     };
     let why = string(specific.get("permissionDecisionReason"));
     match specific.get("permissionDecision").and_then(Value::as_str) {
-        Some("allow") => raise(out, Verdict::Allow, why),
-        Some("ask") => raise(out, Verdict::Ask, why),
-        Some("deny") => raise(out, Verdict::Deny, why),
+        Some("allow") => raise(out, Verdict::Allow, why, who),
+        Some("ask") => raise(out, Verdict::Ask, why, who),
+        Some("deny") => raise(out, Verdict::Deny, why, who),
         _ => {}
     }
     if let Some(updated) = specific.get("updatedInput") {
         match corral_input(tool, updated, root.path()) {
-            Ok(input) => out.updated_input = Some(input),
+            Ok(input) => {
+                out.updated_input = Some(input);
+                out.updated_by = Some(who.clone());
+            }
             Err(e) => out
                 .notices
                 .push(format!("the hook `{who}` changed the call wrongly: {e}")),
@@ -215,8 +231,17 @@ fn judge(root: &ProjectRoot, event: Event, tool: &str, run: &HookRun, out: &mut 
     }
 }
 
-/// The stricter verdict wins (deny, then ask, then allow), with its reason.
-fn raise(out: &mut Outcome, verdict: Verdict, reason: Option<String>) {
+/// The first hook that blocks says why.
+fn block(out: &mut Outcome, reason: String, who: &str) {
+    if out.block.is_none() {
+        out.block = Some(reason);
+        out.blocked_by = Some(who.to_string());
+    }
+}
+
+/// The stricter verdict wins (deny, then ask, then allow), with its reason
+/// and its hook.
+fn raise(out: &mut Outcome, verdict: Verdict, reason: Option<String>, who: &str) {
     let rank = |v: Verdict| match v {
         Verdict::None => 0,
         Verdict::Allow => 1,
@@ -226,6 +251,7 @@ fn raise(out: &mut Outcome, verdict: Verdict, reason: Option<String>) {
     if rank(verdict) > rank(out.verdict) {
         out.verdict = verdict;
         out.reason = reason;
+        out.by = Some(who.to_string());
     }
 }
 

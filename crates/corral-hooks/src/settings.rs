@@ -6,13 +6,14 @@
 //! than `command` too.
 
 use regex::Regex;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The events Corral raises.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, ts_rs::TS)]
+#[ts(rename = "HookEvent")]
 pub enum Event {
     PreToolUse,
     PostToolUse,
@@ -80,6 +81,10 @@ impl Hook {
     }
 }
 
+/// The project's settings files that may hold hooks, relative to it, in
+/// the order they are read.
+pub const PROJECT_SETTINGS: [&str; 2] = [".claude/settings.json", ".claude/settings.local.json"];
+
 /// The hooks of every source, in order (the user's first).
 #[derive(Debug, Clone, Default)]
 pub struct HookSet {
@@ -96,6 +101,9 @@ pub struct HookSet {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Untrusted {
     pub path: std::path::PathBuf,
+    /// The file relative to the project (`.claude/settings.json`), as
+    /// trust is kept.
+    pub file: String,
     /// The exact text to trust: trust is keyed on it, and lapses when it
     /// changes.
     pub text: String,
@@ -193,9 +201,13 @@ impl HookSet {
     /// The user's hooks (`~/.claude/settings.json`, when `home` is given)
     /// and the project's (`.claude/settings.json`, then
     /// `.claude/settings.local.json`), each of the project's only if
-    /// `trusted` says its exact text is; the others are listed in
-    /// [`HookSet::untrusted`].
-    pub fn load(project: &Path, home: Option<&Path>, trusted: &dyn Fn(&str) -> bool) -> HookSet {
+    /// `trusted(file, text)` says its exact text is; the others are listed
+    /// in [`HookSet::untrusted`].
+    pub fn load(
+        project: &Path,
+        home: Option<&Path>,
+        trusted: &dyn Fn(&str, &str) -> bool,
+    ) -> HookSet {
         let mut set = HookSet::default();
         if let Some(home) = home {
             let path = home.join(".claude/settings.json");
@@ -203,15 +215,19 @@ impl HookSet {
                 set.add_text(&text, Source::User, &path.display().to_string());
             }
         }
-        for name in [".claude/settings.json", ".claude/settings.local.json"] {
+        for name in PROJECT_SETTINGS {
             let path = project.join(name);
             let Some(text) = set.read(&path) else {
                 continue;
             };
-            if trusted(&text) {
+            if trusted(name, &text) {
                 set.add_text(&text, Source::Project, name);
             } else {
-                set.untrusted.push(Untrusted { path, text });
+                set.untrusted.push(Untrusted {
+                    path,
+                    file: name.to_string(),
+                    text,
+                });
             }
         }
         set
@@ -297,9 +313,9 @@ mod tests {
         let settings = project.path().join(".claude/settings.json");
         std::fs::write(&settings, hook("theirs")).unwrap();
         let trusted_text = hook("theirs");
-        let trust = |text: &str| text == trusted_text;
+        let trust = |_: &str, text: &str| text == trusted_text;
 
-        let set = HookSet::load(project.path(), Some(home.path()), &|_| false);
+        let set = HookSet::load(project.path(), Some(home.path()), &|_, _| false);
         let commands: Vec<&str> = set.hooks.iter().map(|h| h.command.as_str()).collect();
         assert_eq!(commands, ["mine"]);
         assert_eq!(set.untrusted[0].text, hook("theirs"));

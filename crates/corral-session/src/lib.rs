@@ -6,6 +6,10 @@
 //! applies the user's answer, checkpoints and runs it ([`Session::call`]
 //! does both for a host that asks no one).
 //!
+//! The project's hooks (`hooks`) are raised by the agent loop through
+//! [`Session::hook_status`] and [`Session::run_hooks`], with the trust the
+//! host's [`Settings`] keep.
+//!
 //! No host lives here. The app (Tauri), `corral-cli call` and the MCP
 //! server (`corral-mcp`) are adapters: each builds a session with its
 //! [`Options`] and [`Settings`] and turns its own requests into `check`
@@ -16,6 +20,7 @@ pub mod approvals;
 pub mod checkpoints;
 pub mod domains;
 pub mod grants;
+pub mod hooks;
 pub mod index;
 pub mod live_output;
 pub mod mcp;
@@ -50,6 +55,23 @@ pub trait Settings: Send + Sync {
     fn shell_grants(&self, root: &Path) -> (Vec<String>, Vec<SavedRule>);
     /// Saves a rule the user confirmed for `root`.
     fn save_rule(&self, root: &Path, rule: SavedRule) -> Result<(), Error>;
+    /// The user's home, whose `.claude/settings.json` hooks run without
+    /// asking (the user wrote them); `None`: no user's hooks.
+    fn home(&self) -> Option<PathBuf> {
+        None
+    }
+    /// Whether the user trusted the hooks of the settings file `file` of
+    /// `root` with exactly this text. Untrusted unless a host keeps trust.
+    fn hooks_trusted(&self, _root: &Path, _file: &str, _text: &str) -> bool {
+        false
+    }
+    /// Keeps the user's trust of the hooks of `file` with this text.
+    fn trust_hooks(&self, _root: &Path, file: &str, _text: &str) -> Result<(), Error> {
+        Err(Error::invalid_input(format!(
+            "this host keeps no trust, so `{file}` stays untrusted"
+        ))
+        .hint("Trust the project's hooks in the window, or pass the host's flag for them."))
+    }
 }
 
 /// Settings fixed when the host started (`corral-cli call`, the MCP

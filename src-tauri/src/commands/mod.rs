@@ -10,6 +10,7 @@
 
 pub mod checkpoints;
 pub mod conversation;
+pub mod hooks;
 pub mod launch;
 pub mod llm;
 pub mod mcp;
@@ -133,6 +134,20 @@ command_list! {
         /// those of `paths` whose names are secret-like by the policy's rule (`.env*`, `*.pem`,
         /// `id_rsa`, a word ending in secret or token...), in their order: a read of one asks
         policy::secret_like("paths: string[]") -> "string[]";
+    }
+    "Hooks" {
+        /// the events with hooks that run (the user's `~/.claude/settings.json`, the project's
+        /// trusted ones) and the project's settings files whose hooks wait for the user's trust,
+        /// each with its exact text and its hooks. The loop asks once per run
+        hooks::hook_status("") -> "HookStatus";
+        /// what the hooks of `request.event` said, joined (for a tool event, those matching its
+        /// tool); at once and empty when none matches. Each runs in the sandbox's build profile
+        /// with its time limit
+        hooks::run_hooks("request: HookRequest") -> "HookOutcome";
+        /// after the user trusted the hooks of `file` (`.claude/settings.json` or
+        /// `.claude/settings.local.json`) with exactly `text`, kept in the app's config folder;
+        /// `stale_file` when the file says something else now
+        hooks::trust_hooks("file: string, text: string") -> "HookStatus";
     }
     "Shell programs, rules and background commands" {
         shell::shell_config("") -> "ShellConfig";

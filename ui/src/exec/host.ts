@@ -84,6 +84,8 @@ export function hostIpc(host: Host): AgentIpc {
       return null;
     },
     cancel: (runId: string) => call("cancel", { run_id: runId }),
+    hookStatus: () => call("hook_status", {}),
+    runHooks: (request) => call("run_hooks", { request }),
     modelInfo: () => call("model_info", {}),
     countPromptTokens: (request, target) => call("count_prompt_tokens", { request, ...(target ? { target } : {}) }),
     openConversation: (id: string, part: OpenPart = {}) =>

@@ -2,7 +2,7 @@
 // src-tauri/tests/all/command_list.rs; do not edit.
 // After changing the list: UPDATE_COMMANDS=1 cargo test -p corral --test all -- command_list::
 import type { Channel } from "@tauri-apps/api/core";
-import type { Appended, ApprovalAnswer, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, DomainQuestion, GrantEntry, IndexStatus, InstalledUpdate, Launch, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SavedRule, SearchHit, Settings, SettingsInput, ShellConfig, ShellEvent, Ticket, ToolSpec, TreeChanges, UpdateOffer, UpdateSettings, UpdateStatus } from "./types";
+import type { Appended, ApprovalAnswer, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, DomainQuestion, GrantEntry, HookOutcome, HookRequest, HookStatus, IndexStatus, InstalledUpdate, Launch, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SavedRule, SearchHit, Settings, SettingsInput, ShellConfig, ShellEvent, Ticket, ToolSpec, TreeChanges, UpdateOffer, UpdateSettings, UpdateStatus } from "./types";
 
 /** Every command of the app: its arguments and what it resolves to (docs/ipc.md). */
 export type Commands = {
@@ -27,6 +27,9 @@ export type Commands = {
   answer_domain: { args: { id: string, allow: boolean }; result: boolean };
   cancel: { args: { run_id: string }; result: null };
   secret_like: { args: { paths: string[] }; result: string[] };
+  hook_status: { args: Record<string, never>; result: HookStatus };
+  run_hooks: { args: { request: HookRequest }; result: HookOutcome };
+  trust_hooks: { args: { file: string, text: string }; result: HookStatus };
   shell_config: { args: Record<string, never>; result: ShellConfig };
   save_programs: { args: { global: string[], project: string[] | null }; result: ShellConfig };
   remove_rule: { args: { rule: SavedRule }; result: ShellConfig };
@@ -93,6 +96,9 @@ export const COMMAND_NAMES = [
   "answer_domain",
   "cancel",
   "secret_like",
+  "hook_status",
+  "run_hooks",
+  "trust_hooks",
   "shell_config",
   "save_programs",
   "remove_rule",

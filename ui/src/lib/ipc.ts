@@ -9,6 +9,7 @@ import { toWireError } from "./errors";
 import type { CallTag } from "./types";
 import type {
   ApprovalAnswer,
+  HookRequest,
   DomainQuestion,
   Launch,
   LlmEvent,
@@ -84,6 +85,11 @@ export const ipc = {
     call("check_call", { tool, input, ...(conversation === undefined ? {} : { conversation }) }),
   /** Those of `paths` whose names the policy calls secret-like. */
   secretLike: (paths: string[]) => call("secret_like", { paths }),
+
+  // Hooks
+  hookStatus: () => call("hook_status"),
+  runHooks: (request: HookRequest) => call("run_hooks", { request }),
+  trustHooks: (file: string, text: string) => call("trust_hooks", { file, text }),
   /** What the user allowed in the conversation, oldest first. */
   conversationGrants: (conversation: string) => call("conversation_grants", { conversation }),
   /** Revokes one; resolves to those left. */

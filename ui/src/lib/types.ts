@@ -82,6 +82,13 @@ export type {
   FileDiagnostics,
   DiagnosticsReport,
   ToolDisplay,
+  HookEvent,
+  HookVerdict,
+  HookLine,
+  UntrustedHooks,
+  HookStatus,
+  HookRequest,
+  HookOutcome,
 } from "./wire";
 import type { Block } from "./wire";
 

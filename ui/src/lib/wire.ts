@@ -208,6 +208,113 @@ export type ApprovalAnswer = { scope: ApprovalScope, network?: boolean, grant?: 
 
 export type DomainQuestion = { "kind": "asked", id: string, conversation: string, domain: string, } | { "kind": "closed", id: string, };
 
+export type HookEvent = "PreToolUse" | "PostToolUse" | "UserPromptSubmit" | "Stop" | "SessionStart" | "PreCompact";
+
+export type HookVerdict = "none" | "allow" | "ask" | "deny";
+
+export type HookLine = { event: HookEvent, 
+/**
+ * As written (empty: every tool).
+ */
+matcher: string, command: string, };
+
+export type UntrustedHooks = { 
+/**
+ * Relative to the project (`.claude/settings.json`).
+ */
+file: string, 
+/**
+ * Its exact text: what `trust_hooks` must be given back.
+ */
+text: string, 
+/**
+ * Its hooks, each as it would run.
+ */
+hooks: Array<HookLine>, };
+
+export type HookStatus = { 
+/**
+ * The events with at least one hook that runs (the user's, and the
+ * project's trusted ones).
+ */
+events: Array<HookEvent>, 
+/**
+ * The project's settings files whose hooks wait for the user's trust.
+ */
+untrusted: Array<UntrustedHooks>, 
+/**
+ * What could not be read (a file that is not JSON, a bad matcher...).
+ */
+problems: Array<string>, };
+
+export type HookRequest = { event: HookEvent, 
+/**
+ * The conversation (the hooks' `session_id`).
+ */
+conversation?: string, 
+/**
+ * Corral's name of the tool (tool events).
+ */
+tool?: string, 
+/**
+ * The call's input as it would run (tool events).
+ */
+input?: Record<string, unknown>, 
+/**
+ * The call's result (`PostToolUse`).
+ */
+response?: unknown, 
+/**
+ * The user's prompt (`UserPromptSubmit`).
+ */
+prompt?: string, 
+/**
+ * `startup` or `resume` (`SessionStart`); `manual` or `auto` (`PreCompact`).
+ */
+trigger?: string, 
+/**
+ * `Stop`: the turn already goes on because a `Stop` hook blocked.
+ */
+stop_hook_active?: boolean, };
+
+export type HookOutcome = { 
+/**
+ * `PreToolUse`: allow, ask or deny; `none` when no hook decided.
+ */
+verdict: HookVerdict, reason?: string, 
+/**
+ * The command of the hook whose verdict it is.
+ */
+by?: string, 
+/**
+ * A hook blocked (exit 2, `"decision": "block"`): what the model is told.
+ */
+block?: string, 
+/**
+ * The command of the first hook that blocked.
+ */
+blocked_by?: string, 
+/**
+ * `PreToolUse`: the call's input as a hook changed it (Corral's form).
+ */
+updated_input?: Record<string, unknown>, updated_by?: string, 
+/**
+ * Context for the model.
+ */
+context: Array<string>, 
+/**
+ * `"continue": false`: the turn ends, with this for the user.
+ */
+stop?: string, 
+/**
+ * For the user: hooks that failed without blocking.
+ */
+notices: Array<string>, 
+/**
+ * The commands that ran, in order.
+ */
+ran: Array<string>, };
+
 export type Checkpoint = { 
 /**
  * Increasing with time; what `diff` and `restore` take.

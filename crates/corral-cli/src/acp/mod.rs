@@ -240,6 +240,8 @@ impl Agent {
         let settings = Arc::new(CliSettings {
             mode,
             store: self.store.clone(),
+            // The project's hooks run once trusted in the window.
+            trust_project_hooks: false,
         });
         let options = Options {
             mcp_servers: user_mcp_servers(&self.store),

@@ -78,6 +78,12 @@ pub struct ExecArgs {
     /// Print every event as a line of JSON on stdout (docs/exec.md).
     #[arg(long)]
     json: bool,
+    /// Run the project's hooks (its `.claude/settings.json` and
+    /// `.claude/settings.local.json`) even though the user did not trust
+    /// them in the window; the user's own `~/.claude/settings.json` hooks
+    /// run either way.
+    #[arg(long)]
+    trust_project_hooks: bool,
     #[command(flatten)]
     kept: Kept,
     /// What to do.
@@ -162,6 +168,7 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
             let settings = Arc::new(CliSettings {
                 mode,
                 store: store.clone(),
+                trust_project_hooks: args.trust_project_hooks,
             });
             let options = Options {
                 mcp_servers: user_mcp_servers(&store),
@@ -275,10 +282,13 @@ pub(crate) fn user_mcp_servers(
         .collect()
 }
 
-/// The mode of the flag; the programs and rules the user saved in the app.
+/// The mode of the flag; the programs and rules the user saved in the app,
+/// and the hooks' trust the user gave in the app (or the flag's).
 pub(crate) struct CliSettings {
     pub mode: Mode,
     pub store: corral_config::Store,
+    /// `--trust-project-hooks`: the project's hooks run as they are.
+    pub trust_project_hooks: bool,
 }
 
 impl corral_session::Settings for CliSettings {
@@ -290,6 +300,12 @@ impl corral_session::Settings for CliSettings {
     }
     fn save_rule(&self, root: &Path, rule: SavedRule) -> Result<(), Error> {
         self.store.add_rule(root, rule)
+    }
+    fn home(&self) -> Option<PathBuf> {
+        corral_config::shell::user_home()
+    }
+    fn hooks_trusted(&self, root: &Path, file: &str, text: &str) -> bool {
+        self.trust_project_hooks || self.store.hooks_trusted(root, file, text)
     }
 }
 

@@ -107,7 +107,7 @@ pub(crate) struct Run {
 
 impl Run {
     /// The JSONL events, each checked against the documented schema.
-    fn events(&self) -> Vec<Value> {
+    pub(crate) fn events(&self) -> Vec<Value> {
         let schema: Value =
             serde_json::from_str(include_str!("../../../../docs/exec-events.schema.json")).unwrap();
         let validator = jsonschema::validator_for(&schema).unwrap();

@@ -17,6 +17,7 @@ mod cli;
 mod common;
 mod crash;
 mod exec;
+mod exec_hooks;
 mod kill_anywhere;
 mod mcp;
 mod programs;

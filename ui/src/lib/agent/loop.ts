@@ -16,6 +16,7 @@ import { Board } from "./board";
 import { ContextFitter } from "./compaction";
 import { fromEntries } from "./conversation";
 import { GrantList } from "./grantList";
+import { LoopHooks, blockedBy, hookContext } from "./hooks";
 import type { Journal } from "./journal";
 import { Keeping } from "./keeping";
 import { ModelFacts } from "./modelFacts";
@@ -82,6 +83,10 @@ export class AgentLoop {
   private turnId: string | undefined;
   /** Whether it was said that commands ran without the namespaces (once). */
   private sandboxNoted = false;
+  /** The project's hooks, raised at the loop's events. */
+  private readonly hooks: LoopHooks;
+  /** Whether SessionStart was raised for the conversation shown. */
+  private sessionStarted = false;
 
   constructor(
     private readonly ipc: AgentIpc,
@@ -101,6 +106,7 @@ export class AgentLoop {
     this.fitter = new ContextFitter(ipc, newId, this.outgoing, this.facts, this.estimate, this.board);
     const showMeter = (used: number) => this.fitter.showMeter(used);
     const instructions = options.instructions ?? PROJECT_INSTRUCTIONS;
+    this.hooks = new LoopHooks(ipc, () => this.keeping.journal.conversation ?? this.grants.conversation, (text) => this.board.notice(text));
     // Its own keys: the card ids' sequence is not touched.
     this.grants = new GrantList(ipc, () => crypto.randomUUID(), (grants) => this.board.patch({ grants }));
     this.subagents = new Subagents({
@@ -132,6 +138,7 @@ export class AgentLoop {
       turnId: () => this.turnId,
       conversation: () => this.grants.conversation,
       granted: () => void this.grants.refresh(),
+      events: this.hooks,
     });
     this.streamParts = { ipc, newId, board: this.board, round: this.round, estimate: this.estimate, window, showMeter };
     this.keeping = new Keeping(ipc, newId, this.board, {
@@ -204,6 +211,7 @@ export class AgentLoop {
     const { input_tokens, output_tokens } = conversation.summary;
     this.board.set({ ...emptyState(), items: opened.items, usage: { input_tokens, output_tokens } });
     this.grants.restart();
+    this.sessionStarted = false;
     const partial = this.keeping.open(conversation, opened);
     // A part's transcript would give the meter a wrong size: it waits for the whole.
     if (!partial) void this.estimateOpened(this.keeping.journal);
@@ -245,7 +253,13 @@ export class AgentLoop {
       this.board.patch({ returned: { text, images } });
       return;
     }
-    const content: Block[] = [...(text.trim() === "" ? [] : [{ type: "text" as const, text: sentText }]), ...images];
+    const context = await this.promptHooks(sentText);
+    if (context === null || this.control) {
+      this.board.patch({ returned: { text, images } });
+      return;
+    }
+    const said = context.map((c) => ({ type: "text" as const, text: c }));
+    const content: Block[] = [...(text.trim() === "" ? [] : [{ type: "text" as const, text: sentText }]), ...images, ...said];
     this.outgoing.messages = appendUserContent(this.outgoing.messages, content);
     const sent = this.outgoing.messages.at(-1);
     this.outgoing.freshImages = new Set(images);
@@ -257,6 +271,38 @@ export class AgentLoop {
     await this.run();
     const error = this.board.get().error;
     if (images.length > 0 && error?.details?.reason === "images_unsupported" && this.turnId === turn) this.withdraw(turn, sent, content.length, text, images);
+  }
+
+  /**
+   * SessionStart (at a conversation's first message here) and
+   * UserPromptSubmit: the context they add for the model, or null when a
+   * hook blocked the prompt (it is not sent, and the user is told why).
+   */
+  private async promptHooks(prompt: string): Promise<string[] | null> {
+    await this.hooks.refresh();
+    const context: string[] = [];
+    if (!this.sessionStarted) {
+      this.sessionStarted = true;
+      const trigger = this.keeping.journal.conversation ? "resume" : "startup";
+      const started = await this.hooks.raise("SessionStart", { trigger });
+      const added = hookContext("SessionStart", started);
+      if (added) {
+        context.push(added);
+        this.board.notice("The SessionStart hooks added context for the agent.", added);
+      }
+    }
+    const submitted = await this.hooks.raise("UserPromptSubmit", { prompt });
+    const blocked = submitted && blockedBy(submitted);
+    if (blocked) {
+      this.board.notice(`The hook \`${blocked.by}\` blocked this message: ${blocked.reason}`);
+      return null;
+    }
+    const added = hookContext("UserPromptSubmit", submitted);
+    if (added) {
+      context.push(added);
+      this.board.notice("The UserPromptSubmit hooks added context for the agent.", added);
+    }
+    return context;
   }
 
   /** The person's text as the model is sent it: a part and a note when it is larger than its share of the window. */
@@ -334,6 +380,8 @@ export class AgentLoop {
     this.control = control;
     this.board.patch({ busy: true });
     try {
+      await this.hooks.refresh();
+      await this.hooks.raise("PreCompact", { trigger: "manual" });
       await this.fitter.compact(control, true);
     } finally {
       this.control = null;
@@ -362,6 +410,7 @@ export class AgentLoop {
     this.board.set(emptyState());
     this.grants.restart();
     this.keeping.startNew();
+    this.sessionStarted = false;
   }
 
   /** The key under which Rust holds what the user allowed in this conversation. */
@@ -397,7 +446,9 @@ export class AgentLoop {
     const maxTurns = this.options.maxTurns ?? DEFAULT_MAX_TURNS;
     const out = this.outgoing;
     let overflowRetried = false;
+    let stopHookActive = false;
     try {
+      await this.hooks.refresh();
       // Asked each run: the programs the user added may have changed.
       this.specs = await this.ipc.toolSpecs();
       const known = this.specs.map((spec) => spec.name);
@@ -458,7 +509,14 @@ export class AgentLoop {
         if (uses.length === 0) {
           if (outcome.stopReason === "max_tokens") this.board.notice("The reply hit the max tokens limit and was cut off.");
           else if (!control.cancelled && !outcome.message) this.board.notice("The model sent an empty reply.");
-          break;
+          if (control.cancelled || !(await this.stopHooks(stopHookActive))) break;
+          stopHookActive = true;
+          if (turn >= maxTurns) {
+            this.board.notice(`Paused after ${maxTurns} model turns. Continue to let the agent go on.`);
+            this.board.patch({ turnLimitReached: true });
+            break;
+          }
+          continue;
         }
         const usedByRound = this.board.get().usage;
         const content = await this.round.run(uses, this.specs, control, this.tools);
@@ -488,6 +546,21 @@ export class AgentLoop {
       if (control.cancelled) this.estimateShown();
       await this.keeping.save();
     }
+  }
+
+  /**
+   * The Stop hooks, as the model ends its turn: true when one blocked, and
+   * the model was given its reason to go on with.
+   */
+  private async stopHooks(active: boolean): Promise<boolean> {
+    const said = await this.hooks.raise("Stop", { stop_hook_active: active });
+    const blocked = said?.block === undefined ? null : blockedBy(said);
+    if (!blocked) return false;
+    this.board.notice(`The hook \`${blocked.by}\` kept the agent going: ${blocked.reason}`);
+    const text = `A Stop hook says the work is not done: ${blocked.reason}`;
+    this.outgoing.messages = appendUserContent(this.outgoing.messages, [{ type: "text", text }]);
+    this.keeping.record(this.outgoing.messages[this.outgoing.messages.length - 1]);
+    return true;
   }
 
   /**

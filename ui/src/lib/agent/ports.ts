@@ -19,7 +19,9 @@ export type AgentIpc = Pick<
   | "openConversation"
   | "modelInfo"
   | "countPromptTokens"
->;
+> &
+  // Optional: a host that serves no hooks (and the loop's tests) leaves them out.
+  Partial<Pick<Ipc, "hookStatus" | "runHooks">>;
 
 /**
  * The user's answer to an approval: once ("network": once, with the

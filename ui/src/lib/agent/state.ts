@@ -1,5 +1,6 @@
 // What the agent loop shows: the items of the conversation as the user sees
 // them. The provider transcript (Message[]) lives beside it in the loop.
+import type { HookNote } from "./hooks";
 import type { Grant, GrantEntry, ImageBlock, ResolvedPath, Risk, ToolDisplay, WireError } from "../types";
 
 /** queued → (waiting →) running → done | failed; or denied; or cancelled by Stop. */
@@ -61,6 +62,10 @@ export type ToolItem = {
   network?: boolean;
   /** A `task` call's subagent: its type, what it did (its own items) and the tokens it used. */
   subagent?: SubagentTranscript;
+  /** What the project's hooks did to the call (blocked, asked, allowed, changed its input, added context). */
+  hooks?: HookNote[];
+  /** The model's input, when a hook changed it (`input` is what ran). */
+  modelInput?: Record<string, unknown>;
 };
 /** What a subagent did, kept on its task's card (and in the history with it). */
 export type SubagentTranscript = { type: string; items: Item[]; usage: Usage };

@@ -8,6 +8,7 @@ import { toWireError, wireError } from "../errors";
 import { type FrameScheduler, OutputBuffer } from "../outputBuffer";
 import type { ApprovalAnswer, CallTag, Risk, Ticket, ToolDisplay, ToolResultBlock, ToolUseBlock, WireError } from "../types";
 import type { Consent } from "../ipc";
+import { type HookNote, type LoopHooks, hookContext, inAgentConfig, notesOf } from "./hooks";
 import type { AgentIpc, Decision, RunControl } from "./ports";
 import { previewOf } from "./preview";
 import type { ToolItem } from "./state";
@@ -28,6 +29,8 @@ type Hooks = {
   conversation?: () => string;
   /** The user allowed something in the conversation (its list changed). */
   granted?: () => void;
+  /** The project's hooks: PreToolUse before a call is checked, PostToolUse after it ran. */
+  events?: LoopHooks;
 };
 
 /**
@@ -35,13 +38,16 @@ type Hooks = {
  * asked. Rust keeps the preview the card showed with the ticket, so it
  * writes only over the bytes that were shown.
  */
-type Gate = { kind: "run"; consent?: Consent } | { kind: "result"; result: ToolResultBlock } | { kind: "cancelled" };
-type Approved = { use: ToolUseBlock; consent?: Consent };
+type Gate = { kind: "run"; consent?: Consent; input: Record<string, unknown> } | { kind: "result"; result: ToolResultBlock } | { kind: "cancelled" };
+/** `input`: what runs (a PreToolUse hook may have changed the model's). */
+type Approved = { use: ToolUseBlock; consent?: Consent; input: Record<string, unknown> };
 
 export class ToolRunner {
   /** Live output of exec_shell calls, by card id. */
   readonly outputs = new Map<string, OutputBuffer>();
   private readonly pending = new Map<string, (answer: Decision | "cancelled") => void>();
+  /** What hooks did to each card's call, both events' together. */
+  private readonly hookNotes = new Map<string, HookNote[]>();
 
   constructor(
     private readonly ipc: AgentIpc,
@@ -66,7 +72,7 @@ export class ToolRunner {
       for (const use of batch) {
         if (control.cancelled) break;
         const gate = await this.gate(use, card(use), control);
-        if (gate.kind === "run") approved.push({ use, ...(gate.consent ? { consent: gate.consent } : {}) });
+        if (gate.kind === "run") approved.push({ use, input: gate.input, ...(gate.consent ? { consent: gate.consent } : {}) });
         else if (gate.kind === "result") results.set(use, gate.result);
       }
       if (control.cancelled) break;
@@ -107,9 +113,21 @@ export class ToolRunner {
     const inputError = this.hooks.inputError(use.id);
     if (inputError) return this.fail(use, id, inputError);
     const conversation = this.hooks.conversation?.() ?? "";
+    // The hooks see the call first: a changed input is what is checked,
+    // shown for approval and run.
+    const pre = await this.hooks.events?.raise("PreToolUse", { tool: use.name, input: use.input });
+    if (pre) this.note(id, notesOf("PreToolUse", pre));
+    if (pre?.verdict === "deny") {
+      const reason = pre.reason ?? pre.block ?? "a PreToolUse hook refused this call";
+      const by = pre.by ?? pre.ran[0];
+      this.hooks.updateCard(id, { status: "denied", reason: `Blocked by the hook \`${by}\`: ${reason}` });
+      return { kind: "result", result: textBlock(use, `A PreToolUse hook blocked this call: ${reason}`) };
+    }
+    const input = pre?.updated_input ?? use.input;
+    if (pre?.updated_input) this.hooks.updateCard(id, { input, modelInput: use.input });
     let policy: Ticket;
     try {
-      policy = await this.ipc.checkCall(use.name, use.input, conversation);
+      policy = await this.ipc.checkCall(use.name, input, conversation);
     } catch (error) {
       return this.fail(use, id, error);
     }
@@ -122,11 +140,19 @@ export class ToolRunner {
     const preview = previewOf(policy, use.input.path);
     if (preview) this.hooks.updateCard(id, { preview });
     const ticket = { ticket: policy.ticket };
+    if (pre?.verdict === "ask" && policy.decision === "allow") {
+      // A hook's ask asks, whatever the mode would have let run.
+      policy = { ...policy, decision: "ask", reason: `The hook \`${pre.by}\` asks: ${pre.reason ?? "approve this call"}` };
+    }
+    if (pre?.verdict === "allow" && policy.decision === "ask" && hookMayApprove(policy)) {
+      // A hook's allow stands in for the user's "once", and for no more.
+      return { kind: "run", consent: { ...ticket, approval: { scope: "once" } }, input };
+    }
     if (policy.decision === "allow") {
       // Said on the card: which saved rule or grant let it run unasked.
       if (policy.rule) this.hooks.updateCard(id, { rule: policy.rule });
       if (policy.grant) this.hooks.updateCard(id, { grant: policy.grant.grant });
-      return { kind: "run", consent: ticket };
+      return { kind: "run", consent: ticket, input };
     }
 
     this.hooks.updateCard(id, {
@@ -150,7 +176,7 @@ export class ToolRunner {
     if (answer === "once" || answer === "network") approval = { scope: "once", ...withNetwork };
     else if ("grant" in answer) approval = { scope: "conversation", ...withNetwork, grant: answer.grant };
     else approval = { scope: "always", ...withNetwork, rule: answer.rule };
-    return { kind: "run", consent: { ...ticket, approval } };
+    return { kind: "run", consent: { ...ticket, approval }, input };
   }
 
   private ask(id: string, control: RunControl): Promise<Decision | "cancelled"> {
@@ -168,7 +194,7 @@ export class ToolRunner {
     });
   }
 
-  private async execute({ use, consent }: Approved, id: string, control: RunControl): Promise<ToolResultBlock> {
+  private async execute({ use, consent, input }: Approved, id: string, control: RunControl): Promise<ToolResultBlock> {
     this.hooks.updateCard(id, { status: "running" });
     try {
       // A call that can change the project is checkpointed first, tagged
@@ -187,7 +213,7 @@ export class ToolRunner {
               ? await this.ipc.callTool(use.name, use.input, consent, tag)
               : await this.ipc.callTool(use.name, use.input, consent);
       this.hooks.updateCard(id, { status: "done", result: output });
-      return resultBlock(use, output);
+      return await this.afterwards(use, id, input, resultBlock(use, output), output);
     } catch (error) {
       const wire = toWireError(error);
       // A stopped call is the user's doing, not a failure; the model still
@@ -198,6 +224,25 @@ export class ToolRunner {
       // The grant is held by the call that carried it: the list follows.
       if (consent?.approval?.scope === "conversation") this.hooks.granted?.();
     }
+  }
+
+  private note(id: string, notes: HookNote[]): void {
+    if (notes.length === 0) return;
+    const all = [...(this.hookNotes.get(id) ?? []), ...notes];
+    this.hookNotes.set(id, all);
+    this.hooks.updateCard(id, { hooks: all });
+  }
+
+  /**
+   * The PostToolUse hooks of a call that ran: what they say (a block's
+   * reason, context) goes to the model with the call's result.
+   */
+  private async afterwards(use: ToolUseBlock, id: string, input: Record<string, unknown>, block: ToolResultBlock, output: unknown): Promise<ToolResultBlock> {
+    const post = await this.hooks.events?.raise("PostToolUse", { tool: use.name, input, response: output });
+    if (!post) return block;
+    this.note(id, notesOf("PostToolUse", post));
+    const said = [post.block === undefined ? null : `A PostToolUse hook says: ${post.block}`, hookContext("PostToolUse", post)].filter((t) => t !== null);
+    return said.length === 0 ? block : { ...block, content: `${block.content}\n\n${said.join("\n\n")}` };
   }
 
   /** A call Stop can end while it runs (an MCP server's tool). */
@@ -228,4 +273,14 @@ export class ToolRunner {
       this.hooks.updateCard(id, { runId: undefined });
     }
   }
+}
+
+/**
+ * Whether a hook's allow may answer this call's approval: only the mode's
+ * own question, never one about a secret-like file, the agent's
+ * configuration or the network, which the user answers.
+ */
+function hookMayApprove(policy: Ticket): boolean {
+  if (policy.one_at_a_time || policy.network) return false;
+  return !(policy.paths ?? []).some((p) => inAgentConfig(p.inside) || inAgentConfig(p.typed));
 }

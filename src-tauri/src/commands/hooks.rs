@@ -1,0 +1,34 @@
+//! The project's hooks (docs/hooks.md): which events have hooks and which
+//! settings files wait for the user's trust (`hook_status`), an event's
+//! hooks run (`run_hooks`), a file's exact text trusted (`trust_hooks`).
+//! The session decides; these only adapt.
+
+use crate::state::AppState;
+use corral_session::hooks::{HookOutcome, HookRequest, HookStatus};
+use corral_tools::Error;
+use tauri::State;
+
+/// The events with hooks, and the project's hooks waiting for trust.
+#[tauri::command(rename_all = "snake_case")]
+pub fn hook_status(state: State<'_, AppState>) -> Result<HookStatus, Error> {
+    Ok(state.session()?.hook_status())
+}
+
+/// Runs an event's hooks; answers what they said.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn run_hooks(
+    state: State<'_, AppState>,
+    request: HookRequest,
+) -> Result<HookOutcome, Error> {
+    state.session()?.run_hooks(request).await
+}
+
+/// Trusts the hooks of a project settings file with exactly `text`.
+#[tauri::command(rename_all = "snake_case")]
+pub fn trust_hooks(
+    state: State<'_, AppState>,
+    file: String,
+    text: String,
+) -> Result<HookStatus, Error> {
+    state.session()?.trust_hooks(&file, &text)
+}
