@@ -21,6 +21,32 @@ function card(item: Partial<ToolItem>) {
 }
 
 describe("ToolCard", () => {
+  it("says which hook blocked a call, changed its input or added context, with every character of its command", () => {
+    const { root } = card({
+      name: "write_file",
+      input: { path: "drafts/a.md", content: "x" },
+      modelInput: { path: "a.md", content: "x" },
+      status: "done",
+      result: { path: "drafts/a.md" },
+      hooks: [
+        { event: "PreToolUse", kind: "modified", by: "sh .claude/hooks/move.sh" },
+        { event: "PostToolUse", kind: "context", by: "sh .claude/hooks/after.sh\u202e", text: "a.md is generated" },
+      ],
+    });
+    const notes = [...root.querySelectorAll("[data-testid=tool-hooks] li")].map((li) => li.textContent?.replace(/\s+/g, " ").trim());
+    expect(notes[0]).toBe('Input changed by the PreToolUse hook sh .claude/hooks/move.sh; the model asked for {"path":"a.md","content":"x"}');
+    expect(notes[1]).toContain("Context added by the PostToolUse hook sh .claude/hooks/after.sh");
+    expect(notes[1]).toContain("a.md is generated");
+    // The bidi control in the command is marked, not obeyed.
+    expect(notes[1]).toContain("U+202E");
+  });
+
+  it("says which hook blocked a call and why", () => {
+    const blocked = card({ name: "exec_shell", status: "denied", reason: "Blocked by the hook `no-rm.sh`: not here", hooks: [{ event: "PreToolUse", kind: "blocked", by: "no-rm.sh", text: "not here" }] }).root;
+    expect(blocked.querySelector("[data-testid=tool-hooks] li")?.getAttribute("data-kind")).toBe("blocked");
+    expect(blocked.textContent).toContain("Blocked by the PreToolUse hook no-rm.sh: not here");
+  });
+
   it("shows tool, subject and status as attributes", () => {
     const { root } = card({ status: "done", result: { path: "src/lib.rs", content: "fn main() {}\n", start_line: 1, end_line: 1, total_lines: 1, truncated: false } });
     expect(root.dataset.tool).toBe("read_file");
