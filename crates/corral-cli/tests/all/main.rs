@@ -30,3 +30,4 @@ mod slash_commands;
 mod ssh;
 mod ssh_session;
 mod subagents;
+mod user_config;
