@@ -251,11 +251,11 @@ You are a subagent of Corral, a coding agent, working inside the project folder 
     const file = read;
     if (typeof file?.content !== "string") return null;
     const bytes = new TextEncoder().encode(file.content).length;
-    const cut2 = bytes > INSTRUCTIONS_CAP || file.truncated;
+    const cut3 = bytes > INSTRUCTIONS_CAP || file.truncated;
     const text2 = bytes > INSTRUCTIONS_CAP ? file.content.slice(0, INSTRUCTIONS_CAP) : file.content;
     const size = bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`;
-    const notice = `Instructions: ${path} (${size})${cut2 ? `, cut to the first ${INSTRUCTIONS_CAP / 1024} KiB` : ""}`;
-    return { path, text: text2, bytes, cut: cut2, notice };
+    const notice = `Instructions: ${path} (${size})${cut3 ? `, cut to the first ${INSTRUCTIONS_CAP / 1024} KiB` : ""}`;
+    return { path, text: text2, bytes, cut: cut3, notice };
   }
   var FOLDER_INSTRUCTIONS_PREFIX = "[Instructions from ";
   function instructionsBlock(found) {
@@ -343,9 +343,9 @@ ${found.text}`;
   var TRIM_NOTE = "characters trimmed to save context";
   function trimmed(block, keep) {
     const half = Math.floor(keep / 2);
-    const cut2 = block.content.length - 2 * half;
+    const cut3 = block.content.length - 2 * half;
     const note = `
-[... ${cut2} ${TRIM_NOTE}; call the tool again to see them ...]
+[... ${cut3} ${TRIM_NOTE}; call the tool again to see them ...]
 `;
     return { ...block, content: block.content.slice(0, half) + note + block.content.slice(-half) };
   }
@@ -454,9 +454,9 @@ ${summary}` };
   }
   function splitFrontMatter(text2) {
     const lines = text2.replace(/^\uFEFF/, "").split(/\r?\n/);
-    if (lines[0]?.trim() !== "---") return { facts: {}, body: text2 };
+    if (lines[0]?.trim() !== "---") return { facts: {}, fields: {}, body: text2 };
     const end = lines.findIndex((line, i) => i > 0 && line.trim() === "---");
-    if (end < 0) return { facts: {}, body: text2, problem: "the front matter has no closing ---" };
+    if (end < 0) return { facts: {}, fields: {}, body: text2, problem: "the front matter has no closing ---" };
     const values = /* @__PURE__ */ new Map();
     let listKey = null;
     for (const line of lines.slice(1, end)) {
@@ -485,7 +485,8 @@ ${summary}` };
     if (model !== void 0) facts.model = model;
     const tools = values.get("allowed-tools");
     if (tools !== void 0) facts.allowedTools = toolList(tools);
-    return { facts, body: lines.slice(end + 1).join("\n").replace(/^\n+/, "") };
+    const fields = Object.fromEntries([...values].map(([key, value]) => [key, Array.isArray(value) ? value : unquote2(value)]));
+    return { facts, fields, body: lines.slice(end + 1).join("\n").replace(/^\n+/, "") };
   }
   function expandCommand(body, args) {
     const typed = args.trim();
@@ -501,16 +502,23 @@ ARGUMENTS: ${typed}`;
     if (!found) return null;
     return { name: found[1], args: found[2] ?? "" };
   }
-  var PROJECT_COMMANDS = ".claude/commands";
-  var projectCommand = async (ipc, name) => {
-    const relative = `${name.split(":").join("/")}.md`;
-    if (commandName(relative, "project") !== name) return null;
-    const path = `${PROJECT_COMMANDS}/${relative}`;
-    const read = await ipc.callTool("read_file", { path }).catch(() => null);
-    if (typeof read?.content !== "string") return null;
-    return parseCommand(relative, "project", path, read.content);
+  function commandsOf(listing) {
+    const taken = /* @__PURE__ */ new Set();
+    const commands = [];
+    for (const file of listing.commands) {
+      const command = parseCommand(file.relative, file.source, file.path, file.text);
+      if (command === null) continue;
+      commands.push(taken.has(command.name) ? { ...command, shadowed: true } : command);
+      taken.add(command.name);
+    }
+    return commands;
+  }
+  var listedCommand = async (ipc, name) => {
+    const listing = await ipc.customization().catch(() => null);
+    if (listing === null) return null;
+    return commandsOf(listing).find((command) => command.name === name && !command.shadowed) ?? null;
   };
-  async function expandMessage(ipc, text2, find = projectCommand) {
+  async function expandMessage(ipc, text2, find = listedCommand) {
     const invocation = parseInvocation(text2);
     if (invocation === null) return text2;
     const command = await find(ipc, invocation.name);
@@ -542,6 +550,97 @@ ARGUMENTS: ${typed}`;
     const trimmed2 = value.trim();
     const quoted = /^"(.*)"$/.exec(trimmed2) ?? /^'(.*)'$/.exec(trimmed2);
     return quoted ? quoted[1] : trimmed2;
+  }
+
+  // src/lib/agent/skills.ts
+  var LOAD_SKILL = "load_skill";
+  var LOAD_SKILL_TOOL = {
+    name: LOAD_SKILL,
+    description: "Load a skill's instructions by its name (the system prompt lists the skills) before doing the task it is for; {} lists every skill. With file, reads one of the skill's other files.",
+    input_schema: { type: "object", properties: { name: { type: "string" }, file: { type: "string" } } }
+  };
+  function skillTool(skills, window) {
+    if (!isSmallWindow(window)) return LOAD_SKILL_TOOL;
+    return {
+      name: LOAD_SKILL,
+      description: `Load a skill before a task it fits; {} lists ${skills.length === 1 ? "it" : `all ${skills.length}`}.`,
+      input_schema: { type: "object", properties: { name: { type: "string" } } }
+    };
+  }
+  var SKILL_DESCRIPTION_CHARS = 300;
+  var SKILLS_CHARS = 6e3;
+  function skillsOf(listing) {
+    const skills = [];
+    for (const found of listing.skills) {
+      const { fields, body } = splitFrontMatter(found.text);
+      const named = typeof fields.name === "string" ? fields.name.trim() : "";
+      const name = /^[\w.:-]+$/.test(named) ? named : found.folder;
+      if (skills.some((skill) => skill.name === name)) continue;
+      const written = typeof fields.description === "string" ? fields.description.trim() : "";
+      const description = written !== "" ? written : body.split("\n").find((line) => line.trim() !== "")?.replace(/^#+\s*/, "").trim() ?? "";
+      skills.push({ name, description, source: found.source, folder: found.folder, path: found.path, files: found.files });
+    }
+    return skills;
+  }
+  function skillsPrompt(skills, window) {
+    if (skills.length === 0 || isSmallWindow(window)) return "";
+    const head = `
+
+Skills: instructions for particular tasks, kept out of this prompt until needed. When a task matches a skill's description, call ${LOAD_SKILL} with its name first and follow what it says; ${LOAD_SKILL} with {} lists every skill.`;
+    const lines = skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIPTION_CHARS)}`);
+    const listed = fitting(lines, SKILLS_CHARS);
+    const rest = skills.length - listed.length;
+    return `${head}
+${listed.join("\n")}${rest > 0 ? `
+- \u2026and ${rest} more (${LOAD_SKILL} {} lists them)` : ""}`;
+  }
+  async function loadSkill(ipc, skills, use) {
+    const answer = (content, is_error = false) => ({ type: "tool_result", tool_use_id: use.id, content, ...is_error ? { is_error } : {} });
+    const name = typeof use.input.name === "string" ? use.input.name.trim() : "";
+    if (name === "") return answer(skillList(skills));
+    const skill = skills.find((s) => s.name === name) ?? skills.find((s) => s.name.toLowerCase() === name.toLowerCase());
+    if (!skill) return answer(`There is no skill "${name}". ${skillList(skills)}`, true);
+    const file = typeof use.input.file === "string" && use.input.file.trim() !== "" ? use.input.file.trim() : void 0;
+    let read;
+    try {
+      read = await ipc.skillFile(skill.source, skill.folder, file);
+    } catch (error) {
+      const why = error?.message;
+      const files = skill.files.length > 0 ? ` Its files: ${skill.files.join(", ")}.` : "";
+      return answer(`Could not read ${file ?? "SKILL.md"} of the skill ${skill.name}: ${typeof why === "string" ? why : String(error)}.${files}`, true);
+    }
+    if (file !== void 0) return answer(`[File ${file} of the skill ${skill.name} (${read.path})]
+${read.content}`);
+    return answer(`[Skill ${skill.name} (${read.path}): follow these instructions for the task]
+
+${splitFrontMatter(read.content).body.trim()}${filesNote(skill)}`);
+  }
+  function filesNote(skill) {
+    if (skill.files.length === 0) return "";
+    const read = `Read one with ${LOAD_SKILL} {"name": "${skill.name}", "file": "<file>"}`;
+    const where = skill.source === "project" ? `${read}, or read_file at ${skill.path.replace(/SKILL\.md$/, "")}<file>; its scripts run with exec_shell like any file of the project.` : `${read}. The folder is the user's, outside the project, so its scripts cannot be run.`;
+    return `
+
+[The skill's folder also holds: ${skill.files.join(", ")}. ${where}]`;
+  }
+  function skillList(skills) {
+    if (skills.length === 0) return "There are no skills.";
+    return `The skills:
+${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIPTION_CHARS)}`).join("\n")}`;
+  }
+  function cut(text2, chars) {
+    const line = text2.replace(/\s+/g, " ").trim();
+    return line.length <= chars ? line : `${line.slice(0, chars - 1).trimEnd()}\u2026`;
+  }
+  function fitting(lines, cap) {
+    const kept = [];
+    let used = 0;
+    for (const line of lines) {
+      if (used + line.length + 1 > cap) break;
+      kept.push(line);
+      used += line.length + 1;
+    }
+    return kept;
   }
 
   // src/lib/store.ts
@@ -646,14 +745,14 @@ ARGUMENTS: ${typed}`;
     return changed ? out : messages;
   }
   function cutResult(block, maxChars) {
-    const note = (cut3) => `
-[... ${cut3} ${CUT_NOTE}. Read the rest in parts: read_file with start_line and end_line, a narrower search_files, or command_output ...]
+    const note = (cut4) => `
+[... ${cut4} ${CUT_NOTE}. Read the rest in parts: read_file with start_line and end_line, a narrower search_files, or command_output ...]
 `;
     const keep = Math.max(0, maxChars - note(block.content.length).length);
     const head = Math.ceil(keep * 0.6);
     const tail = keep - head;
-    const cut2 = block.content.length - head - tail;
-    return { ...block, content: block.content.slice(0, head) + note(cut2) + (tail > 0 ? block.content.slice(-tail) : "") };
+    const cut3 = block.content.length - head - tail;
+    return { ...block, content: block.content.slice(0, head) + note(cut3) + (tail > 0 ? block.content.slice(-tail) : "") };
   }
   function prefixTooLarge(window, prefixTokens) {
     if (window - prefixTokens - replyFloor(window) >= MIN_CONVERSATION_TOKENS) return null;
@@ -1408,7 +1507,7 @@ ${outcome.context.join("\n")}`;
           if (!noted) continue;
           const [, paste, count] = noted;
           const first = block.type === "text" ? block.text.slice(noted[0].length) : "";
-          const parts = cut(whole, first.length);
+          const parts = cut2(whole, first.length);
           if (first === "" || parts[0] !== first || parts.length !== Number(count)) continue;
           shelf.pastes[Number(paste) - 1] = parts;
         }
@@ -1425,7 +1524,7 @@ ${outcome.context.join("\n")}`;
      */
     shelve(text2, maxChars) {
       if (text2.length <= maxChars) return text2;
-      const parts = cut(text2, Math.max(200, maxChars - 400));
+      const parts = cut2(text2, Math.max(200, maxChars - 400));
       this.pastes.push(parts);
       const paste = this.pastes.length;
       return `[The user's message is ${text2.length.toLocaleString("en")} characters, more than fits the model's context window at once. It is attachment ${paste}, in ${parts.length} parts; part 1 follows. Read the others with ${READ_PASTE} {"paste": ${paste}, "part": N}, ${NOTE_END}${parts[0]}`;
@@ -1447,7 +1546,7 @@ ${text2}` };
   };
   var NOTE_END = "one at a time, keeping notes of what matters.]\n\n";
   var NOTED = new RegExp(`^\\[The user's message is [\\d,]+ characters, [^\\]]*? It is attachment (\\d+), in (\\d+) parts; part 1 follows\\. [^\\]]*?${NOTE_END.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`);
-  function cut(text2, size) {
+  function cut2(text2, size) {
     const parts = [];
     for (let at = 0; at < text2.length; at += Math.max(1, size)) parts.push(text2.slice(at, at + Math.max(1, size)));
     return parts;
@@ -1518,6 +1617,8 @@ A tool shown without parameters gets them once you call it with {}. A tool error
     freshImages = /* @__PURE__ */ new Set();
     /** The project's instruction file, read once per conversation. */
     instructions;
+    /** The project's and the user's skills, listed once per conversation. */
+    skills;
     /** Tools offered by name only (a small window) that the model asked for: offered whole from then on. */
     requestedTools = /* @__PURE__ */ new Set();
     /** Messages too large for the window, kept in parts for `read_paste`. */
@@ -1528,6 +1629,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       this.shift = 0;
       this.freshImages = /* @__PURE__ */ new Set();
       this.instructions = void 0;
+      this.skills = void 0;
       this.requestedTools = /* @__PURE__ */ new Set();
       this.pastes = pastes;
     }
@@ -1542,10 +1644,17 @@ A tool shown without parameters gets them once you call it with {}. A tool error
     request(specs) {
       const window = this.window();
       const instructions = this.instructions ?? null;
+      const skills = this.skills ?? [];
+      const system = isSmallWindow(window) ? shortSystemPrompt(this.projectRoot, window, instructions) : systemPrompt(this.projectRoot, specs, instructions);
       return {
-        system: isSmallWindow(window) ? shortSystemPrompt(this.projectRoot, window, instructions) : systemPrompt(this.projectRoot, specs, instructions),
+        system: system + skillsPrompt(skills, window),
         messages: this.sentMessages(),
-        tools: [...offeredTools(specs, window, this.requestedTools), ...this.ownTools(window, this.requestedTools), ...this.pastes.isEmpty ? [] : [READ_PASTE_TOOL]]
+        tools: [
+          ...offeredTools(specs, window, this.requestedTools),
+          ...this.ownTools(window, this.requestedTools),
+          ...this.pastes.isEmpty ? [] : [READ_PASTE_TOOL],
+          ...skills.length === 0 ? [] : [skillTool(skills, window)]
+        ]
       };
     }
     /** The part of every request that does not change from turn to turn: the system prompt and the tools. */
@@ -1628,6 +1737,7 @@ A tool shown without parameters gets them once you call it with {}. A tool error
      */
     async run(uses, specs, control, runner) {
       const asked = this.askedTools(uses, specs);
+      for (const use of uses) if (use.name === LOAD_SKILL && !control.cancelled) asked.set(use, await this.loadSkill(use));
       const subagents = this.parts.subagents;
       const isTask = (use) => subagents !== void 0 && use.name === TASK;
       const runnable = uses.filter((use) => !asked.has(use) && !isTask(use));
@@ -1674,6 +1784,13 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       }
       for (const use of asked.keys()) if (use.name !== READ_PASTE) outgoing.requestedTools.add(use.name);
       return asked;
+    }
+    /** A skill the model loads: read now, answered here (nothing changes, nothing asks). */
+    async loadSkill(use) {
+      const answer = await loadSkill(this.parts.ipc, this.parts.outgoing.skills ?? [], use);
+      const id = this.cardIds.get(use.id);
+      if (id) this.parts.board.updateCard(id, { status: answer.is_error ? "failed" : "done", result: { skill: use.input.name ?? null, file: use.input.file ?? null } });
+      return answer;
     }
     /** The AGENTS.md of folders the model just read files in, as text blocks for it. */
     async folderInstructions(uses) {
@@ -2844,7 +2961,7 @@ ${said.join("\n\n")}` };
       if (this.control || !this.specs || this.facts.model === void 0) return;
       this.fitter.showMeter(this.estimate.tokens(this.outgoing.request(this.specs)));
     }
-    /** The model's context window and the project's instructions, once. */
+    /** The model's context window, the project's instructions and the skills, once per conversation. */
     async loadModelFacts() {
       const model = await this.facts.ask();
       if (!this.facts.noted) {
@@ -2855,6 +2972,7 @@ ${said.join("\n\n")}` };
           );
         }
       }
+      this.outgoing.skills ??= skillsOf(await this.ipc.customization().catch(() => ({ skills: [] })));
       if (this.outgoing.instructions === void 0) {
         this.outgoing.instructions = await (this.options.instructions ?? PROJECT_INSTRUCTIONS).root(this.ipc);
         const found = this.outgoing.instructions;
@@ -3067,6 +3185,8 @@ ${said.join("\n\n")}` };
       cancel: (runId) => call("cancel", { run_id: runId }),
       hookStatus: () => call("hook_status", {}),
       runHooks: (request) => call("run_hooks", { request }),
+      customization: () => call("customization", {}),
+      skillFile: (source, folder, file) => call("skill_file", { source, folder, ...file === void 0 ? {} : { file } }),
       modelInfo: () => call("model_info", {}),
       countPromptTokens: (request, target) => call("count_prompt_tokens", { request, ...target ? { target } : {} }),
       openConversation: (id, part = {}) => call("open_conversation", {

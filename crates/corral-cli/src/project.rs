@@ -2,13 +2,15 @@
 //! (docs/ipc.md): the tools' specs, checking and running calls, the
 //! conversations' grants, cancelling a run, the MCP servers (plus
 //! `use_mcp_servers`, which puts the user's servers in the session), the
-//! search index's state, the folders changed on disk, and the background
-//! commands (the Processes panel's). exec's and acp's loop host
+//! search index's state, the folders changed on disk, the background
+//! commands (the Processes panel's), and the custom commands and skills
+//! (the project's, and those of the user where the project is). exec's and acp's loop host
 //! serves them over a local session; `serve` serves them on a remote, over
 //! ssh, to a [`corral_remote::RemoteSession`] that speaks them back.
 
 use corral_session::approvals::ApprovalAnswer;
 use corral_session::checkpoints::CallTag;
+use corral_session::customization::{self, SetupSource};
 use corral_session::mcp::McpServerConfig;
 use corral_session::runs::{Run, Runs};
 use corral_session::{Call, Consent, RunContext, Session};
@@ -20,7 +22,7 @@ use serde_json::Value;
 use std::sync::Arc;
 
 /// The commands [`ProjectCommands::invoke`] answers.
-pub const COMMANDS: [&str; 18] = [
+pub const COMMANDS: [&str; 20] = [
     "tool_specs",
     "check_call",
     "run_call",
@@ -39,6 +41,8 @@ pub const COMMANDS: [&str; 18] = [
     "stop_process",
     "hook_status",
     "run_hooks",
+    "customization",
+    "skill_file",
 ];
 
 /// A session and the runs its calls started.
@@ -117,6 +121,21 @@ impl ProjectCommands {
                 let a: CancelArgs = parse(command, args)?;
                 self.runs.cancel(&a.run_id);
                 Ok(Value::Null)
+            }
+            "customization" => {
+                let home = customization::user_home();
+                to_value(customization::list(session.root(), home.as_deref()))
+            }
+            "skill_file" => {
+                let a: SkillFileArgs = parse(command, args)?;
+                let home = customization::user_home();
+                to_value(customization::skill_file(
+                    session.root(),
+                    home.as_deref(),
+                    a.source,
+                    &a.folder,
+                    a.file.as_deref(),
+                )?)
             }
             "mcp_status" => to_value(session.server_status()),
             "search_index_status" => to_value(session.index_status()),
@@ -275,6 +294,13 @@ pub(crate) struct ServerArgs {
 #[derive(Deserialize)]
 struct RunHooksArgs {
     request: corral_session::hooks::HookRequest,
+}
+
+#[derive(Deserialize)]
+struct SkillFileArgs {
+    source: SetupSource,
+    folder: String,
+    file: Option<String>,
 }
 
 #[derive(Deserialize)]

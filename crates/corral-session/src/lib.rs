@@ -18,6 +18,7 @@
 
 pub mod approvals;
 pub mod checkpoints;
+pub mod customization;
 pub mod domains;
 pub mod grants;
 pub mod hooks;

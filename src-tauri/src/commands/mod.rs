@@ -10,6 +10,7 @@
 
 pub mod checkpoints;
 pub mod conversation;
+pub mod customization;
 pub mod hooks;
 pub mod launch;
 pub mod llm;
@@ -109,6 +110,17 @@ command_list! {
         /// "Corral: an approval waits"); `false` (nothing shown) when the `notifications` setting
         /// is off. The window calls it only when it is not focused
         project::notify_user("notice: Notice") -> "boolean";
+    }
+    "Commands and skills" {
+        /// `{ commands, skills, problems }`: the custom slash commands (`.claude/commands/**/*.md`,
+        /// `~/.claude/commands/**/*.md`, `~/.codex/prompts/*.md`) and skills (`.claude/skills/*/SKILL.md`,
+        /// `~/.claude/skills/*/SKILL.md`) of the open project and the user, the project's first, each
+        /// file's text whole; the project's read beneath its root (a link leading out is not
+        /// followed). What could not be read is a line of `problems`
+        customization::customization("") -> "Customization";
+        /// a file of a listed skill's folder (`SKILL.md` without `file`); `path_outside_root` for a
+        /// path that climbs out of the folder, `permission_denied` for a secret-like name
+        customization::skill_file("source: SetupSource, folder: string, file?: string") -> "SkillFile";
     }
     "Policy and approvals" {
         /// `{ name, description, input_schema, risk: "read" | "write" | "shell" }`; `exec_shell`'s

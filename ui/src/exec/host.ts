@@ -86,6 +86,8 @@ export function hostIpc(host: Host): AgentIpc {
     cancel: (runId: string) => call("cancel", { run_id: runId }),
     hookStatus: () => call("hook_status", {}),
     runHooks: (request) => call("run_hooks", { request }),
+    customization: () => call("customization", {}),
+    skillFile: (source, folder, file) => call("skill_file", { source, folder, ...(file === undefined ? {} : { file }) }),
     modelInfo: () => call("model_info", {}),
     countPromptTokens: (request, target) => call("count_prompt_tokens", { request, ...(target ? { target } : {}) }),
     openConversation: (id: string, part: OpenPart = {}) =>

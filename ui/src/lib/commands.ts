@@ -2,7 +2,7 @@
 // src-tauri/tests/all/command_list.rs; do not edit.
 // After changing the list: UPDATE_COMMANDS=1 cargo test -p corral --test all -- command_list::
 import type { Channel } from "@tauri-apps/api/core";
-import type { Appended, ApprovalAnswer, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, DomainQuestion, GrantEntry, HookOutcome, HookRequest, HookStatus, IndexStatus, InstalledUpdate, Launch, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SavedRule, SearchHit, Settings, SettingsInput, ShellConfig, ShellEvent, Ticket, ToolSpec, TreeChanges, UpdateOffer, UpdateSettings, UpdateStatus } from "./types";
+import type { Appended, ApprovalAnswer, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, Customization, DomainQuestion, GrantEntry, HookOutcome, HookRequest, HookStatus, IndexStatus, InstalledUpdate, Launch, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SavedRule, SearchHit, Settings, SettingsInput, SetupSource, ShellConfig, ShellEvent, SkillFile, Ticket, ToolSpec, TreeChanges, UpdateOffer, UpdateSettings, UpdateStatus } from "./types";
 
 /** Every command of the app: its arguments and what it resolves to (docs/ipc.md). */
 export type Commands = {
@@ -18,6 +18,8 @@ export type Commands = {
   tree_changes: { args: { since: number }; result: TreeChanges };
   clipboard_image: { args: Record<string, never>; result: ArrayBuffer };
   notify_user: { args: { notice: Notice }; result: boolean };
+  customization: { args: Record<string, never>; result: Customization };
+  skill_file: { args: { source: SetupSource, folder: string, file?: string }; result: SkillFile };
   tool_specs: { args: Record<string, never>; result: ToolSpec[] };
   check_call: { args: { tool: string, input: Record<string, unknown>, conversation?: string }; result: Ticket };
   conversation_grants: { args: { conversation: string }; result: GrantEntry[] };
@@ -87,6 +89,8 @@ export const COMMAND_NAMES = [
   "tree_changes",
   "clipboard_image",
   "notify_user",
+  "customization",
+  "skill_file",
   "tool_specs",
   "check_call",
   "conversation_grants",

@@ -18,6 +18,7 @@ import type {
   NewEntry,
   SavedRule,
   SettingsInput,
+  SetupSource,
   McpSettings,
   Notice,
   ShellEvent,
@@ -124,6 +125,11 @@ export const ipc = {
   removeRule: (rule: SavedRule) => call("remove_rule", { rule }),
   // The open project's search index, built in the background when it opens
   searchIndexStatus: () => call("search_index_status"),
+  /** The project's and the user's custom commands and skills, each file's text whole. */
+  customization: () => call("customization"),
+  /** A file of a listed skill's folder (its SKILL.md without `file`). */
+  skillFile: (source: SetupSource, folder: string, file?: string) =>
+    call("skill_file", { source, folder, ...(file === undefined ? {} : { file }) }),
   /** The open project's folders whose entries changed after batch `since` (the file tree polls it). */
   treeChanges: (since: number) => call("tree_changes", { since }),
   /** The system clipboard's image as PNG bytes (empty: none); a paste WebKitGTK gave no image for. */

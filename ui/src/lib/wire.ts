@@ -713,6 +713,52 @@ folders: Array<string>,
  */
 all: boolean, };
 
+export type SetupSource = "project" | "user" | "codex";
+
+export type CommandFile = { source: SetupSource, 
+/**
+ * Its path below its commands folder, `/`-separated (`tracker/fix-bug.md`):
+ * the name comes from it.
+ */
+relative: string, 
+/**
+ * Where it is, as the user knows it (`.claude/commands/x.md` for the
+ * project's, an absolute path for the user's).
+ */
+path: string, text: string, };
+
+export type SkillFolder = { source: SetupSource, 
+/**
+ * The folder's name, what [`skill_file`] finds it by.
+ */
+folder: string, 
+/**
+ * Where its `SKILL.md` is, as the user knows it.
+ */
+path: string, 
+/**
+ * The `SKILL.md`'s text whole: the loop sends the model its name and
+ * description, and the rest only when the model loads the skill.
+ */
+text: string, 
+/**
+ * The folder's other files, relative to it, `/`-separated, sorted (at
+ * most [`MAX_SKILL_FILES`]).
+ */
+files: Array<string>, };
+
+export type Customization = { commands: Array<CommandFile>, skills: Array<SkillFolder>, 
+/**
+ * What could not be read, one line each.
+ */
+problems: Array<string>, };
+
+export type SkillFile = { 
+/**
+ * Where it is, as the user knows it.
+ */
+path: string, content: string, };
+
 export type Notice = "finished" | "approval";
 
 export type Started = { 

@@ -115,6 +115,10 @@ export function fakeIpc(turns: Turn[]) {
     appendEntry: vi.fn<AgentIpc["appendEntry"]>(async (conversation) => ({ conversation: conversation ?? "c1", seq: seq++ })),
     modelInfo: vi.fn<AgentIpc["modelInfo"]>(async () => ({})),
     countPromptTokens: vi.fn<AgentIpc["countPromptTokens"]>(async () => null),
+    customization: vi.fn<AgentIpc["customization"]>(async () => ({ commands: [], skills: [], problems: [] })),
+    skillFile: vi.fn<AgentIpc["skillFile"]>(async (_source, folder, file) => {
+      throw { code: "not_found", message: `the test has no file ${file ?? "SKILL.md"} of the skill ${folder}` };
+    }),
   };
   return { ipc, requests, grants, newId: () => `id${++ids}` };
 }

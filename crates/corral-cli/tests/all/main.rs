@@ -18,6 +18,7 @@ mod common;
 mod crash;
 mod exec;
 mod exec_hooks;
+mod exec_skills;
 mod kill_anywhere;
 mod mcp;
 mod programs;

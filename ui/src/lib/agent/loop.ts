@@ -12,6 +12,7 @@ import type { Appended, Block, ConversationData, ImageBlock, Message, ToolSpec, 
 import { isContextOverflow, TokenEstimate } from "./context";
 import { type InstructionSource, PROJECT_INSTRUCTIONS } from "./instructions";
 import { type CommandFinder, expandMessage } from "./slashCommands";
+import { skillsOf } from "./skills";
 import { Board } from "./board";
 import { ContextFitter } from "./compaction";
 import { fromEntries } from "./conversation";
@@ -46,7 +47,7 @@ export type AgentOptions = {
   scheduleFrame?: FrameScheduler;
   /** Finds the project's instructions (default: through read_file). */
   instructions?: InstructionSource;
-  /** Finds the custom command a `/name args` message invokes (default: the project's `.claude/commands`). */
+  /** Finds the custom command a `/name args` message invokes (default: the project's and the user's, as Rust lists them). */
   commands?: CommandFinder;
   /** Finds the subagent types (default: the built-ins; the hosts add the project's, `projectAgents`). */
   agents?: AgentFinder;
@@ -586,7 +587,7 @@ export class AgentLoop {
     this.fitter.showMeter(this.estimate.tokens(this.outgoing.request(this.specs)));
   }
 
-  /** The model's context window and the project's instructions, once. */
+  /** The model's context window, the project's instructions and the skills, once per conversation. */
   private async loadModelFacts(): Promise<void> {
     const model = await this.facts.ask();
     if (!this.facts.noted) {
@@ -597,6 +598,7 @@ export class AgentLoop {
         );
       }
     }
+    this.outgoing.skills ??= skillsOf(await this.ipc.customization().catch(() => ({ skills: [] })));
     if (this.outgoing.instructions === undefined) {
       this.outgoing.instructions = await (this.options.instructions ?? PROJECT_INSTRUCTIONS).root(this.ipc);
       // A conversation opened again already shows them, unless they changed since.

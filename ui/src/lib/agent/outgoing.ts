@@ -1,7 +1,8 @@
 // What the model is sent of the conversation: the transcript (from the
 // last compaction's summary on), the earlier images left out once the
 // model refused them, the tools it asked for whole, the parts of messages
-// too large for the window, and the request built from all of it.
+// too large for the window, the skills it may load, and the request built
+// from all of it.
 import { wireError } from "../errors";
 import { IMAGES_PER_MESSAGE, IMAGES_PER_REQUEST } from "../images";
 import type { Block, LlmRequest, Message, ToolSpec, WireError } from "../types";
@@ -11,6 +12,7 @@ import type { Instructions } from "./instructions";
 import { PasteShelf, READ_PASTE_TOOL } from "./pastes";
 import { isSmallWindow, type OfferedTool, offeredTools } from "./promptBudget";
 import type { NoticeItem } from "./state";
+import { type Skill, skillsPrompt, skillTool } from "./skills";
 import { shortSystemPrompt, systemPrompt } from "./systemPrompt";
 
 /** What stands in for an image the model is not sent. */
@@ -35,6 +37,8 @@ export class Outgoing {
   freshImages = new Set<Block>();
   /** The project's instruction file, read once per conversation. */
   instructions: Instructions | null | undefined;
+  /** The project's and the user's skills, listed once per conversation. */
+  skills: Skill[] | undefined;
   /** Tools offered by name only (a small window) that the model asked for: offered whole from then on. */
   requestedTools = new Set<string>();
   /** Messages too large for the window, kept in parts for `read_paste`. */
@@ -54,6 +58,7 @@ export class Outgoing {
     this.shift = 0;
     this.freshImages = new Set();
     this.instructions = undefined;
+    this.skills = undefined;
     this.requestedTools = new Set();
     this.pastes = pastes;
   }
@@ -70,10 +75,17 @@ export class Outgoing {
   request(specs: ToolSpec[]): LlmRequest {
     const window = this.window();
     const instructions = this.instructions ?? null;
+    const skills = this.skills ?? [];
+    const system = isSmallWindow(window) ? shortSystemPrompt(this.projectRoot, window, instructions) : systemPrompt(this.projectRoot, specs, instructions);
     return {
-      system: isSmallWindow(window) ? shortSystemPrompt(this.projectRoot, window, instructions) : systemPrompt(this.projectRoot, specs, instructions),
+      system: system + skillsPrompt(skills, window),
       messages: this.sentMessages(),
-      tools: [...offeredTools(specs, window, this.requestedTools), ...this.ownTools(window, this.requestedTools), ...(this.pastes.isEmpty ? [] : [READ_PASTE_TOOL])],
+      tools: [
+        ...offeredTools(specs, window, this.requestedTools),
+        ...this.ownTools(window, this.requestedTools),
+        ...(this.pastes.isEmpty ? [] : [READ_PASTE_TOOL]),
+        ...(skills.length === 0 ? [] : [skillTool(skills, window)]),
+      ],
     };
   }
 

@@ -19,6 +19,8 @@ export type AgentIpc = Pick<
   | "openConversation"
   | "modelInfo"
   | "countPromptTokens"
+  | "customization"
+  | "skillFile"
 > &
   // Optional: a host that serves no hooks (and the loop's tests) leaves them out.
   Partial<Pick<Ipc, "hookStatus" | "runHooks">>;

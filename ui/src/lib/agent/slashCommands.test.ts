@@ -51,7 +51,7 @@ describe("front matter", () => {
   });
 
   it("leaves a file without front matter whole, and says when one is not closed", () => {
-    expect(splitFrontMatter("Find slow loops in this code.\n")).toEqual({ facts: {}, body: "Find slow loops in this code.\n" });
+    expect(splitFrontMatter("Find slow loops in this code.\n")).toEqual({ facts: {}, fields: {}, body: "Find slow loops in this code.\n" });
     const open = splitFrontMatter("---\ndescription: never closed\nbody");
     expect(open.problem).toBe("the front matter has no closing ---");
     expect(open.body).toBe("---\ndescription: never closed\nbody");

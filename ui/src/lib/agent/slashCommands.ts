@@ -1,13 +1,14 @@
 // Custom slash commands as Claude Code and Codex write them: a Markdown file
 // whose name is the command, an optional front matter, and a body that
 // becomes the user's message with the arguments put in. This module only
-// reads text it is given; finding and reading the files is the host's job
-// (the project's through the scoped file system, the user's by Rust too).
-import type { ReadFileOutput } from "../types";
+// reads text it is given; finding and reading the files is Rust's job
+// (corral-session's customization listing: the project's beneath its root,
+// the user's where they are).
+import type { Customization, SetupSource } from "../types";
 import type { AgentIpc } from "./ports";
 
 /** Where a command file was found; it decides how the command is named. */
-export type CommandSource = "project" | "user" | "codex";
+export type CommandSource = SetupSource;
 
 /** What a command file's front matter may say, as Claude Code documents it. */
 export type CommandFacts = {
@@ -27,8 +28,13 @@ export type SlashCommand = CommandFacts & {
   body: string;
 };
 
-/** A front matter that does not parse; the command is still usable from its body. */
-export type FrontMatter = { facts: CommandFacts; body: string; problem?: string };
+/**
+ * A file split at its front matter: the keys commands use as `facts`, every
+ * key as written in `fields` (skills and subagents name themselves there),
+ * and the body. A front matter that does not parse leaves `problem`; the
+ * file is still usable from its body.
+ */
+export type FrontMatter = { facts: CommandFacts; fields: Record<string, string | string[]>; body: string; problem?: string };
 
 /**
  * The command's name from its path relative to its commands folder: each
@@ -60,9 +66,9 @@ export function parseCommand(relativePath: string, source: CommandSource, path: 
  */
 export function splitFrontMatter(text: string): FrontMatter {
   const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
-  if (lines[0]?.trim() !== "---") return { facts: {}, body: text };
+  if (lines[0]?.trim() !== "---") return { facts: {}, fields: {}, body: text };
   const end = lines.findIndex((line, i) => i > 0 && line.trim() === "---");
-  if (end < 0) return { facts: {}, body: text, problem: "the front matter has no closing ---" };
+  if (end < 0) return { facts: {}, fields: {}, body: text, problem: "the front matter has no closing ---" };
   const values = new Map<string, string | string[]>();
   let listKey: string | null = null;
   for (const line of lines.slice(1, end)) {
@@ -91,7 +97,8 @@ export function splitFrontMatter(text: string): FrontMatter {
   if (model !== undefined) facts.model = model;
   const tools = values.get("allowed-tools");
   if (tools !== undefined) facts.allowedTools = toolList(tools);
-  return { facts, body: lines.slice(end + 1).join("\n").replace(/^\n+/, "") };
+  const fields = Object.fromEntries([...values].map(([key, value]) => [key, Array.isArray(value) ? value : unquote(value)]));
+  return { facts, fields, body: lines.slice(end + 1).join("\n").replace(/^\n+/, "") };
 }
 
 /**
@@ -115,28 +122,39 @@ export function parseInvocation(text: string): { name: string; args: string } | 
   return { name: found[1], args: found[2] ?? "" };
 }
 
-/** The project's commands folder, as Claude Code lays it out. */
-export const PROJECT_COMMANDS = ".claude/commands";
-
 /** Finds the command a message invokes; the loop's seam for tests. */
-export type CommandFinder = (ipc: Pick<AgentIpc, "callTool">, name: string) => Promise<SlashCommand | null>;
+export type CommandFinder = (ipc: Pick<AgentIpc, "customization">, name: string) => Promise<SlashCommand | null>;
 
 /**
- * The project's command called `name`, read through read_file like the
- * instructions are, so the same confinement applies; null when there is
- * none (the message is then sent as typed).
+ * Every listed command, named; where two have one name the first listed
+ * (the project's, then the user's, then Codex's) is the one `/name` runs,
+ * and the others are marked `shadowed`, so a list can still show them.
  */
-export const projectCommand: CommandFinder = async (ipc, name) => {
-  const relative = `${name.split(":").join("/")}.md`;
-  if (commandName(relative, "project") !== name) return null;
-  const path = `${PROJECT_COMMANDS}/${relative}`;
-  const read = (await ipc.callTool("read_file", { path }).catch(() => null)) as ReadFileOutput | null;
-  if (typeof read?.content !== "string") return null;
-  return parseCommand(relative, "project", path, read.content);
+export function commandsOf(listing: Pick<Customization, "commands">): (SlashCommand & { shadowed?: true })[] {
+  const taken = new Set<string>();
+  const commands: (SlashCommand & { shadowed?: true })[] = [];
+  for (const file of listing.commands) {
+    const command = parseCommand(file.relative, file.source, file.path, file.text);
+    if (command === null) continue;
+    commands.push(taken.has(command.name) ? { ...command, shadowed: true } : command);
+    taken.add(command.name);
+  }
+  return commands;
+}
+
+/**
+ * The command called `name` among the project's and the user's, as Rust
+ * lists them (the project's read beneath its root, so the same confinement
+ * applies); null when there is none (the message is then sent as typed).
+ */
+export const listedCommand: CommandFinder = async (ipc, name) => {
+  const listing = await ipc.customization().catch(() => null);
+  if (listing === null) return null;
+  return commandsOf(listing).find((command) => command.name === name && !command.shadowed) ?? null;
 };
 
 /** What the model is sent for `text`: a command's body with its arguments put in, or the text itself. */
-export async function expandMessage(ipc: Pick<AgentIpc, "callTool">, text: string, find: CommandFinder = projectCommand): Promise<string> {
+export async function expandMessage(ipc: Pick<AgentIpc, "customization">, text: string, find: CommandFinder = listedCommand): Promise<string> {
   const invocation = parseInvocation(text);
   if (invocation === null) return text;
   const command = await find(ipc, invocation.name);

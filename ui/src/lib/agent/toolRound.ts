@@ -1,6 +1,6 @@
 // One round of the model's tool calls, after its reply: the cards they are
 // shown on, the calls answered without running (a tool offered by name only,
-// a part of a paste, a reply cut off, a stop), the calls the runner runs,
+// a part of a paste, a skill loaded, a reply cut off, a stop), the calls the runner runs,
 // and the AGENTS.md of folders the model read in, sent with the results.
 import { wireError } from "../errors";
 import type { TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock, WireError } from "../types";
@@ -8,6 +8,7 @@ import type { Board } from "./board";
 import { type InstructionSource, instructionsBlock } from "./instructions";
 import type { Outgoing } from "./outgoing";
 import { READ_PASTE } from "./pastes";
+import { LOAD_SKILL, loadSkill } from "./skills";
 import type { AgentIpc, RunControl } from "./ports";
 import { isOnRequest, isSmallWindow } from "./promptBudget";
 import { TASK } from "./subagentTypes";
@@ -81,6 +82,7 @@ export class ToolRound {
    */
   async run(uses: ToolUseBlock[], specs: ToolSpec[], control: RunControl, runner: ToolRunner): Promise<(ToolResultBlock | TextBlock)[]> {
     const asked = this.askedTools(uses, specs);
+    for (const use of uses) if (use.name === LOAD_SKILL && !control.cancelled) asked.set(use, await this.loadSkill(use));
     const subagents = this.parts.subagents;
     const isTask = (use: ToolUseBlock): boolean => subagents !== undefined && use.name === TASK;
     const runnable = uses.filter((use) => !asked.has(use) && !isTask(use));
@@ -131,6 +133,14 @@ export class ToolRound {
     }
     for (const use of asked.keys()) if (use.name !== READ_PASTE) outgoing.requestedTools.add(use.name);
     return asked;
+  }
+
+  /** A skill the model loads: read now, answered here (nothing changes, nothing asks). */
+  private async loadSkill(use: ToolUseBlock): Promise<ToolResultBlock> {
+    const answer = await loadSkill(this.parts.ipc, this.parts.outgoing.skills ?? [], use);
+    const id = this.cardIds.get(use.id);
+    if (id) this.parts.board.updateCard(id, { status: answer.is_error ? "failed" : "done", result: { skill: use.input.name ?? null, file: use.input.file ?? null } });
+    return answer;
   }
 
   /** The AGENTS.md of folders the model just read files in, as text blocks for it. */
