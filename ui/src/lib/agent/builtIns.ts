@@ -1,0 +1,33 @@
+// The slash commands Corral itself answers, typed in the box as `/name`:
+// they act on the conversation or the window and are never sent to the
+// model. A built-in's name wins over a custom command of the same name,
+// as in Claude Code. Where each runs: the window runs them all; exec, one
+// task with no window, runs `/compact` (on the conversation it resumes)
+// and refuses the others with a clear error.
+import { parseInvocation } from "./slashCommands";
+
+export type BuiltInName = "compact" | "new" | "model" | "undo" | "changes" | "settings";
+
+export type BuiltIn = {
+  name: BuiltInName;
+  description: string;
+  argumentHint?: string;
+  /** Whether `corral-cli exec` can run it (it has no window). */
+  headless: boolean;
+};
+
+export const BUILT_INS: readonly BuiltIn[] = [
+  { name: "compact", description: "Summarize the older part of the conversation now, to free the window", headless: true },
+  { name: "new", description: "Start a new conversation (this one stays in the history)", headless: false },
+  { name: "model", description: "Choose the model for this conversation", headless: false },
+  { name: "undo", description: "Put the project's files back as they were before the last message (shows the changes first)", headless: false },
+  { name: "changes", description: "Show every file this conversation changed", headless: false },
+  { name: "settings", description: "Open the settings", headless: false },
+];
+
+/** The built-in `text` invokes (`/compact`, with nothing after the name), or null. */
+export function builtInOf(text: string): BuiltIn | null {
+  const invocation = parseInvocation(text);
+  if (invocation === null || invocation.args.trim() !== "") return null;
+  return BUILT_INS.find((builtIn) => builtIn.name === invocation.name) ?? null;
+}
