@@ -10,5 +10,6 @@
 )]
 
 mod grants;
+mod hooks;
 mod mcp_paths;
 mod tickets;
