@@ -201,6 +201,137 @@ You are a subagent of Corral, a coding agent, working inside the project folder 
     return /^(["']).*\1$/.test(trimmed2) ? trimmed2.slice(1, -1) : trimmed2;
   }
 
+  // src/lib/agent/slashCommands.ts
+  function commandName(relativePath, source) {
+    const parts = relativePath.replace(/\\/g, "/").split("/").filter((part) => part !== "" && part !== ".");
+    const file = parts.pop();
+    if (!file || !file.toLowerCase().endsWith(".md") || parts.includes("..")) return null;
+    const base = file.slice(0, -".md".length);
+    if (base === "" || /\s|:/.test(base)) return null;
+    const name = [...parts, base].join(":");
+    return source === "codex" ? `prompts:${name}` : name;
+  }
+  function parseCommand(relativePath, source, path, text2) {
+    const name = commandName(relativePath, source);
+    if (name === null) return null;
+    const { facts, body } = splitFrontMatter(text2);
+    return { name, source, path, body, ...facts };
+  }
+  function splitFrontMatter(text2) {
+    const lines = text2.replace(/^\uFEFF/, "").split(/\r?\n/);
+    if (lines[0]?.trim() !== "---") return { facts: {}, fields: {}, body: text2 };
+    const end = lines.findIndex((line, i) => i > 0 && line.trim() === "---");
+    if (end < 0) return { facts: {}, fields: {}, body: text2, problem: "the front matter has no closing ---" };
+    const values = /* @__PURE__ */ new Map();
+    let listKey = null;
+    for (const line of lines.slice(1, end)) {
+      const item = /^\s+-\s+(.*)$/.exec(line) ?? /^-\s+(.*)$/.exec(line);
+      if (item && listKey !== null) {
+        const list = values.get(listKey);
+        values.set(listKey, [...Array.isArray(list) ? list : [], unquote2(item[1])]);
+        continue;
+      }
+      const pair = /^([A-Za-z][\w-]*)\s*:\s*(.*)$/.exec(line);
+      if (!pair) continue;
+      const [, key, raw] = pair;
+      listKey = raw.trim() === "" ? key : null;
+      values.set(key, raw.trim() === "" ? [] : raw.trim());
+    }
+    const text1 = (key) => {
+      const value = values.get(key);
+      return typeof value === "string" && value !== "" ? unquote2(value) : void 0;
+    };
+    const facts = {};
+    const description = text1("description");
+    if (description !== void 0) facts.description = description;
+    const argumentHint = text1("argument-hint");
+    if (argumentHint !== void 0) facts.argumentHint = argumentHint;
+    const model = text1("model");
+    if (model !== void 0) facts.model = model;
+    const tools = values.get("allowed-tools");
+    if (tools !== void 0) facts.allowedTools = toolList(tools);
+    const fields = Object.fromEntries([...values].map(([key, value]) => [key, Array.isArray(value) ? value : unquote2(value)]));
+    return { facts, fields, body: lines.slice(end + 1).join("\n").replace(/^\n+/, "") };
+  }
+  function expandCommand(body, args) {
+    const typed = args.trim();
+    const words = splitArguments(typed);
+    const placeholder = /\$ARGUMENTS\b|\$[1-9]/;
+    if (!placeholder.test(body)) return typed === "" ? body : `${body.replace(/\s+$/, "")}
+
+ARGUMENTS: ${typed}`;
+    return body.replace(/\$ARGUMENTS\b|\$([1-9])/g, (_, index) => index === void 0 ? typed : words[Number(index) - 1] ?? "");
+  }
+  function parseInvocation(text2) {
+    const found = /^\/([A-Za-z0-9][\w.:-]*)(?:\s+([\s\S]*))?$/.exec(text2.trim());
+    if (!found) return null;
+    return { name: found[1], args: found[2] ?? "" };
+  }
+  function commandsOf(listing) {
+    const taken = /* @__PURE__ */ new Set();
+    const commands = [];
+    for (const file of listing.commands) {
+      const command = parseCommand(file.relative, file.source, file.path, file.text);
+      if (command === null) continue;
+      commands.push(taken.has(command.name) ? { ...command, shadowed: true } : command);
+      taken.add(command.name);
+    }
+    return commands;
+  }
+  var listedCommand = async (ipc, name) => {
+    const listing = await ipc.customization().catch(() => null);
+    if (listing === null) return null;
+    return commandsOf(listing).find((command) => command.name === name && !command.shadowed) ?? null;
+  };
+  async function expandMessage(ipc, text2, find = listedCommand) {
+    const invocation = parseInvocation(text2);
+    if (invocation === null) return text2;
+    const command = await find(ipc, invocation.name);
+    return command === null ? text2 : expandCommand(command.body, invocation.args);
+  }
+  function splitArguments(args) {
+    const words = [];
+    for (const match of args.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)) words.push(match[1] ?? match[2] ?? match[3]);
+    return words;
+  }
+  function toolList(value) {
+    if (Array.isArray(value)) return value.filter((tool) => tool !== "");
+    const inner = /^\[(.*)\]$/.exec(value)?.[1] ?? value;
+    const tools = [];
+    let depth = 0;
+    let current = "";
+    for (const char of inner) {
+      if (char === "(") depth++;
+      if (char === ")") depth = Math.max(0, depth - 1);
+      if (char === "," && depth === 0) {
+        tools.push(current);
+        current = "";
+      } else current += char;
+    }
+    tools.push(current);
+    return tools.map((tool) => unquote2(tool.trim())).filter((tool) => tool !== "");
+  }
+  function unquote2(value) {
+    const trimmed2 = value.trim();
+    const quoted = /^"(.*)"$/.exec(trimmed2) ?? /^'(.*)'$/.exec(trimmed2);
+    return quoted ? quoted[1] : trimmed2;
+  }
+
+  // src/lib/agent/builtIns.ts
+  var BUILT_INS = [
+    { name: "compact", description: "Summarize the older part of the conversation now, to free the window", headless: true },
+    { name: "new", description: "Start a new conversation (this one stays in the history)", headless: false },
+    { name: "model", description: "Choose the model for this conversation", headless: false },
+    { name: "undo", description: "Put the project's files back as they were before the last message (shows the changes first)", headless: false },
+    { name: "changes", description: "Show every file this conversation changed", headless: false },
+    { name: "settings", description: "Open the settings", headless: false }
+  ];
+  function builtInOf(text2) {
+    const invocation = parseInvocation(text2);
+    if (invocation === null || invocation.args.trim() !== "") return null;
+    return BUILT_INS.find((builtIn) => builtIn.name === invocation.name) ?? null;
+  }
+
   // src/lib/errors.ts
   function wireError(code, message, hint = "", details = {}) {
     return { code, message, hint, retryable: false, details };
@@ -434,122 +565,6 @@ ${summary}` };
   }
   function isContextOverflow(error) {
     return error?.code === "llm_context_overflow";
-  }
-
-  // src/lib/agent/slashCommands.ts
-  function commandName(relativePath, source) {
-    const parts = relativePath.replace(/\\/g, "/").split("/").filter((part) => part !== "" && part !== ".");
-    const file = parts.pop();
-    if (!file || !file.toLowerCase().endsWith(".md") || parts.includes("..")) return null;
-    const base = file.slice(0, -".md".length);
-    if (base === "" || /\s|:/.test(base)) return null;
-    const name = [...parts, base].join(":");
-    return source === "codex" ? `prompts:${name}` : name;
-  }
-  function parseCommand(relativePath, source, path, text2) {
-    const name = commandName(relativePath, source);
-    if (name === null) return null;
-    const { facts, body } = splitFrontMatter(text2);
-    return { name, source, path, body, ...facts };
-  }
-  function splitFrontMatter(text2) {
-    const lines = text2.replace(/^\uFEFF/, "").split(/\r?\n/);
-    if (lines[0]?.trim() !== "---") return { facts: {}, fields: {}, body: text2 };
-    const end = lines.findIndex((line, i) => i > 0 && line.trim() === "---");
-    if (end < 0) return { facts: {}, fields: {}, body: text2, problem: "the front matter has no closing ---" };
-    const values = /* @__PURE__ */ new Map();
-    let listKey = null;
-    for (const line of lines.slice(1, end)) {
-      const item = /^\s+-\s+(.*)$/.exec(line) ?? /^-\s+(.*)$/.exec(line);
-      if (item && listKey !== null) {
-        const list = values.get(listKey);
-        values.set(listKey, [...Array.isArray(list) ? list : [], unquote2(item[1])]);
-        continue;
-      }
-      const pair = /^([A-Za-z][\w-]*)\s*:\s*(.*)$/.exec(line);
-      if (!pair) continue;
-      const [, key, raw] = pair;
-      listKey = raw.trim() === "" ? key : null;
-      values.set(key, raw.trim() === "" ? [] : raw.trim());
-    }
-    const text1 = (key) => {
-      const value = values.get(key);
-      return typeof value === "string" && value !== "" ? unquote2(value) : void 0;
-    };
-    const facts = {};
-    const description = text1("description");
-    if (description !== void 0) facts.description = description;
-    const argumentHint = text1("argument-hint");
-    if (argumentHint !== void 0) facts.argumentHint = argumentHint;
-    const model = text1("model");
-    if (model !== void 0) facts.model = model;
-    const tools = values.get("allowed-tools");
-    if (tools !== void 0) facts.allowedTools = toolList(tools);
-    const fields = Object.fromEntries([...values].map(([key, value]) => [key, Array.isArray(value) ? value : unquote2(value)]));
-    return { facts, fields, body: lines.slice(end + 1).join("\n").replace(/^\n+/, "") };
-  }
-  function expandCommand(body, args) {
-    const typed = args.trim();
-    const words = splitArguments(typed);
-    const placeholder = /\$ARGUMENTS\b|\$[1-9]/;
-    if (!placeholder.test(body)) return typed === "" ? body : `${body.replace(/\s+$/, "")}
-
-ARGUMENTS: ${typed}`;
-    return body.replace(/\$ARGUMENTS\b|\$([1-9])/g, (_, index) => index === void 0 ? typed : words[Number(index) - 1] ?? "");
-  }
-  function parseInvocation(text2) {
-    const found = /^\/([A-Za-z0-9][\w.:-]*)(?:\s+([\s\S]*))?$/.exec(text2.trim());
-    if (!found) return null;
-    return { name: found[1], args: found[2] ?? "" };
-  }
-  function commandsOf(listing) {
-    const taken = /* @__PURE__ */ new Set();
-    const commands = [];
-    for (const file of listing.commands) {
-      const command = parseCommand(file.relative, file.source, file.path, file.text);
-      if (command === null) continue;
-      commands.push(taken.has(command.name) ? { ...command, shadowed: true } : command);
-      taken.add(command.name);
-    }
-    return commands;
-  }
-  var listedCommand = async (ipc, name) => {
-    const listing = await ipc.customization().catch(() => null);
-    if (listing === null) return null;
-    return commandsOf(listing).find((command) => command.name === name && !command.shadowed) ?? null;
-  };
-  async function expandMessage(ipc, text2, find = listedCommand) {
-    const invocation = parseInvocation(text2);
-    if (invocation === null) return text2;
-    const command = await find(ipc, invocation.name);
-    return command === null ? text2 : expandCommand(command.body, invocation.args);
-  }
-  function splitArguments(args) {
-    const words = [];
-    for (const match of args.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)) words.push(match[1] ?? match[2] ?? match[3]);
-    return words;
-  }
-  function toolList(value) {
-    if (Array.isArray(value)) return value.filter((tool) => tool !== "");
-    const inner = /^\[(.*)\]$/.exec(value)?.[1] ?? value;
-    const tools = [];
-    let depth = 0;
-    let current = "";
-    for (const char of inner) {
-      if (char === "(") depth++;
-      if (char === ")") depth = Math.max(0, depth - 1);
-      if (char === "," && depth === 0) {
-        tools.push(current);
-        current = "";
-      } else current += char;
-    }
-    tools.push(current);
-    return tools.map((tool) => unquote2(tool.trim())).filter((tool) => tool !== "");
-  }
-  function unquote2(value) {
-    const trimmed2 = value.trim();
-    const quoted = /^"(.*)"$/.exec(trimmed2) ?? /^'(.*)'$/.exec(trimmed2);
-    return quoted ? quoted[1] : trimmed2;
   }
 
   // src/lib/agent/skills.ts
@@ -3385,14 +3400,24 @@ ${said.join("\n\n")}` };
     };
     const tracker = new EventTracker(emit, (card) => void ask(card), loop.state.get());
     const unsubscribe = loop.state.subscribe((state2) => tracker.update(state2));
-    await loop.send(request.task);
+    const builtIn = builtInOf(request.task);
+    if (builtIn !== null && !(builtIn.headless && conversation)) {
+      const why = builtIn.headless ? "there is no conversation to compact without --resume ID" : "it acts on the window, which exec does not have";
+      emit({ type: "error", error: wireError("invalid_input", `\`/${builtIn.name}\` is one of Corral's own commands and does not run here: ${why}.`, "Run it in the window, or give exec a task for the model.") });
+      emit({ type: "final", outcome: "failed", text: "", conversation: null });
+      unsubscribe();
+      return "failed";
+    }
+    if (builtIn !== null) await loop.compact();
+    else await loop.send(request.task);
     await loop.saveAll();
     unsubscribe();
     const state = loop.state.get();
     emit({ type: "usage", ...state.usage });
     const last = state.items.at(-1);
     const text2 = last?.kind === "assistant" ? last.text : "";
-    const outcome = stoppedAtApproval ? "approval" : state.error || state.turnLimitReached || text2 === "" ? "failed" : "done";
+    const ended = builtIn !== null ? !state.error : text2 !== "";
+    const outcome = stoppedAtApproval ? "approval" : state.error || state.turnLimitReached || !ended ? "failed" : "done";
     if (state.turnLimitReached) emit({ type: "notice", text: "The run stopped at its turn budget before the task was done." });
     emit({ type: "final", outcome, text: text2, conversation: request.ephemeral ? null : loop.conversationId });
     return outcome;

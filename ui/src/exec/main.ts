@@ -3,7 +3,9 @@
 // IPC, answers approvals (the terminal, or no one) and prints the events.
 // Bundled by `npm run build:exec` into crates/corral-cli/js/exec.js.
 import { projectAgents } from "../lib/agent/agentFiles";
+import { builtInOf } from "../lib/agent/builtIns";
 import { AgentLoop } from "../lib/agent/loop";
+import { wireError } from "../lib/errors";
 import { type AcpRequest, runAcp } from "./acp";
 import type { ToolItem } from "../lib/agent/state";
 import { EventTracker, type ExecEvent, type Outcome } from "./events";
@@ -38,14 +40,26 @@ export async function runExec(host: Host, request: ExecRequest): Promise<Outcome
   };
   const tracker = new EventTracker(emit, (card) => void ask(card), loop.state.get());
   const unsubscribe = loop.state.subscribe((state) => tracker.update(state));
-  await loop.send(request.task);
+  // A built-in is Corral's, not the model's: /compact compacts the
+  // conversation resumed; the others act on a window exec does not have.
+  const builtIn = builtInOf(request.task);
+  if (builtIn !== null && !(builtIn.headless && conversation)) {
+    const why = builtIn.headless ? "there is no conversation to compact without --resume ID" : "it acts on the window, which exec does not have";
+    emit({ type: "error", error: wireError("invalid_input", `\`/${builtIn.name}\` is one of Corral's own commands and does not run here: ${why}.`, "Run it in the window, or give exec a task for the model.") });
+    emit({ type: "final", outcome: "failed", text: "", conversation: null });
+    unsubscribe();
+    return "failed";
+  }
+  if (builtIn !== null) await loop.compact();
+  else await loop.send(request.task);
   await loop.saveAll();
   unsubscribe();
   const state = loop.state.get();
   emit({ type: "usage", ...state.usage });
   const last = state.items.at(-1);
   const text = last?.kind === "assistant" ? last.text : "";
-  const outcome: Outcome = stoppedAtApproval ? "approval" : state.error || state.turnLimitReached || text === "" ? "failed" : "done";
+  const ended = builtIn !== null ? !state.error : text !== "";
+  const outcome: Outcome = stoppedAtApproval ? "approval" : state.error || state.turnLimitReached || !ended ? "failed" : "done";
   if (state.turnLimitReached) emit({ type: "notice", text: "The run stopped at its turn budget before the task was done." });
   emit({ type: "final", outcome, text, conversation: request.ephemeral ? null : loop.conversationId });
   return outcome;

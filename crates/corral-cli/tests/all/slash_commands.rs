@@ -27,3 +27,19 @@ fn a_projects_slash_command_is_sent_with_its_arguments_put_in() {
     );
     assert!(!sent.contains("/tracker:fix-bug"), "{sent}");
 }
+
+#[test]
+fn a_built_in_of_the_window_is_refused_by_exec_with_why_and_never_sent() {
+    let server = Scripted::start(json!([]));
+    let home = Home::new(&server.base_url());
+    let run = home.exec(&["/new"]);
+    let requests = server.finish();
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("`/new` is one of Corral's own commands and does not run here"),
+        "{}",
+        run.stderr
+    );
+    assert!(requests.is_empty(), "{requests:?}");
+}
