@@ -15,7 +15,7 @@ import { ollama } from "../lib/wire.js";
 test("set to Ollama, the window completes a read (after thinking, shown) and a write (asked for in an 8k window) over /api/chat, num_ctx sent each time", { timeout: 180_000 }, async (t) => {
   // A thinking model: its reasoning before the call is shown, never sent back.
   const read = ollama.toolCalls([{ name: "read_file", input: { path: "README.md" } }], { thinking: "The summary needs what README.md says." });
-  // An 8k window offers write_file by name only: its first call is told its parameters are offered now.
+  // An 8k window names write_file in more_tools only: a direct call of it is told its parameters are offered now.
   const write = () => ollama.toolCalls([{ name: "write_file", input: { path: "summary.txt", content: "A small project.\n" } }], { text: "Writing the summary." });
   const script = [read, write(), write(), ollama.text("Done: summary.txt says what the project is.")];
   const llm = { ollama: { contextLength: 40_960 } };

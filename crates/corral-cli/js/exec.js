@@ -7,17 +7,28 @@
   function isSmallWindow(window) {
     return window <= SMALL_WINDOW;
   }
+  var MORE_TOOLS = "more_tools";
   function offeredTools(specs, window, requested) {
     if (!isSmallWindow(window)) return specs.map(({ name, description, input_schema }) => ({ name, description, input_schema }));
-    return specs.map(
-      (spec) => CORE_TOOLS.includes(spec.name) || requested.has(spec.name) ? compactTool(spec) : onRequest(spec)
-    );
+    const whole = (spec) => CORE_TOOLS.includes(spec.name) || requested.has(spec.name);
+    const rest = specs.filter((spec) => !whole(spec));
+    return [...specs.filter(whole).map(compactTool), ...rest.length === 0 ? [] : [moreTools(rest)]];
   }
   function compactTool(spec) {
     return { name: spec.name, description: firstSentence(spec.description), input_schema: bareSchema(spec.input_schema) };
   }
-  function onRequest(spec) {
-    return { name: spec.name, description: firstSentence(spec.description), input_schema: { type: "object" } };
+  function moreTools(rest) {
+    const named = rest.map((spec) => `${spec.name} (${gist(spec.description)})`).join(", ");
+    return {
+      name: MORE_TOOLS,
+      description: `Get more tools, by name; they are offered from your next step: ${named}.`,
+      input_schema: { type: "object", properties: { names: { type: "array", items: { type: "string" } } }, required: ["names"] }
+    };
+  }
+  function namesAskedFor(input) {
+    const given = input.names ?? input.name ?? input.tools;
+    const list = Array.isArray(given) ? given : typeof given === "string" ? given.split(/[\s,]+/) : [];
+    return [...new Set(list.filter((name) => typeof name === "string" && name.trim() !== "").map((name) => name.trim()))];
   }
   function isOnRequest(name, window, specs, requested) {
     return isSmallWindow(window) && !CORE_TOOLS.includes(name) && !requested.has(name) && specs.some((s) => s.name === name);
@@ -25,6 +36,11 @@
   function firstSentence(text2) {
     const end = text2.search(/\.(\s|$)/);
     return end < 0 ? text2 : text2.slice(0, end + 1);
+  }
+  function gist(text2) {
+    const sentence = firstSentence(text2).replace(/\.$/, "");
+    const end = sentence.search(/ \(|, | such as |: | like /);
+    return end < 0 ? sentence : sentence.slice(0, end);
   }
   var PROSE_KEYS = /* @__PURE__ */ new Set(["description", "title", "format", "default", "examples", "$schema", "minimum", "maximum"]);
   function bareSchema(schema) {
@@ -405,27 +421,42 @@ ${found.text}`;
   var TokenEstimate = class {
     charsPerToken = 4;
     /**
+     * Whether the model's chat template writes each tool's JSON indented,
+     * one key per line (Llama 3's Hugging Face template): the server says
+     * (`ModelInfo.indents_tools`), and each line then costs about two tokens.
+     */
+    indentedTools = false;
+    /**
      * The estimated tokens of a request: its JSON, as sent, and what the
      * chat template wraps around it (see `templateTokens`).
      */
     tokens(request) {
-      return Math.ceil(requestChars(request) / this.charsPerToken) + templateTokens(request);
+      return Math.ceil(requestChars(request) / this.charsPerToken) + templateTokens(request, this.indentedTools);
     }
     /** Learns from a request that the server counted as `inputTokens`. */
     calibrate(request, inputTokens) {
       if (inputTokens < 50) return;
-      const ratio = requestChars(request) / Math.max(1, inputTokens - templateTokens(request));
+      const ratio = requestChars(request) / Math.max(1, inputTokens - templateTokens(request, this.indentedTools));
       this.charsPerToken = Math.min(6, Math.max(2, ratio));
     }
     get ratio() {
       return this.charsPerToken;
     }
   };
-  function templateTokens(request) {
-    return request.tools.length === 0 ? 0 : TEMPLATE_PREAMBLE_TOKENS + TEMPLATE_TOOL_TOKENS * request.tools.length;
+  function templateTokens(request, indentedTools = false) {
+    if (request.tools.length === 0) return 0;
+    if (!indentedTools) return TEMPLATE_PREAMBLE_TOKENS + TEMPLATE_TOOL_TOKENS * request.tools.length;
+    const lines = request.tools.reduce((sum, tool) => sum + 7 + jsonLines(tool.input_schema), 0);
+    return INDENTED_PREAMBLE_TOKENS + INDENTED_LINE_TOKENS * lines;
   }
   var TEMPLATE_PREAMBLE_TOKENS = 100;
   var TEMPLATE_TOOL_TOKENS = 12;
+  var INDENTED_PREAMBLE_TOKENS = 45;
+  var INDENTED_LINE_TOKENS = 2;
+  function jsonLines(value) {
+    const children = Array.isArray(value) ? value : typeof value === "object" && value !== null ? Object.values(value) : [];
+    return children.length === 0 ? 1 : 2 + children.reduce((sum, child) => sum + jsonLines(child), 0);
+  }
   function requestChars(request) {
     return request.system.length + messagesChars(request.messages) + JSON.stringify(request.tools).length;
   }
@@ -1440,6 +1471,7 @@ ${outcome.context.join("\n")}`;
     /** Forgets what is known of the model (the settings changed). */
     reset() {
       this.model = void 0;
+      this.estimate.indentedTools = false;
       this.asking = null;
       this.counting = null;
       this.noted = false;
@@ -1457,6 +1489,7 @@ ${outcome.context.join("\n")}`;
         if (this.asking !== asking) return model2;
         if (this.model === void 0) {
           this.model = model2;
+          this.estimate.indentedTools = model2.indents_tools === true;
           this.sources.onModel(model2);
         }
       }
@@ -1600,7 +1633,7 @@ Project instructions (${instructions.path}${instructions.cut || sent.cut ? ", st
 ${sent.text}` : "";
     return `You are Corral, a coding agent in the project folder ${root}. Paths are relative to it; nothing outside is reachable.
 Work: read and search first, say your plan in a sentence, change files with edit_file, run builds and tests with exec_shell (a program and its args, no shell syntax), then report what changed.
-A tool shown without parameters gets them once you call it with {}. A tool error is JSON with a hint: follow it. If the user denies a call, do not retry it. Be brief.${project}`;
+More tools come with more_tools. A tool error is JSON with a hint: follow it. If the user denies a call, do not retry it. Be brief.${project}`;
   }
 
   // src/lib/agent/outgoing.ts
@@ -1789,15 +1822,19 @@ A tool shown without parameters gets them once you call it with {}. A tool error
           if (id2) board.updateCard(id2, { status: answer.is_error ? "failed" : "done", result: { part: use.input.part } });
           continue;
         }
+        if (use.name === MORE_TOOLS) {
+          asked.set(use, this.moreTools(use, specs));
+          continue;
+        }
         const window = this.parts.window();
         const taskOnRequest = use.name === TASK && this.parts.subagents !== void 0 && isSmallWindow(window) && !outgoing.requestedTools.has(TASK);
         if (!taskOnRequest && !isOnRequest(use.name, window, specs, outgoing.requestedTools)) continue;
         const text2 = `Not run: ${use.name}'s parameters are offered now. Call it again with them.`;
         asked.set(use, { type: "tool_result", tool_use_id: use.id, content: text2 });
+        outgoing.requestedTools.add(use.name);
         const id = this.cardIds.get(use.id);
         if (id) board.updateCard(id, { status: "done", result: { offered: use.name } });
       }
-      for (const use of asked.keys()) if (use.name !== READ_PASTE) outgoing.requestedTools.add(use.name);
       return asked;
     }
     /** A skill the model loads: read now, answered here (nothing changes, nothing asks). */
@@ -1806,6 +1843,25 @@ A tool shown without parameters gets them once you call it with {}. A tool error
       const id = this.cardIds.get(use.id);
       if (id) this.parts.board.updateCard(id, { status: answer.is_error ? "failed" : "done", result: { skill: use.input.name ?? null, file: use.input.file ?? null } });
       return answer;
+    }
+    /**
+     * A `more_tools` call: the tools it names are offered whole from the
+     * next request on; a name that is no tool is said, with the names there are.
+     */
+    moreTools(use, specs) {
+      const { board, outgoing } = this.parts;
+      const names = namesAskedFor(use.input);
+      const offered = names.filter((name) => specs.some((spec) => spec.name === name));
+      const unknown = names.filter((name) => !offered.includes(name));
+      for (const name of offered) outgoing.requestedTools.add(name);
+      const lines = [
+        ...offered.length > 0 ? [`Offered now with their parameters: ${offered.join(", ")}. Call them as you need.`] : [],
+        ...unknown.length > 0 || names.length === 0 ? [`${unknown.length > 0 ? `No tool is named ${unknown.join(", ")}.` : "Give the tools' names in names."} The tools are: ${specs.map((s) => s.name).join(", ")}.`] : []
+      ];
+      const failed = offered.length === 0;
+      const id = this.cardIds.get(use.id);
+      if (id) board.updateCard(id, failed ? { status: "failed", error: wireError("invalid_input", lines.join(" ")) } : { status: "done", result: { offered } });
+      return { type: "tool_result", tool_use_id: use.id, content: lines.join(" "), ...failed ? { is_error: true } : {} };
     }
     /** The AGENTS.md of folders the model just read files in, as text blocks for it. */
     async folderInstructions(uses) {

@@ -64,6 +64,16 @@ pub struct ModelInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub counts_tokens: Option<bool>,
+    /// Whether the model's chat template writes each tool's JSON indented,
+    /// one key per line (Llama 3's Hugging Face template does): such a
+    /// template costs about two tokens per line, and the loop's estimate
+    /// counts them. From llama-server's own template (`/props`), else from a
+    /// Llama 3 model's name on a server that runs Hugging Face templates
+    /// (LM Studio, vLLM); unknown for Ollama (its own templates print the
+    /// tools compact) and hosted providers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub indents_tools: Option<bool>,
     /// What a million tokens cost on a hosted model with a known price.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -137,11 +147,16 @@ async fn ask(config: &ProviderConfig) -> ModelInfo {
         async move { fetch(client.get(url)).await }
     };
     let mut info = ModelInfo::default();
+    let mut ollama = false;
     if let Some(props) = get(format!("{origin}/props")).await {
         info.counts_tokens = Some(true);
         info.supports_tools = props
             .pointer("/chat_template_caps/supports_tools")
             .and_then(Value::as_bool);
+        info.indents_tools = props
+            .get("chat_template")
+            .and_then(Value::as_str)
+            .map(|template| template.contains("tojson(indent="));
         info.context_window = props
             .pointer("/default_generation_settings/n_ctx")
             .or_else(|| props.get("n_ctx"))
@@ -161,12 +176,16 @@ async fn ask(config: &ProviderConfig) -> ModelInfo {
             .json(&json!({"model": config.model}));
         if let Some(show) = fetch(show).await {
             info.context_window = ollama_context(&show);
+            ollama = true;
         }
     }
     if info.context_window.is_none() {
         if let Some(list) = get(format!("{base}/models")).await {
             info.context_window = listed_context(&list, &config.model);
         }
+    }
+    if info.indents_tools.is_none() && !ollama && is_llama3(&config.model) {
+        info.indents_tools = Some(true);
     }
     if info.context_window.is_some() {
         info.source = Some("server".into());
@@ -175,8 +194,20 @@ async fn ask(config: &ProviderConfig) -> ModelInfo {
     ModelInfo {
         supports_tools: info.supports_tools,
         counts_tokens: info.counts_tokens,
+        indents_tools: info.indents_tools,
         ..from_table(&config.model)
     }
+}
+
+/// Whether a model's name says Llama 3 (3, 3.1, 3.2, 3.3), whose Hugging
+/// Face template indents each tool's JSON: `Meta-Llama-3.1-8B-Instruct`,
+/// `meta-llama/llama-3.2-3b-instruct`, `llama3.1:8b`.
+pub fn is_llama3(model: &str) -> bool {
+    let name = model.to_ascii_lowercase();
+    name.match_indices("llama").any(|(at, _)| {
+        let rest = name[at + "llama".len()..].trim_start_matches(['-', '_', ' ', '.']);
+        rest.starts_with('3') && !rest[1..].starts_with(|c: char| c.is_ascii_digit())
+    })
 }
 
 /// The context windows of well-known hosted models, by id prefix.
@@ -328,6 +359,28 @@ mod tests {
         let small = json!({"model_info": {"gemma.context_length": 2048}});
         assert_eq!(ollama_context(&small), Some(2048));
         assert_eq!(ollama_context(&json!({"error": "model not found"})), None);
+    }
+
+    #[test]
+    fn llama_3_is_known_by_its_name() {
+        for name in [
+            "Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf",
+            "meta-llama/llama-3.2-3b-instruct",
+            "llama3.1:8b",
+            "lmstudio-community/Llama-3.3-70B",
+            "llama_3",
+        ] {
+            assert!(is_llama3(name), "{name}");
+        }
+        for name in [
+            "llama2:7b",
+            "codellama:13b",
+            "qwen3:8b",
+            "llama-30b",
+            "tinyllama",
+        ] {
+            assert!(!is_llama3(name), "{name}");
+        }
     }
 
     #[test]

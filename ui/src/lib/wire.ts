@@ -1015,6 +1015,16 @@ supports_tools?: boolean,
  */
 counts_tokens?: boolean, 
 /**
+ * Whether the model's chat template writes each tool's JSON indented,
+ * one key per line (Llama 3's Hugging Face template does): such a
+ * template costs about two tokens per line, and the loop's estimate
+ * counts them. From llama-server's own template (`/props`), else from a
+ * Llama 3 model's name on a server that runs Hugging Face templates
+ * (LM Studio, vLLM); unknown for Ollama (its own templates print the
+ * tools compact) and hosted providers.
+ */
+indents_tools?: boolean, 
+/**
  * What a million tokens cost on a hosted model with a known price.
  */
 price?: Price, };

@@ -27,12 +27,55 @@ async fn llama_server_says_its_context_and_whether_its_template_calls_tools() {
                 source: Some("server".into()),
                 supports_tools: Some(false),
                 counts_tokens: Some(true),
+                indents_tools: Some(false),
                 price: None,
                 max_context_window: None,
             }
         );
         assert_eq!(paths(&server), ["GET /props"]);
     }
+}
+
+#[tokio::test]
+async fn llama_server_with_llama_3s_template_says_it_indents_the_tools() {
+    // The part of Llama-3.1-8B-Instruct's template that prints the tools.
+    let template = r#"{%- for t in tools %}\n        {{- t | tojson(indent=4) }}\n        {{- \"\\n\\n\" }}\n    {%- endfor %}"#;
+    let props = format!(
+        r#"{{"default_generation_settings":{{"n_ctx":4096}},"chat_template":"{template}","chat_template_caps":{{"supports_tools":true}}}}"#
+    );
+    let server = Server::start(vec![Reply::json(200, &props)]).await;
+    let info = model_info(&server.config(Provider::OpenAi)).await;
+    assert_eq!(info.indents_tools, Some(true));
+    assert_eq!(info.counts_tokens, Some(true));
+}
+
+#[tokio::test]
+async fn a_llama_3_model_on_lm_studio_indents_its_tools_but_not_on_ollama() {
+    let model = r#"{"id":"meta-llama-3.1-8b-instruct","type":"llm","arch":"llama","loaded_context_length":4096}"#;
+    let server = Server::start(vec![Reply::json(404, "{}"), Reply::json(200, model)]).await;
+    let mut config = server.config(Provider::OpenAi);
+    config.model = "meta-llama-3.1-8b-instruct".into();
+    let info = model_info(&config).await;
+    assert_eq!(
+        (info.context_window, info.indents_tools),
+        (Some(4096), Some(true))
+    );
+
+    // Ollama's own templates print the tools compact, whatever the model.
+    let show = r#"{"model_info":{"general.architecture":"llama","llama.context_length":131072}}"#;
+    let server = Server::start(vec![
+        Reply::json(404, "404 page not found"),
+        Reply::json(404, "404 page not found"),
+        Reply::json(200, show),
+    ])
+    .await;
+    let mut config = server.config(Provider::OpenAi);
+    config.model = "llama3.1:8b".into();
+    let info = model_info(&config).await;
+    assert_eq!(
+        (info.context_window, info.indents_tools),
+        (Some(4096), None)
+    );
 }
 
 #[tokio::test]

@@ -397,6 +397,7 @@ async fn model_info_is_the_window_sent_capped_by_the_model() {
                 max_context_window: Some(40_960),
                 supports_tools: Some(true),
                 counts_tokens: None,
+                indents_tools: None,
                 price: None,
             }
         );

@@ -23,19 +23,25 @@ export const KEEP_RECENT = 6;
  */
 export class TokenEstimate {
   private charsPerToken = 4;
+  /**
+   * Whether the model's chat template writes each tool's JSON indented,
+   * one key per line (Llama 3's Hugging Face template): the server says
+   * (`ModelInfo.indents_tools`), and each line then costs about two tokens.
+   */
+  indentedTools = false;
 
   /**
    * The estimated tokens of a request: its JSON, as sent, and what the
    * chat template wraps around it (see `templateTokens`).
    */
   tokens(request: LlmRequest): number {
-    return Math.ceil(requestChars(request) / this.charsPerToken) + templateTokens(request);
+    return Math.ceil(requestChars(request) / this.charsPerToken) + templateTokens(request, this.indentedTools);
   }
 
   /** Learns from a request that the server counted as `inputTokens`. */
   calibrate(request: LlmRequest, inputTokens: number): void {
     if (inputTokens < 50) return;
-    const ratio = requestChars(request) / Math.max(1, inputTokens - templateTokens(request));
+    const ratio = requestChars(request) / Math.max(1, inputTokens - templateTokens(request, this.indentedTools));
     // Clamped: one odd report (a cached prefix counted apart) must not derail it.
     this.charsPerToken = Math.min(6, Math.max(2, ratio));
   }
@@ -46,16 +52,32 @@ export class TokenEstimate {
 }
 
 /**
- * What a tool-calling chat template adds to a request's JSON: its preamble
- * (about 100 tokens: how to call tools) and each tool's wrapper (about 12),
- * as measured against Qwen3's template and tokenizer (docs/benchmarks.md).
+ * What a tool-calling chat template adds to a request's JSON, as measured
+ * with the models' own templates and tokenizers (docs/benchmarks.md):
+ * - most templates (Qwen's, Mistral's, Ollama's) print each tool's JSON on
+ *   one line: a preamble of about 100 tokens (how to call tools) and about
+ *   12 per tool;
+ * - Llama 3's prints it indented by 4 (`tojson(indent=4)`): about 45 and
+ *   two tokens per line of that JSON (the indent and the line's punctuation).
  */
-export function templateTokens(request: LlmRequest): number {
-  return request.tools.length === 0 ? 0 : TEMPLATE_PREAMBLE_TOKENS + TEMPLATE_TOOL_TOKENS * request.tools.length;
+// Each tool is `{type, function: {description, name, parameters}}`: 7 lines around its schema's.
+export function templateTokens(request: LlmRequest, indentedTools = false): number {
+  if (request.tools.length === 0) return 0;
+  if (!indentedTools) return TEMPLATE_PREAMBLE_TOKENS + TEMPLATE_TOOL_TOKENS * request.tools.length;
+  const lines = request.tools.reduce((sum, tool) => sum + 7 + jsonLines(tool.input_schema), 0);
+  return INDENTED_PREAMBLE_TOKENS + INDENTED_LINE_TOKENS * lines;
 }
 
 export const TEMPLATE_PREAMBLE_TOKENS = 100;
 export const TEMPLATE_TOOL_TOKENS = 12;
+export const INDENTED_PREAMBLE_TOKENS = 45;
+export const INDENTED_LINE_TOKENS = 2;
+
+/** The lines `JSON.stringify(value, null, 4)` would write, without writing them. */
+export function jsonLines(value: unknown): number {
+  const children = Array.isArray(value) ? value : typeof value === "object" && value !== null ? Object.values(value) : [];
+  return children.length === 0 ? 1 : 2 + children.reduce((sum: number, child) => sum + jsonLines(child), 0);
+}
 
 export function requestChars(request: LlmRequest): number {
   return request.system.length + messagesChars(request.messages) + JSON.stringify(request.tools).length;

@@ -1,5 +1,5 @@
 // The loop on a small local server (a 2k-8k window) with the registry's real
-// tool specs: the short prefix, tools offered on request, a fresh result
+// tool specs: the short prefix, tools offered on request (more_tools), a fresh result
 // too large for the window cut before it is sent, a prefix that cannot fit
 // said before anything is sent, and a Stop that leaves the meter honest.
 import { describe, expect, it, vi } from "vitest";
@@ -29,23 +29,49 @@ const estimated = (r: LlmRequest) => new TokenEstimate().tokens(r);
 const schemaOf = (r: LlmRequest, name: string) => JSON.stringify(r.tools.find((t) => t.name === name)?.input_schema);
 
 describe("the loop in a 4k window", () => {
-  it("sends the short prefix, and a tool offered by name gets its parameters when called", async () => {
-    const ask = use("write_file", {});
+  it("sends the short prefix, and the tools asked for with more_tools come whole in the next request", async () => {
+    const ask = use("more_tools", { names: ["write_file", "no_such_tool"] });
     const write = use("write_file", { path: "a.txt", content: "hi" });
     const t = setup([callTools(ask), callTools(write), say("Written.")], 4_096);
     await t.loop.send("write a.txt");
     const [first, second, third] = t.requests;
     expect(estimated({ ...first, messages: [] })).toBeLessThanOrEqual(1_200);
-    expect(first.system).not.toContain("Tools:");
-    expect(schemaOf(first, "write_file")).toBe('{"type":"object"}');
-    // The call for parameters ran nothing and said so; the next request has them.
+    expect(first.system).toContain("more_tools");
+    expect(first.tools.map((tool) => tool.name)).toEqual(["read_file", "edit_file", "search_files", "exec_shell", "more_tools"]);
+    const more = first.tools.find((tool) => tool.name === "more_tools")!;
+    expect(more.description).toContain("write_file (Create a file or replace its whole content)");
+    expect(more.description).toContain("glob (Find files whose path matches a glob pattern)");
+    // Asking ran nothing; the next request offers write_file whole and names the rest still in more_tools.
     expect(t.ipc.checkCall.mock.calls.map((c) => c[0])).toEqual(["write_file"]);
     const answer = second.messages.at(-1)!.content[0] as ToolResultBlock;
-    expect(answer.content).toContain("write_file's parameters are offered now");
+    expect(answer.content).toContain("Offered now with their parameters: write_file.");
+    expect(answer.content).toContain("No tool is named no_such_tool.");
+    expect(answer.is_error).toBeUndefined();
     expect(schemaOf(second, "write_file")).toContain('"content"');
+    expect(second.tools.find((tool) => tool.name === "more_tools")!.description).not.toContain("write_file");
     expect(schemaOf(third, "write_file")).toContain('"content"');
     expect(t.cards().map((c) => c.status)).toEqual(["done", "done"]);
     assertConsistent(third.messages);
+  });
+
+  it("a tool named in more_tools and called directly gets its parameters instead of running", async () => {
+    const direct = use("glob", {});
+    const ok = use("glob", { pattern: "*.md" });
+    const t = setup([callTools(direct), callTools(ok), say("Found.")], 4_096);
+    await t.loop.send("find the docs");
+    const [, second] = t.requests;
+    expect(t.ipc.checkCall.mock.calls.map((c) => c[0])).toEqual(["glob"]);
+    expect((second.messages.at(-1)!.content[0] as ToolResultBlock).content).toContain("glob's parameters are offered now");
+    expect(schemaOf(second, "glob")).toContain('"pattern"');
+  });
+
+  it("a more_tools call naming no tool is an error that lists the tools", async () => {
+    const t = setup([callTools(use("more_tools", { names: [] })), say("Sorry.")], 4_096);
+    await t.loop.send("go");
+    const answer = t.requests[1].messages.at(-1)!.content[0] as ToolResultBlock;
+    expect(answer.is_error).toBe(true);
+    expect(answer.content).toContain("The tools are: read_file, write_file");
+    expect(t.cards()[0].status).toBe("failed");
   });
 
   it("a task of 10 tool calls completes with every request inside the window", async () => {
@@ -146,12 +172,12 @@ describe("Stop and the meter", () => {
     t.loop.stop();
     await sent;
     const meter = t.loop.state.get().context!;
-    expect(meter.used).toBeGreaterThan(1_000);
-    expect(meter.used).toBeLessThan(1_400);
+    expect(meter.used).toBeGreaterThan(700);
+    expect(meter.used).toBeLessThan(1_200);
     await t.loop.send("go on");
     expect(t.requests.filter(isSummary)).toHaveLength(0);
     expect(t.notices().filter((n) => n.startsWith("Compacted"))).toHaveLength(0);
-    expect(t.loop.state.get().context!.used).toBeLessThan(1_400);
+    expect(t.loop.state.get().context!.used).toBeLessThan(1_200);
   });
 });
 
@@ -167,6 +193,20 @@ describe("Settings taking effect", () => {
     // The next request's size against the new window: the short prefix.
     expect(meter.used).toBeLessThan(1_400);
     expect(t.requests).toHaveLength(1);
+  });
+
+  it("a model whose template indents the tools is estimated so, and a switch away forgets it", async () => {
+    const t = setup([say("Hi.")], 4_096);
+    await t.loop.send("hello");
+    const compact = t.loop.state.get().context!.used;
+    t.ipc.modelInfo.mockResolvedValue({ context_window: 4_096, source: "server", indents_tools: true });
+    await t.loop.refreshModel();
+    const indented = t.loop.state.get().context!.used;
+    // Five tools of about thirty lines each: some 150 tokens more than the compact estimate.
+    expect(indented - compact).toBeGreaterThan(100);
+    t.ipc.modelInfo.mockResolvedValue({ context_window: 4_096, source: "server" });
+    await t.loop.refreshModel();
+    expect(t.loop.state.get().context!.used).toBeLessThan(indented - 100);
   });
 });
 

@@ -44,6 +44,7 @@ export class ModelFacts {
   /** Forgets what is known of the model (the settings changed). */
   reset(): void {
     this.model = undefined;
+    this.estimate.indentedTools = false;
     this.asking = null;
     this.counting = null;
     this.noted = false;
@@ -62,6 +63,7 @@ export class ModelFacts {
       if (this.asking !== asking) return model; // the settings changed meanwhile
       if (this.model === undefined) {
         this.model = model;
+        this.estimate.indentedTools = model.indents_tools === true;
         this.sources.onModel(model);
       }
     }

