@@ -433,11 +433,18 @@ ${found.text}`;
     tokens(request) {
       return Math.ceil(requestChars(request) / this.charsPerToken) + templateTokens(request, this.indentedTools);
     }
-    /** Learns from a request that the server counted as `inputTokens`. */
-    calibrate(request, inputTokens) {
+    /**
+     * Learns from a request that the server counted as `inputTokens`. With
+     * `mayRaise` false (a count of the fixed prefix alone, mostly tool JSON
+     * and the template's own words, which says little of the text to come)
+     * it may only make the estimate larger: a short estimate overflows the
+     * window, a long one only leaves some room unused.
+     */
+    calibrate(request, inputTokens, mayRaise = true) {
       if (inputTokens < 50) return;
       const ratio = requestChars(request) / Math.max(1, inputTokens - templateTokens(request, this.indentedTools));
-      this.charsPerToken = Math.min(6, Math.max(2, ratio));
+      const clamped = Math.min(6, Math.max(2, ratio));
+      this.charsPerToken = mayRaise ? clamped : Math.min(this.charsPerToken, clamped);
     }
     get ratio() {
       return this.charsPerToken;
@@ -1522,7 +1529,7 @@ ${outcome.context.join("\n")}`;
     async countPrefix(specs, asking) {
       const prefix = this.sources.prefix(specs);
       const counted = await this.ipc.countPromptTokens(prefix).catch(() => null);
-      if (counted !== null && this.asking === asking) this.estimate.calibrate(prefix, counted);
+      if (counted !== null && this.asking === asking) this.estimate.calibrate(prefix, counted, false);
     }
   };
 

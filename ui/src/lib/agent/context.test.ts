@@ -29,6 +29,16 @@ describe("TokenEstimate", () => {
     estimate.calibrate(request, 100_000);
     expect(estimate.ratio).toBe(2);
   });
+
+  it("a count of the prefix alone may make the estimate larger, never smaller", () => {
+    const request = { system: "s".repeat(4_000), messages: [], tools: [] };
+    const sparse = new TokenEstimate();
+    sparse.calibrate(request, 500, false);
+    expect(sparse.ratio).toBe(4);
+    const dense = new TokenEstimate();
+    dense.calibrate(request, 1_300, false);
+    expect(dense.ratio).toBeLessThan(4);
+  });
 });
 
 describe("fitMaxTokens", () => {

@@ -38,12 +38,19 @@ export class TokenEstimate {
     return Math.ceil(requestChars(request) / this.charsPerToken) + templateTokens(request, this.indentedTools);
   }
 
-  /** Learns from a request that the server counted as `inputTokens`. */
-  calibrate(request: LlmRequest, inputTokens: number): void {
+  /**
+   * Learns from a request that the server counted as `inputTokens`. With
+   * `mayRaise` false (a count of the fixed prefix alone, mostly tool JSON
+   * and the template's own words, which says little of the text to come)
+   * it may only make the estimate larger: a short estimate overflows the
+   * window, a long one only leaves some room unused.
+   */
+  calibrate(request: LlmRequest, inputTokens: number, mayRaise = true): void {
     if (inputTokens < 50) return;
     const ratio = requestChars(request) / Math.max(1, inputTokens - templateTokens(request, this.indentedTools));
     // Clamped: one odd report (a cached prefix counted apart) must not derail it.
-    this.charsPerToken = Math.min(6, Math.max(2, ratio));
+    const clamped = Math.min(6, Math.max(2, ratio));
+    this.charsPerToken = mayRaise ? clamped : Math.min(this.charsPerToken, clamped);
   }
 
   get ratio(): number {

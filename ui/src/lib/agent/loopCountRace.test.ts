@@ -12,34 +12,36 @@ import { AgentLoop } from "./loop";
 
 const WINDOW = 8_192;
 
-/** A tokenizer sparser than the estimate's default: the server counts fewer tokens, so more text fits. */
-const sparse = (request: LlmRequest) => Math.round(new TokenEstimate().tokens(request) * 0.7);
+/** A tokenizer denser than the estimate's default: the server counts more tokens, so less text fits. */
+const denser = (request: LlmRequest) => Math.round(new TokenEstimate().tokens(request) * 1.3);
 
 function setup(countWaitMs?: number) {
   const fake = fakeIpc([say("Read it."), say("Again.")]);
   fake.ipc.modelInfo.mockResolvedValue({ context_window: WINDOW, source: "server", counts_tokens: true });
   const answers: Array<() => void> = [];
-  fake.ipc.countPromptTokens.mockImplementation((request) => new Promise((resolve) => answers.push(() => resolve(sparse(request)))));
+  fake.ipc.countPromptTokens.mockImplementation((request) => new Promise((resolve) => answers.push(() => resolve(denser(request)))));
   const options = { projectRoot: "/p/app", newId: fake.newId, scheduleFrame: (run: () => void) => run(), instructions: NO_INSTRUCTIONS };
   const loop = new AgentLoop(fake.ipc, countWaitMs === undefined ? options : { ...options, countWaitMs });
   return { ...fake, loop, answer: () => answers.forEach((answer) => answer()) };
 }
 
-/** A paste too big for its share by the default estimate, and small enough once the server's count corrects it. */
+/** A paste small enough for its share by the default estimate, and too big once the server's count corrects it. */
 function pasteBetween(prefix: LlmRequest): string {
   const guessed = new TokenEstimate();
   const counted = new TokenEstimate();
-  counted.calibrate(prefix, sparse(prefix));
-  const [small, large] = [resultShare(WINDOW, guessed.tokens(prefix), guessed.ratio), resultShare(WINDOW, counted.tokens(prefix), counted.ratio)];
+  counted.calibrate(prefix, denser(prefix), false);
+  const [large, small] = [resultShare(WINDOW, guessed.tokens(prefix), guessed.ratio), resultShare(WINDOW, counted.tokens(prefix), counted.ratio)];
   expect(large).toBeGreaterThan(small + 100);
   const size = Math.floor((small + large) / 2);
   return Array.from({ length: Math.ceil(size / 30) }, (_, i) => `row ${String(i).padStart(4, "0")}: a line of pasted log\n`).join("").slice(0, size);
 }
 
+const ATTACHED = /^\[The user's message is [\d,]+ characters, more than fits/;
+
 const firstText = (request: LlmRequest) => request.messages[0].content.map((b) => (b.type === "text" ? b.text : "")).join("");
 
 describe("a send while the server's count is on its way", () => {
-  it("waits for the count, so a paste that fits by it goes inline", async () => {
+  it("waits for the count, so a paste that does not fit by it goes as an attachment", async () => {
     const t = setup();
     // The settings were just saved: the loop asks about the model and starts the count.
     const refreshing = t.loop.refreshModel();
@@ -52,7 +54,7 @@ describe("a send while the server's count is on its way", () => {
     t.answer();
     await Promise.all([sending, refreshing]);
     expect(t.ipc.countPromptTokens).toHaveBeenCalledTimes(1);
-    expect(firstText(t.requests[0])).toBe(paste);
+    expect(firstText(t.requests[0])).toMatch(ATTACHED);
   });
 
   it("waits no longer than the bound, then sizes by the estimate; the late count corrects the next send", async () => {
@@ -64,13 +66,13 @@ describe("a send while the server's count is on its way", () => {
     await t.loop.send(paste);
     await refreshing;
     expect(Date.now() - started).toBeLessThan(1_000);
-    expect(firstText(t.requests[0])).toMatch(/^\[The user's message is [\d,]+ characters, more than fits/);
+    expect(firstText(t.requests[0])).toBe(paste);
 
     t.answer();
     await Promise.resolve();
     await t.loop.send(paste);
     const last = t.requests.at(-1);
-    expect(last && firstText({ ...last, messages: last.messages.slice(-1) })).toBe(paste);
+    expect(last && firstText({ ...last, messages: last.messages.slice(-1) })).toMatch(ATTACHED);
   });
 
   it("does not wait where the server cannot count", async () => {

@@ -99,6 +99,6 @@ export class ModelFacts {
   private async countPrefix(specs: ToolSpec[], asking: Promise<ModelInfo>): Promise<void> {
     const prefix = this.sources.prefix(specs);
     const counted = await this.ipc.countPromptTokens(prefix).catch(() => null);
-    if (counted !== null && this.asking === asking) this.estimate.calibrate(prefix, counted);
+    if (counted !== null && this.asking === asking) this.estimate.calibrate(prefix, counted, false);
   }
 }
