@@ -37,7 +37,7 @@ describe("the loop in a 4k window", () => {
     const [first, second, third] = t.requests;
     expect(estimated({ ...first, messages: [] })).toBeLessThanOrEqual(1_200);
     expect(first.system).toContain("more_tools");
-    expect(first.tools.map((tool) => tool.name)).toEqual(["read_file", "edit_file", "search_files", "exec_shell", "more_tools"]);
+    expect(first.tools.map((tool) => tool.name)).toEqual(["read_file", "edit_file", "search_files", "exec_shell", "more_tools", "task"]);
     const more = first.tools.find((tool) => tool.name === "more_tools")!;
     expect(more.description).toContain("write_file (Create a file or replace its whole content)");
     expect(more.description).toContain("glob (Find files whose path matches a glob pattern)");
