@@ -3,14 +3,15 @@
 // .claude/commands/, with their argument hints); Tab completes the chosen
 // name; and the command sent with its arguments reaches the model as the
 // command's text with the arguments put in, while the conversation shows
-// what the user typed.
+// what the user typed; and the command palette (Ctrl+K) lists the command
+// too and puts it in the box.
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { tid, withApp } from "../lib/app.js";
-import { Keys } from "../lib/webdriver.js";
+import { Keys, pressCtrl } from "../lib/webdriver.js";
 import { openai } from "../lib/wire.js";
 
 // A command as Claude Code's docs write one: front matter, then the prompt with positional arguments.
@@ -46,5 +47,16 @@ test("typing / lists built-ins and the project's commands; Tab completes; the co
     assert.match(sent, /Fix bug #123 with priority high, then run the tests\./, "the command's text with its arguments");
     // The window shows what the user typed.
     await app.waitForAny(tid("message-user"), (e) => e.text.includes("/tracker:fix-bug 123 high"), { what: "the typed command in the conversation" });
+
+    // The command palette lists it too, after the actions: chosen, it waits in the box for its arguments.
+    await pressCtrl(app.session, "k");
+    await app.type(tid("palette-input"), "fix-bug");
+    await app.waitFor(tid("palette-command"), { check: (e) => e.attrs["data-name"] === "tracker:fix-bug", what: "the command in the palette" });
+    await app.session.keys(Keys.ENTER);
+    await app.waitGone(tid("command-palette"));
+    const boxValue = () => app.session.execute(`return document.querySelector('[data-testid="chat-input"]').value`, []);
+    const until = Date.now() + 10_000;
+    while ((await boxValue()) !== "/tracker:fix-bug " && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(await boxValue(), "/tracker:fix-bug ", "the command in the box");
   });
 });

@@ -2486,7 +2486,8 @@ ${said.join("\n\n")}` };
         inputError: (callId) => round.inputErrors.get(callId),
         turnId: this.parts.turnId,
         conversation: this.parts.conversation,
-        granted: this.parts.granted
+        granted: this.parts.granted,
+        events: this.parts.events
       });
       this.runners.add(runner);
       board.updateCard(cardId, { status: "running" });
@@ -2589,7 +2590,8 @@ ${said.join("\n\n")}` };
         turnId: () => this.turnId,
         conversation: () => this.grants.conversation,
         granted: () => void this.grants.refresh(),
-        scheduleFrame: options.scheduleFrame
+        scheduleFrame: options.scheduleFrame,
+        events: this.hooks
       });
       const subagents = this.subagents;
       this.round = new ToolRound({ ipc, newId, board: this.board, outgoing: this.outgoing, specs: () => this.specs, window, instructions, subagents });

@@ -127,7 +127,9 @@ describe("command palette and shortcuts", () => {
     await fireEvent.keyDown(window, { key: "P", ctrlKey: true, shiftKey: true });
     const again = (await screen.findByTestId("palette-input")) as HTMLInputElement;
     await fireEvent.input(again, { target: { value: "sett" } });
+    // The action first, then the slash command of the same name: down to it and back up.
     await fireEvent.keyDown(again, { key: "ArrowDown" });
+    await fireEvent.keyDown(again, { key: "ArrowUp" });
     await fireEvent.keyDown(again, { key: "Enter" });
     await waitFor(() => expect(run.settings).toHaveBeenCalledTimes(1));
 

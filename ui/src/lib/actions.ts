@@ -60,11 +60,12 @@ export function filterActions(query: string, actions: readonly Action[] = ACTION
 }
 
 /**
- * Asks the composer to open its file picker or take the focus (the palette
- * and the shortcuts live in the project view, the composer inside the chat).
+ * Asks the composer to open its file picker or take the focus, with `text`
+ * put in the box (a slash command chosen in the palette) (the palette and
+ * the shortcuts live in the project view, the composer inside the chat).
  */
-export const composerRequests = writable<{ kind: "pick" | "focus"; seq: number } | null>(null);
+export const composerRequests = writable<{ kind: "pick" | "focus"; seq: number; text?: string } | null>(null);
 let seq = 0;
-export function requestComposer(kind: "pick" | "focus"): void {
-  composerRequests.set({ kind, seq: ++seq });
+export function requestComposer(kind: "pick" | "focus", text?: string): void {
+  composerRequests.set({ kind, seq: ++seq, ...(text === undefined ? {} : { text }) });
 }

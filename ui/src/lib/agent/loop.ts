@@ -123,6 +123,7 @@ export class AgentLoop {
       conversation: () => this.grants.conversation,
       granted: () => void this.grants.refresh(),
       scheduleFrame: options.scheduleFrame,
+      events: this.hooks,
     });
     const subagents = this.subagents;
     this.round = new ToolRound({ ipc, newId, board: this.board, outgoing: this.outgoing, specs: () => this.specs, window, instructions, subagents });

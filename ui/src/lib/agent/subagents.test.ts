@@ -107,6 +107,21 @@ describe("the task tool", () => {
     expect(t.cards()[0]).toMatchObject({ status: "done", result: { subagent: "explore", answer: "main prints." } });
   });
 
+  it("raises the project's hooks for a subagent's calls: a PreToolUse hook that blocks stops its call too", async () => {
+    const read = use("read_file", { path: ".env.example" });
+    const t = setup([callTools(use("task", { subagent_type: "explore", prompt: "Read the env." })), callTools(read), say("Blocked."), say("ok")]);
+    const hookStatus = vi.fn(async () => ({ events: ["PreToolUse"], untrusted: [], problems: [] }));
+    const runHooks = vi.fn(async () => ({ verdict: "deny", reason: "no env files", by: "guard.sh", context: [], notices: [], ran: ["guard.sh"] }));
+    Object.assign(t.ipc, { hookStatus, runHooks });
+    await t.loop.send("go");
+    expect(runHooks).toHaveBeenCalledWith(expect.objectContaining({ event: "PreToolUse", tool: "read_file", input: { path: ".env.example" } }));
+    expect(t.ipc.callTool).not.toHaveBeenCalledWith("read_file", expect.anything(), expect.anything());
+    const nested = t.cards()[0].subagent!.items.filter((i): i is ToolItem => i.kind === "tool");
+    expect(nested.map((c) => [c.name, c.status])).toEqual([["read_file", "denied"]]);
+    // The subagent's next request tells it why.
+    expect(text(t.requests[2])).toContain("no env files");
+  });
+
   it("asks for a subagent's call on its own card, and takes the answer there", async () => {
     const read = use("read_file", { path: ".env" });
     const t = setup([callTools(use("task", { subagent_type: "explore", prompt: "Read .env." })), callTools(read), say("done"), say("ok")]);

@@ -11,6 +11,7 @@ import { toWireError, wireError } from "../errors";
 import type { FrameScheduler, OutputBuffer } from "../outputBuffer";
 import type { Message, ToolResultBlock, ToolSpec, ToolUseBlock, WireError } from "../types";
 import { Board } from "./board";
+import type { LoopHooks } from "./hooks";
 import { TokenEstimate } from "./context";
 import type { InstructionSource } from "./instructions";
 import { Outgoing } from "./outgoing";
@@ -42,6 +43,8 @@ type Parts = {
   conversation: () => string;
   granted: () => void;
   scheduleFrame?: FrameScheduler;
+  /** The project's hooks, raised for a subagent's calls as for the parent's. */
+  events?: LoopHooks;
 };
 
 type Started = { use: ToolUseBlock; type: AgentType; prompt: string };
@@ -160,6 +163,7 @@ export class Subagents {
       turnId: this.parts.turnId,
       conversation: this.parts.conversation,
       granted: this.parts.granted,
+      events: this.parts.events,
     });
     this.runners.add(runner);
     board.updateCard(cardId, { status: "running" });
