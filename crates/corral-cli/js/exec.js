@@ -820,13 +820,14 @@ ${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIP
 
   // src/lib/agent/compaction.ts
   var ContextFitter = class {
-    constructor(ipc, newId, outgoing, facts, estimate, board) {
+    constructor(ipc, newId, outgoing, facts, estimate, board, beforeCompact = async () => void 0) {
       this.ipc = ipc;
       this.newId = newId;
       this.outgoing = outgoing;
       this.facts = facts;
       this.estimate = estimate;
       this.board = board;
+      this.beforeCompact = beforeCompact;
     }
     ipc;
     newId;
@@ -834,6 +835,7 @@ ${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIP
     facts;
     estimate;
     board;
+    beforeCompact;
     /** Shows `used` tokens against the model's window. */
     showMeter(used) {
       const { window, known } = this.facts.contextWindow;
@@ -877,7 +879,7 @@ ${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIP
      * The items the user sees stay as they are; the full original stays there.
      * Returns whether anything was compacted.
      */
-    async compact(control, forced) {
+    async compact(control, forced, trigger = "auto") {
       const out = this.outgoing;
       const keep = forced ? 2 : void 0;
       out.messages = trimOldToolResults(out.messages, keep);
@@ -885,6 +887,8 @@ ${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIP
       if (boundary === 0) return forced;
       const older = out.messages.slice(0, boundary);
       if (older.length === 1 && isSummaryMessage(older[0])) return false;
+      await this.beforeCompact(trigger);
+      if (control.cancelled) return false;
       const { window } = this.facts.contextWindow;
       const request = summaryRequest(older, window, this.estimate.ratio);
       request.max_tokens = replyLimit(window, this.estimate.tokens(request));
@@ -2573,7 +2577,9 @@ ${said.join("\n\n")}` };
         onModel: (model) => this.board.patch({ price: model.price ?? null }),
         countWaitMs: options.countWaitMs
       });
-      this.fitter = new ContextFitter(ipc, newId, this.outgoing, this.facts, this.estimate, this.board);
+      this.fitter = new ContextFitter(ipc, newId, this.outgoing, this.facts, this.estimate, this.board, async (trigger) => {
+        await this.hooks.raise("PreCompact", { trigger });
+      });
       const showMeter = (used) => this.fitter.showMeter(used);
       const instructions = options.instructions ?? PROJECT_INSTRUCTIONS;
       this.hooks = new LoopHooks(ipc, () => this.keeping.journal.conversation ?? this.grants.conversation, (text2) => this.board.notice(text2));
@@ -2857,8 +2863,7 @@ ${said.join("\n\n")}` };
       this.board.patch({ busy: true });
       try {
         await this.hooks.refresh();
-        await this.hooks.raise("PreCompact", { trigger: "manual" });
-        await this.fitter.compact(control, true);
+        await this.fitter.compact(control, true, "manual");
       } finally {
         this.control = null;
         this.board.patch({ busy: false });

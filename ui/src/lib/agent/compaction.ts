@@ -31,6 +31,8 @@ export class ContextFitter {
     private readonly facts: ModelFacts,
     private readonly estimate: TokenEstimate,
     private readonly board: Board,
+    /** Raised before a summary is asked for (the project's PreCompact hooks), with what started it. */
+    private readonly beforeCompact: (trigger: "auto" | "manual") => Promise<void> = async () => undefined,
   ) {}
 
   /** Shows `used` tokens against the model's window. */
@@ -81,7 +83,7 @@ export class ContextFitter {
    * The items the user sees stay as they are; the full original stays there.
    * Returns whether anything was compacted.
    */
-  async compact(control: RunControl, forced: boolean): Promise<boolean> {
+  async compact(control: RunControl, forced: boolean, trigger: "auto" | "manual" = "auto"): Promise<boolean> {
     const out = this.outgoing;
     const keep = forced ? 2 : undefined;
     out.messages = trimOldToolResults(out.messages, keep);
@@ -90,6 +92,8 @@ export class ContextFitter {
     const older = out.messages.slice(0, boundary);
     // Only the last summary before the boundary: summarizing it again frees nothing.
     if (older.length === 1 && isSummaryMessage(older[0])) return false;
+    await this.beforeCompact(trigger);
+    if (control.cancelled) return false;
     const { window } = this.facts.contextWindow;
     const request = summaryRequest(older, window, this.estimate.ratio);
     request.max_tokens = replyLimit(window, this.estimate.tokens(request));

@@ -104,7 +104,9 @@ export class AgentLoop {
       onModel: (model) => this.board.patch({ price: model.price ?? null }),
       countWaitMs: options.countWaitMs,
     });
-    this.fitter = new ContextFitter(ipc, newId, this.outgoing, this.facts, this.estimate, this.board);
+    this.fitter = new ContextFitter(ipc, newId, this.outgoing, this.facts, this.estimate, this.board, async (trigger) => {
+      await this.hooks.raise("PreCompact", { trigger });
+    });
     const showMeter = (used: number) => this.fitter.showMeter(used);
     const instructions = options.instructions ?? PROJECT_INSTRUCTIONS;
     this.hooks = new LoopHooks(ipc, () => this.keeping.journal.conversation ?? this.grants.conversation, (text) => this.board.notice(text));
@@ -383,8 +385,7 @@ export class AgentLoop {
     this.board.patch({ busy: true });
     try {
       await this.hooks.refresh();
-      await this.hooks.raise("PreCompact", { trigger: "manual" });
-      await this.fitter.compact(control, true);
+      await this.fitter.compact(control, true, "manual");
     } finally {
       this.control = null;
       this.board.patch({ busy: false });

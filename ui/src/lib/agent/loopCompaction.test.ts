@@ -1,7 +1,7 @@
 // What compaction keeps: the project's instructions (the root's in the
 // system prompt, the folders' beside the summary), the full original in
 // the history, and the Compact button's one summary used by the next request.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { assertConsistent, callTools, fakeIpc, say, type Turn, use } from "../../test/fakeIpc";
 import type { LlmRequest, Message, NewEntry, StoredEntry } from "../types";
 import { SUMMARY_HEADER, TokenEstimate } from "./context";
@@ -93,6 +93,23 @@ describe("compaction and the history", () => {
     for (let i = 0; i < 12; i++) expect(text).toContain(`f${i}.txt:${"x".repeat(900)}`);
     expect(stored[0]).toEqual({ role: "user", content: [{ type: "text", text: "read every file" }] });
     expect(stored).toHaveLength(1 + 12 * 2 + 1);
+  });
+});
+
+describe("the project's PreCompact hooks", () => {
+  it("run before every summary, automatic or asked for, and say which", async () => {
+    const t = setup([...reads(12), say("sure")], 2_000);
+    t.ipc.callTool.mockImplementation(async (_name, input) => ({ path: input.path, content: "x".repeat(900) }));
+    const runHooks = vi.fn(async (_request: { trigger?: string }) => ({ verdict: "none", context: [], notices: [], ran: ["save-notes.sh"] }));
+    Object.assign(t.ipc, { hookStatus: vi.fn(async () => ({ events: ["PreCompact"], untrusted: [], problems: [] })), runHooks });
+    await t.loop.send("read every file");
+    const raised = () => runHooks.mock.calls.map(([request]) => request.trigger);
+    expect(t.summaries().length).toBeGreaterThan(0);
+    expect(raised()).toEqual(t.summaries().map(() => "auto"));
+    await t.loop.send("more");
+    await t.loop.compact();
+    expect(raised().at(-1)).toBe("manual");
+    expect(raised()).toHaveLength(t.summaries().length);
   });
 });
 
