@@ -9,7 +9,7 @@
 use corral_remote::Remote;
 use corral_tools::{Error, ErrorCode};
 use std::io::{IsTerminal, Read, Write};
-use std::process::{ExitCode, Output, Stdio};
+use std::process::{ExitCode, Output};
 
 /// The flag the remote side is given: a closed stdin cancels the call.
 pub const STOP_ON_EOF: &str = "--stop-on-eof";
@@ -51,15 +51,7 @@ pub fn call(remote: &Remote, input: Option<&str>, install: bool) -> Result<ExitC
 
 /// Runs the remote's corral-cli with `words` in one connection, to its end.
 fn run(remote: &Remote, words: &[String]) -> Result<Output, Error> {
-    let mut child = corral_remote::cli_command(remote, words)?
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| {
-            Error::new(ErrorCode::Io, format!("could not run ssh: {e}"))
-                .hint("Install OpenSSH's client (`ssh`).")
-        })?;
+    let mut child = corral_remote::spawn_cli(remote, words)?;
     // Held open until ssh ends (`wait_with_output` would close it first):
     // the remote cancels the call when it closes.
     let held = child.stdin.take();

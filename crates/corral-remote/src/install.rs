@@ -8,7 +8,7 @@ use crate::{Remote, SSH_FAILED};
 use corral_protocol::{Error, ErrorCode};
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 /// This side's version; the remote's `corral-cli --version` must say it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -36,6 +36,20 @@ echo "corral-cli-missing $dir $(uname -m)"; exit 97"#;
     let mut words = vec!["sh", "-c", find, "corral", VERSION];
     words.extend(args.iter().map(AsRef::as_ref));
     remote.command(&words)
+}
+
+/// [`cli_command`] started, its stdin, stdout and stderr piped to this
+/// side.
+pub fn spawn_cli<S: AsRef<str>>(remote: &Remote, args: &[S]) -> Result<Child, Error> {
+    cli_command(remote, args)?
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| {
+            Error::new(ErrorCode::Io, format!("could not run ssh: {e}"))
+                .hint("Install OpenSSH's client (`ssh`).")
+        })
 }
 
 /// The exit code of [`cli_command`] when the remote has no `corral-cli` of

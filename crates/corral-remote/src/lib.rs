@@ -12,7 +12,8 @@ mod session;
 mod target;
 
 pub use install::{
-    cli_command, connection_error, failed, install, missing, Install, MISSING, VERSION,
+    cli_command, connection_error, failed, install, missing, spawn_cli, Install, MISSING,
+    VERSION,
 };
 pub use session::RemoteSession;
 pub use target::Remote;

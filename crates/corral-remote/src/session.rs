@@ -10,13 +10,13 @@
 //! nothing goes on there unseen). The next command connects anew, to a
 //! new session there: its tickets and grants start empty.
 
-use crate::{cli_command, connection_error, failed, install, missing, Remote, MISSING};
+use crate::{connection_error, failed, install, missing, spawn_cli, Remote, MISSING};
 use corral_protocol::{Error, ErrorCode};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Output, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Output};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::{mpsc, oneshot};
@@ -236,15 +236,7 @@ fn connect(remote: &Remote, serve: &[String], copy: Option<&PathBuf>) -> Result<
 fn start(remote: &Remote, serve: &[String]) -> Result<Started, Error> {
     let mut words = vec!["serve".to_string(), "--root".into(), remote.path.clone()];
     words.extend(serve.iter().cloned());
-    let mut child = cli_command(remote, &words)?
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| {
-            Error::new(ErrorCode::Io, format!("could not run ssh: {e}"))
-                .hint("Install OpenSSH's client (`ssh`).")
-        })?;
+    let mut child = spawn_cli(remote, &words)?;
     let shared = Arc::new(Shared {
         pending: Mutex::new(Some(HashMap::new())),
         said: Mutex::default(),
