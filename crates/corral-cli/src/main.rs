@@ -320,6 +320,17 @@ fn main() -> ExitCode {
             return called.unwrap_or_else(|e| fail(&e));
         }
     }
+    if let Command::Checkpoint { action } = &command {
+        if let Some(remote) = action
+            .root()
+            .to_str()
+            .and_then(corral_remote::Remote::parse)
+        {
+            return remote
+                .and_then(|r| remote::checkpoint(&r))
+                .unwrap_or_else(|e| fail(&e));
+        }
+    }
     match run(command) {
         Ok(value) => {
             print_json(&value);

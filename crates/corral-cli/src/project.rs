@@ -3,7 +3,8 @@
 //! conversations' grants, cancelling a run, the MCP servers (plus
 //! `use_mcp_servers`, which puts the user's servers in the session), the
 //! search index's state, the folders changed on disk, the background
-//! commands (the Processes panel's), and the custom commands and skills
+//! commands (the Processes panel's), the checkpoint panel's commands
+//! ([`crate::checkpoints::COMMANDS`]), and the custom commands and skills
 //! (the project's, and those of the user where the project is). exec's and acp's loop host
 //! serves them over a local session; `serve` serves them on a remote, over
 //! ssh, to a [`corral_remote::RemoteSession`] that speaks them back.
@@ -136,6 +137,10 @@ impl ProjectCommands {
                     &a.folder,
                     a.file.as_deref(),
                 )?)
+            }
+            // The checkpoint panel's: the store is where the session is.
+            c if crate::checkpoints::COMMANDS.contains(&c) => {
+                crate::checkpoints::invoke(session, c, args).await
             }
             "mcp_status" => to_value(session.server_status()),
             "search_index_status" => to_value(session.index_status()),

@@ -1,5 +1,6 @@
 //! `call --root ssh://…`: the same call, made by the remote's corral-cli
-//! over the user's ssh. Every flag goes with it (the paths of `--store`,
+//! over the user's ssh (and `checkpoint … --root ssh://…`, the same
+//! command run where the checkpoints are). Every flag goes with it (the paths of `--store`,
 //! `--index`, `--writable` and `--blocked` are the remote's); its JSON and
 //! exit code come back as they are. A connection lost during the call is a
 //! standardized error here, and the remote ends what it was running: its
@@ -25,10 +26,30 @@ pub fn call(remote: &Remote, input: Option<&str>, install: bool) -> Result<ExitC
         })?;
         words.push(text);
     }
-    let mut output = run(remote, &words)?;
+    // With the input from stdin, there is no terminal to ask on.
+    there(remote, &words, install, input.is_some())
+}
+
+/// Runs this process's `checkpoint` command on `remote`, where the
+/// project's checkpoints are: its JSON and exit code come back as they are.
+pub fn checkpoint(remote: &Remote) -> Result<ExitCode, Error> {
+    let words = forwarded(std::env::args().skip(1).collect(), &remote.path);
+    there(remote, &words, false, true)
+}
+
+/// Runs the remote's corral-cli with `words`, copying it there first when
+/// it is missing and the user agreed (`install`, or a yes on the terminal
+/// when `may_ask`).
+fn there(
+    remote: &Remote,
+    words: &[String],
+    install: bool,
+    may_ask: bool,
+) -> Result<ExitCode, Error> {
+    let mut output = run(remote, words)?;
     if output.status.code() == Some(corral_remote::MISSING) {
         let missing = corral_remote::missing(remote, &output.stdout)?;
-        let agreed = install || (input.is_some() && ask(remote, &missing.folder));
+        let agreed = install || (may_ask && ask(remote, &missing.folder));
         let binary = std::env::current_exe().map_err(|e| {
             Error::new(
                 ErrorCode::Io,
@@ -36,7 +57,7 @@ pub fn call(remote: &Remote, input: Option<&str>, install: bool) -> Result<ExitC
             )
         })?;
         corral_remote::install(remote, &binary, &missing, agreed)?;
-        output = run(remote, &words)?;
+        output = run(remote, words)?;
     }
     match output.status.code() {
         Some(code) if code != corral_remote::SSH_FAILED && code != corral_remote::MISSING => {

@@ -11,6 +11,12 @@
 //!   command's output when `output` was asked, then `{"id": N, "ok":
 //!   VALUE}` or `{"id": N, "error": ERROR}`.
 //!
+//! One more command is serve's own: `use_settings {programs, rules,
+//! trusted_hooks, trust_project_hooks}`, the near side's user's added
+//! programs, the project's saved rules and the hooks' trust given there
+//! ([`SentSettings`]). They are the only settings serve has: nothing on the
+//! remote machine adds to them.
+//!
 //! Requests are answered as they finish, not in order. When stdin ends
 //! (the client left, or the connection was lost) every running call is
 //! cancelled, the sandbox kills what they started, and serve exits,
@@ -20,14 +26,16 @@
 use crate::project::ProjectCommands;
 use crate::Kept;
 use corral_session::live_output::LiveOutput;
-use corral_session::{Fixed, Session};
+use corral_session::{Session, Settings};
+use corral_tools::policy::Mode;
 use corral_tools::search::IndexConfig;
-use corral_tools::shell::{OutputSink, Stream};
+use corral_tools::shell::{OutputSink, SavedRule, Stream};
 use corral_tools::Error;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -63,9 +71,74 @@ struct Request {
     output: bool,
 }
 
+/// serve's settings: the mode of its flag, and what the near side sent
+/// with `use_settings` (nothing until it does). A rule "always allowed"
+/// there is saved on the near side, which sends its settings again; serve
+/// saves nothing of its own.
+struct SentSettings {
+    mode: Mode,
+    sent: Mutex<Sent>,
+}
+
+/// `use_settings`'s arguments.
+#[derive(Deserialize, Default, Clone)]
+#[serde(deny_unknown_fields)]
+struct Sent {
+    /// The programs the user added, for every project and for this one.
+    #[serde(default)]
+    programs: Vec<String>,
+    /// The rules saved for this project.
+    #[serde(default)]
+    rules: Vec<SavedRule>,
+    /// The project's settings files whose hooks the user trusted, each
+    /// with the exact text trusted.
+    #[serde(default)]
+    trusted_hooks: BTreeMap<String, String>,
+    /// The project's hooks run whatever their text (exec's
+    /// `--trust-project-hooks`).
+    #[serde(default)]
+    trust_project_hooks: bool,
+}
+
+impl SentSettings {
+    fn sent(&self) -> std::sync::MutexGuard<'_, Sent> {
+        self.sent.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Settings for SentSettings {
+    fn mode(&self) -> Mode {
+        self.mode
+    }
+    fn shell_grants(&self, _root: &Path) -> (Vec<String>, Vec<SavedRule>) {
+        let sent = self.sent();
+        (sent.programs.clone(), sent.rules.clone())
+    }
+    fn save_rule(&self, _root: &Path, rule: SavedRule) -> Result<(), Error> {
+        Err(Error::invalid_input(format!(
+            "a remote project keeps no rules of its own, so `{rule}` cannot be always allowed there"
+        ))
+        .hint("Approve the call once, or for the conversation."))
+    }
+    fn hooks_trusted(&self, _root: &Path, file: &str, text: &str) -> bool {
+        let sent = self.sent();
+        sent.trust_project_hooks || sent.trusted_hooks.get(file).is_some_and(|t| t == text)
+    }
+}
+
 /// Serves until stdin ends.
 pub fn serve(args: ServeArgs) -> ExitCode {
-    let session = match open(args) {
+    let settings = match args.mode.parse() {
+        Ok(mode) => Arc::new(SentSettings {
+            mode,
+            sent: Mutex::default(),
+        }),
+        Err(e) => {
+            send(&json!({ "failed": e.to_json() }));
+            return ExitCode::FAILURE;
+        }
+    };
+    let session = match open(args, settings.clone()) {
         Ok(session) => session,
         Err(e) => {
             send(&json!({ "failed": e.to_json() }));
@@ -93,14 +166,17 @@ pub fn serve(args: ServeArgs) -> ExitCode {
         }
     });
     let runs = Arc::new(corral_session::runs::Runs::default());
-    let commands = Rc::new(ProjectCommands::new(Arc::new(session), runs.clone()));
+    let served = Rc::new(Served {
+        commands: ProjectCommands::new(Arc::new(session), runs.clone()),
+        settings,
+    });
     let local = tokio::task::LocalSet::new();
     local.block_on(&runtime, async {
         let mut answering = tokio::task::JoinSet::new();
         while let Some(line) = received.recv().await {
             match serde_json::from_str::<Request>(&line) {
                 Ok(request) => {
-                    answering.spawn_local(answer(commands.clone(), request));
+                    answering.spawn_local(answer(served.clone(), request));
                 }
                 Err(e) => send(&json!({
                     "id": null,
@@ -117,11 +193,7 @@ pub fn serve(args: ServeArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn open(mut args: ServeArgs) -> Result<Session, Error> {
-    let settings = Arc::new(Fixed {
-        mode: args.mode.parse()?,
-        ..Fixed::default()
-    });
+fn open(mut args: ServeArgs, settings: Arc<SentSettings>) -> Result<Session, Error> {
     // The index lives where the app keeps a local project's, in the
     // remote user's data folder, unless `--index` says where.
     if args.kept.index.is_none() {
@@ -142,7 +214,30 @@ fn open(mut args: ServeArgs) -> Result<Session, Error> {
     Session::open(&args.root, settings, options)
 }
 
-async fn answer(commands: Rc<ProjectCommands>, request: Request) {
+/// The project's commands, and serve's settings for `use_settings`.
+struct Served {
+    commands: ProjectCommands,
+    settings: Arc<SentSettings>,
+}
+
+impl Served {
+    async fn invoke(
+        &self,
+        command: &str,
+        args: Value,
+        sink: Option<OutputSink>,
+    ) -> Result<Value, Error> {
+        if command != "use_settings" {
+            return self.commands.invoke(command, args, sink).await;
+        }
+        let sent: Sent = crate::project::parse(command, args)?;
+        *self.settings.sent() = sent;
+        // What the trust changed: the hooks that run now, and those that wait.
+        crate::project::to_value(self.commands.session.hook_status())
+    }
+}
+
+async fn answer(served: Rc<Served>, request: Request) {
     let Request {
         id,
         command,
@@ -171,7 +266,7 @@ async fn answer(commands: Rc<ProjectCommands>, request: Request) {
             }
         }) as OutputSink
     });
-    match commands.invoke(&command, args, sink).await {
+    match served.invoke(&command, args, sink).await {
         Ok(value) => send(&json!({ "id": id, "ok": value })),
         Err(e) => send(&json!({ "id": id, "error": e.to_json() })),
     }

@@ -35,6 +35,13 @@ impl Store {
         trust.trusted.get(file).is_some_and(|t| t == text)
     }
 
+    /// Every settings file of `root` whose hooks the user trusted, with the
+    /// text trusted: what a remote project's session is sent.
+    pub fn trusted_hooks(&self, root: &Path) -> BTreeMap<String, String> {
+        let trust: ProjectTrust = read_json(&self.hook_trust_file(root)).unwrap_or_default();
+        trust.trusted
+    }
+
     /// Trusts the hooks of `file` with this text (and no earlier one).
     pub fn trust_hooks(&self, root: &Path, file: &str, text: &str) -> Result<(), Error> {
         let path = self.hook_trust_file(root);

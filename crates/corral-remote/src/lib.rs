@@ -7,16 +7,16 @@
 //! checkpoints and the indexes live there; this crate finds that binary
 //! (the same version as this one), or puts it there once the user agreed.
 
+mod forwards;
 mod install;
 mod session;
 mod target;
 
 pub use install::{
-    cli_command, connection_error, failed, install, missing, spawn_cli, Install, MISSING,
-    VERSION,
+    cli_command, connection_error, failed, install, missing, spawn_cli, Install, MISSING, VERSION,
 };
 pub use session::RemoteSession;
-pub use target::Remote;
+pub use target::{Remote, CONNECT_TIMEOUT};
 
 /// The ssh config file to use instead of the user's (`ssh -F`): for a
 /// setup of its own, as the tests make one.

@@ -10,6 +10,7 @@
 //! nothing goes on there unseen). The next command connects anew, to a
 //! new session there: its tickets and grants start empty.
 
+use crate::forwards::Forwards;
 use crate::{connection_error, failed, install, missing, spawn_cli, Remote, MISSING};
 use corral_protocol::{Error, ErrorCode};
 use serde_json::{json, Value};
@@ -19,6 +20,7 @@ use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Output};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
 /// How much of ssh's stderr is kept, for the error of a lost connection.
@@ -33,6 +35,8 @@ pub struct RemoteSession {
     /// agreed. `None`: a missing one is an `approval_required` error.
     copy: Option<PathBuf>,
     link: Mutex<Option<Arc<Link>>>,
+    /// The background commands' ports forwarded here.
+    forwards: Forwards,
     /// Requests every new connection is given first.
     kept: Mutex<Vec<(String, Value)>>,
     connecting: tokio::sync::Mutex<()>,
@@ -53,6 +57,9 @@ struct Shared {
     said: Mutex<Vec<u8>>,
 }
 
+/// A request that could not be sent: its link had ended.
+struct Unsent;
+
 /// What comes back for a request: events, then its answer.
 enum Message {
     Event(Value),
@@ -67,7 +74,9 @@ impl RemoteSession {
     /// Opens `remote`'s folder there (`serve --root PATH` and `serve`'s
     /// own words); `copy`: the binary to put there when that version is
     /// missing, as the user agreed. Blocks until the remote said it is
-    /// ready, or why not.
+    /// ready, or why not: at most twice the remote's `connect_timeout`
+    /// (ssh's own limit on connecting is the other half), then a
+    /// retryable `io` error with `details.timed_out`.
     pub fn open(
         remote: Remote,
         serve: Vec<String>,
@@ -79,6 +88,7 @@ impl RemoteSession {
             serve,
             copy,
             link: Mutex::new(Some(link)),
+            forwards: Forwards::default(),
             kept: Mutex::default(),
             connecting: tokio::sync::Mutex::default(),
         })
@@ -98,38 +108,59 @@ impl RemoteSession {
         on_event: Option<&(dyn Fn(Value) + Sync)>,
     ) -> Result<Value, Error> {
         let link = self.link().await?;
-        self.request(&link, command, args, on_event).await
+        let mut answer = match self.request(&link, command, args.clone(), on_event).await {
+            Ok(answer) => answer?,
+            // It never left: the connection had just ended. It did nothing
+            // there, so it goes once more, on a new connection.
+            Err(Unsent) => {
+                let link = self.link().await?;
+                self.request(&link, command, args, on_event)
+                    .await
+                    .map_err(|Unsent| self.interrupted(&link, command))??
+            }
+        };
+        // A background command's ports are reached here.
+        self.forwards.rewrite(&self.remote, command, &mut answer);
+        Ok(answer)
     }
 
     /// [`RemoteSession::invoke`], and again on every new connection
     /// before anything else: what the session must hold whichever serve
-    /// answers (the user's MCP servers).
+    /// answers (the user's MCP servers, the user's settings). A command
+    /// kept again replaces what it kept before.
     pub async fn invoke_kept(&self, command: &str, args: Value) -> Result<Value, Error> {
         let answer = self.invoke(command, args.clone(), None).await?;
-        lock(&self.kept).push((command.to_string(), args));
+        let mut kept = lock(&self.kept);
+        kept.retain(|(earlier, _)| earlier != command);
+        kept.push((command.to_string(), args));
         Ok(answer)
     }
 
+    /// Sends `command` on `link` and waits for its answer; [`Unsent`] when
+    /// it could not be sent (the link had ended).
     async fn request(
         &self,
         link: &Link,
         command: &str,
         args: Value,
         on_event: Option<&(dyn Fn(Value) + Sync)>,
-    ) -> Result<Value, Error> {
-        let Some((id, mut received)) = link.register() else {
-            return Err(self.interrupted(link, command));
-        };
+    ) -> Result<Result<Value, Error>, Unsent> {
+        let (id, mut received) = link.register().ok_or(Unsent)?;
         let request = json!({
             "id": id,
             "command": command,
             "args": args,
             "output": on_event.is_some(),
         });
-        {
+        let written = {
             let mut stdin = lock(&link.stdin);
-            // A failed write is the connection's: the reader sees it end.
-            let _ = writeln!(stdin, "{request}").and_then(|()| stdin.flush());
+            writeln!(stdin, "{request}").and_then(|()| stdin.flush())
+        };
+        if written.is_err() {
+            // ssh is gone: the link ends now, for every request on it,
+            // rather than when its reader sees it.
+            link.close();
+            return Err(Unsent);
         }
         while let Some(message) = received.recv().await {
             match message {
@@ -138,10 +169,10 @@ impl RemoteSession {
                         on_event(event);
                     }
                 }
-                Message::Answer(answer) => return answer,
+                Message::Answer(answer) => return Ok(answer),
             }
         }
-        Err(self.interrupted(link, command))
+        Ok(Err(self.interrupted(link, command)))
     }
 
     /// The connection was lost during `command`.
@@ -170,6 +201,8 @@ impl RemoteSession {
         if let Some(link) = live() {
             return Ok(link);
         }
+        // The commands whose ports were forwarded ended with that serve.
+        self.forwards.cancel_all(&self.remote);
         let (remote, serve, copy) = (self.remote.clone(), self.serve.clone(), self.copy.clone());
         let (sent, connected) = oneshot::channel();
         // Connecting blocks on ssh: on a thread of its own, not the caller's.
@@ -181,16 +214,30 @@ impl RemoteSession {
         })??;
         let kept = lock(&self.kept).clone();
         for (command, args) in kept {
-            self.request(&link, &command, args, None).await?;
+            self.request(&link, &command, args, None)
+                .await
+                .map_err(|Unsent| self.interrupted(&link, &command))??;
         }
         *lock(&self.link) = Some(link.clone());
         Ok(link)
     }
 }
 
+impl Drop for RemoteSession {
+    /// The forwards end with the session: the multiplexed connection
+    /// outlives it, and would keep them open.
+    fn drop(&mut self) {
+        self.forwards.cancel_all(&self.remote);
+    }
+}
+
 impl Link {
     fn is_open(&self) -> bool {
         lock(&self.shared.pending).is_some()
+    }
+
+    fn close(&self) {
+        lock(&self.shared.pending).take();
     }
 
     fn register(&self) -> Option<(u64, mpsc::UnboundedReceiver<Message>)> {
@@ -253,9 +300,12 @@ fn start(remote: &Remote, serve: &[String]) -> Result<Started, Error> {
         let shared = shared.clone();
         std::thread::spawn(move || keep_said(stderr, &shared))
     };
-    let mut stdout = BufReader::new(stdout);
-    let mut first = String::new();
-    let _ = stdout.read_line(&mut first);
+    let Some((first, mut stdout)) = first_line(stdout, remote.connect_timeout * 2) else {
+        // Killed, ssh's stdout closes and the thread reading it ends.
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(not_ready(remote, &shared));
+    };
     let hello: Value = serde_json::from_str(&first).unwrap_or(Value::Null);
     if hello.get("ready").is_some() {
         let reading = shared.clone();
@@ -293,6 +343,42 @@ fn start(remote: &Remote, serve: &[String]) -> Result<Started, Error> {
             stderr,
         },
     ))
+}
+
+/// serve's first line, read within `limit` (on a thread of its own, as a
+/// read cannot be given a limit); `None`: none came in time.
+fn first_line(stdout: ChildStdout, limit: Duration) -> Option<(String, BufReader<ChildStdout>)> {
+    let (sent, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut stdout = BufReader::new(stdout);
+        let mut first = String::new();
+        let _ = stdout.read_line(&mut first);
+        let _ = sent.send((first, stdout));
+    });
+    received.recv_timeout(limit).ok()
+}
+
+/// serve did not say it was ready in time: the host did not answer, or
+/// the remote did not start serve.
+fn not_ready(remote: &Remote, shared: &Shared) -> Error {
+    let said = String::from_utf8_lossy(&lock(&shared.said)).into_owned();
+    let waited = remote.connect_timeout * 2;
+    Error::new(
+        ErrorCode::Io,
+        format!(
+            "{} did not open the project within {} s",
+            remote.destination,
+            waited.as_secs()
+        ),
+    )
+    .hint(format!(
+        "Check that `ssh {}` logs in and that the machine is not overloaded, then try again.",
+        remote.destination
+    ))
+    .detail("timed_out", true)
+    .detail("waited_secs", waited.as_secs())
+    .detail("ssh", last_line(&said))
+    .retryable(true)
 }
 
 /// Keeps the end of ssh's stderr.

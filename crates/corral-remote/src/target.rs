@@ -4,6 +4,7 @@
 use corral_protocol::{Error, ErrorCode};
 use std::path::PathBuf;
 use std::process::Command;
+use std::time::Duration;
 
 /// A folder on another machine, reached over ssh.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,7 +18,13 @@ pub struct Remote {
     /// The ssh config file to use instead of the user's (`ssh -F`); `None`:
     /// [`crate::CONFIG_VAR`]'s when set, else the user's.
     pub config: Option<PathBuf>,
+    /// How long ssh may take to connect and shake hands (`ConnectTimeout`);
+    /// a session waits for serve's first line twice as long.
+    pub connect_timeout: Duration,
 }
+
+/// [`Remote::connect_timeout`] unless the caller sets another.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 
 impl Remote {
     /// Reads `ssh://[user@]host[:port]/abs/path` or `[user@]host:/abs/path`.
@@ -43,6 +50,20 @@ impl Remote {
     pub fn ssh(&self) -> Command {
         let mut ssh = Command::new("ssh");
         ssh.args(["-T", "-o", "BatchMode=yes"]);
+        // A host that never answers fails within the limit, not the
+        // system's TCP timeout; a link that dies is noticed within 30 s (three
+        // keepalives unanswered), and what waited on it fails.
+        ssh.arg("-o")
+            .arg(format!(
+                "ConnectTimeout={}",
+                self.connect_timeout.as_secs().max(1)
+            ))
+            .args([
+                "-o",
+                "ServerAliveInterval=10",
+                "-o",
+                "ServerAliveCountMax=3",
+            ]);
         let config = self
             .config
             .clone()
@@ -155,6 +176,7 @@ fn checked(userhost: &str, port: Option<u16>, path: &str, name: &str) -> Result<
         port,
         path: path.to_string(),
         config: None,
+        connect_timeout: CONNECT_TIMEOUT,
     })
 }
 
@@ -178,6 +200,7 @@ mod tests {
             port,
             path: path.into(),
             config: None,
+            connect_timeout: CONNECT_TIMEOUT,
         }
     }
 
@@ -265,5 +288,6 @@ mod tests {
         );
         assert!(args.windows(2).any(|w| w == ["-p", "2222"]));
         assert!(args.windows(2).any(|w| w == ["-o", "BatchMode=yes"]));
+        assert!(args.windows(2).any(|w| w == ["-o", "ConnectTimeout=15"]));
     }
 }

@@ -114,7 +114,7 @@ impl Asker {
 /// Where the project is: a session here, or one on a remote over ssh.
 pub(crate) enum Project {
     Local(ProjectCommands),
-    Remote(RemoteSession),
+    Remote(Box<RemoteSession>),
 }
 
 impl Project {

@@ -149,7 +149,21 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
                 })?),
                 false => None,
             };
+            // The programs, rules and hooks' trust the user gave this
+            // remote folder (by its ssh:// name) here: the only settings
+            // its session there has.
+            let key = PathBuf::from(remote.display());
+            let (programs, rules) = store.shell_grants(&key);
+            let settings = json!({
+                "programs": programs,
+                "rules": rules,
+                "trusted_hooks": store.trusted_hooks(&key),
+                "trust_project_hooks": args.trust_project_hooks,
+            });
             let session = RemoteSession::open(remote, serve, copy).map_err(failed)?;
+            runtime
+                .block_on(session.invoke_kept("use_settings", settings))
+                .map_err(failed)?;
             // The user's MCP servers run there, beside the project, with
             // their variables; their tools are among the first specs.
             let servers: Vec<ServerArgs> = user_mcp_servers(&store)
@@ -162,7 +176,7 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
                     .block_on(session.invoke_kept("use_mcp_servers", args))
                     .map_err(failed)?;
             }
-            Project::Remote(session)
+            Project::Remote(Box::new(session))
         }
         None => {
             let settings = Arc::new(CliSettings {

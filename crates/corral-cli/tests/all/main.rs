@@ -29,6 +29,7 @@ mod search_index;
 mod serve;
 mod slash_commands;
 mod ssh;
+mod ssh_serve;
 mod ssh_session;
 mod subagents;
 mod user_config;

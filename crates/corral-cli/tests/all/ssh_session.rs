@@ -10,13 +10,13 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 
-fn corral_cli_binary() -> PathBuf {
+pub fn corral_cli_binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_corral-cli"))
 }
 
 /// A session on `folder` through the test's sshd, corral-cli copied there
 /// when missing; in `mode`, its checkpoints in the remote's data folder.
-fn open(sshd: &Sshd, folder: &std::path::Path, mode: &str) -> RemoteSession {
+pub fn open(sshd: &Sshd, folder: &std::path::Path, mode: &str) -> RemoteSession {
     // The multiplexed connection first, by another command: the session's
     // ssh is then the only one naming the folder.
     let mut first = Remote::parse("corral-test:/").unwrap().unwrap();
@@ -62,7 +62,7 @@ fn a_missing_corral_cli_is_copied_only_when_the_caller_says_the_user_agreed() {
 
 /// The fixture MCP server copied into `project` (a server's sandbox has a
 /// /tmp of its own), as the app's settings name it.
-fn fixture_server(project: &std::path::Path) -> Value {
+pub fn fixture_server(project: &std::path::Path) -> Value {
     let script = project.join(".fixture/mcp_server.py");
     std::fs::create_dir_all(script.parent().unwrap()).unwrap();
     std::fs::copy(
@@ -75,7 +75,7 @@ fn fixture_server(project: &std::path::Path) -> Value {
         "timeout_secs": 5, "trusted": true })
 }
 
-fn runtime() -> tokio::runtime::Runtime {
+pub fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
