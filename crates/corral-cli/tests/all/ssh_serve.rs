@@ -1,11 +1,13 @@
 //! What a remote session adds to the calls, against a real sshd on
 //! 127.0.0.1 (ssh.rs starts it): a bounded wait for the connection (and a
 //! port that never speaks), the checkpoint panel's commands answered
-//! there, the settings sent from here the only ones there, and a
+//! there, the settings sent from here the only ones there (and exec
+//! sending those kept here for the folder), and a
 //! background server's port forwarded here over the same connection.
 
 use super::ssh::{processes, project, wait_for, Sshd};
 use super::ssh_session::{corral_cli_binary, open, runtime};
+use crate::common::{Home, Scripted};
 use corral_remote::{Remote, RemoteSession};
 use serde_json::{json, Value};
 use std::net::TcpListener;
@@ -317,4 +319,65 @@ fn a_forward_ends_with_the_session() {
     assert!(get(here, "/").is_ok());
     drop(session);
     wait_for("the local port closed", || get(here, "/").is_err());
+}
+
+#[test]
+fn exec_on_a_remote_root_sends_the_programs_and_hook_trust_kept_here_for_it() {
+    if !corral_sandbox::namespaces_available() || !std::path::Path::new("/usr/bin/perl").exists() {
+        eprintln!("note: no namespaces or no perl here; skipping");
+        return;
+    }
+    let sshd = Sshd::start();
+    let server = Scripted::start(json!([
+        { "tools": [{ "name": "exec_shell", "input": { "command": "perl", "args": ["-e", "print qq(perl ran there)"] } }] },
+        { "text": "Done." },
+    ]));
+    let home = Home::new(&server.base_url());
+    let there = project();
+    std::fs::create_dir(there.path().join(".claude")).unwrap();
+    let text = json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo trusted here, run there"}]}]}})
+        .to_string();
+    std::fs::write(there.path().join(".claude/settings.json"), &text).unwrap();
+    // What the window keeps for the remote folder, under its ssh:// name.
+    let root = format!("ssh://corral-test{}", there.path().display());
+    let store = corral_config::Store::without_keychain(
+        home.dir.path().join("config/dev.corral.desktop"),
+        home.dir.path().join("data/dev.corral.desktop"),
+    );
+    let key = std::path::PathBuf::from(&root);
+    store
+        .save_programs(vec![], Some((&key, vec!["perl".into()])))
+        .unwrap();
+    store
+        .trust_hooks(&key, ".claude/settings.json", &text)
+        .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+        .env("HOME", home.dir.path())
+        .env("XDG_CONFIG_HOME", home.dir.path().join("config"))
+        .env("XDG_DATA_HOME", home.dir.path().join("data"))
+        .env("CORRAL_NO_KEYCHAIN", "1")
+        .env(corral_remote::CONFIG_VAR, sshd.path("ssh_config"))
+        .args([
+            "exec",
+            "--root",
+            &root,
+            "--mode",
+            "full_auto",
+            "--install-remote",
+        ])
+        .args(["--no-lsp", "--json", "Run perl"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let requests = server.finish();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = requests[0]["messages"].to_string();
+    assert!(first.contains("trusted here, run there"), "{first}");
+    let second = requests[1]["messages"].to_string();
+    assert!(second.contains("perl ran there"), "{second}");
 }
