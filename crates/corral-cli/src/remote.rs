@@ -34,7 +34,13 @@ pub fn call(remote: &Remote, input: Option<&str>, install: bool) -> Result<ExitC
 /// project's checkpoints are: its JSON and exit code come back as they are.
 pub fn checkpoint(remote: &Remote) -> Result<ExitCode, Error> {
     let words = forwarded(std::env::args().skip(1).collect(), &remote.path);
-    there(remote, &words, false, true)
+    there(remote, &words, false, true).map_err(|e| match e.code {
+        // `checkpoint` has no --install-remote of its own.
+        ErrorCode::ApprovalRequired => e.hint(
+            "Answer yes on a terminal, or copy it once with `corral-cli call --install-remote`.",
+        ),
+        _ => e,
+    })
 }
 
 /// Runs the remote's corral-cli with `words`, copying it there first when

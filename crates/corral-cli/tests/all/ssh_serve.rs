@@ -381,3 +381,26 @@ fn exec_on_a_remote_root_sends_the_programs_and_hook_trust_kept_here_for_it() {
     let second = requests[1]["messages"].to_string();
     assert!(second.contains("perl ran there"), "{second}");
 }
+
+#[test]
+fn checkpoint_on_a_remote_without_corral_cli_says_how_to_put_it_there() {
+    let sshd = Sshd::start();
+    let there = project();
+    let out = sshd
+        .cli()
+        .args(["checkpoint", "list", "--root"])
+        .arg(format!("corral-test:{}", there.path().display()))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let error: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(error["code"], "approval_required", "{error}");
+    assert!(
+        error["hint"]
+            .as_str()
+            .unwrap()
+            .contains("call --install-remote"),
+        "{error}"
+    );
+}
