@@ -1,5 +1,53 @@
 "use strict";
 (() => {
+  // src/lib/agent/frontMatter.ts
+  function splitFrontMatter(text2) {
+    const lines = text2.replace(/^\uFEFF/, "").split(/\r?\n/);
+    if (lines[0]?.trim() !== "---") return { values: /* @__PURE__ */ new Map(), body: text2, opened: false };
+    const end = lines.findIndex((line, i) => i > 0 && line.trim() === "---");
+    if (end < 0) return { values: /* @__PURE__ */ new Map(), body: text2, opened: true, problem: "the front matter has no closing ---" };
+    const values = /* @__PURE__ */ new Map();
+    let listKey = null;
+    for (const line of lines.slice(1, end)) {
+      const item = /^\s*-\s+(.*)$/.exec(line);
+      if (item && listKey !== null) {
+        const list = values.get(listKey);
+        values.set(listKey, [...Array.isArray(list) ? list : [], unquote(item[1])]);
+        continue;
+      }
+      const pair = /^([A-Za-z][\w-]*)\s*:\s*(.*)$/.exec(line);
+      if (!pair) continue;
+      const [, key, raw] = pair;
+      listKey = raw.trim() === "" ? key : null;
+      values.set(key, raw.trim() === "" ? [] : unquote(raw));
+    }
+    return { values, body: lines.slice(end + 1).join("\n").replace(/^\n+/, ""), opened: true };
+  }
+  function single(value) {
+    return typeof value === "string" && value !== "" ? value : void 0;
+  }
+  function unquote(text2) {
+    const trimmed2 = text2.trim();
+    return /^(["']).*\1$/.test(trimmed2) ? trimmed2.slice(1, -1) : trimmed2;
+  }
+  function listOf(value) {
+    if (Array.isArray(value)) return value.filter((tool) => tool !== "");
+    const inner = /^\[(.*)\]$/.exec(value)?.[1] ?? value;
+    const tools = [];
+    let depth = 0;
+    let current = "";
+    for (const char of inner) {
+      if (char === "(") depth++;
+      if (char === ")") depth = Math.max(0, depth - 1);
+      if (char === "," && depth === 0) {
+        tools.push(current);
+        current = "";
+      } else current += char;
+    }
+    tools.push(current);
+    return tools.map((tool) => unquote(tool.trim())).filter((tool) => tool !== "");
+  }
+
   // src/lib/agent/promptBudget.ts
   var SMALL_WINDOW = 8192;
   var CORE_TOOLS = ["read_file", "search_files", "edit_file", "exec_shell"];
@@ -157,18 +205,15 @@ You are a subagent of Corral, a coding agent, working inside the project folder 
   };
   var builtInAgents = async () => [...BUILT_IN_AGENTS];
   function parseAgent(path, text2, known) {
-    const lines = text2.replace(/^\uFEFF/, "").split(/\r?\n/);
-    if (lines[0]?.trim() !== "---") return null;
-    const end = lines.findIndex((line, i) => i > 0 && line.trim() === "---");
-    if (end < 0) return null;
-    const values = frontMatter(lines.slice(1, end));
+    const { values, body, opened, problem } = splitFrontMatter(text2);
+    if (!opened || problem !== void 0) return null;
     const base = path.split("/").pop()?.replace(/\.md$/i, "") ?? "";
     const name = single(values.get("name")) ?? base;
     const description = single(values.get("description"));
-    const prompt = lines.slice(end + 1).join("\n").trim();
+    const prompt = body.trim();
     if (!/^[a-z0-9][a-z0-9_-]*$/i.test(name) || !description || prompt === "") return null;
     const listed = values.get("tools");
-    const named = listed === void 0 ? null : toolNames(listed);
+    const named = listed === void 0 ? null : listOf(listed);
     const tools = named === null ? "all" : named.flatMap((n) => CLAUDE_TOOLS[n] ?? (known.includes(n) ? [n] : []));
     const unknown = named === null ? [] : named.filter((n) => !CLAUDE_TOOLS[n] && !known.includes(n));
     const model = single(values.get("model"));
@@ -188,34 +233,6 @@ You are a subagent of Corral, a coding agent, working inside the project folder 
   function withoutUnknown({ unknown, ...agent }) {
     return unknown.length === 0 ? agent : { ...agent, unknownTools: unknown };
   }
-  function frontMatter(lines) {
-    const values = /* @__PURE__ */ new Map();
-    let listKey = null;
-    for (const line of lines) {
-      const item = /^\s*-\s+(.*)$/.exec(line);
-      if (item && listKey !== null) {
-        const list = values.get(listKey);
-        values.set(listKey, [...Array.isArray(list) ? list : [], unquote(item[1])]);
-        continue;
-      }
-      const pair = /^([A-Za-z][\w-]*)\s*:\s*(.*)$/.exec(line);
-      if (!pair) continue;
-      listKey = pair[2].trim() === "" ? pair[1] : null;
-      values.set(pair[1], pair[2].trim() === "" ? [] : pair[2].trim());
-    }
-    return values;
-  }
-  function single(value) {
-    return typeof value === "string" && value !== "" ? unquote(value) : void 0;
-  }
-  function toolNames(value) {
-    const list = Array.isArray(value) ? value : (/^\[(.*)\]$/.exec(value)?.[1] ?? value).split(",");
-    return list.map((name) => unquote(name.trim())).filter((name) => name !== "");
-  }
-  function unquote(text2) {
-    const trimmed2 = text2.trim();
-    return /^(["']).*\1$/.test(trimmed2) ? trimmed2.slice(1, -1) : trimmed2;
-  }
 
   // src/lib/agent/slashCommands.ts
   function commandName(relativePath, source) {
@@ -230,44 +247,20 @@ You are a subagent of Corral, a coding agent, working inside the project folder 
   function parseCommand(relativePath, source, path, text2) {
     const name = commandName(relativePath, source);
     if (name === null) return null;
-    const { facts, body } = splitFrontMatter(text2);
-    return { name, source, path, body, ...facts };
+    const { values, body } = splitFrontMatter(text2);
+    return { name, source, path, body, ...commandFacts(values) };
   }
-  function splitFrontMatter(text2) {
-    const lines = text2.replace(/^\uFEFF/, "").split(/\r?\n/);
-    if (lines[0]?.trim() !== "---") return { facts: {}, fields: {}, body: text2 };
-    const end = lines.findIndex((line, i) => i > 0 && line.trim() === "---");
-    if (end < 0) return { facts: {}, fields: {}, body: text2, problem: "the front matter has no closing ---" };
-    const values = /* @__PURE__ */ new Map();
-    let listKey = null;
-    for (const line of lines.slice(1, end)) {
-      const item = /^\s+-\s+(.*)$/.exec(line) ?? /^-\s+(.*)$/.exec(line);
-      if (item && listKey !== null) {
-        const list = values.get(listKey);
-        values.set(listKey, [...Array.isArray(list) ? list : [], unquote2(item[1])]);
-        continue;
-      }
-      const pair = /^([A-Za-z][\w-]*)\s*:\s*(.*)$/.exec(line);
-      if (!pair) continue;
-      const [, key, raw] = pair;
-      listKey = raw.trim() === "" ? key : null;
-      values.set(key, raw.trim() === "" ? [] : raw.trim());
-    }
-    const text1 = (key) => {
-      const value = values.get(key);
-      return typeof value === "string" && value !== "" ? unquote2(value) : void 0;
-    };
+  function commandFacts(values) {
     const facts = {};
-    const description = text1("description");
+    const description = single(values.get("description"));
     if (description !== void 0) facts.description = description;
-    const argumentHint = text1("argument-hint");
+    const argumentHint = single(values.get("argument-hint"));
     if (argumentHint !== void 0) facts.argumentHint = argumentHint;
-    const model = text1("model");
+    const model = single(values.get("model"));
     if (model !== void 0) facts.model = model;
     const tools = values.get("allowed-tools");
-    if (tools !== void 0) facts.allowedTools = toolList(tools);
-    const fields = Object.fromEntries([...values].map(([key, value]) => [key, Array.isArray(value) ? value : unquote2(value)]));
-    return { facts, fields, body: lines.slice(end + 1).join("\n").replace(/^\n+/, "") };
+    if (tools !== void 0) facts.allowedTools = listOf(tools);
+    return facts;
   }
   function expandCommand(body, args) {
     const typed = args.trim();
@@ -309,28 +302,6 @@ ARGUMENTS: ${typed}`;
     const words = [];
     for (const match of args.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)) words.push(match[1] ?? match[2] ?? match[3]);
     return words;
-  }
-  function toolList(value) {
-    if (Array.isArray(value)) return value.filter((tool) => tool !== "");
-    const inner = /^\[(.*)\]$/.exec(value)?.[1] ?? value;
-    const tools = [];
-    let depth = 0;
-    let current = "";
-    for (const char of inner) {
-      if (char === "(") depth++;
-      if (char === ")") depth = Math.max(0, depth - 1);
-      if (char === "," && depth === 0) {
-        tools.push(current);
-        current = "";
-      } else current += char;
-    }
-    tools.push(current);
-    return tools.map((tool) => unquote2(tool.trim())).filter((tool) => tool !== "");
-  }
-  function unquote2(value) {
-    const trimmed2 = value.trim();
-    const quoted = /^"(.*)"$/.exec(trimmed2) ?? /^'(.*)'$/.exec(trimmed2);
-    return quoted ? quoted[1] : trimmed2;
   }
 
   // src/lib/agent/builtIns.ts
@@ -625,11 +596,11 @@ ${summary}` };
   function skillsOf(listing) {
     const skills = [];
     for (const found of listing.skills) {
-      const { fields, body } = splitFrontMatter(found.text);
-      const named = typeof fields.name === "string" ? fields.name.trim() : "";
+      const { values, body } = splitFrontMatter(found.text);
+      const named = single(values.get("name")) ?? "";
       const name = /^[\w.:-]+$/.test(named) ? named : found.folder;
       if (skills.some((skill) => skill.name === name)) continue;
-      const written = typeof fields.description === "string" ? fields.description.trim() : "";
+      const written = single(values.get("description")) ?? "";
       const description = written !== "" ? written : body.split("\n").find((line) => line.trim() !== "")?.replace(/^#+\s*/, "").trim() ?? "";
       skills.push({ name, description, source: found.source, folder: found.folder, path: found.path, files: found.files });
     }

@@ -5,6 +5,7 @@
 // and read_file, like the project's commands, so the same confinement
 // applies.
 import type { ListDirectoryOutput, ReadFileOutput } from "../types";
+import { listOf, single, splitFrontMatter } from "./frontMatter";
 import type { AgentIpc } from "./ports";
 import { type AgentType, BUILT_IN_AGENTS } from "./subagentTypes";
 
@@ -38,18 +39,15 @@ export const builtInAgents: AgentFinder = async () => [...BUILT_IN_AGENTS];
  * names neither Claude's nor Corral's are left out and said in `unknown`.
  */
 export function parseAgent(path: string, text: string, known: readonly string[]): (AgentType & { unknown: string[] }) | null {
-  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
-  if (lines[0]?.trim() !== "---") return null;
-  const end = lines.findIndex((line, i) => i > 0 && line.trim() === "---");
-  if (end < 0) return null;
-  const values = frontMatter(lines.slice(1, end));
+  const { values, body, opened, problem } = splitFrontMatter(text);
+  if (!opened || problem !== undefined) return null;
   const base = path.split("/").pop()?.replace(/\.md$/i, "") ?? "";
   const name = single(values.get("name")) ?? base;
   const description = single(values.get("description"));
-  const prompt = lines.slice(end + 1).join("\n").trim();
+  const prompt = body.trim();
   if (!/^[a-z0-9][a-z0-9_-]*$/i.test(name) || !description || prompt === "") return null;
   const listed = values.get("tools");
-  const named = listed === undefined ? null : toolNames(listed);
+  const named = listed === undefined ? null : listOf(listed);
   const tools = named === null ? "all" : named.flatMap((n) => CLAUDE_TOOLS[n] ?? (known.includes(n) ? [n] : []));
   const unknown = named === null ? [] : named.filter((n) => !CLAUDE_TOOLS[n] && !known.includes(n));
   const model = single(values.get("model"));
@@ -75,37 +73,4 @@ export const projectAgents: AgentFinder = async (ipc, known) => {
 /** The agent as the loop keeps it: the tools it named that are not there are said in its description. */
 function withoutUnknown({ unknown, ...agent }: AgentType & { unknown: string[] }): AgentType {
   return unknown.length === 0 ? agent : { ...agent, unknownTools: unknown };
-}
-
-/** `key: value` lines, a value continued as `- item` lines making a list. */
-function frontMatter(lines: string[]): Map<string, string | string[]> {
-  const values = new Map<string, string | string[]>();
-  let listKey: string | null = null;
-  for (const line of lines) {
-    const item = /^\s*-\s+(.*)$/.exec(line);
-    if (item && listKey !== null) {
-      const list = values.get(listKey);
-      values.set(listKey, [...(Array.isArray(list) ? list : []), unquote(item[1])]);
-      continue;
-    }
-    const pair = /^([A-Za-z][\w-]*)\s*:\s*(.*)$/.exec(line);
-    if (!pair) continue;
-    listKey = pair[2].trim() === "" ? pair[1] : null;
-    values.set(pair[1], pair[2].trim() === "" ? [] : pair[2].trim());
-  }
-  return values;
-}
-
-function single(value: string | string[] | undefined): string | undefined {
-  return typeof value === "string" && value !== "" ? unquote(value) : undefined;
-}
-
-function toolNames(value: string | string[]): string[] {
-  const list = Array.isArray(value) ? value : (/^\[(.*)\]$/.exec(value)?.[1] ?? value).split(",");
-  return list.map((name) => unquote(name.trim())).filter((name) => name !== "");
-}
-
-function unquote(text: string): string {
-  const trimmed = text.trim();
-  return /^(["']).*\1$/.test(trimmed) ? trimmed.slice(1, -1) : trimmed;
 }

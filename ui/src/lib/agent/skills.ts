@@ -9,7 +9,7 @@
 import type { Customization, SetupSource, SkillFile, ToolResultBlock, ToolUseBlock } from "../types";
 import type { AgentIpc } from "./ports";
 import { isSmallWindow, type OfferedTool } from "./promptBudget";
-import { splitFrontMatter } from "./slashCommands";
+import { single, splitFrontMatter } from "./frontMatter";
 
 /** A skill as the model is told of it. */
 export type Skill = {
@@ -62,11 +62,11 @@ export const SKILLS_CHARS = 6_000;
 export function skillsOf(listing: Pick<Customization, "skills">): Skill[] {
   const skills: Skill[] = [];
   for (const found of listing.skills) {
-    const { fields, body } = splitFrontMatter(found.text);
-    const named = typeof fields.name === "string" ? fields.name.trim() : "";
+    const { values, body } = splitFrontMatter(found.text);
+    const named = single(values.get("name")) ?? "";
     const name = /^[\w.:-]+$/.test(named) ? named : found.folder;
     if (skills.some((skill) => skill.name === name)) continue;
-    const written = typeof fields.description === "string" ? fields.description.trim() : "";
+    const written = single(values.get("description")) ?? "";
     const description = written !== "" ? written : (body.split("\n").find((line) => line.trim() !== "")?.replace(/^#+\s*/, "").trim() ?? "");
     skills.push({ name, description, source: found.source, folder: found.folder, path: found.path, files: found.files });
   }

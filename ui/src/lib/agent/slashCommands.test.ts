@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { commandName, expandCommand, parseCommand, parseInvocation, splitArguments, splitFrontMatter } from "./slashCommands";
+import { commandName, expandCommand, parseCommand, parseInvocation, splitArguments } from "./slashCommands";
 
 // The command files below restate, in our own words, the kinds of examples
 // Claude Code's documentation gives: a plain prompt, one using all the
@@ -46,15 +46,8 @@ describe("front matter", () => {
   });
 
   it("reads a tool list written as YAML lines or in brackets", () => {
-    expect(splitFrontMatter("---\nallowed-tools:\n  - Read\n  - Grep\n---\nbody").facts.allowedTools).toEqual(["Read", "Grep"]);
-    expect(splitFrontMatter("---\nallowed-tools: [Read, 'Bash(ls:*, cat:*)']\n---\nbody").facts.allowedTools).toEqual(["Read", "Bash(ls:*, cat:*)"]);
-  });
-
-  it("leaves a file without front matter whole, and says when one is not closed", () => {
-    expect(splitFrontMatter("Find slow loops in this code.\n")).toEqual({ facts: {}, fields: {}, body: "Find slow loops in this code.\n" });
-    const open = splitFrontMatter("---\ndescription: never closed\nbody");
-    expect(open.problem).toBe("the front matter has no closing ---");
-    expect(open.body).toBe("---\ndescription: never closed\nbody");
+    expect(parseCommand("a.md", "project", "a.md", "---\nallowed-tools:\n  - Read\n  - Grep\n---\nbody")?.allowedTools).toEqual(["Read", "Grep"]);
+    expect(parseCommand("a.md", "project", "a.md", "---\nallowed-tools: [Read, 'Bash(ls:*, cat:*)']\n---\nbody")?.allowedTools).toEqual(["Read", "Bash(ls:*, cat:*)"]);
   });
 });
 

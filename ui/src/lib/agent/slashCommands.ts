@@ -5,6 +5,7 @@
 // (corral-session's customization listing: the project's beneath its root,
 // the user's where they are).
 import type { Customization, SetupSource } from "../types";
+import { listOf, single, splitFrontMatter } from "./frontMatter";
 import type { AgentIpc } from "./ports";
 
 /** Where a command file was found; it decides how the command is named. */
@@ -28,13 +29,6 @@ export type SlashCommand = CommandFacts & {
   body: string;
 };
 
-/**
- * A file split at its front matter: the keys commands use as `facts`, every
- * key as written in `fields` (skills and subagents name themselves there),
- * and the body. A front matter that does not parse leaves `problem`; the
- * file is still usable from its body.
- */
-export type FrontMatter = { facts: CommandFacts; fields: Record<string, string | string[]>; body: string; problem?: string };
 
 /**
  * The command's name from its path relative to its commands folder: each
@@ -55,50 +49,25 @@ export function commandName(relativePath: string, source: CommandSource): string
 export function parseCommand(relativePath: string, source: CommandSource, path: string, text: string): SlashCommand | null {
   const name = commandName(relativePath, source);
   if (name === null) return null;
-  const { facts, body } = splitFrontMatter(text);
-  return { name, source, path, body, ...facts };
+  const { values, body } = splitFrontMatter(text);
+  return { name, source, path, body, ...commandFacts(values) };
 }
 
 /**
- * The front matter between the opening and closing `---` lines, read as the
- * flat `key: value` YAML these files use (a list as `[a, b]`, `- a` lines or
- * a comma-separated string). Unknown keys are ignored, as Claude Code does.
+ * What a command's front matter says, as Claude Code documents it. Unknown
+ * keys are ignored, as Claude Code does.
  */
-export function splitFrontMatter(text: string): FrontMatter {
-  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
-  if (lines[0]?.trim() !== "---") return { facts: {}, fields: {}, body: text };
-  const end = lines.findIndex((line, i) => i > 0 && line.trim() === "---");
-  if (end < 0) return { facts: {}, fields: {}, body: text, problem: "the front matter has no closing ---" };
-  const values = new Map<string, string | string[]>();
-  let listKey: string | null = null;
-  for (const line of lines.slice(1, end)) {
-    const item = /^\s+-\s+(.*)$/.exec(line) ?? /^-\s+(.*)$/.exec(line);
-    if (item && listKey !== null) {
-      const list = values.get(listKey);
-      values.set(listKey, [...(Array.isArray(list) ? list : []), unquote(item[1])]);
-      continue;
-    }
-    const pair = /^([A-Za-z][\w-]*)\s*:\s*(.*)$/.exec(line);
-    if (!pair) continue;
-    const [, key, raw] = pair;
-    listKey = raw.trim() === "" ? key : null;
-    values.set(key, raw.trim() === "" ? [] : raw.trim());
-  }
-  const text1 = (key: string) => {
-    const value = values.get(key);
-    return typeof value === "string" && value !== "" ? unquote(value) : undefined;
-  };
+export function commandFacts(values: ReadonlyMap<string, string | string[]>): CommandFacts {
   const facts: CommandFacts = {};
-  const description = text1("description");
+  const description = single(values.get("description"));
   if (description !== undefined) facts.description = description;
-  const argumentHint = text1("argument-hint");
+  const argumentHint = single(values.get("argument-hint"));
   if (argumentHint !== undefined) facts.argumentHint = argumentHint;
-  const model = text1("model");
+  const model = single(values.get("model"));
   if (model !== undefined) facts.model = model;
   const tools = values.get("allowed-tools");
-  if (tools !== undefined) facts.allowedTools = toolList(tools);
-  const fields = Object.fromEntries([...values].map(([key, value]) => [key, Array.isArray(value) ? value : unquote(value)]));
-  return { facts, fields, body: lines.slice(end + 1).join("\n").replace(/^\n+/, "") };
+  if (tools !== undefined) facts.allowedTools = listOf(tools);
+  return facts;
 }
 
 /**
@@ -166,29 +135,4 @@ export function splitArguments(args: string): string[] {
   const words: string[] = [];
   for (const match of args.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)) words.push(match[1] ?? match[2] ?? match[3]);
   return words;
-}
-
-function toolList(value: string | string[]): string[] {
-  if (Array.isArray(value)) return value.filter((tool) => tool !== "");
-  const inner = /^\[(.*)\]$/.exec(value)?.[1] ?? value;
-  // Commas inside a rule's parentheses (`Bash(git add:*, git status:*)`) are not separators.
-  const tools: string[] = [];
-  let depth = 0;
-  let current = "";
-  for (const char of inner) {
-    if (char === "(") depth++;
-    if (char === ")") depth = Math.max(0, depth - 1);
-    if (char === "," && depth === 0) {
-      tools.push(current);
-      current = "";
-    } else current += char;
-  }
-  tools.push(current);
-  return tools.map((tool) => unquote(tool.trim())).filter((tool) => tool !== "");
-}
-
-function unquote(value: string): string {
-  const trimmed = value.trim();
-  const quoted = /^"(.*)"$/.exec(trimmed) ?? /^'(.*)'$/.exec(trimmed);
-  return quoted ? quoted[1] : trimmed;
 }
