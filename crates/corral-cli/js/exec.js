@@ -48,77 +48,6 @@
     return tools.map((tool) => unquote(tool.trim())).filter((tool) => tool !== "");
   }
 
-  // src/lib/agent/promptBudget.ts
-  var SMALL_WINDOW = 8192;
-  var CORE_TOOLS = ["read_file", "search_files", "edit_file", "exec_shell"];
-  var SMALL_INSTRUCTIONS_CHARS = 1200;
-  function isSmallWindow(window) {
-    return window <= SMALL_WINDOW;
-  }
-  var MORE_TOOLS = "more_tools";
-  function offeredTools(specs, window, requested) {
-    if (!isSmallWindow(window)) return specs.map(({ name, description, input_schema }) => ({ name, description, input_schema }));
-    const whole = (spec) => CORE_TOOLS.includes(spec.name) || requested.has(spec.name);
-    const rest = specs.filter((spec) => !whole(spec));
-    return [...specs.filter(whole).map(compactTool), ...rest.length === 0 ? [] : [moreTools(rest)]];
-  }
-  function compactTool(spec) {
-    return { name: spec.name, description: firstSentence(spec.description), input_schema: bareSchema(spec.input_schema) };
-  }
-  function moreTools(rest) {
-    const named = rest.map((spec) => `${spec.name} (${gist(spec.description)})`).join(", ");
-    return {
-      name: MORE_TOOLS,
-      description: `Get more tools, by name; they are offered from your next step: ${named}.`,
-      input_schema: { type: "object", properties: { names: { type: "array", items: { type: "string" } } }, required: ["names"] }
-    };
-  }
-  function namesAskedFor(input) {
-    const given = input.names ?? input.name ?? input.tools;
-    const list = Array.isArray(given) ? given : typeof given === "string" ? given.split(/[\s,]+/) : [];
-    return [...new Set(list.filter((name) => typeof name === "string" && name.trim() !== "").map((name) => name.trim()))];
-  }
-  function isOnRequest(name, window, specs, requested) {
-    return isSmallWindow(window) && !CORE_TOOLS.includes(name) && !requested.has(name) && specs.some((s) => s.name === name);
-  }
-  function firstSentence(text2) {
-    const end = text2.search(/\.(\s|$)/);
-    return end < 0 ? text2 : text2.slice(0, end + 1);
-  }
-  function gist(text2) {
-    const sentence = firstSentence(text2).replace(/\.$/, "");
-    const end = sentence.search(/ \(|, | such as |: | like /);
-    return end < 0 ? sentence : sentence.slice(0, end);
-  }
-  var PROSE_KEYS = /* @__PURE__ */ new Set(["description", "title", "format", "default", "examples", "$schema", "minimum", "maximum"]);
-  function bareSchema(schema) {
-    const bare = strip(schema);
-    return typeof bare === "object" && bare !== null && !Array.isArray(bare) ? bare : { type: "object" };
-  }
-  function strip(value) {
-    if (Array.isArray(value)) return value.map(strip);
-    if (typeof value !== "object" || value === null) return value;
-    const out = {};
-    for (const [key, inner] of Object.entries(value)) {
-      if (PROSE_KEYS.has(key) || key === "additionalProperties" && inner === false) continue;
-      if (key === "type" && Array.isArray(inner)) {
-        const types = inner.filter((t) => t !== "null");
-        out.type = types.length === 1 ? types[0] : types;
-        continue;
-      }
-      out[key] = key === "properties" ? mapValues(inner, strip) : strip(inner);
-    }
-    return out;
-  }
-  function mapValues(value, f) {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, f(v)]));
-  }
-  function instructionsFor(window, text2) {
-    if (!isSmallWindow(window) || text2.length <= SMALL_INSTRUCTIONS_CHARS) return { text: text2, cut: false };
-    return { text: text2.slice(0, SMALL_INSTRUCTIONS_CHARS), cut: true };
-  }
-
   // src/lib/agent/subagentTypes.ts
   var TASK = "task";
   var EXPLORE = {
@@ -147,7 +76,7 @@
   function isReadOnly(type, specs) {
     return toolsFor(type, specs).every((spec) => spec.risk === "read");
   }
-  function taskTool(types, window, requested = true) {
+  function taskTool(types) {
     const schema = {
       type: "object",
       properties: {
@@ -160,14 +89,9 @@
       },
       required: ["subagent_type", "prompt"]
     };
-    const names = types.map((t) => t.name).join(", ");
-    if (isSmallWindow(window)) {
-      const description = `Starts a subagent (${names}) on a task; its final answer is the result.`;
-      return { name: TASK, description, input_schema: requested ? bareSchema(schema) : { type: "object" } };
-    }
     return {
       name: TASK,
-      description: "Starts a subagent: a fresh conversation with its own instructions and tools that works on one task alone and answers with its final report, which is this tool's result. It sees nothing of this conversation, so the prompt must carry everything it needs. Several read-only subagents called in one reply run at the same time; use them for independent questions.\n\nSubagent types:\n" + typeList(types),
+      description: "Starts a subagent on a task; its final report is the result. It is a fresh conversation with its own instructions and tools that works on the task alone, and it sees nothing of this conversation, so the prompt must carry everything it needs. Several read-only subagents called in one reply run at the same time; use them for independent questions.\n\nSubagent types:\n" + typeList(types),
       input_schema: schema
     };
   }
@@ -574,6 +498,77 @@ ${summary}` };
   }
   function isContextOverflow(error) {
     return error?.code === "llm_context_overflow";
+  }
+
+  // src/lib/agent/promptBudget.ts
+  var SMALL_WINDOW = 8192;
+  var CORE_TOOLS = ["read_file", "search_files", "edit_file", "exec_shell"];
+  var SMALL_INSTRUCTIONS_CHARS = 1200;
+  function isSmallWindow(window) {
+    return window <= SMALL_WINDOW;
+  }
+  var MORE_TOOLS = "more_tools";
+  function offeredTools(specs, window, requested) {
+    if (!isSmallWindow(window)) return specs.map(({ name, description, input_schema }) => ({ name, description, input_schema }));
+    const whole = (spec) => CORE_TOOLS.includes(spec.name) || requested.has(spec.name);
+    const rest = specs.filter((spec) => !whole(spec));
+    return [...specs.filter(whole).map(compactTool), ...rest.length === 0 ? [] : [moreTools(rest)]];
+  }
+  function compactTool(spec) {
+    return { name: spec.name, description: firstSentence(spec.description), input_schema: bareSchema(spec.input_schema) };
+  }
+  function moreTools(rest) {
+    const named = rest.map((spec) => `${spec.name} (${gist(spec.description)})`).join(", ");
+    return {
+      name: MORE_TOOLS,
+      description: `Get more tools, by name; they are offered from your next step: ${named}.`,
+      input_schema: { type: "object", properties: { names: { type: "array", items: { type: "string" } } }, required: ["names"] }
+    };
+  }
+  function namesAskedFor(input) {
+    const given = input.names ?? input.name ?? input.tools;
+    const list = Array.isArray(given) ? given : typeof given === "string" ? given.split(/[\s,]+/) : [];
+    return [...new Set(list.filter((name) => typeof name === "string" && name.trim() !== "").map((name) => name.trim()))];
+  }
+  function isOnRequest(name, window, specs, requested) {
+    return isSmallWindow(window) && !CORE_TOOLS.includes(name) && !requested.has(name) && specs.some((s) => s.name === name);
+  }
+  function firstSentence(text2) {
+    const end = text2.search(/\.(\s|$)/);
+    return end < 0 ? text2 : text2.slice(0, end + 1);
+  }
+  function gist(text2) {
+    const sentence = firstSentence(text2).replace(/\.$/, "");
+    const end = sentence.search(/ \(|, | such as |: | like /);
+    return end < 0 ? sentence : sentence.slice(0, end);
+  }
+  var PROSE_KEYS = /* @__PURE__ */ new Set(["description", "title", "format", "default", "examples", "$schema", "minimum", "maximum"]);
+  function bareSchema(schema) {
+    const bare = strip(schema);
+    return typeof bare === "object" && bare !== null && !Array.isArray(bare) ? bare : { type: "object" };
+  }
+  function strip(value) {
+    if (Array.isArray(value)) return value.map(strip);
+    if (typeof value !== "object" || value === null) return value;
+    const out = {};
+    for (const [key, inner] of Object.entries(value)) {
+      if (PROSE_KEYS.has(key) || key === "additionalProperties" && inner === false) continue;
+      if (key === "type" && Array.isArray(inner)) {
+        const types = inner.filter((t) => t !== "null");
+        out.type = types.length === 1 ? types[0] : types;
+        continue;
+      }
+      out[key] = key === "properties" ? mapValues(inner, strip) : strip(inner);
+    }
+    return out;
+  }
+  function mapValues(value, f) {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, f(v)]));
+  }
+  function instructionsFor(window, text2) {
+    if (!isSmallWindow(window) || text2.length <= SMALL_INSTRUCTIONS_CHARS) return { text: text2, cut: false };
+    return { text: text2.slice(0, SMALL_INSTRUCTIONS_CHARS), cut: true };
   }
 
   // src/lib/agent/skills.ts
@@ -1653,6 +1648,14 @@ More tools come with more_tools. A tool error is JSON with a hint: follow it. If
     requestedTools = /* @__PURE__ */ new Set();
     /** Messages too large for the window, kept in parts for `read_paste`. */
     pastes = new PasteShelf();
+    /**
+     * Every tool a request may offer, the registry's and the loop's own,
+     * whole: a small window offers them all alike (`offeredTools`), and a
+     * call of one offered by name only asks for it.
+     */
+    tools(specs) {
+      return [...specs, ...this.ownTools()];
+    }
     /** Another conversation: nothing of the last one is sent (`pastes`: the new one's). */
     restart(pastes = new PasteShelf()) {
       this.messages = [];
@@ -1680,8 +1683,7 @@ More tools come with more_tools. A tool error is JSON with a hint: follow it. If
         system: system + skillsPrompt(skills, window),
         messages: this.sentMessages(),
         tools: [
-          ...offeredTools(specs, window, this.requestedTools),
-          ...this.ownTools(window, this.requestedTools),
+          ...offeredTools(this.tools(specs), window, this.requestedTools),
           ...this.pastes.isEmpty ? [] : [READ_PASTE_TOOL],
           ...skills.length === 0 ? [] : [skillTool(skills, window)]
         ]
@@ -1766,7 +1768,7 @@ More tools come with more_tools. A tool error is JSON with a hint: follow it. If
      * first, then the subagents of its `task` calls.
      */
     async run(uses, specs, control, runner) {
-      const asked = this.askedTools(uses, specs);
+      const asked = this.askedTools(uses, this.parts.outgoing.tools(specs));
       for (const use of uses) if (use.name === LOAD_SKILL && !control.cancelled) asked.set(use, await this.loadSkill(use));
       const subagents = this.parts.subagents;
       const isTask = (use) => subagents !== void 0 && use.name === TASK;
@@ -1808,9 +1810,7 @@ More tools come with more_tools. A tool error is JSON with a hint: follow it. If
           asked.set(use, this.moreTools(use, specs));
           continue;
         }
-        const window = this.parts.window();
-        const taskOnRequest = use.name === TASK && this.parts.subagents !== void 0 && isSmallWindow(window) && !outgoing.requestedTools.has(TASK);
-        if (!taskOnRequest && !isOnRequest(use.name, window, specs, outgoing.requestedTools)) continue;
+        if (!isOnRequest(use.name, this.parts.window(), specs, outgoing.requestedTools)) continue;
         const text2 = `Not run: ${use.name}'s parameters are offered now. Call it again with them.`;
         asked.set(use, { type: "tool_result", tool_use_id: use.id, content: text2 });
         outgoing.requestedTools.add(use.name);
@@ -2371,9 +2371,9 @@ ${said.join("\n\n")}` };
     get types() {
       return this.parts.types?.() ?? BUILT_IN_AGENTS;
     }
-    /** The `task` tool as the next request offers it (`requested`: the tools a small window's model asked for). */
-    tool(window, requested) {
-      return taskTool(this.types, window, requested.has(TASK));
+    /** The `task` tool, whole (a small window offers it as it offers the registry's tools). */
+    tool() {
+      return taskTool(this.types);
     }
     /** The live output of a command a subagent ran. */
     outputFor(cardId) {
@@ -2541,7 +2541,7 @@ ${said.join("\n\n")}` };
       this.board = new Board(newId, (items) => this.keeping.journal.recordItems(items));
       this.state = this.board.state;
       const window = () => this.facts.contextWindow.window;
-      this.outgoing = new Outgoing(options.projectRoot, window, (size, requested) => [this.subagents.tool(size, requested)]);
+      this.outgoing = new Outgoing(options.projectRoot, window, () => [this.subagents.tool()]);
       this.facts = new ModelFacts(ipc, this.estimate, {
         specs: () => this.specs,
         prefix: (specs) => this.outgoing.prefix(specs),

@@ -97,7 +97,7 @@ export class AgentLoop {
     this.board = new Board(newId, (items) => this.keeping.journal.recordItems(items));
     this.state = this.board.state;
     const window = () => this.facts.contextWindow.window;
-    this.outgoing = new Outgoing(options.projectRoot, window, (size, requested) => [this.subagents.tool(size, requested)]);
+    this.outgoing = new Outgoing(options.projectRoot, window, () => [this.subagents.tool()]);
     this.facts = new ModelFacts(ipc, this.estimate, {
       specs: () => this.specs,
       prefix: (specs) => this.outgoing.prefix(specs),

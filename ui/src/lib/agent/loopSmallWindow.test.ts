@@ -37,10 +37,11 @@ describe("the loop in a 4k window", () => {
     const [first, second, third] = t.requests;
     expect(estimated({ ...first, messages: [] })).toBeLessThanOrEqual(1_200);
     expect(first.system).toContain("more_tools");
-    expect(first.tools.map((tool) => tool.name)).toEqual(["read_file", "edit_file", "search_files", "exec_shell", "more_tools", "task"]);
+    expect(first.tools.map((tool) => tool.name)).toEqual(["read_file", "edit_file", "search_files", "exec_shell", "more_tools"]);
     const more = first.tools.find((tool) => tool.name === "more_tools")!;
     expect(more.description).toContain("write_file (Create a file or replace its whole content)");
     expect(more.description).toContain("glob (Find files whose path matches a glob pattern)");
+    expect(more.description).toContain("task (Starts a subagent on a task; its final report is the result)");
     // Asking ran nothing; the next request offers write_file whole and names the rest still in more_tools.
     expect(t.ipc.checkCall.mock.calls.map((c) => c[0])).toEqual(["write_file"]);
     const answer = second.messages.at(-1)!.content[0] as ToolResultBlock;

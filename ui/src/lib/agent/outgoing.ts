@@ -48,9 +48,18 @@ export class Outgoing {
     private readonly projectRoot: string,
     /** The model's context window as known now. */
     private readonly window: () => number,
-    /** The loop's own tools beside the registry's (the `task` tool), sized to the window. */
-    private readonly ownTools: (window: number, requested: ReadonlySet<string>) => OfferedTool[] = () => [],
+    /** The loop's own tools beside the registry's (the `task` tool), whole. */
+    private readonly ownTools: () => OfferedTool[] = () => [],
   ) {}
+
+  /**
+   * Every tool a request may offer, the registry's and the loop's own,
+   * whole: a small window offers them all alike (`offeredTools`), and a
+   * call of one offered by name only asks for it.
+   */
+  tools(specs: readonly OfferedTool[]): OfferedTool[] {
+    return [...specs, ...this.ownTools()];
+  }
 
   /** Another conversation: nothing of the last one is sent (`pastes`: the new one's). */
   restart(pastes: PasteShelf = new PasteShelf()): void {
@@ -81,8 +90,7 @@ export class Outgoing {
       system: system + skillsPrompt(skills, window),
       messages: this.sentMessages(),
       tools: [
-        ...offeredTools(specs, window, this.requestedTools),
-        ...this.ownTools(window, this.requestedTools),
+        ...offeredTools(this.tools(specs), window, this.requestedTools),
         ...(this.pastes.isEmpty ? [] : [READ_PASTE_TOOL]),
         ...(skills.length === 0 ? [] : [skillTool(skills, window)]),
       ],

@@ -35,20 +35,20 @@ export const MORE_TOOLS = "more_tools";
  * small one, the core tools and those the model asked for (`requested`)
  * compact, and `more_tools` naming the others.
  */
-export function offeredTools(specs: readonly ToolSpec[], window: number, requested: ReadonlySet<string>): OfferedTool[] {
+export function offeredTools(specs: readonly OfferedTool[], window: number, requested: ReadonlySet<string>): OfferedTool[] {
   if (!isSmallWindow(window)) return specs.map(({ name, description, input_schema }) => ({ name, description, input_schema }));
-  const whole = (spec: ToolSpec) => CORE_TOOLS.includes(spec.name) || requested.has(spec.name);
+  const whole = (spec: OfferedTool) => CORE_TOOLS.includes(spec.name) || requested.has(spec.name);
   const rest = specs.filter((spec) => !whole(spec));
   return [...specs.filter(whole).map(compactTool), ...(rest.length === 0 ? [] : [moreTools(rest)])];
 }
 
 /** A tool with its description's first sentence and its schema without prose. */
-export function compactTool(spec: ToolSpec): OfferedTool {
+export function compactTool(spec: OfferedTool): OfferedTool {
   return { name: spec.name, description: firstSentence(spec.description), input_schema: bareSchema(spec.input_schema) };
 }
 
 /** `more_tools`, naming each of `rest` with the gist of what it does. */
-export function moreTools(rest: readonly ToolSpec[]): OfferedTool {
+export function moreTools(rest: readonly OfferedTool[]): OfferedTool {
   const named = rest.map((spec) => `${spec.name} (${gist(spec.description)})`).join(", ");
   return {
     name: MORE_TOOLS,
@@ -68,7 +68,7 @@ export function namesAskedFor(input: Record<string, unknown>): string[] {
 }
 
 /** Whether `name` is offered as a stand-in, so that calling it asks for it. */
-export function isOnRequest(name: string, window: number, specs: readonly ToolSpec[], requested: ReadonlySet<string>): boolean {
+export function isOnRequest(name: string, window: number, specs: readonly OfferedTool[], requested: ReadonlySet<string>): boolean {
   return isSmallWindow(window) && !CORE_TOOLS.includes(name) && !requested.has(name) && specs.some((s) => s.name === name);
 }
 

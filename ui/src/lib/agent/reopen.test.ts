@@ -53,7 +53,7 @@ describe("a conversation opened again", () => {
     const expected = new TokenEstimate().tokens({
       system: systemPrompt("/p/app", SPECS, null),
       messages: first.loop.transcript,
-      tools: [...SPECS.map(({ name, description, input_schema }) => ({ name, description, input_schema })), taskTool(BUILT_IN_AGENTS, 16_384)],
+      tools: [...SPECS.map(({ name, description, input_schema }) => ({ name, description, input_schema })), taskTool(BUILT_IN_AGENTS)],
     });
     expect(t.loop.state.get().context).toEqual({ used: expected, window: 16_384, known: true });
     expect(expected).toBeGreaterThan(1500);

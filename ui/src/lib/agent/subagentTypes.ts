@@ -3,7 +3,7 @@
 // A subagent is a fresh conversation with its own instructions and a
 // subset of the parent's tools; it never gets `task` itself.
 import type { ToolSpec } from "../types";
-import { bareSchema, isSmallWindow, type OfferedTool } from "./promptBudget";
+import type { OfferedTool } from "./promptBudget";
 
 /** The tool that starts a subagent (Claude Code's name and input keys). */
 export const TASK = "task";
@@ -71,11 +71,12 @@ export function isReadOnly(type: AgentType, specs: readonly ToolSpec[]): boolean
 }
 
 /**
- * The `task` tool as a request offers it: its types listed within
- * `TYPE_LIST_CHARS`. A small window gets their names, and until the model
- * asks for the tool (`requested`), no parameters, as its other tools.
+ * The `task` tool, its types listed within `TYPE_LIST_CHARS`. A small
+ * window names it in `more_tools` with the registry's tools, and offers it
+ * compact once asked for, as it offers them (its first sentence, and its
+ * schema, whose `subagent_type` lists the types' names).
  */
-export function taskTool(types: readonly AgentType[], window: number, requested = true): OfferedTool {
+export function taskTool(types: readonly AgentType[]): OfferedTool {
   const schema = {
     type: "object",
     properties: {
@@ -88,15 +89,10 @@ export function taskTool(types: readonly AgentType[], window: number, requested 
     },
     required: ["subagent_type", "prompt"],
   };
-  const names = types.map((t) => t.name).join(", ");
-  if (isSmallWindow(window)) {
-    const description = `Starts a subagent (${names}) on a task; its final answer is the result.`;
-    return { name: TASK, description, input_schema: requested ? bareSchema(schema) : { type: "object" } };
-  }
   return {
     name: TASK,
     description:
-      "Starts a subagent: a fresh conversation with its own instructions and tools that works on one task alone and answers with its final report, which is this tool's result. It sees nothing of this conversation, so the prompt must carry everything it needs. Several read-only subagents called in one reply run at the same time; use them for independent questions.\n\nSubagent types:\n" +
+      "Starts a subagent on a task; its final report is the result. It is a fresh conversation with its own instructions and tools that works on the task alone, and it sees nothing of this conversation, so the prompt must carry everything it needs. Several read-only subagents called in one reply run at the same time; use them for independent questions.\n\nSubagent types:\n" +
       typeList(types),
     input_schema: schema,
   };

@@ -5,6 +5,7 @@ import { NO_INSTRUCTIONS } from "./instructions";
 import { AgentLoop } from "./loop";
 import type { ToolItem } from "./state";
 import { BUILT_IN_AGENTS, EXPLORE, taskTool, TYPE_LIST_CHARS } from "./subagentTypes";
+import { compactTool } from "./promptBudget";
 
 function setup(turns: Turn[]) {
   const fake = fakeIpc(turns);
@@ -157,21 +158,23 @@ describe("the task tool", () => {
 
   it("lists the types within its budget, and only their names in a small window", () => {
     const many = Array.from({ length: 40 }, (_, i) => ({ ...EXPLORE, name: `agent${i}` }));
-    const large = taskTool(many, 100_000);
+    const large = taskTool(many);
     expect(large.description).toContain("- agent0: ");
     expect(large.description).toContain("- also: ");
     expect(large.description).toContain("agent39");
     expect(large.description.length).toBeLessThan(TYPE_LIST_CHARS + 800);
-    const small = taskTool(BUILT_IN_AGENTS, 4096);
-    expect(small.description).toBe("Starts a subagent (explore, plan) on a task; its final answer is the result.");
+    const small = compactTool(taskTool(BUILT_IN_AGENTS));
+    expect(small.description).toBe("Starts a subagent on a task; its final report is the result.");
+    expect(JSON.stringify(small.input_schema)).toContain('"enum":["explore","plan"]');
   });
 
-  it("is offered by name in a small window, and whole once the model calls it", async () => {
+  it("is named in more_tools in a small window, and offered once the model calls it", async () => {
     const t = setup([callTools(use("task", {})), say("ok")]);
     t.ipc.modelInfo.mockResolvedValue({ context_window: 4_096, source: "server" });
     await t.loop.send("go");
     const offered = (i: number) => t.requests[i].tools.find((tool) => tool.name === "task");
-    expect(offered(0)?.input_schema).toEqual({ type: "object" });
+    expect(offered(0)).toBeUndefined();
+    expect(t.requests[0].tools.find((tool) => tool.name === "more_tools")?.description).toContain("task (Starts a subagent on a task; its final report is the result)");
     expect(t.requests[1].messages.at(-1)!.content[0]).toMatchObject({ content: "Not run: task's parameters are offered now. Call it again with them." });
     expect(JSON.stringify(offered(1)?.input_schema)).toContain("subagent_type");
     expect(t.requests).toHaveLength(2);

@@ -18,7 +18,7 @@ import { Outgoing } from "./outgoing";
 import type { AgentIpc, Decision, RunControl } from "./ports";
 import { offeredTools, type OfferedTool } from "./promptBudget";
 import type { Item, ToolItem, Usage } from "./state";
-import { type AgentType, BUILT_IN_AGENTS, isReadOnly, subagentPrompt, TASK, taskTool, toolsFor } from "./subagentTypes";
+import { type AgentType, BUILT_IN_AGENTS, isReadOnly, subagentPrompt, taskTool, toolsFor } from "./subagentTypes";
 import { ToolRound } from "./toolRound";
 import { ToolRunner } from "./toolRunner";
 import { CANCELLED_TEXT, errorBlock, textBlock } from "./transcript";
@@ -66,9 +66,9 @@ export class Subagents {
     return this.parts.types?.() ?? BUILT_IN_AGENTS;
   }
 
-  /** The `task` tool as the next request offers it (`requested`: the tools a small window's model asked for). */
-  tool(window: number, requested: ReadonlySet<string>): OfferedTool {
-    return taskTool(this.types, window, requested.has(TASK));
+  /** The `task` tool, whole (a small window offers it as it offers the registry's tools). */
+  tool(): OfferedTool {
+    return taskTool(this.types);
   }
 
   /** The live output of a command a subagent ran. */

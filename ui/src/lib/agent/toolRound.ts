@@ -10,7 +10,7 @@ import type { Outgoing } from "./outgoing";
 import { READ_PASTE } from "./pastes";
 import { LOAD_SKILL, loadSkill } from "./skills";
 import type { AgentIpc, RunControl } from "./ports";
-import { isOnRequest, isSmallWindow, MORE_TOOLS, namesAskedFor } from "./promptBudget";
+import { isOnRequest, MORE_TOOLS, namesAskedFor, type OfferedTool } from "./promptBudget";
 import { TASK } from "./subagentTypes";
 import type { ToolRunner } from "./toolRunner";
 import { CANCELLED_TEXT, textBlock } from "./transcript";
@@ -81,7 +81,7 @@ export class ToolRound {
    * first, then the subagents of its `task` calls.
    */
   async run(uses: ToolUseBlock[], specs: ToolSpec[], control: RunControl, runner: ToolRunner): Promise<(ToolResultBlock | TextBlock)[]> {
-    const asked = this.askedTools(uses, specs);
+    const asked = this.askedTools(uses, this.parts.outgoing.tools(specs));
     for (const use of uses) if (use.name === LOAD_SKILL && !control.cancelled) asked.set(use, await this.loadSkill(use));
     const subagents = this.parts.subagents;
     const isTask = (use: ToolUseBlock): boolean => subagents !== undefined && use.name === TASK;
@@ -111,7 +111,7 @@ export class ToolRound {
    * The calls of tools offered by name only: none runs; each gets a
    * result saying its parameters are offered now, and is from then on.
    */
-  private askedTools(uses: ToolUseBlock[], specs: ToolSpec[]): Map<ToolUseBlock, ToolResultBlock> {
+  private askedTools(uses: ToolUseBlock[], specs: readonly OfferedTool[]): Map<ToolUseBlock, ToolResultBlock> {
     const { board, outgoing } = this.parts;
     const asked = new Map<ToolUseBlock, ToolResultBlock>();
     for (const use of uses) {
@@ -127,9 +127,7 @@ export class ToolRound {
         asked.set(use, this.moreTools(use, specs));
         continue;
       }
-      const window = this.parts.window();
-      const taskOnRequest = use.name === TASK && this.parts.subagents !== undefined && isSmallWindow(window) && !outgoing.requestedTools.has(TASK);
-      if (!taskOnRequest && !isOnRequest(use.name, window, specs, outgoing.requestedTools)) continue;
+      if (!isOnRequest(use.name, this.parts.window(), specs, outgoing.requestedTools)) continue;
       const text = `Not run: ${use.name}'s parameters are offered now. Call it again with them.`;
       asked.set(use, { type: "tool_result", tool_use_id: use.id, content: text });
       outgoing.requestedTools.add(use.name);
@@ -151,7 +149,7 @@ export class ToolRound {
    * A `more_tools` call: the tools it names are offered whole from the
    * next request on; a name that is no tool is said, with the names there are.
    */
-  private moreTools(use: ToolUseBlock, specs: ToolSpec[]): ToolResultBlock {
+  private moreTools(use: ToolUseBlock, specs: readonly OfferedTool[]): ToolResultBlock {
     const { board, outgoing } = this.parts;
     const names = namesAskedFor(use.input);
     const offered = names.filter((name) => specs.some((spec) => spec.name === name));
