@@ -16,33 +16,9 @@ use super::restore::{Fault, FAULT};
 use super::{NewCheckpoint, Store};
 use corral_fs::root::ProjectRoot;
 use disk::{fill, on_small_tmpfs, small_tmpfs};
-use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-
-/// Everything under a folder: kind, permissions, bytes or link target.
-fn state(dir: &Path) -> BTreeMap<PathBuf, (char, u32, Vec<u8>)> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            let rel = path.strip_prefix(dir).unwrap().to_path_buf();
-            let meta = std::fs::symlink_metadata(&path).unwrap();
-            let mode = meta.permissions().mode() & 0o7777;
-            if meta.file_type().is_symlink() {
-                let target = std::fs::read_link(&path).unwrap();
-                out.insert(rel, ('l', 0, target.into_os_string().into_encoded_bytes()));
-            } else if meta.is_dir() {
-                out.insert(rel, ('d', mode, Vec::new()));
-                stack.push(path);
-            } else {
-                out.insert(rel, ('f', mode, std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    out
-}
+use std::path::Path;
+use tree::snapshot as state;
 
 fn write(root: &Path, rel: &str, bytes: impl AsRef<[u8]>) {
     let path = root.join(rel);
@@ -235,3 +211,9 @@ fn child_out_of_space_midway() {
 /// so its tests cannot depend on it.
 #[path = "../../corral-testkit/src/disk.rs"]
 mod disk;
+
+/// The kit's folder state, by path, for the same reason (its
+/// `differences` serves other suites).
+#[allow(dead_code)]
+#[path = "../../corral-testkit/src/tree.rs"]
+mod tree;

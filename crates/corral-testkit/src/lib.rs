@@ -3,7 +3,8 @@
 //! ([`SessionBuilder`]), a call checked into a ticket and run with the
 //! user's answer as a window does ([`answered`]), the fixture MCP servers
 //! ([`mcp`]), the checkpoint store's faults ([`faults`]) and a small disk
-//! to fill ([`disk`]), language servers real and fake
+//! to fill ([`disk`]), a folder's whole state to compare ([`tree`]),
+//! language servers real and fake
 //! ([`language_servers`]), a release of the
 //! app for its updater ([`release`]), and the waits and skips every suite
 //! needs ([`wait_until`], [`fenced`]).
@@ -42,6 +43,7 @@ pub mod mcp;
 mod project;
 pub mod release;
 mod session;
+pub mod tree;
 
 pub use project::Project;
 pub use session::{answered, checked, SessionBuilder};

@@ -6,54 +6,16 @@
 //! seeded generator over the whole length of the call (the seed is in
 //! every failure message, `CORRAL_KILL_SEED` replays it).
 
-use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-/// Every entry under `dir`: kind, mode, bytes (a link's target).
-type Tree = BTreeMap<PathBuf, (char, u32, Vec<u8>)>;
+use tree::{differences, snapshot as tree};
 
-fn tree(dir: &Path) -> Tree {
-    let mut out = Tree::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            let rel = path.strip_prefix(dir).unwrap().to_path_buf();
-            let meta = std::fs::symlink_metadata(&path).unwrap();
-            let mode = meta.permissions().mode() & 0o7777;
-            if meta.file_type().is_symlink() {
-                let target = std::fs::read_link(&path).unwrap();
-                out.insert(rel, ('l', 0, target.into_os_string().into_encoded_bytes()));
-            } else if meta.is_dir() {
-                out.insert(rel, ('d', mode, Vec::new()));
-                stack.push(path);
-            } else {
-                out.insert(rel, ('f', mode, std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    out
-}
-
-/// What differs, for a failure message.
-fn differences(a: &Tree, b: &Tree) -> Vec<String> {
-    let mut out = Vec::new();
-    for (path, entry) in a {
-        match b.get(path) {
-            None => out.push(format!("only before: {}", path.display())),
-            Some(other) if other != entry => out.push(format!("differs: {}", path.display())),
-            Some(_) => {}
-        }
-    }
-    for path in b.keys().filter(|p| !a.contains_key(*p)) {
-        out.push(format!("only after: {}", path.display()));
-    }
-    out.truncate(8);
-    out
-}
+/// The kit's folder state, by path (this suite does not depend on the kit).
+#[path = "../../../corral-testkit/src/tree.rs"]
+mod tree;
 
 /// xorshift64*: enough to spread kill moments, and replayable.
 struct Moments(u64);
