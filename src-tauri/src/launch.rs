@@ -1,5 +1,8 @@
 //! `corral [FOLDER]`: the launcher's arguments, and a later launch handed
-//! to the app already running.
+//! to the app already running. FOLDER may be a remote folder,
+//! `ssh://user@host[:port]/abs/path` (or scp's `user@host:/path`); it
+//! opens in the background, as ssh connects, and the window hears how it
+//! went (asking first when corral-cli must be copied there).
 //!
 //! One app runs per user session (tauri-plugin-single-instance: the first
 //! owns a name on the D-Bus session bus; a second start finds it taken,
@@ -24,16 +27,28 @@ use tauri::{AppHandle, Manager, Runtime};
 #[derive(Debug, Clone, PartialEq, Eq, Parser)]
 #[command(name = "corral", version)]
 pub struct Args {
-    /// The project folder to open.
+    /// The project folder to open: a path, or a remote folder
+    /// (`ssh://user@host[:port]/abs/path`).
     pub folder: Option<PathBuf>,
 }
 
 impl Args {
     /// The folder to open, resolved against `cwd` (the working folder of
-    /// the start that named it, which for a second start is not ours).
+    /// the start that named it, which for a second start is not ours); a
+    /// remote folder's name as it was given.
     pub fn folder_in(&self, cwd: &Path) -> Option<PathBuf> {
-        self.folder.as_ref().map(|folder| cwd.join(folder))
+        self.folder.as_ref().map(|folder| match is_remote(folder) {
+            true => folder.clone(),
+            false => cwd.join(folder),
+        })
     }
+}
+
+/// Whether `folder` names a remote folder (read as `corral_remote::Remote::parse` reads it).
+pub fn is_remote(folder: &Path) -> bool {
+    folder
+        .to_str()
+        .is_some_and(|name| corral_remote::Remote::parse(name).is_some())
 }
 
 /// What the window hears of a later `corral FOLDER`.
@@ -47,28 +62,46 @@ pub enum Launch {
 }
 
 /// Where launches go: the window's channel (a reloaded window's replaces
-/// the one before). Before the window listens, nothing is lost that it
-/// needs: it asks for the open project when it starts.
+/// the one before). A launch told before the window listens (a remote
+/// folder named at start, which opens as the window loads) is kept and
+/// told when it does.
 #[derive(Default)]
-pub struct LaunchListener(Mutex<Option<SendLaunch>>);
+pub struct LaunchListener(Mutex<Listening>);
+
+#[derive(Default)]
+struct Listening {
+    send: Option<SendLaunch>,
+    /// The last launch told while no one listened.
+    unheard: Option<Launch>,
+}
 
 /// Sends a launch to the window.
 pub type SendLaunch = Arc<dyn Fn(Launch) + Send + Sync>;
 
 impl LaunchListener {
     pub fn listen(&self, send: SendLaunch) {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(send);
-    }
-
-    fn tell(&self, launch: Launch) {
-        let send = self
-            .0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        if let Some(send) = send {
+        let unheard = {
+            let mut listening = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+            listening.send = Some(send.clone());
+            listening.unheard.take()
+        };
+        if let Some(launch) = unheard {
             send(launch);
         }
+    }
+
+    pub fn tell(&self, launch: Launch) {
+        let send = {
+            let mut listening = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+            match listening.send.clone() {
+                Some(send) => send,
+                None => {
+                    listening.unheard = Some(launch);
+                    return;
+                }
+            }
+        };
+        send(launch);
     }
 }
 
@@ -87,9 +120,14 @@ pub fn second_start<R: Runtime>(app: &AppHandle<R>, argv: Vec<String>, cwd: Stri
     else {
         return;
     };
+    open_in_background(app, folder);
+}
+
+/// Opens `folder` and tells the window how it went. Off the caller's
+/// thread: opening stops the previous project's commands, and a remote
+/// folder waits for ssh; either may take seconds.
+pub fn open_in_background<R: Runtime>(app: &AppHandle<R>, folder: PathBuf) {
     let app = app.clone();
-    // Off the bus's thread: opening stops the previous project's commands,
-    // which may take seconds.
     tauri::async_runtime::spawn_blocking(move || {
         let Some(state) = app.try_state::<AppState>() else {
             return;
@@ -135,6 +173,37 @@ mod tests {
         );
         let none = Args::try_parse_from(["corral"]).unwrap();
         assert_eq!(none.folder_in(Path::new("/home/me")), None);
+    }
+
+    #[test]
+    fn a_remote_folder_is_taken_as_it_was_named() {
+        for name in ["ssh://dev@box:2222/srv/app", "dev@box:/srv/app"] {
+            let args = Args::try_parse_from(["corral", name]).unwrap();
+            assert_eq!(
+                args.folder_in(Path::new("/home/me")),
+                Some(PathBuf::from(name))
+            );
+        }
+    }
+
+    #[test]
+    fn a_launch_told_before_the_window_listens_reaches_it_when_it_does() {
+        let listener = LaunchListener::default();
+        let failed = |folder: &str| Launch::Failed {
+            folder: folder.into(),
+            error: Error::invalid_input("no"),
+        };
+        listener.tell(failed("first"));
+        listener.tell(failed("second"));
+        let heard = Arc::new(Mutex::new(Vec::new()));
+        let into = heard.clone();
+        listener.listen(Arc::new(move |launch| {
+            if let Launch::Failed { folder, .. } = launch {
+                into.lock().unwrap().push(folder);
+            }
+        }));
+        listener.tell(failed("third"));
+        assert_eq!(*heard.lock().unwrap(), ["second", "third"]);
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod commands;
 pub use corral_config::key_origin;
 pub mod launch;
 pub mod navigation;
+pub mod remote;
 pub mod state;
 /// What the app keeps on disk (its own crate, for every host), and the
 /// conversation history beside it.
@@ -24,13 +25,13 @@ use store::Store;
 use tauri::{Manager, Runtime};
 
 /// Registers the navigation guard and every command of
-/// [`commands::COMMANDS`] on a builder (the real app and the tests' mock
+/// [`commands::COMMANDS`] (a remote project's sent there, [`remote::route`]) on a builder (the real app and the tests' mock
 /// runtime use the same list).
 pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
     builder
         .plugin(navigation::guard())
         .manage(launch::LaunchListener::default())
-        .invoke_handler(commands::handler())
+        .invoke_handler(remote::route(commands::handler()))
 }
 
 /// Builds and runs the app.
@@ -69,7 +70,8 @@ pub fn run() {
                 );
             }
             let state = AppState::new(store);
-            if let Some(path) = &project_arg {
+            let remote_arg = project_arg.clone().filter(|path| launch::is_remote(path));
+            if let Some(path) = project_arg.as_ref().filter(|_| remote_arg.is_none()) {
                 match state.open_project(std::path::Path::new(path)) {
                     Ok(info) => window::set_title(app.handle(), Some(&info)),
                     Err(e) => eprintln!(
@@ -80,6 +82,11 @@ pub fn run() {
                 }
             }
             app.manage(state);
+            // A remote folder opens as the window loads (ssh may take a
+            // while, or ask to copy corral-cli there): the window hears it.
+            if let Some(remote) = remote_arg {
+                launch::open_in_background(app.handle(), remote);
+            }
             stop_runs_on_signals(app.handle().clone());
             Ok(())
         })

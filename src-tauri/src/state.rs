@@ -1,11 +1,13 @@
-//! The app's state: the open project's session, running streams and shell
-//! runs (by run id, for cancel), and the store. Everything here is plain
-//! Rust; the commands in `commands/` adapt it to Tauri, and every call of
-//! a tool goes through the session (`corral-session`).
+//! The app's state: the open project (a session here, or one on a remote
+//! over ssh), running streams and shell runs (by run id, for cancel), and
+//! the store. Everything here is plain Rust; the commands in `commands/`
+//! adapt it to Tauri, and every call of a tool goes through the session
+//! (`corral-session`), or through serve's on the remote ([`crate::remote`]).
 
 pub use corral_session::runs::Run;
 pub use corral_session::{Call, Consent, RunContext, Ticket};
 
+use crate::remote::RemoteProject;
 use crate::store::history::History;
 use crate::store::{ProjectInfo, Store};
 use corral_session::index::IndexStatus;
@@ -16,7 +18,7 @@ use corral_tools::shell::background::Background;
 use corral_tools::shell::ShellRun;
 use corral_tools::{Error, ProjectRoot};
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -24,7 +26,10 @@ use std::time::{Duration, Instant};
 pub struct AppState {
     /// The open project; replaced whole, so a call never pairs one
     /// project's root with another's grants.
-    session: Mutex<Option<Arc<Session>>>,
+    open: Mutex<Option<OpenProject>>,
+    /// This machine's corral-cli, copied to a remote that lacks it once
+    /// the user agreed.
+    cli: Mutex<PathBuf>,
     /// Streams and commands running, for `cancel(run_id)`.
     runs: Runs,
     pub store: Store,
@@ -33,6 +38,16 @@ pub struct AppState {
     /// The answers about domains off the egress allowlist, kept beside the
     /// project's grants and ended with them.
     pub domains: Arc<corral_session::domains::DomainAnswers>,
+}
+
+/// Where the open project's session runs.
+#[derive(Clone)]
+pub enum OpenProject {
+    /// Here, in this process.
+    Local(Arc<Session>),
+    /// On another machine, as `corral-cli serve` over ssh: every project
+    /// command the window sends is answered there ([`crate::remote`]).
+    Remote(Arc<RemoteProject>),
 }
 
 /// A poisoned lock only means another thread panicked mid-update; the data
@@ -44,7 +59,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl AppState {
     pub fn new(store: Store) -> AppState {
         AppState {
-            session: Mutex::new(None),
+            open: Mutex::new(None),
+            cli: Mutex::new(crate::remote::cli_beside_app()),
             runs: Runs::default(),
             history: Arc::new(History::new(store.data_dir())),
             domains: Arc::default(),
@@ -52,26 +68,94 @@ impl AppState {
         }
     }
 
-    /// The open project's session, or `no_project_open`.
-    pub fn session(&self) -> Result<Arc<Session>, Error> {
-        lock(&self.session)
+    /// The open project, or `no_project_open`.
+    pub fn open(&self) -> Result<OpenProject, Error> {
+        lock(&self.open)
             .clone()
             .ok_or_else(corral_session::no_project)
     }
 
-    /// The open project, or `no_project_open`.
+    /// The open project's session when it runs here; `no_project_open`
+    /// without one, and a clear error for a remote project, whose
+    /// session is serve's there (what reaches this answers only here).
+    pub fn session(&self) -> Result<Arc<Session>, Error> {
+        match self.open()? {
+            OpenProject::Local(session) => Ok(session),
+            OpenProject::Remote(remote) => Err(remote.not_here()),
+        }
+    }
+
+    /// The open remote project, if the open project is one.
+    pub fn remote(&self) -> Option<Arc<RemoteProject>> {
+        match lock(&self.open).as_ref() {
+            Some(OpenProject::Remote(remote)) => Some(remote.clone()),
+            _ => None,
+        }
+    }
+
+    /// The open project's folder here, or `no_project_open` (and a clear
+    /// error for a remote project).
     pub fn project(&self) -> Result<Arc<ProjectRoot>, Error> {
         self.session().map(|s| s.root().clone())
     }
 
     pub fn project_info(&self) -> Option<ProjectInfo> {
-        self.session().ok().map(|s| info(s.root()))
+        match lock(&self.open).as_ref()? {
+            OpenProject::Local(session) => Some(info(session.root())),
+            OpenProject::Remote(remote) => Some(remote.info.clone()),
+        }
+    }
+
+    /// Uses `cli` as this machine's corral-cli, the binary copied to a
+    /// remote that lacks it (else the one beside the app).
+    pub fn use_cli(&self, cli: PathBuf) {
+        *lock(&self.cli) = cli;
+    }
+
+    /// Opens `name`, a local folder or a remote one (`ssh://…`,
+    /// `user@host:/path`, `alias:/path`, read by `corral_remote::Remote::parse`),
+    /// and records it as recent. `install`: the user agreed to copy
+    /// corral-cli to the remote when that version is not there; without
+    /// it, a missing one is `approval_required` naming the folder it
+    /// would go to. Blocks while ssh connects: call it off the window's thread.
+    pub fn open_named(&self, name: &str, install: bool) -> Result<ProjectInfo, Error> {
+        let Some(remote) = corral_remote::Remote::parse(name) else {
+            return self.open_project(Path::new(name));
+        };
+        let copy = install.then(|| lock(&self.cli).clone());
+        let mode = self.store.settings().mode;
+        let remote = Arc::new(RemoteProject::open(remote?, mode, copy)?);
+        let info = remote.info.clone();
+        self.replace(OpenProject::Remote(remote.clone()));
+        // The user's servers run there; their tools join once listed.
+        let servers = self.mcp_servers();
+        tauri::async_runtime::spawn(async move {
+            // A failure shows in the servers' status, asked for there.
+            let _ = remote.use_servers(servers).await;
+        });
+        let _ = self.store.push_recent(&info);
+        Ok(info)
+    }
+
+    /// Puts `project` in place of the open one. The previous project (its
+    /// commands, servers and watcher, or its ssh session) ends outside the
+    /// lock: stopping them may take a few seconds.
+    fn replace(&self, project: OpenProject) {
+        let previous = lock(&self.open).replace(project);
+        drop(previous);
+        self.domains.clear();
     }
 
     /// Opens a project folder and records it as recent. Its approvals start
     /// empty: the session is replaced whole, so none of the previous
-    /// project's grants ever applies to it.
+    /// project's grants ever applies to it. A name of a remote folder opens
+    /// it there ([`AppState::open_named`], without copying corral-cli).
     pub fn open_project(&self, path: &Path) -> Result<ProjectInfo, Error> {
+        if let Some(name) = path.to_str() {
+            if corral_remote::Remote::parse(name).is_some() {
+                return self.open_named(name, false);
+            }
+        }
         let data = self.store.data_dir();
         let options = corral_session::Options {
             checkpoints: Some(data.to_path_buf()),
@@ -89,11 +173,7 @@ impl AppState {
         let settings = Arc::new(self.store.clone());
         let session = Arc::new(Session::open(path, settings, options)?);
         let info = info(session.root());
-        // The previous project (its commands, servers and watcher) ends
-        // outside the lock: stopping them may take a few seconds.
-        let previous = lock(&self.session).replace(session.clone());
-        drop(previous);
-        self.domains.clear();
+        self.replace(OpenProject::Local(session.clone()));
         // The servers start beside the window; their tools join once listed.
         tauri::async_runtime::spawn(async move { session.start_servers().await });
         // A failure to remember it is not a failure to open it.
@@ -104,13 +184,15 @@ impl AppState {
     /// Closes the project; its approvals go with it.
     pub fn close_project(&self) {
         // Taken out first: its background commands stop outside the lock.
-        let closed = lock(&self.session).take();
+        let closed = lock(&self.open).take();
         drop(closed);
         self.domains.clear();
     }
 
     /// The configured MCP servers, each with its variables' values.
-    fn mcp_servers(&self) -> Vec<(corral_session::mcp::McpServerConfig, Vec<(String, String)>)> {
+    pub fn mcp_servers(
+        &self,
+    ) -> Vec<(corral_session::mcp::McpServerConfig, Vec<(String, String)>)> {
         self.store
             .mcp_servers()
             .into_iter()

@@ -6,7 +6,8 @@
 //! to fill ([`disk`]), a folder's whole state to compare ([`tree`]),
 //! language servers real and fake
 //! ([`language_servers`]), a release of the
-//! app for its updater ([`release`]), and the waits and skips every suite
+//! app for its updater ([`release`]), an sshd of the test's own for remote
+//! projects ([`sshd`]), and the waits and skips every suite
 //! needs ([`wait_until`], [`fenced`]).
 //!
 //! It is built on the session, so it serves the hosts above it (the app,
@@ -43,6 +44,7 @@ pub mod mcp;
 mod project;
 pub mod release;
 mod session;
+pub mod sshd;
 pub mod tree;
 
 pub use project::Project;

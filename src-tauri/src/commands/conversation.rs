@@ -15,14 +15,17 @@ use tauri::{AppHandle, Runtime, State};
 const SEARCH_LIMIT: usize = 50;
 
 /// Runs `f` with the history and the open project's key (its root as
-/// shown), off the async runtime.
+/// shown; a remote project's `ssh://` name, as exec keys it), off the
+/// async runtime.
 async fn with_history<T: Send + 'static>(
     state: &AppState,
     f: impl FnOnce(&History, &str) -> Result<T, Error> + Send + 'static,
 ) -> Result<T, Error> {
-    let root = state.project()?;
+    let project = state
+        .project_info()
+        .ok_or_else(corral_session::no_project)?
+        .root;
     let history = Arc::clone(&state.history);
-    let project = root.path().display().to_string();
     tauri::async_runtime::spawn_blocking(move || f(&history, &project))
         .await
         .map_err(|e| {
@@ -39,11 +42,15 @@ async fn with_history<T: Send + 'static>(
 pub async fn list_conversations(
     state: State<'_, AppState>,
 ) -> Result<Vec<ConversationSummary>, Error> {
+    // Only a folder here can hold an earlier Corral's JSON conversation.
     let legacy = state
-        .store
-        .legacy_conversation_file(state.project()?.path());
+        .project()
+        .ok()
+        .map(|root| state.store.legacy_conversation_file(root.path()));
     with_history(&state, move |history, project| {
-        history.import_legacy(project, &legacy)?;
+        if let Some(legacy) = legacy {
+            history.import_legacy(project, &legacy)?;
+        }
         history.list(project)
     })
     .await

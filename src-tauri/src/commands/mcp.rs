@@ -15,15 +15,20 @@ pub async fn mcp_settings(state: State<'_, AppState>) -> Result<McpSettingsView,
 }
 
 /// Saves the servers (and the values given); with a project open, its
-/// servers are replaced by the saved ones. Returns once they are listed.
+/// servers (here or on the remote) are replaced by the saved ones. Returns once they are listed.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn save_mcp_settings(
     state: State<'_, AppState>,
     settings: McpSettings,
-) -> Result<Vec<McpServerStatus>, Error> {
+) -> Result<serde_json::Value, Error> {
     state.store.save_mcp_settings(settings)?;
+    // A remote project's servers run there: they are sent to its session.
+    if let Some(remote) = state.remote() {
+        return remote.use_servers(state.mcp_servers()).await;
+    }
     state.reload_mcp().await;
-    Ok(state.mcp_status())
+    serde_json::to_value(state.mcp_status())
+        .map_err(|e| Error::new(corral_tools::ErrorCode::Io, e.to_string()))
 }
 
 /// Where each of the open project's servers stands, with its tools and stderr.

@@ -81,7 +81,11 @@ command_list! {
         tools::call_tool("name: string, input: Record<string, unknown>, conversation?: string, run_id?: string, on_output?: Channel<ShellEvent>, turn_id?: string, call_id?: string") -> "unknown";
     }
     "Project" {
-        project::open_project("path: string") -> "ProjectInfo";
+        /// a folder here, or a remote folder (`ssh://user@host[:port]/abs/path`, `user@host:/path`,
+        /// `alias:/path`; docs/remote.md). When the remote lacks corral-cli of this version it fails
+        /// `approval_required` (`details.folder`: where it would be copied); with
+        /// `install_remote: true` (the user agreed) it is copied there first
+        project::open_project("path: string, install_remote?: boolean") -> "ProjectInfo";
         /// from now on a later `corral FOLDER` (a second start, handed to this app) reaches this
         /// channel once the folder opened or failed to (a reloaded window's replaces the one before)
         launch::watch_launches("on_launch: Channel<Launch>") -> "null";

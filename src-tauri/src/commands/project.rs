@@ -6,20 +6,35 @@ use crate::window::set_title;
 use corral_session::index::IndexStatus;
 use corral_session::watch::TreeChanges;
 use corral_tools::Error;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tauri::{AppHandle, Manager, Runtime, State};
 
-/// Opens a project (async: its watcher's walk, its MCP servers' secrets
-/// from the keychain and the previous project's commands stopping are
-/// never the window thread's work).
+/// Opens a project, a folder here or a remote one (`ssh://…`,
+/// `user@host:/path`); `install_remote`: the user agreed to copy
+/// corral-cli to the remote when that version is not there (without it,
+/// that is `approval_required`, its `details.folder` where it would go).
+/// Off the window's thread: its watcher's walk, its MCP servers' secrets
+/// from the keychain, the previous project's commands stopping and ssh
+/// connecting are never the window thread's work.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn open_project<R: Runtime>(
     app: AppHandle<R>,
-    state: State<'_, AppState>,
     path: String,
+    install_remote: Option<bool>,
 ) -> Result<ProjectInfo, Error> {
-    let info = state.open_project(&PathBuf::from(path))?;
+    let opening = app.clone();
+    let info = tauri::async_runtime::spawn_blocking(move || {
+        opening
+            .state::<AppState>()
+            .open_named(&path, install_remote.unwrap_or(false))
+    })
+    .await
+    .map_err(|e| {
+        Error::new(
+            corral_tools::ErrorCode::Io,
+            format!("opening the project stopped: {e}"),
+        )
+    })??;
     set_title(&app, Some(&info));
     Ok(info)
 }

@@ -15,6 +15,7 @@ mod commands;
 mod domain_questions;
 mod mcp_client;
 mod origins;
+mod remote_project;
 mod search_index;
 mod shell_grants;
 mod shell_runs;

@@ -92,6 +92,68 @@ describe("App", () => {
     expect(screen.queryByTestId("launch-failure")).toBeNull();
   });
 
+  const remote = { root: "ssh://dev@box/srv/app", name: "dev@box:/srv/app" };
+  const missing = {
+    code: "approval_required",
+    message: "corral-cli 0.1.0 is not on dev@box: it would be copied to /home/dev/.cache/corral/bin",
+    hint: "",
+    retryable: false,
+    details: { folder: "/home/dev/.cache/corral/bin" },
+  };
+
+  it("opens a remote folder from the welcome screen, asking before corral-cli is copied there", async () => {
+    ipc.projectInfo.mockResolvedValue(null);
+    ipc.openProject.mockImplementation(async (_path: string, install?: boolean) => {
+      if (install) return remote;
+      throw missing;
+    });
+    render(App);
+    const field = await vi.waitFor(() => screen.getByTestId("remote-folder"));
+    await fireEvent.input(field, { target: { value: " dev@box:/srv/app " } });
+    await fireEvent.click(screen.getByTestId("open-remote"));
+    const question = await vi.waitFor(() => screen.getByTestId("install-remote"));
+    expect(ipc.openProject).toHaveBeenCalledWith("dev@box:/srv/app");
+    expect(question.textContent).toContain("Copy corral-cli to dev@box?");
+    expect(screen.getByTestId("install-remote-folder").textContent).toBe("/home/dev/.cache/corral/bin");
+    expect(ipc.openProject).toHaveBeenCalledTimes(1);
+
+    await fireEvent.click(screen.getByTestId("install-remote-yes"));
+    await vi.waitFor(() => expect(screen.getByTestId("project-name").textContent).toBe("dev@box:/srv/app"));
+    expect(ipc.openProject).toHaveBeenLastCalledWith("dev@box:/srv/app", true);
+    expect(ipc.setWindowTitle).toHaveBeenLastCalledWith("dev@box:/srv/app — Corral");
+  });
+
+  it("stays on the welcome screen and says why when the copy is declined", async () => {
+    ipc.projectInfo.mockResolvedValue(null);
+    ipc.recentProjects.mockResolvedValue([remote]);
+    ipc.openProject.mockRejectedValue(missing);
+    render(App);
+    await vi.waitFor(() => expect(screen.getAllByTestId("recent-project")).toHaveLength(1));
+    await fireEvent.click(screen.getAllByTestId("recent-project")[0]);
+    await vi.waitFor(() => screen.getByTestId("install-remote"));
+    expect(ipc.openProject).toHaveBeenCalledWith("ssh://dev@box/srv/app");
+    await fireEvent.click(screen.getByTestId("install-remote-no"));
+    const said = await vi.waitFor(() => screen.getByTestId("install-declined"));
+    expect(said.textContent).toContain("corral-cli was not copied to dev@box");
+    expect(screen.queryByTestId("install-remote")).toBeNull();
+    expect(screen.getByTestId("welcome")).toBeTruthy();
+    expect(ipc.openProject).toHaveBeenCalledTimes(1);
+  });
+
+  it("asks before copying corral-cli for a remote folder named on the command line", async () => {
+    ipc.projectInfo.mockResolvedValue(null);
+    ipc.openProject.mockResolvedValue(remote);
+    render(App);
+    await vi.waitFor(() => expect(ipc.onLaunch).toHaveBeenCalledTimes(1));
+    const launch = ipc.onLaunch.mock.calls[0][0] as (launch: Launch) => void;
+    launch({ type: "failed", folder: "ssh://dev@box/srv/app", error: missing as never });
+    await vi.waitFor(() => screen.getByTestId("install-remote"));
+    expect(screen.queryByTestId("launch-failure")).toBeNull();
+    await fireEvent.click(screen.getByTestId("install-remote-yes"));
+    await vi.waitFor(() => expect(screen.getByTestId("project-name").textContent).toBe("dev@box:/srv/app"));
+    expect(ipc.openProject).toHaveBeenCalledWith("ssh://dev@box/srv/app", true);
+  });
+
   it("goes straight to a project given at start and restores its conversation", async () => {
     ipc.projectInfo.mockResolvedValue(app);
     const summary = { id: "c1", project: app.root, title: "fix the build", first_line: "fix the build", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, entries: 2 };

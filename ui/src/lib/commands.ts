@@ -8,7 +8,7 @@ import type { Appended, ApprovalAnswer, CallUndo, Checkpoint, CommandOutput, Com
 export type Commands = {
   run_call: { args: { ticket: string, approval?: ApprovalAnswer, run_id?: string, on_output?: Channel<ShellEvent>, turn_id?: string, call_id?: string }; result: unknown };
   call_tool: { args: { name: string, input: Record<string, unknown>, conversation?: string, run_id?: string, on_output?: Channel<ShellEvent>, turn_id?: string, call_id?: string }; result: unknown };
-  open_project: { args: { path: string }; result: ProjectInfo };
+  open_project: { args: { path: string, install_remote?: boolean }; result: ProjectInfo };
   watch_launches: { args: { on_launch: Channel<Launch> }; result: null };
   pick_project: { args: Record<string, never>; result: ProjectInfo | null };
   close_project: { args: Record<string, never>; result: null };

@@ -69,7 +69,9 @@ function channel<T>(onMessage: (message: T) => void): Channel<T> {
 
 export const ipc = {
   // Project
-  openProject: (path: string) => call("open_project", { path }),
+  /** A folder here or a remote one (`ssh://…`, `user@host:/path`); `installRemote`: the user agreed to copy corral-cli there. */
+  openProject: (path: string, installRemote = false) =>
+    call("open_project", installRemote ? { path, install_remote: true } : { path }),
   pickProject: () => call("pick_project"),
   closeProject: () => call("close_project"),
   projectInfo: () => call("project_info"),

@@ -1,0 +1,257 @@
+//! A remote project in the window (docs/remote.md): its session is
+//! `corral-cli serve` on the remote, reached over the user's ssh through a
+//! [`RemoteSession`]. The window's project commands reach it by name:
+//! [`route`] stands in front of the app's invoke handler and sends each
+//! command of [`SERVED`] there, with the window's own arguments, when the
+//! open project is remote. A command's live output comes back on its
+//! `on_output` channel. So a command serve learns to answer works in the
+//! window without more code here; one it does not answer yet fails with
+//! a clear error saying so. The model, its keys, the history and the
+//! approvals stay here.
+
+use crate::state::AppState;
+use crate::store::ProjectInfo;
+use corral_remote::{Remote, RemoteSession};
+use corral_session::mcp::McpServerConfig;
+use corral_tools::{Error, ErrorCode};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::str::FromStr;
+use tauri::ipc::{Channel, Invoke, InvokeBody, JavaScriptChannelId};
+use tauri::{Manager, Runtime};
+
+/// The window's commands answered by the open project's session: on a
+/// remote project, serve's (each by its name and the window's arguments).
+pub const SERVED: &[&str] = &[
+    "tool_specs",
+    "check_call",
+    "run_call",
+    "call_tool",
+    "conversation_grants",
+    "revoke_grant",
+    "mcp_status",
+    "restart_mcp_server",
+    "search_index_status",
+    "tree_changes",
+    "list_processes",
+    "process_output",
+    "stop_process",
+    "hook_status",
+    "run_hooks",
+    "trust_hooks",
+    "customization",
+    "skill_file",
+    "list_checkpoints",
+    "checkpoint_diff",
+    "compare_checkpoints",
+    "restore_checkpoint",
+    "call_undo_diff",
+    "undo_call",
+    "checkpoint_notice",
+];
+
+/// Commands with a part here too: they run here as they do for a local
+/// project (an LLM stream's cancel, the domains' answers of a
+/// conversation), and are sent to the remote as well.
+pub const ALSO_SENT: &[&str] = &["cancel", "end_conversation"];
+
+/// A project whose session runs on another machine.
+pub struct RemoteProject {
+    session: RemoteSession,
+    /// `root`: the remote's `ssh://` name (the history's key, as exec's);
+    /// `name`: `user@host:/path`, for the title and the project bar.
+    pub info: ProjectInfo,
+}
+
+impl RemoteProject {
+    /// Opens `remote`'s folder there, in the app's mode. `copy`: this
+    /// machine's corral-cli, put there when that version is missing (the
+    /// user agreed); without it, a missing one is `approval_required`.
+    pub fn open(
+        remote: Remote,
+        mode: corral_tools::policy::Mode,
+        copy: Option<PathBuf>,
+    ) -> Result<RemoteProject, Error> {
+        let info = ProjectInfo {
+            root: remote.display(),
+            name: label(&remote),
+        };
+        let mode = serde_json::to_value(mode)
+            .ok()
+            .and_then(|m| m.as_str().map(str::to_string))
+            .unwrap_or_else(|| "ask".into());
+        let session = RemoteSession::open(remote, vec!["--mode".into(), mode], copy)?;
+        Ok(RemoteProject { session, info })
+    }
+
+    /// Runs the window's `command` there; `on_event` gets a command's
+    /// output as it arrives. A command serve does not answer is an error
+    /// saying so, not a bug report.
+    pub async fn invoke(
+        &self,
+        command: &str,
+        args: Value,
+        on_event: Option<&(dyn Fn(Value) + Sync)>,
+    ) -> Result<Value, Error> {
+        let answer = self.session.invoke(command, args, on_event).await;
+        answer.map_err(|error| match error.code {
+            ErrorCode::NotFound if error.message.contains("is not a command of") => {
+                self.unserved(command)
+            }
+            _ => error,
+        })
+    }
+
+    /// Puts the user's MCP servers (with their variables' values) in the
+    /// session there, on every new connection too; their status
+    /// (`McpServerStatus[]`).
+    pub async fn use_servers(
+        &self,
+        servers: Vec<(McpServerConfig, Vec<(String, String)>)>,
+    ) -> Result<Value, Error> {
+        let servers: Vec<Value> = servers
+            .into_iter()
+            .map(|(config, vars)| json!({"config": config, "vars": vars}))
+            .collect();
+        self.session
+            .invoke_kept("use_mcp_servers", json!({ "servers": servers }))
+            .await
+    }
+
+    /// The error of a command that answers only for a project here.
+    pub fn not_here(&self) -> Error {
+        Error::new(
+            ErrorCode::NotFound,
+            format!(
+                "this is not available on a remote project ({})",
+                self.info.name
+            ),
+        )
+        .hint("It works on a project folder on this machine.")
+        .detail("remote", self.info.root.as_str())
+    }
+
+    /// The error of a command the remote's corral-cli does not serve.
+    fn unserved(&self, command: &str) -> Error {
+        Error::new(
+            ErrorCode::NotFound,
+            format!(
+                "`{command}` is not available on a remote project yet ({})",
+                self.info.name
+            ),
+        )
+        .hint("It works on a project folder on this machine.")
+        .detail("remote", self.info.root.as_str())
+        .detail("command", command)
+    }
+}
+
+/// `user@host:/path`, as scp names it (the port, when given, as ssh's
+/// `-p` would take it: `user@host:/path (port 2222)`).
+pub fn label(remote: &Remote) -> String {
+    match remote.port {
+        Some(port) => format!("{}:{} (port {port})", remote.destination, remote.path),
+        None => format!("{}:{}", remote.destination, remote.path),
+    }
+}
+
+/// This machine's corral-cli: the one beside the app's binary, as the
+/// packages and the build put them.
+pub fn cli_beside_app() -> PathBuf {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join("corral-cli")))
+        .unwrap_or_else(|| PathBuf::from("corral-cli"))
+}
+
+/// The app's invoke handler, with the project commands of a remote
+/// project sent there instead ([`SERVED`], [`ALSO_SENT`]).
+pub fn route<R: Runtime>(
+    handler: impl Fn(Invoke<R>) -> bool + Send + Sync + 'static,
+) -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'static {
+    move |invoke: Invoke<R>| {
+        let command = invoke.message.command().to_string();
+        let served = SERVED.contains(&command.as_str());
+        let also_sent = ALSO_SENT.contains(&command.as_str());
+        if !served && !also_sent {
+            return handler(invoke);
+        }
+        let webview = invoke.message.webview();
+        let Some(remote) = webview.try_state::<AppState>().and_then(|s| s.remote()) else {
+            return handler(invoke);
+        };
+        let args = match invoke.message.payload() {
+            InvokeBody::Json(args) => args.clone(),
+            InvokeBody::Raw(_) => Value::Null,
+        };
+        if also_sent {
+            let sent = remote.clone();
+            let args = args.clone();
+            tauri::async_runtime::spawn(async move {
+                // The part there is best effort: a lost connection ended
+                // its runs and grants already.
+                let _ = sent.invoke(&command, args, None).await;
+            });
+            return handler(invoke);
+        }
+        let (args, output) = take_output(args);
+        let output = output.map(|id| id.channel_on::<R, Value>(webview));
+        invoke.resolver.respond_async(async move {
+            let on_event = output.map(|channel: Channel<Value>| {
+                move |event: Value| {
+                    // A closed window cannot receive; the run goes on.
+                    let _ = channel.send(event);
+                }
+            });
+            let on_event = on_event.as_ref().map(|f| f as &(dyn Fn(Value) + Sync));
+            remote
+                .invoke(&command, args, on_event)
+                .await
+                .map_err(|error| tauri::ipc::InvokeError(json!(error)))
+        });
+        true
+    }
+}
+
+/// The window's arguments without its `on_output` channel (a channel of
+/// this window, which serve has no use for), and that channel.
+fn take_output(mut args: Value) -> (Value, Option<JavaScriptChannelId>) {
+    let channel = args
+        .as_object_mut()
+        .and_then(|args| args.remove("on_output"))
+        .and_then(|id| {
+            id.as_str()
+                .and_then(|id| JavaScriptChannelId::from_str(id).ok())
+        });
+    (args, channel)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_label_is_scp_s_name_and_says_the_port() {
+        let remote = |name: &str| Remote::parse(name).unwrap().unwrap();
+        assert_eq!(label(&remote("ssh://dev@box/srv/app")), "dev@box:/srv/app");
+        assert_eq!(label(&remote("box:/srv/app")), "box:/srv/app");
+        assert_eq!(
+            label(&remote("ssh://dev@box:2222/srv/app")),
+            "dev@box:/srv/app (port 2222)"
+        );
+    }
+
+    #[test]
+    fn the_output_channel_stays_here() {
+        let (args, channel) = take_output(json!({
+            "ticket": "t1",
+            "run_id": "r1",
+            "on_output": "__CHANNEL__:7",
+        }));
+        assert_eq!(args, json!({"ticket": "t1", "run_id": "r1"}));
+        assert!(channel.is_some());
+        let (args, channel) = take_output(json!({"since": 3}));
+        assert_eq!(args, json!({"since": 3}));
+        assert!(channel.is_none());
+    }
+}
