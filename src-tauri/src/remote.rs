@@ -10,7 +10,7 @@
 //! approvals stay here.
 
 use crate::state::AppState;
-use crate::store::ProjectInfo;
+use crate::store::{ProjectInfo, Store};
 use corral_remote::{Remote, RemoteSession};
 use corral_session::mcp::McpServerConfig;
 use corral_tools::{Error, ErrorCode};
@@ -38,7 +38,6 @@ pub const SERVED: &[&str] = &[
     "stop_process",
     "hook_status",
     "run_hooks",
-    "trust_hooks",
     "customization",
     "skill_file",
     "list_checkpoints",
@@ -116,6 +115,52 @@ impl RemoteProject {
         self.session
             .invoke_kept("use_mcp_servers", json!({ "servers": servers }))
             .await
+    }
+
+    /// The key its settings are kept under here: its `ssh://` name.
+    pub fn settings_key(&self) -> PathBuf {
+        PathBuf::from(&self.info.root)
+    }
+
+    /// Sends the settings kept here for this folder (the programs added,
+    /// its saved rules, its hooks' trust): the only settings its session
+    /// there has, sent again on every new connection. Answers with the
+    /// hooks' status there (`HookStatus`).
+    pub async fn use_settings(&self, store: &Store) -> Result<Value, Error> {
+        let key = self.settings_key();
+        let (programs, rules) = store.shell_grants(&key);
+        let settings = json!({
+            "programs": programs,
+            "rules": rules,
+            "trusted_hooks": store.trusted_hooks(&key),
+            "trust_project_hooks": false,
+        });
+        self.session.invoke_kept("use_settings", settings).await
+    }
+
+    /// Trusts the hooks of `file` with exactly `text`, as the window showed
+    /// them from there: kept here, then sent. `stale_file` when the file
+    /// there says something else now. Only a file serve lists as waiting
+    /// can be trusted (a project settings file with hooks).
+    pub async fn trust_hooks(&self, store: &Store, file: &str, text: &str) -> Result<Value, Error> {
+        let status = self.invoke("hook_status", json!({}), None).await?;
+        let waiting = status["untrusted"]
+            .as_array()
+            .and_then(|files| files.iter().find(|u| u["file"] == file))
+            .map(|u| u["text"].as_str().unwrap_or_default().to_string());
+        match waiting {
+            Some(now) if now == text => {
+                store.trust_hooks(&self.settings_key(), file, text)?;
+                self.use_settings(store).await
+            }
+            Some(_) => Err(Error::new(
+                ErrorCode::StaleFile,
+                format!("`{file}` changed since its hooks were shown"),
+            )
+            .hint("Read its hooks again, then trust them.")),
+            // Trusted already, or gone: nothing waits.
+            None => Ok(status),
+        }
     }
 
     /// The error of a command that answers only for a project here.

@@ -93,6 +93,15 @@ impl AppState {
         }
     }
 
+    /// The key the open project's settings (programs, rules, hooks'
+    /// trust) are kept under: its folder, or a remote project's `ssh://` name.
+    pub fn settings_key(&self) -> Option<PathBuf> {
+        match lock(&self.open).as_ref()? {
+            OpenProject::Local(session) => Some(session.root().path().to_path_buf()),
+            OpenProject::Remote(remote) => Some(remote.settings_key()),
+        }
+    }
+
     /// The open project's folder here, or `no_project_open` (and a clear
     /// error for a remote project).
     pub fn project(&self) -> Result<Arc<ProjectRoot>, Error> {
@@ -125,6 +134,8 @@ impl AppState {
         let copy = install.then(|| lock(&self.cli).clone());
         let mode = self.store.settings().mode;
         let remote = Arc::new(RemoteProject::open(remote?, mode, copy)?);
+        // Its only settings, before the window asks anything of it.
+        tauri::async_runtime::block_on(remote.use_settings(&self.store))?;
         let info = remote.info.clone();
         self.replace(OpenProject::Remote(remote.clone()));
         // The user's servers run there; their tools join once listed.

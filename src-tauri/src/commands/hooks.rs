@@ -23,12 +23,17 @@ pub async fn run_hooks(
     state.session()?.run_hooks(request).await
 }
 
-/// Trusts the hooks of a project settings file with exactly `text`.
+/// Trusts the hooks of a project settings file with exactly `text` (a
+/// remote project's: kept here under its `ssh://` name, and sent there).
 #[tauri::command(rename_all = "snake_case")]
-pub fn trust_hooks(
+pub async fn trust_hooks(
     state: State<'_, AppState>,
     file: String,
     text: String,
-) -> Result<HookStatus, Error> {
-    state.session()?.trust_hooks(&file, &text)
+) -> Result<serde_json::Value, Error> {
+    if let Some(remote) = state.remote() {
+        return remote.trust_hooks(&state.store, &file, &text).await;
+    }
+    let status = state.session()?.trust_hooks(&file, &text)?;
+    serde_json::to_value(status).map_err(|e| Error::new(corral_tools::ErrorCode::Io, e.to_string()))
 }

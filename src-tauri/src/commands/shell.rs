@@ -10,8 +10,19 @@ use corral_tools::shell::SavedRule;
 use corral_tools::Error;
 use tauri::State;
 
+/// The key the open project's settings are kept under: its folder, or a
+/// remote project's `ssh://` name.
 fn open_root(state: &AppState) -> Option<std::path::PathBuf> {
-    state.project().ok().map(|root| root.path().to_path_buf())
+    state.settings_key()
+}
+
+/// A remote project's session has only the settings sent to it: they are
+/// sent again once changed here.
+async fn send_settings(state: &AppState) -> Result<(), Error> {
+    if let Some(remote) = state.remote() {
+        remote.use_settings(&state.store).await?;
+    }
+    Ok(())
 }
 
 /// The built-in programs, the added ones and the open project's rules.
@@ -34,6 +45,7 @@ pub async fn save_programs(
         _ => None,
     };
     state.store.save_programs(global, project)?;
+    send_settings(&state).await?;
     Ok(state.store.shell_config(root.as_deref()))
 }
 
@@ -43,9 +55,10 @@ pub async fn remove_rule(
     state: State<'_, AppState>,
     rule: SavedRule,
 ) -> Result<ShellConfig, Error> {
-    let root = state.project()?;
-    state.store.remove_rule(root.path(), &rule)?;
-    Ok(state.store.shell_config(Some(root.path())))
+    let root = open_root(&state).ok_or_else(corral_session::no_project)?;
+    state.store.remove_rule(&root, &rule)?;
+    send_settings(&state).await?;
+    Ok(state.store.shell_config(Some(&root)))
 }
 
 /// The open project's background commands, newest first, each with the

@@ -33,7 +33,14 @@ fn a_remote_project_opens_after_asking_and_its_commands_run_there() {
     let sshd = Sshd::start();
     // The only test of this binary that runs ssh: the others never read it.
     std::env::set_var(corral_remote::CONFIG_VAR, sshd.config());
-    let there = Project::new().file("notes.txt", "one\n");
+    // A project hook there, waiting for the user's trust here.
+    let hook = |said: &str| {
+        json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": format!("echo {said}")}]}]}})
+            .to_string()
+    };
+    let there = Project::new()
+        .file("notes.txt", "one\n")
+        .file(".claude/settings.json", hook("hook-ran-there"));
     let app = app_on(Project::new());
     app.state().use_cli(corral_cli());
     let name = format!("{HOST}:{}", there.root().display());
@@ -113,16 +120,66 @@ fn a_remote_project_opens_after_asking_and_its_commands_run_there() {
         .unwrap_err();
     assert_eq!(outside["code"], "path_outside_root", "{outside}");
 
+    // The write's checkpoint was taken there, and is listed from there.
+    let checkpoints = ok(&app, "list_checkpoints", json!({}));
+    let write = checkpoints
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["tool"] == "write_file");
+    assert_eq!(write.unwrap()["label"], "notes.txt", "{checkpoints}");
+
+    // A program added here for this folder is allowed there (it asks, in
+    // ask mode, where before it was not allowed at all).
+    let perl = json!({"name": "exec_shell", "input": {"command": "perl", "args": ["-e", "1"]}});
+    let refused = app.invoke("call_tool", perl.clone()).unwrap_err();
+    assert_eq!(refused["code"], "command_not_allowed", "{refused}");
+    ok(
+        &app,
+        "save_programs",
+        json!({"global": [], "project": ["perl"]}),
+    );
+    let asks = app.invoke("call_tool", perl).unwrap_err();
+    assert_eq!(asks["code"], "approval_required", "{asks}");
+
+    // The project's hook is trusted here for the text shown from there,
+    // and then runs there; a text it no longer holds is not trusted.
+    let prompt = json!({"request": {"event": "UserPromptSubmit", "prompt": "hi"}});
+    let status = ok(&app, "hook_status", json!({}));
+    let waiting = &status["untrusted"][0];
+    assert_eq!(waiting["file"], ".claude/settings.json", "{status}");
+    let ran = ok(&app, "run_hooks", prompt.clone());
+    assert!(!ran.to_string().contains("hook-ran-there"), "{ran}");
+    let stale = app
+        .invoke(
+            "trust_hooks",
+            json!({"file": ".claude/settings.json", "text": hook("other")}),
+        )
+        .unwrap_err();
+    assert_eq!(stale["code"], "stale_file", "{stale}");
+    let status = ok(
+        &app,
+        "trust_hooks",
+        json!({"file": ".claude/settings.json", "text": waiting["text"]}),
+    );
+    assert_eq!(status["untrusted"], json!([]), "{status}");
+    let ran = ok(&app, "run_hooks", prompt);
+    assert!(ran.to_string().contains("hook-ran-there"), "{ran}");
+    let kept = app.state().store.trusted_hooks(std::path::Path::new(&root));
+    assert_eq!(
+        kept.len(),
+        1,
+        "the trust is kept here under the ssh:// name"
+    );
+
     // What answers only for a folder here says so, naming the remote.
-    let rule = json!({"rule": {"program": "node", "args": []}});
-    let refused = app.invoke("remove_rule", rule).unwrap_err();
-    assert_eq!(refused["code"], "not_found", "{refused}");
+    let here_only = app.state().session().err().unwrap();
+    assert_eq!(here_only.code, corral_tools::ErrorCode::NotFound);
     assert!(
-        refused["message"]
-            .as_str()
-            .unwrap()
+        here_only
+            .message
             .contains("not available on a remote project"),
-        "{refused}"
+        "{here_only:?}"
     );
 
     // The conversation is kept here, under the remote's ssh:// name.
