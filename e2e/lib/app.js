@@ -291,12 +291,14 @@ function artifactName(t) {
 
 /** One running app and what it talks to. */
 export class App {
-  constructor({ dirs, llm, driver, name, openProject = true, desktop = null, env = {} }) {
+  constructor({ dirs, llm, driver, name, openProject = true, args = null, desktop = null, env = {} }) {
     this.dirs = dirs;
     /** The environment the app was started with (to start another `corral` beside it). */
     this.env = env;
     this.desktop = desktop;
     this.openProject = openProject;
+    /** The app's arguments in place of the project's path (a remote folder's name). */
+    this.args = args;
     this.llm = llm;
     this.driver = driver;
     this.name = name;
@@ -306,7 +308,7 @@ export class App {
   /** Starts the app on the project (`corral PROJECT`) and waits for the UI. */
   async open() {
     this.session = await Session.create(this.driver.base, {
-      "tauri:options": { application: APP_BINARY, args: this.openProject ? [this.dirs.project] : [] },
+      "tauri:options": { application: APP_BINARY, args: this.args ?? (this.openProject ? [this.dirs.project] : []) },
     });
     // Ready: the project view or the welcome screen, unchanged for a moment
     // (the UI first asks the app which project is open).
@@ -318,7 +320,7 @@ export class App {
           `return [...document.querySelectorAll("[data-testid]")].map((e) => e.dataset.testid).join(",");`,
         );
         if (ids !== last) [last, since] = [ids, Date.now()];
-        return /\b(project-name|welcome)\b/.test(ids) && Date.now() - since >= 300;
+        return /\b(project-name|welcome|install-remote)\b/.test(ids) && Date.now() - since >= 300;
       },
       { timeout: 20_000, what: "the UI to show the project or the welcome screen" },
     );
@@ -630,11 +632,13 @@ export function tid(id, extra = "") {
  * server, e.g. `{ props }` to answer as llama-server), desktop (true: a
  * private session bus with a notification service and a window to move
  * the focus to, as `app.desktop`; see lib/desktop.js), settings (fields
- * written over the settings file's, e.g. a hosted `base_url` with no key).
+ * written over the settings file's, e.g. a hosted `base_url` with no key),
+ * args(dirs) (the app's arguments instead of the project's path, e.g. a
+ * remote folder's `ssh://` name).
  */
 export async function withApp(
   t,
-  { script, provider = "openai", mode = "ask", fixture = "demo", openProject = true, env = {}, setup, llm: llmOptions, desktop: wantDesktop = false, settings },
+  { script, provider = "openai", mode = "ask", fixture = "demo", openProject = true, args, env = {}, setup, llm: llmOptions, desktop: wantDesktop = false, settings },
   body,
 ) {
   preflight();
@@ -656,7 +660,7 @@ export async function withApp(
     }
     const appEnv = { ...driverEnv(dirs), ...desktop?.env, ...env };
     driver = await startDriver(appEnv, logFile);
-    app = new App({ dirs, llm, driver, name, openProject, desktop, env: appEnv });
+    app = new App({ dirs, llm, driver, name, openProject, args: args?.(dirs) ?? null, desktop, env: appEnv });
     await app.open();
     await body(app);
     if (llm.unexpected.length) {
