@@ -57,6 +57,9 @@ pub const ALSO_SENT: &[&str] = &["cancel", "end_conversation"];
 /// A project whose session runs on another machine.
 pub struct RemoteProject {
     session: RemoteSession,
+    /// The mode its session there runs in (serve's flag, fixed for the
+    /// session: another mode is another session).
+    pub mode: corral_tools::policy::Mode,
     /// `root`: the remote's `ssh://` name (the history's key, as exec's);
     /// `name`: `user@host:/path`, for the title and the project bar.
     pub info: ProjectInfo,
@@ -75,12 +78,16 @@ impl RemoteProject {
             root: remote.display(),
             name: label(&remote),
         };
-        let mode = serde_json::to_value(mode)
+        let flag = serde_json::to_value(mode)
             .ok()
             .and_then(|m| m.as_str().map(str::to_string))
             .unwrap_or_else(|| "ask".into());
-        let session = RemoteSession::open(remote, vec!["--mode".into(), mode], copy)?;
-        Ok(RemoteProject { session, info })
+        let session = RemoteSession::open(remote, vec!["--mode".into(), flag], copy)?;
+        Ok(RemoteProject {
+            session,
+            mode,
+            info,
+        })
     }
 
     /// Runs the window's `command` there; `on_event` gets a command's

@@ -148,6 +148,21 @@ impl AppState {
         Ok(info)
     }
 
+    /// Opens the remote project again when the settings' mode is no longer
+    /// the one its session there runs in: serve's mode is fixed when it
+    /// starts, and a mode chosen in Settings must hold there as it does
+    /// here (the grants and tickets of the session before end with it).
+    /// Blocks while ssh connects: call it off the window's thread.
+    pub fn follow_mode(&self) -> Result<(), Error> {
+        let Some(remote) = self.remote() else {
+            return Ok(());
+        };
+        if remote.mode == self.store.settings().mode {
+            return Ok(());
+        }
+        self.open_named(&remote.info.root, false).map(drop)
+    }
+
     /// Puts `project` in place of the open one. The previous project (its
     /// commands, servers and watcher, or its ssh session) ends outside the
     /// lock: stopping them may take a few seconds.

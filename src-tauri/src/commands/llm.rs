@@ -97,14 +97,15 @@ pub async fn get_settings(state: State<'_, AppState>) -> Result<SettingsView, Er
 /// Saves the settings; a key given with them is saved for the origin of
 /// their base URL.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn save_settings(
+pub async fn save_settings<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
     state: State<'_, AppState>,
     settings: SettingsInput,
 ) -> Result<SettingsView, Error> {
     if settings.settings.max_tokens == 0 {
         return Err(Error::invalid_input("max_tokens must be at least 1"));
     }
-    with_store(&state, move |store| {
+    let saved = with_store(&state, move |store| {
         let SettingsInput { settings, api_key } = settings;
         let key = api_key.as_deref().map(str::trim);
         // A key that cannot be kept fails before anything is saved.
@@ -117,7 +118,17 @@ pub async fn save_settings(
         }
         Ok(view(store))
     })
-    .await
+    .await?;
+    // A remote project's session there follows the mode saved.
+    if state.remote().is_some() {
+        let reopening = app.clone();
+        tauri::async_runtime::spawn_blocking(move || {
+            tauri::Manager::state::<AppState>(&reopening).follow_mode()
+        })
+        .await
+        .map_err(|e| Error::new(ErrorCode::Io, format!("the remote project stopped: {e}")))??;
+    }
+    Ok(saved)
 }
 
 /// The settings as the webview sees them: whether there is a key for the

@@ -200,6 +200,8 @@ command_list! {
         /// settings', with the key saved for its origin
         llm::llm_stream("run_id: string, request: LlmRequest, target?: LlmTarget, on_event: Channel<LlmEvent>") -> "null";
         llm::get_settings("") -> "Settings";
+        /// once saved; an open remote project whose session there runs in another mode is
+        /// opened again in the one saved (its grants and tickets there end)
         llm::save_settings("settings: SettingsInput") -> "Settings";
         /// `{ ok: true, model }` for `settings` as given (nothing is saved) or the saved settings,
         /// or rejects with an `llm_*` error

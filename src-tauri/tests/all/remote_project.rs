@@ -193,6 +193,21 @@ fn a_remote_project_opens_after_asking_and_its_commands_run_there() {
     let conversations = ok(&app, "list_conversations", json!({}));
     assert_eq!(conversations.as_array().unwrap().len(), 1, "{appended}");
 
+    // The mode saved in Settings holds there too: in full_auto a write
+    // runs without asking.
+    let write = json!({"name": "write_file", "input": {"path": "auto.txt", "content": "auto\n"}});
+    let asks = app.invoke("call_tool", write.clone()).unwrap_err();
+    assert_eq!(asks["code"], "approval_required", "{asks}");
+    ok(
+        &app,
+        "save_settings",
+        json!({"settings": {"provider": "anthropic", "base_url": "", "model": "m",
+            "max_tokens": 100, "mode": "full_auto"}}),
+    );
+    ok(&app, "call_tool", write);
+    assert_eq!(there.read("auto.txt").as_deref(), Some("auto\n"));
+    assert_eq!(ok(&app, "project_info", json!({}))["root"], root.as_str());
+
     ok(&app, "close_project", json!({}));
     assert_eq!(ok(&app, "project_info", json!({})), Value::Null);
 }
