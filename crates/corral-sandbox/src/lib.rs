@@ -54,7 +54,9 @@
 //!   and their forwards to the host when it has a network namespace of
 //!   its own;
 //! - `process`: spawn in its own process group, stream and cap the output,
-//!   time out and cancel by killing the whole group.
+//!   time out and cancel by killing the whole group;
+//! - `launch`: bwrap started without forking the caller, its child put in
+//!   the command's cgroups and rlimits before the program runs.
 //!
 //! A timeout is a result (`timed_out: true` with the partial output). A
 //! cancel is the `cancelled` error whose details carry the partial
@@ -71,6 +73,7 @@ mod forward;
 mod gitdir;
 mod holds;
 mod home;
+mod launch;
 mod limits;
 mod namespace;
 mod network;

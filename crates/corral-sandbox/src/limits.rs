@@ -229,6 +229,18 @@ impl Cgroups {
     pub(crate) fn procs(&self) -> Vec<std::os::fd::BorrowedFd<'_>> {
         self.procs.iter().map(AsFd::as_fd).collect()
     }
+
+    /// Moves process `pid`, one thread and not yet running the program
+    /// (bwrap's child at its gate), into each cgroup: through `tasks` on
+    /// v1, which moves that one thread and so the whole process, the
+    /// cheap path [`join_file`] explains.
+    pub(crate) fn join(&self, pid: u32) -> std::io::Result<()> {
+        let pid = pid.to_string();
+        for fd in &self.procs {
+            rustix::io::write(fd, pid.as_bytes())?;
+        }
+        Ok(())
+    }
 }
 
 impl Drop for Cgroups {

@@ -1,7 +1,9 @@
 //! Spawning and supervising one child.
 //!
 //! The child gets stdin from `/dev/null`, its own process group, the built
-//! environment and (on Linux) the Landlock ruleset. One thread per pipe
+//! environment and (on Linux) the Landlock ruleset. A command in the
+//! namespaces starts bwrap without forking the caller (`launch`): its
+//! limits are put on bwrap's child before the program runs. One thread per pipe
 //! reads output as it comes, hands each chunk to the live sink and keeps a
 //! capped copy; one thread waits for the exit. The calling thread watches
 //! the clock and the cancel switch, and kills the whole group (`SIGKILL` to
@@ -15,6 +17,8 @@
 //! is left running in the group.
 
 use super::capture::{Capture, Captured};
+#[cfg(target_os = "linux")]
+use super::launch;
 use super::limits::{Cgroups, Limit, Limits};
 use super::proxy::{self, Egress, Pending, Proxy};
 use super::sandbox::{self, Prepared};
@@ -22,6 +26,8 @@ use super::{Sandbox, ShellRun, Stream};
 use corral_fs::{Error, ErrorCode, Result};
 use std::ffi::OsString;
 use std::io::Read;
+#[cfg(target_os = "linux")]
+use std::os::fd::AsFd;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
@@ -109,12 +115,14 @@ impl Fence {
 /// The proxy's gate, and the egress it serves, once the command spawns.
 type Gated = Option<(Pending, Egress)>;
 
-/// The fenced command for `spec`: the program (inside bwrap, or under the
-/// Landlock hook) with its arguments, cwd, environment, stdin from
-/// `/dev/null`, stdout and stderr piped, a process group of its own, and
-/// SIGKILL when the thread that starts it ends. With the network in the
-/// namespaces: the egress proxy's gate ([`proxy::Gate`]), to serve once
-/// spawned.
+/// The fenced command for `spec` as a `Command`, whose hooks take the
+/// limits in the forked child (a server's, and any command under
+/// Landlock; [`run`] starts bwrap without them): the program (inside
+/// bwrap, or under the Landlock hook) with its arguments, cwd,
+/// environment, stdin from `/dev/null`, stdout and stderr piped, a
+/// process group of its own, and SIGKILL when the thread that starts it
+/// ends. With the network in the namespaces: the egress proxy's gate
+/// ([`proxy::Gate`]), to serve once spawned.
 fn command(spec: Spec<'_>) -> Result<(Command, Status, Gated)> {
     let mut gate = None;
     let mut kept = Vec::new();
@@ -179,39 +187,148 @@ pub(crate) fn server_command(spec: Spec<'_>) -> Result<(Command, Status, Option<
     Ok((cmd, status, proxy))
 }
 
-/// Runs the program to its end, its timeout or its cancel.
-pub(crate) fn run(spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
-    let (name, timeout, cgroups) = (spec.name, spec.timeout, spec.cgroups);
+/// A started command: its pid (also its process group), its output,
+/// and the wait for its end.
+struct Child {
+    pid: rustix::process::Pid,
+    stdout: Box<dyn Read + Send>,
+    stderr: Box<dyn Read + Send>,
+    wait: Box<dyn FnOnce() -> std::io::Result<ExitStatus> + Send>,
+}
+
+/// Starts the command of `spec`: bwrap without a hook ([`launch`]), its
+/// child confined before the program runs; under Landlock, the hooked
+/// [`command`]. With the network, the proxy serves it.
+fn start(
+    spec: Spec<'_>,
+    err: &Arc<Mutex<Pipe>>,
+    shell: &ShellRun,
+) -> Result<(Child, Status, Option<Proxy>)> {
+    let name = spec.name;
+    #[cfg(target_os = "linux")]
+    if let Fence::Namespaces {
+        bwrap,
+        args,
+        files,
+        egress,
+    } = spec.fence
+    {
+        let io = |e: std::io::Error| {
+            Error::new(
+                ErrorCode::Io,
+                format!("could not prepare the sandbox's gate: {e}"),
+            )
+        };
+        let gate = launch::Gate::new().map_err(io)?;
+        let mut argv = gate.bwrap_args();
+        argv.extend(args);
+        argv.push(spec.program.into());
+        argv.extend(spec.args.iter().map(OsString::from));
+        let kept: Vec<_> = files.iter().map(AsFd::as_fd).chain(gate.ends()).collect();
+        let launched = launch::spawn(bwrap, &argv, spec.env, &kept);
+        drop(kept);
+        drop(files);
+        let launched = launched.map_err(|e| spawn_error(&e, name))?;
+        let pid = launched.pid;
+        let child = Child {
+            pid,
+            stdout: Box::new(launched.stdout),
+            stderr: Box::new(launched.stderr),
+            wait: Box::new(move || launch::wait(pid)),
+        };
+        let confined = gate.opened().and_then(|opened| match opened {
+            Some((sandbox, release)) => {
+                launch::confine(sandbox, &spec.limits, spec.cgroups)?;
+                Ok(Some((sandbox, release)))
+            }
+            None => Ok(None),
+        });
+        let proxy = match confined {
+            // Fail closed: the program never ran, and does not.
+            Err(e) => {
+                let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+                let _ = (child.wait)();
+                return Err(Error::new(
+                    ErrorCode::Io,
+                    format!("could not put `{name}` in its limits: {e}"),
+                ));
+            }
+            Ok(Some((sandbox, release))) => match egress {
+                Some(egress) => Some(proxy::serve_inside(
+                    sandbox,
+                    release,
+                    egress,
+                    log_to(err, shell),
+                )),
+                None => {
+                    // An error means the child is gone: nothing to release.
+                    let _ = release.release();
+                    None
+                }
+            },
+            Ok(None) => None,
+        };
+        return Ok((child, Status::Namespaces, proxy));
+    }
     let (mut cmd, status, gate) = command(spec)?;
-    let out = Arc::new(Mutex::new(Pipe::default()));
-    let err = Arc::new(Mutex::new(Pipe::default()));
-    let started = Instant::now();
     let spawned = cmd.spawn();
     // Drops the parent's copy of the status socket held by the hook (and
     // bwrap's ends of the proxy's gate).
     drop(cmd);
-    let mut child = spawned.map_err(|e| spawn_error(&e, name))?;
-    let proxy = gate.map(|(pending, egress)| pending.serve(egress, log_to(&err, shell)));
+    let mut spawned = spawned.map_err(|e| spawn_error(&e, name))?;
+    let proxy = gate.map(|(pending, egress)| pending.serve(egress, log_to(err, shell)));
+    let (stdout, stderr) = match (spawned.stdout.take(), spawned.stderr.take()) {
+        (Some(stdout), Some(stderr)) => (stdout, stderr),
+        _ => {
+            return Err(Error::new(
+                ErrorCode::Io,
+                "the command's output was not piped",
+            ))
+        }
+    };
+    let child = Child {
+        pid: rustix::process::Pid::from_child(&spawned),
+        stdout: Box::new(stdout),
+        stderr: Box::new(stderr),
+        wait: Box::new(move || spawned.wait()),
+    };
+    Ok((child, status, proxy))
+}
+
+/// Runs the program to its end, its timeout or its cancel.
+pub(crate) fn run(spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
+    let (name, timeout, cgroups) = (spec.name, spec.timeout, spec.cgroups);
+    let out = Arc::new(Mutex::new(Pipe::default()));
+    let err = Arc::new(Mutex::new(Pipe::default()));
+    let started = Instant::now();
+    let (child, status, proxy) = start(spec, &err, shell)?;
     let (sandbox, sandbox_note) = status.finish();
-    let pgid = rustix::process::Pid::from_child(&child);
+    let pgid = child.pid;
     if let Some(on_spawn) = &shell.on_spawn {
-        on_spawn(child.id());
+        on_spawn(pgid.as_raw_nonzero().get().unsigned_abs());
     }
 
     let (done_tx, done_rx) = mpsc::channel::<()>();
-    let mut readers = 0;
-    if let Some(pipe) = child.stdout.take() {
-        spawn_reader(pipe, Stream::Stdout, out.clone(), shell, done_tx.clone());
-        readers += 1;
-    }
-    if let Some(pipe) = child.stderr.take() {
-        spawn_reader(pipe, Stream::Stderr, err.clone(), shell, done_tx.clone());
-        readers += 1;
-    }
+    spawn_reader(
+        child.stdout,
+        Stream::Stdout,
+        out.clone(),
+        shell,
+        done_tx.clone(),
+    );
+    spawn_reader(
+        child.stderr,
+        Stream::Stderr,
+        err.clone(),
+        shell,
+        done_tx.clone(),
+    );
+    let readers = 2;
     drop(done_tx);
     let (exit_tx, exit_rx) = mpsc::channel::<std::io::Result<ExitStatus>>();
+    let wait = child.wait;
     thread::spawn(move || {
-        let _ = exit_tx.send(child.wait());
+        let _ = exit_tx.send(wait());
     });
 
     let kill = || {

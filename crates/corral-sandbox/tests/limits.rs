@@ -1,9 +1,11 @@
-//! A command's memory limit holds: where a memory cgroup can be made, the
-//! child joins it before it becomes bwrap (on cgroup v1 through `tasks`,
-//! which moves the one thread the forked child has, without the
-//! system-wide lock whose grace period cost every command 10 to 40 ms),
-//! and a program that takes more than its limit is killed and the result
-//! says so. A real node in the real sandbox.
+//! A command's limits hold from its first instruction: bwrap's child,
+//! waiting at its gate before it runs the program, is moved into the
+//! command's cgroups (on cgroup v1 through `tasks`, which moves its one
+//! thread without the system-wide lock whose grace period cost every
+//! command 10 to 40 ms) and given its rlimits; a program that takes more
+//! memory than its limit is killed and the result says so; and the
+//! command dies with its caller, even one killed by SIGKILL. Real
+//! programs in the real sandbox.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -16,10 +18,18 @@ mod shell_common;
 use corral_sandbox::{self as shell, exec_shell, Limit, Limits, ShellRun};
 use shell_common::*;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// Where this process could make a memory cgroup, as the sandbox does:
 /// beneath its own in v1's `memory` hierarchy, or its own in v2.
 fn memory_cgroup_parent() -> Option<PathBuf> {
+    cgroup_parent("memory", &["memory.max", "memory.limit_in_bytes"])
+}
+
+/// Where this process could make a cgroup limiting `controller` (v1's
+/// hierarchy of that name, or v2), one that has one of `files`.
+fn cgroup_parent(controller: &str, files: &[&str]) -> Option<PathBuf> {
     let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
     let unified = Path::new("/sys/fs/cgroup/cgroup.controllers").exists();
     let path = own.lines().find_map(|line| {
@@ -28,19 +38,19 @@ fn memory_cgroup_parent() -> Option<PathBuf> {
         let wanted = if unified {
             controllers.is_empty()
         } else {
-            controllers.split(',').any(|c| c == "memory")
+            controllers.split(',').any(|c| c == controller)
         };
         wanted.then(|| path.trim_start_matches('/').to_string())
     })?;
     let base = if unified {
         PathBuf::from("/sys/fs/cgroup")
     } else {
-        PathBuf::from("/sys/fs/cgroup/memory")
+        Path::new("/sys/fs/cgroup").join(controller)
     };
     let parent = base.join(path);
     let probe = parent.join(format!("corral-test-{}", std::process::id()));
     std::fs::create_dir(&probe).ok()?;
-    let limited = probe.join("memory.max").exists() || probe.join("memory.limit_in_bytes").exists();
+    let limited = files.iter().any(|file| probe.join(file).exists());
     let _ = std::fs::remove_dir(&probe);
     limited.then_some(parent)
 }
@@ -69,4 +79,117 @@ fn a_command_past_its_memory_limit_is_stopped_and_says_so() {
         let note = out.sandbox_note.unwrap_or_default();
         assert!(note.contains("memory limit (128 MiB)"), "{note}");
     }
+}
+
+#[test]
+fn the_program_is_in_its_cgroups_and_under_its_rlimits_from_its_first_instruction() {
+    if !shell::namespaces_available() {
+        return;
+    }
+    let (_dir, root) = project();
+    let run = ShellRun {
+        limits: Limits {
+            processes: 77,
+            file_size_bytes: 3 << 20,
+            open_files: 333,
+            ..Limits::default()
+        },
+        extra_programs: vec!["cat".into()],
+        ..ShellRun::default()
+    };
+    // What cat reads first is the state it started in.
+    let out = exec_shell(
+        &root,
+        &input("cat", &["/proc/self/cgroup", "/proc/self/limits"]),
+        &run,
+    )
+    .unwrap();
+    assert_eq!(out.exit_code, Some(0), "{out:?}");
+    let limit = |name: &str| {
+        out.stdout
+            .lines()
+            .find(|l| l.starts_with(name))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .unwrap_or_default()
+    };
+    assert!(
+        limit("Max file size").ends_with("3145728 3145728 bytes"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        limit("Max open files").ends_with("333 333 files"),
+        "{}",
+        out.stdout
+    );
+    if cgroup_parent("pids", &["pids.max"]).is_some() {
+        // Its own cgroup, seen from the sandbox's cgroup namespace: a
+        // program left in the caller's would read `/` there.
+        let own = format!(":/corral-{}-", std::process::id());
+        let line = out
+            .stdout
+            .lines()
+            .find(|l| l.starts_with("0::") || l.split(':').nth(1) == Some("pids"))
+            .unwrap_or_default();
+        assert!(line.contains(&own), "{}", out.stdout);
+    } else {
+        assert!(
+            limit("Max processes").ends_with("77 77 processes"),
+            "{}",
+            out.stdout
+        );
+    }
+}
+
+/// Set in the copy of this test binary that plays the caller.
+const CALLER: &str = "CORRAL_TEST_CALLER";
+
+#[test]
+fn a_command_dies_with_its_caller_killed_by_sigkill() {
+    if let (Some(dir), Some(marker)) = (std::env::var_os(CALLER), std::env::var_os("MARKER")) {
+        // The caller: runs a command that would never end by itself.
+        let root = corral_fs::ProjectRoot::open(Path::new(&dir)).unwrap();
+        let script = format!(
+            "/* {} */ require('fs').writeFileSync('started', ''); setInterval(() => {{}}, 1000)",
+            marker.to_string_lossy()
+        );
+        let _ = exec_shell(
+            &root,
+            &input("node", &["-e", &script]),
+            &ShellRun::default(),
+        );
+        return;
+    }
+    if !shell::namespaces_available() || !has_node() {
+        return;
+    }
+    let (dir, _root) = project();
+    let marker = marker();
+    let mut caller = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "a_command_dies_with_its_caller_killed_by_sigkill",
+            "--test-threads=1",
+        ])
+        .env(CALLER, dir.path())
+        .env("MARKER", &marker)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !dir.path().join("started").exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the command never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!processes_with(&marker).is_empty());
+    caller.kill().unwrap(); // SIGKILL: nothing of the caller runs after.
+    caller.wait().unwrap();
+    assert!(
+        wait_all_gone(&marker),
+        "the command outlived its caller: {:?}",
+        processes_with(&marker)
+    );
 }

@@ -26,6 +26,7 @@ mod http;
 pub use domains::{is_valid_pattern, DEFAULT_DOMAINS};
 
 use super::forward::{socket_inside, Namespaces};
+use super::launch::Release;
 use rustix::fd::{AsRawFd, OwnedFd};
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -174,46 +175,71 @@ impl Pending {
     /// Starts serving on a thread: waits for the sandbox's pid, listens
     /// inside it, then releases the program.
     pub(crate) fn serve(self, egress: Egress, log: Log) -> Proxy {
-        let shared = Arc::new(Shared {
-            egress,
-            log,
-            closed: AtomicBool::new(false),
-            listener: Mutex::new(None),
-            answers: Mutex::new(HashMap::new()),
-            asking: Mutex::new(()),
-            refused: Mutex::new(Vec::new()),
-        });
-        let serving = shared.clone();
-        let started = std::thread::Builder::new()
-            .name("corral-proxy".into())
-            .spawn(move || {
-                let Pending { info, release } = self;
-                match listen_inside(info) {
-                    Ok(listener) => {
-                        let listener = Arc::new(listener);
-                        *lock(&serving.listener) = Some(listener.clone());
-                        let _ = release_program(release);
-                        // Closed while the listener was being made.
-                        if !serving.closed.load(Ordering::SeqCst) {
-                            accept(&listener, &serving);
-                        }
-                    }
-                    Err(e) => {
-                        let _ = release_program(release);
-                        (serving.log)(&format!(
-                            "corral proxy: could not start ({e}); the command has no network"
-                        ));
+        let Pending { info, release } = self;
+        let release = move || release_program(release);
+        serve(egress, log, move || sandbox_pid(info), release).0
+    }
+}
+
+/// Starts serving the sandbox `pid`, whose first process waits at its
+/// gate (`launch`): listens inside it on a thread, then releases it. It
+/// is released whatever happens, even when no thread can be started.
+pub(crate) fn serve_inside(pid: u32, release: Release, egress: Egress, log: Log) -> Proxy {
+    let release = Arc::new(release);
+    let ours = release.clone();
+    let (proxy, started) = serve(egress, log, move || Ok(pid), move || release.release());
+    if !started {
+        let _ = ours.release();
+    }
+    proxy
+}
+
+/// Serves on a thread: listens in the network namespace of the sandbox
+/// `pid` names, then lets the program run; and whether the thread started
+/// (if not, the program was not released and has no network).
+fn serve(
+    egress: Egress,
+    log: Log,
+    pid: impl FnOnce() -> std::io::Result<u32> + Send + 'static,
+    release: impl FnOnce() -> std::io::Result<()> + Send + 'static,
+) -> (Proxy, bool) {
+    let shared = Arc::new(Shared {
+        egress,
+        log,
+        closed: AtomicBool::new(false),
+        listener: Mutex::new(None),
+        answers: Mutex::new(HashMap::new()),
+        asking: Mutex::new(()),
+        refused: Mutex::new(Vec::new()),
+    });
+    let serving = shared.clone();
+    let started = std::thread::Builder::new()
+        .name("corral-proxy".into())
+        .spawn(move || {
+            match pid().and_then(listen_at) {
+                Ok(listener) => {
+                    let listener = Arc::new(listener);
+                    *lock(&serving.listener) = Some(listener.clone());
+                    let _ = release();
+                    // Closed while the listener was being made.
+                    if !serving.closed.load(Ordering::SeqCst) {
+                        accept(&listener, &serving);
                     }
                 }
-            });
-        if let Err(e) = started {
-            // The thread owned the gate: it is closed, so the program runs.
-            (shared.log)(&format!(
-                "corral proxy: could not start ({e}); the command has no network"
-            ));
-        }
-        Proxy { shared }
+                Err(e) => {
+                    let _ = release();
+                    (serving.log)(&format!(
+                        "corral proxy: could not start ({e}); the command has no network"
+                    ));
+                }
+            }
+        });
+    if let Err(e) = &started {
+        (shared.log)(&format!(
+            "corral proxy: could not start ({e}); the command has no network"
+        ));
     }
+    (Proxy { shared }, started.is_ok())
 }
 
 impl Proxy {
@@ -244,15 +270,20 @@ struct Info {
     child_pid: u32,
 }
 
-/// Reads the sandbox's pid and listens on `PORT` in its network namespace.
-fn listen_inside(info: UnixStream) -> std::io::Result<TcpListener> {
+/// The sandbox's pid, as bwrap reports it once its namespaces exist.
+fn sandbox_pid(info: UnixStream) -> std::io::Result<u32> {
     // One JSON object; bwrap keeps the channel open no longer than that.
     let info: Info = serde_json::Deserializer::from_reader(info)
         .into_iter::<Info>()
         .next()
         .ok_or_else(|| std::io::Error::other("the sandbox did not start"))?
         .map_err(|e| std::io::Error::other(format!("bwrap's report was unreadable: {e}")))?;
-    let ns = Namespaces::of(info.child_pid)?;
+    Ok(info.child_pid)
+}
+
+/// Listens on `PORT` in the network namespace of the sandbox `pid`.
+fn listen_at(pid: u32) -> std::io::Result<TcpListener> {
+    let ns = Namespaces::of(pid)?;
     let socket: OwnedFd = socket_inside(&ns, false)?;
     // Any address: the namespace has nothing but its loopback (which
     // bwrap may not have brought up yet).

@@ -1,0 +1,267 @@
+//! Starting bwrap without forking the caller, and putting the sandbox in
+//! its limits before the program runs.
+//!
+//! A `pre_exec` hook makes `std::process::Command` fork the calling
+//! process: the fork copies its page tables and the `exec` right after
+//! tears them down, a cost that grows with the caller's memory and was
+//! most of what a sandboxed command cost over bare bwrap (see
+//! docs/benchmarks.md). So bwrap is started by `posix_spawn`, which shares
+//! the caller's memory until the `exec`, with no code of ours in the
+//! child, and what the hooks did is done otherwise:
+//!
+//! - the descriptors bwrap reads (the socket filter, the `/etc` copies,
+//!   the gate's) are `dup2`ed onto themselves, which clears close-on-exec
+//!   on the child's copy only;
+//! - `--die-with-parent` is the death signal (bwrap sets it itself);
+//! - the gate ([`Gate`]): `--info-fd` tells this side the pid of bwrap's
+//!   child, the sandbox's first process, as soon as it is cloned, and
+//!   `--block-fd` makes that child wait, after its mounts and before it
+//!   runs the program, until this side writes. In between, this side
+//!   moves it into the command's cgroups and sets its rlimits
+//!   (`prlimit`), so the program and all it starts are born inside them.
+//!   `--sync-fd` hands bwrap a copy of the releasing end: were this
+//!   process to die before it released the child, the child's wait would
+//!   never end (it holds the other copy itself), so the program never runs
+//!   outside its limits.
+
+use super::limits::{self, Cgroups, Limits};
+use std::ffi::{CString, OsString};
+use std::io::{Read, Write};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::ExitStatus;
+use std::time::Duration;
+
+/// How long bwrap may take to report its child.
+const INFO_WAIT: Duration = Duration::from_secs(30);
+
+/// A started process: its pid, which is also its process group, and its
+/// output.
+pub(crate) struct Launched {
+    pub pid: rustix::process::Pid,
+    pub stdout: std::fs::File,
+    pub stderr: std::fs::File,
+}
+
+/// Starts `program` with `args` and exactly `env`: stdin from
+/// `/dev/null`, stdout and stderr piped, a process group of its own,
+/// `SIGPIPE` at its default and no signal blocked (as `std::process`
+/// does), and `kept` open across `exec`. Every other descriptor of ours
+/// is close-on-exec. The caller reaps it ([`wait`]).
+pub(crate) fn spawn(
+    program: &Path,
+    args: &[OsString],
+    env: &[(OsString, OsString)],
+    kept: &[BorrowedFd<'_>],
+) -> std::io::Result<Launched> {
+    use nix::spawn::{PosixSpawnAttr, PosixSpawnFileActions, PosixSpawnFlags};
+    use nix::sys::signal::{SigSet, Signal};
+    let cstring = |bytes: &[u8]| {
+        CString::new(bytes).map_err(|_| std::io::Error::other("a NUL byte in the command line"))
+    };
+    let path = cstring(program.as_os_str().as_bytes())?;
+    let argv = std::iter::once(Ok(path.clone()))
+        .chain(args.iter().map(|a| cstring(a.as_bytes())))
+        .collect::<std::io::Result<Vec<CString>>>()?;
+    let envp = env
+        .iter()
+        .map(|(k, v)| cstring(&[k.as_bytes(), b"=", v.as_bytes()].concat()))
+        .collect::<std::io::Result<Vec<CString>>>()?;
+
+    let null = std::fs::File::open("/dev/null")?;
+    let pipe = || rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC);
+    let (stdout, stdout_end) = pipe()?;
+    let (stderr, stderr_end) = pipe()?;
+    let mut actions = PosixSpawnFileActions::init()?;
+    actions.add_dup2(null.as_raw_fd(), 0)?;
+    actions.add_dup2(stdout_end.as_raw_fd(), 1)?;
+    actions.add_dup2(stderr_end.as_raw_fd(), 2)?;
+    for fd in kept {
+        // Onto itself: clears close-on-exec in the child (glibc 2.29 on,
+        // musl, as POSIX now says).
+        actions.add_dup2(fd.as_raw_fd(), fd.as_raw_fd())?;
+    }
+    let mut attr = PosixSpawnAttr::init()?;
+    attr.set_flags(
+        PosixSpawnFlags::POSIX_SPAWN_SETPGROUP
+            | PosixSpawnFlags::POSIX_SPAWN_SETSIGMASK
+            | PosixSpawnFlags::POSIX_SPAWN_SETSIGDEF,
+    )?;
+    attr.set_pgroup(nix::unistd::Pid::from_raw(0))?;
+    attr.set_sigmask(&SigSet::empty())?;
+    let mut pipe = SigSet::empty();
+    pipe.add(Signal::SIGPIPE);
+    attr.set_sigdefault(&pipe)?;
+    let pid = nix::spawn::posix_spawn(path.as_c_str(), &actions, &attr, &argv, &envp)?;
+    let pid = rustix::process::Pid::from_raw(pid.as_raw())
+        .ok_or_else(|| std::io::Error::other("the spawn returned no process"))?;
+    Ok(Launched {
+        pid,
+        stdout: stdout.into(),
+        stderr: stderr.into(),
+    })
+}
+
+/// Waits for a process [`spawn`] started and reaps it.
+pub(crate) fn wait(pid: rustix::process::Pid) -> std::io::Result<ExitStatus> {
+    loop {
+        match rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::empty()) {
+            Ok(Some((_, status))) => return Ok(ExitStatus::from_raw(status.as_raw())),
+            Ok(None) => continue,
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// The channels bwrap is given: it reports its child's pid on one, the
+/// child waits on another, and keeps a copy of the releasing end.
+pub(crate) struct Gate {
+    info: UnixStream,
+    release: UnixStream,
+    /// bwrap's ends: `--info-fd`, `--block-fd`, `--sync-fd`.
+    ends: [OwnedFd; 3],
+}
+
+impl Gate {
+    pub(crate) fn new() -> std::io::Result<Gate> {
+        let (info, info_end) = UnixStream::pair()?;
+        let (release, block_end) = UnixStream::pair()?;
+        // Above the standard streams, which the spawn rewires.
+        let above = |fd: BorrowedFd<'_>| rustix::io::fcntl_dupfd_cloexec(fd, 3);
+        let ends = [
+            above(info_end.as_fd())?,
+            above(block_end.as_fd())?,
+            above(release.as_fd())?,
+        ];
+        Ok(Gate {
+            info,
+            release,
+            ends,
+        })
+    }
+
+    /// bwrap's options naming its ends.
+    pub(crate) fn bwrap_args(&self) -> Vec<OsString> {
+        let [info, block, sync] = &self.ends;
+        let fd = |fd: &OwnedFd| OsString::from(fd.as_raw_fd().to_string());
+        vec![
+            "--info-fd".into(),
+            fd(info),
+            "--block-fd".into(),
+            fd(block),
+            "--sync-fd".into(),
+            fd(sync),
+        ]
+    }
+
+    /// The descriptors bwrap keeps across `exec`.
+    pub(crate) fn ends(&self) -> impl Iterator<Item = BorrowedFd<'_>> {
+        self.ends.iter().map(AsFd::as_fd)
+    }
+
+    /// Once bwrap is started: closes its ends here and reads the pid of
+    /// its child. `None` when bwrap ended before making one (its error is
+    /// in its stderr and exit status); nothing then waits to be released.
+    pub(crate) fn opened(self) -> std::io::Result<Option<(u32, Release)>> {
+        let Gate {
+            info,
+            release,
+            ends,
+        } = self;
+        drop(ends);
+        info.set_read_timeout(Some(INFO_WAIT))?;
+        let mut report = Vec::new();
+        (&info).take(64 * 1024).read_to_end(&mut report)?;
+        if report.is_empty() {
+            return Ok(None);
+        }
+        let pid = child_pid(&report).ok_or_else(|| {
+            std::io::Error::other(format!(
+                "bwrap's report was unreadable: {}",
+                String::from_utf8_lossy(&report)
+            ))
+        })?;
+        Ok(Some((pid, Release(release))))
+    }
+}
+
+/// The pid bwrap reports (`{"child-pid": N, ...}`).
+fn child_pid(report: &[u8]) -> Option<u32> {
+    #[derive(serde::Deserialize)]
+    struct Info {
+        #[serde(rename = "child-pid")]
+        child_pid: u32,
+    }
+    serde_json::from_slice::<Info>(report)
+        .ok()
+        .map(|info| info.child_pid)
+}
+
+/// Lets the sandbox's first process run the program.
+pub(crate) struct Release(UnixStream);
+
+impl Release {
+    pub(crate) fn release(&self) -> std::io::Result<()> {
+        (&self.0).write_all(b"go")
+    }
+}
+
+/// Puts bwrap's child `pid`, still waiting at the gate and one thread,
+/// in the command's cgroups and under its rlimits.
+pub(crate) fn confine(pid: u32, limits: &Limits, cgroups: &Cgroups) -> std::io::Result<()> {
+    let target = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+        .ok_or_else(|| std::io::Error::other(format!("bwrap reported pid {pid}")))?;
+    cgroups.join(pid)?;
+    for (resource, value) in limits::rlimits(limits, cgroups) {
+        let limit = rustix::process::Rlimit {
+            current: Some(value),
+            maximum: Some(value),
+        };
+        rustix::process::prlimit(Some(target), resource, limit)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn bwrap_s_report_gives_the_child_s_pid() {
+        let report = b"{\n    \"child-pid\": 4242,\n    \"cgroup-namespace\": 4026532,\n    \"net-namespace\": 1\n}\n";
+        assert_eq!(child_pid(report), Some(4242));
+        assert_eq!(child_pid(b"{\"child-pid\": \"x\"}"), None);
+        assert_eq!(child_pid(b"{\n    \"child-pid\": 12"), None);
+    }
+
+    #[test]
+    fn a_spawned_program_keeps_only_the_descriptors_named() {
+        let (kept, _kept_peer) = UnixStream::pair().unwrap();
+        let (other, _other_peer) = UnixStream::pair().unwrap();
+        let script = format!(
+            "test -e /proc/self/fd/{k} && echo kept; test -e /proc/self/fd/{o} || echo closed; echo $X; [ $(cut -d' ' -f5 /proc/$$/stat) = $$ ] && echo leader",
+            k = kept.as_raw_fd(),
+            o = other.as_raw_fd()
+        );
+        let launched = spawn(
+            Path::new("/bin/sh"),
+            &["-c".into(), script.into()],
+            &[("X".into(), "from env".into())],
+            &[kept.as_fd()],
+        )
+        .unwrap();
+        let mut out = String::new();
+        let mut stdout = launched.stdout;
+        stdout.read_to_string(&mut out).unwrap();
+        let status = wait(launched.pid).unwrap();
+        assert!(status.success());
+        assert_eq!(out, "kept\nclosed\nfrom env\nleader\n");
+    }
+}
