@@ -73,6 +73,7 @@ mod forward;
 mod gitdir;
 mod holds;
 mod home;
+mod hooks;
 mod launch;
 mod limits;
 mod namespace;
