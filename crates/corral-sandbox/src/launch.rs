@@ -13,12 +13,16 @@
 //!   the gate's) are `dup2`ed onto themselves, which clears close-on-exec
 //!   on the child's copy only;
 //! - `--die-with-parent` is the death signal (bwrap sets it itself);
+//! - the cgroups: on v1 the thread that starts bwrap moves itself alone
+//!   into the command's cgroups for the spawn and back after
+//!   (`Cgroups::enter`), so bwrap is born inside them as the forked child
+//!   joined them before, by the same cheap write of `0`;
 //! - the gate ([`Gate`]): `--info-fd` tells this side the pid of bwrap's
 //!   child, the sandbox's first process, as soon as it is cloned, and
 //!   `--block-fd` makes that child wait, after its mounts and before it
-//!   runs the program, until this side writes. In between, this side
-//!   moves it into the command's cgroups and sets its rlimits
-//!   (`prlimit`), so the program and all it starts are born inside them.
+//!   runs the program, until this side writes. In between, this side sets
+//!   its rlimits (`prlimit`) and on cgroup v2 moves it into the cgroups,
+//!   so the program and all it starts are born inside them.
 //!   `--sync-fd` hands bwrap a copy of the releasing end: were this
 //!   process to die before it released the child, the child's wait would
 //!   never end (it holds the other copy itself), so the program never runs
@@ -210,8 +214,8 @@ impl Release {
     }
 }
 
-/// Puts bwrap's child `pid`, still waiting at the gate and one thread,
-/// in the command's cgroups and under its rlimits.
+/// Puts bwrap's child `pid`, still waiting at the gate, under the
+/// command's rlimits, and on cgroup v2 in its cgroups.
 pub(crate) fn confine(pid: u32, limits: &Limits, cgroups: &Cgroups) -> std::io::Result<()> {
     let target = i32::try_from(pid)
         .ok()

@@ -1,7 +1,7 @@
 //! What one command may use: processes, memory, file size, open files.
 //!
-//! Set in the child before it becomes bwrap, so the program and all it
-//! starts inherit them:
+//! Set before the program runs, so it and all it starts inherit them
+//! (`launch`):
 //! - processes: a `pids` cgroup of its own where one can be made (cgroup
 //!   v2 where the app's own cgroup is writable, or v1's `pids` hierarchy),
 //!   else `RLIMIT_NPROC` (which the kernel does not apply to root);
@@ -230,11 +230,38 @@ impl Cgroups {
         self.procs.iter().map(AsFd::as_fd).collect()
     }
 
-    /// Moves process `pid`, one thread and not yet running the program
-    /// (bwrap's child at its gate), into each cgroup: through `tasks` on
-    /// v1, which moves that one thread and so the whole process, the
-    /// cheap path [`join_file`] explains.
+    /// Whether the thread that starts bwrap joins them ([`Cgroups::enter`],
+    /// cgroup v1) rather than bwrap's child by its pid ([`Cgroups::join`]).
+    pub(crate) fn entered_by_thread(&self) -> bool {
+        !self.dirs.iter().any(|(_, c)| *c == Controller::Unified)
+    }
+
+    /// On cgroup v1: moves the calling thread alone into each cgroup
+    /// (`0` to `tasks`: the cheap path [`join_file`] explains) until the
+    /// guard is dropped, which moves it back where it was. What it starts
+    /// meanwhile (bwrap) is born inside. Nothing on v2, where only whole
+    /// processes move: there bwrap's child joins by pid ([`Cgroups::join`]).
+    pub(crate) fn enter(&self) -> std::io::Result<Entered> {
+        let mut entered = Entered { home: Vec::new() };
+        if !self.entered_by_thread() {
+            return Ok(entered);
+        }
+        for ((_, controller), fd) in self.dirs.iter().zip(&self.procs) {
+            let home = thread_home(*controller)?;
+            rustix::io::write(fd, b"0")?;
+            entered.home.push(home);
+        }
+        Ok(entered)
+    }
+
+    /// Moves process `pid` (bwrap's child at its gate, before it runs the
+    /// program) into each cgroup, on v2 (on v1 bwrap was born inside).
+    /// Moving another process takes the kernel's system-wide lock, with
+    /// its grace period: v1 avoids it, v2 cannot.
     pub(crate) fn join(&self, pid: u32) -> std::io::Result<()> {
+        if self.entered_by_thread() {
+            return Ok(());
+        }
         let pid = pid.to_string();
         for fd in &self.procs {
             rustix::io::write(fd, pid.as_bytes())?;
@@ -266,6 +293,55 @@ impl Drop for Cgroups {
     }
 }
 
+/// A thread inside a command's cgroups ([`Cgroups::enter`]); dropped, it
+/// is moved back to the cgroups it came from.
+pub(crate) struct Entered {
+    /// The `tasks` file of each cgroup it came from.
+    home: Vec<OwnedFd>,
+}
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        for home in &self.home {
+            // A thread left in a command's cgroup would be counted, and
+            // limited, with the command: try again before giving up.
+            for _ in 0..3 {
+                if rustix::io::write(home, b"0").is_ok() {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// The `tasks` file of the calling thread's own cgroup in `controller`'s
+/// v1 hierarchy (from `/proc/thread-self/cgroup`), opened to write.
+fn thread_home(controller: Controller) -> std::io::Result<OwnedFd> {
+    let hierarchy = match controller {
+        Controller::Pids => "pids",
+        Controller::Memory => "memory",
+        Controller::Unified => return Err(std::io::Error::other("cgroup v2 has no thread moves")),
+    };
+    let text = std::fs::read_to_string("/proc/thread-self/cgroup")?;
+    let path = text
+        .lines()
+        .filter_map(|line| {
+            let mut parts = line.splitn(3, ':');
+            let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+            controllers
+                .split(',')
+                .any(|c| c == hierarchy)
+                .then_some(path)
+        })
+        .next()
+        .ok_or_else(|| std::io::Error::other(format!("no {hierarchy} cgroup for this thread")))?;
+    let tasks = Path::new("/sys/fs/cgroup")
+        .join(hierarchy)
+        .join(path.trim_start_matches('/'))
+        .join("tasks");
+    Ok(std::fs::OpenOptions::new().write(true).open(tasks)?.into())
+}
+
 /// Removes each cgroup once its processes are gone, killing any left, for
 /// at most half a second.
 fn remove_when_empty(dirs: &[PathBuf]) {
@@ -275,7 +351,14 @@ fn remove_when_empty(dirs: &[PathBuf]) {
                 break;
             }
             if let Ok(procs) = std::fs::read_to_string(dir.join("cgroup.procs")) {
-                for pid in procs.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+                // Never this process: a thread of it may pass through a
+                // command's cgroup while it starts bwrap.
+                let own = i32::try_from(std::process::id()).unwrap_or(0);
+                for pid in procs
+                    .lines()
+                    .filter_map(|l| l.trim().parse::<i32>().ok())
+                    .filter(|pid| *pid != own)
+                {
                     if let Some(pid) = rustix::process::Pid::from_raw(pid) {
                         let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
                     }
@@ -286,15 +369,17 @@ fn remove_when_empty(dirs: &[PathBuf]) {
     }
 }
 
-/// Where a forked child, still one thread, writes `0` to join a cgroup.
+/// Where a thread writes `0` to join a cgroup (a forked child, or the
+/// thread that starts bwrap, [`Cgroups::enter`]).
 ///
 /// On v1 it is `tasks`, which moves the writing thread alone: the kernel
 /// then skips the system-wide lock that keeps thread groups still while
 /// they move (`cgroup_threadgroup_rwsem`), whose every first taking waits
 /// for an RCU grace period, 10 to 40 ms here, which was nearly all a
-/// sandboxed command cost over bare bwrap. For a process of one thread,
-/// moving the thread is moving the process, and all it starts after is
-/// born inside. v2 moves only whole processes (`cgroup.procs`).
+/// sandboxed command cost over bare bwrap. It skips it only for `0`, the
+/// writer itself: a pid, even of a process of one thread, takes the lock
+/// (8 ms a command here, measured). What the thread starts after is born
+/// inside. v2 moves only whole processes (`cgroup.procs`).
 fn join_file(controller: Controller) -> &'static str {
     match controller {
         Controller::Pids | Controller::Memory => "tasks",
@@ -407,4 +492,36 @@ pub(crate) fn rlimits(limits: &Limits, cgroups: &Cgroups) -> Vec<(rustix::proces
         }
     }
     set
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
+    use super::*;
+
+    fn thread_cgroups() -> String {
+        std::fs::read_to_string("/proc/thread-self/cgroup").unwrap()
+    }
+
+    #[test]
+    fn a_thread_that_entered_a_command_s_cgroups_goes_back_where_it_was() {
+        let cgroups = Cgroups::make(&Limits::default());
+        if cgroups.dirs.is_empty() || !cgroups.entered_by_thread() {
+            return;
+        }
+        let before = thread_cgroups();
+        let name = cgroups.dirs[0]
+            .0
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let entered = cgroups.enter().unwrap();
+        assert!(thread_cgroups().contains(&name), "{}", thread_cgroups());
+        // The rest of the process stays where it was.
+        let process = std::fs::read_to_string("/proc/self/cgroup").unwrap();
+        assert!(!process.contains(&name), "{process}");
+        drop(entered);
+        assert_eq!(thread_cgroups(), before);
+    }
 }

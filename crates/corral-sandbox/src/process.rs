@@ -228,7 +228,14 @@ fn start(
         argv.push(spec.program.into());
         argv.extend(spec.args.iter().map(OsString::from));
         let kept: Vec<_> = files.iter().map(AsFd::as_fd).chain(gate.ends()).collect();
+        let entered = spec.cgroups.enter().map_err(|e| {
+            Error::new(
+                ErrorCode::Io,
+                format!("could not put `{name}` in its cgroups: {e}"),
+            )
+        })?;
         let launched = launch::spawn(bwrap, &argv, spec.env, &kept);
+        drop(entered);
         drop(kept);
         drop(files);
         let launched = launched.map_err(|e| spawn_error(&e, name))?;

@@ -82,7 +82,7 @@ fn a_command_past_its_memory_limit_is_stopped_and_says_so() {
 }
 
 #[test]
-fn the_program_is_in_its_cgroups_and_under_its_rlimits_from_its_first_instruction() {
+fn the_program_is_under_its_rlimits_from_its_first_instruction() {
     if !shell::namespaces_available() {
         return;
     }
@@ -98,12 +98,7 @@ fn the_program_is_in_its_cgroups_and_under_its_rlimits_from_its_first_instructio
         ..ShellRun::default()
     };
     // What cat reads first is the state it started in.
-    let out = exec_shell(
-        &root,
-        &input("cat", &["/proc/self/cgroup", "/proc/self/limits"]),
-        &run,
-    )
-    .unwrap();
+    let out = exec_shell(&root, &input("cat", &["/proc/self/limits"]), &run).unwrap();
     assert_eq!(out.exit_code, Some(0), "{out:?}");
     let limit = |name: &str| {
         out.stdout
@@ -122,23 +117,55 @@ fn the_program_is_in_its_cgroups_and_under_its_rlimits_from_its_first_instructio
         "{}",
         out.stdout
     );
-    if cgroup_parent("pids", &["pids.max"]).is_some() {
-        // Its own cgroup, seen from the sandbox's cgroup namespace: a
-        // program left in the caller's would read `/` there.
-        let own = format!(":/corral-{}-", std::process::id());
-        let line = out
-            .stdout
-            .lines()
-            .find(|l| l.starts_with("0::") || l.split(':').nth(1) == Some("pids"))
-            .unwrap_or_default();
-        assert!(line.contains(&own), "{}", out.stdout);
-    } else {
+    if cgroup_parent("pids", &["pids.max"]).is_none() {
+        // No cgroup counts its processes: the rlimit does.
         assert!(
             limit("Max processes").ends_with("77 77 processes"),
             "{}",
             out.stdout
         );
     }
+}
+
+#[test]
+fn the_program_runs_in_the_command_s_own_cgroup() {
+    if !shell::namespaces_available() || !has_node() {
+        return;
+    }
+    let Some(_) = cgroup_parent("pids", &["pids.max"]) else {
+        return;
+    };
+    let (_dir, root) = project();
+    let marker = marker();
+    let run = ShellRun::default();
+    let cancel = run.cancel.clone();
+    let script = format!("/* {marker} */ setTimeout(() => {{}}, 20000)");
+    let call =
+        std::thread::spawn(move || exec_shell(&root, &input("node", &["-e", &script]), &run));
+    let started = Instant::now();
+    let node = loop {
+        let node = processes_with(&marker).into_iter().find(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "node")
+        });
+        if let Some(node) = node {
+            break node;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "node never started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    // Seen from here, outside the sandbox's cgroup namespace.
+    let cgroups = std::fs::read_to_string(format!("/proc/{node}/cgroup")).unwrap();
+    cancel.cancel();
+    let _ = call.join();
+    let own = format!("/corral-{}-", std::process::id());
+    let line = cgroups
+        .lines()
+        .find(|l| l.starts_with("0::") || l.split(':').nth(1) == Some("pids"))
+        .unwrap_or_default();
+    assert!(line.contains(&own), "{cgroups}");
 }
 
 /// Set in the copy of this test binary that plays the caller.
