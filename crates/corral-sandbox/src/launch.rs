@@ -215,13 +215,21 @@ impl Release {
 }
 
 /// Puts bwrap's child `pid`, still waiting at the gate, under the
-/// command's rlimits, and on cgroup v2 in its cgroups.
-pub(crate) fn confine(pid: u32, limits: &Limits, cgroups: &Cgroups) -> std::io::Result<()> {
+/// command's rlimits, and in its cgroups unless bwrap was `born_inside`
+/// them (`Cgroups::enter`).
+pub(crate) fn confine(
+    pid: u32,
+    limits: &Limits,
+    cgroups: &Cgroups,
+    born_inside: bool,
+) -> std::io::Result<()> {
     let target = i32::try_from(pid)
         .ok()
         .and_then(rustix::process::Pid::from_raw)
         .ok_or_else(|| std::io::Error::other(format!("bwrap reported pid {pid}")))?;
-    cgroups.join(pid)?;
+    if !born_inside {
+        cgroups.join(pid)?;
+    }
     for (resource, value) in limits::rlimits(limits, cgroups) {
         let limit = rustix::process::Rlimit {
             current: Some(value),

@@ -230,38 +230,46 @@ impl Cgroups {
         self.procs.iter().map(AsFd::as_fd).collect()
     }
 
-    /// Whether the thread that starts bwrap joins them ([`Cgroups::enter`],
-    /// cgroup v1) rather than bwrap's child by its pid ([`Cgroups::join`]).
-    pub(crate) fn entered_by_thread(&self) -> bool {
-        !self.dirs.iter().any(|(_, c)| *c == Controller::Unified)
-    }
-
     /// On cgroup v1: moves the calling thread alone into each cgroup
     /// (`0` to `tasks`: the cheap path [`join_file`] explains) until the
     /// guard is dropped, which moves it back where it was. What it starts
-    /// meanwhile (bwrap) is born inside. Nothing on v2, where only whole
-    /// processes move: there bwrap's child joins by pid ([`Cgroups::join`]).
-    pub(crate) fn enter(&self) -> std::io::Result<Entered> {
-        let mut entered = Entered { home: Vec::new() };
-        if !self.entered_by_thread() {
-            return Ok(entered);
+    /// meanwhile (bwrap) is born inside. Not on v2, where only whole
+    /// processes move, nor where the thread's own cgroups cannot be
+    /// written to go back: the guard then says so ([`Entered::inside`])
+    /// and bwrap's child joins by pid ([`Cgroups::join`]).
+    pub(crate) fn enter(&self) -> Entered {
+        let mut entered = Entered {
+            home: Vec::new(),
+            inside: false,
+        };
+        if self.dirs.iter().any(|(_, c)| *c == Controller::Unified) {
+            return entered;
         }
-        for ((_, controller), fd) in self.dirs.iter().zip(&self.procs) {
-            let home = thread_home(*controller)?;
-            rustix::io::write(fd, b"0")?;
+        // Every way back is opened before the first move.
+        let Ok(homes) = self
+            .dirs
+            .iter()
+            .map(|(_, controller)| thread_home(*controller))
+            .collect::<std::io::Result<Vec<OwnedFd>>>()
+        else {
+            return entered;
+        };
+        for (fd, home) in self.procs.iter().zip(homes) {
+            if rustix::io::write(fd, b"0").is_err() {
+                // Dropped: back where it was, and joined by pid instead.
+                return entered;
+            }
             entered.home.push(home);
         }
-        Ok(entered)
+        entered.inside = true;
+        entered
     }
 
     /// Moves process `pid` (bwrap's child at its gate, before it runs the
-    /// program) into each cgroup, on v2 (on v1 bwrap was born inside).
-    /// Moving another process takes the kernel's system-wide lock, with
-    /// its grace period: v1 avoids it, v2 cannot.
+    /// program) into each cgroup, where bwrap was not born inside them
+    /// ([`Cgroups::enter`]). Moving another process takes the kernel's
+    /// system-wide lock, with its grace period.
     pub(crate) fn join(&self, pid: u32) -> std::io::Result<()> {
-        if self.entered_by_thread() {
-            return Ok(());
-        }
         let pid = pid.to_string();
         for fd in &self.procs {
             rustix::io::write(fd, pid.as_bytes())?;
@@ -298,6 +306,14 @@ impl Drop for Cgroups {
 pub(crate) struct Entered {
     /// The `tasks` file of each cgroup it came from.
     home: Vec<OwnedFd>,
+    inside: bool,
+}
+
+impl Entered {
+    /// Whether the thread is in every cgroup of the command.
+    pub(crate) fn inside(&self) -> bool {
+        self.inside
+    }
 }
 
 impl Drop for Entered {
@@ -506,7 +522,8 @@ mod tests {
     #[test]
     fn a_thread_that_entered_a_command_s_cgroups_goes_back_where_it_was() {
         let cgroups = Cgroups::make(&Limits::default());
-        if cgroups.dirs.is_empty() || !cgroups.entered_by_thread() {
+        let v1 = !cgroups.dirs.iter().any(|(_, c)| *c == Controller::Unified);
+        if cgroups.dirs.is_empty() || !v1 {
             return;
         }
         let before = thread_cgroups();
@@ -516,7 +533,8 @@ mod tests {
             .unwrap()
             .to_string_lossy()
             .into_owned();
-        let entered = cgroups.enter().unwrap();
+        let entered = cgroups.enter();
+        assert!(entered.inside());
         assert!(thread_cgroups().contains(&name), "{}", thread_cgroups());
         // The rest of the process stays where it was.
         let process = std::fs::read_to_string("/proc/self/cgroup").unwrap();

@@ -228,12 +228,8 @@ fn start(
         argv.push(spec.program.into());
         argv.extend(spec.args.iter().map(OsString::from));
         let kept: Vec<_> = files.iter().map(AsFd::as_fd).chain(gate.ends()).collect();
-        let entered = spec.cgroups.enter().map_err(|e| {
-            Error::new(
-                ErrorCode::Io,
-                format!("could not put `{name}` in its cgroups: {e}"),
-            )
-        })?;
+        let entered = spec.cgroups.enter();
+        let born_inside = entered.inside();
         let launched = launch::spawn(bwrap, &argv, spec.env, &kept);
         drop(entered);
         drop(kept);
@@ -248,7 +244,7 @@ fn start(
         };
         let confined = gate.opened().and_then(|opened| match opened {
             Some((sandbox, release)) => {
-                launch::confine(sandbox, &spec.limits, spec.cgroups)?;
+                launch::confine(sandbox, &spec.limits, spec.cgroups, born_inside)?;
                 Ok(Some((sandbox, release)))
             }
             None => Ok(None),
