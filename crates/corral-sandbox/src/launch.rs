@@ -242,7 +242,7 @@ pub(crate) fn confine(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
     use super::*;
 
     #[test]
@@ -251,6 +251,41 @@ mod tests {
         assert_eq!(child_pid(report), Some(4242));
         assert_eq!(child_pid(b"{\"child-pid\": \"x\"}"), None);
         assert_eq!(child_pid(b"{\n    \"child-pid\": 12"), None);
+    }
+
+    #[test]
+    fn a_process_not_born_inside_is_moved_into_the_cgroups_and_limited_by_pid() {
+        let limits = Limits {
+            open_files: 222,
+            file_size_bytes: 5 << 20,
+            ..Limits::default()
+        };
+        let cgroups = Cgroups::make(&limits);
+        let launched = spawn(Path::new("/bin/sleep"), &["5".into()], &[], &[]).unwrap();
+        let pid = launched.pid.as_raw_nonzero().get().unsigned_abs();
+        let confined = confine(pid, &limits, &cgroups, false);
+        let read = |file: &str| std::fs::read_to_string(format!("/proc/{pid}/{file}")).unwrap();
+        let (own, limited) = (read("cgroup"), read("limits"));
+        let _ = rustix::process::kill_process(launched.pid, rustix::process::Signal::KILL);
+        let _ = wait(launched.pid);
+        confined.unwrap();
+        let line = |name: &str| {
+            limited
+                .lines()
+                .find(|l| l.starts_with(name))
+                .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+                .unwrap_or_default()
+        };
+        assert!(
+            line("Max open files").ends_with("222 222 files"),
+            "{limited}"
+        );
+        assert!(
+            line("Max file size").ends_with("5242880 5242880 bytes"),
+            "{limited}"
+        );
+        let name = format!("/corral-{}-", std::process::id());
+        assert_eq!(cgroups.procs().is_empty(), !own.contains(&name), "{own}");
     }
 
     #[test]
