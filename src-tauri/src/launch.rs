@@ -55,6 +55,8 @@ pub fn is_remote(folder: &Path) -> bool {
 #[derive(Debug, Clone, serde::Serialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Launch {
+    /// The folder is being opened (a remote one waits for ssh).
+    Opening { folder: String },
     /// The folder is now the open project.
     Opened { project: ProjectInfo },
     /// It could not be opened; the project before stays open.
@@ -128,6 +130,11 @@ pub fn second_start<R: Runtime>(app: &AppHandle<R>, argv: Vec<String>, cwd: Stri
 /// folder waits for ssh; either may take seconds.
 pub fn open_in_background<R: Runtime>(app: &AppHandle<R>, folder: PathBuf) {
     let app = app.clone();
+    if let Some(listener) = app.try_state::<LaunchListener>() {
+        listener.tell(Launch::Opening {
+            folder: folder.to_string_lossy().into_owned(),
+        });
+    }
     tauri::async_runtime::spawn_blocking(move || {
         let Some(state) = app.try_state::<AppState>() else {
             return;

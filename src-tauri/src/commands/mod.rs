@@ -86,8 +86,10 @@ command_list! {
         /// `approval_required` (`details.folder`: where it would be copied); with
         /// `install_remote: true` (the user agreed) it is copied there first
         project::open_project("path: string, install_remote?: boolean") -> "ProjectInfo";
-        /// from now on a later `corral FOLDER` (a second start, handed to this app) reaches this
-        /// channel once the folder opened or failed to (a reloaded window's replaces the one before)
+        /// from now on a later `corral FOLDER` (a second start, handed to this app), or a remote
+        /// folder named at start, reaches this channel: `opening` as it starts, then `opened` or
+        /// `failed` (a reloaded window's replaces the one before; the last launch told before the
+        /// window listened is told when it does)
         launch::watch_launches("on_launch: Channel<Launch>") -> "null";
         /// the native folder dialog; null if dismissed
         project::pick_project("") -> "ProjectInfo | null";

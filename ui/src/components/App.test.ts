@@ -146,7 +146,11 @@ describe("App", () => {
     render(App);
     await vi.waitFor(() => expect(ipc.onLaunch).toHaveBeenCalledTimes(1));
     const launch = ipc.onLaunch.mock.calls[0][0] as (launch: Launch) => void;
+    launch({ type: "opening", folder: "ssh://dev@box/srv/app" });
+    const opening = await vi.waitFor(() => screen.getByTestId("launch-opening"));
+    expect(opening.textContent).toBe("Opening ssh://dev@box/srv/app…");
     launch({ type: "failed", folder: "ssh://dev@box/srv/app", error: missing as never });
+    await vi.waitFor(() => expect(screen.queryByTestId("launch-opening")).toBeNull());
     await vi.waitFor(() => screen.getByTestId("install-remote"));
     expect(screen.queryByTestId("launch-failure")).toBeNull();
     await fireEvent.click(screen.getByTestId("install-remote-yes"));

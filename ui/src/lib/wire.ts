@@ -1118,7 +1118,7 @@ export type UpdateOffer = { version: string, current_version: string, notes: str
 
 export type InstalledUpdate = { version: string, path: string, };
 
-export type Launch = { "type": "opened", project: ProjectInfo, } | { "type": "failed", folder: string, error: WireError, };
+export type Launch = { "type": "opening", folder: string, } | { "type": "opened", project: ProjectInfo, } | { "type": "failed", folder: string, error: WireError, };
 
 export type ConnectionOk = { ok: true, model: string, };
 
