@@ -211,3 +211,27 @@ fn a_remote_project_opens_after_asking_and_its_commands_run_there() {
     ok(&app, "close_project", json!({}));
     assert_eq!(ok(&app, "project_info", json!({})), Value::Null);
 }
+
+#[test]
+fn a_malformed_remote_name_is_refused_before_ssh_runs() {
+    let app = app_on(Project::new());
+    for name in [
+        "ssh://-oProxyCommand=touch$IFS/tmp/x/p",
+        "ssh://box/../etc",
+        "ssh://box:99999/p",
+        "box;rm:/p",
+    ] {
+        let refused = app
+            .invoke("open_project", json!({"path": name}))
+            .unwrap_err();
+        assert_eq!(refused["code"], "invalid_input", "{name}: {refused}");
+        assert!(
+            refused["message"]
+                .as_str()
+                .unwrap()
+                .contains("is not a remote folder Corral can open"),
+            "{name}: {refused}"
+        );
+    }
+    assert_eq!(ok(&app, "project_info", json!({})), Value::Null);
+}
