@@ -5,6 +5,9 @@
 //! `CORRAL_SSH_CONFIG` (or `Remote::config`) at [`Sshd::config`]. `SetEnv`
 //! gives the remote side its own cache (where a copied corral-cli goes),
 //! data folder and `PATH`.
+//!
+//! Shared by path (`#[path]`) with corral-cli's suite, which does not
+//! depend on the kit. So it uses nothing but std and `tempfile`.
 
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -103,7 +106,13 @@ impl Sshd {
 
     /// The client config reaching it as [`HOST`].
     pub fn config(&self) -> PathBuf {
-        self.dir.path().join("ssh_config")
+        self.path("ssh_config")
+    }
+
+    /// A file or folder of the server's own (`remote-data`, `remote-bin`,
+    /// `ssh_config`...).
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
     }
 
     /// Where the remote keeps a corral-cli it was given (of `version`).

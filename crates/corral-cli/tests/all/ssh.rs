@@ -5,120 +5,39 @@
 //! local call's; its corral-cli is the one this side copies there.
 
 use serde_json::{json, Value};
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+/// The test kit's sshd, by path (this suite does not depend on the kit),
+/// with what this suite adds: a `corral-cli` reaching it.
+#[allow(dead_code)]
+#[path = "../../../corral-testkit/src/sshd.rs"]
+mod kit;
 
 /// An sshd of the test's own, and the client config that reaches it as
 /// the host alias `corral-test`.
-pub struct Sshd {
-    dir: tempfile::TempDir,
-    server: Child,
-}
+pub struct Sshd(kit::Sshd);
 
 impl Sshd {
     pub fn start() -> Sshd {
-        let sshd = Path::new("/usr/sbin/sshd");
-        assert!(
-            sshd.exists(),
-            "OpenSSH's server is needed: scripts/setup.sh --test installs openssh-server"
-        );
-        let dir = tempfile::tempdir().unwrap();
-        let d = dir.path();
-        for key in ["host_key", "user_key"] {
-            let made = Command::new("ssh-keygen")
-                .args(["-q", "-t", "ed25519", "-N", "", "-f"])
-                .arg(d.join(key))
-                .status()
-                .unwrap();
-            assert!(made.success());
-        }
-        std::fs::copy(d.join("user_key.pub"), d.join("authorized_keys")).unwrap();
-        for folder in ["remote-cache", "remote-data", "remote-bin"] {
-            std::fs::create_dir(d.join(folder)).unwrap();
-        }
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let path = format!(
-            "{}:/usr/local/bin:/usr/bin:/bin",
-            d.join("remote-bin").display()
-        );
-        std::fs::write(
-            d.join("sshd_config"),
-            format!(
-                "Port {port}\nListenAddress 127.0.0.1\nHostKey {host}\nPidFile {d}/sshd.pid\n\
-                 AuthorizedKeysFile {d}/authorized_keys\nStrictModes no\nUsePAM no\n\
-                 PasswordAuthentication no\nKbdInteractiveAuthentication no\nPubkeyAuthentication yes\n\
-                 PermitRootLogin prohibit-password\nLogLevel ERROR\n\
-                 SetEnv XDG_CACHE_HOME={d}/remote-cache XDG_DATA_HOME={d}/remote-data PATH={path}\n",
-                host = d.join("host_key").display(),
-                d = d.display(),
-            ),
-        )
-        .unwrap();
-        let host_key = std::fs::read_to_string(d.join("host_key.pub")).unwrap();
-        std::fs::write(
-            d.join("known_hosts"),
-            format!("[127.0.0.1]:{port} {host_key}"),
-        )
-        .unwrap();
-        let user =
-            String::from_utf8(Command::new("id").arg("-un").output().unwrap().stdout).unwrap();
-        std::fs::write(
-            d.join("ssh_config"),
-            format!(
-                "Host corral-test\n  HostName 127.0.0.1\n  Port {port}\n  User {user}\n  IdentityFile {d}/user_key\n\
-                 IdentitiesOnly yes\n  UserKnownHostsFile {d}/known_hosts\n  GlobalKnownHostsFile /dev/null\n\
-                 StrictHostKeyChecking yes\n",
-                user = user.trim(),
-                d = d.display(),
-            ),
-        )
-        .unwrap();
-        // Run as root, sshd wants its privilege separation folder.
-        if std::env::var("USER").as_deref() == Ok("root") || user.trim() == "root" {
-            let _ = std::fs::create_dir_all("/run/sshd");
-        }
-        let server = Command::new(sshd)
-            .args(["-D", "-e", "-f"])
-            .arg(d.join("sshd_config"))
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "sshd did not listen on {port}");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Sshd { dir, server }
+        Sshd(kit::Sshd::start())
     }
 
     pub fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
+        self.0.path(name)
     }
 
     /// `corral-cli call` with this server's client config.
     pub fn cli(&self) -> Command {
         let mut cli = crate::common::corral_cli();
-        cli.env(corral_remote::CONFIG_VAR, self.path("ssh_config"));
+        cli.env(corral_remote::CONFIG_VAR, self.0.config());
         cli
     }
 
     /// Where the remote keeps the corral-cli it was given.
     fn installed(&self) -> PathBuf {
-        self.path("remote-cache/corral/bin")
-            .join(format!("corral-cli-{}", env!("CARGO_PKG_VERSION")))
-    }
-}
-
-impl Drop for Sshd {
-    fn drop(&mut self) {
-        let _ = self.server.kill();
-        let _ = self.server.wait();
+        self.0.installed(env!("CARGO_PKG_VERSION"))
     }
 }
 
