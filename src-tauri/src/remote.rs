@@ -13,10 +13,13 @@ use crate::state::AppState;
 use crate::store::{ProjectInfo, Store};
 use corral_remote::{Remote, RemoteSession};
 use corral_session::mcp::McpServerConfig;
+use corral_tools::shell::{ExecShellInput, SavedRule};
 use corral_tools::{Error, ErrorCode};
 use serde_json::{json, Value};
+use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::str::FromStr;
+use std::sync::{Mutex, PoisonError};
 use tauri::ipc::{Channel, Invoke, InvokeBody, JavaScriptChannelId};
 use tauri::{Manager, Runtime};
 
@@ -54,9 +57,17 @@ pub const SERVED: &[&str] = &[
 /// conversation), and are sent to the remote as well.
 pub const ALSO_SENT: &[&str] = &["cancel", "end_conversation"];
 
+/// How many commands' tickets keep the rule "always allow" would save:
+/// as many as a session keeps tickets.
+const RULES_KEPT: usize = 256;
+
 /// A project whose session runs on another machine.
 pub struct RemoteProject {
     session: RemoteSession,
+    /// The commands checked there, each ticket with the rule "always
+    /// allow" would save, as worked out here from the call's own input
+    /// (newest last). Only such a rule is ever saved for this project.
+    rules: Mutex<VecDeque<(String, SavedRule)>>,
     /// The mode its session there runs in (serve's flag, fixed for the
     /// session: another mode is another session).
     pub mode: corral_tools::policy::Mode,
@@ -85,6 +96,7 @@ impl RemoteProject {
         let session = RemoteSession::open(remote, vec!["--mode".into(), flag], copy)?;
         Ok(RemoteProject {
             session,
+            rules: Mutex::default(),
             mode,
             info,
         })
@@ -99,13 +111,91 @@ impl RemoteProject {
         args: Value,
         on_event: Option<&(dyn Fn(Value) + Sync)>,
     ) -> Result<Value, Error> {
+        let asked = (command == "check_call").then(|| args.clone());
         let answer = self.session.invoke(command, args, on_event).await;
-        answer.map_err(|error| match error.code {
+        let answer = answer.map_err(|error| match error.code {
             ErrorCode::NotFound if error.message.contains("is not a command of") => {
                 self.unserved(command)
             }
             _ => error,
-        })
+        })?;
+        if let Some(asked) = asked {
+            self.keep_rule(&asked, &answer);
+        }
+        Ok(answer)
+    }
+
+    /// Runs a checked call there by its ticket (`run_call`, the window's
+    /// arguments). "Always allow" works as for a folder here: the rule is
+    /// saved here, under the project's `ssh://` name, and sent with
+    /// `use_settings`; then the call runs there, approved once. The
+    /// remote never saves a rule, and the rule saved is the one the call
+    /// proposes as worked out here, so the remote cannot widen it.
+    pub async fn run_call(
+        &self,
+        store: &Store,
+        mut args: Value,
+        on_event: Option<&(dyn Fn(Value) + Sync)>,
+    ) -> Result<Value, Error> {
+        if args["approval"]["scope"] == "always" {
+            let rule = self.confirmed_rule(&args)?;
+            store.add_rule(&self.settings_key(), rule)?;
+            self.use_settings(store).await?;
+            if let Some(approval) = args["approval"].as_object_mut() {
+                approval.insert("scope".into(), json!("once"));
+                approval.remove("rule");
+            }
+        }
+        self.invoke("run_call", args, on_event).await
+    }
+
+    /// Keeps the rule a command checked there would save: the one its
+    /// input proposes here, when the remote's ticket proposes the same
+    /// (none for a call that touches a secret, or that is not a command).
+    fn keep_rule(&self, asked: &Value, ticket: &Value) {
+        let (Some(id), Some(there)) = (ticket["ticket"].as_str(), ticket["proposed_rule"].as_str())
+        else {
+            return;
+        };
+        if asked["tool"] != "exec_shell" {
+            return;
+        }
+        let Ok(input) = serde_json::from_value::<ExecShellInput>(asked["input"].clone()) else {
+            return;
+        };
+        let rule = SavedRule::proposed(&input);
+        if rule.to_string() != there {
+            return;
+        }
+        let mut rules = self.rules.lock().unwrap_or_else(PoisonError::into_inner);
+        rules.push_back((id.to_string(), rule));
+        if rules.len() > RULES_KEPT {
+            rules.pop_front();
+        }
+    }
+
+    /// The rule the user confirmed for the ticket `args` answers: the one
+    /// kept for it, as shown; `invalid_input` otherwise, as for a folder
+    /// here. A ticket's rule is used once.
+    fn confirmed_rule(&self, args: &Value) -> Result<SavedRule, Error> {
+        let ticket = args["ticket"].as_str().unwrap_or_default();
+        let shown = args["approval"]["rule"].as_str();
+        let mut rules = self.rules.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(at) = rules.iter().position(|(id, _)| id == ticket) else {
+            return Err(Error::invalid_input(format!(
+                "the call of ticket `{ticket}` proposes no rule to always allow"
+            ))
+            .hint("Approve the call once, or for the conversation."));
+        };
+        let rule = rules[at].1.clone();
+        if shown != Some(rule.to_string().as_str()) {
+            return Err(Error::invalid_input(format!(
+                "the rule confirmed is not `{rule}`, the one this command proposes"
+            ))
+            .hint("Confirm the rule as the approval shows it."));
+        }
+        rules.remove(at);
+        Ok(rule)
     }
 
     /// Puts the user's MCP servers (with their variables' values) in the
@@ -247,6 +337,10 @@ pub fn route<R: Runtime>(
             return handler(invoke);
         }
         let (args, output) = take_output(args);
+        // "Always allow" saves its rule here, in the app's store.
+        let store = webview
+            .try_state::<AppState>()
+            .map(|state| state.store.clone());
         let output = output.map(|id| id.channel_on::<R, Value>(webview));
         invoke.resolver.respond_async(async move {
             let on_event = output.map(|channel: Channel<Value>| {
@@ -256,10 +350,11 @@ pub fn route<R: Runtime>(
                 }
             });
             let on_event = on_event.as_ref().map(|f| f as &(dyn Fn(Value) + Sync));
-            remote
-                .invoke(&command, args, on_event)
-                .await
-                .map_err(|error| tauri::ipc::InvokeError(json!(error)))
+            let answer = match (command.as_str(), store) {
+                ("run_call", Some(store)) => remote.run_call(&store, args, on_event).await,
+                _ => remote.invoke(&command, args, on_event).await,
+            };
+            answer.map_err(|error| tauri::ipc::InvokeError(json!(error)))
         });
         true
     }

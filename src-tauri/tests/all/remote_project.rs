@@ -8,7 +8,21 @@ use crate::window::{app_on, App};
 use corral_testkit::sshd::{Sshd, HOST};
 use corral_testkit::Project;
 use serde_json::{json, Value};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+/// The tests that run ssh, one at a time: each points the process's
+/// `CORRAL_SSH_CONFIG` at its own sshd.
+static SSH: Mutex<()> = Mutex::new(());
+
+/// A running sshd the app's ssh reaches, for as long as the guard lives.
+fn sshd() -> (MutexGuard<'static, ()>, Sshd) {
+    let guard = SSH.lock().unwrap_or_else(PoisonError::into_inner);
+    let sshd = Sshd::start();
+    std::env::set_var(corral_remote::CONFIG_VAR, sshd.config());
+    (guard, sshd)
+}
 
 /// This build's corral-cli, beside the test binary (`cargo test` builds
 /// the workspace's binaries with its tests).
@@ -30,9 +44,7 @@ fn ok(app: &App, cmd: &str, args: Value) -> Value {
 
 #[test]
 fn a_remote_project_opens_after_asking_and_its_commands_run_there() {
-    let sshd = Sshd::start();
-    // The only test of this binary that runs ssh: the others never read it.
-    std::env::set_var(corral_remote::CONFIG_VAR, sshd.config());
+    let (_one_at_a_time, sshd) = sshd();
     // A project hook there, waiting for the user's trust here.
     let hook = |said: &str| {
         json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": format!("echo {said}")}]}]}})
@@ -210,6 +222,120 @@ fn a_remote_project_opens_after_asking_and_its_commands_run_there() {
 
     ok(&app, "close_project", json!({}));
     assert_eq!(ok(&app, "project_info", json!({})), Value::Null);
+}
+
+/// Kills the ssh carrying the session of the folder `root` there, as a
+/// lost connection would end it, and waits until it is gone.
+fn drop_connection(root: &Path) {
+    let carrying = || -> Vec<String> {
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let comm = std::fs::read_to_string(entry.path().join("comm")).unwrap_or_default();
+            let line = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            if comm.trim() == "ssh"
+                && String::from_utf8_lossy(&line).contains(&*root.to_string_lossy())
+                && !stat.contains(") Z ")
+            {
+                found.push(entry.file_name().to_string_lossy().into_owned());
+            }
+        }
+        found
+    };
+    let ssh = carrying();
+    assert_eq!(ssh.len(), 1, "one ssh carries the session: {ssh:?}");
+    std::process::Command::new("kill")
+        .args(["-KILL", &ssh[0]])
+        .status()
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(10);
+    while !carrying().is_empty() {
+        assert!(Instant::now() < until, "the ssh outlived its kill");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn always_allow_saves_the_rule_here_and_the_remote_session_holds_it() {
+    let (_one_at_a_time, _sshd) = sshd();
+    let there = Project::new();
+    let app = app_on(Project::new());
+    app.state().use_cli(corral_cli());
+    let name = format!("{HOST}:{}", there.root().display());
+    ok(
+        &app,
+        "open_project",
+        json!({"path": name, "install_remote": true}),
+    );
+    let key = format!("ssh://{HOST}{}", there.root().display());
+    let rules_here = || app.state().store.shell_grants(Path::new(&key)).1;
+    let check = |file: &str| {
+        let touch = json!({"command": "touch", "args": [file]});
+        ok(
+            &app,
+            "check_call",
+            json!({"tool": "exec_shell", "input": touch, "conversation": "c1"}),
+        )
+    };
+
+    // The command asks, and proposes its rule.
+    let ticket = check("a.txt");
+    assert_eq!(ticket["decision"], "ask", "{ticket}");
+    assert_eq!(ticket["proposed_rule"], "touch", "{ticket}");
+
+    // A rule other than the one proposed is refused, here: nothing saved,
+    // nothing run.
+    let wider = app
+        .invoke(
+            "run_call",
+            json!({"ticket": ticket["ticket"], "approval": {"scope": "always", "rule": "touch a.txt b.txt"}}),
+        )
+        .unwrap_err();
+    assert_eq!(wider["code"], "invalid_input", "{wider}");
+    assert!(rules_here().is_empty());
+    assert!(there.read("a.txt").is_none());
+
+    // "Always": the rule is saved here, under the ssh:// name, and the
+    // call runs there.
+    ok(
+        &app,
+        "run_call",
+        json!({"ticket": ticket["ticket"], "approval": {"scope": "always", "rule": "touch"}}),
+    );
+    assert_eq!(there.read("a.txt").as_deref(), Some(""));
+    let saved = rules_here();
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    assert_eq!(saved[0].to_string(), "touch");
+
+    // The next call of that shape is not asked, and runs.
+    let ticket = check("b.txt");
+    assert_eq!(ticket["decision"], "allow", "{ticket}");
+    ok(&app, "run_call", json!({"ticket": ticket["ticket"]}));
+    assert_eq!(there.read("b.txt").as_deref(), Some(""));
+
+    // A call that is not a command proposes no rule: "always" is refused.
+    let write = json!({"path": "w.txt", "content": "w"});
+    let ticket = ok(
+        &app,
+        "check_call",
+        json!({"tool": "write_file", "input": write, "conversation": "c1"}),
+    );
+    let refused = app
+        .invoke(
+            "run_call",
+            json!({"ticket": ticket["ticket"], "approval": {"scope": "always", "rule": "write_file"}}),
+        )
+        .unwrap_err();
+    assert_eq!(refused["code"], "invalid_input", "{refused}");
+    assert!(there.read("w.txt").is_none());
+    assert_eq!(rules_here().len(), 1);
+
+    // The connection drops; the session there is new, and holds the rule.
+    drop_connection(there.root());
+    let ticket = check("c.txt");
+    assert_eq!(ticket["decision"], "allow", "{ticket}");
+    ok(&app, "run_call", json!({"ticket": ticket["ticket"]}));
+    assert_eq!(there.read("c.txt").as_deref(), Some(""));
 }
 
 #[test]
