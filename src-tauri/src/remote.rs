@@ -11,7 +11,8 @@
 
 use crate::state::AppState;
 use crate::store::{ProjectInfo, Store};
-use corral_remote::{Remote, RemoteSession};
+use corral_remote::{OnQuestion, Remote, RemoteSession};
+use corral_session::domains::{DomainAnswers, DomainQuestion};
 use corral_session::mcp::McpServerConfig;
 use corral_tools::shell::{ExecShellInput, SavedRule};
 use corral_tools::{Error, ErrorCode};
@@ -19,7 +20,7 @@ use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::str::FromStr;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use tauri::ipc::{Channel, Invoke, InvokeBody, JavaScriptChannelId};
 use tauri::{Manager, Runtime};
 
@@ -32,6 +33,7 @@ pub const SERVED: &[&str] = &[
     "call_tool",
     "conversation_grants",
     "revoke_grant",
+    "answer_domain",
     "mcp_status",
     "restart_mcp_server",
     "search_index_status",
@@ -212,6 +214,21 @@ impl RemoteProject {
         self.session
             .invoke_kept("use_mcp_servers", json!({ "servers": servers }))
             .await
+    }
+
+    /// Asks the window about the domains a command there meets off the
+    /// egress allowlist, as a local command's are asked: serve's questions
+    /// go to `domains`' listener (the window's `domain_questions`
+    /// channel, keyed by the window's conversation), and `answer_domain`
+    /// goes back there ([`SERVED`]).
+    pub async fn listen_domains(&self, domains: Arc<DomainAnswers>) -> Result<(), Error> {
+        let heard: OnQuestion = Arc::new(move |question: Value| {
+            // serve speaks this version's protocol; anything else is not a question.
+            if let Ok(question) = serde_json::from_value::<DomainQuestion>(question) {
+                domains.tell(question);
+            }
+        });
+        self.session.listen_questions(heard).await
     }
 
     /// The key its settings are kept under here: its `ssh://` name.

@@ -134,8 +134,12 @@ impl AppState {
         let copy = install.then(|| lock(&self.cli).clone());
         let mode = self.store.settings().mode;
         let remote = Arc::new(RemoteProject::open(remote?, mode, copy)?);
-        // Its only settings, before the window asks anything of it.
-        tauri::async_runtime::block_on(remote.use_settings(&self.store))?;
+        // Its only settings, before the window asks anything of it; and
+        // its commands' questions about domains, asked in the window.
+        tauri::async_runtime::block_on(async {
+            remote.use_settings(&self.store).await?;
+            remote.listen_domains(self.domains.clone()).await
+        })?;
         let info = remote.info.clone();
         self.replace(OpenProject::Remote(remote.clone()));
         // The user's servers run there; their tools join once listed.

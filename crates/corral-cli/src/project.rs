@@ -1,6 +1,6 @@
 //! The open project's commands, by the app's names and arguments
 //! (docs/ipc.md): the tools' specs, checking and running calls, the
-//! conversations' grants, cancelling a run, the MCP servers (plus
+//! conversations' grants, the answers about domains, cancelling a run, the MCP servers (plus
 //! `use_mcp_servers`, which puts the user's servers in the session), the
 //! search index's state, the folders changed on disk, the background
 //! commands (the Processes panel's), the checkpoint panel's commands
@@ -12,6 +12,7 @@
 use corral_session::approvals::ApprovalAnswer;
 use corral_session::checkpoints::CallTag;
 use corral_session::customization::{self, SetupSource};
+use corral_session::domains::{Asking, DomainAnswers, DomainQuestion, Notify, QUESTION_WAIT};
 use corral_session::mcp::McpServerConfig;
 use corral_session::runs::{Run, Runs};
 use corral_session::{Call, Consent, RunContext, Session};
@@ -23,7 +24,7 @@ use serde_json::Value;
 use std::sync::Arc;
 
 /// The commands [`ProjectCommands::invoke`] answers.
-pub const COMMANDS: [&str; 20] = [
+pub const COMMANDS: [&str; 21] = [
     "tool_specs",
     "check_call",
     "run_call",
@@ -31,6 +32,7 @@ pub const COMMANDS: [&str; 20] = [
     "conversation_grants",
     "revoke_grant",
     "end_conversation",
+    "answer_domain",
     "cancel",
     "mcp_status",
     "restart_mcp_server",
@@ -52,11 +54,20 @@ pub struct ProjectCommands {
     /// The runs `cancel` reaches (a host may share it with its own runs,
     /// as the loop host does with its model streams).
     pub runs: Arc<Runs>,
+    /// The answers about domains off the egress allowlist, by
+    /// conversation. A call in a conversation asks about such a domain
+    /// only when someone listens (serve's client, once it asked to hear
+    /// the questions); else the domain is refused at once.
+    pub domains: Arc<DomainAnswers>,
 }
 
 impl ProjectCommands {
     pub fn new(session: Arc<Session>, runs: Arc<Runs>) -> ProjectCommands {
-        ProjectCommands { session, runs }
+        ProjectCommands {
+            session,
+            runs,
+            domains: Arc::default(),
+        }
     }
 
     /// Answers one of [`COMMANDS`]; `output` receives a command's output
@@ -88,7 +99,8 @@ impl ProjectCommands {
                 let consent = a
                     .approval
                     .map_or(Consent::None, |a| Consent::Answer(a.into()));
-                self.run_tool(a.run, output, async |run| {
+                let conversation = session.ticket_conversation(&a.ticket);
+                self.run_tool(a.run, conversation, output, async |run| {
                     session.run(&a.ticket, consent, run).await
                 })
                 .await
@@ -98,9 +110,9 @@ impl ProjectCommands {
                 let call = Call {
                     tool: a.name,
                     input: a.input,
-                    conversation: a.conversation,
+                    conversation: a.conversation.clone(),
                 };
-                self.run_tool(a.run, output, async |run| {
+                self.run_tool(a.run, a.conversation, output, async |run| {
                     session.call(call, Consent::None, run).await
                 })
                 .await
@@ -116,7 +128,12 @@ impl ProjectCommands {
             "end_conversation" => {
                 let a: ConversationArgs = parse(command, args)?;
                 session.end_conversation(&a.conversation);
+                self.domains.end(&a.conversation);
                 Ok(Value::Null)
+            }
+            "answer_domain" => {
+                let a: AnswerDomainArgs = parse(command, args)?;
+                Ok(Value::Bool(self.domains.respond(&a.id, a.allow)))
             }
             "cancel" => {
                 let a: CancelArgs = parse(command, args)?;
@@ -187,18 +204,32 @@ impl ProjectCommands {
     }
 
     /// Runs a call (by its ticket, or checked and run in one), stoppable
-    /// by `cancel(run_id)`.
+    /// by `cancel(run_id)`. A call in `conversation` asks about a domain
+    /// off the egress allowlist when someone listens, as the window's do.
     async fn run_tool(
         &self,
         run: RunArgs,
+        conversation: Option<String>,
         output: Option<OutputSink>,
         go: impl AsyncFnOnce(RunContext) -> Result<Value, Error>,
     ) -> Result<Value, Error> {
+        let mut shell = ShellRun {
+            on_output: output,
+            ..ShellRun::default()
+        };
+        if let Some(conversation) = conversation.filter(|_| self.domains.listening()) {
+            let domains = self.domains.clone();
+            let notify: Notify = Arc::new(move |question: DomainQuestion| domains.tell(question));
+            shell.egress.ask = Some(self.domains.hook(Asking {
+                conversation,
+                notify,
+                cancel: shell.cancel.clone(),
+                on_output: shell.on_output.clone(),
+                wait: QUESTION_WAIT,
+            }));
+        }
         let context = RunContext {
-            shell: ShellRun {
-                on_output: output,
-                ..ShellRun::default()
-            },
+            shell,
             tag: CallTag {
                 turn: run.turn_id,
                 call: run.call_id,
@@ -260,6 +291,12 @@ struct CallToolArgs {
 #[derive(Deserialize)]
 struct ConversationArgs {
     conversation: String,
+}
+
+#[derive(Deserialize)]
+struct AnswerDomainArgs {
+    id: String,
+    allow: bool,
 }
 
 #[derive(Deserialize)]

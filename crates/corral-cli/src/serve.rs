@@ -11,11 +11,15 @@
 //!   command's output when `output` was asked, then `{"id": N, "ok":
 //!   VALUE}` or `{"id": N, "error": ERROR}`.
 //!
-//! One more command is serve's own: `use_settings {programs, rules,
+//! Two more commands are serve's own: `use_settings {programs, rules,
 //! trusted_hooks, trust_project_hooks}`, the near side's user's added
 //! programs, the project's saved rules and the hooks' trust given there
 //! ([`SentSettings`]). They are the only settings serve has: nothing on the
-//! remote machine adds to them.
+//! remote machine adds to them. And `domain_questions {}`: from then on, a
+//! command of a conversation that meets a domain off the egress allowlist
+//! asks the client, pushing `{"question": DomainQuestion}` (no id) and
+//! waiting for `answer_domain {id, allow}`; before it, such a domain is
+//! refused at once, as exec refuses it.
 //!
 //! Requests are answered as they finish, not in order. When stdin ends
 //! (the client left, or the connection was lost) every running call is
@@ -79,6 +83,11 @@ struct SentSettings {
     mode: Mode,
     sent: Mutex<Sent>,
 }
+
+/// The arguments of a command that takes none.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoArgs {}
 
 /// `use_settings`'s arguments.
 #[derive(Deserialize, Default, Clone)]
@@ -227,13 +236,23 @@ impl Served {
         args: Value,
         sink: Option<OutputSink>,
     ) -> Result<Value, Error> {
-        if command != "use_settings" {
-            return self.commands.invoke(command, args, sink).await;
+        match command {
+            "use_settings" => {
+                let sent: Sent = crate::project::parse(command, args)?;
+                *self.settings.sent() = sent;
+                // What the trust changed: the hooks that run now, and those that wait.
+                crate::project::to_value(self.commands.session.hook_status())
+            }
+            "domain_questions" => {
+                let _: NoArgs = crate::project::parse(command, args)?;
+                // Pushed as they come, between the answers.
+                self.commands
+                    .domains
+                    .listen(Arc::new(|question| send(&json!({ "question": question }))));
+                Ok(Value::Null)
+            }
+            _ => self.commands.invoke(command, args, sink).await,
         }
-        let sent: Sent = crate::project::parse(command, args)?;
-        *self.settings.sent() = sent;
-        // What the trust changed: the hooks that run now, and those that wait.
-        crate::project::to_value(self.commands.session.hook_status())
     }
 }
 

@@ -2,7 +2,9 @@
 //! the multiplexed connection) running `corral-cli serve` there, spoken to
 //! one JSON object a line (docs/remote.md). Every command of the app's
 //! port for the project — checking and running calls, grants, cancel —
-//! goes over it, and a command's output comes back as it arrives.
+//! goes over it, and a command's output comes back as it arrives. The
+//! questions serve asks of its own accord (a domain off the egress
+//! allowlist) reach the listener the caller set.
 //!
 //! A lost connection is reported, never hidden: every call waiting on it
 //! fails with an `io` error, retryable, saying it was interrupted (the
@@ -14,7 +16,7 @@ use crate::forwards::Forwards;
 use crate::{connection_error, failed, install, missing, spawn_cli, Remote, MISSING};
 use corral_protocol::{Error, ErrorCode};
 use serde_json::{json, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Output};
@@ -25,6 +27,13 @@ use tokio::sync::{mpsc, oneshot};
 
 /// How much of ssh's stderr is kept, for the error of a lost connection.
 const SAID_KEPT: usize = 4096;
+
+/// Where the questions serve asks are heard (`{"kind": "asked", "id",
+/// "conversation", "domain"}`, then `{"kind": "closed", "id"}`).
+pub type OnQuestion = Arc<dyn Fn(Value) + Send + Sync>;
+
+/// The listener, shared with every link's reader.
+type Listener = Arc<Mutex<Option<OnQuestion>>>;
 
 /// A session on a remote project.
 pub struct RemoteSession {
@@ -39,6 +48,8 @@ pub struct RemoteSession {
     forwards: Forwards,
     /// Requests every new connection is given first.
     kept: Mutex<Vec<(String, Value)>>,
+    /// Hears serve's questions, once set.
+    listener: Listener,
     connecting: tokio::sync::Mutex<()>,
 }
 
@@ -55,6 +66,10 @@ struct Shared {
     pending: Mutex<Option<HashMap<u64, mpsc::UnboundedSender<Message>>>>,
     /// The end of ssh's stderr.
     said: Mutex<Vec<u8>>,
+    listener: Listener,
+    /// The questions asked on this link and not closed yet: closed here
+    /// when it ends (serve refused them as it stopped their commands).
+    asked: Mutex<HashSet<String>>,
 }
 
 /// A request that could not be sent: its link had ended.
@@ -82,7 +97,8 @@ impl RemoteSession {
         serve: Vec<String>,
         copy: Option<PathBuf>,
     ) -> Result<RemoteSession, Error> {
-        let link = connect(&remote, &serve, copy.as_ref())?;
+        let listener = Listener::default();
+        let link = connect(&remote, &serve, copy.as_ref(), &listener)?;
         Ok(RemoteSession {
             remote,
             serve,
@@ -90,8 +106,22 @@ impl RemoteSession {
             link: Mutex::new(Some(link)),
             forwards: Forwards::default(),
             kept: Mutex::default(),
+            listener,
             connecting: tokio::sync::Mutex::default(),
         })
+    }
+
+    /// From now on, serve asks `listener` about a domain off the egress
+    /// allowlist that a command of a conversation meets (the answer goes
+    /// back with `answer_domain {id, allow}`), on every new connection
+    /// too. Without a listener, serve asks nothing and refuses such a
+    /// domain at once. A question still open when the connection drops
+    /// is closed: serve refused it as its command stopped.
+    pub async fn listen_questions(&self, listener: OnQuestion) -> Result<(), Error> {
+        *lock(&self.listener) = Some(listener);
+        self.invoke_kept("domain_questions", json!({}))
+            .await
+            .map(drop)
     }
 
     /// The remote folder.
@@ -204,10 +234,11 @@ impl RemoteSession {
         // The commands whose ports were forwarded ended with that serve.
         self.forwards.cancel_all(&self.remote);
         let (remote, serve, copy) = (self.remote.clone(), self.serve.clone(), self.copy.clone());
+        let listener = self.listener.clone();
         let (sent, connected) = oneshot::channel();
         // Connecting blocks on ssh: on a thread of its own, not the caller's.
         std::thread::spawn(move || {
-            let _ = sent.send(connect(&remote, &serve, copy.as_ref()));
+            let _ = sent.send(connect(&remote, &serve, copy.as_ref(), &listener));
         });
         let link = connected.await.map_err(|_| {
             Error::new(ErrorCode::Io, "the connection attempt ended without a word")
@@ -259,15 +290,20 @@ enum Started {
 
 /// A link to serve on `remote`, copying corral-cli there first when it is
 /// missing and `copy` says so.
-fn connect(remote: &Remote, serve: &[String], copy: Option<&PathBuf>) -> Result<Arc<Link>, Error> {
-    let said = match start(remote, serve)? {
+fn connect(
+    remote: &Remote,
+    serve: &[String],
+    copy: Option<&PathBuf>,
+    listener: &Listener,
+) -> Result<Arc<Link>, Error> {
+    let said = match start(remote, serve, listener)? {
         Started::Ready(link) => return Ok(link),
         Started::Missing(said) => said,
     };
     let missing = missing(remote, &said)?;
     let binary = copy.cloned().unwrap_or_default();
     install(remote, &binary, &missing, copy.is_some())?;
-    match start(remote, serve)? {
+    match start(remote, serve, listener)? {
         Started::Ready(link) => Ok(link),
         Started::Missing(_) => Err(Error::new(
             ErrorCode::Io,
@@ -280,13 +316,15 @@ fn connect(remote: &Remote, serve: &[String], copy: Option<&PathBuf>) -> Result<
 }
 
 /// Starts serve there and reads its first line.
-fn start(remote: &Remote, serve: &[String]) -> Result<Started, Error> {
+fn start(remote: &Remote, serve: &[String], listener: &Listener) -> Result<Started, Error> {
     let mut words = vec!["serve".to_string(), "--root".into(), remote.path.clone()];
     words.extend(serve.iter().cloned());
     let mut child = spawn_cli(remote, &words)?;
     let shared = Arc::new(Shared {
         pending: Mutex::new(Some(HashMap::new())),
         said: Mutex::default(),
+        listener: listener.clone(),
+        asked: Mutex::default(),
     });
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -404,6 +442,10 @@ fn read_answers(stdout: BufReader<ChildStdout>, mut child: Child, shared: &Share
         let Ok(message) = serde_json::from_str::<Value>(&line) else {
             continue;
         };
+        if let Some(question) = message.get("question") {
+            hear(shared, question.clone());
+            continue;
+        }
         let Some(id) = message.get("id").and_then(Value::as_u64) else {
             continue;
         };
@@ -433,6 +475,25 @@ fn read_answers(stdout: BufReader<ChildStdout>, mut child: Child, shared: &Share
     }
     lock(&shared.pending).take();
     let _ = child.wait();
+    let open: Vec<String> = lock(&shared.asked).drain().collect();
+    for id in open {
+        hear(shared, json!({"kind": "closed", "id": id}));
+    }
+}
+
+/// Hands a question of serve's to the listener, keeping which are open.
+fn hear(shared: &Shared, question: Value) {
+    if let Some(id) = question["id"].as_str() {
+        let mut asked = lock(&shared.asked);
+        match question["kind"].as_str() {
+            Some("asked") => asked.insert(id.to_string()),
+            _ => asked.remove(id),
+        };
+    }
+    let listener = lock(&shared.listener).clone();
+    if let Some(listener) = listener {
+        listener(question);
+    }
 }
 
 fn last_line(said: &str) -> &str {

@@ -9,7 +9,7 @@
 //! per connection.
 
 use corral_tools::shell::{CancelToken, DomainAsk, OutputSink, Stream};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -19,8 +19,9 @@ use std::time::{Duration, Instant};
 pub const QUESTION_WAIT: Duration = Duration::from_secs(120);
 
 /// What the window is told: a question to show, or one to take down
-/// (answered, timed out, or its command stopped).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+/// (answered, timed out, or its command stopped). A remote project's
+/// session sends it over its connection, where it is read back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum DomainQuestion {
     Asked {
@@ -159,6 +160,12 @@ impl DomainAnswers {
     /// its former self).
     pub fn listen(&self, window: Notify) {
         *lock(&self.window) = Some(window);
+    }
+
+    /// Whether a window listens (a host without one asks nothing: a
+    /// domain off the allowlist is refused at once).
+    pub fn listening(&self) -> bool {
+        lock(&self.window).is_some()
     }
 
     /// Tells the window, if one listens; else the question waits out

@@ -338,6 +338,146 @@ fn always_allow_saves_the_rule_here_and_the_remote_session_holds_it() {
     assert_eq!(there.read("c.txt").as_deref(), Some(""));
 }
 
+/// A name that resolves nowhere: only the proxy's judgement of it counts.
+const DOMAIN: &str = "elsewhere.invalid";
+
+/// Waits (up to 60 s) for the `n`th question of kind `kind` on the
+/// window's channel `channel`.
+fn question(app: &App, channel: u32, kind: &str, n: usize) -> Value {
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        let heard: Vec<Value> = app
+            .received(channel)
+            .into_iter()
+            .filter(|q| q["kind"] == kind)
+            .collect();
+        if let Some(question) = heard.get(n) {
+            return question.clone();
+        }
+        assert!(Instant::now() < until, "no {kind} question #{n}: {heard:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_remote_command_asks_the_window_about_a_domain() {
+    if !corral_testkit::fenced(&["/usr/bin/python3"]) {
+        return;
+    }
+    let (_one_at_a_time, _sshd) = sshd();
+    let there = Project::new();
+    let app = app_on(Project::new());
+    app.state().use_cli(corral_cli());
+    let name = format!("{HOST}:{}", there.root().display());
+    ok(
+        &app,
+        "open_project",
+        json!({"path": name, "install_remote": true}),
+    );
+    ok(
+        &app,
+        "save_programs",
+        json!({"global": [], "project": ["python3"]}),
+    );
+    ok(
+        &app,
+        "domain_questions",
+        json!({"on_question": "__CHANNEL__:61"}),
+    );
+    // A fetch of the domain through the proxy there (python reads
+    // `http_proxy`), approved once with the network.
+    let fetch = |conversation: &str| {
+        let code = format!(
+            "import urllib.request\ntry:\n    urllib.request.urlopen('http://{DOMAIN}/', timeout=30)\nexcept Exception as e:\n    print('failed', e)"
+        );
+        let input = json!({"command": "python3", "args": ["-c", code]});
+        let ticket = ok(
+            &app,
+            "check_call",
+            json!({"tool": "exec_shell", "input": input, "conversation": conversation}),
+        );
+        assert_eq!(ticket["decision"], "ask", "{ticket}");
+        app.invoke_in_background(
+            "run_call",
+            json!({"ticket": ticket["ticket"], "approval": {"scope": "once", "network": true}}),
+        )
+    };
+    let refused = |out: &Value| {
+        let stderr = out["stderr"].as_str().unwrap_or_default();
+        stderr.contains(&format!("corral proxy: refused GET http://{DOMAIN}"))
+            && stderr.contains("the user did not allow it")
+    };
+
+    // Asked in the window, with its conversation; refused, the command's
+    // connection is refused there and its output says so.
+    let running = fetch("c1");
+    let asked = question(&app, 61, "asked", 0);
+    assert_eq!(asked["conversation"], "c1", "{asked}");
+    assert_eq!(asked["domain"], DOMAIN, "{asked}");
+    assert_eq!(
+        ok(
+            &app,
+            "answer_domain",
+            json!({"id": asked["id"], "allow": false})
+        ),
+        true
+    );
+    let out = running.join().unwrap().unwrap();
+    assert_eq!(out["profile"], "network", "{out}");
+    assert!(refused(&out), "{out}");
+    assert_eq!(question(&app, 61, "closed", 0)["id"], asked["id"]);
+
+    // The conversation is not asked again; another one is, and allowed,
+    // the proxy there goes on to resolve the name (which resolves nowhere).
+    let out = fetch("c1").join().unwrap().unwrap();
+    assert!(refused(&out), "{out}");
+    let running = fetch("c2");
+    let asked = question(&app, 61, "asked", 1);
+    assert_eq!(asked["conversation"], "c2", "{asked}");
+    ok(
+        &app,
+        "answer_domain",
+        json!({"id": asked["id"], "allow": true}),
+    );
+    let out = running.join().unwrap().unwrap();
+    assert!(!refused(&out), "{out}");
+    assert!(
+        out["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("could not resolve"),
+        "{out}"
+    );
+
+    // A dropped connection refuses what was waiting: the call is
+    // interrupted, and the window's question taken down.
+    let running = fetch("c3");
+    let asked = question(&app, 61, "asked", 2);
+    drop_connection(there.root());
+    let lost = running.join().unwrap().unwrap_err();
+    assert_eq!(lost["details"]["interrupted"], true, "{lost}");
+    assert_eq!(question(&app, 61, "closed", 2)["id"], asked["id"]);
+    assert_eq!(
+        ok(
+            &app,
+            "answer_domain",
+            json!({"id": asked["id"], "allow": true})
+        ),
+        false
+    );
+
+    // The session there after the drop asks the window too.
+    let running = fetch("c4");
+    let asked = question(&app, 61, "asked", 3);
+    assert_eq!(asked["conversation"], "c4", "{asked}");
+    ok(
+        &app,
+        "answer_domain",
+        json!({"id": asked["id"], "allow": false}),
+    );
+    assert!(refused(&running.join().unwrap().unwrap()));
+}
+
 #[test]
 fn a_malformed_remote_name_is_refused_before_ssh_runs() {
     let app = app_on(Project::new());

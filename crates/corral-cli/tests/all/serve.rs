@@ -138,3 +138,106 @@ fn a_character_split_between_two_chunks_of_output_is_streamed_whole() {
     assert_eq!(answer["ok"]["exit_code"], 0, "{answer}");
     assert_eq!(streamed, "é\n");
 }
+
+impl Serve {
+    /// Sends request `id` and reads until its answer, keeping the
+    /// questions serve pushed meanwhile in `questions`.
+    fn ask(&mut self, id: u64, command: &str, args: Value, questions: &mut Vec<Value>) -> Value {
+        self.send(&json!({"id": id, "command": command, "args": args}).to_string());
+        loop {
+            let line = self.read();
+            if line["id"] == id {
+                return line;
+            }
+            if let Some(question) = line.get("question") {
+                questions.push(question.clone());
+            }
+        }
+    }
+}
+
+#[test]
+fn a_domain_off_the_allowlist_is_asked_about_only_once_the_client_listens() {
+    if !corral_sandbox::namespaces_available() || !std::path::Path::new("/usr/bin/python3").exists()
+    {
+        eprintln!("note: no namespaces or no python3 here; skipping");
+        return;
+    }
+    let project = tempfile::tempdir().unwrap();
+    let mut serve = Serve::start(project.path());
+    serve.read();
+    let mut questions = Vec::new();
+    let sent = serve.ask(
+        1,
+        "use_settings",
+        json!({"programs": ["python3"]}),
+        &mut questions,
+    );
+    assert!(sent.get("ok").is_some(), "{sent}");
+    let code = "import urllib.request\ntry:\n    urllib.request.urlopen('http://elsewhere.invalid/', timeout=30)\nexcept Exception as e:\n    print('failed', e)";
+    let input = json!({"command": "python3", "args": ["-c", code]});
+    let checked = serve.ask(
+        2,
+        "check_call",
+        json!({"tool": "exec_shell", "input": input, "conversation": "c1"}),
+        &mut questions,
+    );
+    let ticket = checked["ok"]["ticket"].clone();
+    let approval = json!({"scope": "once", "network": true});
+
+    // No one listens (exec without a terminal): refused at once, with the
+    // hint of a host that cannot ask.
+    let ran = serve.ask(
+        3,
+        "run_call",
+        json!({"ticket": ticket, "approval": approval}),
+        &mut questions,
+    );
+    let stderr = ran["ok"]["stderr"].as_str().unwrap_or_default();
+    assert!(
+        stderr.contains("refused GET http://elsewhere.invalid"),
+        "{ran}"
+    );
+    assert!(stderr.contains("--allow-domain"), "{ran}");
+    assert!(questions.is_empty(), "{questions:?}");
+
+    // The client listens: the question is pushed, with no id, and the
+    // command waits for the answer.
+    let listening = serve.ask(4, "domain_questions", json!({}), &mut questions);
+    assert_eq!(listening["ok"], Value::Null, "{listening}");
+    let checked = serve.ask(
+        5,
+        "check_call",
+        json!({"tool": "exec_shell", "input": input, "conversation": "c1"}),
+        &mut questions,
+    );
+    serve.send(
+        &json!({"id": 6, "command": "run_call",
+            "args": {"ticket": checked["ok"]["ticket"], "approval": approval}})
+        .to_string(),
+    );
+    let asked = serve.read();
+    assert_eq!(asked["question"]["kind"], "asked", "{asked}");
+    assert_eq!(asked["question"]["conversation"], "c1", "{asked}");
+    assert_eq!(asked["question"]["domain"], "elsewhere.invalid", "{asked}");
+    assert!(asked.get("id").is_none(), "{asked}");
+    let id = asked["question"]["id"].clone();
+    serve.send(
+        &json!({"id": 7, "command": "answer_domain", "args": {"id": id, "allow": false}})
+            .to_string(),
+    );
+    let (mut answered, mut ran) = (None, None);
+    while answered.is_none() || ran.is_none() {
+        let line = serve.read();
+        match line["id"].as_u64() {
+            Some(7) => answered = Some(line),
+            Some(6) => ran = Some(line),
+            _ => questions.push(line["question"].clone()),
+        }
+    }
+    assert_eq!(answered.unwrap()["ok"], true);
+    let ran = ran.unwrap();
+    let stderr = ran["ok"]["stderr"].as_str().unwrap_or_default();
+    assert!(stderr.contains("the user did not allow it"), "{ran}");
+    assert_eq!(questions, [json!({"kind": "closed", "id": id})]);
+}
