@@ -55,8 +55,8 @@ pub const SERVED: &[&str] = &[
 ];
 
 /// Commands with a part here too: they run here as they do for a local
-/// project (an LLM stream's cancel, the domains' answers of a
-/// conversation), and are sent to the remote as well.
+/// project (an LLM stream's cancel), and are sent to the remote as well
+/// (a command's cancel, the grants and domains' answers of a conversation).
 pub const ALSO_SENT: &[&str] = &["cancel", "end_conversation"];
 
 /// How many commands' tickets keep the rule "always allow" would save:

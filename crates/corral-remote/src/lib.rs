@@ -9,13 +9,15 @@
 
 mod forwards;
 mod install;
+mod questions;
 mod session;
 mod target;
 
 pub use install::{
     cli_command, connection_error, failed, install, missing, spawn_cli, Install, MISSING, VERSION,
 };
-pub use session::{OnQuestion, RemoteSession};
+pub use questions::OnQuestion;
+pub use session::RemoteSession;
 pub use target::{Remote, CONNECT_TIMEOUT};
 
 /// The ssh config file to use instead of the user's (`ssh -F`): for a

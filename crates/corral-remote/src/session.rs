@@ -13,10 +13,11 @@
 //! new session there: its tickets and grants start empty.
 
 use crate::forwards::Forwards;
+use crate::questions::{Listener, OnQuestion, Questions};
 use crate::{connection_error, failed, install, missing, spawn_cli, Remote, MISSING};
 use corral_protocol::{Error, ErrorCode};
 use serde_json::{json, Value};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Output};
@@ -27,13 +28,6 @@ use tokio::sync::{mpsc, oneshot};
 
 /// How much of ssh's stderr is kept, for the error of a lost connection.
 const SAID_KEPT: usize = 4096;
-
-/// Where the questions serve asks are heard (`{"kind": "asked", "id",
-/// "conversation", "domain"}`, then `{"kind": "closed", "id"}`).
-pub type OnQuestion = Arc<dyn Fn(Value) + Send + Sync>;
-
-/// The listener, shared with every link's reader.
-type Listener = Arc<Mutex<Option<OnQuestion>>>;
 
 /// A session on a remote project.
 pub struct RemoteSession {
@@ -66,10 +60,8 @@ struct Shared {
     pending: Mutex<Option<HashMap<u64, mpsc::UnboundedSender<Message>>>>,
     /// The end of ssh's stderr.
     said: Mutex<Vec<u8>>,
-    listener: Listener,
-    /// The questions asked on this link and not closed yet: closed here
-    /// when it ends (serve refused them as it stopped their commands).
-    asked: Mutex<HashSet<String>>,
+    /// serve's questions on this link.
+    questions: Questions,
 }
 
 /// A request that could not be sent: its link had ended.
@@ -323,8 +315,7 @@ fn start(remote: &Remote, serve: &[String], listener: &Listener) -> Result<Start
     let shared = Arc::new(Shared {
         pending: Mutex::new(Some(HashMap::new())),
         said: Mutex::default(),
-        listener: listener.clone(),
-        asked: Mutex::default(),
+        questions: Questions::new(listener),
     });
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -443,7 +434,7 @@ fn read_answers(stdout: BufReader<ChildStdout>, mut child: Child, shared: &Share
             continue;
         };
         if let Some(question) = message.get("question") {
-            hear(shared, question.clone());
+            shared.questions.hear(question.clone());
             continue;
         }
         let Some(id) = message.get("id").and_then(Value::as_u64) else {
@@ -475,25 +466,8 @@ fn read_answers(stdout: BufReader<ChildStdout>, mut child: Child, shared: &Share
     }
     lock(&shared.pending).take();
     let _ = child.wait();
-    let open: Vec<String> = lock(&shared.asked).drain().collect();
-    for id in open {
-        hear(shared, json!({"kind": "closed", "id": id}));
-    }
-}
-
-/// Hands a question of serve's to the listener, keeping which are open.
-fn hear(shared: &Shared, question: Value) {
-    if let Some(id) = question["id"].as_str() {
-        let mut asked = lock(&shared.asked);
-        match question["kind"].as_str() {
-            Some("asked") => asked.insert(id.to_string()),
-            _ => asked.remove(id),
-        };
-    }
-    let listener = lock(&shared.listener).clone();
-    if let Some(listener) = listener {
-        listener(question);
-    }
+    // serve refused what waited as it stopped the commands.
+    shared.questions.close_all();
 }
 
 fn last_line(said: &str) -> &str {
