@@ -4,7 +4,7 @@
 //! open session's store ([`invoke`]), which `serve` answers for a remote
 //! project: its checkpoints live where it is.
 
-use crate::project::{parse, to_value};
+use crate::wire::{parse, to_value};
 use clap::Subcommand;
 use corral_session::Session;
 use corral_tools::checkpoint::{self, Store};

@@ -29,6 +29,7 @@ mod exec;
 mod project;
 mod remote;
 mod serve;
+mod wire;
 
 use clap::{Parser, Subcommand};
 use corral_session::{Call, Consent, Fixed, RunContext, Session};

@@ -18,10 +18,11 @@ use corral_session::runs::{Run, Runs};
 use corral_session::{Call, Consent, RunContext, Session};
 use corral_tools::shell::{OutputSink, ShellRun};
 use corral_tools::{Error, ErrorCode};
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
+
+pub(crate) use crate::wire::{parse, to_value};
 
 /// The commands [`ProjectCommands::invoke`] answers.
 pub const COMMANDS: [&str; 21] = [
@@ -244,16 +245,6 @@ impl ProjectCommands {
         self.runs.end(id);
         result
     }
-}
-
-pub(crate) fn parse<T: DeserializeOwned>(command: &str, args: Value) -> Result<T, Error> {
-    serde_json::from_value(args)
-        .map_err(|e| Error::invalid_input(format!("the arguments of `{command}` do not fit: {e}")))
-}
-
-pub(crate) fn to_value(value: impl Serialize) -> Result<Value, Error> {
-    serde_json::to_value(value)
-        .map_err(|e| Error::new(ErrorCode::Io, format!("could not encode an answer: {e}")))
 }
 
 /// What a run of a call carries besides the call.

@@ -5,11 +5,12 @@
 //! runs none: it is not forked (`launch`).
 
 use super::limits::{Cgroups, Limits};
-use super::process::Status;
 use super::sandbox::{self, Prepared};
+use super::Sandbox;
 use corral_fs::{Error, ErrorCode, Result};
 use std::os::unix::process::CommandExt;
 use std::process::Command;
+use std::time::Duration;
 
 #[cfg(target_os = "linux")]
 pub(crate) fn install_sandbox(
@@ -181,5 +182,51 @@ pub(crate) fn install_sandbox(
 ) -> Result<Status> {
     match prepared {
         Prepared::Unavailable(note) => Ok(Status::Known(format!("{why}; {note}"))),
+    }
+}
+
+/// Where the sandbox status will come from.
+pub(crate) enum Status {
+    /// bwrap built the namespaces (it fails the spawn otherwise).
+    Namespaces,
+    /// The child's hook reports one byte here.
+    #[cfg(target_os = "linux")]
+    Reported {
+        socket: std::os::unix::net::UnixStream,
+        why: String,
+    },
+    /// Known before spawning: no sandbox, and why.
+    Known(String),
+}
+
+impl Status {
+    pub(crate) fn finish(self) -> (Sandbox, Option<String>) {
+        match self {
+            Status::Namespaces => (Sandbox::Namespaces, None),
+            #[cfg(target_os = "linux")]
+            Status::Reported { mut socket, why } => {
+                use std::io::Read;
+                let _ = socket.set_read_timeout(Some(Duration::from_secs(2)));
+                let mut byte = [0u8; 1];
+                let got = match socket.read(&mut byte) {
+                    Ok(1) => Some(byte[0]),
+                    _ => None,
+                };
+                let (applied, note) = sandbox::describe(got);
+                let kind = if applied {
+                    Sandbox::Landlock
+                } else {
+                    Sandbox::None
+                };
+                (
+                    kind,
+                    Some(format!(
+                        "{why}; {note}",
+                        note = note.unwrap_or_else(|| "Landlock confined its writes".into())
+                    )),
+                )
+            }
+            Status::Known(note) => (Sandbox::None, Some(note)),
+        }
     }
 }

@@ -470,7 +470,7 @@ pub struct ServerCommand {
 /// agent's configuration (`holds`), counted out when dropped.
 pub struct ServerFolder(
     #[allow(dead_code)] env::TempDir,
-    #[allow(dead_code)] process::Status,
+    #[allow(dead_code)] hooks::Status,
     #[allow(dead_code)] Option<proxy::Proxy>,
     #[allow(dead_code)] limits::Cgroups,
     #[allow(dead_code)] Option<holds::Held>,

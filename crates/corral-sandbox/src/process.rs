@@ -17,14 +17,14 @@
 //! is left running in the group.
 
 use super::capture::{Capture, Captured};
-use super::hooks::install_sandbox;
 #[cfg(target_os = "linux")]
 use super::hooks::{confine, die_with_caller, refuse_sockets};
+use super::hooks::{install_sandbox, Status};
 #[cfg(target_os = "linux")]
 use super::launch;
 use super::limits::{Cgroups, Limit, Limits};
 use super::proxy::{self, Egress, Pending, Proxy};
-use super::sandbox::{self, Prepared};
+use super::sandbox::Prepared;
 use super::{Sandbox, ShellRun, Stream};
 use corral_fs::{Error, ErrorCode, Result};
 use std::ffi::OsString;
@@ -493,50 +493,5 @@ fn spawn_error(e: &std::io::Error, name: &str) -> Error {
         .detail("command", name),
         _ => Error::new(ErrorCode::Io, format!("`{name}` could not be started: {e}"))
             .detail("command", name),
-    }
-}
-
-/// Where the sandbox status will come from.
-pub(crate) enum Status {
-    /// bwrap built the namespaces (it fails the spawn otherwise).
-    Namespaces,
-    /// The child's hook reports one byte here.
-    #[cfg(target_os = "linux")]
-    Reported {
-        socket: std::os::unix::net::UnixStream,
-        why: String,
-    },
-    /// Known before spawning: no sandbox, and why.
-    Known(String),
-}
-
-impl Status {
-    fn finish(self) -> (Sandbox, Option<String>) {
-        match self {
-            Status::Namespaces => (Sandbox::Namespaces, None),
-            #[cfg(target_os = "linux")]
-            Status::Reported { mut socket, why } => {
-                let _ = socket.set_read_timeout(Some(Duration::from_secs(2)));
-                let mut byte = [0u8; 1];
-                let got = match socket.read(&mut byte) {
-                    Ok(1) => Some(byte[0]),
-                    _ => None,
-                };
-                let (applied, note) = sandbox::describe(got);
-                let kind = if applied {
-                    Sandbox::Landlock
-                } else {
-                    Sandbox::None
-                };
-                (
-                    kind,
-                    Some(format!(
-                        "{why}; {note}",
-                        note = note.unwrap_or_else(|| "Landlock confined its writes".into())
-                    )),
-                )
-            }
-            Status::Known(note) => (Sandbox::None, Some(note)),
-        }
     }
 }
