@@ -31,7 +31,7 @@ pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
     builder
         .plugin(navigation::guard())
         .manage(launch::LaunchListener::default())
-        .invoke_handler(remote::route(commands::handler()))
+        .invoke_handler(remote::route::<_, AppState>(commands::handler()))
 }
 
 /// Builds and runs the app.

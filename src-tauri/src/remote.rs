@@ -9,7 +9,6 @@
 //! a clear error saying so. The model, its keys, the history and the
 //! approvals stay here.
 
-use crate::state::AppState;
 use crate::store::{ProjectInfo, Store};
 use corral_remote::{OnQuestion, Remote, RemoteSession};
 use corral_session::domains::{DomainAnswers, DomainQuestion};
@@ -323,9 +322,18 @@ pub fn cli_beside_app() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("corral-cli"))
 }
 
+/// What routing needs of the app's state (Tauri-managed): the open
+/// project when it is remote, and the store "always allow" saves to. The
+/// app's state implements it, so this module does not name it.
+pub trait Routes: Send + Sync + 'static {
+    fn remote(&self) -> Option<std::sync::Arc<RemoteProject>>;
+    fn store(&self) -> Store;
+}
+
 /// The app's invoke handler, with the project commands of a remote
-/// project sent there instead ([`SERVED`], [`ALSO_SENT`]).
-pub fn route<R: Runtime>(
+/// project sent there instead ([`SERVED`], [`ALSO_SENT`]), found through
+/// the managed state `S`.
+pub fn route<R: Runtime, S: Routes>(
     handler: impl Fn(Invoke<R>) -> bool + Send + Sync + 'static,
 ) -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'static {
     move |invoke: Invoke<R>| {
@@ -336,7 +344,7 @@ pub fn route<R: Runtime>(
             return handler(invoke);
         }
         let webview = invoke.message.webview();
-        let Some(remote) = webview.try_state::<AppState>().and_then(|s| s.remote()) else {
+        let Some(remote) = webview.try_state::<S>().and_then(|s| s.remote()) else {
             return handler(invoke);
         };
         let args = match invoke.message.payload() {
@@ -355,9 +363,7 @@ pub fn route<R: Runtime>(
         }
         let (args, output) = take_output(args);
         // "Always allow" saves its rule here, in the app's store.
-        let store = webview
-            .try_state::<AppState>()
-            .map(|state| state.store.clone());
+        let store = webview.try_state::<S>().map(|state| state.store());
         let output = output.map(|id| id.channel_on::<R, Value>(webview));
         invoke.resolver.respond_async(async move {
             let on_event = output.map(|channel: Channel<Value>| {

@@ -50,6 +50,16 @@ pub enum OpenProject {
     Remote(Arc<RemoteProject>),
 }
 
+impl crate::remote::Routes for AppState {
+    fn remote(&self) -> Option<Arc<RemoteProject>> {
+        AppState::remote(self)
+    }
+
+    fn store(&self) -> Store {
+        self.store.clone()
+    }
+}
+
 /// A poisoned lock only means another thread panicked mid-update; the data
 /// (maps and options) is still usable.
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
