@@ -193,6 +193,13 @@ fn the_programs_rules_and_hook_trust_given_here_are_the_only_ones_there() {
     let session = open(&sshd, there.path(), "full_auto");
     let rt = runtime();
     let invoke = |command: &str, args: Value| rt.block_on(session.invoke(command, args, None));
+    // Right after a drop, a request may still go to the ssh that ended
+    // and fail `interrupted` (as a lost connection's requests do); the
+    // next one connects anew. Only that first failure is forgiven.
+    let invoke_after_drop = |command: &str, args: Value| match invoke(command, args.clone()) {
+        Err(e) if e.details.get("interrupted") == Some(&json!(true)) => invoke(command, args),
+        other => other,
+    };
     let perl = json!({"name": "exec_shell", "input": {"command": "perl", "args": ["-e", "print qq(from perl)"]}});
     let prompt = json!({"request": {"event": "UserPromptSubmit", "prompt": "hi"}});
 
@@ -221,8 +228,8 @@ fn the_programs_rules_and_hook_trust_given_here_are_the_only_ones_there() {
         .collect();
     assert_eq!(untrusted, [".claude/settings.local.json"], "{status}");
     let check = |settings_sent: &str| {
-        let ran =
-            invoke("call_tool", perl.clone()).unwrap_or_else(|e| panic!("{settings_sent}: {e:?}"));
+        let ran = invoke_after_drop("call_tool", perl.clone())
+            .unwrap_or_else(|e| panic!("{settings_sent}: {e:?}"));
         assert_eq!(ran["stdout"], "from perl", "{settings_sent}: {ran}");
         let ran = invoke("run_hooks", prompt.clone())
             .unwrap_or_else(|e| panic!("{settings_sent}: {e:?}"));
