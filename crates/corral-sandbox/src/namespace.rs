@@ -215,7 +215,7 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
                 }
             }
             if !git_writes {
-                for held in walks::held_by_git(root, repo).iter() {
+                for held in walks::held_by_git(root, repo, &AGENT_CONFIG).iter() {
                     a.path2("--ro-bind", held, held);
                 }
             }

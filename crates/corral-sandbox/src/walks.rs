@@ -12,13 +12,22 @@
 //! is another inode. A walk that saw a folder change within [`SETTLE`] of
 //! its start is not kept: file times come from a coarse clock, so a second
 //! change within the same tick would leave the stamp as it was.
+//!
+//! The project's root folder is the exception: every command that writes
+//! the project makes the mount points of the absent agent configuration
+//! there and removes them after (`holds`), which moves the root's change
+//! time without changing any walk. So the root is kept with its listing
+//! too (each name, its inode and its kind, read before the walk), and a
+//! root whose change time moved still holds while its listing is the
+//! same: one read of the root's names instead of a walk of the project.
 
 use super::gitdir::Repository;
 use super::stamp::Stamp;
 use corral_fs::secret::is_secret_like;
 use corral_fs::walk::{ProjectWalk, Use, MAX_MASK_ENTRIES};
 use std::collections::{HashMap, HashSet};
-use std::os::unix::fs::MetadataExt;
+use std::ffi::OsString;
+use std::os::unix::fs::{DirEntryExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -51,7 +60,7 @@ fn secret_paths_from(root: &Path, started: SystemTime) -> (Secrets, bool) {
     if let Some(Walked::Secrets(found)) = kept(&key) {
         return (found, true);
     }
-    let mut stamps = Stamps::default();
+    let mut stamps = Stamps::rooted(root, &[]);
     // Git's folders are held read-only as a whole, never masked.
     let walker = ProjectWalk::new(root, Use::Mask)
         .keeping(|e| e.file_name() != ".git")
@@ -104,19 +113,29 @@ fn secret_paths_from(root: &Path, started: SystemTime) -> (Secrets, bool) {
 /// the repository being a mount of its own), and files that are hard links to a file of the
 /// repository (its objects aside: they are written once and never read
 /// as configuration). New links cannot be made: those are mounts of their
-/// own (`link(2)` across mounts is `EXDEV`).
-pub(crate) fn held_by_git(root: &Path, repo: &Repository) -> Arc<Vec<PathBuf>> {
-    held_by_git_from(root, repo, SystemTime::now())
+/// own (`link(2)` across mounts is `EXDEV`). The names of the root in
+/// `held` are held read-only as a whole already: not walked.
+pub(crate) fn held_by_git(
+    root: &Path,
+    repo: &Repository,
+    held: &'static [&'static str],
+) -> Arc<Vec<PathBuf>> {
+    held_by_git_from(root, repo, held, SystemTime::now())
 }
 
 /// [`held_by_git`] for a walk that starts at `started`.
-fn held_by_git_from(root: &Path, repo: &Repository, started: SystemTime) -> Arc<Vec<PathBuf>> {
+fn held_by_git_from(
+    root: &Path,
+    repo: &Repository,
+    held_whole: &'static [&'static str],
+    started: SystemTime,
+) -> Arc<Vec<PathBuf>> {
     let own: Vec<PathBuf> = repo.folders().iter().map(|d| d.to_path_buf()).collect();
     let key = Key::HeldByGit(root.to_path_buf(), own.clone());
     if let Some(Walked::HeldByGit(held)) = kept(&key) {
         return held;
     }
-    let mut stamps = Stamps::default();
+    let mut stamps = Stamps::rooted(root, held_whole);
     let mut linked = HashSet::new();
     for dir in &own {
         // A walk of git's own folders, not of the project: every entry
@@ -142,7 +161,10 @@ fn held_by_git_from(root: &Path, repo: &Repository, started: SystemTime) -> Arc<
     // clone of ours (the walk does not enter them).
     let skip = own.clone();
     let walker = ProjectWalk::new(root, Use::Mask)
-        .keeping(move |e| !skip.iter().any(|d| e.path() == d))
+        .keeping(move |e| {
+            let whole = e.depth() == 1 && held_whole.iter().any(|name| e.file_name() == *name);
+            !whole && !skip.iter().any(|d| e.path() == d)
+        })
         .build();
     let mut held = Vec::new();
     let mut complete = true;
@@ -200,15 +222,79 @@ fn folder_now(path: &Path) -> Option<Stamp> {
         .map(|m| Stamp::of(&m))
 }
 
-/// Every folder a walk entered, and whether one could not be stamped
-/// (the walk is then not kept).
+/// Every folder a walk entered, the listing of the project's root, and
+/// whether one could not be stamped or listed (the walk is then not kept).
 #[derive(Debug, Default)]
 struct Stamps {
     seen: Vec<(PathBuf, Stamp)>,
+    root: Option<Root>,
     missed: bool,
 }
 
+/// The project's root folder, listed before a walk.
+#[derive(Debug, Clone)]
+struct Root {
+    path: PathBuf,
+    /// The root's device and inode: another folder at its path is a change.
+    at: (u64, u64),
+    /// Names the walk does not enter, so not listed.
+    skip: &'static [&'static str],
+    listing: Listing,
+}
+
+/// A folder's names, each with its inode and kind, sorted, but the
+/// skipped ones.
+type Listing = Vec<(OsString, u64, Option<std::fs::FileType>)>;
+
+fn listing(dir: &Path, skip: &[&str]) -> Option<Listing> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir).ok()? {
+        let entry = entry.ok()?;
+        let name = entry.file_name();
+        if skip.iter().any(|s| name == *s) {
+            continue;
+        }
+        let kind = entry.file_type().ok();
+        names.push((name, entry.ino(), kind));
+    }
+    names.sort_by(|a, b| a.0.cmp(&b.0));
+    Some(names)
+}
+
+impl Root {
+    /// Whether the root still has the names it had (its change time may
+    /// have moved).
+    fn holds(&self) -> bool {
+        let here = std::fs::symlink_metadata(&self.path)
+            .ok()
+            .filter(std::fs::Metadata::is_dir)
+            .map(|m| (m.dev(), m.ino()));
+        here == Some(self.at) && listing(&self.path, self.skip).as_ref() == Some(&self.listing)
+    }
+}
+
 impl Stamps {
+    /// Stamps for a walk of the project at `root`, its root listed now
+    /// (before the walk: a name made meanwhile is then a change), but the
+    /// names in `skip`.
+    fn rooted(root: &Path, skip: &'static [&'static str]) -> Stamps {
+        let at = std::fs::symlink_metadata(root)
+            .ok()
+            .filter(std::fs::Metadata::is_dir)
+            .map(|m| (m.dev(), m.ino()));
+        let root = at.zip(listing(root, skip)).map(|(at, listing)| Root {
+            path: root.to_path_buf(),
+            at,
+            skip,
+            listing,
+        });
+        Stamps {
+            missed: root.is_none(),
+            root,
+            ..Stamps::default()
+        }
+    }
+
     fn add(&mut self, path: &Path, meta: Option<&std::fs::Metadata>) {
         match meta {
             Some(m) => self.seen.push((path.to_path_buf(), Stamp::of(m))),
@@ -217,16 +303,21 @@ impl Stamps {
     }
 
     /// The stamps, if every folder got one and none changed within
-    /// [`SETTLE`] of `started`.
-    fn settled(self, started: SystemTime) -> Option<Vec<(PathBuf, Stamp)>> {
+    /// [`SETTLE`] of `started` (but the root, which its listing holds).
+    fn settled(self, started: SystemTime) -> Option<Stamps> {
         let start = started.duration_since(UNIX_EPOCH).ok()?;
-        let settled = self.seen.iter().all(|(_, s)| s.changed() + SETTLE < start);
-        (settled && !self.missed).then_some(self.seen)
+        let listed = |path: &Path| self.root.as_ref().is_some_and(|r| r.path == path);
+        let settled = self
+            .seen
+            .iter()
+            .all(|(path, s)| listed(path) || s.changed() + SETTLE < start);
+        (settled && !self.missed).then_some(self)
     }
 }
 
 struct Entry {
     stamps: Vec<(PathBuf, Stamp)>,
+    root: Option<Root>,
     walked: Walked,
 }
 
@@ -242,23 +333,34 @@ fn kept(key: &Key) -> Option<Walked> {
         .unwrap_or_else(PoisonError::into_inner)
         .get(key)
         .cloned()?;
+    let root = entry.root.as_ref();
     entry
         .stamps
         .iter()
-        .all(|(path, stamp)| folder_now(path).as_ref() == Some(stamp))
+        .all(|(path, stamp)| {
+            folder_now(path).as_ref() == Some(stamp)
+                || root.is_some_and(|root| root.path == *path && root.holds())
+        })
         .then(|| entry.walked.clone())
 }
 
 /// Keeps a walk that started at `started`, if its folders had settled.
 fn keep(key: Key, stamps: Stamps, started: SystemTime, walked: Walked) {
-    let Some(stamps) = stamps.settled(started) else {
+    let Some(Stamps { seen, root, .. }) = stamps.settled(started) else {
         return;
     };
     let mut cache = cache().lock().unwrap_or_else(PoisonError::into_inner);
     if cache.len() >= KEPT_PROJECTS && !cache.contains_key(&key) {
         cache.clear();
     }
-    cache.insert(key, Arc::new(Entry { stamps, walked }));
+    cache.insert(
+        key,
+        Arc::new(Entry {
+            stamps: seen,
+            root,
+            walked,
+        }),
+    );
 }
 
 #[cfg(test)]
@@ -340,6 +442,60 @@ mod tests {
     }
 
     #[test]
+    fn a_hard_link_made_at_the_root_after_a_kept_walk_is_masked_even_with_its_time_set_back() {
+        let (_dir, root) = project();
+        let (first, _) = secret_paths_from(&root, later());
+        let before = std::fs::symlink_metadata(&root).unwrap();
+        std::fs::hard_link(root.join(".env"), root.join("notes.txt")).unwrap();
+        set_mtime_back(&root, &before);
+        let (now, _) = secret_paths_from(&root, later());
+        assert!(!Arc::ptr_eq(&first, &now));
+        assert_eq!(masked(&now, &root), [".env", "notes.txt"]);
+    }
+
+    #[test]
+    fn a_root_file_replaced_by_another_of_the_same_name_is_a_change() {
+        let (_dir, root) = project();
+        std::fs::write(root.join("notes.txt"), "hi\n").unwrap();
+        let (first, _) = secret_paths_from(&root, later());
+        assert_eq!(masked(&first, &root), [".env"]);
+        // Same names before and after: only the inode tells.
+        std::fs::remove_file(root.join("notes.txt")).unwrap();
+        std::fs::hard_link(root.join(".env"), root.join("notes.txt")).unwrap();
+        let (now, _) = secret_paths_from(&root, later());
+        assert_eq!(masked(&now, &root), [".env", "notes.txt"]);
+    }
+
+    #[test]
+    fn the_mount_points_made_and_removed_at_the_root_keep_the_walks() {
+        let (_dir, root) = project();
+        std::fs::create_dir_all(root.join(".git/info")).unwrap();
+        let repo = Repository::of(&root).unwrap();
+        const HELD: [&str; 1] = [".claude"];
+        let (secrets, _) = secret_paths_from(&root, later());
+        let held = held_by_git_from(&root, &repo, &HELD, later());
+        // What a command that writes the project leaves: the root's
+        // change time moved, its names are as they were.
+        let before = std::fs::symlink_metadata(&root).unwrap();
+        std::fs::create_dir(root.join(".claude")).unwrap();
+        std::fs::remove_dir(root.join(".claude")).unwrap();
+        let after = std::fs::symlink_metadata(&root).unwrap();
+        assert_ne!(Stamp::of(&before), Stamp::of(&after));
+        assert!(Arc::ptr_eq(&secrets, &secret_paths_from(&root, later()).0));
+        assert!(Arc::ptr_eq(
+            &held,
+            &held_by_git_from(&root, &repo, &HELD, later())
+        ));
+        // While a command holds it, only the walk that enters it walks again.
+        std::fs::create_dir(root.join(".claude")).unwrap();
+        assert!(Arc::ptr_eq(
+            &held,
+            &held_by_git_from(&root, &repo, &HELD, later())
+        ));
+        assert!(!Arc::ptr_eq(&secrets, &secret_paths_from(&root, later()).0));
+    }
+
+    #[test]
     fn a_secret_renamed_into_a_deep_folder_is_still_masked() {
         let (_dir, root) = project();
         secret_paths_from(&root, later());
@@ -354,22 +510,28 @@ mod tests {
         std::fs::create_dir_all(root.join(".git/info")).unwrap();
         std::fs::write(root.join(".git/config"), "[core]\n").unwrap();
         let repo = Repository::of(&root).unwrap();
-        let first = held_by_git_from(&root, &repo, later());
+        let first = held_by_git_from(&root, &repo, &[], later());
         assert!(first.is_empty(), "{first:?}");
         assert!(Arc::ptr_eq(
             &first,
-            &held_by_git_from(&root, &repo, later())
+            &held_by_git_from(&root, &repo, &[], later())
         ));
 
         let deep = root.join("src/deep");
         let before = std::fs::symlink_metadata(&deep).unwrap();
         std::fs::create_dir(deep.join(".git")).unwrap();
         set_mtime_back(&deep, &before);
-        let held = held_by_git_from(&root, &repo, later());
+        let held = held_by_git_from(&root, &repo, &[], later());
         assert_eq!(*held, [deep.join(".git")]);
 
         std::fs::hard_link(root.join(".git/config"), root.join("src/config")).unwrap();
-        let held = held_by_git_from(&root, &repo, later());
+        let held = held_by_git_from(&root, &repo, &[], later());
         assert!(held.contains(&root.join("src/config")), "{held:?}");
+
+        let before = std::fs::symlink_metadata(&root).unwrap();
+        std::fs::hard_link(root.join(".git/config"), root.join("config")).unwrap();
+        set_mtime_back(&root, &before);
+        let held = held_by_git_from(&root, &repo, &[], later());
+        assert!(held.contains(&root.join("config")), "{held:?}");
     }
 }
