@@ -293,13 +293,15 @@ pub(crate) fn create_masks(mask_dir: &Path) -> std::io::Result<()> {
 }
 
 /// What of a toolchain part is copied instead of bound: nothing more
-/// for a file (the file itself), or the files of a folder holding only a
-/// few files; `None` for anything else (bound).
+/// for a small file (the file itself), or the files of a folder holding
+/// only a few small files; `None` for anything else (bound). A program's
+/// binaries (megabytes each) are bound, not copied at every run.
 fn small_files(part: &Path) -> Option<Vec<PathBuf>> {
     const MOST: usize = 8;
+    const SMALL: u64 = 64 * 1024;
     let meta = part.symlink_metadata().ok()?;
     if meta.is_file() {
-        return Some(Vec::new());
+        return (meta.len() <= SMALL).then(Vec::new);
     }
     if !meta.is_dir() {
         return None;
@@ -307,7 +309,10 @@ fn small_files(part: &Path) -> Option<Vec<PathBuf>> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(part).ok()? {
         let entry = entry.ok()?;
-        if files.len() == MOST || !entry.file_type().ok()?.is_file() {
+        let small = entry
+            .metadata()
+            .is_ok_and(|m| m.is_file() && m.len() <= SMALL);
+        if files.len() == MOST || !entry.file_type().ok()?.is_file() || !small {
             return None;
         }
         files.push(entry.path());
@@ -326,12 +331,16 @@ impl Argv {
         self.0.push(flag.into());
         self.0.push(path.into());
     }
-    /// Copies a file in at its own path, read-only (`--file FD`: bwrap
-    /// reads it from `files`); one the app cannot read is left out, as a
-    /// missing one.
+    /// Copies a file in at its own path, read-only, executable if it was
+    /// (`--file FD`: bwrap reads it from `files`); one the app cannot read
+    /// is left out, as a missing one.
     fn copy(&mut self, path: &Path, files: &mut Vec<File>) {
         if let Ok(file) = File::open(path) {
-            self.push(["--perms", "0444", "--file"]);
+            use std::os::unix::fs::PermissionsExt;
+            let runs = file
+                .metadata()
+                .is_ok_and(|m| m.permissions().mode() & 0o111 != 0);
+            self.push(["--perms", if runs { "0555" } else { "0444" }, "--file"]);
             self.0.push(file.as_raw_fd().to_string().into());
             self.0.push(path.into());
             files.push(file);

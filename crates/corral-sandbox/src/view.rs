@@ -159,7 +159,10 @@ pub(crate) fn home_toolchains(
 /// The install prefix of a program outside the system folders (a venv
 /// holding an MCP server, a node prefix), and of the programs its `bin`
 /// links to (a venv's `python` leads to the Python it was made from),
-/// read-only; empty for a program under the system folders.
+/// read-only; empty for a program under the system folders or in a
+/// toolchain part already `visible` (`~/.cargo/bin/cargo` runs from what
+/// is there: its prefix would be the whole cargo home, credentials and
+/// all).
 pub(crate) fn install_prefixes(program: &Path, visible: &[PathBuf]) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = Vec::new();
     let mut queue = vec![program.to_path_buf()];
@@ -169,6 +172,9 @@ pub(crate) fn install_prefixes(program: &Path, visible: &[PathBuf]) -> Vec<PathB
     while let Some(path) = queue.pop() {
         if found.len() > 16 {
             break;
+        }
+        if visible.iter().any(|v| path.starts_with(v)) {
+            continue;
         }
         let Some(prefix) = prefix_of(&path) else {
             continue;

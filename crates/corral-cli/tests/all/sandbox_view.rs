@@ -146,6 +146,53 @@ fn a_token_in_the_home_is_unreadable_from_every_profile() {
     }
 }
 
+/// A program that lies in a toolchain folder of the home (`cargo` in
+/// `~/.cargo/bin`) runs from that folder: its install prefix would be the
+/// whole cargo home, whose credentials its build scripts could then read.
+#[test]
+fn a_program_in_the_cargo_bin_folder_sees_no_token_either() {
+    if !namespaces_here() {
+        return;
+    }
+    let (_work, root, home) = fixture();
+    let paths: Vec<String> = TOKENS
+        .iter()
+        .map(|t| home.join(t).display().to_string())
+        .collect();
+    // What a build script run by `cargo build` could do, as the program.
+    let cargo = home.join(".cargo/bin/cargo");
+    std::fs::write(
+        &cargo,
+        format!(
+            "#!/usr/bin/node
+            const fs = require('fs'); const r = [];
+            for (const p of {paths:?}) {{
+                try {{ r.push(p + '=' + fs.readFileSync(p, 'utf8').trim()) }} catch (e) {{ r.push(p + '=' + e.code) }}
+            }}
+            console.log('READ ' + r.join(' '))\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&cargo, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    for network in [false, true] {
+        let extra: &[&str] = if network {
+            &["--approve", "--network"]
+        } else {
+            &["--approve"]
+        };
+        let result = call(
+            &root,
+            &home,
+            extra,
+            json!({"command": "cargo", "args": ["build"]}),
+        );
+        let text = format!("{}{}", result["stdout"], result["stderr"]);
+        assert!(text.contains("READ "), "the program did not run: {result}");
+        assert!(!text.contains("TOKEN-SECRET-VALUE"), "{result}");
+        assert_eq!(text.matches("=ENOENT").count(), TOKENS.len(), "{result}");
+    }
+}
+
 /// A home beneath the sandbox's writable `/tmp` (this fixture's) is still
 /// read-only: it is a mount of its own, remounted read-only, not a folder
 /// of the writable `/tmp`.
