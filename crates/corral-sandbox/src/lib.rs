@@ -605,7 +605,9 @@ fn fence(
         tmpdir, tmp, cwd, ..
     } = *place;
     let caches = caches::dir();
-    if let Some(dir) = caches.as_deref().filter(|_| profile.writes_project()) {
+    let uses_caches =
+        profile.writes_project() && view::needs_toolchains(&input.command, place.executable);
+    if let Some(dir) = caches.as_deref().filter(|_| uses_caches) {
         caches::prepare(dir, &input.command);
     }
     match namespace::bwrap() {

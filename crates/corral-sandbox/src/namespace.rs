@@ -169,7 +169,11 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
         (Some(home), None) => a.path("--dir", home),
         (None, None) => {}
     }
-    let toolchains = view::home_toolchains(home.as_deref(), cargo.as_deref(), rustup.as_deref());
+    let toolchains = if view::needs_toolchains(layout.program, layout.executable) {
+        view::home_toolchains(home.as_deref(), cargo.as_deref(), rustup.as_deref())
+    } else {
+        Vec::new()
+    };
     for part in &toolchains {
         // Small parts are copied in (rustup's `settings.toml` and
         // `update-hashes/`): no mount each, and as much a snapshot.
@@ -184,7 +188,7 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
             None => a.path2("--ro-bind", part, part),
         }
     }
-    for prefix in view::install_prefixes(layout.executable, &toolchains) {
+    for prefix in view::install_prefixes(layout.executable, &toolchains, home.as_deref()) {
         a.path2("--ro-bind-try", &prefix, &prefix);
     }
     if let Some(home) = &home {
@@ -195,7 +199,9 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
         }
     }
     if let Some(caches) = layout.caches {
-        if layout.profile.writes_project() {
+        if layout.profile.writes_project()
+            && view::needs_toolchains(layout.program, layout.executable)
+        {
             a.path2("--bind-try", caches, caches);
         }
     }
@@ -350,5 +356,70 @@ impl Argv {
         self.0.push(flag.into());
         self.0.push(from.into());
         self.0.push(to.into());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// Every path bwrap is told to show, make or copy for `program` in
+    /// the build profile of a project.
+    fn named(program: &str, executable: &Path) -> Vec<PathBuf> {
+        let dir = tempfile::tempdir().unwrap();
+        let root = ProjectRoot::open(dir.path()).unwrap();
+        let caches = dir.path().join("caches");
+        let layout = Layout {
+            root: &root,
+            profile: Profile::Build,
+            program,
+            executable,
+            tmpdir: dir.path(),
+            mask_dir: dir.path(),
+            etc: None,
+            cwd: root.path(),
+            caches: Some(&caches),
+        };
+        let (args, _files, _notes) = argv(&layout);
+        args.iter()
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .collect()
+    }
+
+    #[test]
+    fn a_leaf_program_gets_neither_the_home_s_toolchains_nor_the_caches() {
+        let home = env::home();
+        let toolchains = view::home_toolchains(
+            home.as_deref(),
+            env::cargo_home().as_deref(),
+            std::env::var_os("RUSTUP_HOME")
+                .map(PathBuf::from)
+                .as_deref(),
+        );
+        let node = named("node", Path::new("/usr/bin/node"));
+        for part in &toolchains {
+            assert!(node.contains(part), "{part:?} {node:?}");
+        }
+        assert!(node.iter().any(|p| p.ends_with("caches")), "{node:?}");
+        for leaf in ["touch", "mkdir", "cp", "mv", "rm", "ls", "grep"] {
+            let seen = named(leaf, &Path::new("/usr/bin").join(leaf));
+            // The home itself is an empty folder (`$HOME` names it).
+            let from_home: Vec<_> = seen
+                .iter()
+                .filter(|p| home.as_deref().is_some_and(|h| p.starts_with(h) && *p != h))
+                .collect();
+            assert!(from_home.is_empty(), "{leaf}: {from_home:?}");
+            assert!(
+                !seen.iter().any(|p| p.ends_with("caches")),
+                "{leaf}: {seen:?}"
+            );
+        }
+        // The same name outside the system folders is not taken for one.
+        assert!(view::needs_toolchains(
+            "touch",
+            Path::new("/opt/x/bin/touch")
+        ));
     }
 }

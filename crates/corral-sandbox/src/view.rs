@@ -100,6 +100,19 @@ pub(crate) fn etc_entries() -> Vec<SystemEntry> {
         .collect()
 }
 
+/// Programs that start no other program and need nothing of the home
+/// (the file utilities and grep): run from the system folders, they get
+/// none of the home's toolchains nor Corral's caches, so a command such
+/// as `mkdir` or `touch` sees less and starts sooner. (`find` is not one:
+/// its rules refuse `-exec`, but it is a way to run programs.)
+const LEAF_PROGRAMS: [&str; 7] = ["ls", "grep", "mkdir", "rm", "mv", "cp", "touch"];
+
+/// Whether `program`, run as `executable`, gets the home's toolchains
+/// and Corral's caches: all but a leaf program from the system folders.
+pub(crate) fn needs_toolchains(program: &str, executable: &Path) -> bool {
+    !(LEAF_PROGRAMS.contains(&program) && is_system(executable))
+}
+
 /// The parts of the home (and of `$CARGO_HOME`, `$RUSTUP_HOME`) a
 /// toolchain needs to run, that exist here: programs and installed
 /// toolchains, read-only. Never a whole toolchain home: those hold
@@ -162,8 +175,14 @@ pub(crate) fn home_toolchains(
 /// read-only; empty for a program under the system folders or in a
 /// toolchain part already `visible` (`~/.cargo/bin/cargo` runs from what
 /// is there: its prefix would be the whole cargo home, credentials and
-/// all).
-pub(crate) fn install_prefixes(program: &Path, visible: &[PathBuf]) -> Vec<PathBuf> {
+/// all). A prefix in the `home` is shown by its install parts only
+/// ([`INSTALL_PARTS`]): `~/.local` is pip's and npm's prefix for a user,
+/// and also holds uv's credentials in `share/`.
+pub(crate) fn install_prefixes(
+    program: &Path,
+    visible: &[PathBuf],
+    home: Option<&Path>,
+) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = Vec::new();
     let mut queue = vec![program.to_path_buf()];
     if let Ok(real) = std::fs::canonicalize(program) {
@@ -176,7 +195,7 @@ pub(crate) fn install_prefixes(program: &Path, visible: &[PathBuf]) -> Vec<PathB
         if visible.iter().any(|v| path.starts_with(v)) {
             continue;
         }
-        let Some(prefix) = prefix_of(&path) else {
+        let Some(prefix) = prefix_of(&path, home) else {
             continue;
         };
         if is_system(&prefix)
@@ -210,11 +229,42 @@ pub(crate) fn install_prefixes(program: &Path, visible: &[PathBuf]) -> Vec<PathB
         found.push(prefix);
     }
     found
+        .into_iter()
+        .flat_map(|prefix| match home {
+            Some(home) if prefix.starts_with(home) && is_install_prefix(&prefix) => INSTALL_PARTS
+                .iter()
+                .map(|part| prefix.join(part))
+                .filter(|part| part.symlink_metadata().is_ok())
+                .collect(),
+            _ => vec![prefix],
+        })
+        .collect()
 }
+
+/// Whether `prefix` is one programs are installed into (it has a `bin`),
+/// not a node package (those are shown whole: the package is the program).
+fn is_install_prefix(prefix: &Path) -> bool {
+    prefix.join("bin").is_dir() && !prefix.components().any(|c| c.as_os_str() == "node_modules")
+}
+
+/// What of an install prefix in the home a program may need: its
+/// programs, libraries and headers, and a venv's `pyvenv.cfg`; never its
+/// `etc/` (an npm prefix's `npmrc` may hold a registry token) nor its
+/// `share/` (`~/.local/share` holds uv's credentials, keyrings, other
+/// programs' data).
+const INSTALL_PARTS: [&str; 7] = [
+    "bin",
+    "sbin",
+    "lib",
+    "lib64",
+    "libexec",
+    "include",
+    "pyvenv.cfg",
+];
 
 /// The folder a program is installed in: the parent of its `bin` folder,
 /// or its own folder when it is not in one.
-fn prefix_of(program: &Path) -> Option<PathBuf> {
+fn prefix_of(program: &Path, home: Option<&Path>) -> Option<PathBuf> {
     let dir = program.parent()?;
     let prefix = match dir.file_name() {
         // `node_modules/.bin`: the whole `node_modules`, where its links lead.
@@ -222,8 +272,7 @@ fn prefix_of(program: &Path) -> Option<PathBuf> {
         _ => package_of(dir).unwrap_or(dir),
     };
     // Never the whole home, a top-level folder or `/`.
-    (prefix.components().count() > 2 && Some(prefix) != super::env::home().as_deref())
-        .then(|| prefix.to_path_buf())
+    (prefix.components().count() > 2 && Some(prefix) != home).then(|| prefix.to_path_buf())
 }
 
 /// The node package a file lies in (`.../node_modules/pkg` or
@@ -246,4 +295,71 @@ fn package_of(dir: &Path) -> Option<&Path> {
 /// Whether `path` lies in a system folder the child sees anyway.
 fn is_system(path: &Path) -> bool {
     SYSTEM.iter().any(|s| path.starts_with(s))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn touch(path: &Path) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "x").unwrap();
+    }
+
+    #[test]
+    fn a_prefix_in_the_home_is_shown_by_its_install_parts_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path();
+        let tool = home.join(".local/bin/tool");
+        for file in [
+            &tool,
+            &home.join(".local/lib/node_modules/tool/cli.js"),
+            &home.join(".local/share/uv/credentials/credentials.toml"),
+            &home.join(".local/etc/npmrc"),
+        ] {
+            touch(file);
+        }
+        let parts = install_prefixes(&tool, &[], Some(home));
+        assert_eq!(parts, [home.join(".local/bin"), home.join(".local/lib")]);
+
+        // A venv keeps what it runs from, its `pyvenv.cfg` included.
+        let venv = home.join("venvs/server");
+        touch(&venv.join("bin/server"));
+        touch(&venv.join("lib/python3/site-packages/server.py"));
+        touch(&venv.join("pyvenv.cfg"));
+        touch(&venv.join("share/secret.txt"));
+        let parts = install_prefixes(&venv.join("bin/server"), &[], Some(home));
+        assert_eq!(
+            parts,
+            [venv.join("bin"), venv.join("lib"), venv.join("pyvenv.cfg")]
+        );
+
+        // A node package is the program: shown whole.
+        let package = home.join(".local/lib/node_modules/other");
+        touch(&package.join("bin/cli.js"));
+        touch(&package.join("package.json"));
+        assert_eq!(
+            install_prefixes(&package.join("bin/cli.js"), &[], Some(home)),
+            [package]
+        );
+
+        // Outside the home, and in a part already shown, as before.
+        let elsewhere = tempfile::tempdir().unwrap();
+        let outside = elsewhere.path().join("venv/bin/server");
+        touch(&outside);
+        assert_eq!(
+            install_prefixes(&outside, &[], Some(home)),
+            [elsewhere.path().join("venv")]
+        );
+        let cargo_bin = home.join(".cargo/bin");
+        touch(&cargo_bin.join("cargo"));
+        touch(&home.join(".cargo/credentials.toml"));
+        assert!(install_prefixes(
+            &cargo_bin.join("cargo"),
+            std::slice::from_ref(&cargo_bin),
+            Some(home)
+        )
+        .is_empty());
+    }
 }
