@@ -43,8 +43,14 @@ pub(crate) const AGENT_CONFIG: [&str; 2] = [".claude", ".codex"];
 const BWRAP_PATHS: [&str; 3] = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"];
 
 /// git's own configuration (the user's name for commits), shown to an
-/// approved git only.
-const GIT_CONFIG: [&str; 2] = [".gitconfig", ".config/git"];
+/// approved git only: its files, never the rest of its folder (git's
+/// credential store may keep tokens in `~/.config/git/credentials`).
+const GIT_CONFIG: [&str; 4] = [
+    ".gitconfig",
+    ".config/git/config",
+    ".config/git/ignore",
+    ".config/git/attributes",
+];
 
 /// Why the namespaces cannot be used here, or the bwrap to use.
 pub(crate) fn bwrap() -> Result<&'static Path, &'static str> {

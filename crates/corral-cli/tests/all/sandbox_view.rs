@@ -193,6 +193,70 @@ fn a_program_in_the_cargo_bin_folder_sees_no_token_either() {
     }
 }
 
+/// An approved git sees the user's git configuration (a commit needs the
+/// user's name), and what git runs (a signing program the repository
+/// names) sees it too, but never git's credential stores beside it.
+#[test]
+fn what_git_runs_sees_the_git_configuration_but_no_credential() {
+    if !namespaces_here() {
+        return;
+    }
+    let (_work, root, home) = fixture();
+    std::fs::write(
+        home.join(".gitconfig"),
+        "[user]\n\tname = T\n\temail = t@t\n",
+    )
+    .unwrap();
+    let config = home.join(".config/git");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config"), "[core]\n").unwrap();
+    let stores = [config.join("credentials"), home.join(".git-credentials")];
+    for store in &stores {
+        std::fs::write(store, "https://u:TOKEN-SECRET-VALUE@example.invalid\n").unwrap();
+    }
+    let paths: Vec<String> = [home.join(".gitconfig"), config.join("config")]
+        .iter()
+        .chain(&stores)
+        .map(|p| p.display().to_string())
+        .collect();
+    let signer = root.join("sign.js");
+    std::fs::write(
+        &signer,
+        format!(
+            "#!/usr/bin/node
+            const fs = require('fs'); const r = [];
+            for (const p of {paths:?}) {{
+                try {{ fs.readFileSync(p); r.push('read') }} catch (e) {{ r.push(e.code) }}
+            }}
+            console.error('SIGNER ' + r.join(' ')); process.exit(1)\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&signer, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut repo_config = std::fs::OpenOptions::new()
+        .append(true)
+        .open(root.join(".git/config"))
+        .unwrap();
+    std::io::Write::write_all(
+        &mut repo_config,
+        format!(
+            "[commit]\n\tgpgsign = true\n[gpg]\n\tprogram = {}\n",
+            signer.display()
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    let result = call(
+        &root,
+        &home,
+        &["--approve"],
+        json!({"command": "git", "args": ["commit", "--allow-empty", "-m", "x"]}),
+    );
+    assert_eq!(result["profile"], "build", "{result}");
+    let text = format!("{}{}", result["stdout"], result["stderr"]);
+    assert!(text.contains("SIGNER read read ENOENT ENOENT"), "{result}");
+}
+
 /// A home beneath the sandbox's writable `/tmp` (this fixture's) is still
 /// read-only: it is a mount of its own, remounted read-only, not a folder
 /// of the writable `/tmp`.
