@@ -391,9 +391,9 @@ pub fn exec_shell(
         timeout,
         limits: run.limits,
         cgroups,
+        held,
     };
     let outcome = process::run(spec, run);
-    drop(held);
     ahead::put_away(places);
     let outcome = outcome?;
     notes.extend(outcome.sandbox_note);
@@ -576,6 +576,8 @@ fn fenced_server(
         timeout: Duration::MAX,
         limits: Limits::default(),
         cgroups: &cgroups,
+        // A server's count is kept in its folder until it is stopped.
+        held: None,
     })?;
     Ok(ServerCommand {
         command,

@@ -19,6 +19,7 @@
 use super::capture::{Capture, Captured};
 #[cfg(target_os = "linux")]
 use super::hooks::{confine, die_with_caller, refuse_sockets};
+use super::holds::Held;
 use super::hooks::{install_sandbox, Status};
 #[cfg(target_os = "linux")]
 use super::launch;
@@ -61,6 +62,11 @@ pub(crate) struct Spec<'a> {
     /// What it may use, and the cgroups made for it.
     pub limits: Limits,
     pub cgroups: &'a Cgroups,
+    /// The command's count in the holds of the agent configuration
+    /// (`holds`): counted out as soon as its sandbox has ended, while the
+    /// last of its output is read (the count out may remove a folder,
+    /// which waits on the disk).
+    pub held: Option<Held>,
 }
 
 /// How it went.
@@ -302,8 +308,9 @@ fn start(
 }
 
 /// Runs the program to its end, its timeout or its cancel.
-pub(crate) fn run(spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
+pub(crate) fn run(mut spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
     let (name, timeout, cgroups) = (spec.name, spec.timeout, spec.cgroups);
+    let held = spec.held.take();
     let out = Arc::new(Mutex::new(Pipe::default()));
     let err = Arc::new(Mutex::new(Pipe::default()));
     let started = Instant::now();
@@ -362,6 +369,10 @@ pub(crate) fn run(spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
             Err(RecvTimeoutError::Disconnected) => break None,
         }
     };
+    // bwrap has ended, and with it every process of the sandbox (its pid
+    // namespace ends with its first process): nothing holds the mount
+    // points any more.
+    drop(held);
     let exit = match exit {
         Some(Ok(status)) => status,
         Some(Err(e)) => {
