@@ -7,26 +7,22 @@
 //!
 //! A socket belongs to the namespace it was made in, whatever thread later
 //! uses it, so the host side needs only sockets made inside. Entering a
-//! namespace takes a single-threaded process, so for each connection a
-//! short-lived child (`/bin/true`, with a hook run between its fork and
-//! its exec) enters the command's user and network namespaces, makes one
-//! TCP socket and hands it back over a socket pair (`SCM_RIGHTS`); the
-//! host connects it to the port inside and copies bytes both ways.
+//! user namespace takes a single-threaded process, so for each socket a
+//! short-lived child enters the command's user and network namespaces and
+//! makes one TCP socket ([`socket_inside`]); the host connects it to the
+//! port inside and copies bytes both ways. The child is made as
+//! `posix_spawn` makes one (`clone` sharing this process's memory, this
+//! thread waiting until it ends), not by a fork: a fork copies the
+//! caller's page tables, a cost that grows with the app's memory (tens of
+//! milliseconds for a few hundred MiB) and that a command with the
+//! network paid before it could start.
 
 use super::ports::{Found, Listener, ListeningPort};
-use rustix::fd::{AsFd, OwnedFd};
-use rustix::net::{
-    AddressFamily, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer,
-    SendAncillaryMessage, SendFlags, SocketFlags, SocketType,
-};
-use rustix::thread::LinkNameSpaceType;
+use rustix::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::collections::HashMap;
-use std::io::{self, IoSlice, IoSliceMut};
-use std::mem::MaybeUninit;
+use std::io;
 use std::net::{Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::os::unix::fs::MetadataExt;
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -217,77 +213,87 @@ pub(super) fn splice(client: TcpStream, server: TcpStream) {
 
 /// A TCP socket made in the command's network namespace (see the module's
 /// comment).
+#[allow(unsafe_code)]
 pub(super) fn socket_inside(ns: &Namespaces, v6: bool) -> io::Result<OwnedFd> {
-    let (ours, theirs) = rustix::net::socketpair(
-        AddressFamily::UNIX,
-        SocketType::STREAM,
-        SocketFlags::CLOEXEC,
-        None,
-    )?;
-    let user = ns.user.as_ref().map(OwnedFd::try_clone).transpose()?;
-    let net = ns.net.try_clone()?;
-    let family = if v6 {
-        AddressFamily::INET6
-    } else {
-        AddressFamily::INET
-    };
-    let hook = move || -> io::Result<()> {
-        if let Some(user) = &user {
-            rustix::thread::move_into_link_name_space(user.as_fd(), Some(LinkNameSpaceType::User))?;
-        }
-        rustix::thread::move_into_link_name_space(net.as_fd(), Some(LinkNameSpaceType::Network))?;
-        let socket =
-            rustix::net::socket_with(family, SocketType::STREAM, SocketFlags::CLOEXEC, None)?;
-        let fds = [socket.as_fd()];
-        let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
-        let mut control = SendAncillaryBuffer::new(&mut space);
-        control.push(SendAncillaryMessage::ScmRights(&fds));
-        rustix::net::sendmsg(
-            &theirs,
-            &[IoSlice::new(b"s")],
-            &mut control,
-            SendFlags::empty(),
-        )?;
-        Ok(())
-    };
-    let mut cmd = Command::new(TRUE);
-    cmd.env_clear()
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    #[allow(unsafe_code)]
-    // SAFETY: the hook runs in the forked child before `exec` and only makes
-    // syscalls on file descriptors opened before the fork (`setns`,
-    // `socket`, `sendmsg`); its buffers are on the stack and its errors come
-    // from `io::Error::from_raw_os_error` (rustix's conversion), which does
-    // not allocate.
-    unsafe {
-        cmd.pre_exec(hook);
+    /// What the child is given and gives back, in the memory it shares.
+    #[repr(C)]
+    struct Job {
+        user: libc::c_int,
+        net: libc::c_int,
+        family: libc::c_int,
+        made: libc::c_int,
+        errno: libc::c_int,
     }
-    let spawned = cmd.spawn();
-    // The child's end and our copies of the namespaces close with the hook.
-    drop(cmd);
-    spawned?.wait()?;
-    let mut byte = [0u8; 1];
-    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
-    let mut control = RecvAncillaryBuffer::new(&mut space);
-    rustix::net::recvmsg(
-        &ours,
-        &mut [IoSliceMut::new(&mut byte)],
-        &mut control,
-        RecvFlags::CMSG_CLOEXEC,
-    )?;
-    for message in control.drain() {
-        if let RecvAncillaryMessage::ScmRights(mut fds) = message {
-            if let Some(fd) = fds.next() {
-                return Ok(fd);
+    /// The child: system calls only (no allocation, no lock), on the
+    /// descriptors and the `Job` of the thread that waits for it.
+    extern "C" fn enter_and_make(arg: *mut libc::c_void) -> libc::c_int {
+        // SAFETY: `arg` is the waiting thread's `Job`, alive and untouched
+        // by it until this child has ended (CLONE_VFORK).
+        let job = unsafe { &mut *arg.cast::<Job>() };
+        // SAFETY: plain system calls on descriptors the job names; errno is
+        // the waiting thread's (the child runs on its thread's TLS), which
+        // nothing else reads meanwhile.
+        unsafe {
+            let failed = |job: &mut Job| {
+                job.errno = *libc::__errno_location();
+                1
+            };
+            if job.user >= 0 && libc::setns(job.user, libc::CLONE_NEWUSER) != 0 {
+                return failed(job);
             }
+            if libc::setns(job.net, libc::CLONE_NEWNET) != 0 {
+                return failed(job);
+            }
+            let fd = libc::socket(job.family, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+            if fd < 0 {
+                return failed(job);
+            }
+            job.made = fd;
+        }
+        0
+    }
+    let mut job = Job {
+        user: ns.user.as_ref().map_or(-1, |u| u.as_raw_fd()),
+        net: ns.net.as_raw_fd(),
+        family: if v6 { libc::AF_INET6 } else { libc::AF_INET },
+        made: -1,
+        errno: 0,
+    };
+    // The child's stack, 16-byte aligned at its top (it grows down).
+    let mut stack = vec![0u128; 16 * 1024];
+    let top = stack.as_mut_ptr_range().end.cast::<libc::c_void>();
+    // SAFETY: as `posix_spawn`: the child shares this process's memory and
+    // descriptor table but not its file-system information (a user
+    // namespace is entered only by a task that shares none), runs
+    // `enter_and_make` on its own stack, and this thread is suspended
+    // until it has ended (CLONE_VFORK), so `job` and `stack` outlive it.
+    let pid = unsafe {
+        libc::clone(
+            enter_and_make,
+            top,
+            libc::CLONE_VM | libc::CLONE_FILES | libc::CLONE_VFORK | libc::SIGCHLD,
+            std::ptr::addr_of_mut!(job).cast(),
+        )
+    };
+    if pid < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let mut status = 0;
+    // SAFETY: reaps the child just made, by its pid.
+    while unsafe { libc::waitpid(pid, &mut status, 0) } < 0 {
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
         }
     }
-    Err(io::Error::other(
-        "could not make a socket in the command's network namespace",
-    ))
+    drop(stack);
+    if job.made < 0 {
+        return Err(match job.errno {
+            0 => io::Error::other("could not make a socket in the command's network namespace"),
+            errno => io::Error::from_raw_os_error(errno),
+        });
+    }
+    // SAFETY: the child made this descriptor in the table it shares with
+    // this process, and nothing else owns it.
+    Ok(unsafe { OwnedFd::from_raw_fd(job.made) })
 }
-
-/// The program the socket-making child execs once its hook has run.
-const TRUE: &str = "/bin/true";

@@ -17,9 +17,9 @@
 //! is left running in the group.
 
 use super::capture::{Capture, Captured};
+use super::holds::Held;
 #[cfg(target_os = "linux")]
 use super::hooks::{confine, die_with_caller, refuse_sockets};
-use super::holds::Held;
 use super::hooks::{install_sandbox, Status};
 #[cfg(target_os = "linux")]
 use super::launch;
