@@ -17,6 +17,12 @@
 //!   the seccomp filter, cgroups and rlimits, process group, reader
 //!   threads; with the network, the proxy's gate).
 //!
+//! The build and network groups run `touch`, which starts no other
+//! program: it gets none of the home's toolchains nor Corral's caches.
+//! `build_toolchains` runs `make`, which can start any program, in the
+//! build profile: it gets them all (three more binds on a machine with
+//! rustup and pyenv).
+//!
 //! `exec_shell` minus `bare_bwrap` is what our sandbox costs beyond
 //! bubblewrap itself (compare them on an idle machine: load from elsewhere
 //! slows a sandboxed start several times over). The project is a git repository of 200 files in 10
@@ -34,13 +40,14 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 fn which(name: &str) -> String {
-    for dir in ["/usr/local/bin", "/usr/bin", "/bin"] {
-        let p = format!("{dir}/{name}");
-        if Path::new(&p).exists() {
-            return p;
-        }
-    }
-    panic!("{name} not found");
+    find(name).unwrap_or_else(|| panic!("{name} not found"))
+}
+
+fn find(name: &str) -> Option<String> {
+    ["/usr/local/bin", "/usr/bin", "/bin"]
+        .iter()
+        .map(|dir| format!("{dir}/{name}"))
+        .find(|p| Path::new(p).exists())
 }
 
 /// A small git project: 10 folders of 20 files, a `.env`, one commit.
@@ -83,13 +90,20 @@ fn bench(c: &mut Criterion) {
         corral_sandbox::namespaces_available(),
         "bubblewrap cannot make namespaces here: nothing to compare"
     );
-    // (group, program, arguments, the network granted)
-    let cases: [(&str, &str, &[&str], bool); 3] = [
-        ("read_only", "ls", &["-la"], false),
-        ("build", "touch", &["a.txt"], false),
-        ("network", "touch", &["a.txt"], true),
+    // (group, profile, program, arguments, the network granted). `touch`
+    // starts no other program, so it gets none of the home's toolchains
+    // nor the caches; `make` can start any, so it gets them all.
+    let cases: [(&str, &str, &str, &[&str], bool); 4] = [
+        ("read_only", "read_only", "ls", &["-la"], false),
+        ("build", "build", "touch", &["a.txt"], false),
+        ("network", "network", "touch", &["a.txt"], true),
+        ("build_toolchains", "build", "make", &["--version"], false),
     ];
-    for (group, name, args, network) in cases {
+    for (group, profile, name, args, network) in cases {
+        if find(name).is_none() {
+            eprintln!("note: {name} is not installed; no {group} group");
+            continue;
+        }
         let path = which(name);
         let input = ExecShellInput {
             command: name.to_string(),
@@ -106,7 +120,7 @@ fn bench(c: &mut Criterion) {
         assert!(first.sandboxed, "{first:?}");
         assert_eq!(
             serde_json::to_value(first.profile).unwrap(),
-            serde_json::Value::from(group),
+            serde_json::Value::from(profile),
             "{first:?}"
         );
 
