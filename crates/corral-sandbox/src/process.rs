@@ -3,9 +3,11 @@
 //! The child gets stdin from `/dev/null`, its own process group, the built
 //! environment and (on Linux) the Landlock ruleset. A command in the
 //! namespaces starts bwrap without forking the caller (`launch`): its
-//! limits are put on bwrap's child before the program runs. One thread per pipe
-//! reads output as it comes, hands each chunk to the live sink and keeps a
-//! capped copy; one thread waits for the exit. The calling thread watches
+//! limits are put on bwrap's child before the program runs. One thread
+//! reads both pipes as output comes (`poll`), hands each chunk to the live
+//! sink and keeps a capped copy, and sees the exit through a pidfd, so the
+//! end of a command is one wake-up (where there is no pidfd, another
+//! thread waits for the exit). The calling thread watches
 //! the clock and the cancel switch, and kills the whole group (`SIGKILL` to
 //! `-pgid`) on timeout or cancel.
 //!
@@ -31,7 +33,7 @@ use corral_fs::{Error, ErrorCode, Result};
 use std::ffi::OsString;
 use std::io::Read;
 #[cfg(target_os = "linux")]
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
@@ -200,9 +202,9 @@ pub(crate) fn server_command(spec: Spec<'_>) -> Result<(Command, Status, Option<
 /// and the wait for its end.
 struct Child {
     pid: rustix::process::Pid,
-    stdout: Box<dyn Read + Send>,
-    stderr: Box<dyn Read + Send>,
-    wait: Box<dyn FnOnce() -> std::io::Result<ExitStatus> + Send>,
+    stdout: OwnedFd,
+    stderr: OwnedFd,
+    wait: Wait,
 }
 
 /// Starts the command of `spec`: bwrap without a hook ([`launch`]), its
@@ -244,8 +246,8 @@ fn start(
         let pid = launched.pid;
         let child = Child {
             pid,
-            stdout: Box::new(launched.stdout),
-            stderr: Box::new(launched.stderr),
+            stdout: launched.stdout.into(),
+            stderr: launched.stderr.into(),
             wait: Box::new(move || launch::wait(pid)),
         };
         let confined = gate.opened().and_then(|opened| match opened {
@@ -300,8 +302,8 @@ fn start(
     };
     let child = Child {
         pid: rustix::process::Pid::from_child(&spawned),
-        stdout: Box::new(stdout),
-        stderr: Box::new(stderr),
+        stdout: stdout.into(),
+        stderr: stderr.into(),
         wait: Box::new(move || spawned.wait()),
     };
     Ok((child, status, proxy))
@@ -322,27 +324,24 @@ pub(crate) fn run(mut spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
     }
 
     let (done_tx, done_rx) = mpsc::channel::<()>();
-    spawn_reader(
-        child.stdout,
-        Stream::Stdout,
-        out.clone(),
-        shell,
-        done_tx.clone(),
-    );
-    spawn_reader(
-        child.stderr,
-        Stream::Stderr,
-        err.clone(),
-        shell,
-        done_tx.clone(),
-    );
-    let readers = 2;
-    drop(done_tx);
     let (exit_tx, exit_rx) = mpsc::channel::<std::io::Result<ExitStatus>>();
     let wait = child.wait;
-    thread::spawn(move || {
-        let _ = exit_tx.send(wait());
-    });
+    let exit = match rustix::process::pidfd_open(pgid, rustix::process::PidfdFlags::empty()) {
+        Ok(pidfd) => Some((pidfd, wait, exit_tx)),
+        // An older kernel: a thread waits.
+        Err(_) => {
+            thread::spawn(move || {
+                let _ = exit_tx.send(wait());
+            });
+            None
+        }
+    };
+    let pipes = [
+        (child.stdout, Stream::Stdout, out.clone()),
+        (child.stderr, Stream::Stderr, err.clone()),
+    ];
+    spawn_pump(pipes, exit, shell, done_tx);
+    let readers = 1;
 
     let kill = || {
         // ESRCH (nothing left in the group) is the usual, harmless answer.
@@ -457,36 +456,89 @@ fn close(pipe: &Mutex<Pipe>) -> Captured {
     pipe.capture.finish()
 }
 
-fn spawn_reader(
-    mut source: impl Read + Send + 'static,
-    stream: Stream,
-    pipe: Arc<Mutex<Pipe>>,
+/// How the child is reaped.
+type Wait = Box<dyn FnOnce() -> std::io::Result<ExitStatus> + Send>;
+
+/// A pipe being read: its stream and where its chunks go.
+type Source = (OwnedFd, Stream, Arc<Mutex<Pipe>>);
+
+/// Starts the thread that reads both pipes until each ends (or the call
+/// stops listening to it), then says it is done; given the child's pidfd,
+/// it also reaps the child as soon as it ends and sends its status.
+fn spawn_pump(
+    pipes: [Source; 2],
+    mut exit: Option<(OwnedFd, Wait, mpsc::Sender<std::io::Result<ExitStatus>>)>,
     shell: &ShellRun,
     done: mpsc::Sender<()>,
 ) {
+    use rustix::event::{poll, PollFd, PollFlags};
     let sink = shell.on_output.clone();
     thread::spawn(move || {
+        let mut open: Vec<(std::fs::File, Stream, Arc<Mutex<Pipe>>)> = pipes
+            .into_iter()
+            .map(|(fd, stream, pipe)| (fd.into(), stream, pipe))
+            .collect();
         let mut buf = vec![0u8; CHUNK];
-        loop {
-            let n = match source.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => break,
-            };
-            let mut pipe = pipe.lock().unwrap_or_else(PoisonError::into_inner);
-            if pipe.closed {
-                break;
+        while !open.is_empty() || exit.is_some() {
+            let mut fds: Vec<PollFd<'_>> = open
+                .iter()
+                .map(|(file, _, _)| PollFd::new(file, PollFlags::IN))
+                .collect();
+            if let Some((pidfd, _, _)) = &exit {
+                fds.push(PollFd::new(pidfd, PollFlags::IN));
             }
-            pipe.capture.push(&buf[..n]);
-            // Under the lock, so no chunk is delivered after the call closed
-            // the stream and returned.
-            if let Some(sink) = &sink {
-                sink(stream, &buf[..n]);
+            match poll(&mut fds, None) {
+                Ok(_) => {}
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(_) => {
+                    // Cannot happen with these descriptors; wait plainly.
+                    if let Some((_, wait, tx)) = exit.take() {
+                        let _ = tx.send(wait());
+                    }
+                    break;
+                }
+            }
+            let ready: Vec<bool> = fds.iter().map(|fd| !fd.revents().is_empty()).collect();
+            drop(fds);
+            if ready.get(open.len()).copied().unwrap_or(false) {
+                if let Some((_, wait, tx)) = exit.take() {
+                    let _ = tx.send(wait());
+                }
+            }
+            for at in (0..open.len()).rev() {
+                if ready[at] && !read_chunk(&mut open[at], &mut buf, sink.as_ref()) {
+                    open.remove(at);
+                }
             }
         }
         let _ = done.send(());
     });
+}
+
+/// Reads what a ready pipe has, keeps it and hands it to the sink; false
+/// once the pipe has ended or the call no longer listens to it.
+fn read_chunk(
+    (file, stream, pipe): &mut (std::fs::File, Stream, Arc<Mutex<Pipe>>),
+    buf: &mut [u8],
+    sink: Option<&super::OutputSink>,
+) -> bool {
+    let n = match file.read(buf) {
+        Ok(0) => return false,
+        Ok(n) => n,
+        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return true,
+        Err(_) => return false,
+    };
+    let mut pipe = pipe.lock().unwrap_or_else(PoisonError::into_inner);
+    if pipe.closed {
+        return false;
+    }
+    pipe.capture.push(&buf[..n]);
+    // Under the lock, so no chunk is delivered after the call closed the
+    // stream and returned.
+    if let Some(sink) = sink {
+        sink(*stream, &buf[..n]);
+    }
+    true
 }
 
 fn spawn_error(e: &std::io::Error, name: &str) -> Error {
