@@ -189,7 +189,7 @@ pub(crate) fn install_prefixes(
         queue.push(real);
     }
     while let Some(path) = queue.pop() {
-        if found.len() > 16 {
+        if found.len() > 32 {
             break;
         }
         if visible.iter().any(|v| path.starts_with(v)) {
@@ -198,16 +198,18 @@ pub(crate) fn install_prefixes(
         let Some(prefix) = prefix_of(&path, home) else {
             continue;
         };
-        if is_system(&prefix)
-            || visible.iter().any(|v| prefix.starts_with(v))
-            || found.iter().any(|f| prefix.starts_with(f))
-        {
+        let parts = shown(&prefix, home);
+        let seen = |part: &PathBuf| {
+            visible.iter().any(|v| part.starts_with(v)) || found.iter().any(|f| part.starts_with(f))
+        };
+        if is_system(&prefix) || parts.iter().all(seen) {
             continue;
         }
-        // A wider prefix takes the place of the folders found inside it,
-        // whatever the order they came in: `~/.local/bin/tool` linking into
-        // `~/.local/lib/node_modules/tool` needs the link's folder too.
-        found.retain(|f| !f.starts_with(&prefix));
+        // A wider prefix takes the place of the folders found inside what
+        // it shows, whatever the order they came in: `~/.local/bin/tool`
+        // linking into `~/.local/lib/node_modules/tool` needs the link's
+        // folder too (while a pipx venv in `~/.local/share` stays).
+        found.retain(|f| !parts.iter().any(|part| f.starts_with(part)));
         // A venv names the Python it runs (`home = ...` in `pyvenv.cfg`),
         // and its `bin` links lead to it.
         if let Ok(cfg) = std::fs::read_to_string(prefix.join("pyvenv.cfg")) {
@@ -226,19 +228,22 @@ pub(crate) fn install_prefixes(
                 }
             }
         }
-        found.push(prefix);
+        found.extend(parts);
     }
     found
-        .into_iter()
-        .flat_map(|prefix| match home {
-            Some(home) if prefix.starts_with(home) && is_install_prefix(&prefix) => INSTALL_PARTS
-                .iter()
-                .map(|part| prefix.join(part))
-                .filter(|part| part.symlink_metadata().is_ok())
-                .collect(),
-            _ => vec![prefix],
-        })
-        .collect()
+}
+
+/// What of an install prefix is shown: the prefix, or in the home its
+/// install parts ([`INSTALL_PARTS`]).
+fn shown(prefix: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    match home {
+        Some(home) if prefix.starts_with(home) && is_install_prefix(prefix) => INSTALL_PARTS
+            .iter()
+            .map(|part| prefix.join(part))
+            .filter(|part| part.symlink_metadata().is_ok())
+            .collect(),
+        _ => vec![prefix.to_path_buf()],
+    }
 }
 
 /// Whether `prefix` is one programs are installed into (it has a `bin`),
@@ -334,6 +339,25 @@ mod tests {
             parts,
             [venv.join("bin"), venv.join("lib"), venv.join("pyvenv.cfg")]
         );
+
+        // pipx: a link in `~/.local/bin` to a venv in `~/.local/share`.
+        let pipx = home.join(".local/share/pipx/venvs/server");
+        touch(&pipx.join("bin/server"));
+        touch(&pipx.join("pyvenv.cfg"));
+        touch(&pipx.join("lib/python3/site-packages/server.py"));
+        let link = home.join(".local/bin/server");
+        std::os::unix::fs::symlink(pipx.join("bin/server"), &link).unwrap();
+        let mut parts = install_prefixes(&link, &[], Some(home));
+        parts.sort();
+        let mut expected = vec![
+            home.join(".local/bin"),
+            home.join(".local/lib"),
+            pipx.join("bin"),
+            pipx.join("lib"),
+            pipx.join("pyvenv.cfg"),
+        ];
+        expected.sort();
+        assert_eq!(parts, expected);
 
         // A node package is the program: shown whole.
         let package = home.join(".local/lib/node_modules/other");
