@@ -273,6 +273,8 @@ fn prefix_of(program: &Path, home: Option<&Path>) -> Option<PathBuf> {
     let dir = program.parent()?;
     let prefix = match dir.file_name() {
         // `node_modules/.bin`: the whole `node_modules`, where its links lead.
+        // `~/bin/tool`: the folder, never the whole home.
+        Some(name) if name == "bin" && dir.parent() == home => dir,
         Some(name) if name == "bin" || name == "sbin" || name == ".bin" => dir.parent()?,
         _ => package_of(dir).unwrap_or(dir),
     };
@@ -358,6 +360,13 @@ mod tests {
         ];
         expected.sort();
         assert_eq!(parts, expected);
+
+        // A program in `~/bin`: that folder, not the home.
+        touch(&home.join("bin/mine"));
+        assert_eq!(
+            install_prefixes(&home.join("bin/mine"), &[], Some(home)),
+            [home.join("bin")]
+        );
 
         // A node package is the program: shown whole.
         let package = home.join(".local/lib/node_modules/other");
