@@ -95,23 +95,29 @@ fn plant_diff(root: &Path, script: &str) {
     std::io::Write::write_all(&mut config, b"[diff]\n\texternal = node planted.js\n").unwrap();
 }
 
+/// A node script that reads every token of [`TOKENS`] in `home` and
+/// prints `READ` and, for each, its text or the error's code.
+fn read_tokens(home: &Path) -> String {
+    let paths: Vec<String> = TOKENS
+        .iter()
+        .map(|t| home.join(t).display().to_string())
+        .collect();
+    format!(
+        "const fs = require('fs'); const r = [];
+        for (const p of {paths:?}) {{
+            try {{ r.push(p + '=' + fs.readFileSync(p, 'utf8').trim()) }} catch (e) {{ r.push(p + '=' + e.code) }}
+        }}
+        console.log('READ ' + r.join(' '))"
+    )
+}
+
 #[test]
 fn a_token_in_the_home_is_unreadable_from_every_profile() {
     if !namespaces_here() {
         return;
     }
     let (_work, root, home) = fixture();
-    let paths: Vec<String> = TOKENS
-        .iter()
-        .map(|t| home.join(t).display().to_string())
-        .collect();
-    let script = format!(
-        "const fs = require('fs'); const r = [];
-        for (const p of {paths:?}) {{
-            try {{ r.push(p + '=' + fs.readFileSync(p, 'utf8').trim()) }} catch (e) {{ r.push(p + '=' + e.code) }}
-        }}
-        console.log('READ ' + r.join(' '))"
-    );
+    let script = read_tokens(&home);
     plant_diff(&root, &script);
     let read_only = call(
         &root,
@@ -155,24 +161,9 @@ fn a_program_in_the_cargo_bin_folder_sees_no_token_either() {
         return;
     }
     let (_work, root, home) = fixture();
-    let paths: Vec<String> = TOKENS
-        .iter()
-        .map(|t| home.join(t).display().to_string())
-        .collect();
     // What a build script run by `cargo build` could do, as the program.
     let cargo = home.join(".cargo/bin/cargo");
-    std::fs::write(
-        &cargo,
-        format!(
-            "#!/usr/bin/node
-            const fs = require('fs'); const r = [];
-            for (const p of {paths:?}) {{
-                try {{ r.push(p + '=' + fs.readFileSync(p, 'utf8').trim()) }} catch (e) {{ r.push(p + '=' + e.code) }}
-            }}
-            console.log('READ ' + r.join(' '))\n"
-        ),
-    )
-    .unwrap();
+    std::fs::write(&cargo, format!("#!/usr/bin/node\n{}\n", read_tokens(&home))).unwrap();
     std::fs::set_permissions(&cargo, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     for network in [false, true] {
         let extra: &[&str] = if network {
