@@ -32,52 +32,15 @@
 //! Run: `cargo bench -p corral-sandbox --bench shell` (a filter such as
 //! `-- read_only` picks one group).
 
+mod common;
+
+use common::{find, project, which};
 use corral_fs::ProjectRoot;
 use corral_sandbox::{exec_shell, ExecShellInput, ShellRun};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
-
-fn which(name: &str) -> String {
-    find(name).unwrap_or_else(|| panic!("{name} not found"))
-}
-
-fn find(name: &str) -> Option<String> {
-    ["/usr/local/bin", "/usr/bin", "/bin"]
-        .iter()
-        .map(|dir| format!("{dir}/{name}"))
-        .find(|p| Path::new(p).exists())
-}
-
-/// A small git project: 10 folders of 20 files, a `.env`, one commit.
-fn project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for d in 0..10 {
-        let folder = dir.path().join(format!("src{d}"));
-        std::fs::create_dir(&folder).unwrap();
-        for f in 0..20 {
-            std::fs::write(folder.join(format!("f{f}.rs")), "fn main() {}\n").unwrap();
-        }
-    }
-    std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
-    std::fs::write(dir.path().join(".env"), "KEY=1\n").unwrap();
-    let git = |args: &[&str]| {
-        let ok = Command::new(which("git"))
-            .args(["-c", "user.name=b", "-c", "user.email=b@b"])
-            .args(args)
-            .current_dir(dir.path())
-            .stdout(Stdio::null())
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "git {args:?}");
-    };
-    git(&["init", "-q"]);
-    git(&["add", "."]);
-    git(&["commit", "-q", "-m", "x"]);
-    dir
-}
 
 fn bench(c: &mut Criterion) {
     let dir = project();
