@@ -70,6 +70,7 @@ mod caches;
 mod capture;
 mod env;
 mod forward;
+mod gitconfig;
 mod gitdir;
 mod holds;
 mod home;

@@ -44,13 +44,11 @@ const BWRAP_PATHS: [&str; 3] = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/
 
 /// git's own configuration (the user's name for commits), shown to an
 /// approved git only: its files, never the rest of its folder (git's
-/// credential store may keep tokens in `~/.config/git/credentials`).
-const GIT_CONFIG: [&str; 4] = [
-    ".gitconfig",
-    ".config/git/config",
-    ".config/git/ignore",
-    ".config/git/attributes",
-];
+/// credential store may keep tokens in `~/.config/git/credentials`). The
+/// configuration files are copied with only their safe sections
+/// (`gitconfig`); the ignore and attributes files are bound.
+const GIT_CONFIG: [&str; 2] = [".gitconfig", ".config/git/config"];
+const GIT_FILES: [&str; 2] = [".config/git/ignore", ".config/git/attributes"];
 
 /// Why the namespaces cannot be used here, or the bwrap to use.
 pub(crate) fn bwrap() -> Result<&'static Path, &'static str> {
@@ -200,6 +198,9 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
     if let Some(home) = &home {
         if layout.profile.writes_project() && layout.program == "git" {
             for file in GIT_CONFIG {
+                a.copy_shown(&home.join(file), &mut files);
+            }
+            for file in GIT_FILES {
                 a.path2("--ro-bind-try", &home.join(file), &home.join(file));
             }
         }
@@ -343,6 +344,35 @@ impl Argv {
         self.0.push(flag.into());
         self.0.push(path.into());
     }
+    /// Copies git's configuration file at `path` in at its own path,
+    /// read-only, with only its safe sections (`gitconfig`); an absent or
+    /// unreadable one is left out.
+    fn copy_shown(&mut self, path: &Path, files: &mut Vec<File>) {
+        use std::io::{Read, Seek, SeekFrom, Write};
+        const MOST: u64 = 1024 * 1024;
+        let Ok(file) = File::open(path) else {
+            return;
+        };
+        let mut text = String::new();
+        if file.take(MOST).read_to_string(&mut text).is_err() {
+            return;
+        }
+        let made = rustix::fs::memfd_create("corral-gitconfig", rustix::fs::MemfdFlags::CLOEXEC)
+            .map(File::from)
+            .map_err(std::io::Error::from)
+            .and_then(|mut copy| {
+                copy.write_all(super::gitconfig::shown(&text).as_bytes())?;
+                copy.seek(SeekFrom::Start(0))?;
+                Ok(copy)
+            });
+        if let Ok(copy) = made {
+            self.push(["--perms", "0444", "--file"]);
+            self.0.push(copy.as_raw_fd().to_string().into());
+            self.0.push(path.into());
+            files.push(copy);
+        }
+    }
+
     /// Copies a file in at its own path, read-only, executable if it was
     /// (`--file FD`: bwrap reads it from `files`); one the app cannot read
     /// is left out, as a missing one.

@@ -186,7 +186,9 @@ fn a_program_in_the_cargo_bin_folder_sees_no_token_either() {
 
 /// An approved git sees the user's git configuration (a commit needs the
 /// user's name), and what git runs (a signing program the repository
-/// names) sees it too, but never git's credential stores beside it.
+/// names) sees it too, but never git's credential stores beside it, nor
+/// a token the configuration itself holds (an `insteadOf` URL, an
+/// `extraHeader`): only its safe sections are copied in.
 #[test]
 fn what_git_runs_sees_the_git_configuration_but_no_credential() {
     if !namespaces_here() {
@@ -195,7 +197,9 @@ fn what_git_runs_sees_the_git_configuration_but_no_credential() {
     let (_work, root, home) = fixture();
     std::fs::write(
         home.join(".gitconfig"),
-        "[user]\n\tname = T\n\temail = t@t\n",
+        "[user]\n\tname = T\n\temail = t@t\n\
+         [url \"https://u:TOKEN-SECRET-VALUE@example.invalid/\"]\n\tinsteadOf = https://example.invalid/\n\
+         [http]\n\textraHeader = Authorization: TOKEN-SECRET-VALUE\n",
     )
     .unwrap();
     let config = home.join(".config/git");
@@ -217,7 +221,10 @@ fn what_git_runs_sees_the_git_configuration_but_no_credential() {
             "#!/usr/bin/node
             const fs = require('fs'); const r = [];
             for (const p of {paths:?}) {{
-                try {{ fs.readFileSync(p); r.push('read') }} catch (e) {{ r.push(e.code) }}
+                try {{
+                    const text = fs.readFileSync(p, 'utf8');
+                    r.push(text.includes('TOKEN-SECRET-VALUE') ? 'token' : text.includes('name = T') ? 'name' : 'read')
+                }} catch (e) {{ r.push(e.code) }}
             }}
             console.error('SIGNER ' + r.join(' ')); process.exit(1)\n"
         ),
@@ -245,7 +252,7 @@ fn what_git_runs_sees_the_git_configuration_but_no_credential() {
     );
     assert_eq!(result["profile"], "build", "{result}");
     let text = format!("{}{}", result["stdout"], result["stderr"]);
-    assert!(text.contains("SIGNER read read ENOENT ENOENT"), "{result}");
+    assert!(text.contains("SIGNER name read ENOENT ENOENT"), "{result}");
 }
 
 /// A home beneath the sandbox's writable `/tmp` (this fixture's) is still
