@@ -18,10 +18,9 @@
 
 mod common;
 
-use common::{project, which};
+use common::{bare_bwrap, project, which};
 use corral_fs::ProjectRoot;
 use corral_sandbox::{exec_shell, ExecShellInput, ShellRun};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -70,20 +69,7 @@ fn main() {
         assert_eq!(out.exit_code, Some(0), "{out:?}");
         let sandboxed = started.elapsed().as_secs_f64() * 1000.0;
         let started = Instant::now();
-        let out = Command::new(&bwrap)
-            .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
-            .args(["--unshare-net", "--unshare-pid", "--die-with-parent"])
-            .arg("--bind")
-            .arg(dir.path())
-            .arg(dir.path())
-            .arg("--")
-            .arg(&path)
-            .args(args)
-            .current_dir(dir.path())
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        assert!(out.status.success());
+        bare_bwrap(&bwrap, dir.path(), &path, args);
         let plain = started.elapsed().as_secs_f64() * 1000.0;
         ours.push(sandboxed);
         bare.push(plain);

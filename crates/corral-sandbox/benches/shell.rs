@@ -34,7 +34,7 @@
 
 mod common;
 
-use common::{find, project, which};
+use common::{bare_bwrap, find, project, which};
 use corral_fs::ProjectRoot;
 use corral_sandbox::{exec_shell, ExecShellInput, ShellRun};
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -87,22 +87,7 @@ fn bench(c: &mut Criterion) {
             "{first:?}"
         );
 
-        let bare = || {
-            let out = Command::new(bwrap)
-                .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
-                .args(["--unshare-net", "--unshare-pid", "--die-with-parent"])
-                .arg("--bind")
-                .arg(dir.path())
-                .arg(dir.path())
-                .arg("--")
-                .arg(&path)
-                .args(args)
-                .current_dir(dir.path())
-                .stdin(Stdio::null())
-                .output()
-                .unwrap();
-            assert!(out.status.success());
-        };
+        let bare = || bare_bwrap(bwrap, dir.path(), &path, args);
         let ours = || {
             let out = exec_shell(&root, &input, &run).unwrap();
             assert_eq!(out.exit_code, Some(0));

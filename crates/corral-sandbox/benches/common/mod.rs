@@ -43,3 +43,23 @@ pub fn project() -> tempfile::TempDir {
     git(&["commit", "-q", "-m", "x"]);
     dir
 }
+
+/// Runs `program` with `args` in bare bwrap (`/` read-only, `/dev`,
+/// `/proc`, no network, its own pids, `project` writable), as the
+/// sandbox's measure, and checks it succeeded.
+pub fn bare_bwrap(bwrap: &str, project: &Path, program: &str, args: &[&str]) {
+    let out = Command::new(bwrap)
+        .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
+        .args(["--unshare-net", "--unshare-pid", "--die-with-parent"])
+        .arg("--bind")
+        .arg(project)
+        .arg(project)
+        .arg("--")
+        .arg(program)
+        .args(args)
+        .current_dir(project)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+}
