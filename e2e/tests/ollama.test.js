@@ -27,7 +27,7 @@ test("set to Ollama, the window completes a read (after thinking, shown) and a w
     assert.ok(thought, "the reasoning is on screen");
     assert.match(thought.text, /^Thought/, "folded once the turn ended");
     // Unfolded, it reads as the model thought it.
-    await app.click(`${tid("reasoning")} summary`);
+    await app.clickInLog(`${tid("reasoning")} summary`);
     await app.waitFor(`${tid("reasoning")} pre`, { check: (e) => e.text === "The summary needs what README.md says.", what: "the reasoning unfolded" });
 
     const requests = app.llm.requests;
