@@ -175,3 +175,27 @@ fn without_namespaces_no_host_unix_socket_is_reachable_either() {
     assert_eq!(result["stdout"], "refused EACCES\n", "{result}");
     assert!(listener.accept().is_err(), "the command connected");
 }
+
+#[test]
+fn a_command_that_writes_the_project_leaves_no_mount_point_behind() {
+    if !namespaces_here() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    // One process, one command: the hold's mount points (an empty
+    // `.claude` and `.codex` made for the command) go by the exit at the
+    // latest, though their removal is not the command's to wait for.
+    let out = crate::common::corral_cli()
+        .args(["call", "--root", root, "--no-checkpoint"])
+        .args(["exec_shell", r#"{"command":"touch","args":["made.txt"]}"#])
+        .output()
+        .unwrap();
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["exit_code"], 0, "{result}");
+    assert_eq!(result["profile"], "build", "{result}");
+    assert!(dir.path().join("made.txt").exists());
+    for name in [".claude", ".codex"] {
+        assert!(!dir.path().join(name).exists(), "{name} was left");
+    }
+}
