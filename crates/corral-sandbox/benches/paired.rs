@@ -12,15 +12,16 @@
 //! each side as a batch of its own); the median of paired differences
 //! does not move with it.
 //!
-//! Run: `cargo bench -p corral-sandbox --bench paired -- [PROFILE] [RUNS]`
-//! (`read_only`, `build` or `network`; 150 runs by default). It prints
-//! the medians of each side and of the differences, in milliseconds.
+//! Run: `cargo bench -p corral-sandbox --bench paired -- [GROUP] [RUNS]`
+//! (a group of the `shell` bench: `read_only`, `build`, `network` or
+//! `build_toolchains`; 150 runs by default). It prints the medians of
+//! each side and of the differences, in milliseconds.
 
 mod common;
 
-use common::{bare_bwrap, project, which};
+use common::{bare_bwrap, project, which, CASES};
 use corral_fs::ProjectRoot;
-use corral_sandbox::{exec_shell, ExecShellInput, ShellRun};
+use corral_sandbox::exec_shell;
 use std::time::{Duration, Instant};
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -34,32 +35,28 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
-    let profile = words.first().map_or("build", String::as_str);
+    let group = words.first().map_or("build", String::as_str);
     let runs: usize = words.get(1).map_or(150, |n| n.parse().expect("RUNS"));
-    let (name, args, network): (&str, &[&str], bool) = match profile {
-        "read_only" => ("ls", &["-la"], false),
-        "build" => ("touch", &["a.txt"], false),
-        "network" => ("touch", &["a.txt"], true),
-        other => panic!("no profile {other}: read_only, build or network"),
+    let Some(case) = CASES.iter().find(|case| case.group == group) else {
+        let groups: Vec<&str> = CASES.iter().map(|case| case.group).collect();
+        panic!("no group {group}: {}", groups.join(", "));
     };
+    let (name, args) = (case.program, case.args);
     let dir = project();
     let root = ProjectRoot::open(dir.path()).unwrap();
-    let input = ExecShellInput {
-        command: name.to_string(),
-        args: args.iter().map(|s| s.to_string()).collect(),
-        timeout_secs: None,
-        background: false,
-    };
-    let run = ShellRun {
-        network,
-        ..ShellRun::default()
-    };
+    let (input, run) = (case.input(), case.run());
     let bwrap = which("bwrap");
     let path = which(name);
     // Past the walks' settling time, so they are kept as in a session.
     std::thread::sleep(Duration::from_millis(1200));
     for _ in 0..5 {
-        exec_shell(&root, &input, &run).unwrap();
+        let out = exec_shell(&root, &input, &run).unwrap();
+        assert!(out.sandboxed, "{out:?}");
+        assert_eq!(
+            serde_json::to_value(out.profile).unwrap(),
+            serde_json::Value::from(case.profile),
+            "{out:?}"
+        );
     }
     std::thread::sleep(Duration::from_millis(1200));
     let (mut ours, mut bare, mut gaps) = (Vec::new(), Vec::new(), Vec::new());
@@ -76,7 +73,7 @@ fn main() {
         gaps.push(sandboxed - plain);
     }
     println!(
-        "{profile} ({name}), {runs} pairs: exec_shell {:.2}, bare bwrap {:.2}, gap {:+.2} (medians, ms)",
+        "{group} ({name}), {runs} pairs: exec_shell {:.2}, bare bwrap {:.2}, gap {:+.2} (medians, ms)",
         median(ours),
         median(bare),
         median(gaps)

@@ -34,9 +34,9 @@
 
 mod common;
 
-use common::{bare_bwrap, find, project, which};
+use common::{bare_bwrap, find, project, which, CASES};
 use corral_fs::ProjectRoot;
-use corral_sandbox::{exec_shell, ExecShellInput, ShellRun};
+use corral_sandbox::exec_shell;
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -53,37 +53,20 @@ fn bench(c: &mut Criterion) {
         corral_sandbox::namespaces_available(),
         "bubblewrap cannot make namespaces here: nothing to compare"
     );
-    // (group, profile, program, arguments, the network granted). `touch`
-    // starts no other program, so it gets none of the home's toolchains
-    // nor the caches; `make` can start any, so it gets them all.
-    let cases: [(&str, &str, &str, &[&str], bool); 4] = [
-        ("read_only", "read_only", "ls", &["-la"], false),
-        ("build", "build", "touch", &["a.txt"], false),
-        ("network", "network", "touch", &["a.txt"], true),
-        ("build_toolchains", "build", "make", &["--version"], false),
-    ];
-    for (group, profile, name, args, network) in cases {
+    for case in &CASES {
+        let (group, name, args) = (case.group, case.program, case.args);
         if find(name).is_none() {
             eprintln!("note: {name} is not installed; no {group} group");
             continue;
         }
         let path = which(name);
-        let input = ExecShellInput {
-            command: name.to_string(),
-            args: args.iter().map(|s| s.to_string()).collect(),
-            timeout_secs: None,
-            background: false,
-        };
-        let run = ShellRun {
-            network,
-            ..ShellRun::default()
-        };
+        let (input, run) = (case.input(), case.run());
         let first = exec_shell(&root, &input, &run).unwrap();
         assert_eq!(first.exit_code, Some(0), "{first:?}");
         assert!(first.sandboxed, "{first:?}");
         assert_eq!(
             serde_json::to_value(first.profile).unwrap(),
-            serde_json::Value::from(profile),
+            serde_json::Value::from(case.profile),
             "{first:?}"
         );
 

@@ -1,8 +1,71 @@
 //! What the sandbox benches share: the programs they run and the project
 //! they run them in.
 
+use corral_sandbox::{ExecShellInput, ShellRun};
 use std::path::Path;
 use std::process::{Command, Stdio};
+
+/// One command the benches time, in the profile it gets.
+pub struct Case {
+    pub group: &'static str,
+    /// The profile `exec_shell` must choose for it.
+    pub profile: &'static str,
+    pub program: &'static str,
+    pub args: &'static [&'static str],
+    /// The network granted.
+    pub network: bool,
+}
+
+/// `touch` starts no other program, so it gets none of the home's
+/// toolchains nor the caches; `make` can start any, so it gets them all.
+pub const CASES: [Case; 4] = [
+    Case {
+        group: "read_only",
+        profile: "read_only",
+        program: "ls",
+        args: &["-la"],
+        network: false,
+    },
+    Case {
+        group: "build",
+        profile: "build",
+        program: "touch",
+        args: &["a.txt"],
+        network: false,
+    },
+    Case {
+        group: "network",
+        profile: "network",
+        program: "touch",
+        args: &["a.txt"],
+        network: true,
+    },
+    Case {
+        group: "build_toolchains",
+        profile: "build",
+        program: "make",
+        args: &["--version"],
+        network: false,
+    },
+];
+
+impl Case {
+    pub fn input(&self) -> ExecShellInput {
+        ExecShellInput {
+            command: self.program.to_string(),
+            args: self.args.iter().map(|s| s.to_string()).collect(),
+            timeout_secs: None,
+            background: false,
+        }
+    }
+
+    pub fn run(&self) -> ShellRun {
+        ShellRun {
+            network: self.network,
+            ..ShellRun::default()
+        }
+    }
+}
 
 pub fn which(name: &str) -> String {
     find(name).unwrap_or_else(|| panic!("{name} not found"))
