@@ -6,11 +6,13 @@
 //! binds read-only at `/etc`: one mount, where a mount per folder and a
 //! copy per file (`--file`) cost every run; the view is the same allowlist.
 //!
-//! A copy is a snapshot, as the files copied per run were: each run
-//! checks the stamps of what was copied (each entry of [`ETC`], taken by
-//! what it leads to, and every file and folder inside the copied folders;
-//! links in them are recreated, and change only with their folder) and
-//! prepares a new copy when one changed. A copy is made on a thread of its
+//! A copy is a snapshot, as the files copied per run were: a run checks
+//! the stamps of what was copied (each entry of [`ETC`], taken by what it
+//! leads to, and every file and folder inside the copied folders; links
+//! in them are recreated, and change only with their folder) when the
+//! last check is more than a second old ([`RECHECK`]), and prepares a
+//! new copy when one changed: a command sees a change to `/etc` a second
+//! after it at the latest. A copy is made on a thread of its
 //! own, from a process's second call on (one that runs a single command
 //! makes none): until it is ready, runs get `/etc` entry by entry (folders
 //! bound, files copied in), so no call waits for it. A copy is never removed while
@@ -28,9 +30,14 @@ use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 /// Most entries copied; a larger `/etc` folder is bound as before.
 const MOST_ENTRIES: usize = 20_000;
+
+/// How long the stamps of a copy are taken to hold once checked: checking
+/// them takes about a tenth of a millisecond, a cost every command paid.
+const RECHECK: Duration = Duration::from_secs(1);
 
 /// Name of the folders, before the process id.
 const PREFIX: &str = "corral-view-";
@@ -65,11 +72,8 @@ impl Prepared {
 pub(crate) fn view() -> Option<View> {
     let mut state = lock();
     state.calls = state.calls.saturating_add(1);
-    if let Some(ready) = state.ready.as_ref() {
-        if ready.holds() {
-            return Some(ready.view.clone());
-        }
-        state.ready = None;
+    if let Some(view) = ready(&mut state, Instant::now()) {
+        return Some(view);
     }
     if state.calls >= 2 && !state.preparing && !state.failed {
         state.preparing = true;
@@ -79,6 +83,8 @@ pub(crate) fn view() -> Option<View> {
                 let made = prepare(&base());
                 let mut state = lock();
                 state.failed = made.is_none();
+                // Stamped as it was copied.
+                state.checked = made.as_ref().map(|_| Instant::now());
                 state.ready = made;
                 state.preparing = false;
             });
@@ -89,9 +95,30 @@ pub(crate) fn view() -> Option<View> {
     None
 }
 
+/// The ready copy, if its stamps held when last checked, [`RECHECK`] ago
+/// at most (they are checked again now if longer); a copy that no longer
+/// holds is dropped.
+fn ready(state: &mut State, now: Instant) -> Option<View> {
+    let ready = state.ready.as_ref()?;
+    let fresh = state
+        .checked
+        .is_some_and(|at| now.saturating_duration_since(at) < RECHECK);
+    if fresh || ready.holds() {
+        let view = ready.view.clone();
+        if !fresh {
+            state.checked = Some(now);
+        }
+        return Some(view);
+    }
+    state.ready = None;
+    None
+}
+
 struct State {
     calls: u32,
     ready: Option<Prepared>,
+    /// When the ready copy's stamps last held.
+    checked: Option<Instant>,
     preparing: bool,
     /// It could not be made here: no use trying on every call.
     failed: bool,
@@ -101,6 +128,7 @@ fn lock() -> std::sync::MutexGuard<'static, State> {
     static STATE: Mutex<State> = Mutex::new(State {
         calls: 0,
         ready: None,
+        checked: None,
         preparing: false,
         failed: false,
     });
@@ -331,6 +359,39 @@ mod tests {
         let got = got.unwrap();
         assert!(got.etc.join("passwd").exists() || !Path::new("/etc/passwd").exists());
         assert_eq!(view(), Some(got));
+    }
+
+    #[test]
+    fn a_copy_whose_source_changed_goes_at_the_first_check_past_a_second() {
+        let base = tempfile::tempdir().unwrap();
+        let made = prepare(base.path()).unwrap();
+        let view = made.view.clone();
+        let mut stamps = made.stamps;
+        // A source that changed since the copy.
+        stamps[0].1 = Stamp::here(Path::new("/"));
+        let now = Instant::now();
+        let mut state = State {
+            calls: 2,
+            ready: Some(Prepared {
+                view: view.clone(),
+                stamps,
+            }),
+            checked: Some(now),
+            preparing: false,
+            failed: false,
+        };
+        // Checked a moment ago: taken as it was.
+        assert_eq!(ready(&mut state, now + RECHECK / 2), Some(view));
+        // Past the window: checked again, and dropped.
+        assert_eq!(ready(&mut state, now + RECHECK), None);
+        assert!(state.ready.is_none());
+
+        let made = prepare(base.path()).unwrap();
+        let view = made.view.clone();
+        state.ready = Some(made);
+        state.checked = None;
+        assert_eq!(ready(&mut state, now), Some(view));
+        assert_eq!(state.checked, Some(now), "a check that held is noted");
     }
 
     #[test]
