@@ -258,6 +258,26 @@ fn raise(out: &mut Outcome, verdict: Verdict, reason: Option<String>, who: &str)
 /// The most a hook's stdout or stderr keeps.
 const OUTPUT_CAP: u64 = 64 * 1024;
 
+/// Waits until the process behind `pidfd` has ended or `most` has passed;
+/// without a pidfd, 10 ms at most.
+fn wait_for_exit(pidfd: Option<&rustix::fd::OwnedFd>, most: Duration) {
+    use rustix::event::{poll, PollFd, PollFlags, Timespec};
+    let Some(pidfd) = pidfd else {
+        std::thread::sleep(most.min(Duration::from_millis(10)));
+        return;
+    };
+    let timeout = Timespec::try_from(most).unwrap_or(Timespec {
+        tv_sec: i64::MAX,
+        tv_nsec: 0,
+    });
+    let mut fds = [PollFd::new(pidfd, PollFlags::IN)];
+    match poll(&mut fds, Some(&timeout)) {
+        Ok(_) | Err(rustix::io::Errno::INTR) => {}
+        // Never a busy loop.
+        Err(_) => std::thread::sleep(most.min(Duration::from_millis(10))),
+    }
+}
+
 fn run_one(root: &ProjectRoot, hook: &Hook, stdin: &[u8]) -> HookRun {
     let mut run = HookRun {
         command: hook.command.clone(),
@@ -318,14 +338,20 @@ fn run_one(root: &ProjectRoot, hook: &Hook, stdin: &[u8]) -> HookRun {
             .map(|p| Box::new(p) as Box<dyn Read + Send>),
     );
     let deadline = Instant::now() + Duration::from_secs(hook.timeout_secs);
+    // The exit wakes this thread (a pidfd becomes readable); where there
+    // is none, it looks every 10 ms.
+    let exited = rustix::process::pidfd_open(pgid, rustix::process::PidfdFlags::empty()).ok();
     let status: Option<ExitStatus> = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
-            Ok(None) if Instant::now() >= deadline => {
-                run.timed_out = true;
-                break None;
+            Ok(None) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    run.timed_out = true;
+                    break None;
+                }
+                wait_for_exit(exited.as_ref(), left);
             }
-            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
             Err(e) => {
                 run.error = Some(e.to_string());
                 break None;
