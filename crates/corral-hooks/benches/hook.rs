@@ -6,7 +6,9 @@
 )]
 //! One hook run end to end, as a tool call pays it: a `PreToolUse` hook
 //! whose command is `exit 0`, in the sandbox, from the event's JSON on
-//! its stdin to its exit seen and its output read.
+//! its stdin to its exit seen and its output read; then again with the
+//! bench holding 200 MiB of touched memory, as the app holds its heap (a
+//! fork of the caller would copy its page tables).
 //!
 //! Run: `cargo bench -p corral-hooks --bench hook`.
 
@@ -34,15 +36,23 @@ fn bench(c: &mut Criterion) {
         tool_input: Some(json!({"command": "ls", "args": []})),
         ..EventInput::default()
     };
+    let run = || {
+        let out = run_event(&root, &set, Event::PreToolUse, &call);
+        assert_eq!(out.runs.len(), 1, "{out:?}");
+        assert_ne!(out.verdict, Verdict::Deny, "{out:?}");
+    };
     let mut g = c.benchmark_group("hook");
     g.sample_size(40).measurement_time(Duration::from_secs(8));
-    g.bench_function("pre_tool_use_exit_0", |b| {
-        b.iter(|| {
-            let out = run_event(&root, &set, Event::PreToolUse, &call);
-            assert_eq!(out.runs.len(), 1, "{out:?}");
-            assert_ne!(out.verdict, Verdict::Deny, "{out:?}");
-        })
-    });
+    g.bench_function("pre_tool_use_exit_0", |b| b.iter(run));
+    let held = vec![1u8; 200 << 20];
+    g.bench_function("pre_tool_use_exit_0_200_mib_held", |b| b.iter(run));
+    assert_eq!(
+        held.iter()
+            .step_by(4096)
+            .map(|&x| x as usize)
+            .sum::<usize>(),
+        200 << 8
+    );
     g.finish();
 }
 

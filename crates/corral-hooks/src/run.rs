@@ -15,9 +15,7 @@ use crate::settings::{Event, Hook, HookSet};
 use corral_fs::ProjectRoot;
 use serde::Serialize;
 use serde_json::{json, Value};
-use std::io::{Read, Write};
-use std::process::ExitStatus;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// What an event tells its hooks.
 #[derive(Debug, Clone, Default)]
@@ -255,118 +253,30 @@ fn raise(out: &mut Outcome, verdict: Verdict, reason: Option<String>, who: &str)
     }
 }
 
-/// The most a hook's stdout or stderr keeps.
-const OUTPUT_CAP: u64 = 64 * 1024;
-
-/// Waits until the process behind `pidfd` has ended or `most` has passed;
-/// without a pidfd, 10 ms at most.
-fn wait_for_exit(pidfd: Option<&rustix::fd::OwnedFd>, most: Duration) {
-    use rustix::event::{poll, PollFd, PollFlags, Timespec};
-    let Some(pidfd) = pidfd else {
-        std::thread::sleep(most.min(Duration::from_millis(10)));
-        return;
-    };
-    let timeout = Timespec::try_from(most).unwrap_or(Timespec {
-        tv_sec: i64::MAX,
-        tv_nsec: 0,
-    });
-    let mut fds = [PollFd::new(pidfd, PollFlags::IN)];
-    match poll(&mut fds, Some(&timeout)) {
-        Ok(_) | Err(rustix::io::Errno::INTR) => {}
-        // Never a busy loop.
-        Err(_) => std::thread::sleep(most.min(Duration::from_millis(10))),
-    }
-}
-
 fn run_one(root: &ProjectRoot, hook: &Hook, stdin: &[u8]) -> HookRun {
-    let mut run = HookRun {
-        command: hook.command.clone(),
-        exit_code: None,
-        timed_out: false,
-        stdout: String::new(),
-        stderr: String::new(),
-        error: None,
-    };
     let args = vec!["-c".to_string(), hook.command.clone()];
     let vars = vec![(
         "CLAUDE_PROJECT_DIR".to_string(),
         root.path().to_string_lossy().into_owned(),
     )];
-    let fenced = match corral_sandbox::server_command(root, "/bin/sh", &args, &vars, false, true) {
-        Ok(f) => f,
-        Err(e) => {
-            run.error = Some(e.message);
-            return run;
-        }
-    };
-    let mut command = fenced.command;
-    let mut child = match command.spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            run.error = Some(e.to_string());
-            return run;
-        }
-    };
-    drop(command);
-    let pgid = rustix::process::Pid::from_child(&child);
-    // A hook that does not read its stdin must not stall the write.
-    let writer = child.stdin.take().map(|mut pipe| {
-        let bytes = stdin.to_vec();
-        std::thread::spawn(move || {
-            let _ = pipe.write_all(&bytes);
-        })
-    });
-    let reader = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut text = Vec::new();
-            if let Some(pipe) = pipe {
-                let _ = pipe.take(OUTPUT_CAP).read_to_end(&mut text);
-            }
-            String::from_utf8_lossy(&text).into_owned()
-        })
-    };
-    let out = reader(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let err = reader(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let deadline = Instant::now() + Duration::from_secs(hook.timeout_secs);
-    // The exit wakes this thread (a pidfd becomes readable); where there
-    // is none, it looks every 10 ms.
-    let exited = rustix::process::pidfd_open(pgid, rustix::process::PidfdFlags::empty()).ok();
-    let status: Option<ExitStatus> = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) => {
-                let left = deadline.saturating_duration_since(Instant::now());
-                if left.is_zero() {
-                    run.timed_out = true;
-                    break None;
-                }
-                wait_for_exit(exited.as_ref(), left);
-            }
-            Err(e) => {
-                run.error = Some(e.to_string());
-                break None;
-            }
-        }
-    };
-    // The whole group: what the hook left running ends with it.
-    let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
-    let _ = child.wait();
-    if let Some(writer) = writer {
-        let _ = writer.join();
+    let timeout = Duration::from_secs(hook.timeout_secs);
+    let ran = corral_sandbox::run_fenced(root, "/bin/sh", &args, &vars, stdin.to_vec(), timeout);
+    match ran {
+        Ok(ran) => HookRun {
+            command: hook.command.clone(),
+            exit_code: ran.exit_code,
+            timed_out: ran.timed_out,
+            stdout: ran.stdout,
+            stderr: ran.stderr,
+            error: None,
+        },
+        Err(e) => HookRun {
+            command: hook.command.clone(),
+            exit_code: None,
+            timed_out: false,
+            stdout: String::new(),
+            stderr: String::new(),
+            error: Some(e.message),
+        },
     }
-    run.stdout = out.join().unwrap_or_default();
-    run.stderr = err.join().unwrap_or_default();
-    run.exit_code = status.and_then(|s| s.code());
-    drop(fenced.folder);
-    run
 }

@@ -46,20 +46,24 @@ const INFO_WAIT: Duration = Duration::from_secs(30);
 /// output.
 pub(crate) struct Launched {
     pub pid: rustix::process::Pid,
+    /// The write end of its stdin, when it was piped.
+    pub stdin: Option<std::fs::File>,
     pub stdout: std::fs::File,
     pub stderr: std::fs::File,
 }
 
 /// Starts `program` with `args` and exactly `env`: stdin from
-/// `/dev/null`, stdout and stderr piped, a process group of its own,
-/// `SIGPIPE` at its default and no signal blocked (as `std::process`
-/// does), and `kept` open across `exec`. Every other descriptor of ours
-/// is close-on-exec. The caller reaps it ([`wait`]).
+/// `/dev/null` (piped when `piped_stdin`), stdout and stderr piped, a
+/// process group of its own, `SIGPIPE` at its default and no signal
+/// blocked (as `std::process` does), and `kept` open across `exec`. Every
+/// other descriptor of ours is close-on-exec. The caller reaps it
+/// ([`wait`]).
 pub(crate) fn spawn(
     program: &Path,
     args: &[OsString],
     env: &[(OsString, OsString)],
     kept: &[BorrowedFd<'_>],
+    piped_stdin: bool,
 ) -> std::io::Result<Launched> {
     use nix::spawn::{PosixSpawnAttr, PosixSpawnFileActions, PosixSpawnFlags};
     use nix::sys::signal::{SigSet, Signal};
@@ -75,12 +79,17 @@ pub(crate) fn spawn(
         .map(|(k, v)| cstring(&[k.as_bytes(), b"=", v.as_bytes()].concat()))
         .collect::<std::io::Result<Vec<CString>>>()?;
 
-    let null = std::fs::File::open("/dev/null")?;
     let pipe = || rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC);
+    let (stdin_end, stdin): (OwnedFd, _) = if piped_stdin {
+        let (read, write) = pipe()?;
+        (read, Some(std::fs::File::from(write)))
+    } else {
+        (std::fs::File::open("/dev/null")?.into(), None)
+    };
     let (stdout, stdout_end) = pipe()?;
     let (stderr, stderr_end) = pipe()?;
     let mut actions = PosixSpawnFileActions::init()?;
-    actions.add_dup2(null.as_raw_fd(), 0)?;
+    actions.add_dup2(stdin_end.as_raw_fd(), 0)?;
     actions.add_dup2(stdout_end.as_raw_fd(), 1)?;
     actions.add_dup2(stderr_end.as_raw_fd(), 2)?;
     for fd in kept {
@@ -104,6 +113,7 @@ pub(crate) fn spawn(
         .ok_or_else(|| std::io::Error::other("the spawn returned no process"))?;
     Ok(Launched {
         pid,
+        stdin,
         stdout: stdout.into(),
         stderr: stderr.into(),
     })
@@ -261,7 +271,7 @@ mod tests {
             ..Limits::default()
         };
         let cgroups = Cgroups::make(&limits);
-        let launched = spawn(Path::new("/bin/sleep"), &["5".into()], &[], &[]).unwrap();
+        let launched = spawn(Path::new("/bin/sleep"), &["5".into()], &[], &[], false).unwrap();
         let pid = launched.pid.as_raw_nonzero().get().unsigned_abs();
         let confined = confine(pid, &limits, &cgroups, false);
         let read = |file: &str| std::fs::read_to_string(format!("/proc/{pid}/{file}")).unwrap();
@@ -302,6 +312,7 @@ mod tests {
             &["-c".into(), script.into()],
             &[("X".into(), "from env".into())],
             &[kept.as_fd()],
+            false,
         )
         .unwrap();
         let mut out = String::new();
@@ -310,5 +321,32 @@ mod tests {
         let status = wait(launched.pid).unwrap();
         assert!(status.success());
         assert_eq!(out, "kept\nclosed\nfrom env\nleader\n");
+    }
+
+    #[test]
+    fn stdin_is_empty_or_piped_as_asked() {
+        let run = |piped: bool| {
+            let script = "read -r line; echo \"got:$line\"";
+            let launched = spawn(
+                Path::new("/bin/sh"),
+                &["-c".into(), script.into()],
+                &[],
+                &[],
+                piped,
+            )
+            .unwrap();
+            assert_eq!(launched.stdin.is_some(), piped);
+            if let Some(mut stdin) = launched.stdin {
+                stdin.write_all(b"hello\n").unwrap();
+            }
+            let mut out = String::new();
+            let mut stdout = launched.stdout;
+            stdout.read_to_string(&mut out).unwrap();
+            let _ = wait(launched.pid);
+            out
+        };
+        assert_eq!(run(true), "got:hello\n");
+        // `/dev/null`: the read finds its end at once.
+        assert_eq!(run(false), "got:\n");
     }
 }

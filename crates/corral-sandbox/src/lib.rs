@@ -393,6 +393,7 @@ pub fn exec_shell(
         limits: run.limits,
         cgroups,
         held,
+        stdin: None,
     };
     let outcome = process::run(spec, run);
     ahead::put_away(places);
@@ -519,71 +520,160 @@ fn fenced_server(
     profile: Profile,
     in_project: bool,
 ) -> Result<ServerCommand> {
-    check_nul(args)?;
-    let path = allowlist::resolve_server(root, program)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| program.to_string());
-    let tmp = env::TempDir::create()?;
-    let tmpdir = tmp.subdir("tmp")?;
-    let mut env = env::build(&name, &tmpdir, root.path());
-    let private = |sub: &str| tmpdir.join(sub).into_os_string();
-    env.extend([
-        ("PYTHONSAFEPATH".into(), "1".into()),
-        ("UV_NO_CONFIG".into(), "1".into()),
-        ("npm_config_cache".into(), private("npm-cache")),
-        ("UV_CACHE_DIR".into(), private("uv-cache")),
-    ]);
-    if !profile.writes_project() {
-        // Corral's shared caches are not writable here: its own are.
-        env.retain(|(k, _)| k.as_os_str() != "XDG_CACHE_HOME");
-        env.push(("XDG_CACHE_HOME".into(), private("cache")));
-    }
-    for (key, value) in vars {
-        env.retain(|(k, _)| k.as_os_str() != key.as_str());
-        env.push((key.into(), value.into()));
-    }
-    let input = ExecShellInput {
-        command: name.clone(),
-        args: args.to_vec(),
-        timeout_secs: None,
-        background: false,
-    };
-    let cwd = if in_project { root.path() } else { &tmpdir };
-    let egress = Egress::default();
-    let place = Place {
-        tmpdir: &tmpdir,
-        tmp: &tmp,
-        cwd,
-        executable: &path,
-        egress: &egress,
-    };
-    let held = profile
-        .writes_project()
-        .then(|| holds::Held::take(root.path(), &namespace::AGENT_CONFIG));
-    let (fence, _notes) = fence(root, &input, profile, &place)?;
-    if fence.has_proxy() {
-        env.extend(proxy::env_vars());
-    }
+    let parts = ServerParts::prepare(root, program, args, vars, profile, in_project)?;
     let cgroups = limits::Cgroups::make(&Limits::default());
     let (command, status, proxy) = process::server_command(process::Spec {
-        program: &path,
-        fence,
-        name: &name,
+        program: &parts.path,
+        fence: parts.fence,
+        name: &parts.name,
         args,
-        cwd,
-        env: &env,
+        cwd: parts.cwd.as_deref().unwrap_or(root.path()),
+        env: &parts.env,
         timeout: Duration::MAX,
         limits: Limits::default(),
         cgroups: &cgroups,
         // A server's count is kept in its folder until it is stopped.
         held: None,
+        stdin: None,
     })?;
     Ok(ServerCommand {
         command,
-        folder: ServerFolder(tmp, status, proxy, cgroups, held),
+        folder: ServerFolder(parts.tmp, status, proxy, cgroups, parts.held),
     })
+}
+
+/// How a program fenced as a server ran once to its end ([`run_fenced`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FencedRun {
+    /// `None` when a signal ended it (or its time was up).
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    /// Lossy UTF-8; past 64 KiB only the first and last 64 KiB are kept.
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `program` once, fenced as [`server_command`] fences a server (the
+/// build profile, the network only when `network`, in the project), with
+/// `stdin` on its standard input, to its end or `timeout`, after which its
+/// whole process group is killed (a hook's run). Started as a command is,
+/// without forking this process (the fork of a process holding hundreds
+/// of MiB costs tens of milliseconds).
+///
+/// Errors: as [`server_command`].
+pub fn run_fenced(
+    root: &ProjectRoot,
+    program: &str,
+    args: &[String],
+    vars: &[(String, String)],
+    stdin: Vec<u8>,
+    timeout: Duration,
+) -> Result<FencedRun> {
+    let parts = ServerParts::prepare(root, program, args, vars, Profile::Build, true)?;
+    let cgroups = limits::Cgroups::make(&Limits::default());
+    let outcome = process::run(
+        process::Spec {
+            program: &parts.path,
+            fence: parts.fence,
+            name: &parts.name,
+            args,
+            cwd: root.path(),
+            env: &parts.env,
+            timeout,
+            limits: Limits::default(),
+            cgroups: &cgroups,
+            held: parts.held,
+            stdin: Some(stdin),
+        },
+        &ShellRun::default(),
+    )?;
+    Ok(FencedRun {
+        exit_code: outcome.exit_code,
+        timed_out: outcome.timed_out,
+        stdout: outcome.stdout.text,
+        stderr: outcome.stderr.text,
+    })
+}
+
+/// A server's program, environment, private folder and fence, before it
+/// starts.
+struct ServerParts {
+    path: std::path::PathBuf,
+    name: String,
+    env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
+    tmp: env::TempDir,
+    /// Where it starts: `None` for the project.
+    cwd: Option<std::path::PathBuf>,
+    fence: process::Fence,
+    held: Option<holds::Held>,
+}
+
+impl ServerParts {
+    fn prepare(
+        root: &ProjectRoot,
+        program: &str,
+        args: &[String],
+        vars: &[(String, String)],
+        profile: Profile,
+        in_project: bool,
+    ) -> Result<ServerParts> {
+        check_nul(args)?;
+        let path = allowlist::resolve_server(root, program)?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| program.to_string());
+        let tmp = env::TempDir::create()?;
+        let tmpdir = tmp.subdir("tmp")?;
+        let mut env = env::build(&name, &tmpdir, root.path());
+        let private = |sub: &str| tmpdir.join(sub).into_os_string();
+        env.extend([
+            ("PYTHONSAFEPATH".into(), "1".into()),
+            ("UV_NO_CONFIG".into(), "1".into()),
+            ("npm_config_cache".into(), private("npm-cache")),
+            ("UV_CACHE_DIR".into(), private("uv-cache")),
+        ]);
+        if !profile.writes_project() {
+            // Corral's shared caches are not writable here: its own are.
+            env.retain(|(k, _)| k.as_os_str() != "XDG_CACHE_HOME");
+            env.push(("XDG_CACHE_HOME".into(), private("cache")));
+        }
+        for (key, value) in vars {
+            env.retain(|(k, _)| k.as_os_str() != key.as_str());
+            env.push((key.into(), value.into()));
+        }
+        let input = ExecShellInput {
+            command: name.clone(),
+            args: args.to_vec(),
+            timeout_secs: None,
+            background: false,
+        };
+        let cwd = if in_project { root.path() } else { &tmpdir };
+        let egress = Egress::default();
+        let place = Place {
+            tmpdir: &tmpdir,
+            tmp: &tmp,
+            cwd,
+            executable: &path,
+            egress: &egress,
+        };
+        let held = profile
+            .writes_project()
+            .then(|| holds::Held::take(root.path(), &namespace::AGENT_CONFIG));
+        let (fence, _notes) = fence(root, &input, profile, &place)?;
+        if fence.has_proxy() {
+            env.extend(proxy::env_vars());
+        }
+        Ok(ServerParts {
+            path,
+            name,
+            env,
+            cwd: (!in_project).then_some(tmpdir),
+            tmp,
+            fence,
+            held,
+        })
+    }
 }
 
 /// Where one run happens: its private folders, where it starts, what runs.

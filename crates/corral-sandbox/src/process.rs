@@ -69,6 +69,8 @@ pub(crate) struct Spec<'a> {
     /// last of its output is read (the count out may remove a folder,
     /// which waits on the disk).
     pub held: Option<Held>,
+    /// What its stdin reads, then its end; `None`: `/dev/null`.
+    pub stdin: Option<Vec<u8>>,
 }
 
 /// How it went.
@@ -202,6 +204,8 @@ pub(crate) fn server_command(spec: Spec<'_>) -> Result<(Command, Status, Option<
 /// and the wait for its end.
 struct Child {
     pid: rustix::process::Pid,
+    /// The write end of its stdin, when it was piped.
+    stdin: Option<std::fs::File>,
     stdout: OwnedFd,
     stderr: OwnedFd,
     wait: Wait,
@@ -212,6 +216,7 @@ struct Child {
 /// [`command`]. With the network, the proxy serves it.
 fn start(
     spec: Spec<'_>,
+    piped_stdin: bool,
     err: &Arc<Mutex<Pipe>>,
     shell: &ShellRun,
 ) -> Result<(Child, Status, Option<Proxy>)> {
@@ -238,7 +243,7 @@ fn start(
         let kept: Vec<_> = files.iter().map(AsFd::as_fd).chain(gate.ends()).collect();
         let entered = spec.cgroups.enter();
         let born_inside = entered.inside();
-        let launched = launch::spawn(bwrap, &argv, spec.env, &kept);
+        let launched = launch::spawn(bwrap, &argv, spec.env, &kept, piped_stdin);
         drop(entered);
         drop(kept);
         drop(files);
@@ -246,6 +251,7 @@ fn start(
         let pid = launched.pid;
         let child = Child {
             pid,
+            stdin: launched.stdin,
             stdout: launched.stdout.into(),
             stderr: launched.stderr.into(),
             wait: Box::new(move || launch::wait(pid)),
@@ -285,6 +291,9 @@ fn start(
         return Ok((child, Status::Namespaces, proxy));
     }
     let (mut cmd, status, gate) = command(spec)?;
+    if piped_stdin {
+        cmd.stdin(Stdio::piped());
+    }
     let spawned = cmd.spawn();
     // Drops the parent's copy of the status socket held by the hook (and
     // bwrap's ends of the proxy's gate).
@@ -302,6 +311,10 @@ fn start(
     };
     let child = Child {
         pid: rustix::process::Pid::from_child(&spawned),
+        stdin: spawned
+            .stdin
+            .take()
+            .map(|pipe| std::fs::File::from(OwnedFd::from(pipe))),
         stdout: stdout.into(),
         stderr: stderr.into(),
         wait: Box::new(move || spawned.wait()),
@@ -313,12 +326,20 @@ fn start(
 pub(crate) fn run(mut spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
     let (name, timeout, cgroups) = (spec.name, spec.timeout, spec.cgroups);
     let held = spec.held.take();
+    let input = spec.stdin.take();
     let out = Arc::new(Mutex::new(Pipe::default()));
     let err = Arc::new(Mutex::new(Pipe::default()));
     let started = Instant::now();
-    let (child, status, proxy) = start(spec, &err, shell)?;
+    let (child, status, proxy) = start(spec, input.is_some(), &err, shell)?;
     let (sandbox, sandbox_note) = status.finish();
     let pgid = child.pid;
+    if let (Some(bytes), Some(mut pipe)) = (input, child.stdin) {
+        // A program that never reads its stdin must not stall the run: the
+        // write ends (EPIPE) when the last reader does.
+        thread::spawn(move || {
+            let _ = std::io::Write::write_all(&mut pipe, &bytes);
+        });
+    }
     if let Some(on_spawn) = &shell.on_spawn {
         on_spawn(pgid.as_raw_nonzero().get().unsigned_abs());
     }

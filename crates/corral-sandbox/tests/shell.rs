@@ -726,3 +726,37 @@ fn stop_ends_a_command_running_on_a_set_made_ahead() {
     }
     panic!("no command of twenty ran on a set made ahead");
 }
+
+#[test]
+fn a_program_run_once_gets_its_stdin_and_is_stopped_at_its_time() {
+    if !shell::namespaces_available() {
+        eprintln!("note: no namespaces here; skipping");
+        return;
+    }
+    let (_d, root) = project();
+    let sh = |script: &str, stdin: Vec<u8>, secs: u64| {
+        let args = ["-c".to_string(), script.to_string()];
+        shell::run_fenced(
+            &root,
+            "/bin/sh",
+            &args,
+            &[("SEEN".into(), "yes".into())],
+            stdin,
+            Duration::from_secs(secs),
+        )
+        .unwrap()
+    };
+    // All of a large stdin arrives, and the variables given.
+    let big = vec![b'x'; 1 << 20];
+    let ran = sh("wc -c; echo $SEEN >&2", big.clone(), 30);
+    assert_eq!(ran.exit_code, Some(0), "{ran:?}");
+    assert_eq!(ran.stdout.trim(), "1048576");
+    assert_eq!(ran.stderr.trim(), "yes");
+    // A program that never reads it does not stall on it.
+    let ran = sh("exit 3", big, 30);
+    assert_eq!((ran.exit_code, ran.timed_out), (Some(3), false), "{ran:?}");
+    // Past its time: stopped, and so is what it started.
+    let ran = sh("sleep 60 & sleep 60", Vec::new(), 1);
+    assert!(ran.timed_out, "{ran:?}");
+    assert_eq!(ran.exit_code, None, "{ran:?}");
+}
