@@ -553,8 +553,8 @@ pub struct FencedRun {
     pub stderr: String,
 }
 
-/// Runs `program` once, fenced as [`server_command`] fences a server (the
-/// build profile, the network only when `network`, in the project), with
+/// Runs `program` once, fenced as [`server_command`] fences a server
+/// without the network (the build profile, started in the project), with
 /// `stdin` on its standard input, to its end or `timeout`, after which its
 /// whole process group is killed (a hook's run). Started as a command is,
 /// without forking this process (the fork of a process holding hundreds
