@@ -213,7 +213,8 @@ struct Child {
 
 /// Starts the command of `spec`: bwrap without a hook ([`launch`]), its
 /// child confined before the program runs; under Landlock, the hooked
-/// [`command`]. With the network, the proxy serves it.
+/// [`command`]. With the network, the proxy serves it. Its stdin is a
+/// pipe when `piped_stdin`, else `/dev/null`.
 fn start(
     spec: Spec<'_>,
     piped_stdin: bool,
