@@ -520,25 +520,14 @@ fn fenced_server(
     profile: Profile,
     in_project: bool,
 ) -> Result<ServerCommand> {
-    let parts = ServerParts::prepare(root, program, args, vars, profile, in_project)?;
-    let cgroups = limits::Cgroups::make(&Limits::default());
-    let (command, status, proxy) = process::server_command(process::Spec {
-        program: &parts.path,
-        fence: parts.fence,
-        name: &parts.name,
-        args,
-        cwd: parts.cwd.as_deref().unwrap_or(root.path()),
-        env: &parts.env,
-        timeout: Duration::MAX,
-        limits: Limits::default(),
-        cgroups: &cgroups,
-        // A server's count is kept in its folder until it is stopped.
-        held: None,
-        stdin: None,
-    })?;
+    let (parts, fence) = ServerParts::prepare(root, program, args, vars, profile, in_project)?;
+    let cwd = parts.cwd.as_deref().unwrap_or(root.path());
+    // A server's count in the holds is kept in its folder until it stops.
+    let (command, status, proxy) =
+        process::server_command(parts.spec(fence, args, cwd, Duration::MAX))?;
     Ok(ServerCommand {
         command,
-        folder: ServerFolder(parts.tmp, status, proxy, cgroups, parts.held),
+        folder: ServerFolder(parts.tmp, status, proxy, parts.cgroups, parts.held),
     })
 }
 
@@ -569,24 +558,14 @@ pub fn run_fenced(
     stdin: Vec<u8>,
     timeout: Duration,
 ) -> Result<FencedRun> {
-    let parts = ServerParts::prepare(root, program, args, vars, Profile::Build, true)?;
-    let cgroups = limits::Cgroups::make(&Limits::default());
-    let outcome = process::run(
-        process::Spec {
-            program: &parts.path,
-            fence: parts.fence,
-            name: &parts.name,
-            args,
-            cwd: root.path(),
-            env: &parts.env,
-            timeout,
-            limits: Limits::default(),
-            cgroups: &cgroups,
-            held: parts.held,
-            stdin: Some(stdin),
-        },
-        &ShellRun::default(),
-    )?;
+    let (mut parts, fence) = ServerParts::prepare(root, program, args, vars, Profile::Build, true)?;
+    let held = parts.held.take();
+    let spec = process::Spec {
+        held,
+        stdin: Some(stdin),
+        ..parts.spec(fence, args, root.path(), timeout)
+    };
+    let outcome = process::run(spec, &ShellRun::default())?;
     Ok(FencedRun {
         exit_code: outcome.exit_code,
         timed_out: outcome.timed_out,
@@ -595,8 +574,8 @@ pub fn run_fenced(
     })
 }
 
-/// A server's program, environment, private folder and fence, before it
-/// starts.
+/// A server's program, environment, private folder, cgroups and count in
+/// the holds, before it starts (its fence comes beside them).
 struct ServerParts {
     path: std::path::PathBuf,
     name: String,
@@ -604,7 +583,7 @@ struct ServerParts {
     tmp: env::TempDir,
     /// Where it starts: `None` for the project.
     cwd: Option<std::path::PathBuf>,
-    fence: process::Fence,
+    cgroups: limits::Cgroups,
     held: Option<holds::Held>,
 }
 
@@ -616,7 +595,7 @@ impl ServerParts {
         vars: &[(String, String)],
         profile: Profile,
         in_project: bool,
-    ) -> Result<ServerParts> {
+    ) -> Result<(ServerParts, process::Fence)> {
         check_nul(args)?;
         let path = allowlist::resolve_server(root, program)?;
         let name = path
@@ -664,15 +643,40 @@ impl ServerParts {
         if fence.has_proxy() {
             env.extend(proxy::env_vars());
         }
-        Ok(ServerParts {
+        let parts = ServerParts {
             path,
             name,
             env,
             cwd: (!in_project).then_some(tmpdir),
             tmp,
-            fence,
+            cgroups: limits::Cgroups::make(&Limits::default()),
             held,
-        })
+        };
+        Ok((parts, fence))
+    }
+
+    /// What to run, under `fence`, from `cwd`, with the default limits;
+    /// no count in the holds, stdin from `/dev/null`.
+    fn spec<'a>(
+        &'a self,
+        fence: process::Fence,
+        args: &'a [String],
+        cwd: &'a std::path::Path,
+        timeout: Duration,
+    ) -> process::Spec<'a> {
+        process::Spec {
+            program: &self.path,
+            fence,
+            name: &self.name,
+            args,
+            cwd,
+            env: &self.env,
+            timeout,
+            limits: Limits::default(),
+            cgroups: &self.cgroups,
+            held: None,
+            stdin: None,
+        }
     }
 }
 
