@@ -5,10 +5,14 @@
 //! removing a folder waits on the journal (about a millisecond each, and
 //! a run's folder is two), and making the cgroups and setting their limits
 //! takes most of another. So a process keeps one set ready (a pool of
-//! one), made on a thread of its own ("corral-runs") after a run takes
-//! the last, and a finished run's set is removed on that thread too: the
+//! one), made on a thread of its own ("corral-runs") when a run has
+//! ended, and a finished run's set is removed on that thread too: the
 //! run renames its folder out of the way first (one cheap rename), so
 //! nothing is left under the name the program knew when the call returns.
+//! The next set is made after a run, not when one starts: made then, it
+//! would take a processor from the starting command (on two cores, about
+//! a third of a millisecond of its start), while after a run the caller
+//! is reading the output.
 //!
 //! A process that runs a single command (`corral-cli call`) makes nothing
 //! ahead: sets are made ahead from its second run on. What a process had
@@ -75,35 +79,38 @@ fn lock() -> MutexGuard<'static, State> {
 }
 
 /// The places for a run with `limits`: the set made ahead if it was made
-/// for the same limits, else a new one; from a process's second run on,
-/// the next set is then made ahead.
+/// for the same limits, else a new one.
 pub(crate) fn take(limits: &Limits) -> Result<Places> {
-    let (ready, stale, runs) = {
+    let (ready, stale) = {
         let mut state = lock();
         state.runs = state.runs.saturating_add(1);
-        let (ready, stale) = match state.ready.take() {
+        match state.ready.take() {
             Some(set) if set.limits == *limits => (Some(set), None),
             other => (None, other),
-        };
-        (ready, stale, state.runs)
+        }
     };
     if let Some(stale) = stale {
-        put_away(stale);
+        remove(stale);
     }
-    let places = match ready {
-        Some(set) => set,
-        None => Places::make(limits)?,
-    };
-    if runs >= 2 {
-        send(Job::Prepare(*limits));
+    match ready {
+        Some(set) => Ok(set),
+        None => Places::make(limits),
     }
-    Ok(places)
 }
 
-/// Removes a finished run's places: its folder is renamed out of the way
-/// now, and removed with its cgroups on the thread (in place if there is
-/// none). Read what the cgroups counted before.
+/// Puts a finished run's places away ([`remove`]) and, from a process's
+/// second run on, has the next set made ahead for the same limits. Read
+/// what the cgroups counted before.
 pub(crate) fn put_away(places: Places) {
+    if lock().runs >= 2 {
+        send(Job::Prepare(places.limits));
+    }
+    remove(places);
+}
+
+/// Removes places: the folder is renamed out of the way now, and removed
+/// with its cgroups on the thread (in place if there is none).
+fn remove(places: Places) {
     let places = Places {
         tmp: places.tmp.set_aside(),
         ..places
@@ -190,10 +197,15 @@ mod tests {
         // Its name is free at once, the folder itself gone soon after.
         assert!(!first_folder.exists());
 
+        // Nothing is made while a run goes on; the next set is made
+        // once it has ended.
         let second = take(&limits).unwrap();
+        assert!(ready_folder().is_none());
+        let second_folder = second.tmp.path().to_path_buf();
+        put_away(second);
         wait_for("no set was made ahead", || ready_folder().is_some());
         let ahead = ready_folder().unwrap();
-        assert_ne!(ahead, second.tmp.path());
+        assert_ne!(ahead, second_folder);
         assert!(ahead.join("tmp").is_dir());
 
         // The next run gets the set made ahead, never one used before.
@@ -220,7 +232,6 @@ mod tests {
 
         // Nothing set aside is left once the thread has removed it.
         put_away(fourth);
-        put_away(second);
         let base = std::env::temp_dir();
         let pid = std::process::id();
         wait_for("a folder set aside was left", || {
