@@ -49,15 +49,20 @@ pub(crate) fn vars(dir: &Path) -> Vec<(OsString, OsString)> {
         .collect()
 }
 
-/// Creates the cache folder (0700) and its tool folders, and cargo's
-/// registry from the user's the first time. Best effort: a tool without
-/// its cache reports its own error.
+/// Creates the cache folder (0700) and its tool folders where it is
+/// missing, and cargo's registry from the user's the first time. Best
+/// effort: a tool without its cache reports its own error. A tool's own
+/// folder that goes missing later is made again by the tool (the cache
+/// folder is writable to it), so a command where the folder is there pays
+/// one `stat`, not a `mkdir` per tool.
 pub(crate) fn prepare(dir: &Path, program: &str) {
     use std::os::unix::fs::DirBuilderExt;
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true).mode(0o700);
-    for (_, sub) in TOOL_CACHES {
-        let _ = builder.create(dir.join(sub));
+    if !dir.is_dir() {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true).mode(0o700);
+        for (_, sub) in TOOL_CACHES {
+            let _ = builder.create(dir.join(sub));
+        }
     }
     if program == "cargo" {
         seed_cargo(&dir.join("cargo"));
