@@ -180,7 +180,8 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
     };
     for part in &toolchains {
         // Small parts are copied in (rustup's `settings.toml` and
-        // `update-hashes/`): no mount each, and as much a snapshot.
+        // `update-hashes/` where its home is not shown whole): no mount
+        // each, and as much a snapshot.
         match small_files(part) {
             Some(copied) if copied.is_empty() => a.copy(part, &mut files),
             Some(copied) => {

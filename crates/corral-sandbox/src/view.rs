@@ -115,10 +115,13 @@ pub(crate) fn needs_toolchains(program: &str, executable: &Path) -> bool {
 
 /// The parts of the home (and of `$CARGO_HOME`, `$RUSTUP_HOME`) a
 /// toolchain needs to run, that exist here: programs and installed
-/// toolchains, read-only. Never a whole toolchain home: those hold
+/// toolchains, read-only. Never a whole toolchain home that holds
 /// credentials (`~/.cargo/credentials.toml`, uv's `credentials/`), config
-/// with tokens (`~/.cargo/config.toml`, nvm's `etc/npmrc`) and other
-/// projects (`~/go/src`).
+/// with tokens (`~/.cargo/config.toml`, nvm's `etc/npmrc`) or other
+/// projects (`~/go/src`). rustup's home holds none (its toolchains, its
+/// settings, its downloads): it is shown whole, one mount where its parts
+/// were a mount and three copies, unless cargo's home or the home lies in
+/// it.
 pub(crate) fn home_toolchains(
     home: Option<&Path>,
     cargo_home: Option<&Path>,
@@ -132,11 +135,19 @@ pub(crate) fn home_toolchains(
         .map(Path::to_path_buf)
         .or_else(|| home.map(|h| h.join(".rustup")));
     if let Some(rustup) = rustup {
-        parts.extend(
-            ["toolchains", "settings.toml", "update-hashes"]
-                .iter()
-                .map(|p| rustup.join(p)),
-        );
+        let holds_more = [cargo_home, home]
+            .into_iter()
+            .flatten()
+            .any(|other| other.starts_with(&rustup));
+        if holds_more {
+            parts.extend(
+                ["toolchains", "settings.toml", "update-hashes"]
+                    .iter()
+                    .map(|p| rustup.join(p)),
+            );
+        } else {
+            parts.push(rustup);
+        }
     }
     if let Some(home) = home {
         parts.extend(
@@ -312,6 +323,40 @@ mod tests {
     fn touch(path: &Path) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, "x").unwrap();
+    }
+
+    #[test]
+    fn rustup_s_home_is_shown_whole_unless_another_home_lies_in_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path();
+        let (cargo, rustup) = (home.join(".cargo"), home.join(".rustup"));
+        for file in [
+            cargo.join("bin/cargo"),
+            cargo.join("credentials.toml"),
+            rustup.join("toolchains/stable/bin/cargo"),
+            rustup.join("settings.toml"),
+            rustup.join("update-hashes/stable"),
+        ] {
+            touch(&file);
+        }
+        let parts = home_toolchains(Some(home), Some(&cargo), Some(&rustup));
+        assert_eq!(parts, [cargo.join("bin"), rustup.clone()]);
+        assert_eq!(
+            home_toolchains(Some(home), Some(&cargo), None),
+            parts,
+            "~/.rustup by default"
+        );
+
+        // `RUSTUP_HOME` set to cargo's home (or the home): only its parts,
+        // never `credentials.toml`.
+        for shared in [&cargo, &home.to_path_buf()] {
+            touch(&shared.join("toolchains/stable/bin/cargo"));
+            touch(&shared.join("settings.toml"));
+            let parts = home_toolchains(Some(home), Some(&cargo), Some(shared));
+            assert!(!parts.contains(shared), "{parts:?}");
+            assert!(parts.contains(&shared.join("toolchains")), "{parts:?}");
+            assert!(parts.contains(&shared.join("settings.toml")), "{parts:?}");
+        }
     }
 
     #[test]
