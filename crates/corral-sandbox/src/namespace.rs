@@ -173,26 +173,26 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
         (Some(home), None) => a.path("--dir", home),
         (None, None) => {}
     }
-    let toolchains = if view::needs_toolchains(layout.program, layout.executable) {
-        view::home_toolchains(home.as_deref(), cargo.as_deref(), rustup.as_deref())
+    let parts = if view::needs_toolchains(layout.program, layout.executable) {
+        view::toolchain_parts(home.as_deref(), cargo.as_deref(), rustup.as_deref())
     } else {
-        Vec::new()
+        Default::default()
     };
-    for part in &toolchains {
-        // Small parts are copied in (rustup's `settings.toml` and
-        // `update-hashes/` where its home is not shown whole): no mount
-        // each, and as much a snapshot.
-        match small_files(part) {
-            Some(copied) if copied.is_empty() => a.copy(part, &mut files),
-            Some(copied) => {
-                a.path("--dir", part);
+    for part in parts.iter() {
+        match part {
+            // `-try`: the parts are found at most a second ago, and one
+            // removed since (a node nvm uninstalled) is left out.
+            view::Part::Bind(path) => a.path2("--ro-bind-try", path, path),
+            view::Part::Copy(path) => a.copy(path, &mut files),
+            view::Part::Folder { at, files: copied } => {
+                a.path("--dir", at);
                 for file in copied {
-                    a.copy(&file, &mut files);
+                    a.copy(file, &mut files);
                 }
             }
-            None => a.path2("--ro-bind", part, part),
         }
     }
+    let toolchains: Vec<PathBuf> = parts.iter().map(|p| p.path().to_path_buf()).collect();
     for prefix in view::install_prefixes(layout.executable, &toolchains, home.as_deref()) {
         a.path2("--ro-bind-try", &prefix, &prefix);
     }
@@ -304,34 +304,6 @@ pub(crate) fn create_masks(mask_dir: &Path) -> std::io::Result<()> {
         .mode(0o400)
         .open(mask_dir.join("file"))?;
     Ok(())
-}
-
-/// What of a toolchain part is copied instead of bound: nothing more
-/// for a small file (the file itself), or the files of a folder holding
-/// only a few small files; `None` for anything else (bound). A program's
-/// binaries (megabytes each) are bound, not copied at every run.
-fn small_files(part: &Path) -> Option<Vec<PathBuf>> {
-    const MOST: usize = 8;
-    const SMALL: u64 = 64 * 1024;
-    let meta = part.symlink_metadata().ok()?;
-    if meta.is_file() {
-        return (meta.len() <= SMALL).then(Vec::new);
-    }
-    if !meta.is_dir() {
-        return None;
-    }
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(part).ok()? {
-        let entry = entry.ok()?;
-        let small = entry
-            .metadata()
-            .is_ok_and(|m| m.is_file() && m.len() <= SMALL);
-        if files.len() == MOST || !entry.file_type().ok()?.is_file() || !small {
-            return None;
-        }
-        files.push(entry.path());
-    }
-    (!files.is_empty()).then_some(files)
 }
 
 #[derive(Default)]

@@ -17,6 +17,8 @@
 #![allow(clippy::disallowed_methods)]
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 /// System folders, read-only. A symbolic link among them (`/bin ->
 /// usr/bin` on merged-`/usr` systems) is recreated as the same link.
@@ -178,6 +180,113 @@ pub(crate) fn home_toolchains(
     }
     parts.retain(|p| p.symlink_metadata().is_ok());
     parts
+}
+
+/// A toolchain part as the child gets it. Small parts are copied in
+/// (rustup's `settings.toml` and `update-hashes/` where its home is not
+/// shown whole): no mount each, and as much a snapshot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// Bound read-only at its own path.
+    Bind(PathBuf),
+    /// A small file, copied in.
+    Copy(PathBuf),
+    /// A folder of a few small files, made and its files copied in.
+    Folder { at: PathBuf, files: Vec<PathBuf> },
+}
+
+impl Part {
+    pub(crate) fn path(&self) -> &Path {
+        match self {
+            Part::Bind(path) | Part::Copy(path) => path,
+            Part::Folder { at, .. } => at,
+        }
+    }
+}
+
+/// How long the parts found are taken to hold: finding them takes some
+/// thirty `stat`s and folder reads (about 0.08 ms), which every command
+/// that starts others paid. A toolchain installed or removed reaches
+/// commands a second later at the latest.
+const RECHECK: Duration = Duration::from_secs(1);
+
+/// The parts of [`home_toolchains`], each as the child gets it, found
+/// again when the last look is [`RECHECK`] old or the homes differ.
+pub(crate) fn toolchain_parts(
+    home: Option<&Path>,
+    cargo_home: Option<&Path>,
+    rustup_home: Option<&Path>,
+) -> Arc<Vec<Part>> {
+    static FOUND: Mutex<Option<Found>> = Mutex::new(None);
+    let mut found = FOUND.lock().unwrap_or_else(PoisonError::into_inner);
+    parts_from(&mut found, [home, cargo_home, rustup_home], Instant::now())
+}
+
+/// The parts last found, for which homes, and when.
+struct Found {
+    homes: [Option<PathBuf>; 3],
+    at: Instant,
+    parts: Arc<Vec<Part>>,
+}
+
+/// [`toolchain_parts`] for `homes` (the home, cargo's, rustup's) at
+/// `now`, with what was last `found`.
+fn parts_from(
+    found: &mut Option<Found>,
+    homes: [Option<&Path>; 3],
+    now: Instant,
+) -> Arc<Vec<Part>> {
+    let owned = homes.map(|h| h.map(Path::to_path_buf));
+    if let Some(last) = found.as_ref() {
+        if last.homes == owned && now.saturating_duration_since(last.at) < RECHECK {
+            return last.parts.clone();
+        }
+    }
+    let [home, cargo_home, rustup_home] = homes;
+    let parts: Arc<Vec<Part>> = Arc::new(
+        home_toolchains(home, cargo_home, rustup_home)
+            .into_iter()
+            .map(|path| match small_files(&path) {
+                Some(files) if files.is_empty() => Part::Copy(path),
+                Some(files) => Part::Folder { at: path, files },
+                None => Part::Bind(path),
+            })
+            .collect(),
+    );
+    *found = Some(Found {
+        homes: owned,
+        at: now,
+        parts: parts.clone(),
+    });
+    parts
+}
+
+/// What of a toolchain part is copied instead of bound: nothing more
+/// for a small file (the file itself), or the files of a folder holding
+/// only a few small files; `None` for anything else (bound). A program's
+/// binaries (megabytes each) are bound, not copied at every run.
+fn small_files(part: &Path) -> Option<Vec<PathBuf>> {
+    const MOST: usize = 8;
+    const SMALL: u64 = 64 * 1024;
+    let meta = part.symlink_metadata().ok()?;
+    if meta.is_file() {
+        return (meta.len() <= SMALL).then(Vec::new);
+    }
+    if !meta.is_dir() {
+        return None;
+    }
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(part).ok()? {
+        let entry = entry.ok()?;
+        let small = entry
+            .metadata()
+            .is_ok_and(|m| m.is_file() && m.len() <= SMALL);
+        if files.len() == MOST || !entry.file_type().ok()?.is_file() || !small {
+            return None;
+        }
+        files.push(entry.path());
+    }
+    (!files.is_empty()).then_some(files)
 }
 
 /// The install prefix of a program outside the system folders (a venv
@@ -357,6 +466,52 @@ mod tests {
             assert!(parts.contains(&shared.join("toolchains")), "{parts:?}");
             assert!(parts.contains(&shared.join("settings.toml")), "{parts:?}");
         }
+    }
+
+    #[test]
+    fn toolchain_parts_are_found_again_a_second_later_or_for_other_homes() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let cargo = home.join(".cargo");
+        touch(&cargo.join("bin/cargo"));
+        touch(&home.join(".rustup/settings.toml"));
+        let homes = [Some(home.as_path()), Some(cargo.as_path()), None];
+        let mut found = None;
+        let now = Instant::now();
+        let first = parts_from(&mut found, homes, now);
+        assert_eq!(
+            *first,
+            [
+                Part::Folder {
+                    at: cargo.join("bin"),
+                    files: vec![cargo.join("bin/cargo")],
+                },
+                Part::Folder {
+                    at: home.join(".rustup"),
+                    files: vec![home.join(".rustup/settings.toml")],
+                },
+            ]
+        );
+        // A toolchain installed now is seen once the second is over.
+        touch(&home.join(".bun/bin/bun"));
+        assert_eq!(parts_from(&mut found, homes, now + RECHECK / 2), first);
+        let later = parts_from(&mut found, homes, now + RECHECK);
+        let paths = |parts: &[Part]| {
+            parts
+                .iter()
+                .map(|p| p.path().to_path_buf())
+                .collect::<Vec<_>>()
+        };
+        assert!(paths(&later).contains(&home.join(".bun/bin")), "{later:?}");
+        // Other homes are never answered from the last look.
+        let other = dir.path().join("other");
+        touch(&other.join(".bun/bin/bun"));
+        let theirs = parts_from(
+            &mut found,
+            [Some(other.as_path()), None, None],
+            now + RECHECK,
+        );
+        assert_eq!(paths(&theirs), [other.join(".bun/bin")]);
     }
 
     #[test]
