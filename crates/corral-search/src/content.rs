@@ -240,9 +240,15 @@ fn search_file(shared: &Shared<'_>, searcher: &mut Searcher, rel: &Path) -> Walk
         path: None,
         found: Vec::new(),
         binary: false,
+        stopped: false,
     };
     let searched = searcher.search_file(shared.matcher, &file, &mut sink);
     if searched.is_err() || sink.binary || sink.found.is_empty() {
+        return WalkState::Continue;
+    }
+    // Stopped at the cap before its end, the search may not have reached
+    // a NUL byte further on: the file is text only if there is none.
+    if sink.stopped && !is_text(&file) {
         return WalkState::Continue;
     }
     let count = sink.found.len();
@@ -258,6 +264,25 @@ fn search_file(shared: &Shared<'_>, searcher: &mut Searcher, rel: &Path) -> Walk
     }
 }
 
+/// Whether a file holds no NUL byte (read from its start); one that
+/// cannot be read is taken for binary, as it could not be checked.
+fn is_text(mut file: &std::fs::File) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    if file.seek(SeekFrom::Start(0)).is_err() {
+        return false;
+    }
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(n) if buf[..n].contains(&0) => return false,
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
+}
+
 /// Collects one file's matches; they are handed in only if the whole file
 /// turned out to be text.
 struct FileSink<'s, 'a> {
@@ -267,6 +292,8 @@ struct FileSink<'s, 'a> {
     path: Option<String>,
     found: Vec<SearchMatch>,
     binary: bool,
+    /// The search stopped at the cap, before the file's end.
+    stopped: bool,
 }
 
 impl Sink for FileSink<'_, '_> {
@@ -290,11 +317,66 @@ impl Sink for FileSink<'_, '_> {
             text,
         });
         // Stop this file once all threads together have one more than the cap.
-        Ok(self.shared.seen.load(Ordering::Acquire) + self.found.len() <= self.shared.cap)
+        let more = self.shared.seen.load(Ordering::Acquire) + self.found.len() <= self.shared.cap;
+        self.stopped = !more;
+        Ok(more)
     }
 
     fn binary_data(&mut self, _: &Searcher, _: u64) -> std::io::Result<bool> {
         self.binary = true;
         Ok(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
+    use super::*;
+
+    /// Searches `rel` in `root` for `query` as [`search_file`] does when
+    /// other threads have already handed in `seen` matches of `cap`.
+    fn search_after(
+        root: &ProjectRoot,
+        rel: &str,
+        query: &str,
+        seen: usize,
+        cap: usize,
+    ) -> Vec<SearchMatch> {
+        let input = SearchFilesInput {
+            query: query.into(),
+            regex: Some(false),
+            case_insensitive: None,
+            glob: None,
+            path: None,
+            max_results: Some(cap),
+        };
+        let matcher = matcher(&input).unwrap();
+        let shared = Shared {
+            root,
+            start: root.path(),
+            matcher: &matcher,
+            filter: None,
+            index: None,
+            cap,
+            seen: AtomicUsize::new(seen),
+            found: Mutex::new(Vec::new()),
+        };
+        search_file(&shared, &mut searcher(), Path::new(rel));
+        shared.found.into_inner().unwrap()
+    }
+
+    #[test]
+    fn a_binary_file_stopped_at_the_cap_is_still_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        // A match, then a NUL byte past the first line.
+        std::fs::write(dir.path().join("bin.dat"), b"ab\nbin\0foo\n").unwrap();
+        std::fs::write(dir.path().join("text.txt"), b"ab\nbin foo\n").unwrap();
+        let root = ProjectRoot::open(dir.path()).unwrap();
+        // Another thread filled the cap: the file's search stops at its
+        // first match, before the NUL byte.
+        assert!(search_after(&root, "bin.dat", "ab", 1, 1).is_empty());
+        assert!(search_after(&root, "bin.dat", "ab", 0, 100).is_empty());
+        // A text file stopped the same way keeps its match.
+        assert_eq!(search_after(&root, "text.txt", "ab", 1, 1).len(), 1);
     }
 }
