@@ -35,9 +35,12 @@ use std::time::{Duration, Instant};
 /// Most entries copied; a larger `/etc` folder is bound as before.
 const MOST_ENTRIES: usize = 20_000;
 
-/// How long the stamps of a copy are taken to hold once checked: checking
-/// them takes about a tenth of a millisecond, a cost every command paid.
-const RECHECK: Duration = Duration::from_secs(1);
+/// How long what the view is made of is taken to hold once looked at:
+/// the stamps of a copy (checking them takes about a tenth of a
+/// millisecond, a cost every command paid), and the home's toolchain
+/// parts (`view::toolchain_parts`). A change reaches commands a second
+/// later at the latest.
+pub(crate) const RECHECK: Duration = Duration::from_secs(1);
 
 /// Name of the folders, before the process id.
 const PREFIX: &str = "corral-view-";

@@ -16,9 +16,10 @@
 // Reads a program's `pyvenv.cfg` outside the project, never the project.
 #![allow(clippy::disallowed_methods)]
 
+use super::prepared::RECHECK;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// System folders, read-only. A symbolic link among them (`/bin ->
 /// usr/bin` on merged-`/usr` systems) is recreated as the same link.
@@ -204,14 +205,10 @@ impl Part {
     }
 }
 
-/// How long the parts found are taken to hold: finding them takes some
-/// thirty `stat`s and folder reads (about 0.08 ms), which every command
-/// that starts others paid. A toolchain installed or removed reaches
-/// commands a second later at the latest.
-const RECHECK: Duration = Duration::from_secs(1);
-
 /// The parts of [`home_toolchains`], each as the child gets it, found
-/// again when the last look is [`RECHECK`] old or the homes differ.
+/// again when the last look is [`RECHECK`] old or the homes differ:
+/// finding them takes some thirty `stat`s and folder reads (about 0.08
+/// ms), which every command that starts others paid.
 pub(crate) fn toolchain_parts(
     home: Option<&Path>,
     cargo_home: Option<&Path>,
