@@ -24,23 +24,16 @@
 // Copies `/etc` files into Corral's own folder, never the project.
 #![allow(clippy::disallowed_methods)]
 
-use super::stamp::Stamp;
+use super::stamp::{Stamp, RECHECK};
 use super::view::ETC;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Most entries copied; a larger `/etc` folder is bound as before.
 const MOST_ENTRIES: usize = 20_000;
-
-/// How long what the view is made of is taken to hold once looked at:
-/// the stamps of a copy (checking them takes about a tenth of a
-/// millisecond, a cost every command paid), and the home's toolchain
-/// parts (`view::toolchain_parts`). A change reaches commands a second
-/// later at the latest.
-pub(crate) const RECHECK: Duration = Duration::from_secs(1);
 
 /// Name of the folders, before the process id.
 const PREFIX: &str = "corral-view-";

@@ -9,6 +9,13 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::time::Duration;
 
+/// How long what the view is made of is taken to hold once looked at:
+/// the stamps of the `/etc` copy (`prepared`; checking them takes about a tenth of a
+/// millisecond, a cost every command paid), and the home's toolchain
+/// parts (`view::toolchain_parts`). A change reaches commands a second
+/// later at the latest.
+pub(crate) const RECHECK: Duration = Duration::from_secs(1);
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Stamp {
     dev: u64,

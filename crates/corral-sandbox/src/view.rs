@@ -16,7 +16,7 @@
 // Reads a program's `pyvenv.cfg` outside the project, never the project.
 #![allow(clippy::disallowed_methods)]
 
-use super::prepared::RECHECK;
+use super::stamp::RECHECK;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
