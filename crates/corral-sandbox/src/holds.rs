@@ -1,6 +1,8 @@
 //! The mount points that hold absent agent configuration
-//! (`namespace::AGENT_CONFIG`): bwrap makes an empty folder in the
-//! project to mount the read-only tmpfs on, and this module takes it
+//! (`namespace::AGENT_CONFIG`) and, for an approved git, the absent
+//! configuration names of its own folder (`namespace::GIT_HELD`): bwrap
+//! makes an empty folder (or file) to mount the read-only hold on, and
+//! this module takes it
 //! away after the last command of this process that could hold it, so
 //! the user's project is left as it was.
 //!
@@ -15,7 +17,7 @@
 //! counted in while it runs (its `ServerFolder` keeps its count).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
 
 /// The names held, and by how many running commands.
@@ -33,10 +35,10 @@ static HOLDS: Mutex<BTreeMap<PathBuf, Hold>> = Mutex::new(BTreeMap::new());
 pub(crate) struct Held(Vec<PathBuf>);
 
 impl Held {
-    /// Counts a command in the holds of `names` at `root`.
-    pub(crate) fn take(root: &Path, names: &[&str]) -> Held {
+    /// Counts a command in the holds of `paths` (in the project or its
+    /// git dir).
+    pub(crate) fn take_paths(paths: Vec<PathBuf>) -> Held {
         let mut holds = HOLDS.lock().unwrap_or_else(PoisonError::into_inner);
-        let paths: Vec<PathBuf> = names.iter().map(|name| root.join(name)).collect();
         for path in &paths {
             let hold = holds.entry(path.clone()).or_default();
             if hold.users == 0 {
@@ -58,8 +60,20 @@ impl Drop for Held {
             hold.users = hold.users.saturating_sub(1);
             if hold.users == 0 {
                 if hold.made {
-                    // Only an empty folder goes; one the user filled stays.
-                    let _ = std::fs::remove_dir(path);
+                    // Only an empty folder (or file, a held git `config`)
+                    // goes; one the user filled stays.
+                    match path.symlink_metadata() {
+                        Ok(m) if m.is_file() && m.len() == 0 => {
+                            // The empty mount point bwrap made in git's
+                            // folder, never a file of the project.
+                            #[allow(clippy::disallowed_methods)]
+                            let _ = std::fs::remove_file(path);
+                        }
+                        Ok(m) if m.is_dir() => {
+                            let _ = std::fs::remove_dir(path);
+                        }
+                        _ => {}
+                    }
                 }
                 holds.remove(path);
             }
@@ -76,15 +90,15 @@ mod tests {
     fn a_made_folder_goes_with_the_last_command_and_only_if_empty() {
         let dir = tempfile::tempdir().unwrap();
         let held = dir.path().join(".claude");
-        let first = Held::take(dir.path(), &[".claude"]);
+        let first = Held::take_paths(vec![dir.path().join(".claude")]);
         std::fs::create_dir(&held).unwrap();
-        let second = Held::take(dir.path(), &[".claude"]);
+        let second = Held::take_paths(vec![dir.path().join(".claude")]);
         drop(first);
         assert!(held.is_dir(), "a command still holds it");
         drop(second);
         assert!(!held.exists());
 
-        let filled = Held::take(dir.path(), &[".claude"]);
+        let filled = Held::take_paths(vec![dir.path().join(".claude")]);
         std::fs::create_dir(&held).unwrap();
         std::fs::write(held.join("settings.json"), "{}").unwrap();
         drop(filled);
@@ -96,7 +110,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let own = dir.path().join(".codex");
         std::fs::create_dir(&own).unwrap();
-        drop(Held::take(dir.path(), &[".codex"]));
+        drop(Held::take_paths(vec![dir.path().join(".codex")]));
         assert!(own.is_dir());
     }
 }

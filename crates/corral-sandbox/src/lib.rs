@@ -377,7 +377,7 @@ pub fn exec_shell(
     };
     let held = profile
         .writes_project()
-        .then(|| holds::Held::take(root.path(), &namespace::AGENT_CONFIG));
+        .then(|| holds::Held::take_paths(namespace::held_paths(root.path(), &input.command)));
     let (fence, mut notes) = fence(root, input, profile, &place)?;
     if fence.has_proxy() {
         vars.extend(proxy::env_vars());
@@ -638,7 +638,7 @@ impl ServerParts {
         };
         let held = profile
             .writes_project()
-            .then(|| holds::Held::take(root.path(), &namespace::AGENT_CONFIG));
+            .then(|| holds::Held::take_paths(namespace::held_paths(root.path(), &name)));
         let (fence, _notes) = fence(root, &input, profile, &place)?;
         if fence.has_proxy() {
             env.extend(proxy::env_vars());
@@ -714,7 +714,10 @@ fn fence(
                 Some(view) => view.masks.clone(),
                 None => tmp.path().join("mask"),
             };
-            if prepared.is_none() && !profile.writes_project() {
+            // The read-only profile masks secrets with them; an approved
+            // git holds its absent configuration names with them.
+            let masks = !profile.writes_project() || input.command == "git";
+            if prepared.is_none() && masks {
                 namespace::create_masks(&mask_dir)
                     .map_err(|e| Error::from_io(&e, &mask_dir.display().to_string()))?;
             }

@@ -224,6 +224,7 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
             for dir in repo.folders() {
                 if git_writes {
                     a.path2("--bind", dir, dir);
+                    hold_git_dir(&mut a, dir, repo, layout.mask_dir);
                 } else if dir.starts_with(root) {
                     a.path2("--ro-bind", dir, dir);
                 }
@@ -286,6 +287,134 @@ fn hold_agent_config(a: &mut Argv, root: &Path) {
                 a.push(["--perms", "0555"]);
                 a.path("--tmpfs", &path);
                 a.path("--remount-ro", &path);
+            }
+        }
+    }
+}
+
+/// What git writes in its own folders for ordinary work (commits,
+/// branches, merges, rebases, fetches, the index), by name at the top of a
+/// git dir or common dir; lock files (`*.lock`) and the bisect and notes
+/// merge state (`BISECT_*`, `NOTES_MERGE_*`) too. Everything else there
+/// (`config`, `hooks/`, `info/`, `modules/`, `worktrees/`, `commondir`,
+/// `description`...) is read-only even to an approved git: what it holds
+/// is read as configuration, or run, by the user's own git later.
+pub(crate) const GIT_WRITES: [&str; 28] = [
+    "objects",
+    "refs",
+    "logs",
+    "index",
+    "sharedindex",
+    "HEAD",
+    "ORIG_HEAD",
+    "FETCH_HEAD",
+    "MERGE_HEAD",
+    "MERGE_MSG",
+    "MERGE_MODE",
+    "MERGE_RR",
+    "AUTO_MERGE",
+    "CHERRY_PICK_HEAD",
+    "REVERT_HEAD",
+    "REBASE_HEAD",
+    "COMMIT_EDITMSG",
+    "SQUASH_MSG",
+    "TAG_EDITMSG",
+    "packed-refs",
+    "shallow",
+    "rebase-merge",
+    "rebase-apply",
+    "sequencer",
+    "rr-cache",
+    "gc.pid",
+    "gc.log",
+    "lost-found",
+];
+
+/// Whether git may write `name` at the top of its folder ([`GIT_WRITES`]).
+pub(crate) fn git_may_write(name: &str) -> bool {
+    GIT_WRITES.contains(&name)
+        || name.ends_with(".lock")
+        || name.starts_with("BISECT_")
+        || name.starts_with("NOTES_MERGE_")
+        || name.starts_with("sharedindex.")
+}
+
+/// The names git reads configuration or programs from that may be
+/// absent from the common dir; an approved git finds each held by an
+/// empty read-only file (`config`) or folder while it runs, so it cannot
+/// create them. (`commondir` cannot be held so: git refuses an empty
+/// one. git itself writes it only in `worktrees/`, held; the argument
+/// rules keep every write target out of git's folders.)
+pub(crate) const GIT_HELD: [(&str, bool); 5] = [
+    ("config", false),
+    ("hooks", true),
+    ("info", true),
+    ("modules", true),
+    ("worktrees", true),
+];
+
+/// Every path a command of `program` that writes the project may hold by
+/// making a mount point ([`AGENT_CONFIG`], and [`GIT_HELD`] for git).
+pub(crate) fn held_paths(root: &Path, program: &str) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = AGENT_CONFIG.iter().map(|name| root.join(name)).collect();
+    if program == "git" {
+        paths.extend(git_held_paths(root));
+    }
+    paths
+}
+
+/// Where the absent names of [`GIT_HELD`] would be made in the project's
+/// repository: the mount points an approved git's run may leave, for
+/// `holds` to take away.
+pub(crate) fn git_held_paths(root: &Path) -> Vec<PathBuf> {
+    let Some(repo) = Repository::of(root) else {
+        return Vec::new();
+    };
+    GIT_HELD
+        .iter()
+        .map(|(name, _)| repo.common_dir.join(name))
+        .filter(|path| path.symlink_metadata().is_err())
+        .collect()
+}
+
+/// Makes everything in a git dir or common dir `dir` read-only for an
+/// approved git but what [`git_may_write`] names, and holds the absent
+/// names of [`GIT_HELD`] in the common dir. A linked worktree's git dir,
+/// inside the common dir's `worktrees/`, gets the same table; its
+/// siblings there are read-only.
+fn hold_git_dir(a: &mut Argv, dir: &Path, repo: &Repository, masks: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let git_dir = repo.git_dir.as_path();
+    let mut present = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy().into_owned();
+        if git_may_write(&name) {
+            present.push(name);
+            continue;
+        }
+        if path.as_path() != git_dir && git_dir.starts_with(&path) {
+            for inner in std::fs::read_dir(&path).into_iter().flatten().flatten() {
+                let inner = inner.path();
+                if inner.as_path() == git_dir {
+                    hold_git_dir(a, git_dir, repo, masks);
+                } else {
+                    a.path2("--ro-bind", &inner, &inner);
+                }
+            }
+        } else {
+            a.path2("--ro-bind", &path, &path);
+        }
+        present.push(name);
+    }
+    if dir == repo.common_dir {
+        for (name, folder) in GIT_HELD {
+            if !present.iter().any(|p| p == name) {
+                let mask = masks.join(if folder { "dir" } else { "file" });
+                a.path2("--ro-bind", &mask, &dir.join(name));
             }
         }
     }

@@ -130,9 +130,11 @@ pub(super) const ANY: &[Opt] = &[
     opt("git-dir", None, Path),
     opt("work-tree", None, Path),
     opt("file", None, Path),
+    // Where git writes: kept inside the root and out of git's own folder
+    // ([`WRITES_TO`]); off the read-only table ([`LEAVES_READ_ONLY`]).
+    opt("output", None, Path),
+    opt("output-directory", None, Path),
     // Off the read-only table ([`LEAVES_READ_ONLY`]).
-    opt("output", None, Value),
-    opt("output-directory", None, Value),
     opt("ext-diff", None, Flag),
     opt("textconv", None, Flag),
     opt("no-index", None, Flag),
@@ -158,6 +160,7 @@ pub(super) fn table(sub: &str) -> &'static [Opt] {
         "grep" => GREP,
         "config" => CONFIG,
         "blame" => BLAME,
+        "format-patch" => FORMAT_PATCH,
         _ => &[],
     }
 }
@@ -203,6 +206,19 @@ const GREP: &[Opt] = &[
 ];
 
 const CONFIG: &[Opt] = &[opt("file", Some('f'), Path)];
+
+/// `-o <dir>`: where the patches are written.
+const FORMAT_PATCH: &[Opt] = &[opt("output-directory", Some('o'), Path)];
+
+/// The options whose value is where git writes, before the subcommand or
+/// after it: a file (`--output`, `git log --output=x`), a folder it fills
+/// (`format-patch -o`) or checks files out into (`--work-tree`). None may
+/// lead into a git dir, where the user's own git would later read what
+/// was written as its config or run it as a hook.
+pub(super) const WRITES_TO: &[&str] = &["work-tree", "output", "output-directory"];
+
+pub(super) const INTO_GIT_DIR: &str =
+    "it leads into git's own folder, whose config and hooks the user's git reads and runs later";
 
 /// `-S <file>`: revisions to skip, read from a file.
 const BLAME: &[Opt] = &[

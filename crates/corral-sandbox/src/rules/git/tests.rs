@@ -279,3 +279,108 @@ fn one_reading_drives_the_rules_the_read_only_table_and_secrets() {
         assert_eq!(parsed.named_secret(&root).as_deref(), *secret, "{list:?}");
     }
 }
+
+/// git's write targets (`--output`, `--work-tree`, `format-patch -o`)
+/// never lead into a git dir, named so, through a link the clone ships, or
+/// from where `-C` moved git.
+#[test]
+fn no_write_target_leads_into_git_s_own_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::create_dir_all(p.join(".git/hooks")).unwrap();
+    std::fs::write(p.join(".git/config"), "").unwrap();
+    std::fs::create_dir_all(p.join("sub/.git")).unwrap();
+    std::fs::create_dir(p.join("src")).unwrap();
+    std::os::unix::fs::symlink(".git/config", p.join("CHANGELOG.md")).unwrap();
+    std::os::unix::fs::symlink(".git", p.join("dist")).unwrap();
+    std::os::unix::fs::symlink("../.git", p.join("src/up")).unwrap();
+    let root = ProjectRoot::open(p).unwrap();
+    let ctx = Ctx {
+        root: &root,
+        program: "git",
+    };
+    let refused: &[(&[&str], &str)] = &[
+        (
+            &[
+                "--work-tree=.git",
+                "checkout",
+                "HEAD",
+                "--",
+                "hooks/pre-commit",
+            ],
+            "--work-tree=.git",
+        ),
+        (&["--work-tree", ".git", "checkout", "."], "--work-tree"),
+        (&["--work-tree=dist", "checkout", "."], "--work-tree=dist"),
+        (
+            &["--work-tree=sub/.git", "checkout", "."],
+            "--work-tree=sub/.git",
+        ),
+        (
+            &["log", "-1", "--format=%B", "--output=.git/config"],
+            "--output=.git/config",
+        ),
+        (&["log", "--output=CHANGELOG.md"], "--output=CHANGELOG.md"),
+        (&["log", "--outp=dist/config"], "--outp=dist/config"),
+        (&["diff", "--output", "dist/hooks/pre-commit"], "--output"),
+        (&["format-patch", "-o", ".git/hooks", "HEAD~1"], "-o"),
+        (
+            &["format-patch", "--output-directory=dist"],
+            "--output-directory=dist",
+        ),
+        (&["-C", ".git", "--work-tree=.", "checkout", "."], "-C"),
+        (
+            &["-C", "src", "log", "--output=up/config"],
+            "--output=up/config",
+        ),
+        (
+            &["bundle", "create", ".git/commondir", "HEAD"],
+            ".git/commondir",
+        ),
+        (&["worktree", "add", "dist/x"], "dist/x"),
+        (
+            &["mv", "a.txt", ".git/hooks/pre-commit"],
+            ".git/hooks/pre-commit",
+        ),
+        (&["-C", "src", "mv", "a.txt", "up/hooks/x"], "up/hooks/x"),
+    ];
+    for (list, arg) in refused {
+        let a = args(list);
+        let err = GitArgs::parse(&a).check(&ctx).unwrap_err();
+        assert_eq!(err.details["argument"], *arg, "{list:?}: {err:?}");
+        assert!(err.message.contains("git's own folder"), "{err:?}");
+    }
+    let allowed: &[&[&str]] = &[
+        &["--work-tree=.", "status"],
+        &["--git-dir=.git", "log"],
+        &["log", "--output=history.txt"],
+        &["-C", "src", "log", "--output=history.txt"],
+        &["format-patch", "-o", "patches", "HEAD~1"],
+        &["bundle", "create", "repo.bundle", "HEAD"],
+        &["checkout", "main", "--", "src"],
+        &["log", "--", ".git"],
+    ];
+    for list in allowed {
+        let a = args(list);
+        let checked = GitArgs::parse(&a).check(&ctx);
+        assert!(checked.is_ok(), "{list:?}: {checked:?}");
+    }
+}
+
+/// A repository moved by a `.git` file (`gitdir: gd`) is git's own folder
+/// too, wherever it lies in the project.
+#[test]
+fn a_moved_git_dir_is_no_write_target_either() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::create_dir_all(p.join("gd/hooks")).unwrap();
+    std::fs::write(p.join(".git"), "gitdir: gd\n").unwrap();
+    let root = ProjectRoot::open(p).unwrap();
+    let ctx = Ctx {
+        root: &root,
+        program: "git",
+    };
+    let a = args(&["log", "--output=gd/config"]);
+    let err = GitArgs::parse(&a).check(&ctx).unwrap_err();
+    assert_eq!(err.details["argument"], "--output=gd/config", "{err:?}");
+}

@@ -4,9 +4,11 @@
 use super::super::gnu::{option_or_abbreviation, Kind};
 use super::super::{leads_outside, names_secret, Ctx};
 use super::tables::{
-    BRANCH_LISTS, COMMANDS, DENIED_ANYWHERE, LEAVES_READ_ONLY, PLAIN_GLOBALS, READS,
+    BRANCH_LISTS, COMMANDS, DENIED_ANYWHERE, INTO_GIT_DIR, LEAVES_READ_ONLY, PLAIN_GLOBALS, READS,
+    WRITES_TO,
 };
 use super::{GitArgs, Item, What};
+use crate::gitdir::Repository;
 use corral_fs::{ProjectRoot, Result};
 use Kind::{Denied, Path};
 
@@ -23,13 +25,25 @@ impl GitArgs<'_> {
                 return Err(ctx.deny(arg, why));
             }
         }
+        // Where git stands after each `-C`: a path value is judged from
+        // there, as git reads it (`-C .git --work-tree=.` is `.git`).
+        let mut cwd = std::path::PathBuf::new();
         for item in &self.global {
             let Some(o) = item.opt() else { continue };
             match o.rows.first().map(|row| row.kind) {
                 Some(Denied(why)) => return Err(ctx.deny(item.arg, why)),
                 Some(Path) => {
                     if let Some(value) = o.value {
-                        ctx.path(value, value)?;
+                        let path = cwd.join(value);
+                        let path = path.to_string_lossy();
+                        ctx.path(value, &path)?;
+                        let moves = o.name == "C";
+                        if (moves || o.is(WRITES_TO)) && in_git_dir(ctx.root, &path) {
+                            return Err(ctx.deny(item.arg, INTO_GIT_DIR));
+                        }
+                        if moves {
+                            cwd = cwd.join(value);
+                        }
                     }
                 }
                 Some(_) => {}
@@ -61,7 +75,22 @@ impl GitArgs<'_> {
             }
             if o.rows.iter().any(|row| row.kind == Path) {
                 if let Some(value) = o.value {
-                    ctx.path(value, value)?;
+                    let path = cwd.join(value);
+                    let path = path.to_string_lossy();
+                    ctx.path(value, &path)?;
+                    if o.is(WRITES_TO) && in_git_dir(ctx.root, &path) {
+                        return Err(ctx.deny(item.arg, INTO_GIT_DIR));
+                    }
+                }
+            }
+        }
+        // A writing subcommand's words are where it writes too (`bundle
+        // create FILE`, `worktree add PATH`, `mv SRC DST`): none leads into
+        // a git dir.
+        if !READS.contains(&sub) {
+            for item in self.items.iter().filter(|i| i.opt().is_none()) {
+                if in_git_dir(ctx.root, &cwd.join(item.arg).to_string_lossy()) {
+                    return Err(ctx.deny(item.arg, INTO_GIT_DIR));
                 }
             }
         }
@@ -228,4 +257,26 @@ fn leaves_read_only(root: &ProjectRoot, item: &Item<'_>) -> bool {
     o.is(LEAVES_READ_ONLY)
         || (o.is(&["format", "pretty"]) && o.value.is_some_and(|v| v.contains("%G")))
         || o.value.is_some_and(|v| leads_outside(root, v))
+}
+
+/// Whether `path` (inside the root) lands in a git dir, where the kernel
+/// will resolve it: a `.git` folder at any depth, named so or reached
+/// through a link (`dist -> .git`, `CHANGELOG.md -> .git/config`), or
+/// the project's repository where a `.git` file leads.
+fn in_git_dir(root: &ProjectRoot, path: &str) -> bool {
+    let Ok(located) = root.locate(path) else {
+        return false;
+    };
+    let real = located.real_path();
+    if located.lexical.is_git_internal() || real.as_ref().is_some_and(|r| r.is_git_internal()) {
+        return true;
+    }
+    let Some(repository) = Repository::of(root.path()) else {
+        return false;
+    };
+    let real = root.path().join(real.unwrap_or(located.lexical).as_path());
+    repository
+        .folders()
+        .iter()
+        .any(|folder| real.starts_with(folder))
 }
