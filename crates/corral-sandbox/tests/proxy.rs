@@ -394,3 +394,168 @@ fn a_background_command_goes_through_the_proxy_and_its_output_shows_the_log() {
     }
     assert_eq!(reached.load(Ordering::SeqCst), 1);
 }
+
+/// A real HTTP/1.1 server on `address` that keeps each connection open
+/// and answers every request it reads on it, `Connection: close` or not
+/// (as a server that serves pipelined requests does), until the peer
+/// closes or is silent for a second; returns each request it read, as
+/// `LINE host=HOST body=BODY`.
+fn recording_server(address: &str) -> Arc<Mutex<Vec<String>>> {
+    let listener = TcpListener::bind(address).unwrap();
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let record = seen.clone();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            conn.set_read_timeout(Some(std::time::Duration::from_secs(1)))
+                .unwrap();
+            loop {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && conn.read(&mut byte).unwrap_or(0) == 1 {
+                    head.push(byte[0]);
+                }
+                if !head.ends_with(b"\r\n\r\n") {
+                    break;
+                }
+                let head = String::from_utf8_lossy(&head).into_owned();
+                let field = |name: &str| {
+                    head.lines().find_map(|l| {
+                        let (n, v) = l.split_once(':')?;
+                        n.eq_ignore_ascii_case(name).then(|| v.trim().to_string())
+                    })
+                };
+                let length = field("content-length").map_or(0, |l| l.parse().unwrap_or(0));
+                let mut body = vec![0u8; length];
+                let _ = conn.read_exact(&mut body);
+                let said = format!(
+                    "{} host={} body={}",
+                    head.lines().next().unwrap_or(""),
+                    field("host").unwrap_or_else(|| "-".into()),
+                    String::from_utf8_lossy(&body)
+                );
+                record.lock().unwrap().push(said.clone());
+                let reply = format!("reached: {said}\n");
+                let _ = write!(
+                    conn,
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{reply}",
+                    reply.len()
+                );
+            }
+        }
+    });
+    seen
+}
+
+/// Writes each of `payloads` whole, at once, on a connection of its own
+/// to the proxy from inside the sandbox (node, so that the bytes are the
+/// test's own), and prints what came back on each as a JSON string.
+fn raw_to_proxy(root: &ProjectRoot, run: &ShellRun, payloads: &[&str]) -> ExecShellOutput {
+    let script = "const net = require('net');
+        const send = (payload) => new Promise((done) => {
+            const c = net.connect(3128, '127.0.0.1');
+            let got = '';
+            c.on('connect', () => c.write(payload));
+            c.on('data', (d) => { got += d });
+            c.on('error', (e) => { got += '[' + e.code + ']' });
+            c.on('close', () => done(got));
+            c.setTimeout(8000, () => { got += '[timeout]'; c.destroy() });
+        });
+        (async () => {
+            for (const payload of process.argv.slice(1)) {
+                console.log(JSON.stringify(await send(payload)));
+            }
+        })();";
+    let mut args = vec!["-e", script];
+    args.extend_from_slice(payloads);
+    exec_shell(root, &input("node", &args), run).unwrap()
+}
+
+#[test]
+fn a_second_request_on_a_plain_http_connection_is_never_forwarded() {
+    if !inside("a_second_request_on_a_plain_http_connection_is_never_forwarded") {
+        return;
+    }
+    if !has_node() {
+        return;
+    }
+    let (_d, root) = project();
+    // other.test resolves to the same server, as a shared host would.
+    let seen = recording_server("198.51.100.7:80");
+    let run = allowing(&["registry.test"]);
+    let second = "GET http://other.test/second HTTP/1.1\r\nHost: other.test\r\n\r\n";
+    let out = raw_to_proxy(
+        &root,
+        &run,
+        &[
+            &format!("GET http://registry.test/first HTTP/1.1\r\nHost: registry.test\r\n\r\n{second}"),
+            &format!(
+                "POST http://registry.test/upload HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello{second}"
+            ),
+        ],
+    );
+    assert_eq!(out.exit_code, Some(0), "{out:?}");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            "GET /first HTTP/1.1 host=registry.test body=",
+            "POST /upload HTTP/1.1 host=registry.test body=hello",
+        ],
+        "{out:?}"
+    );
+    assert!(out.stdout.contains("reached: GET /first"), "{out:?}");
+    assert!(out.stdout.contains("reached: POST /upload"), "{out:?}");
+    assert!(!out.stdout.contains("second"), "{out:?}");
+    assert!(!out.stderr.contains("other.test"), "{out:?}");
+    assert_eq!(
+        out.stderr.matches("corral proxy: allowed").count(),
+        2,
+        "{out:?}"
+    );
+}
+
+#[test]
+fn a_plain_http_request_whose_end_is_not_known_is_refused_unforwarded() {
+    if !inside("a_plain_http_request_whose_end_is_not_known_is_refused_unforwarded") {
+        return;
+    }
+    if !has_node() {
+        return;
+    }
+    let (_d, root) = project();
+    let seen = recording_server("198.51.100.7:80");
+    let run = allowing(&["registry.test"]);
+    let post = "POST http://registry.test/up HTTP/1.1\r\nHost: registry.test\r\n";
+    let out = raw_to_proxy(
+        &root,
+        &run,
+        &[
+            &format!("{post}Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"),
+            &format!("{post}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\nhello"),
+            &format!("{post}Content-Length: 5\r\nContent-Length: 6\r\n\r\nhello!"),
+            &format!("{post}Content-Length: +5\r\n\r\nhello"),
+            // A head that ends, by bare line feeds, before the blank line.
+            "GET http://registry.test/a HTTP/1.1\nHost: registry.test\n\nGET http://other.test/b HTTP/1.1\r\n\r\n",
+        ],
+    );
+    let answers: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(answers.len(), 5, "{out:?}");
+    for (answer, status) in answers.iter().zip([
+        "411 Length Required",
+        "411 Length Required",
+        "400 Bad Request",
+        "400 Bad Request",
+        "400 Bad Request",
+    ]) {
+        assert!(
+            answer.starts_with(&format!("\"HTTP/1.1 {status}")),
+            "{status}: {out:?}"
+        );
+    }
+    assert!(
+        out.stderr
+            .contains("corral proxy: refused POST http://registry.test:80/up: a request body"),
+        "{out:?}"
+    );
+    assert!(seen.lock().unwrap().is_empty(), "{out:?}");
+}

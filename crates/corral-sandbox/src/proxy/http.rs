@@ -4,11 +4,19 @@
 //! of its addresses is refused, connect to a checked address (never to
 //! the name again, so a second lookup cannot point elsewhere), answer,
 //! and copy bytes both ways. Each decision is one line of the log.
+//!
+//! A plain HTTP request is the one request of its connection: the head
+//! is taken off the socket up to its blank line and no further, then the
+//! body its `Content-Length` declares and not a byte more; whatever the
+//! program sends after that (a second, pipelined request naming another
+//! host) is never read, so never forwarded. A body whose end is not
+//! declared that way (`Transfer-Encoding`, a doubtful `Content-Length`)
+//! is refused before anything is connected.
 
 use super::address;
 use super::Shared;
 use std::io::{self, Read, Write};
-use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs};
+use std::net::{IpAddr, Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
 /// Largest request head read.
@@ -49,13 +57,14 @@ pub(super) fn serve(client: TcpStream, shared: &Shared) {
 }
 
 fn http(mut client: TcpStream, shared: &Shared) -> io::Result<()> {
-    let (head, rest) = read_head(&mut client)?;
+    let head = read_head(&client)?;
     let mut headers = [httparse::EMPTY_HEADER; 64];
     let mut request = httparse::Request::new(&mut headers);
-    let parsed = request.parse(&head);
-    let (Ok(httparse::Status::Complete(_)), Some(method), Some(uri)) =
-        (parsed, request.method, request.path)
-    else {
+    // The head parsed must be all that was read: one that ends earlier
+    // (by bare line feeds) has something else after it.
+    let whole =
+        matches!(request.parse(&head), Ok(httparse::Status::Complete(n)) if n == head.len());
+    let (true, Some(method), Some(uri)) = (whole, request.method, request.path) else {
         return answer(
             &mut client,
             "400 Bad Request",
@@ -68,12 +77,13 @@ fn http(mut client: TcpStream, shared: &Shared) -> io::Result<()> {
             return answer(&mut client, "400 Bad Request", "CONNECT needs host:port");
         };
         let shown = format!("CONNECT {}:{}", target.host, target.port);
-        let mut server = match open(&target, shared, &shown) {
+        let server = match open(&target, shared, &shown) {
             Ok(server) => server,
             Err(refusal) => return refuse(&mut client, &refusal),
         };
         client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")?;
-        server.write_all(&rest)?;
+        // What the program sent after the head is still unread: the
+        // splice carries it, through the tunnel to the host judged.
         let _ = client.set_read_timeout(None);
         super::super::forward::splice(client, server);
         return Ok(());
@@ -95,12 +105,20 @@ fn http(mut client: TcpStream, shared: &Shared) -> io::Result<()> {
         path.to_string()
     };
     let shown = format!("{method} http://{}:{}{path}", target.host, target.port);
+    let body = match body_length(request.headers) {
+        Ok(body) => body,
+        Err((status, why)) => {
+            (shared.log)(&format!("corral proxy: refused {shown}: {why}"));
+            return answer(&mut client, status, why);
+        }
+    };
     let mut server = match open(&target, shared, &shown) {
         Ok(server) => server,
         Err(refusal) => return refuse(&mut client, &refusal),
     };
     // The request as the server expects it: the path alone, the proxy's
-    // own headers dropped, one request per connection.
+    // own headers dropped, the body's length as judged, one request per
+    // connection.
     let mut out = format!(
         "{method} {path} HTTP/1.{}\r\n",
         request.version.unwrap_or(1)
@@ -110,7 +128,12 @@ fn http(mut client: TcpStream, shared: &Shared) -> io::Result<()> {
         let name = header.name.to_ascii_lowercase();
         if matches!(
             name.as_str(),
-            "host" | "proxy-connection" | "proxy-authorization" | "connection" | "keep-alive"
+            "host"
+                | "proxy-connection"
+                | "proxy-authorization"
+                | "connection"
+                | "keep-alive"
+                | "content-length"
         ) {
             continue;
         }
@@ -128,12 +151,84 @@ fn http(mut client: TcpStream, shared: &Shared) -> io::Result<()> {
     };
     let port = (target.port != 80).then(|| format!(":{}", target.port));
     out.extend_from_slice(format!("Host: {host}{}\r\n", port.unwrap_or_default()).as_bytes());
+    if let Some(body) = body {
+        out.extend_from_slice(format!("Content-Length: {body}\r\n").as_bytes());
+    }
     out.extend_from_slice(b"Connection: close\r\n\r\n");
-    out.extend_from_slice(&rest);
     server.write_all(&out)?;
-    let _ = client.set_read_timeout(None);
-    super::super::forward::splice(client, server);
+    relay_one(client, server, body.unwrap_or(0));
     Ok(())
+}
+
+/// The body's length a request head declares (`None`: no body, as a
+/// request without `Content-Length` or `Transfer-Encoding` has none), or
+/// the answer refusing a request whose end cannot be known: a
+/// `Transfer-Encoding` (chunked or any other), more than one
+/// `Content-Length`, or one that is not plain digits.
+fn body_length(
+    headers: &[httparse::Header<'_>],
+) -> Result<Option<u64>, (&'static str, &'static str)> {
+    let named = |name: &'static str| {
+        headers
+            .iter()
+            .filter(move |h| h.name.eq_ignore_ascii_case(name))
+    };
+    if named("transfer-encoding").next().is_some() {
+        return Err((
+            "411 Length Required",
+            "a request body is forwarded only with a Content-Length \
+             (Transfer-Encoding, chunked or not, is refused)",
+        ));
+    }
+    let mut lengths = named("content-length");
+    let Some(length) = lengths.next() else {
+        return Ok(None);
+    };
+    if lengths.next().is_some() {
+        return Err(("400 Bad Request", "more than one Content-Length"));
+    }
+    let digits = length.value.trim_ascii();
+    std::str::from_utf8(digits)
+        .ok()
+        .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|d| d.parse().ok())
+        .map(Some)
+        .ok_or(("400 Bad Request", "the Content-Length is not a number"))
+}
+
+/// Relays one request's body, `body` bytes read from `client` and not
+/// one more, then the server's answer until the server closes; then
+/// closes the client's connection. Bytes the program sent after the body
+/// are never read (closing over them resets the connection).
+fn relay_one(client: TcpStream, mut server: TcpStream, body: u64) {
+    let _ = client.set_read_timeout(None);
+    let sending = if body == 0 {
+        None
+    } else {
+        let (Ok(client_in), Ok(mut server_out)) = (client.try_clone(), server.try_clone()) else {
+            return;
+        };
+        let spawned = std::thread::Builder::new()
+            .name("corral-proxy-body".into())
+            .spawn(move || {
+                let sent = io::copy(&mut client_in.take(body), &mut server_out);
+                // Cut short: the server sees the request end.
+                if !matches!(sent, Ok(n) if n == body) {
+                    let _ = server_out.shutdown(Shutdown::Write);
+                }
+            });
+        let Ok(sending) = spawned else {
+            return;
+        };
+        Some(sending)
+    };
+    let mut client_out = client;
+    let _ = io::copy(&mut server, &mut client_out);
+    // Also wakes the body's copy if the program is still sending it.
+    let _ = client_out.shutdown(Shutdown::Both);
+    if let Some(sending) = sending {
+        let _ = sending.join();
+    }
 }
 
 /// `rest` of `uri` after `scheme`, compared without case.
@@ -168,23 +263,37 @@ fn authority(text: &str, default_port: u16) -> Option<Target> {
     })
 }
 
-/// Reads up to the end of the request head; returns it and what came after.
-fn read_head(client: &mut TcpStream) -> io::Result<(Vec<u8>, Vec<u8>)> {
-    let mut buf = Vec::with_capacity(1024);
+/// Reads the request head up to its blank line and nothing after it:
+/// each round peeks at what arrived and takes off the socket only what
+/// belongs to the head, so a body, a tunnel's first bytes or a second
+/// request stays unread there.
+fn read_head(client: &TcpStream) -> io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(1024);
     let mut chunk = [0u8; 4096];
     loop {
-        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            let rest = buf.split_off(end + 4);
-            return Ok((buf, rest));
-        }
-        if buf.len() > HEAD_LIMIT {
+        let room = chunk.len().min(HEAD_LIMIT - head.len());
+        if room == 0 {
             return Err(io::Error::other("request head too large"));
         }
-        let n = client.read(&mut chunk)?;
+        let n = client.peek(&mut chunk[..room])?;
         if n == 0 {
             return Err(io::ErrorKind::UnexpectedEof.into());
         }
-        buf.extend_from_slice(&chunk[..n]);
+        // The blank line may begin in what was taken before.
+        let from = head.len().saturating_sub(3);
+        let taken = head.len();
+        head.extend_from_slice(&chunk[..n]);
+        let end = head[from..]
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .map(|at| from + at + 4);
+        head.truncate(end.unwrap_or(head.len()));
+        // The same bytes as peeked: this thread alone reads the socket.
+        let mut client = client;
+        client.read_exact(&mut chunk[..head.len() - taken])?;
+        if end.is_some() {
+            return Ok(head);
+        }
     }
 }
 
@@ -366,5 +475,59 @@ mod tests {
         assert_eq!(read("example.org:x"), None);
         assert_eq!(read(":80"), None);
         assert_eq!(read(""), None);
+    }
+
+    #[test]
+    fn a_body_is_bounded_by_one_content_length_of_digits_or_refused() {
+        let length = |headers: &[(&'static str, &'static str)]| {
+            let headers: Vec<_> = headers
+                .iter()
+                .map(|(name, value)| httparse::Header {
+                    name,
+                    value: value.as_bytes(),
+                })
+                .collect();
+            body_length(&headers).map_err(|(status, _)| status)
+        };
+        assert_eq!(length(&[("Accept", "*/*")]), Ok(None));
+        assert_eq!(length(&[("content-length", " 12 ")]), Ok(Some(12)));
+        assert_eq!(length(&[("Content-Length", "0")]), Ok(Some(0)));
+        for refused in [
+            &[("Transfer-Encoding", "chunked")][..],
+            &[("Content-Length", "5"), ("transfer-encoding", "identity")],
+        ] {
+            assert_eq!(length(refused), Err("411 Length Required"), "{refused:?}");
+        }
+        for refused in [
+            &[("Content-Length", "5"), ("Content-Length", "5")][..],
+            &[("Content-Length", "5, 5")],
+            &[("Content-Length", "+5")],
+            &[("Content-Length", "-1")],
+            &[("Content-Length", "")],
+            &[("Content-Length", "99999999999999999999999")],
+        ] {
+            assert_eq!(length(refused), Err("400 Bad Request"), "{refused:?}");
+        }
+    }
+
+    #[test]
+    fn the_head_is_read_up_to_its_blank_line_and_what_follows_stays_unread() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut program = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (proxy, _) = listener.accept().unwrap();
+        // The blank line split across two arrivals, then a second request.
+        program
+            .write_all(b"GET http://a.test/ HTTP/1.1\r\nX: y\r\n\r")
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        program
+            .write_all(b"\nGET http://b.test/ HTTP/1.1\r\n\r\n")
+            .unwrap();
+        drop(program);
+        let head = read_head(&proxy).unwrap();
+        assert_eq!(head, b"GET http://a.test/ HTTP/1.1\r\nX: y\r\n\r\n");
+        let mut after = String::new();
+        (&proxy).read_to_string(&mut after).unwrap();
+        assert_eq!(after, "GET http://b.test/ HTTP/1.1\r\n\r\n");
     }
 }
