@@ -1065,10 +1065,6 @@ ${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIP
   };
 
   // src/lib/agent/hooks.ts
-  var AGENT_CONFIG = /* @__PURE__ */ new Set([".claude", ".codex"]);
-  function inAgentConfig(path) {
-    return path.split("/").some((part) => AGENT_CONFIG.has(part));
-  }
   var LoopHooks = class {
     constructor(ipc, conversation, notice) {
       this.ipc = ipc;
@@ -2205,8 +2201,7 @@ ${said.join("\n\n")}` };
     }
   };
   function hookMayApprove(policy) {
-    if (policy.one_at_a_time || policy.network) return false;
-    return !(policy.paths ?? []).some((p) => inAgentConfig(p.inside) || inAgentConfig(p.typed));
+    return !(policy.one_at_a_time || policy.network);
   }
 
   // src/lib/agent/assembler.ts

@@ -25,6 +25,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod autorun;
 pub mod diff;
 pub mod root;
 pub mod secret;

@@ -118,12 +118,12 @@ impl Held {
                 return Err(Error::invalid_input("a command grant needs a program"))
             }
             Grant::Path { tool, path } => {
-                let place = locate(root, &path)?;
+                let place = located_where_shown(root, &path)?;
                 let path = place.0.display();
                 (Grant::Path { tool, path }, Some(place))
             }
             Grant::Folder { tool, folder } => {
-                let place = locate(root, &folder)?;
+                let place = located_where_shown(root, &folder)?;
                 let folder = place.0.display();
                 (Grant::Folder { tool, folder }, Some(place))
             }
@@ -205,6 +205,22 @@ fn locate(root: &ProjectRoot, path: &str) -> Result<(RelPath, RelPath), Error> {
         Error::invalid_input(format!("`{path}` cannot be located in the project"))
     })?;
     Ok((located.lexical, real))
+}
+
+/// [`locate`] for a path or folder to grant: the chooser shows it by its
+/// name, so it must lead where its name says. One that a link leads
+/// elsewhere (`vendor/pkg -> ..`) is refused, naming its real place.
+fn located_where_shown(root: &ProjectRoot, path: &str) -> Result<(RelPath, RelPath), Error> {
+    let (lexical, real) = locate(root, path)?;
+    if lexical != real {
+        return Err(Error::invalid_input(format!(
+            "`{}` leads to `{}` through a link: a grant names a place by where it really is",
+            lexical.display(),
+            real.display()
+        ))
+        .hint("Grant the real place, or approve this call once."));
+    }
+    Ok((lexical, real))
 }
 
 /// Whether the call has paths and each of them, as written and where it

@@ -65,10 +65,11 @@ impl Prepared {
         }
     }
 
-    /// Whether the call touches a secret-like file, by a path it names or
-    /// where that path really leads.
-    pub fn names_secret(&self, root: &ProjectRoot) -> bool {
-        dispatch::names_secret(root, self.facts())
+    /// Whether the call asks every time, never covered by a grant or a
+    /// saved rule: it touches a secret-like file or one another program
+    /// runs by itself, by a path it names or where that path really leads.
+    pub fn asks_every_time(&self, root: &ProjectRoot) -> bool {
+        dispatch::asks_every_time(root, self.facts())
     }
 
     /// The policy's decision. The paths a server's tool is given are judged

@@ -282,7 +282,7 @@ impl Session {
         let ctx = self.context();
         let prepared = self.prepare(&call.tool, &call.input, &ctx)?;
         let check = prepared.check(&self.root, &ctx, preview)?;
-        let secret = prepared.names_secret(&self.root);
+        let secret = prepared.asks_every_time(&self.root);
         let rule = prepared.command().map(SavedRule::proposed);
         let mut kept = Kept {
             id: uuid::Uuid::new_v4().to_string(),

@@ -243,6 +243,22 @@ pub fn touches_secret(root: &ProjectRoot, name: &str, input: &Value) -> bool {
     names_secret(root, &facts)
 }
 
+/// Whether a call with these facts asks every time, whatever grant or
+/// saved rule exists: it touches a secret-like file ([`names_secret`]), or
+/// one that another program runs by itself (the auto-run table: agent
+/// configuration, `.vscode/`, `.mcp.json`...), by a path as typed or where
+/// it really leads.
+pub fn asks_every_time(root: &ProjectRoot, facts: &Assessment) -> bool {
+    names_secret(root, facts)
+        || facts.paths.iter().any(|path| match root.resolve(path) {
+            Ok(rel) => {
+                policy::auto_run(&rel.display()).is_some()
+                    || real_path(root, &rel).is_some_and(|real| policy::auto_run(&real).is_some())
+            }
+            Err(_) => false,
+        })
+}
+
 /// Whether a call with these facts touches a secret-like file: a path as
 /// typed or where it really leads, or an argument naming one.
 pub fn names_secret(root: &ProjectRoot, facts: &Assessment) -> bool {

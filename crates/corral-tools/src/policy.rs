@@ -6,6 +6,7 @@
 //! by the tools themselves and hold whatever this module decides.
 
 use crate::error::{Error, ErrorCode, Result};
+pub use corral_fs::autorun::auto_run;
 pub use corral_fs::secret::is_secret_like;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -161,7 +162,7 @@ pub fn decide(
         }
     }
     let secret = subject_path.is_some_and(is_secret_like);
-    let config = subject_path.is_some_and(is_agent_config);
+    let auto_run = subject_path.and_then(auto_run);
     match (risk, mode) {
         (Risk::Read, Mode::ReadOnly) if secret => Decision::Deny {
             reason: format!("`{}` looks like a secret", subject_path.unwrap_or_default()),
@@ -182,10 +183,11 @@ pub fn decide(
                 subject_path.unwrap_or_default()
             ),
         },
-        (Risk::Write, _) if config => Decision::Ask {
+        (Risk::Write, _) if auto_run.is_some() => Decision::Ask {
             reason: format!(
-                "{tool} changes `{}`, the project's agent configuration (its hooks run commands; its commands, skills and agents instruct the agent)",
-                subject_path.unwrap_or_default()
+                "{tool} changes `{}`, which another program runs or loads by itself: {}",
+                subject_path.unwrap_or_default(),
+                auto_run.map_or("", |row| row.runs_it)
             ),
         },
         (Risk::Write, Mode::Ask) => Decision::Ask {
@@ -217,20 +219,6 @@ pub fn enforce(decision: &Decision, approval: Approval, tool: &str) -> Result<()
         .detail("tool", tool)
         .detail("reason", reason.as_str())),
     }
-}
-
-/// The folders of the project's agent configuration: Claude Code's and
-/// Codex's settings (with their hooks), commands, skills and agents.
-/// `AGENTS.md` and `CLAUDE.md` are not among them: they are instructions
-/// the user reads in a diff, and nothing runs from them.
-pub const AGENT_CONFIG: [&str; 2] = [".claude", ".codex"];
-
-/// Whether `path` (relative to the root) is in the agent's configuration:
-/// a write there asks in every mode, naming it, whether the file exists or
-/// not. Any folder of those names counts (a package of a monorepo opened
-/// as a project of its own reads its own); the sandbox holds the root's.
-pub fn is_agent_config(path: &str) -> bool {
-    path.split('/').any(|part| AGENT_CONFIG.contains(&part))
 }
 
 /// Whether `path` is `base` or beneath it (component-wise).
@@ -318,6 +306,34 @@ mod tests {
                 "ask",
             ),
             (Read, Some(".claude/settings.json"), false, Ask, "allow"),
+            // Other programs' auto-run files, at any depth, in every mode.
+            (Write, Some(".vscode/tasks.json"), false, AutoEdit, "ask"),
+            (Write, Some(".mcp.json"), false, FullAuto, "ask"),
+            (Write, Some(".cursor/mcp.json"), false, AutoEdit, "ask"),
+            (Write, Some(".gemini/settings.json"), false, FullAuto, "ask"),
+            (
+                Write,
+                Some("pkg/.zed/settings.json"),
+                false,
+                FullAuto,
+                "ask",
+            ),
+            (Write, Some(".envrc"), false, AutoEdit, "ask"),
+            (
+                Write,
+                Some(".devcontainer/devcontainer.json"),
+                false,
+                FullAuto,
+                "ask",
+            ),
+            (
+                Write,
+                Some("src/.idea/workspace.xml"),
+                false,
+                AutoEdit,
+                "ask",
+            ),
+            (Read, Some(".vscode/tasks.json"), false, Ask, "allow"),
             (Shell, None, true, ReadOnly, "deny"),
             (Shell, None, false, Ask, "ask"),
             (Shell, None, true, Ask, "allow"),

@@ -49,7 +49,7 @@ fn facts_of<R>(
         registry: true,
         paths: &facts.paths,
         command,
-        secret: dispatch::names_secret(r, &facts),
+        secret: dispatch::asks_every_time(r, &facts),
     })
 }
 
@@ -372,4 +372,73 @@ fn nothing_on_a_secret_is_granted_beyond_the_call() {
     let copy = json!({"command": "cp", "args": ["a", "b"]});
     give(&mut a, &r, "c1", "exec_shell", &copy, pattern).unwrap();
     assert!(covered(&a, &r, Some("c1"), "exec_shell", &cp).is_none());
+}
+
+#[test]
+fn no_grant_reaches_what_another_program_runs_by_itself() {
+    let (dir, r) = root();
+    std::fs::create_dir_all(dir.path().join(".vscode")).unwrap();
+    std::fs::write(dir.path().join(".vscode/tasks.json"), "{}").unwrap();
+    std::os::unix::fs::symlink(".vscode/tasks.json", dir.path().join("tasks.json")).unwrap();
+    let mut a = Approvals::default();
+    let all = Grant::Folder {
+        tool: "write_file".into(),
+        folder: ".".into(),
+    };
+    give(&mut a, &r, "c1", "write_file", &write("a.txt"), all).unwrap();
+    assert!(covered(&a, &r, Some("c1"), "write_file", &write("b.txt")).is_some());
+    for path in [
+        ".claude/commands/deploy.md",
+        ".claude/agents/helper.md",
+        "pkg/.claude/settings.json",
+        ".vscode/tasks.json",
+        ".mcp.json",
+        "pkg/.cursor/mcp.json",
+        ".envrc",
+        // a link to one, by where it leads
+        "tasks.json",
+    ] {
+        assert!(
+            covered(&a, &r, Some("c1"), "write_file", &write(path)).is_none(),
+            "{path}"
+        );
+    }
+    // Nor may one be granted for itself.
+    let own = Grant::Path {
+        tool: "write_file".into(),
+        path: ".mcp.json".into(),
+    };
+    assert!(give(&mut a, &r, "c1", "write_file", &write(".mcp.json"), own).is_err());
+}
+
+#[test]
+fn a_folder_that_a_link_leads_elsewhere_is_not_granted() {
+    let (dir, r) = root();
+    std::fs::create_dir_all(dir.path().join("vendor")).unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::os::unix::fs::symlink("..", dir.path().join("vendor/pkg")).unwrap();
+    let mut a = Approvals::default();
+    let grant = Grant::Folder {
+        tool: "write_file".into(),
+        folder: "vendor/pkg".into(),
+    };
+    let err = give(
+        &mut a,
+        &r,
+        "c1",
+        "write_file",
+        &write("vendor/pkg/src/greet.js"),
+        grant,
+    )
+    .unwrap_err();
+    assert!(err.message.contains("through a link"), "{err:?}");
+    assert!(covered(
+        &a,
+        &r,
+        Some("c1"),
+        "write_file",
+        &write("vendor/pkg/src/greet.js")
+    )
+    .is_none());
+    assert!(covered(&a, &r, Some("c1"), "write_file", &write("src/greet.js")).is_none());
 }

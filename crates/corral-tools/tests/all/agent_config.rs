@@ -89,3 +89,43 @@ fn a_link_to_the_config_is_judged_as_the_config() {
     );
     assert!(!p.path(".claude/settings.json").exists());
 }
+
+/// Other programs' auto-run files (`.vscode/tasks.json`, `.mcp.json`,
+/// `.cursor/mcp.json`, `.gemini/settings.json`...) ask as the agent's
+/// configuration does, at any depth and through a link, naming what runs
+/// them.
+#[test]
+fn other_programs_auto_run_files_ask_in_every_mode() {
+    let p = Project::new();
+    let auto_edit = CallContext::new(Mode::AutoEdit, Approval::None);
+    std::fs::create_dir_all(p.path(".vscode")).unwrap();
+    std::fs::write(p.path(".vscode/tasks.json"), "{}").unwrap();
+    symlink(".vscode/tasks.json", p.path("tasks.json")).unwrap();
+    for (path, runs_it) in [
+        (".vscode/tasks.json", "folderOpen"),
+        ("tasks.json", "folderOpen"),
+        (".mcp.json", "MCP servers"),
+        (".cursor/mcp.json", "Cursor"),
+        (".gemini/settings.json", "Gemini"),
+        ("pkg/.zed/settings.json", "Zed"),
+        // asked as a secret-like file first
+        (".envrc", "secret"),
+        (".devcontainer/devcontainer.json", "Dev Containers"),
+    ] {
+        let input = json!({"path": path, "content": "{\"x\":1}"});
+        for ctx in [
+            &auto_edit,
+            &CallContext::new(Mode::FullAuto, Approval::None),
+        ] {
+            let err = call(&p.root, "write_file", input.clone(), ctx).unwrap_err();
+            assert_eq!(err.code.as_str(), "approval_required", "{path}: {err:?}");
+            let reason = err.details["reason"].as_str().unwrap_or_default();
+            assert!(reason.contains(runs_it), "{path}: {reason}");
+        }
+    }
+    assert_eq!(
+        std::fs::read_to_string(p.path(".vscode/tasks.json")).unwrap(),
+        "{}"
+    );
+    assert!(!p.path(".mcp.json").exists());
+}

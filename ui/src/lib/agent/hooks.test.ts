@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import type { HookOutcome } from "../types";
-import { LoopHooks, blockedBy, inAgentConfig, notesOf } from "./hooks";
+import { LoopHooks, blockedBy, notesOf } from "./hooks";
 import type { AgentIpc } from "./ports";
 
 const outcome = (over: Partial<HookOutcome>): HookOutcome => ({ verdict: "none", context: [], notices: [], ran: ["check.sh"], ...over });
@@ -40,11 +40,5 @@ describe("the loop's hooks", () => {
     ]);
     expect(blockedBy(outcome({ block: "not yet", blocked_by: "stop.sh" }))).toEqual({ by: "stop.sh", reason: "not yet" });
     expect(blockedBy(outcome({}))).toBeNull();
-  });
-
-  it("knows the agent's configuration by any part of a path", () => {
-    expect(inAgentConfig(".claude/settings.json")).toBe(true);
-    expect(inAgentConfig("pkg/.codex/prompts/x.md")).toBe(true);
-    expect(inAgentConfig(".claudex/a.md")).toBe(false);
   });
 });

@@ -17,14 +17,6 @@ export type HookNote = {
   text?: string;
 };
 
-/** The agent configuration's folders: a hook's allow never answers for a write there. */
-const AGENT_CONFIG = new Set([".claude", ".codex"]);
-
-/** Whether a path (relative to the project) is in the agent's configuration. */
-export function inAgentConfig(path: string): boolean {
-  return path.split("/").some((part) => AGENT_CONFIG.has(part));
-}
-
 export class LoopHooks {
   private events = new Set<HookEvent>();
 

@@ -8,7 +8,7 @@ import { toWireError, wireError } from "../errors";
 import { type FrameScheduler, OutputBuffer } from "../outputBuffer";
 import type { ApprovalAnswer, CallTag, Risk, Ticket, ToolDisplay, ToolResultBlock, ToolUseBlock, WireError } from "../types";
 import type { Consent } from "../ipc";
-import { type HookNote, type LoopHooks, hookContext, inAgentConfig, notesOf } from "./hooks";
+import { type HookNote, type LoopHooks, hookContext, notesOf } from "./hooks";
 import type { AgentIpc, Decision, RunControl } from "./ports";
 import { previewOf } from "./preview";
 import type { ToolItem } from "./state";
@@ -277,10 +277,10 @@ export class ToolRunner {
 
 /**
  * Whether a hook's allow may answer this call's approval: only the mode's
- * own question, never one about a secret-like file, the agent's
- * configuration or the network, which the user answers.
+ * own question, never one the core asks every time (a secret-like file,
+ * the agent's configuration or another program's auto-run file) or about
+ * the network, which the user answers.
  */
 function hookMayApprove(policy: Ticket): boolean {
-  if (policy.one_at_a_time || policy.network) return false;
-  return !(policy.paths ?? []).some((p) => inAgentConfig(p.inside) || inAgentConfig(p.typed));
+  return !(policy.one_at_a_time || policy.network);
 }
