@@ -271,24 +271,45 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
 /// takes away after the last command that could hold it. A name that is a
 /// link is held at its target when that lies in the project (the link
 /// itself cannot be bound).
+///
+/// The other names of the auto-run table (`corral_fs::autorun`: `.vscode/`,
+/// `.mcp.json`, `.envrc`...) are held the same way at the root when they
+/// are there; an absent one is not held (each hold of an absent name costs
+/// a mount point, a tmpfs and a remount on every command).
 fn hold_agent_config(a: &mut Argv, root: &Path) {
+    let others = corral_fs::autorun::AUTO_RUN
+        .iter()
+        .map(|row| row.name)
+        .filter(|name| *name != ".git" && !AGENT_CONFIG.contains(name));
+    for name in others {
+        hold_present(a, root, &root.join(name));
+    }
     for name in AGENT_CONFIG {
         let path = root.join(name);
-        match path.symlink_metadata() {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                if let Ok(target) = std::fs::canonicalize(&path) {
-                    if target.starts_with(root) {
-                        a.path2("--ro-bind", &target, &target);
-                    }
+        if path.symlink_metadata().is_ok() {
+            hold_present(a, root, &path);
+        } else {
+            a.push(["--perms", "0555"]);
+            a.path("--tmpfs", &path);
+            a.path("--remount-ro", &path);
+        }
+    }
+}
+
+/// Binds `path` read-only over itself if it is there; a link is held at
+/// its target when that lies in the project (the link itself cannot be
+/// bound).
+fn hold_present(a: &mut Argv, root: &Path, path: &Path) {
+    match path.symlink_metadata() {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            if let Ok(target) = std::fs::canonicalize(path) {
+                if target.starts_with(root) {
+                    a.path2("--ro-bind", &target, &target);
                 }
             }
-            Ok(_) => a.path2("--ro-bind", &path, &path),
-            Err(_) => {
-                a.push(["--perms", "0555"]);
-                a.path("--tmpfs", &path);
-                a.path("--remount-ro", &path);
-            }
         }
+        Ok(_) => a.path2("--ro-bind", path, path),
+        Err(_) => {}
     }
 }
 

@@ -89,3 +89,34 @@ fn a_present_folder_can_be_neither_written_nor_moved_away() {
     assert!(!claude.join("commands/x.md").exists());
     assert!(!Path::new(&dir.path().join("old-claude")).exists());
 }
+
+/// Other programs' auto-run files at the root (`.vscode/tasks.json` runs
+/// when VS Code opens the folder, `.mcp.json` starts servers) are held
+/// read-only as the agent's configuration is, when they are there.
+#[test]
+fn present_auto_run_files_cannot_be_changed_by_a_build() {
+    if !namespaces() || !has_node() {
+        return;
+    }
+    let (dir, root) = project();
+    let p = dir.path();
+    std::fs::create_dir_all(p.join(".vscode")).unwrap();
+    std::fs::write(p.join(".vscode/tasks.json"), "{}").unwrap();
+    std::fs::write(p.join(".mcp.json"), "{}").unwrap();
+    const CHANGE: &str = "const fs = require('fs');
+        for (const f of ['.vscode/tasks.json', '.mcp.json', '.vscode/settings.json']) {
+          try { fs.writeFileSync(f, '{\"x\":1}'); console.log('wrote ' + f) }
+          catch (e) { console.log(e.code + ' ' + f) } }
+        try { fs.renameSync('.vscode', 'old'); console.log('moved') } catch (e) { console.log(e.code) }";
+    let out = run(&root, "node", &["-e", CHANGE]);
+    assert!(out.sandboxed, "{:?}", out.sandbox_note);
+    for line in [
+        "EROFS .vscode/tasks.json",
+        "EROFS .mcp.json",
+        "EROFS .vscode/settings.json",
+        "EBUSY",
+    ] {
+        assert!(out.stdout.contains(line), "{line}: {out:?}");
+    }
+    assert_eq!(std::fs::read_to_string(p.join(".mcp.json")).unwrap(), "{}");
+}
