@@ -68,6 +68,7 @@ mod allowlist;
 pub mod background;
 mod caches;
 mod capture;
+mod credentials;
 mod env;
 mod forward;
 mod gitconfig;
@@ -427,11 +428,22 @@ pub fn exec_shell(
         .detail("stderr", outcome.stderr.text)
         .detail("duration_ms", outcome.duration_ms));
     }
+    // git prints remote URLs and config values: a token in either never
+    // reaches the model.
+    let (stdout, stderr) = if input.command == "git" {
+        let mask = |text: String| match credentials::mask(&text) {
+            std::borrow::Cow::Borrowed(_) => text,
+            std::borrow::Cow::Owned(masked) => masked,
+        };
+        (mask(outcome.stdout.text), mask(outcome.stderr.text))
+    } else {
+        (outcome.stdout.text, outcome.stderr.text)
+    };
     Ok(ExecShellOutput {
         command: input.command.clone(),
         args: input.args.clone(),
-        stdout: outcome.stdout.text,
-        stderr: outcome.stderr.text,
+        stdout,
+        stderr,
         exit_code: outcome.exit_code,
         timed_out: outcome.timed_out,
         duration_ms: outcome.duration_ms,

@@ -239,3 +239,29 @@ fn git_options_cannot_aim_a_write_at_git_s_folder() {
     let config = std::fs::read_to_string(p.join(".git/config")).unwrap();
     assert!(!config.contains("fsmonitor"), "{config}");
 }
+
+/// A token kept in a remote's URL never reaches the model: `git remote
+/// -v` runs without asking, and its output has the userinfo masked.
+#[test]
+fn a_token_in_a_remote_url_is_masked_in_git_s_output() {
+    if !namespaces() {
+        return;
+    }
+    let (dir, root) = fixture();
+    host_git(
+        dir.path(),
+        &[
+            "remote",
+            "add",
+            "origin",
+            "https://x-access-token:ghp_TOKEN1234@example.com/o/r.git",
+        ],
+    );
+    let out = run(&root, "git", &["remote", "-v"]);
+    assert!(out.sandboxed, "{:?}", out.sandbox_note);
+    assert!(!out.stdout.contains("ghp_TOKEN1234"), "{out:?}");
+    assert!(
+        out.stdout.contains("https://***@example.com/o/r.git"),
+        "{out:?}"
+    );
+}

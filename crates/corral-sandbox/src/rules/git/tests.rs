@@ -257,6 +257,21 @@ fn one_reading_drives_the_rules_the_read_only_table_and_secrets() {
             false,
             None,
         ),
+        // a key that holds a credential asks
+        (&["config", "--get", "user.name"], None, true, None),
+        (
+            &["config", "--get", "http.https://example.com/.extraheader"],
+            None,
+            false,
+            None,
+        ),
+        (
+            &["config", "get", "credential.helper"],
+            None,
+            false,
+            Some("credential.helper"),
+        ),
+        (&["config", "--get", "url.x.insteadOf"], None, false, None),
         (&["stash", "list"], None, true, None),
         (&["stash", "--", "list"], None, false, None),
         (&["branch", "-vv"], None, true, None),

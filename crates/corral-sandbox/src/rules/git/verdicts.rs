@@ -207,10 +207,16 @@ impl GitArgs<'_> {
             ),
             // One named key of the repository's config; listings and other
             // scopes (`--global`: `~/.gitconfig`) read outside the project.
+            // A key that holds a credential by its nature (an auth header,
+            // a credential helper's settings, an `insteadOf` URL) asks.
             "config" => {
                 self.config_reads()
                     && has(&["--get", "--get-all", "get"])
                     && !has(&["--global", "--system", "-l", "--list", "list"])
+                    && !self
+                        .items
+                        .iter()
+                        .any(|item| item.opt().is_none() && names_credential_key(item.arg))
             }
             _ => false,
         };
@@ -279,4 +285,17 @@ fn in_git_dir(root: &ProjectRoot, path: &str) -> bool {
         .folders()
         .iter()
         .any(|folder| real.starts_with(folder))
+}
+
+/// Whether a config key holds a credential by its nature: `http.*` (an
+/// `extraHeader` carries an `Authorization:` value), `credential.*`,
+/// `url.*` (an `insteadOf` URL may carry a token), or a name that says so.
+fn names_credential_key(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    ["http.", "credential.", "url."]
+        .iter()
+        .any(|section| key.starts_with(section))
+        || ["extraheader", "token", "password", "secret", "auth"]
+            .iter()
+            .any(|word| key.contains(word))
 }
