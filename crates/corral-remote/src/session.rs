@@ -12,7 +12,7 @@
 //! nothing goes on there unseen). The next command connects anew, to a
 //! new session there: its tickets and grants start empty.
 
-use crate::forwards::Forwards;
+use crate::forwards::{Forwards, Sent};
 use crate::questions::{Listener, OnQuestion, Questions};
 use crate::{connection_error, failed, install, missing, spawn_cli, Remote, MISSING};
 use corral_protocol::{Error, ErrorCode};
@@ -129,6 +129,8 @@ impl RemoteSession {
         args: Value,
         on_event: Option<&(dyn Fn(Value) + Sync)>,
     ) -> Result<Value, Error> {
+        // What the answer may say about this side's background commands.
+        let sent = Sent::of(command, &args);
         let link = self.link().await?;
         let mut answer = match self.request(&link, command, args.clone(), on_event).await {
             Ok(answer) => answer?,
@@ -141,8 +143,10 @@ impl RemoteSession {
                     .map_err(|Unsent| self.interrupted(&link, command))??
             }
         };
-        // A background command's ports are reached here.
-        self.forwards.rewrite(&self.remote, command, &mut answer);
+        // A background command's ports are reached here: those of the
+        // commands this side started, looked at by their run ids.
+        self.forwards
+            .rewrite(&self.remote, command, sent, &mut answer);
         Ok(answer)
     }
 
