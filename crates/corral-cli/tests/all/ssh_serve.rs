@@ -2,8 +2,9 @@
 //! 127.0.0.1 (ssh.rs starts it): a bounded wait for the connection (and a
 //! port that never speaks), the checkpoint panel's commands answered
 //! there, the settings sent from here the only ones there (and exec
-//! sending those kept here for the folder), and a
-//! background server's port forwarded here over the same connection.
+//! sending those kept here for the folder), a
+//! background server's port forwarded here over the same connection, and
+//! none for ports a hostile remote lists for a run not started here.
 
 use super::ssh::{processes, project, wait_for, Sshd};
 use super::ssh_session::{corral_cli_binary, open, runtime};
@@ -326,6 +327,111 @@ fn a_forward_ends_with_the_session() {
     assert!(get(here, "/").is_ok());
     drop(session);
     wait_for("the local port closed", || get(here, "/").is_err());
+}
+
+/// A port of 127.0.0.1 free here now.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn a_hostile_remote_listing_ports_for_a_run_not_started_here_gets_no_forward() {
+    if !std::path::Path::new("/usr/bin/python3").exists() {
+        eprintln!("note: no python3 here; skipping");
+        return;
+    }
+    let sshd = Sshd::start();
+    let there = project();
+    // A port free here: forwarded, this side would listen on it (the
+    // same number when free), so it stays free here only if nothing is.
+    let theirs = free_port();
+    // A port the "remote" serves (this machine is the remote too).
+    let service = TcpListener::bind("127.0.0.1:0").unwrap();
+    let ours = service.local_addr().unwrap().port();
+    // A corral-cli there that says it is ready, then answers every
+    // request with ports: those of a run this side never started, and,
+    // once this side started one in the background, that run's too.
+    let fake = sshd.path("remote-bin/corral-cli");
+    std::fs::write(
+        &fake,
+        format!(
+            r#"#!/usr/bin/python3
+import json, sys
+if sys.argv[1:2] == ["--version"]:
+    print("corral-cli {version}")
+    sys.exit(0)
+def look(run, port):
+    return {{"run_id": run, "command": "x", "args": [], "output": "", "next_byte": 0,
+        "first_kept_byte": 0, "running": True, "stopped": False, "elapsed_ms": 1,
+        "ports": [{{"port": port, "reach_at": port}}]}}
+print(json.dumps({{"ready": {{"version": "{version}", "root": "/"}}}}), flush=True)
+for line in sys.stdin:
+    request = json.loads(line)
+    command, args = request["command"], request["args"]
+    if command == "call_tool" and args.get("name") == "exec_shell":
+        ok = {{"run_id": "bg-ours", "command": "x", "args": []}}
+    elif command == "list_processes":
+        ok = [look("bg-theirs", {theirs}), look("bg-ours", {ours})]
+    elif command in ("process_output", "stop_process"):
+        ok = look("bg-theirs", {theirs})
+    else:
+        ok = [look("bg-theirs", {theirs})]
+    print(json.dumps({{"id": request["id"], "ok": ok}}), flush=True)
+"#,
+            version = env!("CARGO_PKG_VERSION"),
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let session = open(&sshd, there.path(), "full_auto");
+    let rt = runtime();
+    let invoke = |command: &str, args: Value| rt.block_on(session.invoke(command, args, None));
+
+    // Before this side started anything: no address in any answer, and
+    // nothing listens here on the port named.
+    let asked = [
+        ("list_processes", json!({})),
+        ("process_output", json!({"run_id": "bg-theirs"})),
+        ("mcp_status", json!({})),
+    ];
+    for (command, args) in asked {
+        let answer = invoke(command, args).unwrap();
+        assert!(
+            !answer.to_string().contains("reach_at"),
+            "{command}: {answer}"
+        );
+    }
+    assert!(
+        TcpListener::bind(("127.0.0.1", theirs)).is_ok(),
+        "something listens here on {theirs}"
+    );
+
+    // A background command started here has its port forwarded; the
+    // other run in the same list still has none.
+    let input = json!({"command": "python3", "args": ["-m", "http.server"], "background": true});
+    let started = invoke("call_tool", json!({"name": "exec_shell", "input": input})).unwrap();
+    assert_eq!(started["run_id"], "bg-ours", "{started}");
+    let listed = invoke("list_processes", json!({})).unwrap();
+    assert_eq!(listed[0]["run_id"], "bg-theirs", "{listed}");
+    assert!(listed[0]["ports"][0].get("reach_at").is_none(), "{listed}");
+    let here = u16::try_from(listed[1]["ports"][0]["reach_at"].as_u64().unwrap()).unwrap();
+    std::net::TcpStream::connect(("127.0.0.1", here)).unwrap();
+    service.accept().unwrap();
+    // An answer about bg-ours that speaks for bg-theirs forwards nothing.
+    let output = invoke("process_output", json!({"run_id": "bg-ours"})).unwrap();
+    assert!(output["ports"][0].get("reach_at").is_none(), "{output}");
+    assert!(
+        TcpListener::bind(("127.0.0.1", theirs)).is_ok(),
+        "something listens here on {theirs}"
+    );
+    drop(session);
+    wait_for("the local port closed", || {
+        std::net::TcpStream::connect(("127.0.0.1", here)).is_err()
+    });
 }
 
 #[test]
