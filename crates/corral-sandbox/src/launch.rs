@@ -11,7 +11,9 @@
 //!
 //! - the descriptors bwrap reads (the socket filter, the `/etc` copies,
 //!   the gate's) are `dup2`ed onto themselves, which clears close-on-exec
-//!   on the child's copy only;
+//!   on the child's copy only; any other this process holds without
+//!   close-on-exec (one it was started with) is closed in the child
+//!   ([`strays`]), so bwrap starts with its standard streams and those;
 //! - `--die-with-parent` is the death signal (bwrap sets it itself);
 //! - the cgroups: on v1 the thread that starts bwrap moves itself alone
 //!   into the command's cgroups for the spawn and back after
@@ -31,7 +33,7 @@
 use super::limits::{self, Cgroups, Limits};
 use std::ffi::{CString, OsString};
 use std::io::{Read, Write};
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::ExitStatusExt;
@@ -55,9 +57,9 @@ pub(crate) struct Launched {
 /// Starts `program` with `args` and exactly `env`: stdin from
 /// `/dev/null` (piped when `piped_stdin`), stdout and stderr piped, a
 /// process group of its own, `SIGPIPE` at its default and no signal
-/// blocked (as `std::process` does), and `kept` open across `exec`. Every
-/// other descriptor of ours is close-on-exec. The caller reaps it
-/// ([`wait`]).
+/// blocked (as `std::process` does), and `kept` open across `exec`, with
+/// no other descriptor: every other of ours is close-on-exec, and the
+/// [`strays`] are closed in the child. The caller reaps it ([`wait`]).
 pub(crate) fn spawn(
     program: &Path,
     args: &[OsString],
@@ -89,6 +91,12 @@ pub(crate) fn spawn(
     let (stdout, stdout_end) = pipe()?;
     let (stderr, stderr_end) = pipe()?;
     let mut actions = PosixSpawnFileActions::init()?;
+    // Listed once every descriptor of ours for the child is open, so no
+    // number listed is one of them. A stray closed meanwhile by another
+    // thread leaves a number the child need not have open either.
+    for fd in strays() {
+        actions.add_close(fd)?;
+    }
     actions.add_dup2(stdin_end.as_raw_fd(), 0)?;
     actions.add_dup2(stdout_end.as_raw_fd(), 1)?;
     actions.add_dup2(stderr_end.as_raw_fd(), 2)?;
@@ -117,6 +125,83 @@ pub(crate) fn spawn(
         stdout: stdout.into(),
         stderr: stderr.into(),
     })
+}
+
+/// The descriptors of this process that a child would inherit though
+/// Corral never meant it to: every one from 3 on without close-on-exec.
+/// Everything Corral opens is close-on-exec (std opens so; the pipes,
+/// memory files, sockets and duplicates here and in `proxy` ask for it),
+/// and the descriptors bwrap reads lose the flag in the child alone; so
+/// what is found here is what the process was started with (a socket its
+/// launcher left open, to a host service) or what a library opened
+/// without the flag. Listed from `/proc/self/fd`; without it, every
+/// number below the open-files limit is asked.
+pub(crate) fn strays() -> Vec<RawFd> {
+    /// The most numbers asked without `/proc`.
+    const MOST: u64 = 1 << 20;
+    let numbers: Vec<RawFd> = match std::fs::read_dir("/proc/self/fd") {
+        Ok(listed) => listed
+            .flatten()
+            .filter_map(|entry| entry.file_name().to_str()?.parse().ok())
+            .collect(),
+        Err(_) => {
+            let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile)
+                .current
+                .unwrap_or(MOST)
+                .min(MOST);
+            (0..RawFd::try_from(limit).unwrap_or(RawFd::MAX)).collect()
+        }
+    };
+    numbers
+        .into_iter()
+        .filter(|&fd| fd > 2 && inheritable(fd))
+        .collect()
+}
+
+/// Whether `fd` is open here without close-on-exec.
+fn inheritable(fd: RawFd) -> bool {
+    #[allow(unsafe_code)]
+    // SAFETY: `F_GETFD` reads the flags of a descriptor number and changes
+    // nothing; a number not open (or closed meanwhile) answers `EBADF`.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+    flags >= 0 && flags & libc::FD_CLOEXEC == 0
+}
+
+/// For a child `std::process::Command` forks (a server's bwrap, any
+/// command under Landlock), what [`spawn`] does with file actions: its
+/// first hook marks every descriptor from 3 on close-on-exec
+/// (`close_range` with `CLOSE_RANGE_CLOEXEC`; before Linux 5.11, which
+/// lacks it, the [`strays`] found now). Call it before any hook that
+/// clears the flag on a descriptor bwrap reads: hooks run in order.
+pub(crate) fn inherit_nothing(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    let strays = strays();
+    let hook = move || -> std::io::Result<()> {
+        #[allow(unsafe_code)]
+        // SAFETY: system calls on descriptor numbers that only set their
+        // close-on-exec flag, in the forked child before `exec`; no
+        // allocation (the list was made before the fork).
+        unsafe {
+            let marked = libc::syscall(
+                libc::SYS_close_range,
+                3_u32,
+                u32::MAX,
+                libc::CLOSE_RANGE_CLOEXEC,
+            );
+            if marked != 0 {
+                for &fd in &strays {
+                    libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+                }
+            }
+        }
+        Ok(())
+    };
+    #[allow(unsafe_code)]
+    // SAFETY: the hook runs in the forked child before `exec` and only
+    // makes the system calls above, which are async-signal-safe.
+    unsafe {
+        cmd.pre_exec(hook);
+    }
 }
 
 /// Waits for a process [`spawn`] started and reaps it.
@@ -321,6 +406,51 @@ mod tests {
         let status = wait(launched.pid).unwrap();
         assert!(status.success());
         assert_eq!(out, "kept\nclosed\nfrom env\nleader\n");
+    }
+
+    #[test]
+    fn a_descriptor_left_inheritable_here_reaches_no_child() {
+        use std::os::unix::process::CommandExt;
+        // As one this process was started with: no close-on-exec.
+        let (stray, _stray_peer) = UnixStream::pair().unwrap();
+        rustix::io::fcntl_setfd(&stray, rustix::io::FdFlags::empty()).unwrap();
+        let (kept, _kept_peer) = UnixStream::pair().unwrap();
+        assert!(strays().contains(&stray.as_raw_fd()));
+        assert!(!strays().contains(&kept.as_raw_fd()));
+        let script = format!(
+            "test -e /proc/self/fd/{s} && echo stray; test -e /proc/self/fd/{k} && echo kept; true",
+            s = stray.as_raw_fd(),
+            k = kept.as_raw_fd()
+        );
+        let args = ["-c".into(), script.into()];
+        let launched = spawn(Path::new("/bin/sh"), &args, &[], &[kept.as_fd()], false).unwrap();
+        let mut out = String::new();
+        let mut stdout = launched.stdout;
+        stdout.read_to_string(&mut out).unwrap();
+        assert!(wait(launched.pid).unwrap().success());
+        assert_eq!(out, "kept\n", "spawned");
+
+        // Forked: the hook first, then one that keeps `kept`, as a
+        // server's bwrap keeps its files.
+        let mut cmd = std::process::Command::new("/bin/sh");
+        inherit_nothing(&mut cmd);
+        let kept_fd = kept.try_clone().unwrap();
+        let script = format!(
+            "test -e /proc/self/fd/{s} && echo stray; test -e /proc/self/fd/{k} && echo kept; true",
+            s = stray.as_raw_fd(),
+            k = kept_fd.as_raw_fd()
+        );
+        #[allow(unsafe_code)]
+        // SAFETY: one `fcntl` in the forked child on a descriptor opened
+        // before the fork.
+        unsafe {
+            cmd.pre_exec(move || {
+                rustix::io::fcntl_setfd(&kept_fd, rustix::io::FdFlags::empty())?;
+                Ok(())
+            });
+        }
+        let out = cmd.args(["-c", &script]).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "kept\n", "forked");
     }
 
     #[test]

@@ -1,9 +1,12 @@
 //! Spawning and supervising one child.
 //!
 //! The child gets stdin from `/dev/null`, its own process group, the built
-//! environment and (on Linux) the Landlock ruleset. A command in the
-//! namespaces starts bwrap without forking the caller (`launch`): its
-//! limits are put on bwrap's child before the program runs. One thread
+//! environment and (on Linux) the Landlock ruleset, and no descriptor but
+//! its standard streams and the ones bwrap reads: not one this process
+//! was started with (`launch::strays`, `launch::inherit_nothing`). A
+//! command in the namespaces starts bwrap without forking the caller
+//! (`launch`): its limits are put on bwrap's child before the program
+//! runs. One thread
 //! reads both pipes as output comes (`poll`), hands each chunk to the live
 //! sink and keeps a capped copy, and sees the exit through a pidfd, so the
 //! end of a command is one wake-up (where there is no pidfd, another
@@ -147,6 +150,9 @@ fn command(spec: Spec<'_>) -> Result<(Command, Status, Gated)> {
             egress,
         } => {
             let mut cmd = Command::new(bwrap);
+            // First: the hooks after it clear close-on-exec on bwrap's.
+            #[cfg(target_os = "linux")]
+            launch::inherit_nothing(&mut cmd);
             if let Some(egress) = egress {
                 let made = proxy::Gate::new().map_err(|e| {
                     Error::new(
@@ -163,6 +169,8 @@ fn command(spec: Spec<'_>) -> Result<(Command, Status, Gated)> {
         }
         Fence::Landlock { prepared, why } => {
             let mut cmd = Command::new(spec.program);
+            #[cfg(target_os = "linux")]
+            launch::inherit_nothing(&mut cmd);
             cmd.arg0(spec.name);
             let status = install_sandbox(&mut cmd, prepared, why)?;
             #[cfg(target_os = "linux")]

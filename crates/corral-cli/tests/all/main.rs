@@ -16,6 +16,7 @@ mod checkpoint;
 mod cli;
 mod common;
 mod crash;
+mod descriptors;
 mod exec;
 mod exec_hooks;
 mod exec_skills;
