@@ -13,7 +13,12 @@
 //! `AF_NETLINK` to the kernel), so the rule is by inclusion: a family not
 //! named is refused, one added to the kernel tomorrow included. The two
 //! left only reach the command's own namespace: its loopback, or the
-//! egress proxy when it has the network. `socketpair(AF_UNIX)`, which
+//! egress proxy when it has the network. One more is let through, for
+//! the namespace's own interfaces only: `AF_NETLINK` with the protocol
+//! `NETLINK_ROUTE` (`getifaddrs`; node's `os.networkInterfaces()` throws
+//! without it, and dev servers call it); its routes and addresses are the
+//! namespace's, and without capabilities nothing there can be changed.
+//! Every other netlink protocol (device events, audit) is refused. `socketpair(AF_UNIX)`, which
 //! talks only to itself (node's and cargo's pipes to their children),
 //! stays allowed. `io_uring_setup` is refused too: io_uring can create
 //! sockets without the `socket` call.
@@ -84,10 +89,33 @@ fn compile() -> Result<Compiled, String> {
         .map_err(|e| e.to_string())
     };
     // One rule, its conditions all true: neither of the two families.
-    let other_family = SeccompRule::new(vec![not(libc::AF_INET)?, not(libc::AF_INET6)?])
-        .map_err(|e| e.to_string())?;
+    let other_family = SeccompRule::new(vec![
+        not(libc::AF_INET)?,
+        not(libc::AF_INET6)?,
+        not(libc::AF_NETLINK)?,
+    ])
+    .map_err(|e| e.to_string())?;
+    // Netlink for the namespace's own routes only (`getifaddrs`: node's
+    // `os.networkInterfaces()`, which dev servers call to print their
+    // addresses); its other protocols (the kernel's device events, audit,
+    // ...) reach past the namespace.
+    let is_netlink = SeccompCondition::new(
+        0,
+        SeccompCmpArgLen::Dword,
+        SeccompCmpOp::Eq,
+        u64::from(libc::AF_NETLINK.unsigned_abs()),
+    )
+    .map_err(|e| e.to_string())?;
+    let not_route = SeccompCondition::new(
+        2,
+        SeccompCmpArgLen::Dword,
+        SeccompCmpOp::Ne,
+        u64::from(libc::NETLINK_ROUTE.unsigned_abs()),
+    )
+    .map_err(|e| e.to_string())?;
+    let other_netlink = SeccompRule::new(vec![is_netlink, not_route]).map_err(|e| e.to_string())?;
     let rules = [
-        (libc::SYS_socket, vec![other_family]),
+        (libc::SYS_socket, vec![other_family, other_netlink]),
         (libc::SYS_io_uring_setup, Vec::new()),
     ];
     let filter = SeccompFilter::new(
@@ -239,7 +267,13 @@ mod tests {
                     make(AddressFamily::UNIX, SocketType::STREAM),
                     make(AddressFamily::UNIX, SocketType::DGRAM),
                     make(AddressFamily::VSOCK, SocketType::STREAM),
-                    make(AddressFamily::NETLINK, SocketType::DGRAM),
+                    errno(socket(
+                        AddressFamily::NETLINK,
+                        SocketType::DGRAM,
+                        Some(rustix::net::Protocol::from_raw(
+                            std::num::NonZeroU32::new(15).unwrap(),
+                        )),
+                    )),
                     make(AddressFamily::PACKET, SocketType::DGRAM),
                     make(AddressFamily::BLUETOOTH, SocketType::STREAM),
                     make(
@@ -278,15 +312,16 @@ mod tests {
     fn a_sandboxed_command_opens_only_inet_sockets_and_its_loopback_still_works() {
         const PROBE: &str = r#"import ctypes, socket
 out = []
-for name, family, kind in [
-    ("unix", socket.AF_UNIX, socket.SOCK_STREAM),
-    ("vsock", socket.AF_VSOCK, socket.SOCK_STREAM),
-    ("netlink", socket.AF_NETLINK, socket.SOCK_DGRAM),
-    ("packet", socket.AF_PACKET, socket.SOCK_DGRAM),
-    ("inet", socket.AF_INET, socket.SOCK_STREAM),
+for name, family, kind, proto in [
+    ("unix", socket.AF_UNIX, socket.SOCK_STREAM, 0),
+    ("vsock", socket.AF_VSOCK, socket.SOCK_STREAM, 0),
+    ("netlink", socket.AF_NETLINK, socket.SOCK_DGRAM, 15),
+    ("route", socket.AF_NETLINK, socket.SOCK_RAW, 0),
+    ("packet", socket.AF_PACKET, socket.SOCK_DGRAM, 0),
+    ("inet", socket.AF_INET, socket.SOCK_STREAM, 0),
 ]:
     try:
-        socket.socket(family, kind).close()
+        socket.socket(family, kind, proto).close()
         out.append(name + "=ok")
     except OSError as e:
         out.append("%s=%d" % (name, e.errno))
@@ -318,8 +353,9 @@ print(" ".join(out))
             background: false,
         };
         let eacces = libc::EACCES;
-        let mut expected =
-            format!("unix={eacces} vsock={eacces} netlink={eacces} packet={eacces} inet=ok");
+        let mut expected = format!(
+            "unix={eacces} vsock={eacces} netlink={eacces} route=ok packet={eacces} inet=ok"
+        );
         if cfg!(target_arch = "x86_64") {
             expected += &format!(" x32=-1/{eacces}");
         }
