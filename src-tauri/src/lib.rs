@@ -36,6 +36,8 @@ pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
 
 /// Builds and runs the app.
 pub fn run() {
+    // What the launcher left open reaches nothing this app starts.
+    corral_tools::shell::inherit_nothing_from_the_launcher();
     // Before anything starts a thread: it sets environment variables.
     render_on_cpu_without_gpu();
     // `--help`, `--version` and a wrong argument end here, before any window.

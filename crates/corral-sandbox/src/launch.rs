@@ -167,6 +167,33 @@ fn inheritable(fd: RawFd) -> bool {
     flags >= 0 && flags & libc::FD_CLOEXEC == 0
 }
 
+/// Marks every descriptor from 3 on close-on-exec in this process: what
+/// the launcher left open (a terminal's socket, another app's pipe) then
+/// reaches no program this process starts, sandboxed or not (`ssh`, a
+/// language server). Called once at start, before any thread.
+pub fn inherit_nothing_from_the_launcher() {
+    #[allow(unsafe_code)]
+    // SAFETY: a system call on descriptor numbers that only sets their
+    // close-on-exec flag.
+    let marked = unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            3_u32,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        )
+    };
+    if marked != 0 {
+        for fd in strays() {
+            #[allow(unsafe_code)]
+            // SAFETY: as above, one descriptor at a time.
+            unsafe {
+                libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+            }
+        }
+    }
+}
+
 /// For a child `std::process::Command` forks (a server's bwrap, any
 /// command under Landlock), what [`spawn`] does with file actions: its
 /// first hook marks every descriptor from 3 on close-on-exec
@@ -339,6 +366,48 @@ pub(crate) fn confine(
 mod tests {
     #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
     use super::*;
+
+    /// In a process of its own (it marks every descriptor of the process
+    /// it runs in): a descriptor the launcher left inheritable reaches no
+    /// child started afterwards, sandboxed or not.
+    #[test]
+    fn what_the_launcher_left_open_reaches_no_child_of_this_process() {
+        const NAME: &str =
+            "launch::tests::what_the_launcher_left_open_reaches_no_child_of_this_process";
+        if std::env::var_os("CORRAL_LAUNCH_CHILD").is_none() {
+            let out = std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", NAME, "--nocapture", "--test-threads=1"])
+                .env("CORRAL_LAUNCH_CHILD", "1")
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success(),
+                "{stdout}{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(stdout.contains("CHILD-CHECKED"), "{stdout}");
+            return;
+        }
+        let (stray, _peer) = UnixStream::pair().unwrap();
+        rustix::io::fcntl_setfd(&stray, rustix::io::FdFlags::empty()).unwrap();
+        let probe = format!(
+            "test -e /proc/self/fd/{} && echo stray; true",
+            stray.as_raw_fd()
+        );
+        let before = std::process::Command::new("/bin/sh")
+            .args(["-c", &probe])
+            .output()
+            .unwrap();
+        assert_eq!(before.stdout, b"stray\n", "the probe sees an inherited one");
+        inherit_nothing_from_the_launcher();
+        let after = std::process::Command::new("/bin/sh")
+            .args(["-c", &probe])
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&after.stdout), "");
+        println!("CHILD-CHECKED");
+    }
 
     #[test]
     fn bwrap_s_report_gives_the_child_s_pid() {
