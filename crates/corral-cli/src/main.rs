@@ -248,7 +248,7 @@ enum Command {
 
 fn main() -> ExitCode {
     // What the launcher left open reaches nothing this process starts.
-    corral_sandbox::inherit_nothing_from_the_launcher();
+    corral_tools::shell::inherit_nothing_from_the_launcher();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
