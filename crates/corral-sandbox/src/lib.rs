@@ -110,7 +110,7 @@ pub use namespace::available as namespaces_available;
 pub use network::wants_network;
 pub use profile::{is_read_only, Profile};
 pub use proxy::{is_valid_pattern as is_valid_domain_pattern, DomainAsk, Egress, DEFAULT_DOMAINS};
-pub use rules::CommandLine;
+pub use rules::{CommandLine, GitWrites};
 pub use saved::{rule_covering, SavedRule};
 
 /// The folders the sandbox finds programs in: cargo's `bin`, then the
@@ -287,6 +287,9 @@ pub struct Assessment<'r> {
     pub network: bool,
     /// The caller's saved rule that lets it run unasked ([`rule_covering`]).
     pub rule: Option<&'r SavedRule>,
+    /// git must write more of its own folder than ordinary work does (its
+    /// `config`): the call asks in every mode, for this reason.
+    pub git_writes: Option<GitWrites>,
 }
 
 /// Reads the call once and judges it: with `precheck`, the checks
@@ -307,6 +310,7 @@ pub fn assess<'r>(
         named_secret: rules::named_secret(root, &line),
         network: network::wants_network(&line),
         rule: rule_covering(root, &line, &run.rules),
+        git_writes: line.git_writes_beyond(),
     })
 }
 
@@ -734,10 +738,12 @@ fn fence(
                 namespace::create_masks(&mask_dir)
                     .map_err(|e| Error::from_io(&e, &mask_dir.display().to_string()))?;
             }
+            let git_writes = CommandLine::read(input).git_writes_beyond();
             let layout = namespace::Layout {
                 root,
                 profile,
                 program: &input.command,
+                git_writes: git_writes.map_or(&[][..], |w| w.names),
                 executable: place.executable,
                 tmpdir,
                 mask_dir: &mask_dir,

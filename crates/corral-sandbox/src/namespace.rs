@@ -103,6 +103,10 @@ pub(crate) struct Layout<'a> {
     /// The program's name (`git` gets its repository writable outside
     /// read-only).
     pub program: &'a str,
+    /// For git: the names of its common dir it may write beyond
+    /// [`GIT_WRITES`] (`config` for `git remote add`), approved by the
+    /// user for that reason.
+    pub git_writes: &'a [&'a str],
     /// The executable that runs: outside the system folders (a server in
     /// a venv), its install prefix is bound read-only.
     pub executable: &'a Path,
@@ -224,7 +228,7 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
             for dir in repo.folders() {
                 if git_writes {
                     a.path2("--bind", dir, dir);
-                    hold_git_dir(&mut a, dir, repo, layout.mask_dir);
+                    hold_git_dir(&mut a, dir, repo, layout.mask_dir, layout.git_writes);
                 } else if dir.starts_with(root) {
                     a.path2("--ro-bind", dir, dir);
                 }
@@ -403,7 +407,7 @@ pub(crate) fn git_held_paths(root: &Path) -> Vec<PathBuf> {
 /// names of [`GIT_HELD`] in the common dir. A linked worktree's git dir,
 /// inside the common dir's `worktrees/`, gets the same table; its
 /// siblings there are read-only.
-fn hold_git_dir(a: &mut Argv, dir: &Path, repo: &Repository, masks: &Path) {
+fn hold_git_dir(a: &mut Argv, dir: &Path, repo: &Repository, masks: &Path, beyond: &[&str]) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -413,7 +417,8 @@ fn hold_git_dir(a: &mut Argv, dir: &Path, repo: &Repository, masks: &Path) {
         let path = entry.path();
         let name = entry.file_name();
         let name = name.to_string_lossy().into_owned();
-        if git_may_write(&name) {
+        let approved = dir == repo.common_dir && beyond.contains(&name.as_str());
+        if git_may_write(&name) || approved {
             present.push(name);
             continue;
         }
@@ -421,7 +426,7 @@ fn hold_git_dir(a: &mut Argv, dir: &Path, repo: &Repository, masks: &Path) {
             for inner in std::fs::read_dir(&path).into_iter().flatten().flatten() {
                 let inner = inner.path();
                 if inner.as_path() == git_dir {
-                    hold_git_dir(a, git_dir, repo, masks);
+                    hold_git_dir(a, git_dir, repo, masks, beyond);
                 } else {
                     a.path2("--ro-bind", &inner, &inner);
                 }
@@ -433,7 +438,7 @@ fn hold_git_dir(a: &mut Argv, dir: &Path, repo: &Repository, masks: &Path) {
     }
     if dir == repo.common_dir {
         for (name, folder) in GIT_HELD {
-            if !present.iter().any(|p| p == name) {
+            if !present.iter().any(|p| p == name) && !beyond.contains(&name) {
                 let mask = masks.join(if folder { "dir" } else { "file" });
                 a.path2("--ro-bind", &mask, &dir.join(name));
             }
@@ -533,6 +538,7 @@ mod tests {
             root: &root,
             profile: Profile::Build,
             program,
+            git_writes: &[],
             executable,
             tmpdir: dir.path(),
             mask_dir: dir.path(),

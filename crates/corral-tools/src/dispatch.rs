@@ -129,12 +129,18 @@ pub fn judge_as(
         }),
         None => decision,
     };
+    // So does one that must write what the user's own tools run later.
+    let decision = match &facts.asks_because {
+        Some(reason) => decision.stricter(Decision::Ask {
+            reason: reason.clone(),
+        }),
+        None => decision,
+    };
     // A saved rule turns an ask into an allow (it never covers a secret, a
     // path outside or the network: `shell::rule_covering`).
+    let always = facts.named_secret.is_some() || facts.asks_because.is_some();
     let (decision, rule) = match (decision, facts.rule.clone()) {
-        (Decision::Ask { .. }, Some(rule)) if facts.named_secret.is_none() => {
-            (Decision::Allow, Some(rule))
-        }
+        (Decision::Ask { .. }, Some(rule)) if !always => (Decision::Allow, Some(rule)),
         (decision, _) => (decision, None),
     };
     // The network is the user's to grant, call by call.
@@ -249,7 +255,8 @@ pub fn touches_secret(root: &ProjectRoot, name: &str, input: &Value) -> bool {
 /// configuration, `.vscode/`, `.mcp.json`...), by a path as typed or where
 /// it really leads.
 pub fn asks_every_time(root: &ProjectRoot, facts: &Assessment) -> bool {
-    names_secret(root, facts)
+    facts.asks_because.is_some()
+        || names_secret(root, facts)
         || facts.paths.iter().any(|path| match root.resolve(path) {
             Ok(rel) => {
                 policy::auto_run(&rel.display()).is_some()

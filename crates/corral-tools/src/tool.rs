@@ -153,6 +153,9 @@ pub struct Assessment {
     /// An argument naming a secret-like file the paths do not show (a
     /// command's `HEAD:.env`); such a call asks in every mode.
     pub named_secret: Option<String>,
+    /// Why it asks in every mode, whatever grant or saved rule exists,
+    /// besides a secret (a git call that must write git's own `config`).
+    pub asks_because: Option<String>,
     /// The caller's saved rule that lets it run without asking.
     pub rule: Option<String>,
     /// It fetches from the network by its nature (it asks, naming the

@@ -25,6 +25,7 @@ mod readonly;
 mod runner;
 mod toolchain;
 
+pub use git::GitWrites;
 pub(crate) use readonly::{is_read_only, named_secret, toolchain_override};
 
 use super::ExecShellInput;
@@ -62,6 +63,13 @@ impl<'a> CommandLine<'a> {
     /// The arguments after the program.
     pub fn args(&self) -> &'a [String] {
         &self.input.args
+    }
+
+    /// What a git call must write in git's own folder beyond ordinary
+    /// work (its `config`, a submodule's `modules/`), and why; `None` for
+    /// every other call.
+    pub fn git_writes_beyond(&self) -> Option<GitWrites> {
+        self.git.as_ref().and_then(|git| git.writes_beyond())
     }
 
     /// git's subcommand as git reads it, past the options before it

@@ -54,6 +54,13 @@ impl Tool for ExecShell {
             // it in, so every command asks.
             read_only: facts.read_only && shell::namespaces_available(),
             named_secret: facts.named_secret,
+            asks_because: facts.git_writes.map(|w| {
+                format!(
+                    "git writes its own folder beyond ordinary work ({}): {}; what is written there the user's git reads later",
+                    w.names.join(", "),
+                    w.why
+                )
+            }),
             rule: facts.rule.map(ToString::to_string),
             network: facts.network,
         })

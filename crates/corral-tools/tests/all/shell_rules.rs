@@ -555,3 +555,37 @@ fn a_denied_call_runs_nothing() {
     assert_eq!(err.code, ErrorCode::ArgumentNotAllowed);
     assert!(dir.path().join("keep.txt").exists());
 }
+
+/// A git call that must write git's own `config` (a remote, an upstream)
+/// asks in every mode, saying why, and no saved rule covers it; once
+/// approved it runs with that file writable, and an ordinary git call
+/// still cannot write it.
+#[test]
+fn a_git_call_that_writes_its_config_asks_says_why_and_then_works() {
+    let (dir, root) = project();
+    git_repo(dir.path());
+    let add =
+        json!({"command": "git", "args": ["remote", "add", "origin", "https://example.com/r.git"]});
+    let full_auto = CallContext::new(Mode::FullAuto, Approval::None);
+    let err = dispatch::call(&root, "exec_shell", add.clone(), &full_auto).unwrap_err();
+    assert_eq!(err.code, ErrorCode::ApprovalRequired, "{err:?}");
+    let reason = err.details["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("config") && reason.contains("remote"),
+        "{reason}"
+    );
+    if !shell::namespaces_available() {
+        return;
+    }
+    let approved = CallContext::new(Mode::FullAuto, Approval::Granted);
+    let out = dispatch::call(&root, "exec_shell", add, &approved).unwrap();
+    assert_eq!(out["exit_code"], 0, "{out}");
+    let config = std::fs::read_to_string(dir.path().join(".git/config")).unwrap();
+    assert!(config.contains("https://example.com/r.git"), "{config}");
+    // An ordinary approved git cannot write it.
+    let cfg = dir.path().join(".git/config");
+    let before = std::fs::read_to_string(&cfg).unwrap();
+    let call = json!({"command": "git", "args": ["branch", "topic"]});
+    dispatch::call(&root, "exec_shell", call, &approved).unwrap();
+    assert_eq!(std::fs::read_to_string(&cfg).unwrap(), before);
+}

@@ -31,6 +31,8 @@ mod tables;
 mod tests;
 mod verdicts;
 
+pub use verdicts::GitWrites;
+
 use super::gnu::{Kind, Opt};
 use tables::{table, ANY, GLOBAL};
 use Kind::{Denied, Flag, Optional, Path, Value};

@@ -399,3 +399,35 @@ fn a_moved_git_dir_is_no_write_target_either() {
     let err = GitArgs::parse(&a).check(&ctx).unwrap_err();
     assert_eq!(err.details["argument"], "--output=gd/config", "{err:?}");
 }
+
+/// What a call must write in git's own folder beyond ordinary work, by
+/// subcommand, verb and option (abbreviations and clusters as read).
+#[test]
+fn calls_that_write_git_s_config_are_known() {
+    let beyond = |list: &[&str]| {
+        let a = args(list);
+        GitArgs::parse(&a).writes_beyond().map(|w| w.names.to_vec())
+    };
+    let config = Some(vec!["config"]);
+    assert_eq!(
+        beyond(&["remote", "add", "o", "https://example.com/r"]),
+        config
+    );
+    assert_eq!(beyond(&["remote", "-v", "set-url", "o", "x"]), config);
+    assert_eq!(beyond(&["remote", "-v"]), None);
+    assert_eq!(beyond(&["remote", "show", "o"]), None);
+    assert_eq!(
+        beyond(&["submodule", "add", "https://example.com/s", "s"]),
+        Some(vec!["config", "modules"])
+    );
+    assert_eq!(beyond(&["submodule", "status"]), None);
+    assert_eq!(beyond(&["branch", "-u", "origin/main"]), config);
+    assert_eq!(beyond(&["branch", "--set-upstream-to=origin/main"]), config);
+    assert_eq!(beyond(&["branch", "-m", "old", "new"]), config);
+    assert_eq!(beyond(&["branch", "topic"]), None);
+    assert_eq!(beyond(&["push", "-u", "origin", "main"]), config);
+    assert_eq!(beyond(&["push", "origin", "main"]), None);
+    assert_eq!(beyond(&["checkout", "-t", "origin/x"]), config);
+    assert_eq!(beyond(&["switch", "--track", "origin/x"]), config);
+    assert_eq!(beyond(&["commit", "-m", "x"]), None);
+}

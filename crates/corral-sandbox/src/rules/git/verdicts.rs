@@ -9,6 +9,16 @@ use super::tables::{
 };
 use super::{GitArgs, Item, What};
 use crate::gitdir::Repository;
+
+/// What a git call must write in git's own folder beyond ordinary work
+/// ([`GitArgs::writes_beyond`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GitWrites {
+    /// The names at the top of the common dir made writable for it.
+    pub names: &'static [&'static str],
+    /// Why, for the question the user answers.
+    pub why: &'static str,
+}
 use corral_fs::{ProjectRoot, Result};
 use Kind::{Denied, Path};
 
@@ -108,6 +118,79 @@ impl GitArgs<'_> {
             }
             _ => Ok(()),
         }
+    }
+
+    /// What the call must write in git's own folder beyond ordinary work
+    /// (`namespace::GIT_WRITES`), and why: `config` for a remote, an
+    /// upstream, a branch renamed; `config` and `modules/` for a
+    /// submodule. `None` for ordinary work. Such a call asks in every mode,
+    /// naming why, and runs with exactly those names writable.
+    pub fn writes_beyond(&self) -> Option<GitWrites> {
+        let sub = self.sub?;
+        let verb = self.items.iter().find(|i| i.opt().is_none()).map(|i| i.arg);
+        let has = |names: &[&str]| {
+            self.items
+                .iter()
+                .filter_map(Item::opt)
+                .any(|o| names.contains(&o.name))
+        };
+        const CONFIG: &[&str] = &["config"];
+        const SUBMODULE: &[&str] = &["config", "modules"];
+        let (names, why) = match sub {
+            "remote"
+                if verb.is_some_and(|v| {
+                    ["add", "rename", "remove", "rm", "set-url", "set-branches"].contains(&v)
+                }) =>
+            {
+                (CONFIG, "it changes a remote in the repository's config")
+            }
+            "submodule"
+                if verb.is_some_and(|v| {
+                    [
+                        "add",
+                        "init",
+                        "update",
+                        "sync",
+                        "deinit",
+                        "set-branch",
+                        "set-url",
+                        "absorbgitdirs",
+                    ]
+                    .contains(&v)
+                }) =>
+            {
+                (
+                    SUBMODULE,
+                    "it records a submodule in the repository's config and makes its repository in modules/",
+                )
+            }
+            "branch"
+                if has(&[
+                    "u",
+                    "set-upstream-to",
+                    "unset-upstream",
+                    "t",
+                    "track",
+                    "m",
+                    "M",
+                    "move",
+                    "c",
+                    "C",
+                    "copy",
+                    "edit-description",
+                ]) =>
+            {
+                (CONFIG, "it records a branch's upstream or name in the repository's config")
+            }
+            "push" if has(&["u", "set-upstream"]) => {
+                (CONFIG, "it records the branch's upstream in the repository's config")
+            }
+            "checkout" | "switch" if has(&["t", "track"]) => {
+                (CONFIG, "it records the new branch's upstream in the repository's config")
+            }
+            _ => return None,
+        };
+        Some(GitWrites { names, why })
     }
 
     /// The read forms of `git config`: scope and format flags, then a read
