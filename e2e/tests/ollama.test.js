@@ -27,8 +27,17 @@ test("set to Ollama, the window completes a read (after thinking, shown) and a w
     assert.ok(thought, "the reasoning is on screen");
     assert.match(thought.text, /^Thought/, "folded once the turn ended");
     // Unfolded, it reads as the model thought it.
-    await app.clickInLog(`${tid("reasoning")} summary`);
-    await app.waitFor(`${tid("reasoning")} pre`, { check: (e) => e.text === "The summary needs what README.md says.", what: "the reasoning unfolded" });
+    // A click that lands while the row re-renders may not take: the
+    // disclosure is clicked again until it is open (never toggled shut).
+    for (let tries = 1; ; tries++) {
+      if ((await app.queryConversation(`${tid("reasoning")}[open]`)).length === 0) await app.clickInLog(`${tid("reasoning")} summary`);
+      try {
+        await app.waitFor(`${tid("reasoning")}[open] pre`, { check: (e) => e.text === "The summary needs what README.md says.", what: "the reasoning unfolded", timeout: 5_000 });
+        break;
+      } catch (error) {
+        if (tries === 3) throw error;
+      }
+    }
 
     const requests = app.llm.requests;
     assert.equal(requests.length, 4);
