@@ -1,23 +1,28 @@
-// What a call will do, shown whole: every character that draws nothing,
-// looks blank or reorders what follows becomes a visible marker, a run of
-// empty lines becomes one row of markers instead of a screenful of nothing,
-// and a long run of the same hidden character says how long it is.
-// `invoice\u202Etxt.exe` reads `invoice⟨U+202E⟩txt.exe`, not
-// `invoiceexe.txt`; 6,000 braille blanks read `⟨U+2800 ×6000⟩`.
+// What a call will do, shown whole: every character that is not visibly
+// drawn becomes a visible marker, a run of empty lines becomes one row of
+// markers instead of a screenful of nothing, and a long run of the same
+// marked character says how long it is. `invoice\u202Etxt.exe` reads
+// `invoice⟨U+202E⟩txt.exe`, not `invoiceexe.txt`; 8,000 object
+// replacement characters read `⟨U+FFFC ×8000⟩`.
 //
-// Which characters are hidden is decided by their Unicode properties, not
-// by a list: controls (Cc), format characters (Cf: bidi, zero-width),
-// line and paragraph separators (Zl, Zp), space separators other than
-// U+0020 (Zs), private use and lone surrogates (Co, Cs), and every
-// Default_Ignorable_Code_Point (variation selectors, Hangul fillers,
-// U+034F, U+17B4, tags...). Only the glyphs that are drawn blank although
-// their properties say they are symbols are named (U+2800). A run of more
-// than MAX_MARKS combining marks on one character (stacked "Zalgo" text
-// that paints over the lines around it) is counted instead of drawn.
+// What is drawn as it is, is decided by inclusion, from the character's
+// Unicode properties: letters (L*), numbers (N*), punctuation (P*),
+// symbols (S*), U+0020 SPACE, and the marks that sit on one of those
+// (Mn, Mc), at most MAX_MARKS in a row (a longer stack, "Zalgo" text that
+// paints over the lines around it, is counted). Everything else is a
+// marker: the other separators (Zs, Zl, Zp), controls (Cc: a line feed is
+// `↵`, a tab `⇥`), format characters (Cf: bidi, zero-width), private use,
+// lone surrogates, unassigned code points and noncharacters (Co, Cs, Cn),
+// and enclosing marks (Me). So is every Default_Ignorable_Code_Point
+// whatever its category (variation selectors and U+034F are Mn), and the
+// few assigned characters whose glyph is blank: BLANK_GLYPHS. A character
+// this engine's Unicode does not know yet is unassigned here, so marked.
+// crates/corral-mcp/src/question.rs applies the same rule to the MCP
+// server's question; reveal.cases.json is the table both are tested on.
 
 export type Piece = { text: string; mark?: string };
 
-/** Names for a marker's tooltip only; which characters are marked is HIDDEN's business. */
+/** Names for a marker's tooltip only; which characters are marked is isHidden's business. */
 const NAMES: Record<number, string> = {
   0x09: "tab",
   0x0a: "line feed",
@@ -35,22 +40,51 @@ const NAMES: Record<number, string> = {
   0x2067: "right-to-left isolate",
   0x2068: "first strong isolate",
   0x2069: "pop directional isolate",
+  0x115f: "Hangul choseong filler",
+  0x1160: "Hangul jungseong filler",
   0x2800: "braille pattern blank",
+  0x3164: "Hangul filler",
+  0xffa0: "halfwidth Hangul filler",
+  0xfffc: "object replacement character",
+  0x1d159: "musical symbol null notehead",
 };
 
-/** Characters that draw nothing, look blank, break the line or reorder what follows. */
-const HIDDEN = /^(?:[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cs}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs})$/u;
-/** Symbols whose glyph is blank by design: their properties do not say so. */
-const BLANK_GLYPHS = /^\u2800$/u;
-const COMBINING = /^\p{M}$/u;
+/** Drawn as they are: letters, numbers, punctuation, symbols (assigned ones only: Cn is none of these). */
+const DRAWN = /^[\p{L}\p{N}\p{P}\p{S}]$/u;
+/** Drawn on the character before them (not Me: an enclosing mark can cover a whole line). */
+const COMBINING = /^[\p{Mn}\p{Mc}]$/u;
+/** Drawn as nothing by definition, whatever their category says (variation selectors are Mn, Hangul fillers Lo). */
+const IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
+/**
+ * Assigned letters and symbols whose glyph is blank: their category says
+ * drawn, the screen shows an empty space. Kept short, each one why:
+ * U+115F, U+1160, U+3164, U+FFA0 Hangul fillers (Lo; also default
+ * ignorable): stand for a missing jamo and have no ink. U+2800 braille
+ * pattern blank (So): the cell with no dots. U+FFFC object replacement
+ * character (So): stands for an embedded object, so fonts draw an empty
+ * gap. U+1D159 musical symbol null notehead (So): a notehead with no ink.
+ */
+const BLANK_GLYPHS = /^[\u115F\u1160\u2800\u3164\uFFA0\uFFFC\u{1D159}]$/u;
 /** Spaces (and tabs) past this many in a row are counted instead of drawn. */
 export const LONG_SPACES = 16;
 /** Combining marks one character may carry before they are counted (Vietnamese stacks two, some scripts three). */
 export const MAX_MARKS = 3;
 
-/** Whether `char` (one code point) is drawn as a marker. */
+/** Whether `char` (one code point) is drawn as a marker: neither drawn as it is nor a mark on a base, nor U+0020. */
 export function isHidden(char: string): boolean {
-  return HIDDEN.test(char) || BLANK_GLYPHS.test(char);
+  if (char === " ") return false;
+  return !(DRAWN.test(char) || COMBINING.test(char)) || IGNORABLE.test(char) || BLANK_GLYPHS.test(char);
+}
+
+/** What a marker's tooltip says of a character with no name in NAMES. */
+function kindOf(char: string): string {
+  const cp = char.codePointAt(0) ?? 0;
+  if ((cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) === 0xfffe) return "noncharacter";
+  if (/^\p{Cn}$/u.test(char)) return "unassigned";
+  if (/^\p{Co}$/u.test(char)) return "private use";
+  if (/^\p{Cs}$/u.test(char)) return "lone surrogate";
+  if (/^\p{Me}$/u.test(char)) return "enclosing mark";
+  return "";
 }
 
 function codePoint(char: string): string {
@@ -58,7 +92,7 @@ function codePoint(char: string): string {
 }
 
 function titleOf(char: string): string {
-  const name = NAMES[char.codePointAt(0) ?? 0];
+  const name = NAMES[char.codePointAt(0) ?? 0] ?? kindOf(char);
   return `${codePoint(char)}${name ? ` ${name}` : ""}`;
 }
 
