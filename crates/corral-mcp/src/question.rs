@@ -1,26 +1,33 @@
 //! The approval question put to an MCP client's user: the call shown
-//! whole, every hidden character marked, or not asked at all.
+//! whole, every character that is not visibly drawn marked, or not asked
+//! at all.
 //!
 //! A client draws the question as plain text in a dialog of its own, so
 //! whatever the text hides stays hidden: 300 spaces push a payload past the
-//! dialog's edge, 6,000 braille blanks push it below, a bidi override
-//! reorders what follows, a lone CR makes code look like part of a
-//! comment. So each value is shown whole, with the same markers as the
-//! app's approval area (`ui/src/lib/reveal.ts`): which characters are
-//! marked is decided by their Unicode properties (Cc, Cf, Zl, Zp, Co, the
-//! space separators other than U+0020, Default_Ignorable_Code_Point, and
-//! the braille blank U+2800, drawn blank although it is a symbol), a run
-//! of the same one is counted, and more than [`MAX_MARKS`] combining marks
-//! on one character are counted too. A call too long to show whole in a
-//! question is not asked about: [`question`] says why instead.
+//! dialog's edge, 6,000 braille blanks or 8,000 object replacement
+//! characters push it out of sight, a bidi override reorders what follows,
+//! a lone CR makes code look like part of a comment. So each value is
+//! shown whole, with the same markers and the same rule as the app's
+//! approval area (`ui/src/lib/reveal.ts`), a rule of inclusion. Drawn as
+//! they are: letters (L*), numbers (N*), punctuation (P*), symbols (S*),
+//! U+0020 SPACE, and the marks that sit on one of those (Mn, Mc), up to
+//! [`MAX_MARKS`] in a row. Everything else is a marker: the other
+//! separators (Zs, Zl, Zp), controls (a line feed is `↵`, a tab `⇥`),
+//! format characters, private use, unassigned code points and
+//! noncharacters (Cc, Cf, Co, Cn), enclosing marks (Me), every
+//! Default_Ignorable_Code_Point whatever its category, and the few
+//! assigned characters drawn blank ([`BLANK_GLYPHS`]). A run of the same
+//! marker is counted, and so is a longer stack of marks. A call too long
+//! to show whole in a question is not asked about: [`question`] says why
+//! instead.
 //!
 //! ```
 //! use corral_mcp::question::reveal;
 //! assert_eq!(reveal("invoice\u{202E}txt.exe"), "invoice⟨U+202E⟩txt.exe");
-//! assert_eq!(reveal(&format!("a{}b", "\u{2800}".repeat(6000))), "a⟨U+2800 ×6000⟩b");
+//! assert_eq!(reveal(&format!("a{}b", "\u{FFFC}".repeat(8000))), "a⟨U+FFFC ×8000⟩b");
 //! ```
 
-use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory};
+use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory, GeneralCategoryGroup};
 use icu_properties::{CodePointMapData, CodePointSetData};
 use serde_json::Value;
 
@@ -33,30 +40,50 @@ pub const MAX_MARKS: usize = 3;
 /// must scroll or cut a longer one would hide part of what is approved.
 pub const MAX_QUESTION_CHARS: usize = 16_000;
 
-/// Whether `c` draws nothing, looks blank, breaks the line or reorders
-/// what follows.
-pub fn is_hidden(c: char) -> bool {
-    let category = CodePointMapData::<GeneralCategory>::new().get(c);
-    matches!(
-        category,
-        GeneralCategory::Control
-            | GeneralCategory::Format
-            | GeneralCategory::LineSeparator
-            | GeneralCategory::ParagraphSeparator
-            | GeneralCategory::PrivateUse
-            | GeneralCategory::Surrogate
-    ) || (category == GeneralCategory::SpaceSeparator && c != ' ')
-        || CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
-        // Braille pattern blank: a symbol (So) drawn as nothing.
-        || c == '\u{2800}'
+/// Assigned letters and symbols whose glyph is blank: their category says
+/// drawn, the screen shows an empty space. Kept short, each one why:
+/// U+115F, U+1160, U+3164, U+FFA0 Hangul fillers (Lo; also default
+/// ignorable): stand for a missing jamo and have no ink. U+2800 braille
+/// pattern blank (So): the cell with no dots. U+FFFC object replacement
+/// character (So): stands for an embedded object, so fonts draw an empty
+/// gap. U+1D159 musical symbol null notehead (So): a notehead with no ink.
+pub const BLANK_GLYPHS: [char; 7] = [
+    '\u{115F}',
+    '\u{1160}',
+    '\u{2800}',
+    '\u{3164}',
+    '\u{FFA0}',
+    '\u{FFFC}',
+    '\u{1D159}',
+];
+
+fn category(c: char) -> GeneralCategory {
+    CodePointMapData::<GeneralCategory>::new().get(c)
 }
 
+/// Whether `c` is drawn as a marker: it is neither drawn as it is (a
+/// letter, number, punctuation, symbol or U+0020) nor a mark that sits on
+/// a base (Mn, Mc), or it is default ignorable or a blank glyph.
+pub fn is_hidden(c: char) -> bool {
+    if c == ' ' {
+        return false;
+    }
+    let drawn = GeneralCategoryGroup::Letter
+        .union(GeneralCategoryGroup::Number)
+        .union(GeneralCategoryGroup::Punctuation)
+        .union(GeneralCategoryGroup::Symbol)
+        .contains(category(c));
+    !(drawn || is_mark(c))
+        || CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
+        || BLANK_GLYPHS.contains(&c)
+}
+
+/// A mark drawn on the character before it (not Me: an enclosing mark can
+/// cover a whole line).
 fn is_mark(c: char) -> bool {
     matches!(
-        CodePointMapData::<GeneralCategory>::new().get(c),
-        GeneralCategory::NonspacingMark
-            | GeneralCategory::SpacingMark
-            | GeneralCategory::EnclosingMark
+        category(c),
+        GeneralCategory::NonspacingMark | GeneralCategory::SpacingMark
     )
 }
 
@@ -80,10 +107,10 @@ fn reveal_line(out: &mut String, line: &[char], ended: bool) {
         } else if c == '\r' && run == 1 && i + 1 == line.len() && ended {
             out.push('␍');
         } else if is_hidden(c) {
-            if run == 1 {
-                out.push_str(&format!("⟨{}⟩", code_point(c)));
-            } else if c == '\t' && run <= LONG_SPACES {
+            if c == '\t' && run <= LONG_SPACES {
                 out.extend(std::iter::repeat_n('⇥', run));
+            } else if run == 1 {
+                out.push_str(&format!("⟨{}⟩", code_point(c)));
             } else {
                 out.push_str(&format!("⟨{} ×{run}⟩", code_point(c)));
             }
@@ -173,95 +200,129 @@ mod tests {
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
-    fn marked(c: char) -> String {
-        reveal(&format!("a{c}b"))
-    }
+    /// The table `ui/src/lib/reveal.test.ts` tests the window's markers
+    /// with: the two must mark the same characters the same way.
+    const CASES: &str = include_str!("../../../ui/src/lib/reveal.cases.json");
 
-    #[test]
-    fn every_property_the_decision_rests_on_is_marked() {
-        // One example per category or property; none of them is named in the code.
-        let cases = [
-            ('\u{0001}', "Cc: C0 control"),
-            ('\u{0090}', "Cc: C1 control"),
-            ('\u{00AD}', "Cf: soft hyphen"),
-            ('\u{061C}', "Cf: Arabic letter mark"),
-            ('\u{180E}', "Cf: Mongolian vowel separator"),
-            ('\u{202E}', "Cf: right-to-left override"),
-            ('\u{2066}', "Cf: left-to-right isolate"),
-            ('\u{2062}', "Cf: invisible times"),
-            ('\u{E0041}', "Cf: tag letter"),
-            ('\u{2028}', "Zl: line separator"),
-            ('\u{2029}', "Zp: paragraph separator"),
-            ('\u{00A0}', "Zs: no-break space"),
-            ('\u{1680}', "Zs: ogham space mark"),
-            ('\u{3000}', "Zs: ideographic space"),
-            ('\u{E000}', "Co: private use"),
-            ('\u{115F}', "DI: Hangul choseong filler"),
-            ('\u{1160}', "DI: Hangul jungseong filler"),
-            ('\u{3164}', "DI: Hangul filler"),
-            ('\u{FFA0}', "DI: halfwidth Hangul filler"),
-            ('\u{034F}', "DI: combining grapheme joiner"),
-            ('\u{17B4}', "DI: Khmer vowel inherent aq"),
-            ('\u{FE0F}', "DI: variation selector 16"),
-            ('\u{E01EF}', "DI: variation selector 256"),
-            ('\u{2065}', "DI: unassigned, default ignorable"),
-            ('\u{2800}', "blank glyph: braille pattern blank"),
-        ];
-        for (c, what) in cases {
-            assert_eq!(marked(c), format!("a⟨U+{:04X}⟩b", u32::from(c)), "{what}");
-        }
-        for visible in ['a', '-', '€', 'ß', 'é', 'あ', '\u{2801}', '😀'] {
-            assert_eq!(reveal(&visible.to_string()), visible.to_string());
+    /// A string of the table: itself, or pieces with `[text, count]` for
+    /// `text` repeated `count` times.
+    fn spell(value: &Value) -> String {
+        match value {
+            Value::String(text) => text.clone(),
+            Value::Array(pieces) => pieces
+                .iter()
+                .map(|piece| match piece {
+                    Value::Array(pair) => pair[0]
+                        .as_str()
+                        .expect("a repeated piece is a string")
+                        .repeat(
+                            usize::try_from(pair[1].as_u64().expect("a count")).expect("a count"),
+                        ),
+                    other => spell(other),
+                })
+                .collect(),
+            other => panic!("not a string of the table: {other}"),
         }
     }
 
+    fn cases() -> Vec<(String, String, String)> {
+        let table: Value = serde_json::from_str(CASES).expect("the table is JSON");
+        table["cases"]
+            .as_array()
+            .expect("cases")
+            .iter()
+            .map(|case| {
+                (
+                    case["what"].as_str().expect("what").to_string(),
+                    spell(&case["text"]),
+                    spell(&case["shown"]),
+                )
+            })
+            .collect()
+    }
+
     #[test]
-    fn runs_are_counted_and_lines_kept_in_sight() {
-        let cases = [
-            (
-                format!("node{}x", "\u{2800}".repeat(6000)),
-                "node⟨U+2800 ×6000⟩x",
-            ),
-            ("a\u{200B}\u{200B}b".to_string(), "a⟨U+200B ×2⟩b"),
-            (format!("ok{}rm", " ".repeat(300)), "ok⟨300 spaces⟩rm"),
-            (format!("a{}b", " ".repeat(16)), "a                b"),
-            (format!("a{}b", "\t".repeat(3)), "a⇥⇥⇥b"),
-            (format!("a{}b", "\t".repeat(17)), "a⟨U+0009 ×17⟩b"),
-            ("x = 1;\rrun()".to_string(), "x = 1;⟨U+000D⟩run()"),
-            ("a\r\nb".to_string(), "a␍↵\nb"),
-            ("one\ntwo".to_string(), "one↵\ntwo"),
-        ];
-        for (text, shown) in cases {
-            assert_eq!(reveal(&text), shown);
+    fn the_window_s_table_is_marked_the_same() {
+        let cases = cases();
+        assert!(cases.len() > 100, "the table has {} cases", cases.len());
+        let wrong: Vec<String> = cases
+            .iter()
+            .filter(|(_, text, shown)| reveal(text) != *shown)
+            .map(|(what, text, shown)| {
+                let got = reveal(text);
+                if got.chars().count() > 200 {
+                    format!("{what}: {} chars shown", got.chars().count())
+                } else {
+                    format!("{what}: {got:?}, not {shown:?}")
+                }
+            })
+            .collect();
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
+    #[test]
+    fn the_table_covers_every_general_category() {
+        let map = CodePointMapData::<GeneralCategory>::new();
+        let tested: Vec<GeneralCategory> = cases()
+            .iter()
+            .flat_map(|(_, text, _)| text.chars().map(|c| map.get(c)).collect::<Vec<_>>())
+            .collect();
+        // Surrogates cannot be a Rust char: ui/src/lib/reveal.test.ts tests them.
+        use GeneralCategory as G;
+        for category in [
+            G::UppercaseLetter,
+            G::LowercaseLetter,
+            G::TitlecaseLetter,
+            G::ModifierLetter,
+            G::OtherLetter,
+            G::NonspacingMark,
+            G::SpacingMark,
+            G::EnclosingMark,
+            G::DecimalNumber,
+            G::LetterNumber,
+            G::OtherNumber,
+            G::ConnectorPunctuation,
+            G::DashPunctuation,
+            G::OpenPunctuation,
+            G::ClosePunctuation,
+            G::InitialPunctuation,
+            G::FinalPunctuation,
+            G::OtherPunctuation,
+            G::MathSymbol,
+            G::CurrencySymbol,
+            G::ModifierSymbol,
+            G::OtherSymbol,
+            G::SpaceSeparator,
+            G::LineSeparator,
+            G::ParagraphSeparator,
+            G::Control,
+            G::Format,
+            G::PrivateUse,
+            G::Unassigned,
+        ] {
+            assert!(tested.contains(&category), "{category:?}");
         }
     }
 
     #[test]
-    fn forty_empty_lines_are_one_row_of_markers() {
+    fn blank_glyphs_and_unassigned_code_points_are_marked() {
+        for c in [
+            '\u{FFFC}',
+            '\u{1D159}',
+            '\u{0378}',
+            '\u{FDD0}',
+            '\u{FFFE}',
+            '\u{10FFFF}',
+            '\u{20DD}',
+        ] {
+            assert_eq!(
+                reveal(&format!("a{c}b")),
+                format!("a⟨U+{:04X}⟩b", u32::from(c))
+            );
+        }
         assert_eq!(
-            reveal(&format!("log(1){}rm()", "\n".repeat(40))),
-            format!("log(1){}\nrm()", "↵".repeat(40))
-        );
-    }
-
-    #[test]
-    fn combining_marks_stay_on_their_letter_until_they_stack() {
-        let cases = [
-            ("e\u{0301}", "e\u{0301}"),
-            ("a\u{0301}\u{0302}\u{0303}", "a\u{0301}\u{0302}\u{0303}"),
-            (
-                "a\u{0301}\u{0302}\u{0303}\u{0304}z",
-                "a⟨4 combining marks⟩z",
-            ),
-            ("\u{0301}x", "⟨U+0301⟩x"),
-            ("x \u{0301}", "x ⟨U+0301⟩"),
-        ];
-        for (text, shown) in cases {
-            assert_eq!(reveal(text), shown);
-        }
-        assert_eq!(
-            reveal(&format!("a{}b", "\u{0336}".repeat(40))),
-            "a⟨U+0336 ×40⟩b"
+            reveal(&format!("node -e {}", "\u{FFFC}".repeat(20_000))),
+            "node -e ⟨U+FFFC ×20000⟩"
         );
     }
 
