@@ -9,12 +9,15 @@
 //!   work unchanged;
 //! - `run`: one hook in the sandbox's build profile (no network), its
 //!   JSON on stdin, with a time limit, and what its exit code and stdout
-//!   say;
+//!   say (a hook that could not run is a failure, never a block);
+//! - `user_view`: what a user's own hook sees of `~/.claude/` (its
+//!   scripts read-only, its log files writable); a project's sees no home;
 //! - [`run_event`]: every matching hook of an event, their outcomes joined.
 
 mod names;
 mod run;
 mod settings;
+mod user_view;
 
 pub use names::{claude_input, claude_name, corral_input};
 pub use run::{run_event, EventInput, HookRun, Outcome, Verdict};

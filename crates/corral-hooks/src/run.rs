@@ -1,20 +1,27 @@
 //! Running the hooks of one event: each in the sandbox's build profile
 //! (the project writable but `.git/`, `.claude/` and `.codex/`, no
-//! network, no home), `sh -c` its command in the project with the
-//! event's JSON on stdin and `CLAUDE_PROJECT_DIR` set, killed with its
-//! whole process group at its time limit. What it says:
+//! network, no home; a user's own hook sees its part of `~/.claude/`,
+//! `user_view`), `sh -c` its command in the project with the event's
+//! JSON on stdin and `CLAUDE_PROJECT_DIR` set, killed with its whole
+//! process group at its time limit. What it says:
 //! - exit 0: fine; stdout that is a JSON object is read as decisions, any
 //!   other stdout of `UserPromptSubmit` and `SessionStart` is context for
 //!   the model;
 //! - exit 2: it blocks, its stderr is the reason (given to the model);
-//! - any other exit, a time-out, a failure to start: a notice for the
-//!   user, and the call goes on.
+//! - a hook that could not run (its program not found, 127, or not
+//!   executable, 126; killed by a signal, as the sandbox stops one past
+//!   its limits; its shell could not open a redirection's file, which
+//!   dash reports with exit 2), any other exit, a time-out, a failure to
+//!   start: a notice for the user saying why, and the call goes on.
 
 use crate::names::{claude_input, claude_name, corral_input};
-use crate::settings::{Event, Hook, HookSet};
+use crate::settings::{Event, Hook, HookSet, Source};
+use crate::user_view::UserView;
 use corral_fs::ProjectRoot;
+use regex::Regex;
 use serde::Serialize;
 use serde_json::{json, Value};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 /// What an event tells its hooks.
@@ -63,6 +70,9 @@ pub struct HookRun {
     pub stderr: String,
     /// Why it could not run (the sandbox refused, no `sh`...).
     pub error: Option<String>,
+    /// For the user, about its view of `~/.claude/` (a user's hook): what
+    /// it wrote there that was not kept.
+    pub notes: Vec<String>,
 }
 
 /// Every matching hook's runs, joined: the strictest verdict, the last
@@ -102,7 +112,7 @@ pub fn run_event(root: &ProjectRoot, set: &HookSet, event: Event, input: &EventI
     let mut outcome = Outcome::default();
     for hook in set.matching(event, &names) {
         let run = run_one(root, hook, &stdin);
-        judge(root, event, corral, &run, &mut outcome);
+        judge(root, event, corral, &run, &stdin, &mut outcome);
         outcome.runs.push(run);
     }
     outcome
@@ -140,9 +150,19 @@ fn stdin_of(root: &ProjectRoot, event: Event, input: &EventInput, tool: &str) ->
     v.to_string().into_bytes()
 }
 
-/// What one run says, added to the outcome.
-fn judge(root: &ProjectRoot, event: Event, tool: &str, run: &HookRun, out: &mut Outcome) {
+/// What one run says, added to the outcome (`stdin`: what it was told).
+fn judge(
+    root: &ProjectRoot,
+    event: Event,
+    tool: &str,
+    run: &HookRun,
+    stdin: &[u8],
+    out: &mut Outcome,
+) {
     let who = &run.command;
+    for note in &run.notes {
+        out.notices.push(format!("the hook `{who}`: {note}"));
+    }
     if let Some(error) = &run.error {
         out.notices
             .push(format!("the hook `{who}` could not run: {error}"));
@@ -151,6 +171,12 @@ fn judge(root: &ProjectRoot, event: Event, tool: &str, run: &HookRun, out: &mut 
     if run.timed_out {
         out.notices
             .push(format!("the hook `{who}` ran out of time and was stopped"));
+        return;
+    }
+    if let Some(why) = could_not_run(run, stdin) {
+        out.notices.push(format!(
+            "the hook `{who}` could not run: {why}; it was taken as a failure of the hook, not a block, and the call went on"
+        ));
         return;
     }
     match run.exit_code {
@@ -253,6 +279,117 @@ fn raise(out: &mut Outcome, verdict: Verdict, reason: Option<String>, who: &str)
     }
 }
 
+/// Why a hook that ended could not run, if that is what its exit says:
+/// its program was not found (127) or could not be started (126), a
+/// signal killed it (as the sandbox does past a limit), or its shell
+/// could not open a redirection's file (dash exits 2 then, which would
+/// otherwise read as a block). The last is judged on an exit 2's stderr,
+/// so only when every line of it is the shell's own message, and no file
+/// it names is in what the hook was told: the model's text cannot make a
+/// guard's block read as a failure by writing such a line.
+fn could_not_run(run: &HookRun, stdin: &[u8]) -> Option<String> {
+    let said = run.stderr.trim();
+    let said = if said.is_empty() {
+        String::new()
+    } else {
+        format!(": {said}")
+    };
+    match run.exit_code {
+        Some(0) => return None,
+        Some(127) => return Some(format!("a program it runs was not found (exit 127){said}")),
+        Some(126) => {
+            return Some(format!(
+                "a program it runs is not executable or could not be started (exit 126){said}"
+            ))
+        }
+        Some(code @ 129..=159) => {
+            return Some(format!(
+                "a program it runs was killed by signal {} (exit {code}){said}",
+                code - 128
+            ))
+        }
+        None => {
+            return Some(format!(
+                "it was killed by a signal (the sandbox stops a hook past its limits){said}"
+            ))
+        }
+        // dash's exit for a redirection that failed; any other exit is
+        // the hook's own failure, its stderr shown as it is.
+        Some(2) => {}
+        Some(_) => return None,
+    }
+    let lines: Vec<&str> = run
+        .stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let mut files = Vec::new();
+    for line in &lines {
+        let found = redirect_failure().captures(line)?;
+        files.push((
+            found["verb"].to_string(),
+            found["path"].to_string(),
+            found["why"].to_string(),
+        ));
+    }
+    if files.is_empty() {
+        return None;
+    }
+    let told = told_strings(stdin);
+    if files
+        .iter()
+        .any(|(_, path, _)| told.iter().any(|text| text.contains(path.as_str())))
+    {
+        return None;
+    }
+    let each: Vec<String> = files
+        .iter()
+        .map(|(verb, path, why)| {
+            let what = if verb == "create" { "write" } else { "open" };
+            format!("its shell could not {what} {path} ({why})")
+        })
+        .collect();
+    Some(each.join("; "))
+}
+
+/// The shell's message for a redirection whose file it could not open:
+/// dash's `sh: 1: cannot create FILE: Permission denied` (a script's name
+/// and line in place of `sh: 1` inside a script), busybox's `sh: can't
+/// create FILE: ...`.
+fn redirect_failure() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        #[allow(clippy::expect_used)]
+        Regex::new(
+            r"^[^:]+: (?:\d+: )?(?:cannot|can't) (?P<verb>create|open) (?P<path>.+): (?P<why>[A-Za-z][A-Za-z -]*)$",
+        )
+        .expect("the pattern is valid")
+    })
+}
+
+/// Every string of the JSON a hook was told (what the model wrote among
+/// them).
+fn told_strings(stdin: &[u8]) -> Vec<String> {
+    fn walk(v: &Value, into: &mut Vec<String>) {
+        match v {
+            Value::String(s) => into.push(s.clone()),
+            Value::Array(items) => items.iter().for_each(|i| walk(i, into)),
+            Value::Object(map) => map.iter().for_each(|(k, i)| {
+                into.push(k.clone());
+                walk(i, into)
+            }),
+            _ => {}
+        }
+    }
+    let mut into = Vec::new();
+    match serde_json::from_slice::<Value>(stdin) {
+        Ok(v) => walk(&v, &mut into),
+        Err(_) => into.push(String::from_utf8_lossy(stdin).into_owned()),
+    }
+    into
+}
+
 fn run_one(root: &ProjectRoot, hook: &Hook, stdin: &[u8]) -> HookRun {
     let args = vec!["-c".to_string(), hook.command.clone()];
     let vars = vec![(
@@ -260,7 +397,27 @@ fn run_one(root: &ProjectRoot, hook: &Hook, stdin: &[u8]) -> HookRun {
         root.path().to_string_lossy().into_owned(),
     )];
     let timeout = Duration::from_secs(hook.timeout_secs);
-    let ran = corral_sandbox::run_fenced(root, "/bin/sh", &args, &vars, stdin.to_vec(), timeout);
+    // A user's own hook sees its scripts and logs in `~/.claude/`, at the
+    // home its `$HOME` names; a project's hook sees no home.
+    let view = match hook.source {
+        Source::User => {
+            corral_sandbox::home_dir().and_then(|home| UserView::prepare(root.path(), &home))
+        }
+        Source::Project => None,
+    };
+    let ran = match &view {
+        Some(view) => corral_sandbox::run_fenced_showing(
+            root,
+            "/bin/sh",
+            &args,
+            &vars,
+            stdin.to_vec(),
+            timeout,
+            view.shown(),
+        ),
+        None => corral_sandbox::run_fenced(root, "/bin/sh", &args, &vars, stdin.to_vec(), timeout),
+    };
+    let notes = view.map(UserView::keep).unwrap_or_default();
     match ran {
         Ok(ran) => HookRun {
             command: hook.command.clone(),
@@ -269,6 +426,7 @@ fn run_one(root: &ProjectRoot, hook: &Hook, stdin: &[u8]) -> HookRun {
             stdout: ran.stdout,
             stderr: ran.stderr,
             error: None,
+            notes,
         },
         Err(e) => HookRun {
             command: hook.command.clone(),
@@ -277,6 +435,7 @@ fn run_one(root: &ProjectRoot, hook: &Hook, stdin: &[u8]) -> HookRun {
             stdout: String::new(),
             stderr: String::new(),
             error: Some(e.message),
+            notes,
         },
     }
 }

@@ -90,6 +90,7 @@ mod sandbox;
 mod saved;
 mod seccomp;
 pub mod secret_links;
+mod shown;
 mod stamp;
 mod view;
 mod walks;
@@ -112,6 +113,7 @@ pub use profile::{is_read_only, Profile};
 pub use proxy::{is_valid_pattern as is_valid_domain_pattern, DomainAsk, Egress, DEFAULT_DOMAINS};
 pub use rules::{CommandLine, GitWrites};
 pub use saved::{rule_covering, SavedRule};
+pub use shown::{run_fenced_showing, Shown};
 
 /// The folders the sandbox finds programs in: cargo's `bin`, then the
 /// system's.

@@ -164,6 +164,8 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
             runtime
                 .block_on(session.invoke_kept("use_settings", settings))
                 .map_err(failed)?;
+            let status = runtime.block_on(session.invoke("hook_status", json!({}), None));
+            skipped_hooks(status.ok().as_ref(), args.trust_project_hooks, render);
             // The user's MCP servers run there, beside the project, with
             // their variables; their tools are among the first specs.
             let servers: Vec<ServerArgs> = user_mcp_servers(&store)
@@ -189,6 +191,8 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
                 ..args.kept.options(Default::default(), IndexConfig::new)
             };
             let session = Arc::new(Session::open(&args.root, settings, options).map_err(failed)?);
+            let status = serde_json::to_value(session.hook_status()).ok();
+            skipped_hooks(status.as_ref(), args.trust_project_hooks, render);
             // The user's MCP servers, as the window starts them: their tools are
             // among the specs of the first request.
             runtime.block_on(session.start_servers());
@@ -234,6 +238,38 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
         "approval" => Ok(STOPPED_AT_APPROVAL),
         _ => Ok(FAILED),
     }
+}
+
+/// Tells the user, once, that the project's hooks will not run: their
+/// settings files are not trusted as they are now (`status` is
+/// `hook_status`'s answer) and `--trust-project-hooks` was not given.
+fn skipped_hooks(status: Option<&Value>, trusted: bool, render: Render) {
+    let files: Vec<&str> = status
+        .and_then(|s| s.get("untrusted"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|u| u.get("file").and_then(Value::as_str))
+        .collect();
+    if trusted || files.is_empty() {
+        return;
+    }
+    let (names, are) = match files.as_slice() {
+        [one] => (format!("`{one}`"), "is"),
+        _ => (
+            files
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(" and "),
+            "are",
+        ),
+    };
+    let text = format!(
+        "The project's hooks were skipped: {names} {are} not trusted as {} now. Trust them in the window, or pass --trust-project-hooks to run them.",
+        if files.len() == 1 { "it is" } else { "they are" }
+    );
+    render.event(&json!({ "type": "notice", "text": text }));
 }
 
 /// The model the flags and environment chose over the app's settings.
