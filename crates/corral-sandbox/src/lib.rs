@@ -382,6 +382,7 @@ pub fn exec_shell(
         cwd: root.path(),
         executable: &program,
         egress: &run.egress,
+        tmp_bytes: run.limits.tmp_bytes,
     };
     let held = profile
         .writes_project()
@@ -413,6 +414,12 @@ pub fn exec_shell(
             || limits::file_too_large(&outcome.stdout.text));
     if refused_size && !limits_hit.contains(&Limit::FileSize) {
         limits_hit.push(Limit::FileSize);
+    }
+    let out_of_space = outcome.exit_code != Some(0)
+        && (limits::out_of_space(&outcome.stderr.text)
+            || limits::out_of_space(&outcome.stdout.text));
+    if out_of_space && !limits_hit.contains(&Limit::Disk) {
+        limits_hit.push(Limit::Disk);
     }
     notes.extend(limits_hit.iter().map(|l| l.describe(&run.limits)));
     let limit_hit = limits_hit.first().copied();
@@ -654,6 +661,7 @@ impl ServerParts {
             cwd,
             executable: &path,
             egress: &egress,
+            tmp_bytes: Limits::default().tmp_bytes,
         };
         let held = profile
             .writes_project()
@@ -707,6 +715,8 @@ struct Place<'a> {
     executable: &'a std::path::Path,
     /// Where the egress proxy lets a command with the network go.
     egress: &'a Egress,
+    /// What its TMPDIR and `/tmp` may hold each.
+    tmp_bytes: u64,
 }
 
 /// The fence for one run: bwrap's namespaces where they can be made, else
@@ -746,6 +756,7 @@ fn fence(
                 profile,
                 program: &input.command,
                 git_writes: git_writes.map_or(&[][..], |w| w.names),
+                tmp_bytes: place.tmp_bytes,
                 executable: place.executable,
                 tmpdir,
                 mask_dir: &mask_dir,

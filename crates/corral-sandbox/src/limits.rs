@@ -31,20 +31,25 @@ pub struct Limits {
     pub file_size_bytes: u64,
     /// Open files at once.
     pub open_files: u64,
+    /// What its TMPDIR and its `/tmp` may hold, in bytes, each (a tmpfs
+    /// of that size: its pages count against the memory limit too).
+    pub tmp_bytes: u64,
 }
 
 /// Address space allowed per byte of memory when no cgroup can be made.
 pub const AS_FACTOR: u64 = 4;
 
 impl Default for Limits {
-    /// 4096 processes, 8 GiB of memory, 16 GiB files, 16384 open files:
-    /// room for a parallel build, a fence against a runaway.
+    /// 4096 processes, 8 GiB of memory, 16 GiB files, 16384 open files,
+    /// 2 GiB of temporary files: room for a parallel build, a fence
+    /// against a runaway.
     fn default() -> Self {
         Limits {
             processes: 4096,
             memory_bytes: 8 << 30,
             file_size_bytes: 16 << 30,
             open_files: 16384,
+            tmp_bytes: 2 << 30,
         }
     }
 }
@@ -61,6 +66,8 @@ pub enum Limit {
     Memory,
     /// It wrote a file past the file-size limit.
     FileSize,
+    /// It filled its temporary space (TMPDIR or `/tmp`).
+    Disk,
 }
 
 impl Limit {
@@ -79,8 +86,18 @@ impl Limit {
                 "the command hit the file-size limit ({} MiB): a write past it failed",
                 limits.file_size_bytes >> 20
             ),
+            Limit::Disk => format!(
+                "the command ran out of space: its TMPDIR and /tmp hold {} MiB each (or the disk is full)",
+                limits.tmp_bytes >> 20
+            ),
         }
     }
+}
+
+/// Whether a failed command's output shows a write refused for want of
+/// space (`ENOSPC`): its temporary space full.
+pub(crate) fn out_of_space(output: &str) -> bool {
+    output.contains("ENOSPC") || output.contains("No space left on device")
 }
 
 /// Whether a failed command's output shows a write refused for the file

@@ -112,6 +112,8 @@ pub(crate) struct Layout<'a> {
     pub executable: &'a Path,
     /// The run's TMPDIR.
     pub tmpdir: &'a Path,
+    /// What the TMPDIR and `/tmp` may hold each (a tmpfs of that size).
+    pub tmp_bytes: u64,
     /// Holds the empty file and folder bound over secrets.
     pub mask_dir: &'a Path,
     /// The prepared copy of `/etc` to bind; `None`: its entries one by one.
@@ -149,7 +151,9 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
             view::SystemEntry::Link { target, at } => a.path2("--symlink", &target, &at),
         }
     }
-    a.push(["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]);
+    a.push(["--dev", "/dev", "--proc", "/proc"]);
+    let size = layout.tmp_bytes.to_string();
+    a.push(["--size", &size, "--tmpfs", "/tmp"]);
     a.push(["--dir", "/run", "--symlink", "../run", "/var/run"]);
 
     let home = env::home();
@@ -217,7 +221,9 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
             a.path2("--bind-try", caches, caches);
         }
     }
-    a.path2("--bind", layout.tmpdir, layout.tmpdir);
+    // A tmpfs of its own, bounded, on the run's folder (left empty).
+    a.push(["--size", &size]);
+    a.path("--tmpfs", layout.tmpdir);
 
     if layout.profile.writes_project() {
         a.path2("--bind", root, root);
@@ -541,6 +547,7 @@ mod tests {
             git_writes: &[],
             executable,
             tmpdir: dir.path(),
+            tmp_bytes: 1 << 20,
             mask_dir: dir.path(),
             etc: None,
             cwd: root.path(),

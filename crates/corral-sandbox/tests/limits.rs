@@ -220,3 +220,36 @@ fn a_command_dies_with_its_caller_killed_by_sigkill() {
         processes_with(&marker)
     );
 }
+
+/// A command's temporary space is bounded: what an unasked read-only
+/// command (or a build) writes in its TMPDIR or `/tmp` stops at the
+/// limit with `limit_hit: "disk"`, and nothing of it reaches the host's
+/// disk.
+#[test]
+fn a_command_filling_its_tmpdir_or_tmp_stops_at_the_limit() {
+    if !shell::namespaces_available() || !has_node() {
+        return;
+    }
+    let (_dir, root) = project();
+    let run = ShellRun {
+        limits: Limits {
+            tmp_bytes: 4 << 20,
+            ..Limits::default()
+        },
+        ..ShellRun::default()
+    };
+    for place in ["process.env.TMPDIR", "'/tmp'"] {
+        // 16 MiB in 1 MiB writes.
+        let script = format!(
+            "const fs = require('fs'); const f = {place} + '/fill';
+             try {{ for (let i = 0; i < 16; i++) fs.appendFileSync(f, Buffer.alloc(1 << 20, 1)); console.log('wrote all') }}
+             catch (e) {{ console.error(e.code); process.exit(1) }}"
+        );
+        let out = exec_shell(&root, &input("node", &["-e", &script]), &run).unwrap();
+        assert_ne!(out.stdout, "wrote all\n", "{place}: {out:?}");
+        assert!(out.stderr.contains("ENOSPC"), "{place}: {out:?}");
+        assert_eq!(out.limit_hit, Some(Limit::Disk), "{place}: {out:?}");
+        let note = out.sandbox_note.unwrap_or_default();
+        assert!(note.contains("4 MiB"), "{note}");
+    }
+}

@@ -620,7 +620,7 @@ export type Profile = "read_only" | "build" | "network";
 
 export type Sandbox = "namespaces" | "landlock" | "none";
 
-export type Limit = "processes" | "memory" | "file_size";
+export type Limit = "processes" | "memory" | "file_size" | "disk";
 
 export type SavedRule = { program: string, args: Array<string>, };
 
