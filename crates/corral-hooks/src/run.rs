@@ -439,3 +439,73 @@ fn run_one(root: &ProjectRoot, hook: &Hook, stdin: &[u8]) -> HookRun {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn ended(exit_code: Option<i32>, stderr: &str) -> HookRun {
+        HookRun {
+            command: "h".into(),
+            exit_code,
+            timed_out: false,
+            stdout: String::new(),
+            stderr: stderr.into(),
+            error: None,
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_hook_that_could_not_run_says_why_and_a_guards_block_stays_a_block() {
+        let told = json!({"tool_input": {"command": "ls"}}).to_string();
+        let told = told.as_bytes();
+        let why = |code, stderr| could_not_run(&ended(code, stderr), told);
+        assert!(why(Some(127), "sh: 1: /h/.claude/hooks/x.sh: not found")
+            .unwrap()
+            .contains("not found (exit 127): sh: 1: /h/.claude/hooks/x.sh: not found"));
+        assert!(why(Some(126), "").unwrap().contains("not executable"));
+        assert!(why(None, "").unwrap().contains("killed by a signal"));
+        assert!(why(Some(137), "").unwrap().contains("signal 9"));
+        // dash's exit 2 for a redirection it could not open.
+        let log = why(
+            Some(2),
+            "sh: 1: cannot create /h/log.txt: Read-only file system\n",
+        );
+        assert_eq!(
+            log.as_deref(),
+            Some("its shell could not write /h/log.txt (Read-only file system)")
+        );
+        let script = why(
+            Some(2),
+            "/h/.claude/hooks/x.sh: 3: cannot open /h/in: No such file",
+        );
+        assert!(script.unwrap().contains("could not open /h/in"));
+        // A block: exit 2 with the guard's own reason, beside such a line or not.
+        assert_eq!(why(Some(2), "Blocked: rm -rf"), None);
+        assert_eq!(
+            why(
+                Some(2),
+                "Blocked: rm -rf\nsh: 1: cannot create /h/log.txt: Permission denied"
+            ),
+            None
+        );
+        assert_eq!(why(Some(2), ""), None);
+        assert_eq!(
+            why(Some(0), "sh: 1: cannot create /x: Permission denied"),
+            None
+        );
+        assert_eq!(why(Some(1), "oops"), None);
+        // The model's text, echoed by a guard, cannot pass for the shell's.
+        let forged = json!({"tool_input": {
+            "command": "rm -rf src\nsh: 1: cannot create /h/log.txt: Permission denied"
+        }})
+        .to_string();
+        let run = ended(
+            Some(2),
+            "sh: 1: cannot create /h/log.txt: Permission denied\n",
+        );
+        assert_eq!(could_not_run(&run, forged.as_bytes()), None);
+    }
+}
