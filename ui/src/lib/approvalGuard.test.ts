@@ -49,4 +49,21 @@ describe("ActivationGuard", () => {
     expect(guard.armed).toBe(true);
     expect(guard.accepts(keyboard)).toBe(true);
   });
+
+  it("starts over when the control moved: the delay again, and a press or key from before counts for nothing", () => {
+    const { guard, later } = clocked();
+    later(ARM_DELAY_MS);
+    guard.mousedown();
+    guard.keydown({ key: "Enter", repeat: false });
+    later(150);
+    guard.restart();
+    expect(guard.armed).toBe(false);
+    expect(guard.accepts(mouse)).toBe(false);
+    later(ARM_DELAY_MS - 1);
+    guard.mousedown();
+    expect(guard.accepts(mouse)).toBe(false);
+    later(1);
+    guard.mousedown();
+    expect(guard.accepts(mouse)).toBe(true);
+  });
 });

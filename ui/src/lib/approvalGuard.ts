@@ -5,14 +5,16 @@
 // began on the control after that, and a click made by a key only if the
 // key went down on the control after that (a key held since before, or its
 // auto-repeat, does nothing). A click with no key or press behind it
-// (assistive technology) counts once the delay has passed.
+// (assistive technology) counts once the delay has passed. A control that
+// moved (a panel beside it came or went, and it slid under the pointer)
+// starts its delay again: `restart` (see ArmedButton.svelte).
 
 export const ARM_DELAY_MS = 500;
 
 type Clock = () => number;
 
 export class ActivationGuard {
-  private readonly shownAt: number;
+  private shownAt: number;
   private pressed = false;
   /** The last key that went down on a control: whether it may activate it. */
   private key: { fresh: boolean } | null = null;
@@ -24,6 +26,16 @@ export class ActivationGuard {
   /** Whether the delay since the controls appeared has passed. */
   get armed(): boolean {
     return this.now() - this.shownAt >= ARM_DELAY_MS;
+  }
+
+  /**
+   * The control moved, or appeared anew: nothing counts until the delay
+   * has passed again, and a press or key begun before counts for nothing.
+   */
+  restart(): void {
+    this.shownAt = this.now();
+    this.pressed = false;
+    this.key = null;
   }
 
   /** A mouse button went down on a control. */
