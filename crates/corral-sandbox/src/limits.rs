@@ -19,6 +19,7 @@
 use serde::{Deserialize, Serialize};
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 /// The limits of one command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,12 +76,14 @@ impl Limit {
     pub(crate) fn describe(self, limits: &Limits) -> String {
         match self {
             Limit::Processes => format!(
-                "the command hit the process limit ({} processes); a fork failed",
-                limits.processes
+                "the command hit the process limit ({} processes, {} for all commands at once); a fork failed",
+                limits.processes,
+                Budget::get().processes
             ),
             Limit::Memory => format!(
-                "the command hit the memory limit ({} MiB)",
-                limits.memory_bytes >> 20
+                "the command hit the memory limit ({} MiB, {} MiB for all commands at once)",
+                limits.memory_bytes >> 20,
+                Budget::get().memory_bytes >> 20
             ),
             Limit::FileSize => format!(
                 "the command hit the file-size limit ({} MiB): a write past it failed",
@@ -128,14 +131,16 @@ enum Controller {
 impl Cgroups {
     /// Makes the cgroups this machine allows for one command; none when
     /// it allows none (the rlimits then stand in).
+    /// Each is made inside this process's budget ([`Budget`]) where that
+    /// could be made, so every command of the process shares it.
     pub(crate) fn make(limits: &Limits) -> Cgroups {
         let mut made = Cgroups::default();
         let name = unique_name();
         let own = own_cgroups();
+        let budget = Budget::get();
         if let Some(path) = own.unified.as_deref() {
-            let dir = Path::new("/sys/fs/cgroup")
-                .join(path.trim_start_matches('/'))
-                .join(&name);
+            let parent = Path::new("/sys/fs/cgroup").join(path.trim_start_matches('/'));
+            let dir = budget.inside(&parent, Controller::Unified).join(&name);
             if made.add(&dir, Controller::Unified, limits) {
                 return made;
             }
@@ -149,10 +154,10 @@ impl Cgroups {
                 Controller::Pids => "pids",
                 _ => "memory",
             };
-            let dir = Path::new("/sys/fs/cgroup")
+            let parent = Path::new("/sys/fs/cgroup")
                 .join(hierarchy)
-                .join(own_path.trim_start_matches('/'))
-                .join(&name);
+                .join(own_path.trim_start_matches('/'));
+            let dir = budget.inside(&parent, controller).join(&name);
             made.add(&dir, controller, limits);
         }
         made
@@ -347,6 +352,83 @@ impl Drop for Entered {
     }
 }
 
+/// What every command of this process shares, whichever project it runs
+/// in: one cgroup per hierarchy (`corral-PID-budget`), made on first use
+/// under the app's own, with every command's cgroups inside it. Below the
+/// machine's: processes at [`Budget::PROCESSES`], memory at three
+/// quarters of the machine's (`MemTotal`).
+pub(crate) struct Budget {
+    pub processes: u64,
+    pub memory_bytes: u64,
+    /// The budget's folder in each hierarchy where it could be made.
+    made: Mutex<Vec<(PathBuf, Controller)>>,
+}
+
+impl Budget {
+    /// Processes (and threads) all commands of the process may have at
+    /// once: two commands at their own limit.
+    pub const PROCESSES: u64 = 8192;
+
+    /// This process's budget.
+    pub(crate) fn get() -> &'static Budget {
+        static BUDGET: std::sync::OnceLock<Budget> = std::sync::OnceLock::new();
+        // `CORRAL_PROCESS_BUDGET` and `CORRAL_MEMORY_BUDGET_MIB` set a
+        // smaller one (never a larger one than the machine's).
+        let set = |name: &str| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+        };
+        BUDGET.get_or_init(|| {
+            let machine = machine_memory().map_or(u64::MAX, |total| total / 4 * 3);
+            Budget {
+                processes: set("CORRAL_PROCESS_BUDGET")
+                    .map_or(Budget::PROCESSES, |n| n.min(Budget::PROCESSES)),
+                memory_bytes: set("CORRAL_MEMORY_BUDGET_MIB")
+                    .map_or(machine, |mib| (mib << 20).min(machine)),
+                made: Mutex::new(Vec::new()),
+            }
+        })
+    }
+
+    /// Where a command's cgroup goes under `parent` (the app's own in
+    /// `controller`'s hierarchy): inside the budget, made now if it is not
+    /// yet; `parent` itself where it cannot be made.
+    fn inside(&self, parent: &Path, controller: Controller) -> PathBuf {
+        let dir = parent.join(format!("{PREFIX}{}-budget", std::process::id()));
+        let mut made = self.made.lock().unwrap_or_else(PoisonError::into_inner);
+        if made.iter().any(|(d, _)| *d == dir) {
+            return dir;
+        }
+        let _ = std::fs::create_dir(&dir);
+        let set = |file: &str, value: &str| std::fs::write(dir.join(file), value).is_ok();
+        let ok = match controller {
+            Controller::Pids => set("pids.max", &self.processes.to_string()),
+            Controller::Memory => set("memory.limit_in_bytes", &self.memory_bytes.to_string()),
+            Controller::Unified => {
+                set("pids.max", &self.processes.to_string())
+                    && set("memory.max", &self.memory_bytes.to_string())
+                    && set("cgroup.subtree_control", "+pids +memory")
+            }
+        };
+        if ok {
+            made.push((dir.clone(), controller));
+            dir
+        } else {
+            let _ = std::fs::remove_dir(&dir);
+            parent.to_path_buf()
+        }
+    }
+}
+
+/// The machine's memory, from `/proc/meminfo`'s `MemTotal`.
+fn machine_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 /// The `tasks` file of the calling thread's own cgroup in `controller`'s
 /// v1 hierarchy (from `/proc/thread-self/cgroup`), opened to write.
 fn thread_home(controller: Controller) -> std::io::Result<OwnedFd> {
@@ -497,7 +579,17 @@ pub(crate) fn sweep() {
             let ended = pid.is_some_and(|pid| {
                 pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()
             });
-            if ended {
+            if ended && std::fs::remove_dir(entry.path()).is_err() {
+                // A budget: the cgroups of its commands first.
+                for inner in std::fs::read_dir(entry.path())
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                {
+                    if inner.path().is_dir() {
+                        let _ = std::fs::remove_dir(inner.path());
+                    }
+                }
                 let _ = std::fs::remove_dir(entry.path());
             }
         }

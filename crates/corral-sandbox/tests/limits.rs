@@ -77,7 +77,7 @@ fn a_command_past_its_memory_limit_is_stopped_and_says_so() {
         // The cgroup was joined: it counted the kill.
         assert_eq!(out.limit_hit, Some(Limit::Memory), "{out:?}");
         let note = out.sandbox_note.unwrap_or_default();
-        assert!(note.contains("memory limit (128 MiB)"), "{note}");
+        assert!(note.contains("memory limit (128 MiB, "), "{note}");
     }
 }
 
@@ -252,4 +252,53 @@ fn a_command_filling_its_tmpdir_or_tmp_stops_at_the_limit() {
         let note = out.sandbox_note.unwrap_or_default();
         assert!(note.contains("4 MiB"), "{note}");
     }
+}
+
+/// Set in the copy of this test binary that runs with a small budget.
+const BUDGET_CHILD: &str = "CORRAL_TEST_BUDGET_CHILD";
+
+/// Every command of a process runs inside one budget below the
+/// machine's: with a budget of 40 processes, a command whose own limit is
+/// 4096 cannot start 60, and says so. (In a copy of this test binary: the
+/// budget is the process's, set once.)
+#[test]
+fn every_command_of_the_process_shares_one_budget() {
+    if !shell::namespaces_available() || !has_node() {
+        return;
+    }
+    let Some(parent) = cgroup_parent("pids", &["pids.max"]) else {
+        return;
+    };
+    if std::env::var_os(BUDGET_CHILD).is_none() {
+        let name = "every_command_of_the_process_shares_one_budget";
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", name, "--nocapture", "--test-threads=1"])
+            .env(BUDGET_CHILD, "1")
+            .env("CORRAL_PROCESS_BUDGET", "40")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout.contains("BUDGET-CHECKED"), "{stdout}");
+        return;
+    }
+    let (_dir, root) = project();
+    let script = "const cp = require('child_process'); let failed = null; const kids = [];
+        for (let i = 0; i < 60 && !failed; i++) {
+          try { const c = cp.spawn('sleep', ['5']); c.on('error', (e) => { failed = e.code }); kids.push(c) }
+          catch (e) { failed = e.code }
+        }
+        setTimeout(() => { console.log('failed=' + failed); for (const k of kids) try { k.kill() } catch (e) {} }, 300);";
+    let out = exec_shell(&root, &input("node", &["-e", script]), &ShellRun::default()).unwrap();
+    assert!(out.stdout.contains("failed=EAGAIN"), "{out:?}");
+    assert_eq!(out.limit_hit, Some(Limit::Processes), "{out:?}");
+    let budget = parent.join(format!("corral-{}-budget", std::process::id()));
+    let max = std::fs::read_to_string(budget.join("pids.max")).unwrap();
+    assert_eq!(max.trim(), "40");
+    println!("BUDGET-CHECKED");
 }
