@@ -388,6 +388,12 @@ pub fn exec_shell(
         .writes_project()
         .then(|| holds::Held::take_paths(namespace::held_paths(root.path(), &input.command)));
     let (fence, mut notes) = fence(root, input, profile, &place)?;
+    let absent = match &fence {
+        process::Fence::Namespaces { .. } if profile.writes_project() => {
+            namespace::absent_auto_run(root.path())
+        }
+        _ => Vec::new(),
+    };
     if fence.has_proxy() {
         vars.extend(proxy::env_vars());
     }
@@ -406,6 +412,7 @@ pub fn exec_shell(
     };
     let outcome = process::run(spec, run);
     ahead::put_away(places);
+    notes.extend(namespace::remove_made(root.path(), &absent));
     let outcome = outcome?;
     notes.extend(outcome.sandbox_note);
     let mut limits_hit = outcome.limits_hit;

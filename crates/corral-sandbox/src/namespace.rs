@@ -306,6 +306,51 @@ fn hold_agent_config(a: &mut Argv, root: &Path) {
     }
 }
 
+/// The names of the auto-run table absent from the root before a command
+/// that writes the project: `.claude` and `.codex` are held instead, and
+/// `.git` is left to its programs (`cargo init` makes a repository). What
+/// the command makes of these is removed after it ([`remove_made`]): a
+/// hold per absent name would cost every command a mount point, a tmpfs
+/// and a remount.
+pub(crate) fn absent_auto_run(root: &Path) -> Vec<&'static str> {
+    corral_fs::autorun::AUTO_RUN
+        .iter()
+        .map(|row| row.name)
+        .filter(|name| *name != ".git" && !AGENT_CONFIG.contains(name))
+        .filter(|name| root.join(name).symlink_metadata().is_err())
+        .collect()
+}
+
+/// Removes what a finished command made of the names `absent` at the root
+/// (a link as a link, a folder whole), and says so for each.
+pub(crate) fn remove_made(root: &Path, absent: &[&'static str]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for name in absent {
+        let path = root.join(name);
+        let Ok(meta) = path.symlink_metadata() else {
+            continue;
+        };
+        // What the command itself made at the root, never followed
+        // (`remove_dir_all` removes a link, not what it leads to).
+        #[allow(clippy::disallowed_methods)]
+        let removed = if meta.is_dir() {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        let runs_it = corral_fs::autorun::auto_run(name).map_or("", |row| row.runs_it);
+        notes.push(match removed {
+            Ok(()) => format!(
+                "the command made `{name}`, which another program runs or loads by itself ({runs_it}); it was removed: such files are the user's to make"
+            ),
+            Err(e) => format!(
+                "the command made `{name}`, which another program runs or loads by itself ({runs_it}), and it could not be removed: {e}"
+            ),
+        });
+    }
+    notes
+}
+
 /// Binds `path` read-only over itself if it is there; a link is held at
 /// its target when that lies in the project (the link itself cannot be
 /// bound).

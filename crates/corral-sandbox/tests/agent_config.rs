@@ -120,3 +120,38 @@ fn present_auto_run_files_cannot_be_changed_by_a_build() {
     }
     assert_eq!(std::fs::read_to_string(p.join(".mcp.json")).unwrap(), "{}");
 }
+
+/// What a build makes of an absent auto-run name at the root
+/// (`.vscode/tasks.json`, `.mcp.json`, a link named `.envrc`) is gone
+/// when the command returns, and the result says so; the rest it wrote
+/// stays.
+#[test]
+fn absent_auto_run_files_a_build_makes_are_removed_after_it() {
+    if !namespaces() || !has_node() {
+        return;
+    }
+    let (dir, root) = project();
+    let p = dir.path();
+    const PLANT: &str = "const fs = require('fs');
+        fs.mkdirSync('.vscode');
+        fs.writeFileSync('.vscode/tasks.json', '{\"tasks\":[{\"runOptions\":{\"runOn\":\"folderOpen\"}}]}');
+        fs.writeFileSync('.mcp.json', '{}');
+        fs.symlinkSync('/etc/passwd', '.envrc');
+        fs.writeFileSync('built.txt', 'ok');
+        console.log('planted')";
+    let out = run(&root, "node", &["-e", PLANT]);
+    assert_eq!(out.stdout.trim(), "planted", "{out:?}");
+    for name in [".vscode", ".mcp.json", ".envrc"] {
+        assert!(
+            p.join(name).symlink_metadata().is_err(),
+            "{name} is still there"
+        );
+    }
+    assert!(std::path::Path::new("/etc/passwd").exists());
+    assert_eq!(std::fs::read_to_string(p.join("built.txt")).unwrap(), "ok");
+    let note = out.sandbox_note.unwrap_or_default();
+    assert!(
+        note.contains("`.vscode`") && note.contains("folderOpen"),
+        "{note}"
+    );
+}
