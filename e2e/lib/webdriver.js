@@ -157,6 +157,22 @@ export class Session {
     await this.cmd("DELETE", "/actions");
   }
 
+  /**
+   * `count` left clicks at a point of the viewport, `gap` ms from one
+   * release to the next press (W3C actions with pauses, sent at once), as
+   * a user's quick double click: whatever is drawn there at each press
+   * takes it.
+   */
+  async clicksAt(x, y, { count = 2, gap = 150 } = {}) {
+    const actions = [{ type: "pointerMove", origin: "viewport", x: Math.round(x), y: Math.round(y), duration: 0 }];
+    for (let i = 0; i < count; i++) {
+      if (i > 0) actions.push({ type: "pause", duration: gap });
+      actions.push({ type: "pointerDown", button: 0 }, { type: "pointerUp", button: 0 });
+    }
+    await this.cmd("POST", "/actions", { actions: [{ type: "pointer", id: "mouse", parameters: { pointerType: "mouse" }, actions }] });
+    await this.cmd("DELETE", "/actions");
+  }
+
   /** A PNG of the window, as a Buffer. */
   async screenshot() {
     return Buffer.from(await this.cmd("GET", "/screenshot"), "base64");
