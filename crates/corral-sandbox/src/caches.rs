@@ -70,6 +70,74 @@ pub(crate) fn prepare(dir: &Path, program: &str) {
     prepare_with(dir, program, super::home::cargo_home().as_deref());
 }
 
+/// What Corral's caches may hold, in bytes: 20 GiB, or
+/// `CORRAL_CACHE_LIMIT_MIB`.
+pub(crate) fn limit_bytes() -> u64 {
+    std::env::var("CORRAL_CACHE_LIMIT_MIB")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(20 << 30, |mib| mib << 20)
+}
+
+/// Whether the caches held more than [`limit_bytes`] when last measured
+/// ([`measure`]).
+pub(crate) fn over_limit() -> bool {
+    OVER.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+static OVER: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Measures the caches in `dir` again after a command that could write
+/// them, on a thread of its own (a walk of the whole folder is too slow
+/// for a command's path), at most once every [`MEASURED_EVERY`]: a command
+/// may pass the limit, and the commands after the measure find the caches
+/// read-only until they are cleared.
+pub(crate) fn measure(dir: &Path) {
+    use std::sync::Mutex;
+    static LAST: Mutex<Option<std::time::Instant>> = Mutex::new(None);
+    let due = {
+        let mut last = LAST
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let due = last.is_none_or(|at| at.elapsed() >= MEASURED_EVERY);
+        if due {
+            *last = Some(std::time::Instant::now());
+        }
+        due
+    };
+    if due {
+        let dir = dir.to_path_buf();
+        let _ = std::thread::Builder::new()
+            .name("corral-cache-size".into())
+            .spawn(move || {
+                let over = size_of(&dir) > limit_bytes();
+                OVER.store(over, std::sync::atomic::Ordering::Relaxed);
+            });
+    }
+}
+
+/// How often the caches are measured at most.
+const MEASURED_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The disk space the files under `dir` take (links not followed).
+fn size_of(dir: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let mut total = 0;
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let Ok(meta) = entry.path().symlink_metadata() else {
+                continue;
+            };
+            total += meta.blocks() * 512;
+            if meta.is_dir() {
+                folders.push(entry.path());
+            }
+        }
+    }
+    total
+}
+
 /// The mark, in the cache folder, that its cargo registry holds crates.io's
 /// registry only: written when the folder is made, or once a folder made
 /// before has lost the other registries. A child may remove it (the next

@@ -413,6 +413,11 @@ pub fn exec_shell(
     let outcome = process::run(spec, run);
     ahead::put_away(places);
     notes.extend(namespace::remove_made(root.path(), &absent));
+    if profile.writes_project() && view::needs_toolchains(&input.command, &program) {
+        if let Some(dir) = caches::dir() {
+            caches::measure(&dir);
+        }
+    }
     let outcome = outcome?;
     notes.extend(outcome.sandbox_note);
     let mut limits_hit = outcome.limits_hit;
@@ -422,9 +427,11 @@ pub fn exec_shell(
     if refused_size && !limits_hit.contains(&Limit::FileSize) {
         limits_hit.push(Limit::FileSize);
     }
+    let caches_full = notes.iter().any(|n| n.starts_with(CACHES_FULL));
     let out_of_space = outcome.exit_code != Some(0)
         && (limits::out_of_space(&outcome.stderr.text)
-            || limits::out_of_space(&outcome.stdout.text));
+            || limits::out_of_space(&outcome.stdout.text)
+            || caches_full);
     if out_of_space && !limits_hit.contains(&Limit::Disk) {
         limits_hit.push(Limit::Disk);
     }
@@ -726,6 +733,9 @@ struct Place<'a> {
     tmp_bytes: u64,
 }
 
+/// How the note begins when Corral's caches are over their limit.
+const CACHES_FULL: &str = "Corral's caches are over their limit";
+
 /// The fence for one run: bwrap's namespaces where they can be made, else
 /// Landlock. Notes say what of the profile could not be applied.
 fn fence(
@@ -742,6 +752,14 @@ fn fence(
         profile.writes_project() && view::needs_toolchains(&input.command, place.executable);
     if let Some(dir) = caches.as_deref().filter(|_| uses_caches) {
         caches::prepare(dir, &input.command);
+    }
+    let caches_full = uses_caches && caches.is_some() && caches::over_limit();
+    let mut notes = Vec::new();
+    if caches_full {
+        notes.push(format!(
+            "{CACHES_FULL}: {} MiB (`CORRAL_CACHE_LIMIT_MIB`); they are read-only to this command until cleared",
+            caches::limit_bytes() >> 20
+        ));
     }
     match namespace::bwrap() {
         Ok(bwrap) => {
@@ -770,8 +788,10 @@ fn fence(
                 etc: prepared.as_ref().map(|view| view.etc.as_path()),
                 cwd,
                 caches: caches.as_deref(),
+                caches_full,
             };
-            let (mut args, mut files, notes) = namespace::argv(&layout);
+            let (mut args, mut files, more) = namespace::argv(&layout);
+            notes.extend(more);
             let egress = profile.has_network().then(|| place.egress.clone());
             let seccomp = seccomp::filter_file().map_err(|e| {
                 Error::new(

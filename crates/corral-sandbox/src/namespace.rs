@@ -122,6 +122,8 @@ pub(crate) struct Layout<'a> {
     pub cwd: &'a Path,
     /// Corral's own caches, bound writable in the build profiles.
     pub caches: Option<&'a Path>,
+    /// The caches are over their limit: bound read-only instead.
+    pub caches_full: bool,
 }
 
 /// bwrap's arguments up to and including `--` (the program and its
@@ -218,7 +220,12 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
         if layout.profile.writes_project()
             && view::needs_toolchains(layout.program, layout.executable)
         {
-            a.path2("--bind-try", caches, caches);
+            let bind = if layout.caches_full {
+                "--ro-bind-try"
+            } else {
+                "--bind-try"
+            };
+            a.path2(bind, caches, caches);
         }
     }
     // A tmpfs of its own, bounded, on the run's folder (left empty).
@@ -597,6 +604,7 @@ mod tests {
             etc: None,
             cwd: root.path(),
             caches: Some(&caches),
+            caches_full: false,
         };
         let (args, _files, _notes) = argv(&layout);
         args.iter()

@@ -302,3 +302,59 @@ fn every_command_of_the_process_shares_one_budget() {
     assert_eq!(max.trim(), "40");
     println!("BUDGET-CHECKED");
 }
+
+/// Set in the copy of this test binary whose caches have a small limit.
+const CACHE_CHILD: &str = "CORRAL_TEST_CACHE_CHILD";
+
+/// Corral's caches are bounded: once measured over their limit (1 MiB
+/// here), the next commands find them read-only, their writes there fail
+/// with `limit_hit: "disk"`, and the note says why. (In a copy of this
+/// test binary, with caches of its own.)
+#[test]
+fn caches_over_their_limit_are_read_only_to_the_next_commands() {
+    if !shell::namespaces_available() || !has_node() {
+        return;
+    }
+    if std::env::var_os(CACHE_CHILD).is_none() {
+        let caches = tempfile::tempdir().unwrap();
+        let name = "caches_over_their_limit_are_read_only_to_the_next_commands";
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", name, "--nocapture", "--test-threads=1"])
+            .env(CACHE_CHILD, "1")
+            .env("CORRAL_CACHE_LIMIT_MIB", "1")
+            .env("XDG_CACHE_HOME", caches.path())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout.contains("CACHES-CHECKED"), "{stdout}");
+        return;
+    }
+    let (_dir, root) = project();
+    // 2 MiB into npm's cache, which the first command may still write.
+    let fill = "const fs = require('fs'); const d = process.env.npm_config_cache;
+        try { fs.mkdirSync(d, { recursive: true }); fs.writeFileSync(d + '/big', Buffer.alloc(2 << 20, 1)); console.log('wrote') }
+        catch (e) { console.log(e.code); process.exit(1) }";
+    let first = exec_shell(&root, &input("node", &["-e", fill]), &ShellRun::default()).unwrap();
+    assert_eq!(first.stdout.trim(), "wrote", "{first:?}");
+    // The measure runs on a thread: the next commands see it done.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let out = exec_shell(&root, &input("node", &["-e", fill]), &ShellRun::default()).unwrap();
+        let note = out.sandbox_note.clone().unwrap_or_default();
+        if note.contains("over their limit") {
+            assert_eq!(out.stdout.trim(), "EROFS", "{out:?}");
+            assert_eq!(out.limit_hit, Some(Limit::Disk), "{out:?}");
+            assert!(note.contains("1 MiB"), "{note}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "never measured over: {out:?}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    println!("CACHES-CHECKED");
+}
