@@ -15,7 +15,6 @@ mod shell_common;
 use corral_sandbox::namespaces_available;
 use shell_common::*;
 use std::path::Path;
-use std::process::Command;
 
 fn namespaces() -> bool {
     let there = namespaces_available() && has_node();
@@ -23,22 +22,6 @@ fn namespaces() -> bool {
         eprintln!("note: bubblewrap or node is missing; skipping");
     }
     there
-}
-
-/// git on the host, for the fixture.
-fn host_git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@t")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@t")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "git {args:?}");
 }
 
 /// Walks `.git` and tries to write every folder (a new file) and file

@@ -254,8 +254,33 @@ fn a_command_filling_its_tmpdir_or_tmp_stops_at_the_limit() {
     }
 }
 
-/// Set in the copy of this test binary that runs with a small budget.
-const BUDGET_CHILD: &str = "CORRAL_TEST_BUDGET_CHILD";
+/// Set, to the test's name, in the copy of this test binary that runs one
+/// test with what a process sets once (its budget, its caches' limit).
+const COPY: &str = "CORRAL_TEST_COPY";
+
+/// In the test binary: runs the test `name` again in a copy of it with
+/// `vars` set, checks that the copy passed and printed `DONE name`, and
+/// says false. In that copy: true, and the test goes on.
+fn in_a_copy(name: &str, vars: &[(&str, &std::ffi::OsStr)]) -> bool {
+    if std::env::var_os(COPY).is_some_and(|n| n == name) {
+        return true;
+    }
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env(COPY, name)
+        .envs(vars.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains(&format!("DONE {name}")), "{stdout}");
+    false
+}
 
 /// Every command of a process runs inside one budget below the
 /// machine's: with a budget of 40 processes, a command whose own limit is
@@ -269,22 +294,8 @@ fn every_command_of_the_process_shares_one_budget() {
     let Some(parent) = cgroup_parent("pids", &["pids.max"]) else {
         return;
     };
-    if std::env::var_os(BUDGET_CHILD).is_none() {
-        let name = "every_command_of_the_process_shares_one_budget";
-        let out = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", name, "--nocapture", "--test-threads=1"])
-            .env(BUDGET_CHILD, "1")
-            .env("CORRAL_PROCESS_BUDGET", "40")
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(stdout.contains("BUDGET-CHECKED"), "{stdout}");
+    let name = "every_command_of_the_process_shares_one_budget";
+    if !in_a_copy(name, &[("CORRAL_PROCESS_BUDGET", "40".as_ref())]) {
         return;
     }
     let (_dir, root) = project();
@@ -300,11 +311,8 @@ fn every_command_of_the_process_shares_one_budget() {
     let budget = parent.join(format!("corral-{}-budget", std::process::id()));
     let max = std::fs::read_to_string(budget.join("pids.max")).unwrap();
     assert_eq!(max.trim(), "40");
-    println!("BUDGET-CHECKED");
+    println!("DONE every_command_of_the_process_shares_one_budget");
 }
-
-/// Set in the copy of this test binary whose caches have a small limit.
-const CACHE_CHILD: &str = "CORRAL_TEST_CACHE_CHILD";
 
 /// Corral's caches are bounded: once measured over their limit (1 MiB
 /// here), the next commands find them read-only, their writes there fail
@@ -315,24 +323,13 @@ fn caches_over_their_limit_are_read_only_to_the_next_commands() {
     if !shell::namespaces_available() || !has_node() {
         return;
     }
-    if std::env::var_os(CACHE_CHILD).is_none() {
-        let caches = tempfile::tempdir().unwrap();
-        let name = "caches_over_their_limit_are_read_only_to_the_next_commands";
-        let out = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", name, "--nocapture", "--test-threads=1"])
-            .env(CACHE_CHILD, "1")
-            .env("CORRAL_CACHE_LIMIT_MIB", "1")
-            .env("XDG_CACHE_HOME", caches.path())
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(stdout.contains("CACHES-CHECKED"), "{stdout}");
+    let caches = tempfile::tempdir().unwrap();
+    let name = "caches_over_their_limit_are_read_only_to_the_next_commands";
+    let vars = [
+        ("CORRAL_CACHE_LIMIT_MIB", "1".as_ref()),
+        ("XDG_CACHE_HOME", caches.path().as_os_str()),
+    ];
+    if !in_a_copy(name, &vars) {
         return;
     }
     let (_dir, root) = project();
@@ -356,5 +353,5 @@ fn caches_over_their_limit_are_read_only_to_the_next_commands() {
         assert!(Instant::now() < deadline, "never measured over: {out:?}");
         std::thread::sleep(Duration::from_millis(200));
     }
-    println!("CACHES-CHECKED");
+    println!("DONE caches_over_their_limit_are_read_only_to_the_next_commands");
 }

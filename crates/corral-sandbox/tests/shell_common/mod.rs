@@ -108,3 +108,20 @@ pub fn git_repo(dir: &Path) {
     let root = ProjectRoot::open(dir).unwrap();
     run(&root, "git", &["init", "-q"]);
 }
+
+/// git on the host (no sandbox), for a fixture: a commit's author set,
+/// the system's config left out.
+pub fn host_git(dir: &Path, args: &[&str]) {
+    let ok = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@t")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@t")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git {args:?}");
+}
