@@ -246,7 +246,22 @@ impl Background {
         while stop < state.output.len() && stop > start && (state.output[stop] & 0xC0) == 0x80 {
             stop -= 1;
         }
+        let git = run.command == "git";
+        if git && stop < state.output.len() {
+            // Whole lines only, so no URL is cut before its credential is
+            // masked.
+            if let Some(at) = state.output[start..stop].iter().rposition(|b| *b == b'\n') {
+                stop = start + at + 1;
+            }
+        }
         let output = String::from_utf8_lossy(&state.output[start..stop]).into_owned();
+        // git prints remote URLs and config values: a token never reaches
+        // the model (`credentials`).
+        let output = if git {
+            crate::credentials::mask(&output).into_owned()
+        } else {
+            output
+        };
         let (exit_code, stopped, error) = match &state.result {
             None => (None, false, None),
             Some(Ok(out)) => (

@@ -248,3 +248,42 @@ fn a_token_in_a_remote_url_is_masked_in_git_s_output() {
         "{out:?}"
     );
 }
+
+/// The same when git runs in the background: its output, read a piece
+/// at a time, never carries the token either.
+#[test]
+fn a_token_in_a_background_git_s_output_is_masked_too() {
+    if !namespaces() {
+        return;
+    }
+    let (dir, root) = fixture();
+    host_git(
+        dir.path(),
+        &[
+            "remote",
+            "add",
+            "origin",
+            "https://x-access-token:ghp_TOKEN1234@example.com/o/r.git",
+        ],
+    );
+    let bg = corral_sandbox::background::Background::default();
+    let started = bg
+        .start(
+            &root,
+            &input("git", &["remote", "-v"]),
+            &corral_sandbox::ShellRun::default(),
+        )
+        .unwrap();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut out = bg.output(&started.run_id, 0).unwrap();
+    while out.running && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        out = bg.output(&started.run_id, 0).unwrap();
+    }
+    assert!(!out.running, "{out:?}");
+    assert!(!out.output.contains("ghp_TOKEN1234"), "{out:?}");
+    assert!(
+        out.output.contains("https://***@example.com/o/r.git"),
+        "{out:?}"
+    );
+}
