@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { tid, withApp } from "../lib/app.js";
+import { tid, waitUntil, withApp } from "../lib/app.js";
 import { openai } from "../lib/wire.js";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -42,8 +42,15 @@ test("a double click on Approve does not trust the project's hooks that slide in
     // The hooks are listed and left unanswered. Where Trust stands with no
     // approval under it is where it will be once the approval area goes.
     await app.waitFor(tid("hook-line"), { check: (e) => e.text.includes(HOOK), what: "the hook listed for trust" });
-    await app.waitFor(tid("hook-trust-yes", '[data-armed="true"]'), { what: "Trust drawn and still" });
-    const trustAlone = await rect(tid("hook-trust-yes"));
+    let trustAlone = null;
+    await waitUntil(
+      async () => {
+        const [before, now] = [trustAlone, await rect(tid("hook-trust-yes"))];
+        trustAlone = now;
+        return JSON.stringify(before) === JSON.stringify(now);
+      },
+      { interval: 300, what: "Trust drawn and still" },
+    );
 
     await app.send("Take a note.");
     await app.waitFor(`${tid("approval")} [data-armed="true"]`, { what: "the approval's buttons to take clicks" });
@@ -63,12 +70,12 @@ test("a double click on Approve does not trust the project's hooks that slide in
 
     // The double click.
     await app.session.clicksAt(x, y, { count: 2, gap: 150 });
-    assert.equal(await at(x, y), "hook-trust-yes", "the second click landed on Trust, which slid into Approve's place");
     await app.waitForAny(tid("tool-card"), (e, i) => i === 0 && e.attrs["data-status"] === "done", { what: "the write approved by the first click" });
     assert.equal(fs.readFileSync(path.join(app.dirs.project, "notes.txt"), "utf8"), "a note\n");
     await app.waitForAny(tid("message-assistant"), (e) => e.text.includes("Noted."), { what: "the reply after the write" });
     await sleep(1_000);
-    await app.waitFor(tid("hook-trust"), { what: "the hooks still waiting for an answer" });
+    assert.equal((await app.query(tid("hook-trust"))).length, 1, "the hooks still wait for an answer: the second click trusted nothing");
+    assert.equal(await at(x, y), "hook-trust-yes", "the second click's point is on Trust, which slid into Approve's place");
 
     // Not trusted: the hook does not run at the next message, and the window still asks.
     await app.send("Again.");

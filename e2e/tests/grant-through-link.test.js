@@ -15,6 +15,7 @@ import { test } from "node:test";
 import { tid, withApp } from "../lib/app.js";
 import { openai } from "../lib/wire.js";
 
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const cards = tid("tool-card");
 const status = (app, index, wanted) =>
   app.waitForAny(cards, (e, i) => i === index && e.attrs["data-status"] === wanted, { what: `call ${index + 1} ${wanted}` });
@@ -36,13 +37,17 @@ test("a file reached through a link is offered neither alone nor by its folders;
 
     const chooser = `${tid("approval")} ${tid("grant-chooser")}`;
     await app.answer("approve-conversation");
-    const said = await app.waitFor(`${chooser} ${tid("grant-link")}`, { what: "the chooser saying why" });
-    assert.match(said.text, /goes through a link at vendor\/pkg/);
-    assert.match(said.text, /a grant names a place by where it really is/);
+    await app.waitFor(chooser, { what: "the panel of what to allow" });
+    // Once the chooser has looked (a moment), no folder on the link's way is offered.
+    const options = () => app.query(`${chooser} ${tid("grant-folder-choice")} option`).then((found) => found.map((o) => o.text));
+    const deadline = Date.now() + 5_000;
+    while (Date.now() < deadline && JSON.stringify(await options()) !== '["the whole project"]') await sleep(100);
+    assert.deepEqual(await options(), ["the whole project"], "no folder on the link's way is offered");
     const [exact] = await app.query(`${chooser} ${tid("grant-exact")}`);
     assert.ok("disabled" in exact.attrs, "this file alone is not offered");
-    const options = (await app.query(`${chooser} ${tid("grant-folder-choice")} option`)).map((o) => o.text);
-    assert.deepEqual(options, ["the whole project"], "no folder on the link's way is offered");
+    const [said] = await app.query(`${chooser} ${tid("grant-link")}`);
+    assert.match(said?.text ?? "", /goes through a link at vendor\/pkg/, "the chooser says why");
+    assert.match(said.text, /a grant names a place by where it really is/);
     const [confirm] = await app.query(`${chooser} ${tid("grant-confirm")}`);
     assert.ok("disabled" in confirm.attrs, "nothing is chosen for the user");
     await app.screenshot("chooser");
