@@ -18,7 +18,9 @@ pub struct Case {
 
 /// `touch` starts no other program, so it gets none of the home's
 /// toolchains nor the caches; `make` can start any, so it gets them all.
-pub const CASES: [Case; 4] = [
+/// An approved git (`git log --output`, off the read-only table) gets its
+/// own folder writable only where ordinary work writes, the rest held.
+pub const CASES: [Case; 5] = [
     Case {
         group: "read_only",
         profile: "read_only",
@@ -45,6 +47,13 @@ pub const CASES: [Case; 4] = [
         profile: "build",
         program: "make",
         args: &["--version"],
+        network: false,
+    },
+    Case {
+        group: "build_git",
+        profile: "build",
+        program: "git",
+        args: &["log", "-1", "--output=log.txt"],
         network: false,
     },
 ];
