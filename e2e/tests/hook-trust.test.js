@@ -21,12 +21,17 @@ test("the project's hooks wait for trust, run once trusted, and ask again after 
     fs.writeFileSync(path.join(dirs.project, ".claude", "settings.json"), settings("apple"));
   };
   await withApp(t, { script, setup }, async (app) => {
+    /** Trust, once it takes clicks (it arms as Approve does, after standing still a moment). */
+    const trust = async () => {
+      await app.waitFor(tid("hook-trust-yes", '[data-armed="true"]'), { what: "Trust taking clicks" });
+      await app.click(tid("hook-trust-yes"));
+    };
     /** The user's message of request `i`, as the model got it. */
     const sent = (i) => JSON.stringify(app.llm.requests[i].body.messages.at(-1));
 
     // Asked at once, with the command whole.
     await app.waitFor(tid("hook-line"), { check: (e) => e.text.includes('echo "context from the hook: apple"'), what: "the hook listed for trust" });
-    await app.click(tid("hook-trust-yes"));
+    await trust();
     await app.waitGone(tid("hook-trust"));
     await app.send("Hello.");
     await app.waitForAny(tid("message-assistant"), (e) => e.text.includes("First reply."), { what: "the first reply" });
@@ -39,7 +44,7 @@ test("the project's hooks wait for trust, run once trusted, and ask again after 
     assert.doesNotMatch(sent(1), /context from the hook/, "an untrusted hook does not run");
     await app.waitFor(tid("hook-line"), { check: (e) => e.text.includes('echo "context from the hook: pear"'), what: "the changed hook asked about" });
 
-    await app.click(tid("hook-trust-yes"));
+    await trust();
     await app.waitGone(tid("hook-trust"));
     await app.send("Once more.");
     await app.waitForAny(tid("message-assistant"), (e) => e.text.includes("Third reply."), { what: "the third reply" });
