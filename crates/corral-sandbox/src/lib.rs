@@ -106,7 +106,7 @@ pub use allowlist::{is_valid_program_name, ALLOWED_PROGRAMS};
 pub use capture::{HEAD_BYTES, TAIL_BYTES};
 pub use home::home as home_dir;
 pub use launch::inherit_nothing_from_the_launcher;
-pub use limits::{Limit, Limits};
+pub use limits::{budget, Limit, Limits};
 pub use namespace::available as namespaces_available;
 pub use network::wants_network;
 pub use profile::{is_read_only, Profile};

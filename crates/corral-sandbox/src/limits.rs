@@ -352,6 +352,14 @@ impl Drop for Entered {
     }
 }
 
+/// The budget every command of this process shares, read only: its
+/// processes and its memory in bytes (`u64::MAX` where the machine's
+/// memory could not be read). For the window's Settings.
+pub fn budget() -> (u64, u64) {
+    let budget = Budget::get();
+    (budget.processes, budget.memory_bytes)
+}
+
 /// What every command of this process shares, whichever project it runs
 /// in: one cgroup per hierarchy (`corral-PID-budget`), made on first use
 /// under the app's own, with every command's cgroups inside it. Below the
