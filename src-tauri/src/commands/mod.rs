@@ -17,6 +17,7 @@ pub mod llm;
 pub mod mcp;
 pub mod policy;
 pub mod project;
+pub mod sandbox;
 pub mod shell;
 pub mod tools;
 pub mod updates;
@@ -179,6 +180,10 @@ command_list! {
         shell::process_output("run_id: string, since_byte?: number") -> "CommandOutput";
         /// once it stopped (or after 3 s)
         shell::stop_process("run_id: string") -> "CommandOutput";
+        /// what one command may use (processes, memory, file size, open files, its TMPDIR and
+        /// `/tmp` each) and what all commands of the app share at once (processes, memory; `null`
+        /// memory where the machine's could not be read), as the sandbox sets them (Settings)
+        sandbox::sandbox_limits("") -> "SandboxLimits";
     }
     "The user's MCP servers" {
         /// `{ servers: McpServerConfig[], secrets_set: string[] }` (`"server/VAR"` of each variable

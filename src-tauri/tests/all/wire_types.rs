@@ -97,6 +97,7 @@ fn wire() -> Vec<Wire> {
         shell::Limit,
         shell::SavedRule,
         store::shell::ShellConfig,
+        commands::sandbox::SandboxLimits,
         store::mcp::McpServerConfig,
         store::mcp::McpSettings,
         store::mcp::McpSettingsView,

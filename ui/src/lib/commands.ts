@@ -2,7 +2,7 @@
 // src-tauri/tests/all/command_list.rs; do not edit.
 // After changing the list: UPDATE_COMMANDS=1 cargo test -p corral --test all -- command_list::
 import type { Channel } from "@tauri-apps/api/core";
-import type { Appended, ApprovalAnswer, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, Customization, DomainQuestion, GrantEntry, HookOutcome, HookRequest, HookStatus, IndexStatus, InstalledUpdate, Launch, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SavedRule, SearchHit, Settings, SettingsInput, SetupSource, ShellConfig, ShellEvent, SkillFile, Ticket, ToolSpec, TreeChanges, UpdateOffer, UpdateSettings, UpdateStatus } from "./types";
+import type { Appended, ApprovalAnswer, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, Customization, DomainQuestion, GrantEntry, HookOutcome, HookRequest, HookStatus, IndexStatus, InstalledUpdate, Launch, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SandboxLimits, SavedRule, SearchHit, Settings, SettingsInput, SetupSource, ShellConfig, ShellEvent, SkillFile, Ticket, ToolSpec, TreeChanges, UpdateOffer, UpdateSettings, UpdateStatus } from "./types";
 
 /** Every command of the app: its arguments and what it resolves to (docs/ipc.md). */
 export type Commands = {
@@ -38,6 +38,7 @@ export type Commands = {
   list_processes: { args: Record<string, never>; result: CommandOutput[] };
   process_output: { args: { run_id: string, since_byte?: number }; result: CommandOutput };
   stop_process: { args: { run_id: string }; result: CommandOutput };
+  sandbox_limits: { args: Record<string, never>; result: SandboxLimits };
   mcp_settings: { args: Record<string, never>; result: McpSettingsView };
   save_mcp_settings: { args: { settings: McpSettings }; result: McpServerStatus[] };
   mcp_status: { args: Record<string, never>; result: McpServerStatus[] };
@@ -109,6 +110,7 @@ export const COMMAND_NAMES = [
   "list_processes",
   "process_output",
   "stop_process",
+  "sandbox_limits",
   "mcp_settings",
   "save_mcp_settings",
   "mcp_status",

@@ -125,6 +125,8 @@ export const ipc = {
   savePrograms: (global: string[], project: string[] | null) =>
     call("save_programs", { global, project }),
   removeRule: (rule: SavedRule) => call("remove_rule", { rule }),
+  /** The sandbox's limits per command and for all commands at once, as Rust sets them (Settings shows them). */
+  sandboxLimits: () => call("sandbox_limits"),
   // The open project's search index, built in the background when it opens
   searchIndexStatus: () => call("search_index_status"),
   /** The project's and the user's custom commands and skills, each file's text whole. */

@@ -52,6 +52,7 @@ export type {
   UpdatePlanOutput,
   SavedRule,
   ShellConfig,
+  SandboxLimits,
   McpServerConfig,
   McpSettings,
   McpSettingsView,

@@ -626,6 +626,37 @@ export type SavedRule = { program: string, args: Array<string>, };
 
 export type ShellConfig = { builtin: Array<string>, global_programs: Array<string>, project_programs: Array<string>, rules: Array<SavedRule>, };
 
+export type SandboxLimits = { 
+/**
+ * Processes (and threads) one command may have at once.
+ */
+processes: number, 
+/**
+ * Memory of one command, in bytes.
+ */
+memory_bytes: number, 
+/**
+ * The largest file one command may write, in bytes.
+ */
+file_size_bytes: number, 
+/**
+ * Files one command may have open at once.
+ */
+open_files: number, 
+/**
+ * What a command's TMPDIR and its `/tmp` may hold, each, in bytes.
+ */
+tmp_bytes: number, 
+/**
+ * Processes all commands of the app may have at once.
+ */
+budget_processes: number, 
+/**
+ * Memory all commands of the app share, in bytes; `null` where the
+ * machine's memory could not be read (no budget below it).
+ */
+budget_memory_bytes: number | null, };
+
 export type McpServerConfig = { 
 /**
  * Letters, digits, `-` and `_`; its tools reach the model as
