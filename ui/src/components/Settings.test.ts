@@ -1,8 +1,9 @@
 // Settings and the model's context: the window set for servers that report
-// none, and what a successful Test connection says of the window and tools.
+// none, and what a successful Test connection says of the window and tools;
+// and the sandbox's limits, read only, as the Rust core answers them.
 import { fireEvent, render, screen } from "@testing-library/svelte";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import type { Settings } from "../lib/types";
+import type { SandboxLimits, Settings } from "../lib/types";
 
 vi.mock("../lib/ipc", () => import("../test/ipcMock").then((m) => m.ipcModule()));
 import { ipc as client } from "../lib/ipc";
@@ -17,9 +18,22 @@ const ipc = answer(client, {
   projectInfo: vi.fn(async () => null),
   mcpSettings: vi.fn(async () => ({ servers: [], secrets_set: [] })),
   mcpStatus: vi.fn(async () => []),
+  sandboxLimits: vi.fn(),
 });
 
 import SettingsView from "./Settings.svelte";
+
+const GIB = 1024 ** 3;
+/** What the Rust core answers on a machine of 15.6 GiB (its budget three quarters of that). */
+const limits: SandboxLimits = {
+  processes: 4096,
+  memory_bytes: 8 * GIB,
+  file_size_bytes: 16 * GIB,
+  open_files: 16384,
+  tmp_bytes: 2 * GIB,
+  budget_processes: 8192,
+  budget_memory_bytes: 12_562_779_750,
+};
 
 const saved: Settings = { provider: "openai", base_url: "http://127.0.0.1:8080/v1", model: "qwen", max_tokens: 4096, mode: "ask", notifications: true, has_api_key: false };
 
@@ -28,6 +42,7 @@ beforeEach(() => {
   ipc.getSettings.mockResolvedValue(saved);
   ipc.saveSettings.mockImplementation(async (input: Record<string, unknown>) => ({ ...saved, ...input, has_api_key: false }));
   ipc.testConnection.mockResolvedValue({ ok: true, model: "qwen" });
+  ipc.sandboxLimits.mockResolvedValue(limits);
 });
 
 async function shown(): Promise<void> {
@@ -144,5 +159,49 @@ describe("the provider list", () => {
     expect(base.placeholder).toBe("https://api.anthropic.com");
     await fireEvent.change(provider, { target: { value: "openai" } });
     expect(base.value).toBe("http://127.0.0.1:8080/v1");
+  });
+});
+
+describe("the sandbox limits", () => {
+  const row = (key: string): string => screen.getByTestId(`sandbox-limit-${key}`).textContent ?? "";
+
+  it("shows what Rust answers, in human units, each with what happens at the limit", async () => {
+    await shown();
+    const section = await screen.findByTestId("sandbox-limits");
+    expect(section.querySelector("legend")?.textContent).toBe("Sandbox limits");
+    expect(ipc.sandboxLimits).toHaveBeenCalledTimes(1);
+    expect(row("processes")).toContain("Processes: 4,096");
+    expect(row("processes")).toContain("a fork fails");
+    expect(row("memory")).toContain("Memory: 8 GiB");
+    expect(row("memory")).toContain("the command is stopped");
+    expect(row("file-size")).toContain("File size: 16 GiB");
+    expect(row("file-size")).toContain("A write past it fails");
+    expect(row("open-files")).toContain("Open files: 16,384");
+    expect(row("tmp")).toContain("Temporary space: 2 GiB each for TMPDIR and /tmp");
+    expect(row("tmp")).toContain("out of space");
+    expect(row("budget-processes")).toContain("Processes: 8,192");
+    expect(row("budget-processes")).toContain("a fork fails");
+    expect(row("budget-memory")).toContain("Memory: 11.7 GiB");
+    expect(row("budget-memory")).toContain("a command is stopped");
+    // Read only: nothing in it can be changed or saved.
+    expect(section.querySelectorAll("input, select, textarea, button")).toHaveLength(0);
+  });
+
+  it("follows other numbers: MiB under a GiB, and no memory budget where the machine's memory is unknown", async () => {
+    ipc.sandboxLimits.mockResolvedValue({ ...limits, tmp_bytes: 512 * 1024 ** 2, processes: 64, budget_memory_bytes: null });
+    await shown();
+    await screen.findByTestId("sandbox-limits");
+    expect(row("tmp")).toContain("512 MiB each");
+    expect(row("processes")).toContain("Processes: 64");
+    expect(row("budget-memory")).toContain("none (the machine's memory could not be read)");
+  });
+
+  it("is left out when the limits cannot be read, and the rest of Settings still works", async () => {
+    ipc.sandboxLimits.mockRejectedValue(new Error("no"));
+    await shown();
+    await vi.waitFor(() => expect(ipc.sandboxLimits).toHaveBeenCalled());
+    expect(screen.queryByTestId("sandbox-limits")).toBeNull();
+    await fireEvent.click(screen.getByTestId("settings-save"));
+    await vi.waitFor(() => expect(ipc.saveSettings).toHaveBeenCalledTimes(1));
   });
 });
