@@ -170,22 +170,31 @@ pub struct TooLong {
     pub chars: usize,
 }
 
-/// The question for `tool` called with `input` in `root`, asked because
-/// of `reason`: every field on its own line, whole and marked. `Err` when
-/// it would be longer than [`MAX_QUESTION_CHARS`]: such a call is not
-/// asked about, since no dialog shows it whole.
-pub fn question(root: &str, reason: &str, tool: &str, input: &Value) -> Result<String, TooLong> {
-    let mut text = format!(
-        "Corral asks before this call in {} ({}): {tool}\n",
-        reveal(root),
-        reveal(reason)
-    );
+/// Every field of a call's `input` on its own line, `key: value`, whole
+/// and marked (a string as itself, anything else as JSON).
+pub fn fields(input: &Value) -> String {
+    let mut text = String::new();
     for (key, value) in input.as_object().into_iter().flatten() {
         let shown = value
             .as_str()
             .map_or_else(|| value.to_string(), str::to_string);
         text.push_str(&format!("{}: {}\n", reveal(key), reveal(&shown)));
     }
+    text
+}
+
+/// The question for `tool` called with `input` in `root`, asked because
+/// of `reason`: every field on its own line, whole and marked. `Err` when
+/// it would be longer than [`MAX_QUESTION_CHARS`]: such a call is not
+/// asked about, since no dialog shows it whole.
+pub fn question(root: &str, reason: &str, tool: &str, input: &Value) -> Result<String, TooLong> {
+    let mut text = format!(
+        "Corral asks before this call in {} ({}): {}\n",
+        reveal(root),
+        reveal(reason),
+        reveal(tool)
+    );
+    text.push_str(&fields(input));
     text.push_str("Allow it?");
     let chars = text.chars().count();
     if chars > MAX_QUESTION_CHARS {

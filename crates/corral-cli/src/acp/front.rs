@@ -30,6 +30,31 @@ struct Question {
     grant: bool,
 }
 
+/// What the editor shows of a call waiting for approval, marked as the
+/// window and the MCP question mark it (`corral_mcp::question`): its
+/// title (the argv joined, where `touch ["a b"]` and `touch ["a","b"]`
+/// read the same, and raw U+2028 or U+202E would act) marked, and, for a
+/// call without a diff to show (a command), every field of its input on
+/// its own line, whole and marked, as the content an editor shows.
+fn mark(tool_call: &mut Value) {
+    use corral_mcp::question::{fields, reveal};
+    if let Some(title) = tool_call.get("title").and_then(Value::as_str) {
+        tool_call["title"] = json!(reveal(title));
+    }
+    let empty = tool_call
+        .get("content")
+        .and_then(Value::as_array)
+        .is_none_or(Vec::is_empty);
+    if empty {
+        let input = tool_call.get("rawInput").cloned().unwrap_or(Value::Null);
+        let shown = fields(&input);
+        if !shown.is_empty() {
+            tool_call["content"] =
+                json!([{ "type": "content", "content": { "type": "text", "text": shown } }]);
+        }
+    }
+}
+
 /// The options offered for a call: each option's id is the answer the
 /// script hands the loop.
 fn options(question: &Question) -> Vec<Value> {
@@ -52,9 +77,10 @@ fn options(question: &Question) -> Vec<Value> {
 
 impl Front for EditorFront {
     async fn ask(&self, question: Value) -> Result<Value, Error> {
-        let question: Question = serde_json::from_value(question).map_err(|e| {
+        let mut question: Question = serde_json::from_value(question).map_err(|e| {
             Error::invalid_input(format!("the arguments of `ask_approval` do not fit: {e}"))
         })?;
+        mark(&mut question.tool_call);
         let options = options(&question);
         let params = json!({
             "sessionId": self.session_id,

@@ -54,6 +54,8 @@ pub(crate) trait Front: Send + Sync + 'static {
 pub(crate) struct Terminal {
     pub asker: Asker,
     pub render: Render,
+    /// The project, as the question names it.
+    pub root: String,
 }
 
 impl Front for Terminal {
@@ -63,20 +65,34 @@ impl Front for Terminal {
         let answer = match self.asker {
             Asker::NoOne => ("deny", "no_terminal"),
             Asker::Terminal => {
-                let question = format!(
-                    "corral: {} {} wants approval{}. Allow it once? [y/N] ",
-                    args.name,
-                    args.input,
-                    if args.reason.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" ({})", args.reason)
+                // The MCP question's text: every field on its own line,
+                // whole, what is not visibly drawn marked by its code
+                // point (a C1 control, a bidi override, a run of blanks),
+                // so nothing the model wrote can draw or hide on the
+                // terminal. Too long to show whole: not asked, denied.
+                let reason = if args.reason.is_empty() {
+                    "it needs approval"
+                } else {
+                    &args.reason
+                };
+                match corral_mcp::question::question(&self.root, reason, &args.name, &args.input) {
+                    Ok(text) => {
+                        let question = format!("corral: {text} [y/N] ");
+                        let yes = tokio::task::spawn_blocking(move || ask_terminal(&question))
+                            .await
+                            .unwrap_or(false);
+                        (if yes { "once" } else { "deny" }, "terminal")
                     }
-                );
-                let yes = tokio::task::spawn_blocking(move || ask_terminal(&question))
-                    .await
-                    .unwrap_or(false);
-                (if yes { "once" } else { "deny" }, "terminal")
+                    Err(long) => {
+                        let _ = writeln!(
+                            std::io::stderr(),
+                            "corral: {} wants approval, but the call is {} characters long, too long to show whole: denied",
+                            corral_mcp::question::reveal(&args.name),
+                            long.chars
+                        );
+                        ("deny", "terminal")
+                    }
+                }
             }
         };
         Ok(serde_json::json!({ "decision": answer.0, "by": answer.1 }))

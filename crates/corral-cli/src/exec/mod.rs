@@ -230,6 +230,7 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
     let front = Terminal {
         asker: Asker::for_stdin(),
         render,
+        root: name.clone(),
     };
     let host = Arc::new(LoopHost::new(project, history, Arc::new(model), front));
     let outcome = runtime.block_on(engine::run(host, engine::SCRIPT, "corralExec", request));

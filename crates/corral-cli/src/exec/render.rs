@@ -2,8 +2,9 @@
 //! `--json`, every event as one line of JSON on stdout; without, progress
 //! on stderr and the final message alone on stdout.
 
+use corral_mcp::question::reveal;
 use serde_json::Value;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Render {
@@ -22,27 +23,36 @@ impl Render {
             let _ = out.flush();
             return;
         }
-        let text = |key: &str| event.get(key).and_then(Value::as_str).unwrap_or_default();
+        // What the model or a tool wrote reaches the terminal marked: a
+        // control, a bidi override or a run of blanks is shown by its
+        // code point, never acted on (`corral_mcp::question::reveal`).
+        let raw = |key: &str| event.get(key).and_then(Value::as_str).unwrap_or_default();
+        let text = |key: &str| reveal(raw(key));
+        let input = || reveal(&event.get("input").unwrap_or(&Value::Null).to_string());
+        let error = |key: &str| {
+            reveal(
+                event
+                    .pointer(&format!("/error/{key}"))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default(),
+            )
+        };
         let mut err = std::io::stderr().lock();
-        let _ = match text("type") {
-            "tool_call" => writeln!(err, "> {} {}", text("name"), event.get("input").unwrap_or(&Value::Null)),
-            "tool_result" => match text("status") {
+        let _ = match raw("type") {
+            "tool_call" => writeln!(err, "> {} {}", text("name"), input()),
+            "tool_result" => match raw("status") {
                 "done" => writeln!(err, "  done"),
                 "denied" => writeln!(err, "  denied: {}", text("reason")),
-                status => {
-                    let message = event.pointer("/error/message").and_then(Value::as_str).unwrap_or_default();
-                    writeln!(err, "  {status}: {message}")
-                }
+                status => writeln!(err, "  {}: {}", reveal(status), error("message")),
             },
-            "approval_answered" if text("by") == "no_terminal" => writeln!(
+            "approval_answered" if raw("by") == "no_terminal" => writeln!(
                 err,
                 "  needs approval and there is no terminal to ask: denied, the run stops (pass --mode to allow it)"
             ),
             "notice" => writeln!(err, "note: {}", text("text")),
             "error" => {
-                let message = event.pointer("/error/message").and_then(Value::as_str).unwrap_or_default();
-                let hint = event.pointer("/error/hint").and_then(Value::as_str).unwrap_or_default();
-                writeln!(err, "error: {message}{}", if hint.is_empty() { String::new() } else { format!("\nhint: {hint}") })
+                let hint = error("hint");
+                writeln!(err, "error: {}{}", error("message"), if hint.is_empty() { String::new() } else { format!("\nhint: {hint}") })
             }
             "usage" => writeln!(
                 err,
@@ -52,10 +62,18 @@ impl Render {
             ),
             "final" => {
                 if let Some(id) = event.get("conversation").and_then(Value::as_str) {
-                    let _ = writeln!(err, "conversation: {id}");
+                    let _ = writeln!(err, "conversation: {}", reveal(id));
                 }
+                // The answer as written where stdout is a file or a pipe;
+                // on a terminal, line by line, marked.
+                let answer = event.get("text").and_then(Value::as_str).unwrap_or_default();
                 let mut out = std::io::stdout().lock();
-                writeln!(out, "{}", text("text")).and_then(|()| out.flush())
+                let shown = if std::io::stdout().is_terminal() {
+                    answer.split('\n').map(reveal).collect::<Vec<_>>().join("\n")
+                } else {
+                    answer.to_string()
+                };
+                writeln!(out, "{shown}").and_then(|()| out.flush())
             }
             _ => Ok(()),
         };

@@ -297,3 +297,34 @@ fn the_users_mcp_servers_start_and_their_tools_run() {
     let requests = llm.finish();
     assert!(requests[0].to_string().contains("fixture__echo"));
 }
+
+/// The permission request marks what the model wrote: a command's title
+/// (its argv joined) shows U+2028, a run of spaces and U+202E as markers,
+/// and its content lists each argument on its own line, so `touch ["a b"]`
+/// and `touch ["a","b"]` read apart.
+#[test]
+fn a_permission_request_shows_a_command_marked_and_whole() {
+    let hidden = format!("a\u{2028}b{}c\u{202e}d", " ".repeat(400));
+    let llm = Scripted::start(json!([
+        { "tools": [{ "name": "exec_shell", "input": { "command": "touch", "args": [hidden] } }] },
+        { "text": "refused" },
+    ]));
+    let home = Home::new(&llm.base_url());
+    let report = home.client(json!({ "prompts": ["touch it"], "answers": ["deny"] }));
+    llm.finish();
+    let asked = report.0["permissions"].as_array().unwrap();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    let call = &asked[0]["toolCall"];
+    let title = call["title"].as_str().unwrap();
+    for raw in ['\u{2028}', '\u{202e}'] {
+        assert!(!title.contains(raw), "{title:?}");
+    }
+    assert!(title.contains("⟨U+2028⟩b⟨400 spaces⟩c⟨U+202E⟩d"), "{title}");
+    let text = call["content"][0]["content"]["text"].as_str().unwrap();
+    assert!(text.contains("command: touch\n"), "{text}");
+    assert!(
+        text.contains("args: [\"a⟨U+2028⟩b⟨400 spaces⟩c⟨U+202E⟩d\"]"),
+        "{text}"
+    );
+    assert!(!home.project().join("a").exists());
+}

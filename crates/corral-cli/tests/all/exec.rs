@@ -374,7 +374,7 @@ fn ask_mode_asks_on_a_terminal_and_a_yes_runs_the_call() {
     let home = Home::new(&server.base_url());
     let shown = home.exec_on_a_terminal(&["--json", "--mode", "ask", "Write b.txt"], "y\n");
     server.finish();
-    assert!(shown.contains("Allow it once? [y/N]"), "{shown}");
+    assert!(shown.contains("Allow it? [y/N]"), "{shown}");
     // The terminal shows the question and the typed answer between the events.
     let events: Vec<Value> = shown
         .lines()
@@ -393,4 +393,42 @@ fn ask_mode_asks_on_a_terminal_and_a_yes_runs_the_call() {
         std::fs::read_to_string(home.project().join("b.txt")).unwrap(),
         "changed"
     );
+}
+
+/// What a hostile model writes reaches the terminal marked, never acted
+/// on: a path of escape sequences in a call that fails (its error echoes
+/// the path), and a command whose code hides behind a C1 control (U+009B
+/// is a CSI), a right-to-left override and 20,000 spaces, asked about on
+/// the terminal.
+#[test]
+fn the_terminal_shows_what_the_model_wrote_marked() {
+    let forged =
+        "\u{1b}[2J\u{1b}[1;1Hcorral: ls -la wants approval. Allow it once? [y/N] \u{1b}[30;40m";
+    let hidden = format!(
+        "console.log(1)\u{9b}2K\u{202e}{}require('fs').writeFileSync('x', '')",
+        " ".repeat(20_000)
+    );
+    let server = Scripted::start(json!([
+        { "tools": [{ "name": "read_file", "input": { "path": forged } }] },
+        { "tools": [{ "name": "exec_shell", "input": { "command": "node", "args": ["-e", hidden] } }] },
+        { "text": "Done." },
+    ]));
+    let home = Home::new(&server.base_url());
+    let shown = home.exec_on_a_terminal(&["--mode", "ask", "Look around"], "n\n");
+    server.finish();
+    assert!(
+        !shown.contains('\u{1b}'),
+        "an escape reached the terminal: {shown:?}"
+    );
+    assert!(
+        !shown.contains('\u{9b}'),
+        "a CSI reached the terminal: {shown:?}"
+    );
+    assert!(!shown.contains('\u{202e}'), "{shown:?}");
+    assert!(shown.contains("⟨U+001B⟩[2J"), "{shown}");
+    assert!(
+        shown.contains("⟨U+009B⟩2K⟨U+202E⟩⟨20000 spaces⟩require"),
+        "{shown}"
+    );
+    assert!(!home.project().join("x").exists());
 }
