@@ -388,11 +388,11 @@ pub fn exec_shell(
         .writes_project()
         .then(|| holds::Held::take_paths(namespace::held_paths(root.path(), &input.command)));
     let (fence, mut notes) = fence(root, input, profile, &place)?;
-    let absent = match &fence {
+    let auto_run = match &fence {
         process::Fence::Namespaces { .. } if profile.writes_project() => {
-            namespace::absent_auto_run(root.path())
+            Some(namespace::AutoRunBefore::take(root.path()))
         }
-        _ => Vec::new(),
+        _ => None,
     };
     if fence.has_proxy() {
         vars.extend(proxy::env_vars());
@@ -412,7 +412,9 @@ pub fn exec_shell(
     };
     let outcome = process::run(spec, run);
     ahead::put_away(places);
-    notes.extend(namespace::remove_made(root.path(), &absent));
+    if let Some(before) = &auto_run {
+        notes.extend(before.remove_made(root.path()));
+    }
     if profile.writes_project() && view::needs_toolchains(&input.command, &program) {
         if let Some(dir) = caches::dir() {
             caches::measure(&dir);

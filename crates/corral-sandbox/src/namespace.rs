@@ -253,6 +253,16 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
             }
         }
         hold_agent_config(&mut a, root);
+        let (deeper, complete) = walks::auto_run_paths(root);
+        for path in deeper.iter() {
+            hold_present(&mut a, root, path);
+        }
+        if !complete {
+            notes.push(format!(
+                "the project has more than {} entries; files other programs run by themselves past them were not held",
+                walks::WALK_LIMIT
+            ));
+        }
     } else {
         a.path2("--ro-bind", root, root);
         let (file, dir) = (layout.mask_dir.join("file"), layout.mask_dir.join("dir"));
@@ -316,7 +326,7 @@ fn hold_agent_config(a: &mut Argv, root: &Path) {
 /// The names of the auto-run table absent from the root before a command
 /// that writes the project: `.claude` and `.codex` are held instead, and
 /// `.git` is left to its programs (`cargo init` makes a repository). What
-/// the command makes of these is removed after it ([`remove_made`]): a
+/// the command makes of these is removed after it ([`AutoRunBefore`]): a
 /// hold per absent name would cost every command a mount point, a tmpfs
 /// and a remount.
 pub(crate) fn absent_auto_run(root: &Path) -> Vec<&'static str> {
@@ -328,24 +338,57 @@ pub(crate) fn absent_auto_run(root: &Path) -> Vec<&'static str> {
         .collect()
 }
 
-/// Removes what a finished command made of the names `absent` at the root
-/// (a link as a link, a folder whole), and says so for each.
-pub(crate) fn remove_made(root: &Path, absent: &[&'static str]) -> Vec<String> {
+/// What a command that writes the project must not leave behind: the
+/// auto-run names absent from the root ([`absent_auto_run`]) and those
+/// already below it ([`walks::auto_run_paths`]), taken before it runs.
+pub(crate) struct AutoRunBefore {
+    absent: Vec<&'static str>,
+    below: std::sync::Arc<Vec<PathBuf>>,
+}
+
+impl AutoRunBefore {
+    pub(crate) fn take(root: &Path) -> AutoRunBefore {
+        AutoRunBefore {
+            absent: absent_auto_run(root),
+            below: walks::auto_run_paths(root).0,
+        }
+    }
+
+    /// Removes what the finished command made of them: a root name that
+    /// was absent, a name below the root that was not there.
+    pub(crate) fn remove_made(&self, root: &Path) -> Vec<String> {
+        let mut made: Vec<PathBuf> = self.absent.iter().map(|name| root.join(name)).collect();
+        let (below, _) = walks::auto_run_paths(root);
+        made.extend(below.iter().filter(|p| !self.below.contains(p)).cloned());
+        remove_made(root, &made)
+    }
+}
+
+/// Removes each of `made` (a link as a link, a folder whole), and says so
+/// for each.
+fn remove_made(root: &Path, made: &[PathBuf]) -> Vec<String> {
     let mut notes = Vec::new();
-    for name in absent {
-        let path = root.join(name);
+    for path in made {
         let Ok(meta) = path.symlink_metadata() else {
+            continue;
+        };
+        let name = path
+            .strip_prefix(root)
+            .unwrap_or(path)
+            .display()
+            .to_string();
+        let Some(last) = path.file_name().and_then(|n| n.to_str()) else {
             continue;
         };
         // What the command itself made at the root, never followed
         // (`remove_dir_all` removes a link, not what it leads to).
         #[allow(clippy::disallowed_methods)]
         let removed = if meta.is_dir() {
-            std::fs::remove_dir_all(&path)
+            std::fs::remove_dir_all(path)
         } else {
-            std::fs::remove_file(&path)
+            std::fs::remove_file(path)
         };
-        let runs_it = corral_fs::autorun::auto_run(name).map_or("", |row| row.runs_it);
+        let runs_it = corral_fs::autorun::auto_run(last).map_or("", |row| row.runs_it);
         notes.push(match removed {
             Ok(()) => format!(
                 "the command made `{name}`, which another program runs or loads by itself ({runs_it}); it was removed: such files are the user's to make"

@@ -39,8 +39,9 @@ pub(crate) const WALK_LIMIT: usize = MAX_MASK_ENTRIES;
 /// walk to be kept (many times a file-time clock tick).
 const SETTLE: Duration = Duration::from_secs(1);
 
-/// Most projects whose walks are kept at once.
-const KEPT_PROJECTS: usize = 16;
+/// Most walks kept at once (three a project: its secrets, what git
+/// holds, its auto-run files).
+const KEPT_PROJECTS: usize = 48;
 
 /// The secret-like files and folders to mask (absolute, and whether each
 /// is a folder).
@@ -200,10 +201,56 @@ fn held_by_git_from(
     held
 }
 
+/// Every name of the auto-run table (`corral_fs::autorun`: `.claude`,
+/// `.vscode`, `.mcp.json`...) below the project's root (the root's own are
+/// held by name; and `.git`), not following links, not entering `node_modules/` or
+/// `target/`, whatever the ignore files say (a `.gitignore` cannot hide
+/// one). A command that writes the project finds each held read-only, and
+/// what one makes that was not there before is removed after it; and
+/// whether the walk saw everything.
+pub(crate) fn auto_run_paths(root: &Path) -> (Arc<Vec<PathBuf>>, bool) {
+    let started = SystemTime::now();
+    let key = Key::AutoRun(root.to_path_buf());
+    if let Some(Walked::AutoRun(found)) = kept(&key) {
+        return (found, true);
+    }
+    let mut stamps = Stamps::rooted(root, &crate::namespace::AGENT_CONFIG);
+    let walker = ProjectWalk::new(root, Use::Mask).build();
+    let mut found = Vec::new();
+    let mut complete = true;
+    for (seen, entry) in walker.flatten().enumerate() {
+        if seen >= WALK_LIMIT {
+            complete = false;
+            break;
+        }
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        if is_dir {
+            stamps.add(entry.path(), entry.metadata().ok().as_ref());
+        }
+        // A nested `.git` is held by [`held_by_git`] for every program
+        // but git, and made by builds of their own (`cargo new`).
+        let named = entry
+            .file_name()
+            .to_str()
+            .filter(|name| !name.eq_ignore_ascii_case(".git"))
+            .and_then(corral_fs::autorun::auto_run)
+            .is_some();
+        if entry.depth() >= 2 && named {
+            found.push(entry.into_path());
+        }
+    }
+    let found = Arc::new(found);
+    if complete {
+        keep(key, stamps, started, Walked::AutoRun(found.clone()));
+    }
+    (found, complete)
+}
+
 /// Which walk of which project.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Key {
     Secrets(PathBuf),
+    AutoRun(PathBuf),
     /// The project and its repository's folders.
     HeldByGit(PathBuf, Vec<PathBuf>),
 }
@@ -211,6 +258,7 @@ enum Key {
 #[derive(Debug, Clone)]
 enum Walked {
     Secrets(Secrets),
+    AutoRun(Arc<Vec<PathBuf>>),
     HeldByGit(Arc<Vec<PathBuf>>),
 }
 

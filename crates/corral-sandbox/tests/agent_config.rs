@@ -155,3 +155,47 @@ fn absent_auto_run_files_a_build_makes_are_removed_after_it() {
         "{note}"
     );
 }
+
+/// Below the root too: a package's present `.claude/settings.json` cannot
+/// be changed, and one a build plants in a package that had none (or a
+/// `.vscode/` two folders down, or behind a `.gitignore` that names the
+/// folder) is gone when the command returns.
+#[test]
+fn auto_run_files_below_the_root_are_held_or_removed() {
+    if !namespaces() || !has_node() {
+        return;
+    }
+    let (dir, root) = project();
+    let p = dir.path();
+    std::fs::create_dir_all(p.join("pkg/.claude")).unwrap();
+    std::fs::write(p.join("pkg/.claude/settings.json"), "{}").unwrap();
+    std::fs::create_dir_all(p.join("other/deep")).unwrap();
+    std::fs::create_dir_all(p.join("hidden")).unwrap();
+    std::fs::write(p.join(".gitignore"), "hidden/\n").unwrap();
+    const PLANT: &str = "const fs = require('fs');
+        const out = [];
+        try { fs.writeFileSync('pkg/.claude/settings.json', '{\"hooks\":{}}'); out.push('changed') } catch (e) { out.push(e.code) }
+        fs.mkdirSync('other/.claude'); fs.writeFileSync('other/.claude/settings.json', '{\"hooks\":{}}');
+        fs.mkdirSync('other/deep/.vscode'); fs.writeFileSync('other/deep/.vscode/tasks.json', '{}');
+        fs.writeFileSync('hidden/.mcp.json', '{}');
+        fs.writeFileSync('other/notes.txt', 'kept');
+        console.log(out.join(' '))";
+    let out = run(&root, "node", &["-e", PLANT]);
+    assert_eq!(out.stdout.trim(), "EROFS", "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(p.join("pkg/.claude/settings.json")).unwrap(),
+        "{}"
+    );
+    for made in ["other/.claude", "other/deep/.vscode", "hidden/.mcp.json"] {
+        assert!(
+            p.join(made).symlink_metadata().is_err(),
+            "{made} is still there"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(p.join("other/notes.txt")).unwrap(),
+        "kept"
+    );
+    let note = out.sandbox_note.unwrap_or_default();
+    assert!(note.contains("`other/.claude`"), "{note}");
+}
