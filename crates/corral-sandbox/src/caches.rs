@@ -72,7 +72,7 @@ pub(crate) fn prepare(dir: &Path, program: &str) {
 
 /// What Corral's caches may hold, in bytes: 20 GiB, or
 /// `CORRAL_CACHE_LIMIT_MIB`.
-pub(crate) fn limit_bytes() -> u64 {
+pub fn limit_bytes() -> u64 {
     std::env::var("CORRAL_CACHE_LIMIT_MIB")
         .ok()
         .and_then(|v| v.trim().parse::<u64>().ok())

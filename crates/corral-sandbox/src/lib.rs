@@ -103,6 +103,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use allowlist::{is_valid_program_name, ALLOWED_PROGRAMS};
+pub use caches::limit_bytes as caches_limit_bytes;
 pub use capture::{HEAD_BYTES, TAIL_BYTES};
 pub use home::home as home_dir;
 pub use launch::inherit_nothing_from_the_launcher;

@@ -2,7 +2,7 @@
 //! read from the sandbox crate at each call, never written again here or
 //! in the window.
 
-use corral_tools::shell::{budget, Limits};
+use corral_tools::shell::{budget, caches_limit_bytes, Limits};
 use serde::Serialize;
 
 /// What each command may use, and what all commands of the app share.
@@ -30,6 +30,10 @@ pub struct SandboxLimits {
     /// machine's memory could not be read (no budget below it).
     #[ts(type = "number | null")]
     pub budget_memory_bytes: Option<u64>,
+    /// What Corral's package caches, shared by every project, may hold,
+    /// in bytes.
+    #[ts(type = "number")]
+    pub caches_bytes: u64,
 }
 
 impl SandboxLimits {
@@ -45,6 +49,7 @@ impl SandboxLimits {
             tmp_bytes: limits.tmp_bytes,
             budget_processes,
             budget_memory_bytes: (budget_memory != u64::MAX).then_some(budget_memory),
+            caches_bytes: caches_limit_bytes(),
         }
     }
 }
@@ -68,6 +73,7 @@ mod tests {
         assert_eq!(shown.file_size_bytes, defaults.file_size_bytes);
         assert_eq!(shown.open_files, defaults.open_files);
         assert_eq!(shown.tmp_bytes, defaults.tmp_bytes);
+        assert_eq!(shown.caches_bytes, caches_limit_bytes());
         let (processes, memory) = budget();
         assert_eq!(shown.budget_processes, processes);
         match shown.budget_memory_bytes {

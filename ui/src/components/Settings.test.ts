@@ -33,6 +33,7 @@ const limits: SandboxLimits = {
   tmp_bytes: 2 * GIB,
   budget_processes: 8192,
   budget_memory_bytes: 12_562_779_750,
+  caches_bytes: 20 * GIB,
 };
 
 const saved: Settings = { provider: "openai", base_url: "http://127.0.0.1:8080/v1", model: "qwen", max_tokens: 4096, mode: "ask", notifications: true, has_api_key: false };
@@ -183,6 +184,8 @@ describe("the sandbox limits", () => {
     expect(row("budget-processes")).toContain("a fork fails");
     expect(row("budget-memory")).toContain("Memory: 11.7 GiB");
     expect(row("budget-memory")).toContain("a command is stopped");
+    expect(row("caches")).toContain("Package caches: 20 GiB");
+    expect(row("caches")).toContain("read-only to the next commands");
     // Read only: nothing in it can be changed or saved.
     expect(section.querySelectorAll("input, select, textarea, button")).toHaveLength(0);
   });

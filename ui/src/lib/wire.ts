@@ -655,7 +655,12 @@ budget_processes: number,
  * Memory all commands of the app share, in bytes; `null` where the
  * machine's memory could not be read (no budget below it).
  */
-budget_memory_bytes: number | null, };
+budget_memory_bytes: number | null, 
+/**
+ * What Corral's package caches, shared by every project, may hold,
+ * in bytes.
+ */
+caches_bytes: number, };
 
 export type McpServerConfig = { 
 /**
