@@ -223,6 +223,14 @@ fn git_options_cannot_aim_a_write_at_git_s_folder() {
     assert!(!config.contains("fsmonitor"), "{config}");
 }
 
+/// [`fixture`] with a token kept in its remote's URL.
+fn with_a_token_in_a_remote() -> (tempfile::TempDir, corral_fs::ProjectRoot) {
+    let (dir, root) = fixture();
+    let url = "https://x-access-token:ghp_TOKEN1234@example.com/o/r.git";
+    host_git(dir.path(), &["remote", "add", "origin", url]);
+    (dir, root)
+}
+
 /// A token kept in a remote's URL never reaches the model: `git remote
 /// -v` runs without asking, and its output has the userinfo masked.
 #[test]
@@ -230,16 +238,7 @@ fn a_token_in_a_remote_url_is_masked_in_git_s_output() {
     if !namespaces() {
         return;
     }
-    let (dir, root) = fixture();
-    host_git(
-        dir.path(),
-        &[
-            "remote",
-            "add",
-            "origin",
-            "https://x-access-token:ghp_TOKEN1234@example.com/o/r.git",
-        ],
-    );
+    let (_dir, root) = with_a_token_in_a_remote();
     let out = run(&root, "git", &["remote", "-v"]);
     assert!(out.sandboxed, "{:?}", out.sandbox_note);
     assert!(!out.stdout.contains("ghp_TOKEN1234"), "{out:?}");
@@ -256,16 +255,7 @@ fn a_token_in_a_background_git_s_output_is_masked_too() {
     if !namespaces() {
         return;
     }
-    let (dir, root) = fixture();
-    host_git(
-        dir.path(),
-        &[
-            "remote",
-            "add",
-            "origin",
-            "https://x-access-token:ghp_TOKEN1234@example.com/o/r.git",
-        ],
-    );
+    let (_dir, root) = with_a_token_in_a_remote();
     let bg = corral_sandbox::background::Background::default();
     let started = bg
         .start(
