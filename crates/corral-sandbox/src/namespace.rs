@@ -253,7 +253,7 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
             }
         }
         hold_agent_config(&mut a, root);
-        let (deeper, complete) = walks::auto_run_paths(root);
+        let (deeper, complete) = walks::auto_run_paths(root, &AGENT_CONFIG);
         for path in deeper.iter() {
             hold_present(&mut a, root, path);
         }
@@ -350,7 +350,7 @@ impl AutoRunBefore {
     pub(crate) fn take(root: &Path) -> AutoRunBefore {
         AutoRunBefore {
             absent: absent_auto_run(root),
-            below: walks::auto_run_paths(root).0,
+            below: walks::auto_run_paths(root, &AGENT_CONFIG).0,
         }
     }
 
@@ -358,7 +358,7 @@ impl AutoRunBefore {
     /// was absent, a name below the root that was not there.
     pub(crate) fn remove_made(&self, root: &Path) -> Vec<String> {
         let mut made: Vec<PathBuf> = self.absent.iter().map(|name| root.join(name)).collect();
-        let (below, _) = walks::auto_run_paths(root);
+        let (below, _) = walks::auto_run_paths(root, &AGENT_CONFIG);
         made.extend(below.iter().filter(|p| !self.below.contains(p)).cloned());
         remove_made(root, &made)
     }

@@ -208,13 +208,18 @@ fn held_by_git_from(
 /// one). A command that writes the project finds each held read-only, and
 /// what one makes that was not there before is removed after it; and
 /// whether the walk saw everything.
-pub(crate) fn auto_run_paths(root: &Path) -> (Arc<Vec<PathBuf>>, bool) {
+/// The names of the root in `held` are made and removed by the commands
+/// themselves (their holds' mount points): left out of the root's listing.
+pub(crate) fn auto_run_paths(
+    root: &Path,
+    held: &'static [&'static str],
+) -> (Arc<Vec<PathBuf>>, bool) {
     let started = SystemTime::now();
     let key = Key::AutoRun(root.to_path_buf());
     if let Some(Walked::AutoRun(found)) = kept(&key) {
         return (found, true);
     }
-    let mut stamps = Stamps::rooted(root, &crate::namespace::AGENT_CONFIG);
+    let mut stamps = Stamps::rooted(root, held);
     let walker = ProjectWalk::new(root, Use::Mask).build();
     let mut found = Vec::new();
     let mut complete = true;
