@@ -228,8 +228,14 @@ pub(crate) fn auto_run_paths(
             complete = false;
             break;
         }
+        // Only the folders the walk enters count: what changes inside one
+        // it lists but does not enter (`.git`, which every git command
+        // writes; `node_modules/`, `target/`) changes nothing it finds.
+        let listed_only = entry.file_name().to_str().is_some_and(|name| {
+            name.eq_ignore_ascii_case(".git") || corral_fs::walk::BULK_FOLDERS.contains(&name)
+        });
         let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-        if is_dir {
+        if is_dir && !listed_only {
             stamps.add(entry.path(), entry.metadata().ok().as_ref());
         }
         // A nested `.git` is held by [`held_by_git`] for every program
