@@ -33,7 +33,8 @@ test("conversations: keep, switch, restart, search, fork", { timeout: 180_000 },
     const first = await app.waitFor(`${tid("conversation-item")}[data-entries="2"]`, { what: "the first conversation stored" });
     const older = first.attrs["data-id"];
 
-    // New conversation keeps it.
+    // New conversation keeps it (the button is enabled once the run is over).
+    await app.waitFor(`${tid("new-conversation")}:not([disabled])`, { what: "New conversation enabled" });
     await app.click(tid("new-conversation"));
     await app.waitGone(tid("message-user"));
     await app.send("Remember: the kettle is green.");

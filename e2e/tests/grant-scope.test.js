@@ -109,6 +109,8 @@ test("a grant does not carry into a new conversation", { timeout: 180_000 }, asy
     await app.waitForAny(tid("message-assistant"), (e) => e.text.includes("Said hello"), { what: "the first reply" });
     await app.waitFor(tid("conversation-grants"), { what: "the grant listed" });
 
+    // The run is over only when the button is enabled again; a click before that is lost.
+    await app.waitFor(`${tid("new-conversation")}:not([disabled])`, { what: "New conversation enabled" });
     await app.click(tid("new-conversation"));
     await app.waitGone(tid("message-user"));
     await app.waitGone(tid("conversation-grants"));
