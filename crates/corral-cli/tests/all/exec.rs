@@ -398,14 +398,15 @@ fn ask_mode_asks_on_a_terminal_and_a_yes_runs_the_call() {
 /// What a hostile model writes reaches the terminal marked, never acted
 /// on: a path of escape sequences in a call that fails (its error echoes
 /// the path), and a command whose code hides behind a C1 control (U+009B
-/// is a CSI), a right-to-left override and 20,000 spaces, asked about on
-/// the terminal.
+/// is a CSI), a right-to-left override, a line separator and 20,000
+/// spaces, asked about on the terminal. What the user sees is read from
+/// a terminal emulator's screen (vt100) fed what the pseudo-terminal got.
 #[test]
 fn the_terminal_shows_what_the_model_wrote_marked() {
     let forged =
         "\u{1b}[2J\u{1b}[1;1Hcorral: ls -la wants approval. Allow it once? [y/N] \u{1b}[30;40m";
     let hidden = format!(
-        "console.log(1)\u{9b}2K\u{202e}{}require('fs').writeFileSync('x', '')",
+        "console.log(1)\u{9b}2K\u{202e}\u{2028}{}require('fs').writeFileSync('x', '')",
         " ".repeat(20_000)
     );
     let server = Scripted::start(json!([
@@ -416,19 +417,83 @@ fn the_terminal_shows_what_the_model_wrote_marked() {
     let home = Home::new(&server.base_url());
     let shown = home.exec_on_a_terminal(&["--mode", "ask", "Look around"], "n\n");
     server.finish();
-    assert!(
-        !shown.contains('\u{1b}'),
-        "an escape reached the terminal: {shown:?}"
-    );
-    assert!(
-        !shown.contains('\u{9b}'),
-        "a CSI reached the terminal: {shown:?}"
-    );
-    assert!(!shown.contains('\u{202e}'), "{shown:?}");
-    assert!(shown.contains("⟨U+001B⟩[2J"), "{shown}");
-    assert!(
-        shown.contains("⟨U+009B⟩2K⟨U+202E⟩⟨20000 spaces⟩require"),
-        "{shown}"
-    );
     assert!(!home.project().join("x").exists());
+
+    // Printed raw, the path would clear the screen and draw the forged
+    // question on its first line, and the code would be drawn in black.
+    let raw = Screen::of(&format!("earlier output\r\n{forged}code"));
+    assert!(
+        raw.lines()[0].starts_with("corral: ls -la"),
+        "{raw:?}",
+        raw = raw.lines()
+    );
+    assert!(raw.coloured > 0);
+
+    let screen = Screen::of(&shown);
+    let lines = screen.lines();
+    // Nothing was erased or moved: the task's first line is still there,
+    // above the failed read.
+    let read = lines
+        .iter()
+        .position(|l| l.contains("⟨U+001B⟩[2J⟨U+001B⟩[1;1Hcorral: ls -la"))
+        .unwrap_or_else(|| panic!("the failed read's path, marked: {lines:#?}"));
+    assert!(read > 0, "{lines:#?}");
+    // The forged question is never a line of its own: it shows only
+    // inside the marked path.
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.trim_start().starts_with("corral: ls -la")),
+        "a forged question: {lines:#?}"
+    );
+    // The real question shows the code past every marker, on the screen.
+    let asked = lines
+        .iter()
+        .position(|l| l.contains("⟨U+009B⟩2K⟨U+202E⟩⟨U+2028⟩⟨20000 spaces⟩require"))
+        .unwrap_or_else(|| panic!("the node -e code, marked: {lines:#?}"));
+    assert!(
+        lines[asked..].iter().any(|l| l.contains("[y/N]")),
+        "the question after the code: {lines:#?}"
+    );
+    // Nothing is drawn in a colour of the model's choosing (black on black).
+    assert_eq!(screen.coloured, 0, "{lines:#?}");
+}
+
+/// A terminal emulator's screen after some output: its lines (wrapped
+/// rows joined) and how many cells were drawn in a colour.
+struct Screen {
+    text: String,
+    coloured: usize,
+}
+
+impl Screen {
+    fn of(output: &str) -> Screen {
+        const ROWS: u16 = 2_000;
+        const COLS: u16 = 200;
+        let size = |n| std::num::NonZeroU16::new(n).unwrap();
+        let mut parser = vt100::Parser::new(size(ROWS), size(COLS), 0);
+        // A pseudo-terminal turns each newline into CR LF.
+        parser.process(output.as_bytes());
+        let screen = parser.screen();
+        let mut coloured = 0;
+        for row in 0..ROWS {
+            for col in 0..COLS {
+                if let Some(cell) = screen.cell(row, col) {
+                    let plain = cell.fgcolor() == vt100::Color::Default
+                        && cell.bgcolor() == vt100::Color::Default;
+                    if cell.has_contents() && !plain {
+                        coloured += 1;
+                    }
+                }
+            }
+        }
+        Screen {
+            text: screen.contents(),
+            coloured,
+        }
+    }
+
+    fn lines(&self) -> Vec<&str> {
+        self.text.lines().collect()
+    }
 }
