@@ -7,6 +7,7 @@
 //! or a symlink into the project cannot stand in for the real program.
 
 use super::env::search_path;
+use super::rules::{builtin, PROGRAMS};
 use corral_fs::ProjectRoot;
 use corral_fs::{Error, ErrorCode, Result};
 use std::os::unix::fs::PermissionsExt;
@@ -14,14 +15,22 @@ use std::path::{Path, PathBuf};
 
 /// The programs `exec_shell` runs: the file utilities, git, and the
 /// common project runners (a project's tests need no trip to Settings).
-pub const ALLOWED_PROGRAMS: [&str; 20] = [
-    "git", "cargo", "npm", "yarn", "pnpm", "node", "bun", "python3", "pytest", "uv", "make", "go",
-    "ls", "find", "grep", "mkdir", "rm", "mv", "cp", "touch",
-];
+/// Their names, in order, from the one table of them ([`PROGRAMS`]).
+pub const ALLOWED_PROGRAMS: [&str; PROGRAMS.len()] = names();
+
+const fn names() -> [&'static str; PROGRAMS.len()] {
+    let mut names = [""; PROGRAMS.len()];
+    let mut i = 0;
+    while i < PROGRAMS.len() {
+        names[i] = PROGRAMS[i].name;
+        i += 1;
+    }
+    names
+}
 
 /// Whether `name` is a built-in program (with argument rules of its own).
 pub(crate) fn is_builtin(name: &str) -> bool {
-    ALLOWED_PROGRAMS.contains(&name)
+    builtin(name).is_some()
 }
 
 /// Whether `name` can be a program name the user adds: a bare file name

@@ -112,7 +112,7 @@ pub use namespace::available as namespaces_available;
 pub use network::wants_network;
 pub use profile::{is_read_only, Profile};
 pub use proxy::{is_valid_pattern as is_valid_domain_pattern, DomainAsk, Egress, DEFAULT_DOMAINS};
-pub use rules::{CommandLine, GitWrites};
+pub use rules::{CommandLine, GitWrites, Program, ReadOnly, PROGRAMS};
 pub use saved::{rule_covering, SavedRule};
 pub use shown::{run_fenced_showing, Shown};
 
@@ -131,8 +131,7 @@ pub const MAX_TIMEOUT_SECS: u64 = 600;
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExecShellInput {
-    /// The program: one of git cargo npm yarn pnpm node bun ls find grep mkdir rm mv cp touch,
-    /// or a program the user added.
+    /// The program, by name (not a path): one of those the description names.
     pub command: String,
     /// Arguments, one per element; no shell syntax is interpreted.
     #[serde(default)]

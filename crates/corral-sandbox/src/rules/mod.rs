@@ -1,6 +1,8 @@
 //! Per-program argument rules, and the read-only table.
 //!
-//! Each program has a table: the file utilities ([`coreutils`]) list every
+//! Which programs are built in, with which rules and which read-only
+//! judgement, is one table ([`programs::PROGRAMS`]). Each program has a
+//! table of its options: the file utilities ([`coreutils`]) list every
 //! option they accept, with its kind (flag, value, path, denied); an option
 //! not in the table is refused. git ([`git`]) and the package tools
 //! ([`toolchain`]) and the project runners ([`runner`]: python3, pytest,
@@ -21,12 +23,15 @@ mod find;
 mod git;
 mod gnu;
 mod node;
+mod programs;
 mod readonly;
 mod runner;
 mod toolchain;
 
 pub use git::GitWrites;
-pub(crate) use readonly::{is_read_only, named_secret, toolchain_override};
+pub(crate) use programs::{builtin, is_read_only};
+pub use programs::{Program, ReadOnly, PROGRAMS};
+pub(crate) use readonly::{named_secret, toolchain_override};
 
 use super::ExecShellInput;
 use corral_fs::secret::is_secret_like;
@@ -81,25 +86,17 @@ impl<'a> CommandLine<'a> {
 }
 
 /// Checks the call's arguments against the rules of its program (already
-/// on the allowlist).
+/// on the allowlist): its row of [`PROGRAMS`].
 pub(crate) fn check(root: &ProjectRoot, line: &CommandLine<'_>) -> Result<()> {
     let program = line.program();
-    let args = line.args();
     let ctx = Ctx { root, program };
-    if let Some(git) = &line.git {
-        return git.check(&ctx);
-    }
-    match program {
-        "ls" | "rm" | "mv" | "cp" | "mkdir" | "touch" | "grep" => coreutils::check(&ctx, args),
-        "find" => find::check_find(&ctx, args),
-        "cargo" | "npm" | "yarn" | "pnpm" | "bun" => toolchain::check_package_tool(&ctx, args),
-        "node" => node::check_node(&ctx, args),
-        "python3" | "pytest" | "uv" | "make" | "go" => runner::check_runner(&ctx, args),
-        other => Err(Error::new(
+    match builtin(program) {
+        Some(builtin) => (builtin.rules)(&ctx, line),
+        None => Err(Error::new(
             ErrorCode::CommandNotAllowed,
-            format!("`{other}` has no argument rules"),
+            format!("`{program}` has no argument rules"),
         )
-        .detail("command", other)),
+        .detail("command", program)),
     }
 }
 

@@ -1,8 +1,9 @@
-//! The read-only table: invocations that only look, so the approval policy
-//! lets them run without asking in `ask` and `auto_edit` modes. Decided
-//! here from the argv alone, never by the model. Anything not on the table
-//! is not read-only. The argument rules still apply when the call runs.
-//! git's part comes from its one reading ([`super::git`]).
+//! The read-only table's judgements: invocations that only look, so the
+//! approval policy lets them run without asking in `ask` and `auto_edit`
+//! modes. Decided from the argv alone, never by the model. Which judgement
+//! a program gets is its row of [`super::programs::PROGRAMS`]; anything
+//! not on the table is not read-only. The argument rules still apply when
+//! the call runs. git's part comes from its one reading ([`super::git`]).
 
 use super::find::is_find_action;
 use super::gnu::option_or_abbreviation;
@@ -64,7 +65,7 @@ fn follows_links(arg: &str, long: &[&str]) -> bool {
 /// really runs: rustup obeys `rust-toolchain.toml` (a `path` toolchain is
 /// a folder of the project), yarn obeys `yarnPath`, corepack obeys
 /// `packageManager`. Their `--version` is then project code.
-const TOOLCHAIN_FILES: &[(&str, &[&str])] = &[
+pub(super) const TOOLCHAIN_FILES: &[(&str, &[&str])] = &[
     ("cargo", &["rust-toolchain", "rust-toolchain.toml"]),
     ("yarn", &[".yarnrc.yml", ".yarnrc", "package.json"]),
     ("pnpm", &["package.json"]),
@@ -84,30 +85,35 @@ pub(crate) fn toolchain_override(root: &ProjectRoot, program: &str) -> Option<&'
     files.iter().copied().find(chooses)
 }
 
-/// Whether the call is on the read-only table.
-pub(crate) fn is_read_only(root: &ProjectRoot, line: &CommandLine<'_>) -> bool {
-    if let Some(git) = &line.git {
-        return git.is_read_only(root);
-    }
-    let args = line.args();
-    let version_only = args.len() == 1 && matches!(args[0].as_str(), "--version" | "-V");
-    match line.program() {
-        "ls" => !args.iter().any(|a| follows_links(a, &["--dereference"])),
-        "grep" => !args
-            .iter()
-            .any(|a| grep_recursive(a) || values(a).any(|v| leads_outside(root, v))),
-        "find" => !args
-            .iter()
-            .any(|a| is_find_action(a) || matches!(a.as_str(), "-L" | "-H" | "-follow")),
-        "cargo" | "npm" | "yarn" | "pnpm" | "node" | "bun" => version_only,
-        _ => false,
-    }
+/// `ls` only looks unless it follows symlinks out.
+pub(super) fn ls_looks(_root: &ProjectRoot, line: &CommandLine<'_>) -> bool {
+    !line
+        .args()
+        .iter()
+        .any(|a| follows_links(a, &["--dereference"]))
+}
+
+/// `grep` only looks unless it recurses (reading secret-like files the
+/// call does not name) or a path it is given leads outside.
+pub(super) fn grep_looks(root: &ProjectRoot, line: &CommandLine<'_>) -> bool {
+    !line
+        .args()
+        .iter()
+        .any(|a| grep_recursive(a) || values(a).any(|v| leads_outside(root, v)))
+}
+
+/// `find` only looks unless it acts (`-delete`, `-exec`, ...) or follows
+/// symlinks.
+pub(super) fn find_looks(_root: &ProjectRoot, line: &CommandLine<'_>) -> bool {
+    !line
+        .args()
+        .iter()
+        .any(|a| is_find_action(a) || matches!(a.as_str(), "-L" | "-H" | "-follow"))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::is_read_only;
-    use crate::rules::CommandLine;
+    use crate::rules::{is_read_only, CommandLine};
     use crate::ExecShellInput;
     use corral_fs::ProjectRoot;
 
