@@ -15,6 +15,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::any::Any;
+use std::borrow::Cow;
 
 /// One tool as the LLM sees it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -76,12 +77,20 @@ pub trait Tool: Sync {
     const NAME: &'static str;
     /// Where the policy starts from.
     const RISK: Risk;
-    /// What the model is told (whitespace is collapsed in the spec).
+    /// What the model is told (whitespace is collapsed in the spec), as
+    /// [`Tool::description`] gives it.
     const DESCRIPTION: &'static str;
     /// What a call is about, as the window shows it.
     const SUBJECT: Subject = Subject::Path;
     /// How the window sums up and previews its result.
     const RESULT: ResultView = ResultView::Json;
+
+    /// What the model is told: [`Tool::DESCRIPTION`], unless a part of it
+    /// is made from another table (`exec_shell` names the built-in
+    /// programs from [`crate::shell::PROGRAMS`]).
+    fn description() -> Cow<'static, str> {
+        Cow::Borrowed(Self::DESCRIPTION)
+    }
 
     /// The paths the call works on, as typed; the policy judges each, and
     /// where each really leads.
@@ -268,7 +277,7 @@ impl<T: Tool> DynTool for T {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: T::NAME.to_string(),
-            description: T::DESCRIPTION
+            description: T::description()
                 .split_whitespace()
                 .collect::<Vec<_>>()
                 .join(" "),

@@ -13,6 +13,7 @@ use crate::shell::{self, ExecShellInput, ExecShellOutput};
 use crate::tool::{Assessment, CallContext, Tool};
 use serde::Serialize;
 use serde_json::{json, Value};
+use std::borrow::Cow;
 
 pub struct ExecShell;
 
@@ -29,16 +30,21 @@ impl Tool for ExecShell {
     type Output = ExecShellResult;
     const NAME: &'static str = "exec_shell";
     const RISK: Risk = Risk::Shell;
-    const DESCRIPTION: &'static str = "Run one allowlisted program (git cargo npm yarn pnpm node \
-        bun python3 pytest uv make go ls find grep mkdir rm mv cp touch, or a program the user \
-        added) with an argument \
-        list, in the project root, without a shell: no pipes, redirections or globs. Returns \
-        stdout, stderr, exit_code; long output keeps its head and tail. No network unless the \
-        user grants it for the call. Default timeout 30 s, max 600 s. With background: true it \
-        returns a run_id at once: read the output with command_output, stop it with \
-        stop_command (at most 8 at a time).";
+    /// `{programs}`: the built-in programs ([`Tool::description`]).
+    const DESCRIPTION: &'static str = "Run one allowlisted program ({programs}, or a program the \
+        user added) with an argument list, in the project root, without a shell: no pipes, \
+        redirections or globs. Returns stdout, stderr, exit_code; long output keeps its head and \
+        tail. No network unless the user grants it for the call. Default timeout 30 s, max \
+        600 s. With background: true it returns a run_id at once: read the output with \
+        command_output, stop it with stop_command (at most 8 at a time).";
     const SUBJECT: Subject = Subject::Command;
     const RESULT: ResultView = ResultView::Output;
+
+    /// [`Self::DESCRIPTION`] naming the programs of the one table of them.
+    fn description() -> Cow<'static, str> {
+        let programs = shell::ALLOWED_PROGRAMS.join(" ");
+        Cow::Owned(Self::DESCRIPTION.replace("{programs}", &programs))
+    }
 
     fn assessment(
         &self,

@@ -31,6 +31,7 @@ mod search;
 mod search_index;
 mod security;
 mod shell_policy;
+mod shell_programs;
 mod shell_rules;
 mod spec_fixture;
 
