@@ -1,18 +1,19 @@
-//! A remote project in the window (docs/remote.md): its session is
+//! Where the window's project commands go, and a remote project in the
+//! window (docs/remote.md). [`route`] stands in front of the app's invoke
+//! handler and answers each of the project's commands
+//! ([`corral_host::COMMANDS`]) with the open project's session: here, or
 //! `corral-cli serve` on the remote, reached over the user's ssh through a
-//! [`RemoteSession`]. The window's project commands reach it by name:
-//! [`route`] stands in front of the app's invoke handler and sends each
-//! command of [`SERVED`] there, with the window's own arguments, when the
-//! open project is remote. A command's live output comes back on its
-//! `on_output` channel. So a command serve learns to answer works in the
-//! window without more code here; one it does not answer yet fails with
-//! a clear error saying so. The model, its keys, the history and the
-//! approvals stay here.
+//! [`RemoteSession`], with the window's own arguments. A command's live
+//! output comes back on its `on_output` channel. Both sides answer the
+//! same table with the same code (`corral-host`). The model, its keys,
+//! the history and the approvals stay here.
 
 use crate::store::{ProjectInfo, Store};
+use corral_host::ProjectCommands;
 use corral_remote::{OnQuestion, Remote, RemoteSession};
 use corral_session::domains::{DomainAnswers, DomainQuestion};
 use corral_session::mcp::McpServerConfig;
+use corral_session::runs::Runs;
 use corral_tools::shell::{ExecShellInput, SavedRule};
 use corral_tools::{Error, ErrorCode};
 use serde_json::{json, Value};
@@ -22,41 +23,6 @@ use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError};
 use tauri::ipc::{Channel, Invoke, InvokeBody, JavaScriptChannelId};
 use tauri::{Manager, Runtime};
-
-/// The window's commands answered by the open project's session: on a
-/// remote project, serve's (each by its name and the window's arguments).
-pub const SERVED: &[&str] = &[
-    "tool_specs",
-    "check_call",
-    "run_call",
-    "call_tool",
-    "conversation_grants",
-    "revoke_grant",
-    "answer_domain",
-    "mcp_status",
-    "restart_mcp_server",
-    "search_index_status",
-    "tree_changes",
-    "list_processes",
-    "process_output",
-    "stop_process",
-    "hook_status",
-    "run_hooks",
-    "customization",
-    "skill_file",
-    "list_checkpoints",
-    "checkpoint_diff",
-    "compare_checkpoints",
-    "restore_checkpoint",
-    "call_undo_diff",
-    "undo_call",
-    "checkpoint_notice",
-];
-
-/// Commands with a part here too: they run here as they do for a local
-/// project (an LLM stream's cancel), and are sent to the remote as well
-/// (a command's cancel, the grants and domains' answers of a conversation).
-pub const ALSO_SENT: &[&str] = &["cancel", "end_conversation"];
 
 /// How many commands' tickets keep the rule "always allow" would save:
 /// as many as a session keeps tickets.
@@ -219,7 +185,7 @@ impl RemoteProject {
     /// egress allowlist, as a local command's are asked: serve's questions
     /// go to `domains`' listener (the window's `domain_questions`
     /// channel, keyed by the window's conversation), and `answer_domain`
-    /// goes back there ([`SERVED`]).
+    /// goes back there (one of the project's commands).
     pub async fn listen_domains(&self, domains: Arc<DomainAnswers>) -> Result<(), Error> {
         let heard: OnQuestion = Arc::new(move |question: Value| {
             // serve speaks this version's protocol; anything else is not a question.
@@ -323,59 +289,76 @@ pub fn cli_beside_app() -> PathBuf {
 }
 
 /// What routing needs of the app's state (Tauri-managed): the open
-/// project when it is remote, and the store "always allow" saves to. The
-/// app's state implements it, so this module does not name it.
+/// project (here or remote), the runs and answers about domains shared
+/// with the window's own commands, and the store "always allow" saves
+/// to. The app's state implements it, so this module does not name it.
 pub trait Routes: Send + Sync + 'static {
     fn remote(&self) -> Option<std::sync::Arc<RemoteProject>>;
+    /// The open project's commands, when it is open here.
+    fn here(&self) -> Option<ProjectCommands>;
+    fn runs(&self) -> Arc<Runs>;
+    fn domains(&self) -> Arc<DomainAnswers>;
     fn store(&self) -> Store;
 }
 
-/// The app's invoke handler, with the project commands of a remote
-/// project sent there instead ([`SERVED`], [`ALSO_SENT`]), found through
-/// the managed state `S`.
+/// The app's invoke handler, with the project's commands
+/// ([`corral_host::COMMANDS`]) answered by the open project's session:
+/// here through [`ProjectCommands`], on a remote project by serve there,
+/// with no project by [`corral_host::without_project`]. The state `S`
+/// says which.
 pub fn route<R: Runtime, S: Routes>(
     handler: impl Fn(Invoke<R>) -> bool + Send + Sync + 'static,
 ) -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'static {
     move |invoke: Invoke<R>| {
         let command = invoke.message.command().to_string();
-        let served = SERVED.contains(&command.as_str());
-        let also_sent = ALSO_SENT.contains(&command.as_str());
-        if !served && !also_sent {
+        if !corral_host::is_command(&command) {
             return handler(invoke);
         }
         let webview = invoke.message.webview();
-        let Some(remote) = webview.try_state::<S>().and_then(|s| s.remote()) else {
+        let Some(state) = webview.try_state::<S>() else {
             return handler(invoke);
         };
+        let (remote, here) = (state.remote(), state.here());
+        let (runs, domains, store) = (state.runs(), state.domains(), state.store());
         let args = match invoke.message.payload() {
             InvokeBody::Json(args) => args.clone(),
             InvokeBody::Raw(_) => Value::Null,
         };
-        if also_sent {
-            let sent = remote.clone();
-            let args = args.clone();
-            tauri::async_runtime::spawn(async move {
-                // The part there is best effort: a lost connection ended
-                // its runs and grants already.
-                let _ = sent.invoke(&command, args, None).await;
-            });
-            return handler(invoke);
-        }
         let (args, output) = take_output(args);
-        // "Always allow" saves its rule here, in the app's store.
-        let store = webview.try_state::<S>().map(|state| state.store());
         let output = output.map(|id| id.channel_on::<R, Value>(webview));
         invoke.resolver.respond_async(async move {
-            let on_event = output.map(|channel: Channel<Value>| {
-                move |event: Value| {
-                    // A closed window cannot receive; the run goes on.
-                    let _ = channel.send(event);
+            // A closed window cannot receive; the run goes on.
+            let send = move |channel: &Channel<Value>, event: Value| {
+                let _ = channel.send(event);
+            };
+            let answer = match (remote, here) {
+                (Some(remote), _) => {
+                    // A part of the window's own runs here, and is sent there too.
+                    if let Some(answer) = corral_host::part_here(&command, &args, &runs, &domains) {
+                        tauri::async_runtime::spawn(async move {
+                            // The part there is best effort: a lost connection ended
+                            // its runs and grants already.
+                            let _ = remote.invoke(&command, args, None).await;
+                        });
+                        return answer.map_err(|error| tauri::ipc::InvokeError(json!(error)));
+                    }
+                    let on_event = output.map(|channel| move |event: Value| send(&channel, event));
+                    let on_event = on_event.as_ref().map(|f| f as &(dyn Fn(Value) + Sync));
+                    match command.as_str() {
+                        // "Always allow" saves its rule here, in the app's store.
+                        "run_call" => remote.run_call(&store, args, on_event).await,
+                        _ => remote.invoke(&command, args, on_event).await,
+                    }
                 }
-            });
-            let on_event = on_event.as_ref().map(|f| f as &(dyn Fn(Value) + Sync));
-            let answer = match (command.as_str(), store) {
-                ("run_call", Some(store)) => remote.run_call(&store, args, on_event).await,
-                _ => remote.invoke(&command, args, on_event).await,
+                (None, Some(here)) => {
+                    let sink = output.map(|channel| {
+                        corral_host::live_sink(move |event| {
+                            send(&channel, serde_json::to_value(event).unwrap_or_default())
+                        })
+                    });
+                    here.invoke(&command, args, sink).await
+                }
+                (None, None) => corral_host::without_project(&command, args, &runs, &domains),
             };
             answer.map_err(|error| tauri::ipc::InvokeError(json!(error)))
         });

@@ -30,8 +30,9 @@ pub struct AppState {
     /// This machine's corral-cli, copied to a remote that lacks it once
     /// the user agreed.
     cli: Mutex<PathBuf>,
-    /// Streams and commands running, for `cancel(run_id)`.
-    runs: Runs,
+    /// Streams and commands running, for `cancel(run_id)` (shared with
+    /// the open project's commands).
+    runs: Arc<Runs>,
     pub store: Store,
     /// Every project's conversations (SQLite, opened on first use).
     pub history: Arc<History>,
@@ -55,6 +56,25 @@ impl crate::remote::Routes for AppState {
         AppState::remote(self)
     }
 
+    fn here(&self) -> Option<corral_host::ProjectCommands> {
+        match lock(&self.open).as_ref() {
+            Some(OpenProject::Local(session)) => Some(corral_host::ProjectCommands {
+                session: session.clone(),
+                runs: self.runs.clone(),
+                domains: self.domains.clone(),
+            }),
+            _ => None,
+        }
+    }
+
+    fn runs(&self) -> Arc<Runs> {
+        self.runs.clone()
+    }
+
+    fn domains(&self) -> Arc<corral_session::domains::DomainAnswers> {
+        self.domains.clone()
+    }
+
     fn store(&self) -> Store {
         self.store.clone()
     }
@@ -71,7 +91,7 @@ impl AppState {
         AppState {
             open: Mutex::new(None),
             cli: Mutex::new(crate::remote::cli_beside_app()),
-            runs: Runs::default(),
+            runs: Arc::default(),
             history: Arc::new(History::new(store.data_dir())),
             domains: Arc::default(),
             store,

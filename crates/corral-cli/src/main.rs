@@ -26,10 +26,8 @@
 mod acp;
 mod checkpoints;
 mod exec;
-mod project;
 mod remote;
 mod serve;
-mod wire;
 
 use clap::{Parser, Subcommand};
 use corral_session::{Call, Consent, Fixed, RunContext, Session};

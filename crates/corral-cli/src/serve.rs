@@ -6,12 +6,15 @@
 //! - first, `{"ready": {"version", "root"}}`, or `{"failed": ERROR}` when
 //!   the project could not be opened;
 //! - in: `{"id": N, "command": NAME, "args": {...}, "output": BOOL}`, a
-//!   command of [`crate::project::COMMANDS`];
+//!   command of the project's table ([`corral_host::COMMANDS`]), answered
+//!   by the same code as the window's and exec's;
 //! - out: `{"id": N, "event": {"stream", "data"}}` for each chunk of a
 //!   command's output when `output` was asked, then `{"id": N, "ok":
 //!   VALUE}` or `{"id": N, "error": ERROR}`.
 //!
-//! Two more commands are serve's own: `use_settings {programs, rules,
+//! Three more commands are serve's own, the settings the near side sends:
+//! `use_mcp_servers {servers}`, the user's MCP servers with their
+//! variables' values, run here; `use_settings {programs, rules,
 //! trusted_hooks, trust_project_hooks}`, the near side's user's added
 //! programs, the project's saved rules and the hooks' trust given there
 //! ([`SentSettings`]). They are the only settings serve has: nothing on the
@@ -27,13 +30,13 @@
 //! stopping its background commands with the session: a command is never
 //! left running with no one to see it.
 
-use crate::project::ProjectCommands;
 use crate::Kept;
-use corral_session::live_output::LiveOutput;
+use corral_host::wire::{parse, to_value};
+use corral_host::{ProjectCommands, ServersArgs};
 use corral_session::{Session, Settings};
 use corral_tools::policy::Mode;
 use corral_tools::search::IndexConfig;
-use corral_tools::shell::{OutputSink, SavedRule, Stream};
+use corral_tools::shell::{OutputSink, SavedRule};
 use corral_tools::Error;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -238,18 +241,26 @@ impl Served {
     ) -> Result<Value, Error> {
         match command {
             "use_settings" => {
-                let sent: Sent = crate::project::parse(command, args)?;
+                let sent: Sent = parse(command, args)?;
                 *self.settings.sent() = sent;
                 // What the trust changed: the hooks that run now, and those that wait.
-                crate::project::to_value(self.commands.session.hook_status())
+                to_value(self.commands.session.hook_status())
             }
             "domain_questions" => {
-                let _: NoArgs = crate::project::parse(command, args)?;
+                let _: NoArgs = parse(command, args)?;
                 // Pushed as they come, between the answers.
                 self.commands
                     .domains
                     .listen(Arc::new(|question| send(&json!({ "question": question }))));
                 Ok(Value::Null)
+            }
+            // The user's servers, run where the project is.
+            "use_mcp_servers" => {
+                let a: ServersArgs = parse(command, args)?;
+                let servers = a.servers.into_iter().map(|s| (s.config, s.vars)).collect();
+                let session = &self.commands.session;
+                session.replace_servers(servers).await;
+                to_value(session.server_status())
             }
             _ => self.commands.invoke(command, args, sink).await,
         }
@@ -273,18 +284,8 @@ async fn answer(served: Rc<Served>, request: Request) {
     }
     // Decoded and cut off as the window's is: a character split between
     // two chunks stays whole, and 100 MB of output is not sent live.
-    let sink: Option<OutputSink> = output.then(|| {
-        let live = Mutex::new(LiveOutput::default());
-        Arc::new(move |stream: Stream, bytes: &[u8]| {
-            let data = live
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .next(stream, bytes);
-            if let Some(data) = data {
-                send(&json!({ "id": id, "event": { "stream": stream, "data": data }}));
-            }
-        }) as OutputSink
-    });
+    let sink: Option<OutputSink> = output
+        .then(|| corral_host::live_sink(move |event| send(&json!({ "id": id, "event": event }))));
     match served.invoke(&command, args, sink).await {
         Ok(value) => send(&json!({ "id": id, "ok": value })),
         Err(e) => send(&json!({ "id": id, "error": e.to_json() })),

@@ -4,24 +4,8 @@
 //! The session decides; these only adapt.
 
 use crate::state::AppState;
-use corral_session::hooks::{HookOutcome, HookRequest, HookStatus};
 use corral_tools::Error;
 use tauri::State;
-
-/// The events with hooks, and the project's hooks waiting for trust.
-#[tauri::command(rename_all = "snake_case")]
-pub fn hook_status(state: State<'_, AppState>) -> Result<HookStatus, Error> {
-    Ok(state.session()?.hook_status())
-}
-
-/// Runs an event's hooks; answers what they said.
-#[tauri::command(rename_all = "snake_case")]
-pub async fn run_hooks(
-    state: State<'_, AppState>,
-    request: HookRequest,
-) -> Result<HookOutcome, Error> {
-    state.session()?.run_hooks(request).await
-}
 
 /// Trusts the hooks of a project settings file with exactly `text` (a
 /// remote project's: kept here under its `ssh://` name, and sent there).

@@ -3,7 +3,6 @@
 
 use crate::state::AppState;
 use crate::store::mcp::{McpSettings, McpSettingsView};
-use corral_session::mcp::McpServerStatus;
 use corral_tools::Error;
 use tauri::State;
 
@@ -29,20 +28,4 @@ pub async fn save_mcp_settings(
     state.reload_mcp().await;
     serde_json::to_value(state.mcp_status())
         .map_err(|e| Error::new(corral_tools::ErrorCode::Io, e.to_string()))
-}
-
-/// Where each of the open project's servers stands, with its tools and stderr.
-#[tauri::command(rename_all = "snake_case")]
-pub fn mcp_status(state: State<'_, AppState>) -> Vec<McpServerStatus> {
-    state.mcp_status()
-}
-
-/// Stops a server of the open project if it runs, and starts it again.
-#[tauri::command(rename_all = "snake_case")]
-pub async fn restart_mcp_server(
-    state: State<'_, AppState>,
-    name: String,
-) -> Result<Vec<McpServerStatus>, Error> {
-    state.mcp()?.restart(&name).await?;
-    Ok(state.mcp_status())
 }

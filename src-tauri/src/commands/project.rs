@@ -3,8 +3,6 @@
 use crate::state::AppState;
 use crate::store::ProjectInfo;
 use crate::window::set_title;
-use corral_session::index::IndexStatus;
-use corral_session::watch::TreeChanges;
 use corral_tools::Error;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tauri::{AppHandle, Manager, Runtime, State};
@@ -79,20 +77,6 @@ pub async fn close_project<R: Runtime>(
 #[tauri::command(rename_all = "snake_case")]
 pub fn project_info(state: State<'_, AppState>) -> Option<ProjectInfo> {
     state.project_info()
-}
-
-/// Where the open project's search index stands (built in the background
-/// when the project opens; searches use it once it is ready).
-#[tauri::command(rename_all = "snake_case")]
-pub fn search_index_status(state: State<'_, AppState>) -> Result<IndexStatus, Error> {
-    state.index_status()
-}
-
-/// The open project's folders whose entries changed after batch `since`
-/// (the file tree polls it and re-lists only those).
-#[tauri::command(rename_all = "snake_case")]
-pub fn tree_changes(state: State<'_, AppState>, since: u64) -> Result<TreeChanges, Error> {
-    state.tree_changes(since)
 }
 
 /// What a desktop notification may say: the window names the moment, the

@@ -5,7 +5,6 @@
 
 use crate::state::AppState;
 use crate::store::shell::ShellConfig;
-use corral_tools::shell::background::CommandOutput;
 use corral_tools::shell::SavedRule;
 use corral_tools::Error;
 use tauri::State;
@@ -59,33 +58,4 @@ pub async fn remove_rule(
     state.store.remove_rule(&root, &rule)?;
     send_settings(&state).await?;
     Ok(state.store.shell_config(Some(&root)))
-}
-
-/// The open project's background commands, newest first, each with the
-/// tail of its output (the Processes panel).
-#[tauri::command(rename_all = "snake_case")]
-pub async fn list_processes(state: State<'_, AppState>) -> Result<Vec<CommandOutput>, Error> {
-    Ok(state.background()?.list())
-}
-
-/// A background command's output from `since_byte` on.
-#[tauri::command(rename_all = "snake_case")]
-pub async fn process_output(
-    state: State<'_, AppState>,
-    run_id: String,
-    since_byte: Option<u64>,
-) -> Result<CommandOutput, Error> {
-    state.background()?.output(&run_id, since_byte.unwrap_or(0))
-}
-
-/// Stops a background command (Stop in the Processes panel).
-#[tauri::command(rename_all = "snake_case")]
-pub async fn stop_process(
-    state: State<'_, AppState>,
-    run_id: String,
-) -> Result<CommandOutput, Error> {
-    let background = state.background()?;
-    tauri::async_runtime::spawn_blocking(move || background.stop(&run_id))
-        .await
-        .map_err(|e| Error::new(corral_tools::ErrorCode::Io, format!("stop failed: {e}")))?
 }

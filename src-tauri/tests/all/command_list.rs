@@ -1,15 +1,17 @@
-//! The app's commands are listed once (`corral_app::commands::COMMANDS`,
-//! the same list that registers them with Tauri). The UI's typed command
+//! Every command the window invokes is listed once: the project's in
+//! `corral-host`'s table (which every host serves), the window's own in
+//! `corral_app::commands::COMMANDS` (the list that registers them with
+//! Tauri); `every_command` is both. The UI's typed command
 //! map (`ui/src/lib/commands.ts`) and the command tables of `docs/ipc.md`
 //! are generated from it: this test regenerates both and fails when a
 //! committed file differs. Run it with `UPDATE_COMMANDS=1` to rewrite them
 //! after changing the list.
 
-use corral_app::commands::{Command, COMMANDS};
+use corral_app::commands::{every_command, Command};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-const TS_HEADER: &str = "// Generated from the command list in src-tauri/src/commands/mod.rs by\n// src-tauri/tests/all/command_list.rs; do not edit.\n// After changing the list: UPDATE_COMMANDS=1 cargo test -p corral --test all -- command_list::\n";
+const TS_HEADER: &str = "// Generated from the command lists (crates/corral-host/src/table.rs, src-tauri/src/commands/mod.rs) by\n// src-tauri/tests/all/command_list.rs; do not edit.\n// After changing the list: UPDATE_COMMANDS=1 cargo test -p corral --test all -- command_list::\n";
 const SECTION_START: &str = "<!-- commands: ";
 const SECTION_END: &str = "<!-- end of commands -->";
 /// TypeScript's own names, not types of the app.
@@ -32,7 +34,7 @@ fn args_type(command: &Command) -> String {
 /// The app's type names the list mentions, for the generated import.
 fn type_names() -> BTreeSet<String> {
     let mut names = BTreeSet::new();
-    for command in COMMANDS {
+    for command in every_command() {
         let text = format!("{} {}", command.args, command.result);
         let words = text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
         for word in words {
@@ -54,7 +56,7 @@ fn commands_ts() -> String {
         names.join(", ")
     ));
     out.push_str("/** Every command of the app: its arguments and what it resolves to (docs/ipc.md). */\nexport type Commands = {\n");
-    for command in COMMANDS {
+    for command in every_command() {
         out.push_str(&format!(
             "  {}: {{ args: {}; result: {} }};\n",
             command.name,
@@ -63,7 +65,7 @@ fn commands_ts() -> String {
         ));
     }
     out.push_str("};\n\n/** The name of each command the app registers, in the list's order. */\nexport const COMMAND_NAMES = [\n");
-    for command in COMMANDS {
+    for command in every_command() {
         out.push_str(&format!("  \"{}\",\n", command.name));
     }
     out.push_str("] as const satisfies readonly (keyof Commands)[];\n\nexport type CommandName = keyof Commands;\n");
@@ -77,7 +79,7 @@ fn cell(text: &str) -> String {
 
 fn table(section: &str) -> String {
     let mut out = String::from("| command | args | resolves to |\n|---|---|---|\n");
-    for command in COMMANDS.iter().filter(|c| c.section == section) {
+    for command in every_command().filter(|c| c.section == section) {
         let args = match command.args {
             "" => "—".to_owned(),
             args => format!("`{args}`"),
@@ -99,7 +101,7 @@ fn table(section: &str) -> String {
 
 fn sections() -> Vec<&'static str> {
     let mut sections: Vec<&str> = Vec::new();
-    for command in COMMANDS {
+    for command in every_command() {
         if !sections.contains(&command.section) {
             sections.push(command.section);
         }
@@ -174,7 +176,7 @@ fn the_command_tables_of_ipc_md_are_generated_from_the_list() {
 #[test]
 fn every_command_is_listed_once() {
     let mut names = BTreeSet::new();
-    for command in COMMANDS {
+    for command in every_command() {
         assert!(
             names.insert(command.name),
             "{} is listed twice",
@@ -190,13 +192,13 @@ fn every_command_is_listed_once() {
 #[test]
 fn ipc_md_documents_no_command_that_is_not_registered() {
     let committed = std::fs::read_to_string(repo_file("docs/ipc.md")).unwrap();
-    let registered: BTreeSet<&str> = COMMANDS.iter().map(|c| c.name).collect();
+    let registered: BTreeSet<&str> = every_command().map(|c| c.name).collect();
     let documented: Vec<&str> = committed
         .lines()
         .filter_map(|line| line.strip_prefix("| `"))
         .filter_map(|rest| rest.split('`').next())
         .collect();
-    assert!(documented.len() >= COMMANDS.len());
+    assert!(documented.len() >= every_command().count());
     let unknown: Vec<&&str> = documented
         .iter()
         .filter(|name| !registered.contains(**name))

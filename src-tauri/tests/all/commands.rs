@@ -601,3 +601,39 @@ fn notify_user_takes_a_notice_never_text_and_heeds_the_setting() {
     let shown = app.invoke("notify_user", json!({"notice": "finished"}));
     assert_eq!(shown.unwrap(), json!(false));
 }
+
+/// The window reaches every command of the project's table (corral-host's,
+/// which serve and exec answer with the same code): with no project each
+/// is answered by the router (a result, or `no_project_open`), with one
+/// each reaches the session's answer, never Tauri's "not found" nor the
+/// session's "not a command".
+#[test]
+fn the_window_reaches_every_command_of_the_projects_table() {
+    let app = app();
+    let reached = |name: &str, answer: Result<Value, Value>| {
+        if let Err(e) = answer {
+            assert!(
+                e.get("code").is_some(),
+                "{name}: not the standardized error: {e}"
+            );
+            assert!(
+                !e["message"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("not a command"),
+                "{name}: {e}"
+            );
+        }
+    };
+    // Checkpoints need a store (the fixture keeps none): those answer `io`.
+    for command in corral_host::COMMANDS {
+        reached(command.name, app.invoke(command.name, json!({})));
+    }
+    app.open();
+    for command in corral_host::COMMANDS {
+        reached(command.name, app.invoke(command.name, json!({})));
+    }
+    // And a name that is neither the project's nor the window's is not.
+    let unknown = app.invoke("use_settings", json!({})).unwrap_err();
+    assert!(unknown.get("code").is_none(), "{unknown}");
+}

@@ -54,7 +54,7 @@ fn a_shell_run_streams_its_output_through_the_channel() {
 
 #[test]
 fn live_output_stops_at_its_limit_and_says_so() {
-    use corral_app::commands::tools::LIVE_OUTPUT_LIMIT;
+    use corral_session::live_output::LIVE_OUTPUT_LIMIT;
     let app = app();
     app.open_in_full_auto();
     // 12 MiB of output, in 1 MiB writes.

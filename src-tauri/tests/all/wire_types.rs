@@ -11,7 +11,7 @@
 //! or through another listed type (none is left there after it stopped
 //! crossing).
 
-use corral_app::commands::COMMANDS;
+use corral_app::commands::every_command;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use ts_rs::TS;
@@ -60,8 +60,8 @@ fn wire() -> Vec<Wire> {
         corral_session::grants::CallCheck,
         corral_session::tickets::ResolvedPath,
         corral_session::Ticket,
-        commands::tools::ShellEvent,
-        commands::tools::ApprovalAnswer,
+        corral_host::ShellEvent,
+        corral_session::approvals::ApprovalAnswer,
         corral_session::domains::DomainQuestion,
         corral_session::hooks::HookEvent,
         corral_session::hooks::HookVerdict,
@@ -405,9 +405,7 @@ fn reached(wire: &[Wire], roots: impl IntoIterator<Item = String>) -> BTreeSet<S
 #[test]
 fn every_type_on_the_list_is_used_by_the_window_or_a_command() {
     let wire = wire();
-    let commands = COMMANDS
-        .iter()
-        .flat_map(|c| type_names(&format!("{} {}", c.args, c.result)));
+    let commands = every_command().flat_map(|c| type_names(&format!("{} {}", c.args, c.result)));
     let reached = reached(&wire, commands.chain(names_in_the_window()));
     let unused: Vec<&str> = wire
         .iter()

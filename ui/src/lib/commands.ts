@@ -1,4 +1,4 @@
-// Generated from the command list in src-tauri/src/commands/mod.rs by
+// Generated from the command lists (crates/corral-host/src/table.rs, src-tauri/src/commands/mod.rs) by
 // src-tauri/tests/all/command_list.rs; do not edit.
 // After changing the list: UPDATE_COMMANDS=1 cargo test -p corral --test all -- command_list::
 import type { Channel } from "@tauri-apps/api/core";
@@ -8,16 +8,8 @@ import type { Appended, ApprovalAnswer, CallUndo, Checkpoint, CommandOutput, Com
 export type Commands = {
   run_call: { args: { ticket: string, approval?: ApprovalAnswer, run_id?: string, on_output?: Channel<ShellEvent>, turn_id?: string, call_id?: string }; result: unknown };
   call_tool: { args: { name: string, input: Record<string, unknown>, conversation?: string, run_id?: string, on_output?: Channel<ShellEvent>, turn_id?: string, call_id?: string }; result: unknown };
-  open_project: { args: { path: string, install_remote?: boolean }; result: ProjectInfo };
-  watch_launches: { args: { on_launch: Channel<Launch> }; result: null };
-  pick_project: { args: Record<string, never>; result: ProjectInfo | null };
-  close_project: { args: Record<string, never>; result: null };
-  project_info: { args: Record<string, never>; result: ProjectInfo | null };
-  recent_projects: { args: Record<string, never>; result: ProjectInfo[] };
   search_index_status: { args: Record<string, never>; result: IndexStatus };
   tree_changes: { args: { since: number }; result: TreeChanges };
-  clipboard_image: { args: Record<string, never>; result: ArrayBuffer };
-  notify_user: { args: { notice: Notice }; result: boolean };
   customization: { args: Record<string, never>; result: Customization };
   skill_file: { args: { source: SetupSource, folder: string, file?: string }; result: SkillFile };
   tool_specs: { args: Record<string, never>; result: ToolSpec[] };
@@ -25,24 +17,39 @@ export type Commands = {
   conversation_grants: { args: { conversation: string }; result: GrantEntry[] };
   revoke_grant: { args: { conversation: string, id: string }; result: GrantEntry[] };
   end_conversation: { args: { conversation: string }; result: null };
-  domain_questions: { args: { on_question: Channel<DomainQuestion> }; result: null };
   answer_domain: { args: { id: string, allow: boolean }; result: boolean };
   cancel: { args: { run_id: string }; result: null };
-  secret_like: { args: { paths: string[] }; result: string[] };
   hook_status: { args: Record<string, never>; result: HookStatus };
   run_hooks: { args: { request: HookRequest }; result: HookOutcome };
+  list_processes: { args: Record<string, never>; result: CommandOutput[] };
+  process_output: { args: { run_id: string, since_byte?: number }; result: CommandOutput };
+  stop_process: { args: { run_id: string }; result: CommandOutput };
+  mcp_status: { args: Record<string, never>; result: McpServerStatus[] };
+  restart_mcp_server: { args: { name: string }; result: McpServerStatus[] };
+  list_checkpoints: { args: Record<string, never>; result: Checkpoint[] };
+  checkpoint_diff: { args: { id: string, path?: string }; result: Comparison };
+  compare_checkpoints: { args: { from: string, to?: string }; result: Comparison };
+  restore_checkpoint: { args: { id: string, path?: string }; result: Restored };
+  call_undo_diff: { args: { id: string }; result: CallUndo };
+  undo_call: { args: { id: string }; result: Restored };
+  checkpoint_notice: { args: Record<string, never>; result: string | null };
+  open_project: { args: { path: string, install_remote?: boolean }; result: ProjectInfo };
+  watch_launches: { args: { on_launch: Channel<Launch> }; result: null };
+  pick_project: { args: Record<string, never>; result: ProjectInfo | null };
+  close_project: { args: Record<string, never>; result: null };
+  project_info: { args: Record<string, never>; result: ProjectInfo | null };
+  recent_projects: { args: Record<string, never>; result: ProjectInfo[] };
+  clipboard_image: { args: Record<string, never>; result: ArrayBuffer };
+  notify_user: { args: { notice: Notice }; result: boolean };
+  domain_questions: { args: { on_question: Channel<DomainQuestion> }; result: null };
+  secret_like: { args: { paths: string[] }; result: string[] };
   trust_hooks: { args: { file: string, text: string }; result: HookStatus };
   shell_config: { args: Record<string, never>; result: ShellConfig };
   save_programs: { args: { global: string[], project: string[] | null }; result: ShellConfig };
   remove_rule: { args: { rule: SavedRule }; result: ShellConfig };
-  list_processes: { args: Record<string, never>; result: CommandOutput[] };
-  process_output: { args: { run_id: string, since_byte?: number }; result: CommandOutput };
-  stop_process: { args: { run_id: string }; result: CommandOutput };
   sandbox_limits: { args: Record<string, never>; result: SandboxLimits };
   mcp_settings: { args: Record<string, never>; result: McpSettingsView };
   save_mcp_settings: { args: { settings: McpSettings }; result: McpServerStatus[] };
-  mcp_status: { args: Record<string, never>; result: McpServerStatus[] };
-  restart_mcp_server: { args: { name: string }; result: McpServerStatus[] };
   llm_stream: { args: { run_id: string, request: LlmRequest, target?: LlmTarget, on_event: Channel<LlmEvent> }; result: null };
   get_settings: { args: Record<string, never>; result: Settings };
   save_settings: { args: { settings: SettingsInput }; result: Settings };
@@ -51,13 +58,6 @@ export type Commands = {
   count_prompt_tokens: { args: { request: LlmRequest, target?: LlmTarget }; result: number | null };
   list_models: { args: { settings?: SettingsInput }; result: ListedModel[] };
   detect_local_servers: { args: Record<string, never>; result: LocalServer[] };
-  list_checkpoints: { args: Record<string, never>; result: Checkpoint[] };
-  checkpoint_diff: { args: { id: string, path?: string }; result: Comparison };
-  compare_checkpoints: { args: { from: string, to?: string }; result: Comparison };
-  restore_checkpoint: { args: { id: string, path?: string }; result: Restored };
-  call_undo_diff: { args: { id: string }; result: CallUndo };
-  undo_call: { args: { id: string }; result: Restored };
-  checkpoint_notice: { args: Record<string, never>; result: string | null };
   list_conversations: { args: Record<string, never>; result: ConversationSummary[] };
   open_conversation: { args: { id: string, elide_over?: number, before_seq?: number, last?: number }; result: ConversationData };
   append_entry: { args: { conversation?: string, entry: NewEntry }; result: Appended };
@@ -80,16 +80,8 @@ export type Commands = {
 export const COMMAND_NAMES = [
   "run_call",
   "call_tool",
-  "open_project",
-  "watch_launches",
-  "pick_project",
-  "close_project",
-  "project_info",
-  "recent_projects",
   "search_index_status",
   "tree_changes",
-  "clipboard_image",
-  "notify_user",
   "customization",
   "skill_file",
   "tool_specs",
@@ -97,24 +89,39 @@ export const COMMAND_NAMES = [
   "conversation_grants",
   "revoke_grant",
   "end_conversation",
-  "domain_questions",
   "answer_domain",
   "cancel",
-  "secret_like",
   "hook_status",
   "run_hooks",
+  "list_processes",
+  "process_output",
+  "stop_process",
+  "mcp_status",
+  "restart_mcp_server",
+  "list_checkpoints",
+  "checkpoint_diff",
+  "compare_checkpoints",
+  "restore_checkpoint",
+  "call_undo_diff",
+  "undo_call",
+  "checkpoint_notice",
+  "open_project",
+  "watch_launches",
+  "pick_project",
+  "close_project",
+  "project_info",
+  "recent_projects",
+  "clipboard_image",
+  "notify_user",
+  "domain_questions",
+  "secret_like",
   "trust_hooks",
   "shell_config",
   "save_programs",
   "remove_rule",
-  "list_processes",
-  "process_output",
-  "stop_process",
   "sandbox_limits",
   "mcp_settings",
   "save_mcp_settings",
-  "mcp_status",
-  "restart_mcp_server",
   "llm_stream",
   "get_settings",
   "save_settings",
@@ -123,13 +130,6 @@ export const COMMAND_NAMES = [
   "count_prompt_tokens",
   "list_models",
   "detect_local_servers",
-  "list_checkpoints",
-  "checkpoint_diff",
-  "compare_checkpoints",
-  "restore_checkpoint",
-  "call_undo_diff",
-  "undo_call",
-  "checkpoint_notice",
   "list_conversations",
   "open_conversation",
   "append_entry",

@@ -7,9 +7,10 @@
 
 use super::engine::Host;
 use super::render::Render;
-use crate::project::{parse, to_value, CancelArgs, ProjectCommands, COMMANDS};
 use corral_config::LlmTarget;
 use corral_history::{History, NewEntry, Part};
+use corral_host::wire::{parse, to_value};
+use corral_host::{CancelArgs, ProjectCommands};
 use corral_llm::{ChatRequest, ProviderConfig};
 use corral_remote::RemoteSession;
 use corral_session::runs::{Run, Runs};
@@ -269,7 +270,7 @@ impl<F: Front> Host for LoopHost<F> {
                 }
                 Ok(Value::Null)
             }
-            command if COMMANDS.contains(&command) => self.project.invoke(command, args).await,
+            command if corral_host::is_command(command) => self.project.invoke(command, args).await,
             "llm_stream" => self.llm_stream(parse(command, args)?, events).await,
             "model_info" => {
                 let config = corral_llm::with_native_api(&self.model.config(None)).await;

@@ -9,9 +9,9 @@ pub(crate) mod engine;
 pub(crate) mod host;
 mod render;
 
-use crate::project::ServerArgs;
 use crate::Kept;
 use corral_history::{History, Part};
+use corral_host::ServerArgs;
 use corral_llm::Provider;
 use corral_remote::{Remote, RemoteSession};
 use corral_session::{Options, Session};

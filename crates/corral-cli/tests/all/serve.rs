@@ -241,3 +241,29 @@ fn a_domain_off_the_allowlist_is_asked_about_only_once_the_client_listens() {
     assert!(stderr.contains("the user did not allow it"), "{ran}");
     assert_eq!(questions, [json!({"kind": "closed", "id": id})]);
 }
+
+/// serve answers every command of the project's table (the window's and
+/// exec's, from the same code): each with a result or the standardized
+/// error of its arguments, none with "not a command".
+#[test]
+fn serve_answers_every_command_of_the_projects_table() {
+    let project = tempfile::tempdir().unwrap();
+    let mut serve = Serve::start(project.path());
+    serve.read();
+    for (id, command) in corral_host::COMMANDS.iter().enumerate() {
+        serve.send(&json!({"id": id, "command": command.name, "args": {}}).to_string());
+        // Answered as they finish: a question may come between.
+        let answer = loop {
+            let line = serve.read();
+            if line.get("id").is_some() {
+                break line;
+            }
+        };
+        assert_eq!(answer["id"], id, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(!message.contains("not a command"), "{}: {answer}", command.name);
+        if answer.get("error").is_some() {
+            assert!(answer["error"]["code"].is_string(), "{answer}");
+        }
+    }
+}

@@ -1,13 +1,10 @@
-//! The open project's commands, by the app's names and arguments
-//! (docs/ipc.md): the tools' specs, checking and running calls, the
-//! conversations' grants, the answers about domains, cancelling a run, the MCP servers (plus
-//! `use_mcp_servers`, which puts the user's servers in the session), the
-//! search index's state, the folders changed on disk, the background
-//! commands (the Processes panel's), the checkpoint panel's commands
-//! ([`crate::checkpoints::COMMANDS`]), and the custom commands and skills
-//! (the project's, and those of the user where the project is). exec's and acp's loop host
-//! serves them over a local session; `serve` serves them on a remote, over
-//! ssh, to a [`corral_remote::RemoteSession`] that speaks them back.
+//! The answers to the project's commands ([`crate::COMMANDS`]) over a
+//! session: the tools' specs, checking and running calls, the
+//! conversations' grants, the answers about domains, cancelling a run,
+//! the MCP servers, the search index's state, the folders changed on
+//! disk, the background commands (the Processes panel's), the checkpoint
+//! panel's commands, and the custom commands and skills (the project's,
+//! and those of the user where the project is).
 
 use corral_session::approvals::ApprovalAnswer;
 use corral_session::checkpoints::CallTag;
@@ -22,32 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
 
-pub(crate) use crate::wire::{parse, to_value};
-
-/// The commands [`ProjectCommands::invoke`] answers.
-pub const COMMANDS: [&str; 21] = [
-    "tool_specs",
-    "check_call",
-    "run_call",
-    "call_tool",
-    "conversation_grants",
-    "revoke_grant",
-    "end_conversation",
-    "answer_domain",
-    "cancel",
-    "mcp_status",
-    "restart_mcp_server",
-    "use_mcp_servers",
-    "search_index_status",
-    "tree_changes",
-    "list_processes",
-    "process_output",
-    "stop_process",
-    "hook_status",
-    "run_hooks",
-    "customization",
-    "skill_file",
-];
+use crate::wire::{parse, to_value};
 
 /// A session and the runs its calls started.
 pub struct ProjectCommands {
@@ -71,7 +43,7 @@ impl ProjectCommands {
         }
     }
 
-    /// Answers one of [`COMMANDS`]; `output` receives a command's output
+    /// Answers one of [`crate::COMMANDS`]; `output` receives a command's output
     /// as it arrives (`run_call`, `call_tool`).
     pub async fn invoke(
         &self,
@@ -157,7 +129,7 @@ impl ProjectCommands {
                 )?)
             }
             // The checkpoint panel's: the store is where the session is.
-            c if crate::checkpoints::COMMANDS.contains(&c) => {
+            c if crate::table::section_of(c) == Some("Checkpoints") => {
                 crate::checkpoints::invoke(session, c, args).await
             }
             "mcp_status" => to_value(session.server_status()),
@@ -186,14 +158,6 @@ impl ProjectCommands {
             "restart_mcp_server" => {
                 let a: RestartArgs = parse(command, args)?;
                 session.servers().restart(&a.name).await?;
-                to_value(session.server_status())
-            }
-            // The user's servers, run where the project is: a remote
-            // project's are sent to its session, with their variables.
-            "use_mcp_servers" => {
-                let a: ServersArgs = parse(command, args)?;
-                let servers = a.servers.into_iter().map(|s| (s.config, s.vars)).collect();
-                session.replace_servers(servers).await;
                 to_value(session.server_status())
             }
             other => Err(Error::new(
@@ -280,8 +244,8 @@ struct CallToolArgs {
 }
 
 #[derive(Deserialize)]
-struct ConversationArgs {
-    conversation: String,
+pub struct ConversationArgs {
+    pub conversation: String,
 }
 
 #[derive(Deserialize)]
@@ -312,14 +276,15 @@ struct RestartArgs {
     name: String,
 }
 
+/// The user's servers, as a host sends them to a remote project's session.
 #[derive(Deserialize)]
-struct ServersArgs {
-    servers: Vec<ServerArgs>,
+pub struct ServersArgs {
+    pub servers: Vec<ServerArgs>,
 }
 
 /// One of the user's MCP servers and its variables' values.
 #[derive(Serialize, Deserialize)]
-pub(crate) struct ServerArgs {
+pub struct ServerArgs {
     pub config: McpServerConfig,
     pub vars: Vec<(String, String)>,
 }
@@ -337,6 +302,6 @@ struct SkillFileArgs {
 }
 
 #[derive(Deserialize)]
-pub(crate) struct CancelArgs {
+pub struct CancelArgs {
     pub run_id: String,
 }

@@ -8,13 +8,13 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// `args` as `command`'s arguments; `invalid_input` saying what does not fit.
-pub(crate) fn parse<T: DeserializeOwned>(command: &str, args: Value) -> Result<T, Error> {
+pub fn parse<T: DeserializeOwned>(command: &str, args: Value) -> Result<T, Error> {
     serde_json::from_value(args)
         .map_err(|e| Error::invalid_input(format!("the arguments of `{command}` do not fit: {e}")))
 }
 
 /// An answer as JSON.
-pub(crate) fn to_value(value: impl Serialize) -> Result<Value, Error> {
+pub fn to_value(value: impl Serialize) -> Result<Value, Error> {
     serde_json::to_value(value)
         .map_err(|e| Error::new(ErrorCode::Io, format!("could not encode an answer: {e}")))
 }
