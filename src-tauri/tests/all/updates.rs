@@ -6,8 +6,8 @@
 //! refused and leaves the file as it was; an install owned by a package
 //! manager, or the switch off, fetches nothing at all.
 
-use corral_app::store::updates::UpdateSettings;
-use corral_app::updates::{Install, Updates, PACKAGE_MARKER};
+use corral_app::store::updates::{Install, UpdateSettings, PACKAGE_MARKER};
+use corral_app::updates::Updates;
 use corral_testkit::release::{build, Release, ReleaseKey};
 use corral_tools::Error;
 use std::os::unix::fs::PermissionsExt;

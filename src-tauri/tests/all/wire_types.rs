@@ -131,7 +131,7 @@ fn wire() -> Vec<Wire> {
         store::SettingsInput,
         store::ProjectInfo,
         store::updates::UpdateSettings,
-        corral_app::updates::Install,
+        store::updates::Install,
         corral_app::updates::UpdateStatus,
         corral_app::updates::UpdateOffer,
         corral_app::updates::InstalledUpdate,
