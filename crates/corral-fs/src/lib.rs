@@ -229,6 +229,53 @@ pub fn read_regular(root: &ProjectRoot, rel: &RelPath) -> Result<(Vec<u8>, Finge
     Ok((bytes, Fingerprint::of(&meta)))
 }
 
+/// Reads a regular file that is *not* the project's (the user's own
+/// `~/.claude/settings.json`), at most `max` bytes, its path and links
+/// followed as the user set them. Like [`read_regular`] it opens the file
+/// non-blocking and checks the handle it opened, so a FIFO or a device is
+/// refused at once (`invalid_input`) instead of waiting for a writer. The
+/// project's files never come here: they go through [`read_regular`],
+/// beneath the root handle.
+pub fn read_regular_outside(path: &std::path::Path, max: u64) -> Result<Vec<u8>> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let shown = path.display().to_string();
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags((rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32)
+        .open(path)
+        .map_err(|e| Error::from_io(&e, &shown))?;
+    let meta = file.metadata().map_err(|e| Error::from_io(&e, &shown))?;
+    if meta.is_dir() {
+        return Err(is_directory(&shown));
+    }
+    if !meta.is_file() {
+        return Err(Error::invalid_input(format!(
+            "`{shown}` is not a regular file (a device, socket or pipe)"
+        ))
+        .detail("path", shown));
+    }
+    let over = |len: u64| {
+        Error::new(
+            ErrorCode::TooLarge,
+            format!("`{shown}` is {len} bytes; the limit is {max}"),
+        )
+        .detail("path", shown.as_str())
+        .detail("bytes", len)
+    };
+    if meta.len() > max {
+        return Err(over(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    Read::by_ref(&mut file)
+        .take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::from_io(&e, &shown))?;
+    if bytes.len() as u64 > max {
+        return Err(over(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
 /// Replaces (or creates) `rel` with `bytes` atomically: a temp file in the
 /// same folder, fsync, rename over the target, fsync the folder. A crash
 /// leaves the old file or the new one, never a mix. The target's permissions
@@ -520,6 +567,44 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = ProjectRoot::open(dir.path()).unwrap();
         (dir, root)
+    }
+
+    #[test]
+    fn a_file_outside_is_read_bounded_and_a_fifo_is_refused_without_waiting() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("settings.json");
+        std::fs::write(&file, "{}\n").unwrap();
+        let pipe = dir.path().join("pipe");
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &pipe,
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(&file, dir.path().join("link.json")).unwrap();
+
+        assert_eq!(read_regular_outside(&file, 16).unwrap(), b"{}\n");
+        // The user's own links are followed.
+        let link = dir.path().join("link.json");
+        assert_eq!(read_regular_outside(&link, 16).unwrap(), b"{}\n");
+        let code = |path: &std::path::Path, max: u64| read_regular_outside(path, max).unwrap_err();
+        assert_eq!(code(&file, 2).code, ErrorCode::TooLarge);
+        assert_eq!(code(dir.path(), 16).code, ErrorCode::IsDirectory);
+        assert_eq!(
+            code(&dir.path().join("missing"), 16).code,
+            ErrorCode::NotFound
+        );
+        // A plain open of a FIFO waits for a writer that never comes: the
+        // read runs on a thread, so a hang fails the test instead of
+        // hanging it.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || tx.send(read_regular_outside(&pipe, 16)));
+        let refused = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("a FIFO is refused at once, not waited on")
+            .unwrap_err();
+        assert_eq!(refused.code, ErrorCode::InvalidInput);
+        assert!(refused.message.contains("not a regular file"), "{refused}");
     }
 
     #[test]

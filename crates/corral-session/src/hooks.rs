@@ -125,10 +125,11 @@ pub struct HookOutcome {
 impl Session {
     /// The hooks that would run now: the user's and the project's trusted.
     fn hook_set(&self) -> HookSet {
-        let root = self.root.path();
         let home = self.settings.home();
-        let trusted = |file: &str, text: &str| self.settings.hooks_trusted(root, file, text);
-        HookSet::load(root, home.as_deref(), &trusted)
+        let trusted =
+            |file: &str, text: &str| self.settings.hooks_trusted(self.root.path(), file, text);
+        // The project's settings files are read beneath its root handle.
+        HookSet::load(&self.root, home.as_deref(), &trusted)
     }
 
     /// Which events have hooks, and which of the project's settings files
