@@ -20,6 +20,7 @@ mod descriptors;
 mod exec;
 mod exec_hooks;
 mod exec_skills;
+mod hooks_settings;
 mod kill_anywhere;
 mod mcp;
 mod programs;

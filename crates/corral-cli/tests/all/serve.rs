@@ -261,7 +261,11 @@ fn serve_answers_every_command_of_the_projects_table() {
         };
         assert_eq!(answer["id"], id, "{answer}");
         let message = answer["error"]["message"].as_str().unwrap_or_default();
-        assert!(!message.contains("not a command"), "{}: {answer}", command.name);
+        assert!(
+            !message.contains("not a command"),
+            "{}: {answer}",
+            command.name
+        );
         if answer.get("error").is_some() {
             assert!(answer["error"]["code"].is_string(), "{answer}");
         }
