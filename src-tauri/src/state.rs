@@ -5,19 +5,14 @@
 //! (`corral-session`), or through serve's on the remote ([`crate::remote`]).
 
 pub use corral_session::runs::Run;
-pub use corral_session::{Call, Consent, RunContext, Ticket};
 
 use crate::remote::RemoteProject;
 use crate::store::history::History;
 use crate::store::{ProjectInfo, Store};
-use corral_session::index::IndexStatus;
-use corral_session::mcp::{McpHub, McpServerStatus};
+use corral_session::mcp::McpServerStatus;
 use corral_session::runs::Runs;
 use corral_session::Session;
-use corral_tools::shell::background::Background;
-use corral_tools::shell::ShellRun;
 use corral_tools::{Error, ProjectRoot};
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -263,27 +258,6 @@ impl AppState {
             .collect()
     }
 
-    /// The open project's folders changed after batch `since` (the file
-    /// tree polls it); empty when no watch runs.
-    pub fn tree_changes(&self, since: u64) -> Result<corral_session::watch::TreeChanges, Error> {
-        self.session().map(|s| s.tree_changes(since))
-    }
-
-    /// The open project's tree watcher, if one runs (tests wait for it).
-    pub fn tree_watcher_ready(&self) -> bool {
-        self.session().is_ok_and(|s| s.tree_watcher_ready())
-    }
-
-    /// Where the open project's search index stands.
-    pub fn index_status(&self) -> Result<IndexStatus, Error> {
-        self.session().map(|s| s.index_status())
-    }
-
-    /// The watch keeping the open project's index true, once started.
-    pub fn live_index(&self) -> Option<Arc<corral_tools::search::LiveIndex>> {
-        self.session().ok().and_then(|s| s.live_index())
-    }
-
     /// Puts the saved MCP servers in place of the open project's (after
     /// Settings changed them): the old ones stop, the new ones start.
     /// Returns once they are listed (or failed).
@@ -293,96 +267,11 @@ impl AppState {
         }
     }
 
-    /// The open project's MCP servers.
-    pub fn mcp(&self) -> Result<Arc<McpHub>, Error> {
-        self.session().map(|s| s.servers())
-    }
-
     /// Where each of the open project's MCP servers stands (none without a project).
     pub fn mcp_status(&self) -> Vec<McpServerStatus> {
         self.session()
             .map(|s| s.server_status())
             .unwrap_or_default()
-    }
-
-    /// The open project's background commands (the Processes panel).
-    pub fn background(&self) -> Result<Arc<Background>, Error> {
-        self.session().map(|s| s.background())
-    }
-
-    /// The tools the model is offered, `exec_shell` naming the programs
-    /// the user added (for every project and the open one), then the tools
-    /// of the open project's running MCP servers.
-    pub fn tool_specs(&self) -> Vec<corral_tools::spec::ToolSpec> {
-        match self.session() {
-            Ok(session) => session.tool_specs(),
-            Err(_) => corral_tools::spec::specs(),
-        }
-    }
-
-    /// Checks a call in the open project and keeps its ticket: the verdict,
-    /// the change it would make, the grant of its conversation covering it.
-    pub fn check(&self, call: Call) -> Result<Ticket, Error> {
-        self.session()?.check(call)
-    }
-
-    /// Runs a checked call of the open project by its ticket, with the
-    /// user's answer if it asked; the checkpoint before a call that can
-    /// change the project carries `run.tag`.
-    pub async fn run(
-        &self,
-        ticket: &str,
-        consent: Consent,
-        run: RunContext,
-    ) -> Result<Value, Error> {
-        self.session()?.run(ticket, consent, run).await
-    }
-
-    /// Checks and runs a call of the open project in one step, without a
-    /// preview: a call no one is asked about (it runs if the policy or a
-    /// grant of its conversation allows it).
-    pub async fn call(&self, call: Call, run: RunContext) -> Result<Value, Error> {
-        self.session()?.call(call, Consent::None, run).await
-    }
-
-    /// [`AppState::call`] of one tool, in no conversation and no turn.
-    pub async fn call_tool(
-        &self,
-        tool: &str,
-        input: Value,
-        shell: ShellRun,
-    ) -> Result<Value, Error> {
-        let run = RunContext {
-            shell,
-            ..RunContext::default()
-        };
-        self.call(Call::new(tool, input), run).await
-    }
-
-    /// The grants of `conversation` in the open project, oldest first.
-    pub fn grants(
-        &self,
-        conversation: &str,
-    ) -> Result<Vec<corral_session::grants::GrantEntry>, Error> {
-        self.session().map(|s| s.grants(conversation))
-    }
-
-    /// Revokes one grant of `conversation`; returns those left.
-    pub fn revoke_grant(
-        &self,
-        conversation: &str,
-        id: &str,
-    ) -> Result<Vec<corral_session::grants::GrantEntry>, Error> {
-        self.session().map(|s| s.revoke_grant(conversation, id))
-    }
-
-    /// The window left `conversation`: its grants and its answers about
-    /// domains end. Without a project there are no grants to end.
-    pub fn end_conversation(&self, conversation: &str) {
-        if let Ok(session) = self.session() {
-            session.end_conversation(conversation);
-        }
-        self.domains.end(conversation);
     }
 
     /// Registers a run so `cancel` can reach it. A run id in use is refused.
@@ -394,18 +283,12 @@ impl AppState {
         self.runs.end(run_id);
     }
 
-    /// Cancels a run; an unknown or finished run is not an error. A run
-    /// id not started yet is remembered, and that run starts cancelled.
-    pub fn cancel(&self, run_id: &str) {
-        self.runs.cancel(run_id);
-    }
-
     /// Cancels every run and waits up to `wait` for them to end: on exit,
     /// so no command (in its own process group) outlives the app. Returns
     /// how many were still running when the wait ran out.
     pub fn stop_all(&self, wait: Duration) -> usize {
         self.runs.cancel_all();
-        let background = self.background().ok();
+        let background = self.session().ok().map(|s| s.background());
         let left_in_background = background.map_or(0, |bg| bg.stop_all(wait));
         let deadline = Instant::now() + wait;
         loop {

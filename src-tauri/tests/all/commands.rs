@@ -567,7 +567,7 @@ fn the_tree_learns_of_a_new_file_through_tree_changes() {
     );
     app.open();
     let started = Instant::now();
-    while !app.state().tree_watcher_ready() {
+    while !app.state().session().is_ok_and(|s| s.tree_watcher_ready()) {
         assert!(started.elapsed() < Duration::from_secs(5));
         std::thread::sleep(Duration::from_millis(10));
     }

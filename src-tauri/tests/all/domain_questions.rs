@@ -6,10 +6,12 @@
 //! once get one question. Real commands in the real sandbox, through the
 //! real proxy.
 
-use corral_app::state::{AppState, Call, Consent, RunContext};
+use corral_app::remote::Routes;
+use corral_app::state::AppState;
 use corral_app::store::Store;
 use corral_session::approvals::Answer;
 use corral_session::domains::{Asking, DomainQuestion};
+use corral_session::{Call, Consent, RunContext};
 use corral_testkit::{wait_until, Project};
 use corral_tools::shell::{CancelToken, ShellRun};
 use serde_json::{json, Value};
@@ -50,6 +52,8 @@ fn run(
 ) -> (Value, Vec<String>) {
     let input = fetch();
     let ticket = state
+        .session()
+        .unwrap()
         .check(Call::new("exec_shell", input).in_conversation(conversation))
         .unwrap();
     let asked: Arc<Mutex<Vec<String>>> = Arc::default();
@@ -76,7 +80,7 @@ fn run(
         shell,
         ..RunContext::default()
     };
-    let out = tauri::async_runtime::block_on(state.run(
+    let out = tauri::async_runtime::block_on(state.session().unwrap().run(
         &ticket.ticket,
         Consent::Answer(Answer::with_network()),
         run,
@@ -126,8 +130,10 @@ fn a_domain_is_asked_about_once_per_conversation_and_no_answer_refuses() {
     );
     assert_eq!(state.domains.answer("c2", DOMAIN), Some(true));
 
-    // Ending a conversation ends its answers.
-    state.end_conversation("c1");
+    // Ending a conversation (the window's command) ends its answers.
+    let here = state.here().unwrap();
+    let ended = here.invoke("end_conversation", json!({"conversation": "c1"}), None);
+    tauri::async_runtime::block_on(ended).unwrap();
     assert_eq!(state.domains.answer("c1", DOMAIN), None);
     assert_eq!(state.domains.answer("c2", DOMAIN), Some(true));
 
@@ -232,6 +238,8 @@ fn start_in_background(
     );
     let input = json!({"command": "python3", "args": ["-c", code], "background": true});
     let ticket = state
+        .session()
+        .unwrap()
         .check(Call::new("exec_shell", input).in_conversation(conversation))
         .unwrap();
     let mut shell = ShellRun::default();
@@ -246,7 +254,7 @@ fn start_in_background(
         shell,
         ..RunContext::default()
     };
-    let started = tauri::async_runtime::block_on(state.run(
+    let started = tauri::async_runtime::block_on(state.session().unwrap().run(
         &ticket.ticket,
         Consent::Answer(Answer::with_network()),
         run,
@@ -257,7 +265,7 @@ fn start_in_background(
 
 /// The background command's whole output once it has ended.
 fn ended_output(state: &AppState, run_id: &str) -> String {
-    let background = state.background().unwrap();
+    let background = state.session().unwrap().background();
     wait_until(30, "the command to end", || {
         !background.output(run_id, 0).unwrap().running
     });
@@ -316,7 +324,7 @@ fn a_background_command_asks_after_its_call_returned_and_its_stop_drops_the_ques
     wait_until(30, "the question", || !asked_ids(&told).is_empty());
     let id = asked_ids(&told)[0].clone();
     let stopped = Instant::now();
-    state.background().unwrap().stop(&run_id).unwrap();
+    state.session().unwrap().background().stop(&run_id).unwrap();
     wait_until(5, "the question to close", || {
         told.lock()
             .unwrap()

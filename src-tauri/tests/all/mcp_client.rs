@@ -7,12 +7,13 @@
 //! and a schema that is not an object each give a clear answer while the
 //! other servers go on; closing the project stops the servers.
 
-use corral_app::state::{AppState, Call, Consent, RunContext};
+use corral_app::state::AppState;
 use corral_app::store::mcp::{McpServerConfig, McpSettings};
 use corral_app::store::Store;
 use corral_session::approvals::Answer;
 use corral_session::grants::Grant;
 use corral_session::mcp::{McpServerStatus, McpState};
+use corral_session::{Call, Consent, RunContext};
 use corral_testkit::mcp::{self, text_of, PYTHON};
 use corral_testkit::Project;
 use corral_tools::policy::Decision;
@@ -97,8 +98,9 @@ fn wait_until(
 
 /// A call no one is asked about.
 fn call(f: &Fixture, tool: &str, input: Value) -> Result<Value, Value> {
-    tauri::async_runtime::block_on(f.state.call_tool(tool, input, ShellRun::default()))
-        .map_err(|e| e.to_json())
+    let session = f.state.session().unwrap();
+    let call = session.call(Call::new(tool, input), Consent::None, RunContext::default());
+    tauri::async_runtime::block_on(call).map_err(|e| e.to_json())
 }
 
 /// A call checked in `conversation`, run with the user's answer.
@@ -142,7 +144,7 @@ fn its_tools_are_offered_and_a_call_runs_only_once_approved() {
     let mut fixture = server("fixture", &[]);
     fixture.in_project = true;
     let f = open_with(vec![fixture], BTreeMap::new());
-    let specs = f.state.tool_specs();
+    let specs = f.state.session().unwrap().tool_specs();
     let echo = specs
         .iter()
         .find(|s| s.name == "fixture__echo")
@@ -182,7 +184,8 @@ fn its_tools_are_offered_and_a_call_runs_only_once_approved() {
     let ticket = checked(&f, "fixture__echo", json!({"text": "a"}), None);
     let once = || Consent::Answer(Answer::once());
     let run = |consent| {
-        tauri::async_runtime::block_on(f.state.run(&ticket.ticket, consent, RunContext::default()))
+        let session = f.state.session().unwrap();
+        tauri::async_runtime::block_on(session.run(&ticket.ticket, consent, RunContext::default()))
     };
     assert_eq!(text_of(&run(once()).unwrap()), "echo: a");
     assert_eq!(run(once()).unwrap_err().code.as_str(), "invalid_input");
@@ -347,6 +350,8 @@ fn a_crash_a_hang_a_huge_result_and_garbage_each_get_a_clear_answer_and_the_rest
     assert!(failed.stderr.contains("crashing on purpose"), "{failed:?}");
     assert!(!f
         .state
+        .session()
+        .unwrap()
         .tool_specs()
         .iter()
         .any(|s| s.name.starts_with("crashing__")));
@@ -361,7 +366,8 @@ fn a_crash_a_hang_a_huge_result_and_garbage_each_get_a_clear_answer_and_the_rest
     );
 
     // Restart brings it back.
-    tauri::async_runtime::block_on(f.state.mcp().unwrap().restart("crashing")).unwrap();
+    tauri::async_runtime::block_on(f.state.session().unwrap().servers().restart("crashing"))
+        .unwrap();
     let back = call(&f, "crashing__echo", json!({"text": "back"})).unwrap();
     assert_eq!(text_of(&back), "echo: back");
 
@@ -460,7 +466,8 @@ fn a_call_that_may_change_the_project_is_checkpointed_and_stop_ends_a_running_on
             shell,
             tag: tag.clone(),
         };
-        tauri::async_runtime::block_on(f.state.call(Call::new(tool, input), run))
+        let session = f.state.session().unwrap();
+        tauri::async_runtime::block_on(session.call(Call::new(tool, input), Consent::None, run))
     };
     run(
         "fixture__echo",

@@ -6,18 +6,16 @@
 use corral_app::state::AppState;
 use corral_app::store::Store;
 use corral_session::index::IndexStatus;
+use corral_session::{Call, Consent, RunContext};
 use corral_testkit::Project;
-use corral_tools::shell::ShellRun;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
 fn search(state: &AppState, query: &str) -> Value {
-    tauri::async_runtime::block_on(state.call_tool(
-        "search_files",
-        json!({"query": query}),
-        ShellRun::default(),
-    ))
-    .unwrap()
+    let session = state.session().unwrap();
+    let call = Call::new("search_files", json!({"query": query}));
+    tauri::async_runtime::block_on(session.call(call, Consent::None, RunContext::default()))
+        .unwrap()
 }
 
 #[test]
@@ -34,7 +32,7 @@ fn the_index_is_built_in_the_background_and_searches_use_it_once_ready() {
     state.open_project(&project).unwrap();
     let until = Instant::now() + Duration::from_secs(30);
     let ready = loop {
-        match state.index_status().unwrap() {
+        match state.session().unwrap().index_status() {
             IndexStatus::Ready { files, ms } => break (files, ms),
             IndexStatus::Failed { message } => panic!("the index failed: {message}"),
             IndexStatus::Building { listed, indexed } => {
@@ -67,9 +65,13 @@ fn the_index_is_built_in_the_background_and_searches_use_it_once_ready() {
         .collect();
     assert_eq!(paths, ["src/file17.txt", "src/late.txt"]);
     // Both searches skipped the walk: a watch vouched for every other file.
-    let live = state.live_index().expect("a watch keeps the index");
+    let live = state
+        .session()
+        .unwrap()
+        .live_index()
+        .expect("a watch keeps the index");
     assert_eq!(live.walk_free_queries(), 2);
     // Closing the project ends the watch.
     state.close_project();
-    assert!(state.live_index().is_none());
+    assert!(state.session().ok().and_then(|s| s.live_index()).is_none());
 }

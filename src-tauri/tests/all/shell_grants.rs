@@ -4,14 +4,15 @@
 //! or the network; added programs ask; the network is granted by one
 //! approval of one call. Real commands in the real sandbox.
 
-use corral_app::state::{AppState, Call, RunContext};
+use corral_app::state::AppState;
 use corral_app::store::Store;
 use corral_session::approvals::{Answer, Scope};
 use corral_session::grants::Grant;
+use corral_session::{Call, Consent, RunContext};
 use corral_testkit::Project;
 use corral_tools::dispatch::PolicyCheck;
 use corral_tools::policy::Decision;
-use corral_tools::shell::{SavedRule, ShellRun};
+use corral_tools::shell::SavedRule;
 use serde_json::{json, Value};
 use std::net::TcpListener;
 
@@ -38,7 +39,9 @@ fn shell(command: &str, args: &[&str]) -> Value {
 
 /// Runs a command no one is asked about.
 fn run(state: &AppState, input: Value) -> Result<Value, Value> {
-    tauri::async_runtime::block_on(state.call_tool("exec_shell", input, ShellRun::default()))
+    let session = state.session().unwrap();
+    let call = Call::new("exec_shell", input);
+    tauri::async_runtime::block_on(session.call(call, Consent::None, RunContext::default()))
         .map_err(|e| e.to_json())
 }
 
@@ -64,12 +67,17 @@ fn answered(
 /// Runs a command in conversation `c1` with no answer: only its grants let it run.
 fn run_granted(state: &AppState, input: Value) -> Result<Value, Value> {
     let call = Call::new("exec_shell", input).in_conversation("c1");
-    tauri::async_runtime::block_on(state.call(call, RunContext::default())).map_err(|e| e.to_json())
+    let session = state.session().unwrap();
+    tauri::async_runtime::block_on(session.call(call, Consent::None, RunContext::default()))
+        .map_err(|e| e.to_json())
 }
 
 /// The policy's check of a command, outside any conversation.
 fn check(state: &AppState, input: &Value) -> PolicyCheck {
-    let ticket = state.check(Call::new("exec_shell", input.clone()));
+    let ticket = state
+        .session()
+        .unwrap()
+        .check(Call::new("exec_shell", input.clone()));
     ticket.unwrap().check.check
 }
 
@@ -183,6 +191,8 @@ fn added_programs_ask_and_the_network_comes_only_with_an_approval_of_that_call()
         ],
     );
     let err = state
+        .session()
+        .unwrap()
         .check(Call::new("exec_shell", connect.clone()))
         .unwrap_err();
     assert_eq!(err.code, corral_tools::ErrorCode::CommandNotAllowed);
@@ -244,6 +254,8 @@ fn added_programs_ask_and_the_network_comes_only_with_an_approval_of_that_call()
     )
     .unwrap();
     let check = state
+        .session()
+        .unwrap()
         .check(Call::new("exec_shell", install).in_conversation("c1"))
         .unwrap()
         .check;
@@ -273,7 +285,7 @@ fn background_commands_are_listed_and_stop_when_the_project_closes() {
     )
     .unwrap();
     let run_id = started["run_id"].as_str().unwrap().to_string();
-    let listed = state.background().unwrap().list();
+    let listed = state.session().unwrap().background().list();
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].run_id, run_id);
     let marker = f.root().join("alive");
@@ -301,6 +313,8 @@ fn the_model_is_told_of_the_programs_the_user_added() {
     let state = start(&f);
     let exec_shell = |state: &AppState| {
         state
+            .session()
+            .unwrap()
             .tool_specs()
             .into_iter()
             .find(|s| s.name == "exec_shell")

@@ -105,8 +105,10 @@ fn the_open_project_watches_until_it_closes() {
     let state = AppState::new(Store::without_keychain(dir.config_dir(), dir.data_dir()));
     let root = dir.root().to_path_buf();
     state.open_project(&root).unwrap();
-    wait_until(5, "the tree's watcher", || state.tree_watcher_ready());
-    let changes = |since| state.tree_changes(since).unwrap();
+    wait_until(5, "the tree's watcher", || {
+        state.session().is_ok_and(|s| s.tree_watcher_ready())
+    });
+    let changes = |since| state.session().unwrap().tree_changes(since);
     std::fs::write(root.join("made-by-agent.txt"), "x").unwrap();
     let seen = reported_within_a_second(changes, 0, ".");
 
@@ -114,7 +116,11 @@ fn the_open_project_watches_until_it_closes() {
     std::fs::write(root.join("later.txt"), "x").unwrap();
     std::thread::sleep(Duration::from_millis(600));
     assert_eq!(
-        state.tree_changes(seen.counter).unwrap_err().code,
+        state
+            .session()
+            .map(|s| s.tree_changes(seen.counter))
+            .unwrap_err()
+            .code,
         corral_tools::ErrorCode::NoProjectOpen
     );
 }
