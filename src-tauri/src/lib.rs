@@ -148,6 +148,8 @@ fn render_on_cpu_without_gpu() {}
 
 /// Whether a DRM render node exists, the device a GPU draws through.
 #[cfg(target_os = "linux")]
+// Lists /dev/dri, never a project's folder.
+#[allow(clippy::disallowed_methods)]
 fn has_gpu() -> bool {
     std::fs::read_dir("/dev/dri").is_ok_and(|entries| {
         entries

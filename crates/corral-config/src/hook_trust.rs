@@ -54,6 +54,8 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
+    // Test fixtures in temporary folders, not a project's files.
+    #![allow(clippy::disallowed_methods)]
     use super::super::tests::store;
 
     #[test]

@@ -120,6 +120,8 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
+    // Test fixtures in temporary folders, not a project's files.
+    #![allow(clippy::disallowed_methods)]
     use super::super::tests::store;
     use super::super::Settings;
     use super::*;

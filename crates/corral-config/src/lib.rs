@@ -197,11 +197,15 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+// The user's config folder (XDG), never a project's.
+#[allow(clippy::disallowed_methods)]
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
     let text = std::fs::read_to_string(path).ok()?;
     serde_json::from_str(&text).ok()
 }
 
+// The user's config folder (XDG), never a project's.
+#[allow(clippy::disallowed_methods)]
 fn write_json<T: Serialize>(path: &Path, value: &T, mode: u32) -> Result<(), Error> {
     use std::os::unix::fs::OpenOptionsExt;
     let shown = path.display().to_string();
@@ -250,6 +254,8 @@ pub(crate) fn project_file_stem(root: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
+    // Test fixtures in temporary folders, not a project's files.
+    #![allow(clippy::disallowed_methods)]
     use super::*;
 
     const OPENAI: &str = "https://api.openai.com/v1";

@@ -175,6 +175,8 @@ pub fn user_home() -> Option<std::path::PathBuf> {
 
 #[cfg(test)]
 mod tests {
+    // Test fixtures in temporary folders, not a project's files.
+    #![allow(clippy::disallowed_methods)]
     use super::super::tests::store;
     use super::*;
 

@@ -190,7 +190,8 @@ impl Running {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    // Test fixtures in temporary folders, not a project's files.
+    #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
     use super::*;
 
     /// A process whose binary is `exe`, with these facts.

@@ -101,6 +101,8 @@ impl History {
 
     /// Takes the writer's lock, opens the database, moves an unusable one
     /// aside, migrates, and purges conversations whose undo time is over.
+    // The history's own folder in the app's data folder, never a project's.
+    #[allow(clippy::disallowed_methods)]
     fn open_db(&self) -> Result<Db, Error> {
         let shown = self.dir.display().to_string();
         std::fs::create_dir_all(&self.dir).map_err(|e| Error::from_io(&e, &shown))?;
@@ -220,6 +222,8 @@ fn open_and_migrate(path: &Path) -> Result<Connection, OpenFailure> {
 
 /// Moves the database and its log aside as `history.KIND-SECS.db`; returns
 /// the new path.
+// The history database in the app's data folder, never a project's.
+#[allow(clippy::disallowed_methods)]
 fn move_aside(path: &Path, kind: &str) -> Result<PathBuf, Error> {
     let secs = now_ms() / 1000;
     let mut aside = path.with_file_name(format!("history.{kind}-{secs}.db"));

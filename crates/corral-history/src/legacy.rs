@@ -15,6 +15,9 @@ impl History {
     /// the project's old `conversations/NAME-HASH.json`) once: the file is
     /// left in place and its name remembered. A file that cannot be read
     /// back is moved aside as before. Returns the new conversation's id.
+    // An earlier Corral's conversation file in the app's data folder, never
+    // a project's.
+    #[allow(clippy::disallowed_methods)]
     pub fn import_legacy(&self, project: &str, file: &Path) -> Result<Option<String>, Error> {
         let Some(name) = file.file_name().map(|n| n.to_string_lossy().into_owned()) else {
             return Ok(None);

@@ -291,7 +291,8 @@ impl HookSet {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    // Test fixtures in temporary folders, not a project's files.
+    #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
     use super::*;
     use std::os::unix::fs::symlink;
     use std::path::PathBuf;

@@ -59,6 +59,8 @@ impl UserView {
     /// The view for a user's hook run in `project`, with `home` the
     /// home its `$HOME` names. `None` when there is no `~/.claude/`, or
     /// when the project lies inside it (the folder shown would hide it).
+    // Lists the user's own `~/.claude/`, outside any project.
+    #[allow(clippy::disallowed_methods)]
     pub(crate) fn prepare(project: &Path, home: &Path) -> Option<UserView> {
         let claude = home.join(".claude");
         if !claude.symlink_metadata().is_ok_and(|m| m.is_dir()) || project.starts_with(&claude) {
@@ -103,6 +105,8 @@ impl UserView {
 
     /// After the run: adds the log files the hook made to `~/.claude/`;
     /// says what it wrote there that was dropped, or could not be kept.
+    // Lists the run's own folder in the system temp folder, never the project.
+    #[allow(clippy::disallowed_methods)]
     pub(crate) fn keep(self) -> Vec<String> {
         let mut said = Vec::new();
         let mut dropped = Vec::new();
@@ -205,6 +209,8 @@ impl Folder {
 }
 
 impl Drop for Folder {
+    // Removes the run's own folder in the system temp folder, never the project.
+    #[allow(clippy::disallowed_methods)]
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
@@ -212,7 +218,8 @@ impl Drop for Folder {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    // Test fixtures in temporary folders, not a project's files.
+    #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
     use super::*;
 
     #[test]

@@ -187,6 +187,8 @@ fn is_executable(path: &Path) -> bool {
 
 #[cfg(test)]
 mod tests {
+    // Test fixtures in temporary folders, not a project's files.
+    #![allow(clippy::disallowed_methods)]
     use super::*;
 
     #[test]

@@ -86,6 +86,8 @@ pub fn missing(remote: &Remote, stdout: &[u8]) -> Result<Install, Error> {
 
 /// Copies `binary` to the remote, where [`cli_command`] finds it, when the
 /// user agreed (`agreed`) and the remote is the machine it was built for.
+// Reads the running corral-cli's own binary, never a project's file.
+#[allow(clippy::disallowed_methods)]
 pub fn install(
     remote: &Remote,
     binary: &Path,

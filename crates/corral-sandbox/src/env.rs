@@ -212,6 +212,8 @@ impl TempDir {
 /// made ahead, or set aside and not yet removed): the system temp
 /// folder's `corral-shell-PID-…` and `corral-gone-PID-…` folders of ours
 /// whose process is gone.
+// Sweeps Corral's own run folders in the system temp folder, never the project.
+#[allow(clippy::disallowed_methods)]
 pub(crate) fn sweep() {
     use std::os::unix::fs::MetadataExt;
     let base = std::env::temp_dir();
@@ -248,6 +250,8 @@ const SHELL_PREFIX: &str = "corral-shell-";
 const GONE_PREFIX: &str = "corral-gone-";
 
 impl Drop for TempDir {
+    // Removes Corral's own run folder in the system temp folder.
+    #[allow(clippy::disallowed_methods)]
     fn drop(&mut self) {
         // Best effort: a leftover empty folder in /tmp is not worth failing a
         // finished command for.

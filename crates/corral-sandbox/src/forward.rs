@@ -118,6 +118,8 @@ impl Drop for Forwarder {
 
 impl Namespaces {
     /// The namespaces of process `pid`, held open.
+    // Opens a process's namespaces under /proc, never a project's file.
+    #[allow(clippy::disallowed_methods)]
     pub(super) fn of(pid: u32) -> io::Result<Self> {
         let ino = |path: &str| std::fs::metadata(path).map(|m| m.ino());
         let user_path = format!("/proc/{pid}/ns/user");
@@ -231,6 +233,8 @@ pub(super) fn socket_inside(ns: &Namespaces, v6: bool) -> io::Result<OwnedFd> {
 /// Should the way back fail, this thread (the proxy's or a relay's, each
 /// serving that command alone) stays inside, where it reaches nothing
 /// beyond it.
+// Opens this thread's namespace under /proc, never a project's file.
+#[allow(clippy::disallowed_methods)]
 fn socket_from_this_thread(net: &OwnedFd, v6: bool) -> io::Result<OwnedFd> {
     use rustix::thread::{move_into_link_name_space, LinkNameSpaceType};
     let home = std::fs::File::open("/proc/thread-self/ns/net")?;

@@ -60,6 +60,8 @@ pub(crate) struct Launched {
 /// blocked (as `std::process` does), and `kept` open across `exec`, with
 /// no other descriptor: every other of ours is close-on-exec, and the
 /// [`strays`] are closed in the child. The caller reaps it ([`wait`]).
+// Opens /dev/null for a child's stdin, never a project's file.
+#[allow(clippy::disallowed_methods)]
 pub(crate) fn spawn(
     program: &Path,
     args: &[OsString],
@@ -136,6 +138,8 @@ pub(crate) fn spawn(
 /// launcher left open, to a host service) or what a library opened
 /// without the flag. Listed from `/proc/self/fd`; without it, every
 /// number below the open-files limit is asked.
+// Lists /proc/self/fd, never a project's folder.
+#[allow(clippy::disallowed_methods)]
 pub(crate) fn strays() -> Vec<RawFd> {
     /// The most numbers asked without `/proc`.
     const MOST: u64 = 1 << 20;

@@ -508,6 +508,9 @@ pub(crate) fn git_held_paths(root: &Path) -> Vec<PathBuf> {
 /// names of [`GIT_HELD`] in the common dir. A linked worktree's git dir,
 /// inside the common dir's `worktrees/`, gets the same table; its
 /// siblings there are read-only.
+// Lists the repository's git folders (a worktree's common dir may lie
+// outside the project) for the mount's binds: names only, no file read.
+#[allow(clippy::disallowed_methods)]
 fn hold_git_dir(a: &mut Argv, dir: &Path, repo: &Repository, masks: &Path, beyond: &[&str]) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -576,6 +579,8 @@ impl Argv {
     /// Copies git's configuration file at `path` in at its own path,
     /// read-only, with only its safe sections (`gitconfig`); an absent or
     /// unreadable one is left out.
+    // Copies a git configuration file of the user's home, never a project's.
+    #[allow(clippy::disallowed_methods)]
     fn copy_shown(&mut self, path: &Path, files: &mut Vec<File>) {
         use std::io::{Read, Seek, SeekFrom, Write};
         const MOST: u64 = 1024 * 1024;
@@ -605,6 +610,9 @@ impl Argv {
     /// Copies a file in at its own path, read-only, executable if it was
     /// (`--file FD`: bwrap reads it from `files`); one the app cannot read
     /// is left out, as a missing one.
+    // Copies the system's and the home toolchains' files the view shows,
+    // never a project's file.
+    #[allow(clippy::disallowed_methods)]
     fn copy(&mut self, path: &Path, files: &mut Vec<File>) {
         if let Ok(file) = File::open(path) {
             use std::os::unix::fs::PermissionsExt;

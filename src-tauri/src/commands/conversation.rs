@@ -180,6 +180,8 @@ pub async fn conversation_markdown(
 /// Saves the conversation as a Markdown file the user picks in the native
 /// save dialog; `None` if the dialog was dismissed, else the path written.
 #[tauri::command(rename_all = "snake_case")]
+// Writes the file the user picked in the save dialog, not a project's file.
+#[allow(clippy::disallowed_methods)]
 pub async fn export_conversation<R: Runtime>(
     app: AppHandle<R>,
     state: State<'_, AppState>,
