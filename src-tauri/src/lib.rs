@@ -5,7 +5,6 @@
 //! ([`launch`]).
 
 pub mod commands;
-pub use corral_config::key_origin;
 pub mod launch;
 pub mod navigation;
 pub mod remote;

@@ -141,6 +141,39 @@ impl Store {
         write_json(&self.config.join("settings.json"), settings, 0o644)
     }
 
+    /// The settings as the window sees them: whether a key is saved for
+    /// the base URL's origin, never the key.
+    pub fn settings_view(&self) -> SettingsView {
+        let settings = self.settings();
+        let has_api_key = self
+            .api_key(settings.provider, &settings.base_url)
+            .is_some();
+        SettingsView {
+            settings,
+            has_api_key,
+        }
+    }
+
+    /// Saves the settings as the window sends them; a key given with them
+    /// is saved for the origin of their base URL (`""` clears it). A
+    /// `max_tokens` of 0, or a key that cannot be kept for that base URL,
+    /// fails before anything is saved.
+    pub fn save_settings_input(&self, input: SettingsInput) -> Result<SettingsView, Error> {
+        let SettingsInput { settings, api_key } = input;
+        if settings.max_tokens == 0 {
+            return Err(Error::invalid_input("max_tokens must be at least 1"));
+        }
+        let key = api_key.as_deref().map(str::trim);
+        if key.is_some_and(|k| !k.is_empty()) {
+            key_origin::check_key_base_url(settings.provider, &settings.base_url)?;
+        }
+        self.save_settings(&settings)?;
+        if let Some(key) = key {
+            self.set_api_key(settings.provider, &settings.base_url, key)?;
+        }
+        Ok(self.settings_view())
+    }
+
     pub fn recent(&self) -> Vec<ProjectInfo> {
         read_json(&self.config.join("recent.json")).unwrap_or_default()
     }
@@ -302,6 +335,64 @@ mod tests {
         };
         store.save_settings(&s).unwrap();
         assert_eq!(store.settings(), s);
+    }
+
+    #[test]
+    fn settings_from_the_window_are_saved_with_their_key_and_shown_without_it() {
+        let (_dir, store) = store();
+        let local = Settings {
+            provider: Provider::OpenAi,
+            base_url: "http://127.0.0.1:9/v1".into(),
+            model: "m".into(),
+            ..Settings::default()
+        };
+        let input = |settings: &Settings, api_key: Option<&str>| SettingsInput {
+            settings: settings.clone(),
+            api_key: api_key.map(str::to_string),
+        };
+        assert!(!store.settings_view().has_api_key);
+        let view = store
+            .save_settings_input(input(&local, Some(" sk-local ")))
+            .unwrap();
+        assert_eq!(view.settings, local);
+        assert!(view.has_api_key);
+        assert_eq!(
+            store.api_key(Provider::OpenAi, &local.base_url).as_deref(),
+            Some("sk-local")
+        );
+        assert!(!serde_json::to_string(&view).unwrap().contains("sk-local"));
+        // No key given keeps the saved one; "" clears it.
+        assert!(
+            store
+                .save_settings_input(input(&local, None))
+                .unwrap()
+                .has_api_key
+        );
+        assert!(
+            !store
+                .save_settings_input(input(&local, Some("")))
+                .unwrap()
+                .has_api_key
+        );
+
+        // Refused before anything is saved: no tokens, or a key for a base
+        // URL that has no origin to bind it to.
+        let none = Settings {
+            max_tokens: 0,
+            model: "none".into(),
+            ..local.clone()
+        };
+        let err = store.save_settings_input(input(&none, None)).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput);
+        let nowhere = Settings {
+            base_url: "file:///tmp/v1".into(),
+            model: "nowhere".into(),
+            ..local.clone()
+        };
+        assert!(store
+            .save_settings_input(input(&nowhere, Some("sk-x")))
+            .is_err());
+        assert_eq!(store.settings(), local);
     }
 
     #[test]

@@ -3,8 +3,9 @@
 //! URL's origin. The app's commands and `corral-cli exec` both build it
 //! here.
 
-use crate::{Settings, Store};
+use crate::{Settings, SettingsInput, Store};
 use corral_llm::{Provider, ProviderConfig};
+use corral_tools::Error;
 use serde::{Deserialize, Serialize};
 
 /// The server and model one conversation talks to instead of the settings'
@@ -27,6 +28,22 @@ impl Store {
             settings.model = target.model;
         }
         self.provider_config_of(settings, None)
+    }
+
+    /// The config for `input`, settings as the window shows them (not
+    /// saved), or without it for the saved settings. A key typed with them
+    /// goes only to a base URL it may be saved for.
+    pub fn provider_config_for(
+        &self,
+        input: Option<SettingsInput>,
+    ) -> Result<ProviderConfig, Error> {
+        let Some(SettingsInput { settings, api_key }) = input else {
+            return Ok(self.provider_config(None));
+        };
+        if api_key.as_deref().is_some_and(|k| !k.trim().is_empty()) {
+            crate::key_origin::check_key_base_url(settings.provider, &settings.base_url)?;
+        }
+        Ok(self.provider_config_of(settings, api_key.as_deref()))
     }
 
     /// A config for `settings`: `key` when one is given, else the key saved
@@ -85,5 +102,41 @@ mod tests {
         );
         let given = store.provider_config_of(settings, Some(" sk-given "));
         assert_eq!(given.api_key.as_deref(), Some("sk-given"));
+    }
+
+    #[test]
+    fn settings_the_window_shows_are_tried_with_the_key_typed_only_where_it_may_go() {
+        let (_dir, store) = store();
+        let shown = Settings {
+            provider: Provider::OpenAi,
+            base_url: "http://127.0.0.1:9/v1".into(),
+            model: "shown".into(),
+            ..Settings::default()
+        };
+        let input = |base_url: &str, api_key: Option<&str>| SettingsInput {
+            settings: Settings {
+                base_url: base_url.into(),
+                ..shown.clone()
+            },
+            api_key: api_key.map(str::to_string),
+        };
+        let saved = store.provider_config_for(None).unwrap();
+        assert_eq!(saved.model, Settings::default().model);
+        let typed = store
+            .provider_config_for(Some(input("http://127.0.0.1:9/v1", Some("sk-typed"))))
+            .unwrap();
+        assert_eq!(
+            (typed.model.as_str(), typed.api_key.as_deref()),
+            ("shown", Some("sk-typed"))
+        );
+        let keyless = store
+            .provider_config_for(Some(input("http://127.0.0.1:9/v1", None)))
+            .unwrap();
+        assert_eq!(keyless.api_key, None);
+        assert!(store
+            .provider_config_for(Some(input("file:///tmp/v1", Some("sk-typed"))))
+            .is_err());
+        // Nothing was saved.
+        assert_eq!(store.settings(), Settings::default());
     }
 }

@@ -26,22 +26,12 @@ async fn with_store<T: Send + 'static>(
 }
 
 /// The config for `settings` as the window shows them (not saved), or for
-/// the saved settings. A key typed with them goes only to an origin it may
-/// be saved for.
+/// the saved settings ([`Store::provider_config_for`]).
 async fn config_for(
     state: &AppState,
     settings: Option<SettingsInput>,
 ) -> Result<ProviderConfig, Error> {
-    with_store(state, move |store| match settings {
-        None => Ok(store.provider_config(None)),
-        Some(SettingsInput { settings, api_key }) => {
-            if api_key.as_deref().is_some_and(|k| !k.trim().is_empty()) {
-                crate::key_origin::check_key_base_url(settings.provider, &settings.base_url)?;
-            }
-            Ok(store.provider_config_of(settings, api_key.as_deref()))
-        }
-    })
-    .await
+    with_store(state, move |store| store.provider_config_for(settings)).await
 }
 
 /// Streams one model turn, to `target` when given, else as the settings
@@ -91,34 +81,18 @@ pub async fn stream_with(
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn get_settings(state: State<'_, AppState>) -> Result<SettingsView, Error> {
-    with_store(&state, |store| Ok(view(store))).await
+    with_store(&state, |store| Ok(store.settings_view())).await
 }
 
 /// Saves the settings; a key given with them is saved for the origin of
-/// their base URL.
+/// their base URL ([`Store::save_settings_input`]).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn save_settings<R: tauri::Runtime>(
     app: tauri::AppHandle<R>,
     state: State<'_, AppState>,
     settings: SettingsInput,
 ) -> Result<SettingsView, Error> {
-    if settings.settings.max_tokens == 0 {
-        return Err(Error::invalid_input("max_tokens must be at least 1"));
-    }
-    let saved = with_store(&state, move |store| {
-        let SettingsInput { settings, api_key } = settings;
-        let key = api_key.as_deref().map(str::trim);
-        // A key that cannot be kept fails before anything is saved.
-        if key.is_some_and(|k| !k.is_empty()) {
-            crate::key_origin::check_key_base_url(settings.provider, &settings.base_url)?;
-        }
-        store.save_settings(&settings)?;
-        if let Some(key) = key {
-            store.set_api_key(settings.provider, &settings.base_url, key)?;
-        }
-        Ok(view(store))
-    })
-    .await?;
+    let saved = with_store(&state, move |store| store.save_settings_input(settings)).await?;
     // A remote project's session there follows the mode saved.
     if state.remote().is_some() {
         let reopening = app.clone();
@@ -129,19 +103,6 @@ pub async fn save_settings<R: tauri::Runtime>(
         .map_err(|e| Error::new(ErrorCode::Io, format!("the remote project stopped: {e}")))??;
     }
     Ok(saved)
-}
-
-/// The settings as the webview sees them: whether there is a key for the
-/// current base URL's origin, never the key.
-fn view(store: &Store) -> SettingsView {
-    let settings = store.settings();
-    let has_api_key = store
-        .api_key(settings.provider, &settings.base_url)
-        .is_some();
-    SettingsView {
-        settings,
-        has_api_key,
-    }
 }
 
 #[derive(Debug, Serialize, ts_rs::TS)]
