@@ -187,6 +187,27 @@ fn one_line(text: &str) -> String {
 }
 
 /// For tests: an object from pairs.
+/// The name of the file a conversation titled `title` is exported to: the
+/// title's letters, digits, `-` and `_` (at most 60, anything else a `-`),
+/// else `conversation`, with `.md`.
+pub fn file_name(title: &str) -> String {
+    let stem: String = title
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(60)
+        .collect();
+    match stem.trim_matches('-') {
+        "" => "conversation.md".to_string(),
+        stem => format!("{stem}.md"),
+    }
+}
+
 #[cfg(test)]
 fn object(pairs: &[(&str, Value)]) -> serde_json::Map<String, Value> {
     pairs
@@ -199,6 +220,17 @@ fn object(pairs: &[(&str, Value)]) -> serde_json::Map<String, Value> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_export_is_named_after_its_title_in_safe_characters() {
+        assert_eq!(file_name("Fix the build!"), "Fix-the-build.md");
+        assert_eq!(file_name("../etc/passwd"), "etc-passwd.md");
+        assert_eq!(file_name("été_1-2"), "été_1-2.md");
+        assert_eq!(file_name(" ? "), "conversation.md");
+        assert_eq!(file_name(""), "conversation.md");
+        let long = "x".repeat(100);
+        assert_eq!(file_name(&long), format!("{}.md", "x".repeat(60)));
+    }
 
     fn summary() -> Header<'static> {
         Header {

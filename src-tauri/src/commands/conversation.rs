@@ -202,7 +202,7 @@ pub async fn export_conversation<R: Runtime>(
     app.dialog()
         .file()
         .set_title("Export the conversation as Markdown")
-        .set_file_name(format!("{}.md", file_stem(&title)))
+        .set_file_name(crate::store::markdown::file_name(&title))
         .add_filter("Markdown", &["md"])
         .save_file(move |file| {
             let _ = tx.send(file);
@@ -230,25 +230,4 @@ pub async fn export_conversation<R: Runtime>(
 #[tauri::command(rename_all = "snake_case")]
 pub fn history_notice(state: State<'_, AppState>) -> Option<String> {
     state.history.take_notice()
-}
-
-/// A file name from a title: letters, digits, `-` and `_`, at most 60.
-fn file_stem(title: &str) -> String {
-    let stem: String = title
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .take(60)
-        .collect();
-    let stem = stem.trim_matches('-');
-    if stem.is_empty() {
-        "conversation".to_string()
-    } else {
-        stem.to_string()
-    }
 }
