@@ -300,9 +300,12 @@ fn a_cycle_between_sibling_submodules_is_found() {
 #[test]
 fn no_crate_has_a_module_cycle() {
     let root = workspace();
+    // Each folder of crates/ is a crate (crates/README.md is not).
     let mut crates: Vec<PathBuf> = std::fs::read_dir(root.join("crates"))
         .unwrap()
-        .map(|e| e.unwrap().path().join("src"))
+        .map(|e| e.unwrap().path())
+        .filter(|path| path.is_dir())
+        .map(|path| path.join("src"))
         .collect();
     crates.push(root.join("src-tauri/src"));
     assert!(crates.len() >= 5, "{crates:?}");
@@ -356,7 +359,9 @@ fn workspace_manifests() -> Vec<PathBuf> {
     let root = workspace();
     let mut manifests: Vec<PathBuf> = std::fs::read_dir(root.join("crates"))
         .unwrap()
-        .map(|e| e.unwrap().path().join("Cargo.toml"))
+        .map(|e| e.unwrap().path())
+        .filter(|path| path.is_dir())
+        .map(|path| path.join("Cargo.toml"))
         .collect();
     manifests.push(root.join("src-tauri/Cargo.toml"));
     manifests
