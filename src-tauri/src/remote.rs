@@ -9,7 +9,7 @@
 //! the history and the approvals stay here.
 
 use crate::store::{ProjectInfo, Store};
-use corral_host::ProjectCommands;
+use corral_host::{ModelCommands, ProjectCommands, Serves};
 use corral_remote::{OnQuestion, Remote, RemoteSession};
 use corral_session::domains::{DomainAnswers, DomainQuestion};
 use corral_session::mcp::McpServerConfig;
@@ -296,16 +296,19 @@ pub trait Routes: Send + Sync + 'static {
     fn remote(&self) -> Option<std::sync::Arc<RemoteProject>>;
     /// The open project's commands, when it is open here.
     fn here(&self) -> Option<ProjectCommands>;
+    /// The model's and the history's commands, always here.
+    fn model(&self) -> ModelCommands;
     fn runs(&self) -> Arc<Runs>;
     fn domains(&self) -> Arc<DomainAnswers>;
     fn store(&self) -> Store;
 }
 
-/// The app's invoke handler, with the project's commands
-/// ([`corral_host::COMMANDS`]) answered by the open project's session:
-/// here through [`ProjectCommands`], on a remote project by serve there,
-/// with no project by [`corral_host::without_project`]. The state `S`
-/// says which.
+/// The app's invoke handler, with the loop's commands
+/// ([`corral_host::COMMANDS`]) answered by the host's code: the model's
+/// and the history's here ([`ModelCommands`]), the project's by the open
+/// project's session — here through [`ProjectCommands`], on a remote
+/// project by serve there, with no project by
+/// [`corral_host::without_project`]. The state `S` says which.
 pub fn route<R: Runtime, S: Routes>(
     handler: impl Fn(Invoke<R>) -> bool + Send + Sync + 'static,
 ) -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'static {
@@ -318,6 +321,9 @@ pub fn route<R: Runtime, S: Routes>(
         let Some(state) = webview.try_state::<S>() else {
             return handler(invoke);
         };
+        let model = corral_host::command(&command)
+            .is_some_and(|c| c.serves == Serves::Model)
+            .then(|| state.model());
         let (remote, here) = (state.remote(), state.here());
         let (runs, domains, store) = (state.runs(), state.domains(), state.store());
         let args = match invoke.message.payload() {
@@ -326,11 +332,20 @@ pub fn route<R: Runtime, S: Routes>(
         };
         let (args, output) = take_output(args);
         let output = output.map(|id| id.channel_on::<R, Value>(webview));
+        // A closed window cannot receive; the run goes on.
+        let send = move |channel: &Channel<Value>, event: Value| {
+            let _ = channel.send(event);
+        };
+        // The model and the history are this machine's, whatever the project.
+        if let Some(model) = model {
+            invoke.resolver.respond_async(async move {
+                let events = output.map(|channel| move |event: Value| send(&channel, event));
+                let answer = model.invoke(&command, args, events.as_ref()).await;
+                answer.map_err(|error| tauri::ipc::InvokeError(json!(error)))
+            });
+            return true;
+        }
         invoke.resolver.respond_async(async move {
-            // A closed window cannot receive; the run goes on.
-            let send = move |channel: &Channel<Value>, event: Value| {
-                let _ = channel.send(event);
-            };
             let answer = match (remote, here) {
                 (Some(remote), _) => {
                     // A part of the window's own runs here, and is sent there too.
@@ -366,12 +381,13 @@ pub fn route<R: Runtime, S: Routes>(
     }
 }
 
-/// The window's arguments without its `on_output` channel (a channel of
-/// this window, which serve has no use for), and that channel.
+/// The window's arguments without its channel (`on_output`, a command's
+/// live output, or `on_event`, a model's stream: a channel of this window,
+/// which serve has no use for), and that channel.
 fn take_output(mut args: Value) -> (Value, Option<JavaScriptChannelId>) {
     let channel = args
         .as_object_mut()
-        .and_then(|args| args.remove("on_output"))
+        .and_then(|args| args.remove("on_output").or_else(|| args.remove("on_event")))
         .and_then(|id| {
             id.as_str()
                 .and_then(|id| JavaScriptChannelId::from_str(id).ok())

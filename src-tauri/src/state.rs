@@ -62,6 +62,18 @@ impl crate::remote::Routes for AppState {
         }
     }
 
+    fn model(&self) -> corral_host::ModelCommands {
+        corral_host::ModelCommands {
+            model: Arc::new(corral_host::Model {
+                store: self.store.clone(),
+                fixed: None,
+            }),
+            history: self.history.clone(),
+            project: self.project_info().map(|info| info.root),
+            runs: self.runs.clone(),
+        }
+    }
+
     fn runs(&self) -> Arc<Runs> {
         self.runs.clone()
     }

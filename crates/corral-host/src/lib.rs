@@ -7,12 +7,14 @@
 //! does.
 
 mod checkpoints;
+mod model;
 mod project;
 mod table;
 pub mod wire;
 
+pub use model::{Model, ModelCommands};
 pub use project::{CancelArgs, ConversationArgs, ProjectCommands, ServerArgs, ServersArgs};
-pub use table::{is_command, section_of, Command, COMMANDS};
+pub use table::{command, is_command, section_of, Command, Serves, COMMANDS};
 
 use corral_session::domains::DomainAnswers;
 use corral_session::live_output::LiveOutput;

@@ -1,10 +1,13 @@
-//! The project's commands, each written once: its name, its arguments and
-//! what it resolves to as the window sees them (TypeScript), the section
-//! of `docs/ipc.md` that lists it, and a doc line. Every host serves every
-//! one of them through [`crate::ProjectCommands::invoke`]: the window (for
-//! a project here, and sent to `serve` for a remote one), `serve`, and the
-//! loop of `exec` and `acp`. The app adds its window's own commands to
-//! this list for `ui/src/lib/commands.ts` and `docs/ipc.md`.
+//! The commands of the agent's loop, each written once: its name, its
+//! arguments and what it resolves to as the window sees them
+//! (TypeScript), the section of `docs/ipc.md` that lists it, a doc line,
+//! and what answers it ([`Serves`]). The project's are answered by
+//! [`crate::ProjectCommands`] wherever the project is: the window (for a
+//! project here, and sent to `serve` for a remote one), `serve`, and the
+//! loop of `exec` and `acp`. The model's and the history's by
+//! [`crate::ModelCommands`] on the host's own machine: the window and
+//! `exec`/`acp`. The app adds its window's own commands to this list for
+//! `ui/src/lib/commands.ts` and `docs/ipc.md`.
 
 /// One command as the window sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,12 +22,28 @@ pub struct Command {
     pub result: &'static str,
     /// What the answer means, for `docs/ipc.md` (its doc comment lines).
     pub doc: &'static [&'static str],
+    /// What answers it.
+    pub serves: Serves,
+}
+
+/// What answers a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Serves {
+    /// The project's session ([`crate::ProjectCommands`]), where the
+    /// project is: a remote project's there.
+    Session,
+    /// The model and the history ([`crate::ModelCommands`]), where the
+    /// keys and the history are: always the host's own machine.
+    Model,
+    /// The window itself (the app's own commands: settings, dialogs,
+    /// updates...), never in this table.
+    Window,
 }
 
 /// Declares [`COMMANDS`] from entries written as the app writes its own.
 macro_rules! command_table {
     ($(
-        $section:literal {
+        $serves:ident $section:literal {
             $(
                 $(#[doc = $doc:literal])*
                 $name:ident ( $args:literal ) -> $result:literal;
@@ -39,13 +58,14 @@ macro_rules! command_table {
                 args: $args,
                 result: $result,
                 doc: &[$($doc),*],
+                serves: Serves::$serves,
             },
         )*)*];
     };
 }
 
 command_table! {
-    "Tools" {
+    Session "Tools" {
         /// the tool's output object (`corral-cli tools` / `tool_specs` list the tools and their
         /// input schemas), from the ticket `check_call` kept: it runs once, judged again where its
         /// paths lead now. `approval`: the user's answer if it asked (a grant or rule it holds is
@@ -58,7 +78,7 @@ command_table! {
         /// may cover the call
         call_tool("name: string, input: Record<string, unknown>, conversation?: string, run_id?: string, on_output?: Channel<ShellEvent>, turn_id?: string, call_id?: string") -> "unknown";
     }
-    "Project" {
+    Session "Project" {
         /// `{ state: "building", listed, indexed }` | `{ state: "ready", files, ms }` |
         /// `{ state: "failed", message }` of the open project's search index (built in the
         /// background when it opens)
@@ -69,7 +89,7 @@ command_table! {
         /// every shown folder again). The file tree asks every 500 ms
         tree_changes("since: number") -> "TreeChanges";
     }
-    "Commands and skills" {
+    Session "Commands and skills" {
         /// `{ commands, skills, problems }`: the custom slash commands (`.claude/commands/**/*.md`,
         /// `~/.claude/commands/**/*.md`, `~/.codex/prompts/*.md`) and skills (`.claude/skills/*/SKILL.md`,
         /// `~/.claude/skills/*/SKILL.md`) of the open project and the user, the project's first, each
@@ -80,7 +100,7 @@ command_table! {
         /// path that climbs out of the folder, `permission_denied` for a secret-like name
         skill_file("source: SetupSource, folder: string, file?: string") -> "SkillFile";
     }
-    "Policy and approvals" {
+    Session "Policy and approvals" {
         /// `{ name, description, input_schema, risk: "read" | "write" | "shell" }`; `exec_shell`'s
         /// description names the programs the user added (for every project and the open one); the
         /// loop asks again at each run
@@ -99,7 +119,7 @@ command_table! {
         /// cancels an LLM stream or a shell run
         cancel("run_id: string") -> "null";
     }
-    "Hooks" {
+    Session "Hooks" {
         /// the events with hooks that run (the user's `~/.claude/settings.json`, the project's
         /// trusted ones) and the project's settings files whose hooks wait for the user's trust,
         /// each with its exact text and its hooks. The loop asks once per run
@@ -109,7 +129,7 @@ command_table! {
         /// with its time limit
         run_hooks("request: HookRequest") -> "HookOutcome";
     }
-    "Shell programs, rules and background commands" {
+    Session "Shell programs, rules and background commands" {
         /// newest first: the open project's background commands (`output` empty)
         list_processes("") -> "CommandOutput[]";
         /// its output from that byte
@@ -117,7 +137,7 @@ command_table! {
         /// once it stopped (or after 3 s)
         stop_process("run_id: string") -> "CommandOutput";
     }
-    "The user's MCP servers" {
+    Session "The user's MCP servers" {
         /// `{ name, state: "starting" | "running" | "failed" | "stopped", tools: string[],
         /// problems?: string[], stderr }` of the open project's servers; `tools`
         /// by their own names on the server (the model calls them `SERVER__TOOL`)
@@ -125,7 +145,7 @@ command_table! {
         /// after that server stopped and started again
         restart_mcp_server("name: string") -> "McpServerStatus[]";
     }
-    "Checkpoints" {
+    Session "Checkpoints" {
         /// oldest first
         list_checkpoints("") -> "Checkpoint[]";
         /// what restoring `id` (or only `path`) would change: `from: "current"`, each change's
@@ -148,14 +168,44 @@ command_table! {
         /// undo it)
         checkpoint_notice("") -> "string | null";
     }
+    Model "LLM" {
+        /// when the stream has ended (the terminal event was sent); with `target` (`{ provider,
+        /// base_url, model }`, the conversation's model) that server and model instead of the
+        /// settings', with the key saved for its origin
+        llm_stream("run_id: string, request: LlmRequest, target?: LlmTarget, on_event: Channel<LlmEvent>") -> "null";
+        /// what is known of the model of `settings` (else the saved settings): its context window
+        /// and where that comes from (the server, the table of hosted models, or the settings),
+        /// whether it can call tools, its price per million tokens (`{}` when nothing is known)
+        model_info("settings?: SettingsInput") -> "ModelInfo";
+        /// the tokens `request` makes as the server's own chat template and tokenizer count them
+        /// (llama.cpp's `POST /apply-template`, then `POST /tokenize`), at `target` when given,
+        /// else the settings' server; null when the server cannot count
+        count_prompt_tokens("request: LlmRequest, target?: LlmTarget") -> "number | null";
+    }
+    Model "Conversations" {
+        /// its entries oldest first; with `elide_over`, each tool result longer than that many
+        /// bytes is left out (`content: ""`, its id in the entry's `elided`); with `before_seq`,
+        /// only the entries before that one; with `last`, only the newest `last` of them
+        /// (`summary.entries` still counts them all). The window opens a conversation with its last
+        /// 60 entries, results over 4 KiB left out, and fetches the whole behind in parts of 500
+        /// (`last: 500`, then `before_seq` the first one it has)
+        open_conversation("id: string, elide_over?: number, before_seq?: number, last?: number") -> "ConversationData";
+        /// without `conversation`, a new one is started
+        append_entry("conversation?: string, entry: NewEntry") -> "Appended";
+    }
+}
+
+/// The command called `name`, if it is one of [`COMMANDS`].
+pub fn command(name: &str) -> Option<&'static Command> {
+    COMMANDS.iter().find(|c| c.name == name)
 }
 
 /// Whether `name` is one of [`COMMANDS`].
 pub fn is_command(name: &str) -> bool {
-    section_of(name).is_some()
+    command(name).is_some()
 }
 
 /// The section of the command `name`, if it is one of [`COMMANDS`].
 pub fn section_of(name: &str) -> Option<&'static str> {
-    COMMANDS.iter().find(|c| c.name == name).map(|c| c.section)
+    command(name).map(|c| c.section)
 }

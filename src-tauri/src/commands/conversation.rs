@@ -4,9 +4,7 @@
 
 use crate::commands::llm::LlmTarget;
 use crate::state::AppState;
-use crate::store::history::{
-    Appended, ConversationData, ConversationSummary, History, NewEntry, Part, SearchHit,
-};
+use crate::store::history::{ConversationSummary, History, SearchHit};
 use corral_tools::{Error, ErrorCode};
 use std::sync::Arc;
 use tauri::{AppHandle, Runtime, State};
@@ -52,44 +50,6 @@ pub async fn list_conversations(
             history.import_legacy(project, &legacy)?;
         }
         history.list(project)
-    })
-    .await
-}
-
-/// A conversation of the open project with its entries, oldest first; with
-/// `elide_over`, tool results longer than that many bytes are left out (see
-/// `elided`); with `before_seq`, only the entries before that one; with
-/// `last`, only the newest that many of them (a long conversation's last
-/// screen first, the rest after it).
-#[tauri::command(rename_all = "snake_case")]
-pub async fn open_conversation(
-    state: State<'_, AppState>,
-    id: String,
-    elide_over: Option<usize>,
-    before_seq: Option<i64>,
-    last: Option<usize>,
-) -> Result<ConversationData, Error> {
-    let part = Part {
-        elide_over,
-        before_seq,
-        last,
-    };
-    with_history(&state, move |history, project| {
-        history.open_part(project, &id, part)
-    })
-    .await
-}
-
-/// Appends one entry; without `conversation` it starts a new one.
-#[tauri::command(rename_all = "snake_case")]
-pub async fn append_entry(
-    state: State<'_, AppState>,
-    conversation: Option<String>,
-    entry: NewEntry,
-) -> Result<Appended, Error> {
-    let model = state.store.settings().model;
-    with_history(&state, move |history, project| {
-        history.append(project, conversation.as_deref(), &entry, &model)
     })
     .await
 }

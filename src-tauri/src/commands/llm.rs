@@ -1,14 +1,12 @@
 //! The LLM bridge: the webview talks to no outside host; requests are made
 //! here, streamed back through a Channel, cancellable by run id.
 
-use crate::state::{AppState, Run};
+use crate::state::AppState;
 use crate::store::{SettingsInput, SettingsView, Store};
-use corral_llm::{ChatRequest, ListedModel, LocalServer, ModelInfo, ProviderConfig, StreamEvent};
+use corral_llm::{ListedModel, LocalServer, ProviderConfig};
 use corral_tools::{Error, ErrorCode};
 use serde::Serialize;
-use tauri::ipc::Channel;
 use tauri::State;
-use tokio_util::sync::CancellationToken;
 
 /// Where the model switcher points one conversation (kept in corral-config).
 pub use crate::store::LlmTarget;
@@ -32,51 +30,6 @@ async fn config_for(
     settings: Option<SettingsInput>,
 ) -> Result<ProviderConfig, Error> {
     with_store(state, move |store| store.provider_config_for(settings)).await
-}
-
-/// Streams one model turn, to `target` when given, else as the settings
-/// say (an OpenAI-compatible base URL that Ollama serves is spoken to in
-/// Ollama's own API, the one that takes the context size). Resolves when
-/// the terminal event was sent.
-#[tauri::command(rename_all = "snake_case")]
-pub async fn llm_stream(
-    state: State<'_, AppState>,
-    run_id: String,
-    request: ChatRequest,
-    target: Option<LlmTarget>,
-    on_event: Channel<StreamEvent>,
-) -> Result<(), Error> {
-    stream_with(&state, &run_id, request, target, move |event| {
-        let _ = on_event.send(event);
-    })
-    .await
-}
-
-/// `llm_stream` with any sink, for tests.
-pub async fn stream_to(
-    state: &AppState,
-    run_id: &str,
-    request: ChatRequest,
-    on_event: impl FnMut(StreamEvent) + Send,
-) -> Result<(), Error> {
-    stream_with(state, run_id, request, None, on_event).await
-}
-
-/// `llm_stream` to `target` (or the settings') with any sink.
-pub async fn stream_with(
-    state: &AppState,
-    run_id: &str,
-    request: ChatRequest,
-    target: Option<LlmTarget>,
-    on_event: impl FnMut(StreamEvent) + Send,
-) -> Result<(), Error> {
-    let config = with_store(state, move |store| Ok(store.provider_config(target))).await?;
-    let config = corral_llm::with_native_api(&config).await;
-    let cancel = CancellationToken::new();
-    state.start_run(run_id, Run::Llm(cancel.clone()))?;
-    corral_llm::stream(&config, &request, cancel, on_event).await;
-    state.end_run(run_id);
-    Ok(())
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -124,32 +77,6 @@ pub async fn test_connection(
     let config = corral_llm::with_native_api(&config).await;
     let model = corral_llm::test_connection(&config).await?;
     Ok(ConnectionOk { ok: true, model })
-}
-
-/// What the server says of the model (its context window, whether its
-/// template calls tools), for `settings` or the saved ones. Never fails on
-/// the server's account: what it does not say stays unknown.
-#[tauri::command(rename_all = "snake_case")]
-pub async fn model_info(
-    state: State<'_, AppState>,
-    settings: Option<SettingsInput>,
-) -> Result<ModelInfo, Error> {
-    let config = config_for(&state, settings).await?;
-    let config = corral_llm::with_native_api(&config).await;
-    Ok(corral_llm::model_info(&config).await)
-}
-
-/// The tokens `request` makes as the server's own template and tokenizer
-/// count them (llama.cpp's `llama-server`), sent to `target` when given,
-/// else as the settings say; `None` when the server cannot count.
-#[tauri::command(rename_all = "snake_case")]
-pub async fn count_prompt_tokens(
-    state: State<'_, AppState>,
-    request: ChatRequest,
-    target: Option<LlmTarget>,
-) -> Result<Option<u64>, Error> {
-    let config = with_store(&state, move |store| Ok(store.provider_config(target))).await?;
-    Ok(corral_llm::prompt_tokens(&config, &request).await)
 }
 
 /// The models the server of `settings` (or the saved settings) lists, asked

@@ -51,6 +51,7 @@ macro_rules! command_list {
                 args: $args,
                 result: $result,
                 doc: &[$($doc),*],
+                serves: corral_host::Serves::Window,
             },
         )*)*];
 
@@ -126,10 +127,6 @@ command_list! {
         mcp::save_mcp_settings("settings: McpSettings") -> "McpServerStatus[]";
     }
     "LLM" {
-        /// when the stream has ended (the terminal event was sent); with `target` (`{ provider,
-        /// base_url, model }`, the conversation's model) that server and model instead of the
-        /// settings', with the key saved for its origin
-        llm::llm_stream("run_id: string, request: LlmRequest, target?: LlmTarget, on_event: Channel<LlmEvent>") -> "null";
         llm::get_settings("") -> "Settings";
         /// once saved; an open remote project whose session there runs in another mode is
         /// opened again in the one saved (its grants and tickets there end)
@@ -137,14 +134,6 @@ command_list! {
         /// `{ ok: true, model }` for `settings` as given (nothing is saved) or the saved settings,
         /// or rejects with an `llm_*` error
         llm::test_connection("settings?: SettingsInput") -> "ConnectionOk";
-        /// what is known of the model of `settings` (else the saved settings): its context window
-        /// and where that comes from (the server, the table of hosted models, or the settings),
-        /// whether it can call tools, its price per million tokens (`{}` when nothing is known)
-        llm::model_info("settings?: SettingsInput") -> "ModelInfo";
-        /// the tokens `request` makes as the server's own chat template and tokenizer count them
-        /// (llama.cpp's `POST /apply-template`, then `POST /tokenize`), at `target` when given,
-        /// else the settings' server; null when the server cannot count
-        llm::count_prompt_tokens("request: LlmRequest, target?: LlmTarget") -> "number | null";
         /// `{ id, display_name? }`: the models the server of `settings` (else the saved settings)
         /// lists at `GET …/models`, asked with the key saved for its origin; `not_found` when it has
         /// no list (type the name instead), else an `llm_*` error
@@ -155,15 +144,6 @@ command_list! {
     "Conversations" {
         /// newest first (imports the project's old JSON conversation first, once)
         conversation::list_conversations("") -> "ConversationSummary[]";
-        /// its entries oldest first; with `elide_over`, each tool result longer than that many
-        /// bytes is left out (`content: ""`, its id in the entry's `elided`); with `before_seq`,
-        /// only the entries before that one; with `last`, only the newest `last` of them
-        /// (`summary.entries` still counts them all). The window opens a conversation with its last
-        /// 60 entries, results over 4 KiB left out, and fetches the whole behind in parts of 500
-        /// (`last: 500`, then `before_seq` the first one it has)
-        conversation::open_conversation("id: string, elide_over?: number, before_seq?: number, last?: number") -> "ConversationData";
-        /// without `conversation`, a new one is started
-        conversation::append_entry("conversation?: string, entry: NewEntry") -> "Appended";
         conversation::rename_conversation("id: string, title: string") -> "ConversationSummary";
         /// keeps the model chosen in the model switcher with the conversation (`null`: the
         /// settings' model again); opened again it talks to it, and a fork inherits it

@@ -33,6 +33,11 @@ export type Commands = {
   call_undo_diff: { args: { id: string }; result: CallUndo };
   undo_call: { args: { id: string }; result: Restored };
   checkpoint_notice: { args: Record<string, never>; result: string | null };
+  llm_stream: { args: { run_id: string, request: LlmRequest, target?: LlmTarget, on_event: Channel<LlmEvent> }; result: null };
+  model_info: { args: { settings?: SettingsInput }; result: ModelInfo };
+  count_prompt_tokens: { args: { request: LlmRequest, target?: LlmTarget }; result: number | null };
+  open_conversation: { args: { id: string, elide_over?: number, before_seq?: number, last?: number }; result: ConversationData };
+  append_entry: { args: { conversation?: string, entry: NewEntry }; result: Appended };
   open_project: { args: { path: string, install_remote?: boolean }; result: ProjectInfo };
   watch_launches: { args: { on_launch: Channel<Launch> }; result: null };
   pick_project: { args: Record<string, never>; result: ProjectInfo | null };
@@ -50,17 +55,12 @@ export type Commands = {
   sandbox_limits: { args: Record<string, never>; result: SandboxLimits };
   mcp_settings: { args: Record<string, never>; result: McpSettingsView };
   save_mcp_settings: { args: { settings: McpSettings }; result: McpServerStatus[] };
-  llm_stream: { args: { run_id: string, request: LlmRequest, target?: LlmTarget, on_event: Channel<LlmEvent> }; result: null };
   get_settings: { args: Record<string, never>; result: Settings };
   save_settings: { args: { settings: SettingsInput }; result: Settings };
   test_connection: { args: { settings?: SettingsInput }; result: ConnectionOk };
-  model_info: { args: { settings?: SettingsInput }; result: ModelInfo };
-  count_prompt_tokens: { args: { request: LlmRequest, target?: LlmTarget }; result: number | null };
   list_models: { args: { settings?: SettingsInput }; result: ListedModel[] };
   detect_local_servers: { args: Record<string, never>; result: LocalServer[] };
   list_conversations: { args: Record<string, never>; result: ConversationSummary[] };
-  open_conversation: { args: { id: string, elide_over?: number, before_seq?: number, last?: number }; result: ConversationData };
-  append_entry: { args: { conversation?: string, entry: NewEntry }; result: Appended };
   rename_conversation: { args: { id: string, title: string }; result: ConversationSummary };
   set_conversation_model: { args: { id: string, target: LlmTarget | null }; result: ConversationSummary };
   delete_conversation: { args: { id: string }; result: null };
@@ -105,6 +105,11 @@ export const COMMAND_NAMES = [
   "call_undo_diff",
   "undo_call",
   "checkpoint_notice",
+  "llm_stream",
+  "model_info",
+  "count_prompt_tokens",
+  "open_conversation",
+  "append_entry",
   "open_project",
   "watch_launches",
   "pick_project",
@@ -122,17 +127,12 @@ export const COMMAND_NAMES = [
   "sandbox_limits",
   "mcp_settings",
   "save_mcp_settings",
-  "llm_stream",
   "get_settings",
   "save_settings",
   "test_connection",
-  "model_info",
-  "count_prompt_tokens",
   "list_models",
   "detect_local_servers",
   "list_conversations",
-  "open_conversation",
-  "append_entry",
   "rename_conversation",
   "set_conversation_model",
   "delete_conversation",

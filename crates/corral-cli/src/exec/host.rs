@@ -7,37 +7,19 @@
 
 use super::engine::Host;
 use super::render::Render;
-use corral_config::LlmTarget;
-use corral_history::{History, NewEntry, Part};
-use corral_host::wire::{parse, to_value};
-use corral_host::{CancelArgs, ProjectCommands};
-use corral_llm::{ChatRequest, ProviderConfig};
+use corral_history::History;
+use corral_host::wire::parse;
+use corral_host::{CancelArgs, ModelCommands, ProjectCommands, Serves};
 use corral_remote::RemoteSession;
-use corral_session::runs::{Run, Runs};
+use corral_session::runs::Runs;
 use corral_session::Session;
 use corral_tools::{Error, ErrorCode};
 use serde::Deserialize;
 use serde_json::Value;
 use std::io::{BufRead, IsTerminal, Write};
 use std::sync::Arc;
-use tokio_util::sync::CancellationToken;
 
-/// Where the model is: the app's settings with the flags' and the
-/// environment's overrides (`fixed`), or a conversation's own model.
-pub(crate) struct Model {
-    pub store: corral_config::Store,
-    /// The config the flags or environment chose; `None`: the settings'.
-    pub fixed: Option<ProviderConfig>,
-}
-
-impl Model {
-    fn config(&self, target: Option<LlmTarget>) -> ProviderConfig {
-        match &self.fixed {
-            Some(config) => config.clone(),
-            None => self.store.provider_config(target),
-        }
-    }
-}
+pub(crate) use corral_host::Model;
 
 /// Where the loop's user is: what differs between the hosts without a
 /// window. exec's is the terminal ([`Terminal`]); acp's is the editor.
@@ -203,32 +185,6 @@ impl<F: Front> LoopHost<F> {
         }
         args
     }
-
-    async fn llm_stream(
-        &self,
-        args: LlmStreamArgs,
-        events: &dyn Fn(Value),
-    ) -> Result<Value, Error> {
-        let config = corral_llm::with_native_api(&self.model.config(args.target)).await;
-        let cancel = CancellationToken::new();
-        self.runs.start(&args.run_id, Run::Llm(cancel.clone()))?;
-        let (sent, mut received) = tokio::sync::mpsc::unbounded_channel();
-        let streaming = async move {
-            corral_llm::stream(&config, &args.request, cancel, move |event| {
-                let _ = sent.send(event);
-            })
-            .await;
-        };
-        // Every event is handed over before the command answers.
-        let forwarding = async {
-            while let Some(event) = received.recv().await {
-                events(serde_json::to_value(event).unwrap_or(Value::Null));
-            }
-        };
-        tokio::join!(streaming, forwarding);
-        self.runs.end(&args.run_id);
-        Ok(Value::Null)
-    }
 }
 
 /// Asks on stderr and reads one line of stdin: yes only for `y` or `yes`.
@@ -270,36 +226,17 @@ impl<F: Front> Host for LoopHost<F> {
                 }
                 Ok(Value::Null)
             }
-            command if corral_host::is_command(command) => self.project.invoke(command, args).await,
-            "llm_stream" => self.llm_stream(parse(command, args)?, events).await,
-            "model_info" => {
-                let config = corral_llm::with_native_api(&self.model.config(None)).await;
-                to_value(corral_llm::model_info(&config).await)
-            }
-            "count_prompt_tokens" => {
-                let a: CountArgs = parse(command, args)?;
-                let config = self.model.config(a.target);
-                to_value(corral_llm::prompt_tokens(&config, &a.request).await)
-            }
-            "open_conversation" => {
-                let a: OpenArgs = parse(command, args)?;
-                let part = Part {
-                    elide_over: a.elide_over,
-                    before_seq: a.before_seq,
-                    last: a.last,
+            // The model and the history are this machine's, whatever the project.
+            command if corral_host::command(command).is_some_and(|c| c.serves == Serves::Model) => {
+                let model = ModelCommands {
+                    model: Arc::clone(&self.model),
+                    history: Arc::clone(&self.history),
+                    project: Some(self.name.clone()),
+                    runs: Arc::clone(&self.runs),
                 };
-                to_value(self.history.open_part(&self.name, &a.id, part)?)
+                model.invoke(command, args, Some(events)).await
             }
-            "append_entry" => {
-                let a: AppendArgs = parse(command, args)?;
-                let model = self.model.config(None).model;
-                to_value(self.history.append(
-                    &self.name,
-                    a.conversation.as_deref(),
-                    &a.entry,
-                    &model,
-                )?)
-            }
+            command if corral_host::is_command(command) => self.project.invoke(command, args).await,
             "ask_approval" => self.front.ask(args).await,
             "wait_stop" => {
                 self.front.stopped().await;
@@ -316,33 +253,6 @@ impl<F: Front> Host for LoopHost<F> {
     fn emit(&self, event: Value) {
         self.front.emit(event);
     }
-}
-
-#[derive(Deserialize)]
-struct LlmStreamArgs {
-    run_id: String,
-    request: ChatRequest,
-    target: Option<LlmTarget>,
-}
-
-#[derive(Deserialize)]
-struct CountArgs {
-    request: ChatRequest,
-    target: Option<LlmTarget>,
-}
-
-#[derive(Deserialize)]
-struct OpenArgs {
-    id: String,
-    elide_over: Option<usize>,
-    before_seq: Option<i64>,
-    last: Option<usize>,
-}
-
-#[derive(Deserialize)]
-struct AppendArgs {
-    conversation: Option<String>,
-    entry: NewEntry,
 }
 
 #[derive(Deserialize)]
