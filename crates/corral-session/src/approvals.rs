@@ -131,13 +131,7 @@ impl Approvals {
             ))
             .hint("Approve this call once."));
         }
-        let mut held = Held::new(root, grant)?;
-        held.server = !call.registry;
-        if !held.fits(call) || !held.covers(root, call) {
-            return Err(Error::invalid_input(format!(
-                "the grant does not cover the `{tool}` call it was given for"
-            )));
-        }
+        let held = Held::for_call(root, call, grant)?;
         let grants = self
             .conversations
             .entry(conversation.to_string())

@@ -30,6 +30,7 @@
 use corral_tools::fs::secret::is_secret_like;
 use corral_tools::{Error, ErrorCode, ProjectRoot};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
 /// Where a file was found: it decides how a command is named and which of
@@ -81,6 +82,12 @@ pub struct Customization {
     pub skills: Vec<SkillFolder>,
     /// What could not be read, one line each.
     pub problems: Vec<String>,
+    /// Claude Code's tool names and Corral's (`Bash`: `exec_shell`), the
+    /// hooks' table ([`corral_hooks::claude_name`]): a subagent's file
+    /// written for Claude names its tools by them.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[ts(optional, as = "Option<BTreeMap<String, String>>")]
+    pub claude_tools: BTreeMap<String, String>,
 }
 
 /// One file of a skill's folder, read for the model.
@@ -117,7 +124,10 @@ pub fn user_home() -> Option<PathBuf> {
 /// The commands and skills of the project and of the user (when `home`
 /// is given).
 pub fn list(root: &ProjectRoot, home: Option<&Path>) -> Customization {
-    let mut found = Customization::default();
+    let mut found = Customization {
+        claude_tools: claude_tools(),
+        ..Customization::default()
+    };
     let project = Place::Project(root);
     commands(
         &mut found,
@@ -141,6 +151,16 @@ pub fn list(root: &ProjectRoot, home: Option<&Path>) -> Customization {
         skills(&mut found, &user, ".claude/skills", SetupSource::User);
     }
     found
+}
+
+/// Claude Code's name for each of Corral's tools that has one, and the
+/// tool it stands for.
+pub fn claude_tools() -> BTreeMap<String, String> {
+    corral_tools::tools::names()
+        .filter_map(|corral| {
+            corral_hooks::claude_name(corral).map(|claude| (claude.to_string(), corral.to_string()))
+        })
+        .collect()
 }
 
 /// A file of the skill `folder` of `source`: `SKILL.md` when `file` is
@@ -446,6 +466,22 @@ mod tests {
     // Test fixtures in temporary folders, not a project's files.
     #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
     use super::*;
+
+    #[test]
+    fn claudes_tool_names_are_sent_as_the_hooks_read_them() {
+        let project = tempfile::tempdir().unwrap();
+        let found = list(&ProjectRoot::open(project.path()).unwrap(), None);
+        let named = |claude: &str| found.claude_tools.get(claude).map(String::as_str);
+        assert_eq!(named("Bash"), Some("exec_shell"));
+        assert_eq!(named("Write"), Some("write_file"));
+        assert_eq!(named("Read"), Some("read_file"));
+        assert_eq!(named("WebFetch"), None);
+        for (claude, corral) in &found.claude_tools {
+            assert_eq!(corral_hooks::claude_name(corral), Some(claude.as_str()));
+        }
+        let sent = serde_json::to_value(&found).unwrap();
+        assert_eq!(sent["claude_tools"]["Edit"], "edit_file");
+    }
 
     fn write(base: &Path, relative: &str, text: &str) {
         let path = base.join(relative);

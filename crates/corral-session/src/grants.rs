@@ -5,9 +5,17 @@
 //! picked, judged both by the path as written and by where it really
 //! leads, as located when the grant was given (a file later swapped for a
 //! link elsewhere is no longer covered). Anything else is that very call.
+//!
+//! What the window may offer is decided here too, beside what a grant
+//! covers ([`choices`]): the grant of this very call, the folders a path
+//! grant may widen to, the pattern proposed for a command and the patterns
+//! that cover it, each one [`Held::for_call`] takes for this call. So is
+//! whether a hook's `allow` may stand for the user's answer
+//! ([`CallCheck::hook_may_answer`]). The window only shows them.
 
 use corral_tools::dispatch::PolicyCheck;
 use corral_tools::policy::Decision;
+use corral_tools::shell::SavedRule;
 use corral_tools::{Error, ProjectRoot, RelPath};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -78,6 +86,172 @@ impl CallCheck {
             one_at_a_time: secret,
         }
     }
+
+    /// Whether a PreToolUse hook's `allow` may stand for the user's "once":
+    /// only for the question the mode asks, never for one asked every time
+    /// (a secret-like file, the agent's configuration, a file another
+    /// program runs by itself) nor about the network, which only the user
+    /// answers.
+    pub fn hook_may_answer(&self) -> bool {
+        matches!(self.check.decision, Decision::Ask { .. })
+            && !self.one_at_a_time
+            && !self.check.network
+    }
+}
+
+/// What "allow in this conversation" may grant for a call, each one a
+/// grant [`Held::for_call`] takes for it. All empty for a call approved
+/// one at a time.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Choices {
+    /// The grant of this very call: its argv, its path, or its input.
+    /// None for a path reached through a link.
+    pub exact: Option<Grant>,
+    /// The folders a path grant may widen to, nearest first, ending with
+    /// `.` (the whole project); only `.` where a link lies on the way.
+    pub folders: Vec<String>,
+    /// The first part of the path that is a link (`vendor/pkg`), when one
+    /// is: neither the file nor its folders are offered.
+    pub link: Option<String>,
+    /// For a command: the pattern proposed for editing, the words a saved
+    /// rule would take ([`SavedRule::proposed`]) then any further
+    /// arguments (`npm test *`).
+    pub pattern: Option<Grant>,
+    /// For a command: the patterns that cover it, its argv as it is and
+    /// its first words then any further arguments, shortest first, as
+    /// many as [`PATTERN_WORDS_BYTES`] holds (and the proposed one). An
+    /// edited pattern covers the call when it is one of them.
+    pub patterns: Vec<Grant>,
+}
+
+/// How many bytes of words the patterns of a command's choices hold in
+/// all, beyond its own argv: a call of thousands of arguments is not sent
+/// back thousands of times.
+pub const PATTERN_WORDS_BYTES: usize = 64 * 1024;
+
+/// What may be granted for this call (see [`Choices`]); `rule` is the
+/// rule "always allow" would propose for a command.
+pub fn choices(root: &ProjectRoot, call: &CallFacts<'_>, rule: Option<&SavedRule>) -> Choices {
+    if call.secret {
+        return Choices::default();
+    }
+    let given = |grant: Grant| {
+        Held::for_call(root, call, grant)
+            .ok()
+            .map(|held| held.entry.grant)
+    };
+    if let Some((program, args)) = call.command {
+        let command = |args: &[String], more: bool| Grant::Command {
+            command: program.to_string(),
+            args: args.to_vec(),
+            more,
+        };
+        let exact = given(command(args, false));
+        let pattern = rule.and_then(|rule| {
+            given(Grant::Command {
+                command: rule.program.clone(),
+                args: rule.args.clone(),
+                more: true,
+            })
+        });
+        let mut patterns: Vec<Grant> = exact.iter().cloned().collect();
+        // Each word counts its separator too, so empty words add up.
+        let (mut words, mut bytes) = (0, 0);
+        for kept in 0..=args.len() {
+            if let Some(word) = kept.checked_sub(1).and_then(|last| args.get(last)) {
+                words += word.len() + 1;
+            }
+            bytes += words;
+            if bytes > PATTERN_WORDS_BYTES {
+                break;
+            }
+            patterns.extend(given(command(&args[..kept], true)));
+        }
+        if let Some(proposed) = pattern.as_ref().filter(|p| !patterns.contains(p)) {
+            patterns.push(proposed.clone());
+        }
+        return Choices {
+            exact,
+            pattern,
+            patterns,
+            ..Choices::default()
+        };
+    }
+    match call.paths.first().filter(|_| call.registry) {
+        Some(path) => {
+            let tool = call.tool.to_string();
+            let link = link_on_the_way(root, path);
+            let exact = match link {
+                Some(_) => None,
+                None => given(Grant::Path {
+                    tool: tool.clone(),
+                    path: path.clone(),
+                }),
+            };
+            // Through a link, only the whole project holds the path
+            // wherever it leads.
+            let mut places = vec![RelPath::root()];
+            if let (None, Ok(lexical)) = (&link, root.resolve(path)) {
+                places = folders_of(&lexical);
+            }
+            let folders = places
+                .into_iter()
+                .filter_map(|folder| {
+                    given(Grant::Folder {
+                        tool: tool.clone(),
+                        folder: folder.display(),
+                    })
+                })
+                .filter_map(|grant| match grant {
+                    Grant::Folder { folder, .. } => Some(folder),
+                    _ => None,
+                })
+                .collect();
+            Choices {
+                exact,
+                folders,
+                link,
+                ..Choices::default()
+            }
+        }
+        None => Choices {
+            exact: given(Grant::Call {
+                tool: call.tool.to_string(),
+                input: call.input.clone(),
+            }),
+            ..Choices::default()
+        },
+    }
+}
+
+/// The folders of a path, nearest first, ending with the root.
+fn folders_of(path: &RelPath) -> Vec<RelPath> {
+    let mut folders = Vec::new();
+    let mut at = path.clone();
+    while !at.is_root() {
+        at = at.parent();
+        folders.push(at.clone());
+    }
+    folders
+}
+
+/// The first part of `path`, as its text names it, that is a link
+/// (`vendor/pkg`); none when every part on the way is a real folder, or
+/// is not created yet.
+fn link_on_the_way(root: &ProjectRoot, path: &str) -> Option<String> {
+    let lexical = root.resolve(path).ok()?;
+    let mut at = std::path::PathBuf::new();
+    for part in lexical.as_path().components() {
+        at.push(part);
+        let meta = root.dir().symlink_metadata(&at).ok()?;
+        if meta.is_symlink() {
+            return RelPath::from_resolved(&at).ok().map(|rel| rel.display());
+        }
+        if !meta.is_dir() {
+            return None;
+        }
+    }
+    None
 }
 
 /// What a grant is judged on: a call as checked, its input read once.
@@ -139,6 +313,21 @@ impl Held {
             place,
             server: false,
         })
+    }
+
+    /// The grant as it will be held for this call: it must fit the call's
+    /// tool and cover the call ([`Held::fits`], [`Held::covers`]); a call
+    /// that touches a secret is the caller's to keep out.
+    pub fn for_call(root: &ProjectRoot, call: &CallFacts<'_>, grant: Grant) -> Result<Held, Error> {
+        let mut held = Held::new(root, grant)?;
+        held.server = !call.registry;
+        if !held.fits(call) || !held.covers(root, call) {
+            return Err(Error::invalid_input(format!(
+                "the grant does not cover the `{}` call it was given for",
+                call.tool
+            )));
+        }
+        Ok(held)
     }
 
     /// Whether this grant covers the call (a secret-like path aside: the
@@ -252,5 +441,279 @@ pub fn normalize(input: &Value) -> Value {
                 .collect(),
         ),
         other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    // Test fixtures in temporary folders, not a project's files.
+    #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
+    use super::*;
+    use corral_tools::dispatch::{self, CallContext};
+    use corral_tools::shell::ExecShellInput;
+    use serde_json::json;
+
+    fn project() -> (tempfile::TempDir, ProjectRoot) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src/lib")).unwrap();
+        std::fs::write(dir.path().join("src/greet.js"), "hi").unwrap();
+        let root = ProjectRoot::open(dir.path()).unwrap();
+        (dir, root)
+    }
+
+    /// `f` of a call's facts as a ticket keeps them (a tool not in the
+    /// registry stands for an MCP server's).
+    fn facts<R>(
+        root: &ProjectRoot,
+        tool: &str,
+        input: Value,
+        f: impl FnOnce(&CallFacts<'_>) -> R,
+    ) -> R {
+        let Ok(registered) = dispatch::tool(tool) else {
+            return f(&CallFacts {
+                tool,
+                input: &input,
+                registry: false,
+                paths: &[],
+                command: None,
+                secret: false,
+            });
+        };
+        let parsed = registered.parse(&input).unwrap();
+        let assessed = registered
+            .assess_parsed(root, &parsed, &CallContext::default(), false)
+            .unwrap();
+        let command = parsed
+            .get::<ExecShellInput>()
+            .map(|c| (c.command.as_str(), c.args.as_slice()));
+        f(&CallFacts {
+            tool,
+            input: &input,
+            registry: true,
+            paths: &assessed.paths,
+            command,
+            secret: dispatch::asks_every_time(root, &assessed),
+        })
+    }
+
+    fn choices_of(root: &ProjectRoot, tool: &str, input: Value) -> Choices {
+        let rule = dispatch::tool(tool)
+            .ok()
+            .and_then(|t| t.parse(&input).ok())
+            .and_then(|p| p.get::<ExecShellInput>().map(SavedRule::proposed));
+        facts(root, tool, input, |call| choices(root, call, rule.as_ref()))
+    }
+
+    fn shell(command: &str, args: &[&str]) -> Value {
+        json!({"command": command, "args": args})
+    }
+
+    fn pattern(command: &str, args: &[&str], more: bool) -> Grant {
+        Grant::Command {
+            command: command.into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            more,
+        }
+    }
+
+    fn check(decision: Decision, network: bool, secret: bool) -> CallCheck {
+        let check = PolicyCheck {
+            decision,
+            preview: None,
+            preview_error: None,
+            rule: None,
+            network,
+        };
+        CallCheck::new(check, None, secret)
+    }
+
+    #[test]
+    fn a_hooks_allow_stands_only_for_the_modes_own_question() {
+        let ask = || Decision::Ask {
+            reason: "write_file changes `a`".into(),
+        };
+        assert!(check(ask(), false, false).hook_may_answer());
+        // One at a time (a secret, the agent's configuration): the user's.
+        assert!(!check(ask(), false, true).hook_may_answer());
+        // The network: the user's, call by call.
+        assert!(!check(ask(), true, false).hook_may_answer());
+        // Nothing to answer, or nothing that may be answered.
+        assert!(!check(Decision::Allow, false, false).hook_may_answer());
+        let deny = Decision::Deny {
+            reason: "no".into(),
+        };
+        assert!(!check(deny, false, false).hook_may_answer());
+    }
+
+    #[test]
+    fn a_path_offers_itself_and_its_own_folders_nearest_first_then_the_project() {
+        let (_dir, root) = project();
+        let write =
+            |path: &str| choices_of(&root, "write_file", json!({"path": path, "content": "x"}));
+        let got = write("./src/lib/../ui/a.js");
+        assert_eq!(
+            got.exact,
+            Some(Grant::Path {
+                tool: "write_file".into(),
+                path: "src/ui/a.js".into()
+            })
+        );
+        assert_eq!(got.folders, ["src/ui", "src", "."]);
+        assert_eq!(got.link, None);
+        assert!(got.pattern.is_none() && got.patterns.is_empty());
+        assert_eq!(write("notes.txt").folders, ["."]);
+        // Folders not created yet are the path's own too.
+        assert_eq!(write("src/new/deep.js").folders, ["src/new", "src", "."]);
+    }
+
+    #[test]
+    fn a_link_on_the_way_offers_only_the_whole_project() {
+        let (dir, root) = project();
+        std::fs::create_dir(dir.path().join("vendor")).unwrap();
+        std::os::unix::fs::symlink("..", dir.path().join("vendor/pkg")).unwrap();
+        std::os::unix::fs::symlink("src/greet.js", dir.path().join("hello.js")).unwrap();
+        let write =
+            |path: &str| choices_of(&root, "write_file", json!({"path": path, "content": "x"}));
+        let through = write("vendor/pkg/src/greet.js");
+        assert_eq!(through.link.as_deref(), Some("vendor/pkg"));
+        assert_eq!(through.exact, None);
+        assert_eq!(through.folders, ["."]);
+        // The file itself a link.
+        let linked = write("hello.js");
+        assert_eq!(linked.link.as_deref(), Some("hello.js"));
+        assert_eq!(
+            (linked.exact, linked.folders),
+            (None, vec![".".to_string()])
+        );
+        // What is offered is what is held: the project covers it.
+        facts(
+            &root,
+            "write_file",
+            json!({"path": "vendor/pkg/src/greet.js", "content": "x"}),
+            |call| {
+                let folder = |folder: &str| Grant::Folder {
+                    tool: "write_file".into(),
+                    folder: folder.into(),
+                };
+                assert!(Held::for_call(&root, call, folder(".")).is_ok());
+                assert!(Held::for_call(&root, call, folder("vendor")).is_err());
+            },
+        );
+    }
+
+    #[test]
+    fn the_proposed_pattern_takes_the_saved_rules_words_then_any_further_arguments() {
+        let (_dir, root) = project();
+        let proposed = |command: &str, args: &[&str]| {
+            choices_of(&root, "exec_shell", shell(command, args)).pattern
+        };
+        // It stops at `--`, at a word that is not plain, and after two words.
+        assert_eq!(
+            proposed("npm", &["test", "--", "x"]),
+            Some(pattern("npm", &["test"], true))
+        );
+        assert_eq!(
+            proposed("node", &["-e", "console.log(1)"]),
+            Some(pattern("node", &["-e"], true))
+        );
+        assert_eq!(
+            proposed("cargo", &["test", "--lib", "x"]),
+            Some(pattern("cargo", &["test", "--lib"], true))
+        );
+        assert_eq!(proposed("ls", &[]), Some(pattern("ls", &[], true)));
+    }
+
+    #[test]
+    fn a_command_offers_its_argv_and_the_patterns_that_cover_it() {
+        let (_dir, root) = project();
+        let got = choices_of(
+            &root,
+            "exec_shell",
+            shell("node", &["-e", "console.log(1)"]),
+        );
+        let exact = pattern("node", &["-e", "console.log(1)"], false);
+        assert_eq!(got.exact.as_ref(), Some(&exact));
+        assert_eq!(
+            got.patterns,
+            [
+                exact,
+                pattern("node", &[], true),
+                pattern("node", &["-e"], true),
+                pattern("node", &["-e", "console.log(1)"], true),
+            ]
+        );
+        assert!(got.folders.is_empty() && got.link.is_none());
+        // Each is what a grant of the conversation holds (`Approvals::grant`
+        // takes it by `Held::for_call`); others are refused.
+        facts(
+            &root,
+            "exec_shell",
+            shell("node", &["-e", "console.log(1)"]),
+            |call| {
+                for offered in &got.patterns {
+                    assert!(
+                        Held::for_call(&root, call, offered.clone()).is_ok(),
+                        "{offered:?}"
+                    );
+                }
+                for refused in [
+                    pattern("node", &["-e"], false),
+                    pattern("node", &["-x"], true),
+                    pattern("npm", &[], true),
+                    pattern("node", &["-e", "console.log(1)", "x"], true),
+                ] {
+                    assert!(!got.patterns.contains(&refused));
+                    assert!(Held::for_call(&root, call, refused).is_err());
+                }
+            },
+        );
+    }
+
+    #[test]
+    fn a_command_of_many_arguments_is_not_sent_back_many_times() {
+        let (_dir, root) = project();
+        let many: Vec<String> = (0..2_000).map(|_| String::new()).collect();
+        let words: Vec<&str> = many.iter().map(String::as_str).collect();
+        let got = choices_of(&root, "exec_shell", shell("echo", &words));
+        let sent: usize = got
+            .patterns
+            .iter()
+            .map(|p| match p {
+                Grant::Command { args, .. } => args.len(),
+                _ => 0,
+            })
+            .sum();
+        assert!(sent <= PATTERN_WORDS_BYTES + many.len(), "{sent}");
+        assert_eq!(got.patterns.first(), got.exact.as_ref());
+        assert!(got.patterns.contains(&pattern("echo", &[], true)));
+    }
+
+    #[test]
+    fn a_secret_is_offered_nothing_and_a_servers_tool_its_very_input() {
+        let (dir, root) = project();
+        std::fs::write(dir.path().join(".env"), "K=1").unwrap();
+        assert_eq!(
+            choices_of(&root, "read_file", json!({"path": ".env"})),
+            Choices::default()
+        );
+        let wide = choices_of(
+            &root,
+            "write_file",
+            json!({"path": ".claude/settings.json", "content": "{}"}),
+        );
+        assert_eq!(wide, Choices::default());
+        assert_eq!(
+            choices_of(&root, "exec_shell", shell("cat", &[".env"])),
+            Choices::default()
+        );
+        let server = choices_of(&root, "srv__tool", json!({"path": "x", "n": null}));
+        assert_eq!(
+            server.exact,
+            Some(Grant::Call {
+                tool: "srv__tool".into(),
+                input: json!({"path": "x"})
+            })
+        );
+        assert!(server.folders.is_empty());
     }
 }

@@ -1,7 +1,9 @@
 //! One tool call, checked then run. [`Session::check`] reads the input
 //! once, into the tool's own type, and judges it: the policy's verdict,
 //! the conversation's grant that covers it, whether it touches a secret,
-//! the rule "always allow" would save, the change it would make. The
+//! the rule "always allow" would save, what "allow in this conversation"
+//! may grant and whether a hook's `allow` may answer for the user
+//! (`grants.rs` decides both), the change it would make. The
 //! session keeps that as a ticket under an id (the newest [`KEPT`]);
 //! [`Session::run`] runs a ticket once, with the user's
 //! answer if it asked: the answer applied (a grant held, a rule saved),
@@ -16,11 +18,11 @@
 
 use crate::approvals::{Answer, Scope};
 use crate::checkpoints::CallTag;
-use crate::grants::{CallCheck, CallFacts};
+use crate::grants::{self, CallCheck, CallFacts, Grant};
 use crate::registry::Prepared;
 use crate::{lock, Session};
 use corral_tools::dispatch::CallContext;
-use corral_tools::policy::{self, Approval};
+use corral_tools::policy::{self, Approval, Decision};
 use corral_tools::shell::{SavedRule, ShellRun};
 use corral_tools::{Error, ProjectRoot};
 use serde::Serialize;
@@ -69,6 +71,40 @@ pub struct Ticket {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub proposed_rule: Option<String>,
+    /// A PreToolUse hook's `allow` stands for the user's "once" here
+    /// ([`CallCheck::hook_may_answer`]): the call asks only the mode's
+    /// question, not one asked every time nor about the network.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[ts(as = "Option<bool>", optional)]
+    pub hook_may_answer: bool,
+    /// What "allow in this conversation" may grant ([`grants::choices`]):
+    /// this very call (its argv, its path or its input); none for a path
+    /// reached through a link, or a call approved one at a time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub exact_grant: Option<Grant>,
+    /// The folders a path grant may widen to, nearest first, ending with
+    /// `.` (the whole project); only `.` where a link lies on the way.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub grant_folders: Vec<String>,
+    /// The first part of the call's path that is a link (`vendor/pkg`):
+    /// neither the file alone nor its folders are offered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub grant_link: Option<String>,
+    /// For a command: the pattern proposed for editing, the words the
+    /// saved rule would take then any further arguments (`npm test *`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub proposed_pattern: Option<Grant>,
+    /// For a command: the patterns that cover it (its argv, and its first
+    /// words then any further arguments, shortest first, within
+    /// [`grants::PATTERN_WORDS_BYTES`]); an edited pattern is offered only
+    /// when it is one of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<Grant>>", optional)]
+    pub covering_patterns: Vec<Grant>,
     /// Where each path the call names leads, as the tool resolves it: the
     /// approval shows it beside the path as typed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -205,6 +241,11 @@ impl Kept {
     }
 
     fn ticket(&self, root: &ProjectRoot) -> Ticket {
+        // A denied call is offered nothing.
+        let choices = match self.check.check.decision {
+            Decision::Deny { .. } => grants::Choices::default(),
+            _ => grants::choices(root, &self.facts(), self.rule.as_ref()),
+        };
         Ticket {
             paths: self
                 .prepared
@@ -220,6 +261,12 @@ impl Kept {
                 .as_ref()
                 .filter(|_| !self.check.one_at_a_time)
                 .map(ToString::to_string),
+            hook_may_answer: self.check.hook_may_answer(),
+            exact_grant: choices.exact,
+            grant_folders: choices.folders,
+            grant_link: choices.link,
+            proposed_pattern: choices.pattern,
+            covering_patterns: choices.patterns,
             changes_project: self.prepared.changes_project(),
         }
     }
@@ -429,5 +476,102 @@ fn merge_shell(session: ShellRun, host: ShellRun, network: bool) -> ShellRun {
         rules: session.rules,
         background: session.background,
         ..host
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::{Fixed, Options};
+    use corral_tools::policy::Mode;
+    use serde_json::json;
+    use std::sync::Arc;
+
+    fn session() -> (tempfile::TempDir, Session) {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = Arc::new(Fixed {
+            mode: Mode::Ask,
+            ..Fixed::default()
+        });
+        let session = Session::open(dir.path(), settings, Options::default()).unwrap();
+        (dir, session)
+    }
+
+    #[test]
+    fn the_ticket_says_what_a_hook_may_answer_and_what_may_be_granted() {
+        let (_dir, session) = session();
+        let write = session
+            .check(Call::new(
+                "write_file",
+                json!({"path": "src/a.js", "content": "x"}),
+            ))
+            .unwrap();
+        assert!(write.hook_may_answer, "{write:?}");
+        assert_eq!(
+            write.exact_grant,
+            Some(Grant::Path {
+                tool: "write_file".into(),
+                path: "src/a.js".into()
+            })
+        );
+        assert_eq!(write.grant_folders, ["src", "."]);
+        let sent = serde_json::to_value(&write).unwrap();
+        assert_eq!(sent["hook_may_answer"], true);
+        assert_eq!(sent["grant_folders"], json!(["src", "."]));
+        assert_eq!(sent["exact_grant"]["kind"], "path");
+
+        let command = session
+            .check(Call::new(
+                "exec_shell",
+                json!({"command": "node", "args": ["-e", "console.log(1)"]}),
+            ))
+            .unwrap();
+        assert!(command.hook_may_answer);
+        assert_eq!(command.proposed_rule.as_deref(), Some("node -e"));
+        let more = |args: &[&str]| Grant::Command {
+            command: "node".into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            more: true,
+        };
+        assert_eq!(command.proposed_pattern, Some(more(&["-e"])));
+        assert!(command.covering_patterns.contains(&more(&[])));
+
+        // The agent's configuration asks every time: a hook's allow is not
+        // the user's, and nothing wider than once is offered.
+        let config = session
+            .check(Call::new(
+                "write_file",
+                json!({"path": ".claude/settings.json", "content": "{}"}),
+            ))
+            .unwrap();
+        assert!(config.check.one_at_a_time);
+        assert!(!config.hook_may_answer);
+        assert_eq!(config.exact_grant, None);
+        assert!(config.grant_folders.is_empty());
+        let sent = serde_json::to_value(&config).unwrap();
+        assert!(sent.get("hook_may_answer").is_none() && sent.get("exact_grant").is_none());
+
+        // A read the mode allows has no question for a hook to answer.
+        let read = session
+            .check(Call::new("list_directory", json!({"path": "."})))
+            .unwrap();
+        assert!(!read.hook_may_answer);
+    }
+
+    #[test]
+    fn a_hooks_allow_is_not_the_users_for_the_network() {
+        let (_dir, session) = session();
+        let install = session
+            .check(Call::new(
+                "exec_shell",
+                json!({"command": "npm", "args": ["install"]}),
+            ))
+            .unwrap();
+        assert!(install.check.check.network, "{install:?}");
+        assert!(matches!(install.check.check.decision, Decision::Ask { .. }));
+        assert!(!install.hook_may_answer);
+        // It may still be granted: the grant never carries the network.
+        assert!(install.exact_grant.is_some());
     }
 }

@@ -165,6 +165,40 @@ ticket: string,
  */
 proposed_rule?: string, 
 /**
+ * A PreToolUse hook's `allow` stands for the user's "once" here
+ * ([`CallCheck::hook_may_answer`]): the call asks only the mode's
+ * question, not one asked every time nor about the network.
+ */
+hook_may_answer?: boolean, 
+/**
+ * What "allow in this conversation" may grant ([`grants::choices`]):
+ * this very call (its argv, its path or its input); none for a path
+ * reached through a link, or a call approved one at a time.
+ */
+exact_grant?: Grant, 
+/**
+ * The folders a path grant may widen to, nearest first, ending with
+ * `.` (the whole project); only `.` where a link lies on the way.
+ */
+grant_folders?: Array<string>, 
+/**
+ * The first part of the call's path that is a link (`vendor/pkg`):
+ * neither the file alone nor its folders are offered.
+ */
+grant_link?: string, 
+/**
+ * For a command: the pattern proposed for editing, the words the
+ * saved rule would take then any further arguments (`npm test *`).
+ */
+proposed_pattern?: Grant, 
+/**
+ * For a command: the patterns that cover it (its argv, and its first
+ * words then any further arguments, shortest first, within
+ * [`grants::PATTERN_WORDS_BYTES`]); an edited pattern is offered only
+ * when it is one of them.
+ */
+covering_patterns?: Array<Grant>, 
+/**
  * Where each path the call names leads, as the tool resolves it: the
  * approval shows it beside the path as typed.
  */
@@ -787,7 +821,13 @@ export type Customization = { commands: Array<CommandFile>, skills: Array<SkillF
 /**
  * What could not be read, one line each.
  */
-problems: Array<string>, };
+problems: Array<string>, 
+/**
+ * Claude Code's tool names and Corral's (`Bash`: `exec_shell`), the
+ * hooks' table ([`corral_hooks::claude_name`]): a subagent's file
+ * written for Claude names its tools by them.
+ */
+claude_tools?: { [key in string]?: string }, };
 
 export type SkillFile = { 
 /**
