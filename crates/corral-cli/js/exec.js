@@ -1855,6 +1855,19 @@ More tools come with more_tools. A tool error is JSON with a hint: follow it. If
     }
   };
 
+  // src/lib/grants.ts
+  function grantChoicesOf(ticket) {
+    const { exact_grant, grant_folders, grant_link, proposed_pattern, covering_patterns } = ticket;
+    const choices = {
+      ...exact_grant ? { exact_grant } : {},
+      ...grant_folders ? { grant_folders } : {},
+      ...grant_link !== void 0 ? { grant_link } : {},
+      ...proposed_pattern ? { proposed_pattern } : {},
+      ...covering_patterns ? { covering_patterns } : {}
+    };
+    return Object.keys(choices).length === 0 ? void 0 : choices;
+  }
+
   // node_modules/ansi_up/ansi_up.js
   var PacketKind;
   (function(PacketKind2) {
@@ -2093,7 +2106,7 @@ More tools come with more_tools. A tool error is JSON with a hint: follow it. If
       if (pre?.verdict === "ask" && policy.decision === "allow") {
         policy = { ...policy, decision: "ask", reason: `The hook \`${pre.by}\` asks: ${pre.reason ?? "approve this call"}` };
       }
-      if (pre?.verdict === "allow" && policy.decision === "ask" && hookMayApprove(policy)) {
+      if (pre?.verdict === "allow" && policy.hook_may_answer === true) {
         return { kind: "run", consent: { ...ticket, approval: { scope: "once" } }, input };
       }
       if (policy.decision === "allow") {
@@ -2101,12 +2114,14 @@ More tools come with more_tools. A tool error is JSON with a hint: follow it. If
         if (policy.grant) this.hooks.updateCard(id, { grant: policy.grant.grant });
         return { kind: "run", consent: ticket, input };
       }
+      const choices = grantChoicesOf(policy);
       this.hooks.updateCard(id, {
         status: "waiting",
         reason: policy.reason,
         ...policy.network ? { network: true } : {},
         ...policy.one_at_a_time ? { oneAtATime: true } : {},
         ...policy.proposed_rule ? { proposedRule: policy.proposed_rule } : {},
+        ...choices ? { grantChoices: choices } : {},
         ...policy.paths ? { paths: policy.paths } : {}
       });
       const answer = await this.ask(id, control);
@@ -2200,9 +2215,6 @@ ${said.join("\n\n")}` };
       }
     }
   };
-  function hookMayApprove(policy) {
-    return !(policy.one_at_a_time || policy.network);
-  }
 
   // src/lib/agent/assembler.ts
   var StreamAssembler = class {
@@ -3040,26 +3052,6 @@ ${said.join("\n\n")}` };
     }
   };
 
-  // src/lib/grants.ts
-  function argvOf(call) {
-    const { command, args } = call.input;
-    if (call.display?.result !== "output" || typeof command !== "string" || command === "") return void 0;
-    return { command, args: Array.isArray(args) ? args.map(String) : [] };
-  }
-  function pathOf(call) {
-    const { path } = call.input;
-    const subject = call.display?.subject;
-    const fileTool = call.display?.server === void 0 && subject !== void 0 && subject !== "command" && subject !== "arguments";
-    return fileTool && typeof path === "string" && path !== "" ? path : void 0;
-  }
-  function exactGrant(call) {
-    const argv = argvOf(call);
-    if (argv) return { kind: "command", ...argv, more: false };
-    const path = pathOf(call);
-    if (path !== void 0) return { kind: "path", tool: call.name, path };
-    return { kind: "call", tool: call.name, input: call.input };
-  }
-
   // src/lib/plan.ts
   function planOf(result) {
     if (typeof result !== "object" || result === null) return null;
@@ -3269,10 +3261,11 @@ ${said.join("\n\n")}` };
     });
     const asked = /* @__PURE__ */ new Set();
     const ask = async (card) => {
-      const question = { toolCall: tracker.toolCall(card), network: card.network === true, grant: !card.oneAtATime };
+      const exact = card.grantChoices?.exact_grant;
+      const question = { toolCall: tracker.toolCall(card), network: card.network === true, grant: exact !== void 0 };
       const raw = JSON.parse(await host2.invoke("ask_approval", JSON.stringify(question)));
       const choice = "ok" in raw ? raw.ok.decision : "deny";
-      const decision = choice === "grant" ? { grant: exactGrant(card) } : choice === "cancelled" ? "deny" : choice;
+      const decision = choice === "grant" && exact ? { grant: exact } : choice === "cancelled" || choice === "grant" ? "deny" : choice;
       loop.decide(card.id, decision);
       if (choice === "cancelled") {
         cancelled = true;

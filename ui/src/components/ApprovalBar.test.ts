@@ -5,16 +5,48 @@
 import { fireEvent, render, screen } from "@testing-library/svelte";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ToolItem } from "../lib/agent/state";
+import type { GrantChoices } from "../lib/grants";
+import type { Grant } from "../lib/types";
 import ApprovalDock from "./ApprovalDock.svelte";
 import { displayOf, serverDisplay } from "../test/fakeIpc";
 
-const base: ToolItem = { kind: "tool", id: "c1", callId: "t1", name: "exec_shell", input: { command: "npm", args: ["test", "--", "--watch=false"] }, risk: "shell", status: "waiting", reason: "needs approval", proposedRule: "npm test" };
+/** A command grant: these words, and with `more` any further arguments. */
+const words = (command: string, args: string[], more: boolean): Grant => ({ kind: "command", command, args, more });
+/** What Rust's ticket offers for a command: its argv, and each of its prefixes then `*`. */
+function commandChoices(command: string, args: string[], proposed: string[]): GrantChoices {
+  const prefixes = Array.from({ length: args.length + 1 }, (_, n) => words(command, args.slice(0, n), true));
+  return { exact_grant: words(command, args, false), proposed_pattern: words(command, proposed, true), covering_patterns: [words(command, args, false), ...prefixes] };
+}
+
+const base: ToolItem = {
+  kind: "tool",
+  id: "c1",
+  callId: "t1",
+  name: "exec_shell",
+  input: { command: "npm", args: ["test", "--", "--watch=false"] },
+  risk: "shell",
+  status: "waiting",
+  reason: "needs approval",
+  proposedRule: "npm test",
+  grantChoices: commandChoices("npm", ["test", "--", "--watch=false"], ["test"]),
+};
 const KINDS: Partial<ToolItem>[] = [
   {},
-  { input: { command: "npm", args: ["ci"] }, network: true },
-  { name: "write_file", input: { path: "src/lib/a.js", content: "x" }, risk: "write" },
-  { name: "delete_file", input: { path: ".env" }, risk: "write", oneAtATime: true },
-  { name: "github__search", input: { query: "x" }, risk: null, display: serverDisplay("github", "search") },
+  { input: { command: "npm", args: ["ci"] }, network: true, grantChoices: commandChoices("npm", ["ci"], ["ci"]) },
+  {
+    name: "write_file",
+    input: { path: "src/lib/a.js", content: "x" },
+    risk: "write",
+    grantChoices: { exact_grant: { kind: "path", tool: "write_file", path: "src/lib/a.js" }, grant_folders: ["src/lib", "src", "."] },
+  },
+  { name: "delete_file", input: { path: ".env" }, risk: "write", oneAtATime: true, grantChoices: undefined },
+  {
+    name: "github__search",
+    input: { query: "x" },
+    risk: null,
+    display: serverDisplay("github", "search"),
+    grantChoices: { exact_grant: { kind: "call", tool: "github__search", input: { query: "x" } } },
+  },
 ];
 
 function dock(item: Partial<ToolItem> = {}) {
@@ -66,7 +98,7 @@ describe("ApprovalBar", () => {
   });
 
   it("allows in the conversation the exact argv by default", async () => {
-    const { onDecide } = dock({ input: { command: "node", args: ["-e", "console.log(1)"] } });
+    const { onDecide } = dock({ input: { command: "node", args: ["-e", "console.log(1)"] }, grantChoices: commandChoices("node", ["-e", "console.log(1)"], ["-e"]) });
     await click("approve-conversation");
     expect(onDecide).not.toHaveBeenCalled();
     expect(screen.getByTestId("grant-chooser").textContent).toContain("this exact command: node -e console.log(1)");

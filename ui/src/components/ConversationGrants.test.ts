@@ -5,21 +5,22 @@
 // Rust would, by conversation key.
 import { fireEvent, render, screen } from "@testing-library/svelte";
 import { describe, expect, it, vi } from "vitest";
-import { callTools, displayOf, fakeIpc, say, TICKET, type Turn, use } from "../test/fakeIpc";
+import { callTools, fakeIpc, say, TICKET, type Turn, use } from "../test/fakeIpc";
 import { AgentLoop } from "../lib/agent/loop";
 import { NO_INSTRUCTIONS } from "../lib/agent/instructions";
-import { patternCovers } from "../lib/grants";
 import type { Grant } from "../lib/types";
 import Chat from "./Chat.svelte";
 
 function setup(turns: Turn[]) {
   const fake = fakeIpc(turns);
   const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, scheduleFrame: (run) => run(), instructions: NO_INSTRUCTIONS });
-  // As Rust decides: ask, unless a grant of the conversation covers the command.
-  fake.ipc.checkCall.mockImplementation(async (tool, input, conversation) => {
+  // As Rust decides: ask, offering the very argv, unless a grant of the
+  // conversation holds that argv (the only grant these tests give).
+  fake.ipc.checkCall.mockImplementation(async (_tool, input, conversation) => {
+    const argv: Grant = { kind: "command", command: String(input.command), args: (input.args as string[]) ?? [], more: false };
     const held = fake.grants.get(conversation ?? "") ?? [];
-    const entry = held.find((e) => e.grant.kind === "command" && patternCovers(e.grant, { name: tool, input, display: displayOf(tool) }));
-    return entry ? { ticket: TICKET, decision: "allow", grant: entry } : { ticket: TICKET, decision: "ask", reason: "commands need approval" };
+    const entry = held.find((e) => JSON.stringify(e.grant) === JSON.stringify(argv));
+    return entry ? { ticket: TICKET, decision: "allow", grant: entry } : { ticket: TICKET, decision: "ask", reason: "commands need approval", exact_grant: argv };
   });
   render(Chat, { props: { loop } });
   return { ...fake, loop };

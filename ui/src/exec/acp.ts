@@ -7,7 +7,6 @@ import { everyCard } from "../lib/agent/subagents";
 import { AgentLoop } from "../lib/agent/loop";
 import type { Decision } from "../lib/agent/ports";
 import type { ToolItem } from "../lib/agent/state";
-import { exactGrant } from "../lib/grants";
 import { UpdateTracker, type ToolCallFields } from "./acpUpdates";
 import { type Host, hostIpc } from "./host";
 
@@ -46,10 +45,12 @@ export async function runAcp(host: Host, request: AcpRequest): Promise<string> {
   });
   const asked = new Set<string>();
   const ask = async (card: ToolItem) => {
-    const question: PermissionQuestion = { toolCall: tracker.toolCall(card), network: card.network === true, grant: !card.oneAtATime };
+    // The grant offered is this very call, as its ticket says (none for a call approved one at a time).
+    const exact = card.grantChoices?.exact_grant;
+    const question: PermissionQuestion = { toolCall: tracker.toolCall(card), network: card.network === true, grant: exact !== undefined };
     const raw = JSON.parse(await host.invoke("ask_approval", JSON.stringify(question))) as { ok: Choice } | { err: unknown };
     const choice = "ok" in raw ? raw.ok.decision : "deny";
-    const decision: Decision = choice === "grant" ? { grant: exactGrant(card) } : choice === "cancelled" ? "deny" : choice;
+    const decision: Decision = choice === "grant" && exact ? { grant: exact } : choice === "cancelled" || choice === "grant" ? "deny" : choice;
     loop.decide(card.id, decision);
     if (choice === "cancelled") {
       cancelled = true;

@@ -1,50 +1,62 @@
 import { describe, expect, it } from "vitest";
-import { describeGrant, exactGrant, folderChoices, parsePattern, patternCovers, proposedPattern } from "./grants";
-import { displayOf, serverDisplay } from "../test/fakeIpc";
+import { describeGrant, grantChoicesOf, offeredPattern, parsePattern, patternText } from "./grants";
+import type { Grant, Ticket } from "./types";
 
-const writeFile = { name: "write_file", display: displayOf("write_file") };
+const command = (command: string, args: string[], more: boolean): Extract<Grant, { kind: "command" }> => ({ kind: "command", command, args, more });
 
-const node = { name: "exec_shell", display: displayOf("exec_shell"), input: { command: "node", args: ["-e", "console.log(1)"] } };
+// As Rust sends them for `node -e console.log(1)`: its argv, then the
+// program and its first words, each followed by any further arguments.
+const COVERING: Grant[] = [
+  command("node", ["-e", "console.log(1)"], false),
+  command("node", [], true),
+  command("node", ["-e"], true),
+  command("node", ["-e", "console.log(1)"], true),
+];
 
 describe("grants", () => {
-  it("grants a call exactly: its argv, its path, or its input", () => {
-    expect(exactGrant(node)).toEqual({ kind: "command", command: "node", args: ["-e", "console.log(1)"], more: false });
-    expect(exactGrant({ ...writeFile, input: { path: "notes.txt", content: "x" } })).toEqual({ kind: "path", tool: "write_file", path: "notes.txt" });
-    // A server's tool is granted call by call, whatever its arguments are called (its spec says whose it is).
-    expect(exactGrant({ name: "srv__tool", input: { path: "x" }, display: serverDisplay("srv", "tool") })).toEqual({ kind: "call", tool: "srv__tool", input: { path: "x" } });
-    expect(exactGrant({ name: "pathless", input: { path: "x" }, display: serverDisplay("srv", "pathless") })).toEqual({ kind: "call", tool: "pathless", input: { path: "x" } });
+  it("keeps the ticket's choices, those it has, for the card", () => {
+    const ticket: Ticket = {
+      ticket: "t",
+      decision: "ask",
+      reason: "writes ask",
+      exact_grant: { kind: "path", tool: "write_file", path: "src/a.js" },
+      grant_folders: ["src", "."],
+    };
+    expect(grantChoicesOf(ticket)).toEqual({ exact_grant: ticket.exact_grant, grant_folders: ["src", "."] });
+    expect(grantChoicesOf({ ticket: "t", decision: "ask", reason: "secret", one_at_a_time: true })).toBeUndefined();
+    const link = grantChoicesOf({ ticket: "t", decision: "ask", reason: "r", grant_link: "vendor/pkg", grant_folders: ["."] });
+    expect(link).toEqual({ grant_link: "vendor/pkg", grant_folders: ["."] });
   });
 
-  it("offers a path's own folders, nearest first, then the project", () => {
-    expect(folderChoices({ ...writeFile, input: { path: "./src/lib/../ui/a.js" } })).toEqual(["src/ui", "src", "."]);
-    expect(folderChoices({ ...writeFile, input: { path: "notes.txt" } })).toEqual(["."]);
-    expect(folderChoices(node)).toEqual([]);
-  });
-
-  it("reads a pattern as words and a last * for any further arguments", () => {
-    expect(parsePattern("cargo  test *")).toEqual({ kind: "command", command: "cargo", args: ["test"], more: true });
-    expect(parsePattern("cargo * test")).toEqual({ kind: "command", command: "cargo", args: ["*", "test"], more: false });
+  it("reads a pattern as words and a last * for any further arguments, and writes it back", () => {
+    expect(parsePattern("cargo  test *")).toEqual(command("cargo", ["test"], true));
+    expect(parsePattern("cargo * test")).toEqual(command("cargo", ["*", "test"], false));
     expect(parsePattern("   ")).toBeUndefined();
-    expect(proposedPattern(node)).toBe("node -e *");
-    expect(proposedPattern({ name: "exec_shell", display: displayOf("exec_shell"), input: { command: "npm", args: ["test", "--", "x"] } })).toBe("npm test *");
+    expect(patternText(command("node", ["-e"], true))).toBe("node -e *");
+    expect(patternText(command("node", ["-e", "x"], false))).toBe("node -e x");
   });
 
-  it("judges coverage as Rust does: the words as a prefix, or the whole argv", () => {
-    const wide = parsePattern("node -e *");
-    const exact = parsePattern("node -e console.log(1)");
-    if (!wide || !exact) throw new Error("parsed");
-    expect(patternCovers(wide, node)).toBe(true);
-    expect(patternCovers(exact, node)).toBe(true);
-    expect(patternCovers(exact, { name: "exec_shell", display: displayOf("exec_shell"), input: { command: "node", args: ["-e", "console.log(1)", "x"] } })).toBe(false);
-    expect(patternCovers(wide, { name: "exec_shell", display: displayOf("exec_shell"), input: { command: "npm", args: ["-e"] } })).toBe(false);
-    expect(patternCovers(wide, { name: "write_file", input: { path: "a" } })).toBe(false);
+  it("offers an edited pattern only when it is one Rust says covers the call", () => {
+    const offered = (text: string) => {
+      const parsed = parsePattern(text);
+      return parsed && offeredPattern(parsed, COVERING);
+    };
+    expect(offered("node -e *")).toEqual(command("node", ["-e"], true));
+    expect(offered("node  -e console.log(1)")).toEqual(command("node", ["-e", "console.log(1)"], false));
+    expect(offered("node *")).toEqual(command("node", [], true));
+    expect(offered("node -e")).toBeUndefined();
+    expect(offered("node -x *")).toBeUndefined();
+    expect(offered("npm *")).toBeUndefined();
+    expect(offered("node -e console.log(1) x")).toBeUndefined();
+    expect(offeredPattern(command("node", [], true), undefined)).toBeUndefined();
   });
 
   it("says what each grant covers", () => {
-    expect(describeGrant(exactGrant(node))).toBe("the command node -e console.log(1)");
-    expect(describeGrant({ kind: "command", command: "cargo", args: ["test"], more: true })).toBe("commands starting with cargo test");
+    expect(describeGrant(command("node", ["-e", "console.log(1)"], false))).toBe("the command node -e console.log(1)");
+    expect(describeGrant(command("cargo", ["test"], true))).toBe("commands starting with cargo test");
     expect(describeGrant({ kind: "folder", tool: "write_file", folder: "src" })).toBe("write_file in src/");
     expect(describeGrant({ kind: "folder", tool: "write_file", folder: "." })).toBe("write_file anywhere in the project");
     expect(describeGrant({ kind: "path", tool: "edit_file", path: "a.txt" })).toBe("edit_file on a.txt");
+    expect(describeGrant({ kind: "call", tool: "srv__tool", input: {} })).toBe("srv__tool with exactly the input shown");
   });
 });

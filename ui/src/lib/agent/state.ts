@@ -1,6 +1,7 @@
 // What the agent loop shows: the items of the conversation as the user sees
 // them. The provider transcript (Message[]) lives beside it in the loop.
 import type { HookNote } from "./hooks";
+import type { GrantChoices } from "../grants";
 import type { Grant, GrantEntry, ImageBlock, ResolvedPath, Risk, ToolDisplay, WireError } from "../types";
 
 /** queued → (waiting →) running → done | failed; or denied; or cancelled by Stop. */
@@ -58,6 +59,8 @@ export type ToolItem = {
   oneAtATime?: boolean;
   /** For a command that asks: the rule "Always allow" would save, as Rust proposes it. */
   proposedRule?: string;
+  /** What "Allow in this conversation" may grant for the call, as its ticket says. */
+  grantChoices?: GrantChoices;
   /** The call fetches from the network (approved, it runs with it). */
   network?: boolean;
   /** A `task` call's subagent: its type, what it did (its own items) and the tokens it used. */

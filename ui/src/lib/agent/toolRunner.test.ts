@@ -5,6 +5,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { displayOf, fakeIpc, SPECS, TICKET, use } from "../../test/fakeIpc";
 import type { ToolPreview } from "../types";
+import type { LoopHooks } from "./hooks";
 import type { RunControl } from "./ports";
 import type { ToolItem } from "./state";
 import { ToolRunner } from "./toolRunner";
@@ -17,7 +18,7 @@ const PREVIEW: ToolPreview = {
   base: "blake3:5f0c",
 };
 
-function setup() {
+function setup(events?: LoopHooks) {
   const { ipc } = fakeIpc([]);
   const cards = new Map<string, Partial<ToolItem>>();
   const runner = new ToolRunner(ipc, {
@@ -27,6 +28,7 @@ function setup() {
     displayOf,
     inputError: () => undefined,
     turnId: () => "turn-1",
+    ...(events ? { events } : {}),
   });
   const control: RunControl = { cancelled: false, hooks: new Set() };
   const run = (...uses: ReturnType<typeof use>[]) =>
@@ -122,5 +124,53 @@ describe("ToolRunner's round trips", () => {
     t.runner.decide(`card-${sh.id}`, "once");
     await ran;
     expect(trips(t.ipc)).toEqual(["checkCall", "execShell"]);
+  });
+});
+
+describe("ToolRunner, a hook's allow and what may be granted", () => {
+  /** A runner whose PreToolUse hook allows every call. */
+  function allowedByHook() {
+    const raise = vi.fn(async (event: string) =>
+      event === "PreToolUse" ? { verdict: "allow" as const, by: "ok.sh", context: [], notices: [], ran: ["ok.sh"] } : null,
+    );
+    return setup({ raise } as unknown as LoopHooks);
+  }
+
+  it("lets a hook's allow answer only where the ticket says it may", async () => {
+    const t = allowedByHook();
+    const edit = use("edit_file", { path: "notes.md", old_string: "old", new_string: "new" });
+    t.ipc.checkCall.mockResolvedValue({ ticket: TICKET, decision: "ask", reason: "edits need approval", hook_may_answer: true });
+    await t.run(edit);
+    expect(t.cards.get(`card-${edit.id}`)?.status).toBe("done");
+    expect(t.ipc.callTool.mock.calls[0][2]).toEqual({ ticket: TICKET, approval: { scope: "once" } });
+  });
+
+  it("asks the user where the ticket does not say so (one at a time, the network)", async () => {
+    for (const ticket of [
+      { ticket: TICKET, decision: "ask" as const, reason: "the agent's configuration", one_at_a_time: true },
+      { ticket: TICKET, decision: "ask" as const, reason: "the command fetches from the network", network: true },
+    ]) {
+      const t = allowedByHook();
+      const edit = use("edit_file", { path: ".claude/settings.json", old_string: "a", new_string: "b" });
+      t.ipc.checkCall.mockResolvedValue(ticket);
+      const ran = t.run(edit);
+      await vi.waitFor(() => expect(t.cards.get(`card-${edit.id}`)?.status).toBe("waiting"));
+      expect(t.ipc.callTool).not.toHaveBeenCalled();
+      t.runner.decide(`card-${edit.id}`, "deny");
+      await ran;
+      expect(t.cards.get(`card-${edit.id}`)?.status).toBe("denied");
+    }
+  });
+
+  it("keeps on the waiting card what the ticket says may be granted", async () => {
+    const t = setup();
+    const write = use("write_file", { path: "src/a.js", content: "x" });
+    const exact = { kind: "path" as const, tool: "write_file", path: "src/a.js" };
+    t.ipc.checkCall.mockResolvedValue({ ticket: TICKET, decision: "ask", reason: "writes ask", exact_grant: exact, grant_folders: ["src", "."] });
+    const ran = t.run(write);
+    await vi.waitFor(() => expect(t.cards.get(`card-${write.id}`)?.status).toBe("waiting"));
+    expect(t.cards.get(`card-${write.id}`)?.grantChoices).toEqual({ exact_grant: exact, grant_folders: ["src", "."] });
+    t.runner.decide(`card-${write.id}`, "deny");
+    await ran;
   });
 });

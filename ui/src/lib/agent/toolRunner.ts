@@ -5,6 +5,7 @@
 // alone. An approved call is those two round trips; Rust reads its input
 // once.
 import { toWireError, wireError } from "../errors";
+import { grantChoicesOf } from "../grants";
 import { type FrameScheduler, OutputBuffer } from "../outputBuffer";
 import type { ApprovalAnswer, CallTag, Risk, Ticket, ToolDisplay, ToolResultBlock, ToolUseBlock, WireError } from "../types";
 import type { Consent } from "../ipc";
@@ -144,8 +145,9 @@ export class ToolRunner {
       // A hook's ask asks, whatever the mode would have let run.
       policy = { ...policy, decision: "ask", reason: `The hook \`${pre.by}\` asks: ${pre.reason ?? "approve this call"}` };
     }
-    if (pre?.verdict === "allow" && policy.decision === "ask" && hookMayApprove(policy)) {
-      // A hook's allow stands in for the user's "once", and for no more.
+    if (pre?.verdict === "allow" && policy.hook_may_answer === true) {
+      // A hook's allow stands in for the user's "once", and for no more:
+      // Rust says where it may (only the mode's own question).
       return { kind: "run", consent: { ...ticket, approval: { scope: "once" } }, input };
     }
     if (policy.decision === "allow") {
@@ -155,12 +157,14 @@ export class ToolRunner {
       return { kind: "run", consent: ticket, input };
     }
 
+    const choices = grantChoicesOf(policy);
     this.hooks.updateCard(id, {
       status: "waiting",
       reason: policy.reason,
       ...(policy.network ? { network: true } : {}),
       ...(policy.one_at_a_time ? { oneAtATime: true } : {}),
       ...(policy.proposed_rule ? { proposedRule: policy.proposed_rule } : {}),
+      ...(choices ? { grantChoices: choices } : {}),
       ...(policy.paths ? { paths: policy.paths } : {}),
     });
     const answer = await this.ask(id, control);
@@ -273,14 +277,4 @@ export class ToolRunner {
       this.hooks.updateCard(id, { runId: undefined });
     }
   }
-}
-
-/**
- * Whether a hook's allow may answer this call's approval: only the mode's
- * own question, never one the core asks every time (a secret-like file,
- * the agent's configuration or another program's auto-run file) or about
- * the network, which the user answers.
- */
-function hookMayApprove(policy: Ticket): boolean {
-  return !(policy.one_at_a_time || policy.network);
 }
