@@ -119,16 +119,8 @@ You are a subagent of Corral, a coding agent, working inside the project folder 
   // src/lib/agent/agentFiles.ts
   var PROJECT_AGENTS = ".claude/agents";
   var MAX_AGENT_FILES = 50;
-  var CLAUDE_TOOLS = {
-    Bash: "exec_shell",
-    Edit: "edit_file",
-    Write: "write_file",
-    Read: "read_file",
-    Grep: "search_files",
-    Glob: "glob"
-  };
   var builtInAgents = async () => [...BUILT_IN_AGENTS];
-  function parseAgent(path, text2, known) {
+  function parseAgent(path, text2, known, claude = {}) {
     const { values, body, opened, problem } = splitFrontMatter(text2);
     if (!opened || problem !== void 0) return null;
     const base = path.split("/").pop()?.replace(/\.md$/i, "") ?? "";
@@ -138,18 +130,20 @@ You are a subagent of Corral, a coding agent, working inside the project folder 
     if (!/^[a-z0-9][a-z0-9_-]*$/i.test(name) || !description || prompt === "") return null;
     const listed = values.get("tools");
     const named = listed === void 0 ? null : listOf(listed);
-    const tools = named === null ? "all" : named.flatMap((n) => CLAUDE_TOOLS[n] ?? (known.includes(n) ? [n] : []));
-    const unknown = named === null ? [] : named.filter((n) => !CLAUDE_TOOLS[n] && !known.includes(n));
+    const corral = (n) => Object.prototype.hasOwnProperty.call(claude, n) ? claude[n] : void 0;
+    const tools = named === null ? "all" : named.flatMap((n) => corral(n) ?? (known.includes(n) ? [n] : []));
+    const unknown = named === null ? [] : named.filter((n) => corral(n) === void 0 && !known.includes(n));
     const model = single(values.get("model"));
     return { name, description, prompt, tools, ...model && model !== "inherit" ? { model } : {}, source: path, unknown };
   }
   var projectAgents = async (ipc, known) => {
     const listing = await ipc.callTool("list_directory", { path: PROJECT_AGENTS }).catch(() => null);
     const files = (listing?.entries ?? []).filter((e) => e.kind === "file" && e.path.toLowerCase().endsWith(".md")).slice(0, MAX_AGENT_FILES);
+    const claude = files.length === 0 ? {} : (await ipc.customization().catch(() => null))?.claude_tools ?? {};
     const found = [];
     for (const file of files) {
       const read = await ipc.callTool("read_file", { path: file.path }).catch(() => null);
-      const agent = typeof read?.content === "string" ? parseAgent(file.path, read.content, known) : null;
+      const agent = typeof read?.content === "string" ? parseAgent(file.path, read.content, known, claude) : null;
       if (agent && !found.some((a) => a.name === agent.name)) found.push(withoutUnknown(agent));
     }
     return [...BUILT_IN_AGENTS.filter((b) => !found.some((a) => a.name === b.name)), ...found];

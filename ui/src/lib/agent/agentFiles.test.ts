@@ -7,6 +7,8 @@ import { AgentLoop } from "./loop";
 import type { ToolItem } from "./state";
 
 const KNOWN = SPECS.map((s) => s.name);
+/** Claude's tool names as Rust sends them with the customization (corral-session's `claude_tools`). */
+const CLAUDE = { Bash: "exec_shell", Edit: "edit_file", Glob: "glob", Grep: "search_files", Read: "read_file", Write: "write_file" };
 
 const REVIEWER = `---
 name: code-reviewer
@@ -19,7 +21,7 @@ You are a careful reviewer. Fix what is plainly wrong.
 
 describe("an agent file", () => {
   it("gives its name, description, instructions, and its tools in Corral's names", () => {
-    const agent = parseAgent(".claude/agents/reviewer.md", REVIEWER, KNOWN);
+    const agent = parseAgent(".claude/agents/reviewer.md", REVIEWER, KNOWN, CLAUDE);
     expect(agent).toEqual({
       name: "code-reviewer",
       description: "Reviews changed code for bugs and style.",
@@ -32,10 +34,16 @@ describe("an agent file", () => {
   });
 
   it("takes a list of tools, Corral's names, its file's name when it names none, and every tool when it lists none", () => {
-    const listed = parseAgent("a/lister.md", "---\ndescription: Lists.\ntools:\n  - list_directory\n  - Bash\nmodel: inherit\n---\nList.", KNOWN);
+    const listed = parseAgent("a/lister.md", "---\ndescription: Lists.\ntools:\n  - list_directory\n  - Bash\nmodel: inherit\n---\nList.", KNOWN, CLAUDE);
     expect(listed).toMatchObject({ name: "lister", tools: ["list_directory", "exec_shell"], unknown: [] });
     expect(listed).not.toHaveProperty("model");
     expect(parseAgent("a/all.md", "---\nname: all\ndescription: Does it all.\n---\nGo.", KNOWN)?.tools).toBe("all");
+  });
+
+  it("reads Claude's tool names only by the table Rust sends", () => {
+    const text = "---\nname: r\ndescription: Reads.\ntools: Read, toString, constructor\n---\nRead.";
+    expect(parseAgent("a/r.md", text, KNOWN, { Read: "read_file" })).toMatchObject({ tools: ["read_file"], unknown: ["toString", "constructor"] });
+    expect(parseAgent("a/r.md", text, KNOWN, {})).toMatchObject({ tools: [], unknown: ["Read", "toString", "constructor"] });
   });
 
   it("is not an agent without a front matter, a description or instructions, or with a bad name", () => {
@@ -50,6 +58,7 @@ describe("an agent file", () => {
 /** A fake whose project holds `.claude/agents` with these files. */
 function withAgents(turns: Turn[], files: Record<string, string>) {
   const fake = fakeIpc(turns);
+  fake.ipc.customization.mockResolvedValue({ commands: [], skills: [], problems: [], claude_tools: CLAUDE });
   const read = fake.ipc.callTool.getMockImplementation()!;
   fake.ipc.callTool.mockImplementation(async (name, input, ...rest) => {
     if (name === "list_directory" && input.path === ".claude/agents") {

@@ -31,7 +31,7 @@ describe("front matter", () => {
   it("reads the same file the same way as a command, a subagent and a skill", () => {
     const text = "---\nname: reviewer\ndescription: 'Reviews: the diff'\ntools: Read, Grep\n---\nReview the change.\n";
     expect(parseCommand("reviewer.md", "project", ".claude/commands/reviewer.md", text)?.description).toBe("Reviews: the diff");
-    const agent = parseAgent(".claude/agents/reviewer.md", text, []);
+    const agent = parseAgent(".claude/agents/reviewer.md", text, [], { Read: "read_file", Grep: "search_files" });
     expect(agent?.description).toBe("Reviews: the diff");
     expect(agent?.tools).toEqual(["read_file", "search_files"]);
     expect(agent?.prompt).toBe("Review the change.");
