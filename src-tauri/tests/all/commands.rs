@@ -275,7 +275,11 @@ fn check_call_shows_the_change_the_call_will_write() {
                "preview": {"path": "crlf.txt", "before": "a\r\nb\r\n", "after": "a\r\nc\r\n",
                            "diff": "--- a/crlf.txt\n+++ b/crlf.txt\n@@ -1,2 +1,2 @@\n a\r\n-b\r\n+c\r\n",
                            "base": corral_tools::fs::base_of(Some(b"a\r\nb\r\n"))},
-               "paths": [{"typed": "crlf.txt", "inside": "crlf.txt"}]})
+               "paths": [{"typed": "crlf.txt", "inside": "crlf.txt"}],
+               // What the user may grant, and whether a hook's allow may answer: Rust's.
+               "exact_grant": {"kind": "path", "tool": "edit_file", "path": "crlf.txt"},
+               "grant_folders": ["."],
+               "hook_may_answer": true})
     );
     app.run_ticket(&json!({"ticket": ticket}), json!({"scope": "once"}))
         .unwrap();
