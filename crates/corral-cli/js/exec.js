@@ -2116,7 +2116,8 @@ More tools come with more_tools. A tool error is JSON with a hint: follow it. If
         ...policy.one_at_a_time ? { oneAtATime: true } : {},
         ...policy.proposed_rule ? { proposedRule: policy.proposed_rule } : {},
         ...choices ? { grantChoices: choices } : {},
-        ...policy.paths ? { paths: policy.paths } : {}
+        ...policy.paths ? { paths: policy.paths } : {},
+        ...policy.shown ? { shown: policy.shown } : {}
       });
       const answer = await this.ask(id, control);
       if (answer === "cancelled") return { kind: "cancelled" };

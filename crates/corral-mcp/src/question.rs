@@ -7,19 +7,10 @@
 //! dialog's edge, 6,000 braille blanks or 8,000 object replacement
 //! characters push it out of sight, a bidi override reorders what follows,
 //! a lone CR makes code look like part of a comment. So each value is
-//! shown whole, with the same markers and the same rule as the app's
-//! approval area (`ui/src/lib/reveal.ts`), a rule of inclusion. Drawn as
-//! they are: letters (L*), numbers (N*), punctuation (P*), symbols (S*),
-//! U+0020 SPACE, and the marks that sit on one of those (Mn, Mc), up to
-//! [`MAX_MARKS`] in a row. Everything else is a marker: the other
-//! separators (Zs, Zl, Zp), controls (a line feed is `↵`, a tab `⇥`),
-//! format characters, private use, unassigned code points and
-//! noncharacters (Cc, Cf, Co, Cn), enclosing marks (Me), every
-//! Default_Ignorable_Code_Point whatever its category, and the few
-//! assigned characters drawn blank ([`BLANK_GLYPHS`]). A run of the same
-//! marker is counted, and so is a longer stack of marks. A call too long
-//! to show whole in a question is not asked about: [`question`] says why
-//! instead.
+//! shown whole, marked as every host marks what it shows
+//! ([`corral_session::marked`], the rule the window's approval draws too).
+//! A call too long to show whole in a question is not asked about:
+//! [`question`] says why instead.
 //!
 //! ```
 //! use corral_mcp::question::reveal;
@@ -27,141 +18,12 @@
 //! assert_eq!(reveal(&format!("a{}b", "\u{FFFC}".repeat(8000))), "a⟨U+FFFC ×8000⟩b");
 //! ```
 
-use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory, GeneralCategoryGroup};
-use icu_properties::{CodePointMapData, CodePointSetData};
+pub use corral_session::marked::{is_hidden, reveal, BLANK_GLYPHS, LONG_SPACES, MAX_MARKS};
 use serde_json::Value;
 
-/// Spaces (and tabs) past this many in a row are counted instead of drawn.
-pub const LONG_SPACES: usize = 16;
-/// Combining marks one character may carry before they are counted
-/// (Vietnamese stacks two, some scripts three).
-pub const MAX_MARKS: usize = 3;
 /// The longest question asked, in characters once marked: a dialog that
 /// must scroll or cut a longer one would hide part of what is approved.
 pub const MAX_QUESTION_CHARS: usize = 16_000;
-
-/// Assigned letters and symbols whose glyph is blank: their category says
-/// drawn, the screen shows an empty space. Kept short, each one why:
-/// U+115F, U+1160, U+3164, U+FFA0 Hangul fillers (Lo; also default
-/// ignorable): stand for a missing jamo and have no ink. U+2800 braille
-/// pattern blank (So): the cell with no dots. U+FFFC object replacement
-/// character (So): stands for an embedded object, so fonts draw an empty
-/// gap. U+1D159 musical symbol null notehead (So): a notehead with no ink.
-pub const BLANK_GLYPHS: [char; 7] = [
-    '\u{115F}',
-    '\u{1160}',
-    '\u{2800}',
-    '\u{3164}',
-    '\u{FFA0}',
-    '\u{FFFC}',
-    '\u{1D159}',
-];
-
-fn category(c: char) -> GeneralCategory {
-    CodePointMapData::<GeneralCategory>::new().get(c)
-}
-
-/// Whether `c` is drawn as a marker: it is neither drawn as it is (a
-/// letter, number, punctuation, symbol or U+0020) nor a mark that sits on
-/// a base (Mn, Mc), or it is default ignorable or a blank glyph.
-pub fn is_hidden(c: char) -> bool {
-    if c == ' ' {
-        return false;
-    }
-    let drawn = GeneralCategoryGroup::Letter
-        .union(GeneralCategoryGroup::Number)
-        .union(GeneralCategoryGroup::Punctuation)
-        .union(GeneralCategoryGroup::Symbol)
-        .contains(category(c));
-    !(drawn || is_mark(c))
-        || CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
-        || BLANK_GLYPHS.contains(&c)
-}
-
-/// A mark drawn on the character before it (not Me: an enclosing mark can
-/// cover a whole line).
-fn is_mark(c: char) -> bool {
-    matches!(
-        category(c),
-        GeneralCategory::NonspacingMark | GeneralCategory::SpacingMark
-    )
-}
-
-fn code_point(c: char) -> String {
-    format!("U+{:04X}", u32::from(c))
-}
-
-/// One line (no line feed) with its hidden characters marked.
-/// `ended`: a line feed follows, so a CR at its end is a CRLF line end.
-fn reveal_line(out: &mut String, line: &[char], ended: bool) {
-    let mut i = 0;
-    while i < line.len() {
-        let c = line[i];
-        let run = line[i..].iter().take_while(|&&d| d == c).count();
-        if c == ' ' {
-            if run > LONG_SPACES {
-                out.push_str(&format!("⟨{run} spaces⟩"));
-            } else {
-                out.extend(std::iter::repeat_n(' ', run));
-            }
-        } else if c == '\r' && run == 1 && i + 1 == line.len() && ended {
-            out.push('␍');
-        } else if is_hidden(c) {
-            if c == '\t' && run <= LONG_SPACES {
-                out.extend(std::iter::repeat_n('⇥', run));
-            } else if run == 1 {
-                out.push_str(&format!("⟨{}⟩", code_point(c)));
-            } else {
-                out.push_str(&format!("⟨{} ×{run}⟩", code_point(c)));
-            }
-        } else if is_mark(c) {
-            let base = i > 0 && line[i - 1] != ' ' && !is_hidden(line[i - 1]);
-            let marks = line[i..]
-                .iter()
-                .take_while(|&&d| is_mark(d) && !is_hidden(d))
-                .count();
-            let stack = &line[i..i + marks];
-            if !base {
-                for &m in stack {
-                    out.push_str(&format!("⟨{}⟩", code_point(m)));
-                }
-            } else if marks > MAX_MARKS {
-                if stack.iter().all(|&m| m == stack[0]) {
-                    out.push_str(&format!("⟨{} ×{marks}⟩", code_point(stack[0])));
-                } else {
-                    out.push_str(&format!("⟨{marks} combining marks⟩"));
-                }
-            } else {
-                out.extend(stack);
-            }
-            i += marks;
-            continue;
-        } else {
-            out.extend(std::iter::repeat_n(c, run));
-        }
-        i += run;
-    }
-}
-
-/// `text` with every hidden character as a marker: `↵` for a line feed
-/// (followed by a real line break only before a line with something to
-/// show, so empty lines cannot push the rest out of sight), `⇥` for a tab,
-/// `⟨U+XXXX⟩` for the others, `⟨U+XXXX ×n⟩` for a run of one, `⟨n
-/// spaces⟩` for more than [`LONG_SPACES`] spaces.
-pub fn reveal(text: &str) -> String {
-    let lines: Vec<Vec<char>> = text.split('\n').map(|l| l.chars().collect()).collect();
-    let mut out = String::with_capacity(text.len());
-    for (i, line) in lines.iter().enumerate() {
-        if i > 0 {
-            out.push('↵');
-            if line.iter().any(|&c| c != ' ' && !is_hidden(c)) {
-                out.push('\n');
-            }
-        }
-        reveal_line(&mut out, line, i + 1 < lines.len());
-    }
-    out
-}
 
 /// Why a call was not asked about.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -206,6 +68,8 @@ pub fn question(root: &str, reason: &str, tool: &str, input: &Value) -> Result<S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use icu_properties::props::GeneralCategory;
+    use icu_properties::CodePointMapData;
     use pretty_assertions::assert_eq;
     use serde_json::json;
 

@@ -24,6 +24,7 @@ pub mod grants;
 pub mod hooks;
 pub mod index;
 pub mod live_output;
+pub mod marked;
 pub mod mcp;
 pub mod registry;
 pub mod runs;

@@ -110,6 +110,11 @@ pub struct Ticket {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[ts(as = "Option<Vec<ResolvedPath>>", optional)]
     pub paths: Vec<ResolvedPath>,
+    /// What a question shows of the call, marked by the core as every
+    /// host shows it ([`crate::marked`]): sent when the call asks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub shown: Option<crate::marked::ShownCall>,
     /// It can change the project: a checkpoint goes first (a host without
     /// a checkpoint folder may refuse it). Not sent: the window knows it
     /// from the tool's risk.
@@ -246,14 +251,20 @@ impl Kept {
             Decision::Deny { .. } => grants::Choices::default(),
             _ => grants::choices(root, &self.facts(), self.rule.as_ref()),
         };
+        let paths: Vec<ResolvedPath> = self
+            .prepared
+            .facts()
+            .paths
+            .iter()
+            .filter_map(|typed| ResolvedPath::of(root, typed))
+            .collect();
+        let shown = matches!(self.check.check.decision, Decision::Ask { .. }).then(|| {
+            let paths = paths.iter().map(|p| (p.typed.as_str(), p.inside.as_str()));
+            crate::marked::ShownCall::of(&self.call.input, paths)
+        });
         Ticket {
-            paths: self
-                .prepared
-                .facts()
-                .paths
-                .iter()
-                .filter_map(|typed| ResolvedPath::of(root, typed))
-                .collect(),
+            paths,
+            shown,
             ticket: self.id.clone(),
             check: self.check.clone(),
             proposed_rule: self

@@ -272,14 +272,23 @@ fn check_call_shows_the_change_the_call_will_write() {
     assert_eq!(
         check,
         json!({"decision": "ask", "reason": "edit_file changes `crlf.txt`",
-               "preview": {"path": "crlf.txt", "before": "a\r\nb\r\n", "after": "a\r\nc\r\n",
-                           "diff": "--- a/crlf.txt\n+++ b/crlf.txt\n@@ -1,2 +1,2 @@\n a\r\n-b\r\n+c\r\n",
-                           "base": corral_tools::fs::base_of(Some(b"a\r\nb\r\n"))},
-               "paths": [{"typed": "crlf.txt", "inside": "crlf.txt"}],
-               // What the user may grant, and whether a hook's allow may answer: Rust's.
-               "exact_grant": {"kind": "path", "tool": "edit_file", "path": "crlf.txt"},
-               "grant_folders": ["."],
-               "hook_may_answer": true})
+        "preview": {"path": "crlf.txt", "before": "a\r\nb\r\n", "after": "a\r\nc\r\n",
+                    "diff": "--- a/crlf.txt\n+++ b/crlf.txt\n@@ -1,2 +1,2 @@\n a\r\n-b\r\n+c\r\n",
+                    "base": corral_tools::fs::base_of(Some(b"a\r\nb\r\n"))},
+        "paths": [{"typed": "crlf.txt", "inside": "crlf.txt"}],
+        // What the user may grant, and whether a hook's allow may answer: Rust's.
+        "exact_grant": {"kind": "path", "tool": "edit_file", "path": "crlf.txt"},
+        "grant_folders": ["."],
+        "hook_may_answer": true,
+        // What the question shows, marked by Rust as every host shows it.
+        "shown": {
+            "fields": [
+                {"name": "new_string", "key": [{"text": "new_string"}], "value": [{"text": "c"}]},
+                {"name": "old_string", "key": [{"text": "old_string"}], "value": [{"text": "b"}]},
+                {"name": "path", "key": [{"text": "path"}], "value": [{"text": "crlf.txt"}]},
+            ],
+            "paths": [{"typed": [{"text": "crlf.txt"}], "inside": [{"text": "crlf.txt"}]}],
+        }})
     );
     app.run_ticket(&json!({"ticket": ticket}), json!({"scope": "once"}))
         .unwrap();

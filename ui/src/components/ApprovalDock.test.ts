@@ -23,6 +23,30 @@ async function mouseClick(testid: string): Promise<void> {
 afterEach(() => vi.useRealTimers());
 
 describe("ApprovalDock", () => {
+  it("draws the pieces Rust marked for the question, not its own marking, and marks a field's name", () => {
+    // Rust's pieces win: a marker where Rust put one, styled apart, even
+    // where the text itself would be drawn differently here.
+    const shown = {
+      fields: [
+        { name: "command", key: [{ text: "command" }], value: [{ text: "node" }] },
+        {
+          name: "args",
+          key: [{ text: "args" }],
+          value: [{ text: "[…]" }],
+          items: [[{ text: "-e" }], [{ text: "x" }, { text: "⟨U+E000⟩", mark: "U+E000" }]],
+        },
+        { name: "evil\u202Ekey", key: [{ text: "evil" }, { text: "⟨U+202E⟩", mark: "U+202E" }, { text: "key" }], value: [{ text: "1" }] },
+      ],
+      paths: [],
+    };
+    dock({ input: { command: "node", args: ["-e", "x"], "evil\u202Ekey": 1 }, shown });
+    const args = [...screen.getByTestId("call-args").querySelectorAll("li")];
+    expect(args.map((li) => li.textContent)).toEqual(["-e", "x⟨U+E000⟩"]);
+    expect(args[1]?.querySelector(".mark")?.getAttribute("title")).toBe("U+E000");
+    const names = [...screen.getByTestId("call-details").querySelectorAll("dt")].map((dt) => dt.textContent);
+    expect(names).toContain("evil⟨U+202E⟩key");
+  });
+
   it("shows the program and every argument whole, forty empty lines as one row of markers", () => {
     const script = `console.log('tidy')${"\n".repeat(40)}require('fs').rmSync('src', { recursive: true })`;
     const { root } = dock({ input: { command: "node", args: ["-e", script] } });

@@ -95,6 +95,10 @@ export type {
   HookStatus,
   HookRequest,
   HookOutcome,
+  Piece,
+  ShownCall,
+  ShownField,
+  ShownPath,
 } from "./wire";
 import type { Block } from "./wire";
 

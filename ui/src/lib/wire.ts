@@ -154,6 +154,34 @@ typed: string,
  */
 inside: string, };
 
+export type Piece = { text: string, mark?: string, };
+
+export type ShownCall = { fields: Array<ShownField>, 
+/**
+ * As the ticket's `paths`: each path as typed and where it leads.
+ */
+paths: Array<ShownPath>, };
+
+export type ShownField = { 
+/**
+ * The field's name as the input has it (to find it by).
+ */
+name: string, 
+/**
+ * The name, marked.
+ */
+key: Array<Piece>, 
+/**
+ * The value: a string as itself, anything else as JSON.
+ */
+value: Array<Piece>, 
+/**
+ * For a list of strings, each item on its own.
+ */
+items?: Array<Array<Piece>>, };
+
+export type ShownPath = { typed: Array<Piece>, inside: Array<Piece>, };
+
 export type Ticket = { 
 /**
  * Its id for [`Session::run`] (the model never sees it).
@@ -203,6 +231,11 @@ covering_patterns?: Array<Grant>,
  * approval shows it beside the path as typed.
  */
 paths?: Array<ResolvedPath>, 
+/**
+ * What a question shows of the call, marked by the core as every
+ * host shows it ([`crate::marked`]): sent when the call asks.
+ */
+shown?: ShownCall, 
 /**
  * The grant of the conversation that made it `allow`.
  */

@@ -2,7 +2,7 @@
 // them. The provider transcript (Message[]) lives beside it in the loop.
 import type { HookNote } from "./hooks";
 import type { GrantChoices } from "../grants";
-import type { Grant, GrantEntry, ImageBlock, ResolvedPath, Risk, ToolDisplay, WireError } from "../types";
+import type { Grant, GrantEntry, ImageBlock, ResolvedPath, Risk, ShownCall, ToolDisplay, WireError } from "../types";
 
 /** queued → (waiting →) running → done | failed; or denied; or cancelled by Stop. */
 export type ToolStatus = "queued" | "waiting" | "running" | "done" | "failed" | "denied" | "cancelled";
@@ -47,6 +47,8 @@ export type ToolItem = {
   preview?: Preview;
   /** Where the call's paths lead, as Rust resolved them when it checked the call. */
   paths?: ResolvedPath[];
+  /** The call as its question shows it, marked by Rust (every host shows these pieces). */
+  shown?: ShownCall;
   result?: unknown;
   error?: WireError;
   /** Run id of a running exec_shell, for Stop. */

@@ -166,6 +166,7 @@ export class ToolRunner {
       ...(policy.proposed_rule ? { proposedRule: policy.proposed_rule } : {}),
       ...(choices ? { grantChoices: choices } : {}),
       ...(policy.paths ? { paths: policy.paths } : {}),
+      ...(policy.shown ? { shown: policy.shown } : {}),
     });
     const answer = await this.ask(id, control);
     if (answer === "cancelled") return { kind: "cancelled" };

@@ -1,0 +1,341 @@
+//! Text from the model, a tool or a file shown whole, for every host:
+//! every character that is not visibly drawn becomes a marker. The
+//! window draws [`pieces`] (a marker styled apart from the text), the
+//! terminal, ACP and MCP print [`reveal`] (the same pieces joined).
+//!
+//! A rule of inclusion. Drawn as they are: letters (L*), numbers (N*),
+//! punctuation (P*), symbols (S*), U+0020 SPACE, and the marks that sit
+//! on one of those (Mn, Mc), up to [`MAX_MARKS`] in a row. Everything else
+//! is a marker: the other separators (Zs, Zl, Zp), controls (a line feed
+//! is `↵`, a tab `⇥`), format characters, private use, unassigned code
+//! points and noncharacters (Cc, Cf, Co, Cn), enclosing marks (Me), every
+//! Default_Ignorable_Code_Point whatever its category, and the few
+//! assigned characters drawn blank ([`BLANK_GLYPHS`]). A run of the same
+//! marker is counted, and so is a longer stack of marks. The window's
+//! `ui/src/lib/reveal.ts` applies the same rule to what it shows besides
+//! a question; `ui/src/lib/reveal.cases.json` is the table both are
+//! tested on.
+//!
+//! ```
+//! use corral_session::marked::reveal;
+//! assert_eq!(reveal("invoice\u{202E}txt.exe"), "invoice⟨U+202E⟩txt.exe");
+//! assert_eq!(reveal(&format!("a{}b", "\u{FFFC}".repeat(8000))), "a⟨U+FFFC ×8000⟩b");
+//! ```
+
+use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory, GeneralCategoryGroup};
+use icu_properties::{CodePointMapData, CodePointSetData};
+use serde::Serialize;
+
+/// Spaces (and tabs) past this many in a row are counted instead of drawn.
+pub const LONG_SPACES: usize = 16;
+/// Combining marks one character may carry before they are counted
+/// (Vietnamese stacks two, some scripts three).
+pub const MAX_MARKS: usize = 3;
+
+/// Assigned letters and symbols whose glyph is blank: their category says
+/// drawn, the screen shows an empty space. Kept short, each one why:
+/// U+115F, U+1160, U+3164, U+FFA0 Hangul fillers (Lo; also default
+/// ignorable): stand for a missing jamo and have no ink. U+2800 braille
+/// pattern blank (So): the cell with no dots. U+FFFC object replacement
+/// character (So): stands for an embedded object, so fonts draw an empty
+/// gap. U+1D159 musical symbol null notehead (So): a notehead with no ink.
+pub const BLANK_GLYPHS: [char; 7] = [
+    '\u{115F}',
+    '\u{1160}',
+    '\u{2800}',
+    '\u{3164}',
+    '\u{FFA0}',
+    '\u{FFFC}',
+    '\u{1D159}',
+];
+
+/// A stretch of shown text: drawn as it is, or a marker (`mark`: what it
+/// stands for, for a tooltip).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct Piece {
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub mark: Option<String>,
+}
+
+/// Pieces being made: text runs joined, markers apart.
+#[derive(Default)]
+struct Out(Vec<Piece>);
+
+impl Out {
+    fn text(&mut self, text: &str) {
+        match self.0.last_mut() {
+            Some(last) if last.mark.is_none() => last.text.push_str(text),
+            _ => self.0.push(Piece {
+                text: text.to_string(),
+                mark: None,
+            }),
+        }
+    }
+
+    fn chars(&mut self, c: char, n: usize) {
+        self.text(&std::iter::repeat_n(c, n).collect::<String>());
+    }
+
+    fn mark(&mut self, text: String, what: String) {
+        self.0.push(Piece {
+            text,
+            mark: Some(what),
+        });
+    }
+}
+
+fn category(c: char) -> GeneralCategory {
+    CodePointMapData::<GeneralCategory>::new().get(c)
+}
+
+/// Whether `c` is drawn as a marker: it is neither drawn as it is (a
+/// letter, number, punctuation, symbol or U+0020) nor a mark that sits on
+/// a base (Mn, Mc), or it is default ignorable or a blank glyph.
+pub fn is_hidden(c: char) -> bool {
+    if c == ' ' {
+        return false;
+    }
+    let drawn = GeneralCategoryGroup::Letter
+        .union(GeneralCategoryGroup::Number)
+        .union(GeneralCategoryGroup::Punctuation)
+        .union(GeneralCategoryGroup::Symbol)
+        .contains(category(c));
+    !(drawn || is_mark(c))
+        || CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
+        || BLANK_GLYPHS.contains(&c)
+}
+
+/// A mark drawn on the character before it (not Me: an enclosing mark can
+/// cover a whole line).
+fn is_mark(c: char) -> bool {
+    matches!(
+        category(c),
+        GeneralCategory::NonspacingMark | GeneralCategory::SpacingMark
+    )
+}
+
+fn code_point(c: char) -> String {
+    format!("U+{:04X}", u32::from(c))
+}
+
+/// One line (no line feed) with its hidden characters marked.
+/// `ended`: a line feed follows, so a CR at its end is a CRLF line end.
+fn reveal_line(out: &mut Out, line: &[char], ended: bool) {
+    let mut i = 0;
+    while i < line.len() {
+        let c = line[i];
+        let run = line[i..].iter().take_while(|&&d| d == c).count();
+        if c == ' ' {
+            if run > LONG_SPACES {
+                out.mark(format!("⟨{run} spaces⟩"), format!("{run} spaces"));
+            } else {
+                out.chars(' ', run);
+            }
+        } else if c == '\r' && run == 1 && i + 1 == line.len() && ended {
+            out.mark("␍".into(), "carriage return (a CRLF line end)".into());
+        } else if is_hidden(c) {
+            if c == '\t' && run <= LONG_SPACES {
+                out.mark("⇥".repeat(run), format!("{run} tabs"));
+            } else if run == 1 {
+                out.mark(format!("⟨{}⟩", code_point(c)), code_point(c));
+            } else {
+                out.mark(
+                    format!("⟨{} ×{run}⟩", code_point(c)),
+                    format!("{} ×{run}", code_point(c)),
+                );
+            }
+        } else if is_mark(c) {
+            let base = i > 0 && line[i - 1] != ' ' && !is_hidden(line[i - 1]);
+            let marks = line[i..]
+                .iter()
+                .take_while(|&&d| is_mark(d) && !is_hidden(d))
+                .count();
+            let stack = &line[i..i + marks];
+            if !base {
+                for &m in stack {
+                    out.mark(
+                        format!("⟨{}⟩", code_point(m)),
+                        format!("{} without a base", code_point(m)),
+                    );
+                }
+            } else if marks > MAX_MARKS {
+                if stack.iter().all(|&m| m == stack[0]) {
+                    let what = format!("{} ×{marks}", code_point(stack[0]));
+                    out.mark(format!("⟨{what}⟩"), what);
+                } else {
+                    out.mark(
+                        format!("⟨{marks} combining marks⟩"),
+                        format!("{marks} combining marks"),
+                    );
+                }
+            } else {
+                out.text(&stack.iter().collect::<String>());
+            }
+            i += marks;
+            continue;
+        } else {
+            out.chars(c, run);
+        }
+        i += run;
+    }
+}
+
+/// `text` as pieces, every hidden character a marker: `↵` for a line
+/// feed (followed by a real line break only before a line with something
+/// to show, so empty lines cannot push the rest out of sight), `⇥` for a
+/// tab, `⟨U+XXXX⟩` for the others, `⟨U+XXXX ×n⟩` for a run of one, `⟨n
+/// spaces⟩` for more than [`LONG_SPACES`] spaces.
+pub fn pieces(text: &str) -> Vec<Piece> {
+    let lines: Vec<Vec<char>> = text.split('\n').map(|l| l.chars().collect()).collect();
+    let mut out = Out::default();
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            out.mark("↵".into(), "line feed".into());
+            if line.iter().any(|&c| c != ' ' && !is_hidden(c)) {
+                out.text("\n");
+            }
+        }
+        reveal_line(&mut out, line, i + 1 < lines.len());
+    }
+    out.0
+}
+
+/// `text` with every hidden character as a marker ([`pieces`] joined).
+pub fn reveal(text: &str) -> String {
+    pieces(text).into_iter().map(|piece| piece.text).collect()
+}
+
+/// A call as a question shows it, marked: each field of its input in
+/// order (a list of strings item by item, a command's arguments), and
+/// where each path it names leads.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct ShownCall {
+    pub fields: Vec<ShownField>,
+    /// As the ticket's `paths`: each path as typed and where it leads.
+    pub paths: Vec<ShownPath>,
+}
+
+/// One field of a call's input, marked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct ShownField {
+    /// The field's name as the input has it (to find it by).
+    pub name: String,
+    /// The name, marked.
+    pub key: Vec<Piece>,
+    /// The value: a string as itself, anything else as JSON.
+    pub value: Vec<Piece>,
+    /// For a list of strings, each item on its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub items: Option<Vec<Vec<Piece>>>,
+}
+
+/// A path as typed and where it leads, marked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct ShownPath {
+    pub typed: Vec<Piece>,
+    pub inside: Vec<Piece>,
+}
+
+impl ShownCall {
+    /// `input`'s fields marked, and `paths` (typed, where it leads).
+    pub fn of<'a>(
+        input: &serde_json::Value,
+        paths: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> ShownCall {
+        let fields = input
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(name, value)| ShownField {
+                name: name.clone(),
+                key: pieces(name),
+                value: pieces(
+                    &value
+                        .as_str()
+                        .map_or_else(|| value.to_string(), str::to_string),
+                ),
+                items: value.as_array().and_then(|items| {
+                    items
+                        .iter()
+                        .map(|item| item.as_str().map(pieces))
+                        .collect::<Option<Vec<_>>>()
+                }),
+            })
+            .collect();
+        let paths = paths
+            .into_iter()
+            .map(|(typed, inside)| ShownPath {
+                typed: pieces(typed),
+                inside: pieces(inside),
+            })
+            .collect();
+        ShownCall { fields, paths }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn joined(pieces: &[Piece]) -> String {
+        pieces.iter().map(|p| p.text.as_str()).collect()
+    }
+
+    #[test]
+    fn a_marker_is_a_piece_of_its_own_and_text_runs_are_joined() {
+        let shown = pieces("rm -rf\u{202E} /\u{2028}x");
+        assert_eq!(
+            shown,
+            [
+                Piece {
+                    text: "rm -rf".into(),
+                    mark: None
+                },
+                Piece {
+                    text: "⟨U+202E⟩".into(),
+                    mark: Some("U+202E".into())
+                },
+                Piece {
+                    text: " /".into(),
+                    mark: None
+                },
+                Piece {
+                    text: "⟨U+2028⟩".into(),
+                    mark: Some("U+2028".into())
+                },
+                Piece {
+                    text: "x".into(),
+                    mark: None
+                },
+            ]
+        );
+        // Literal marker text the model wrote stays text: only a real
+        // hidden character is a marker.
+        let typed = pieces("⟨U+202E⟩");
+        assert_eq!(typed.len(), 1);
+        assert_eq!(typed[0].mark, None);
+    }
+
+    #[test]
+    fn a_call_is_shown_field_by_field_and_its_arguments_item_by_item() {
+        let input = json!({
+            "command": "node",
+            "args": ["-e", format!("1{}2", " ".repeat(400))],
+            "timeout_secs": 30,
+        });
+        let shown = ShownCall::of(&input, [("a\u{200B}b", "ab")]);
+        let field = |name: &str| shown.fields.iter().find(|f| f.name == name).unwrap();
+        assert_eq!(shown.fields.len(), 3);
+        assert_eq!(joined(&field("command").value), "node");
+        let items = field("args").items.as_ref().unwrap();
+        assert_eq!(joined(&items[1]), "1⟨400 spaces⟩2");
+        assert_eq!(items[1][1].mark.as_deref(), Some("400 spaces"));
+        assert_eq!(joined(&field("timeout_secs").value), "30");
+        assert!(field("timeout_secs").items.is_none());
+        assert_eq!(joined(&shown.paths[0].typed), "a⟨U+200B⟩b");
+    }
+}
