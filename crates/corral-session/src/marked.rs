@@ -120,6 +120,71 @@ fn code_point(c: char) -> String {
     format!("U+{:04X}", u32::from(c))
 }
 
+/// The names a marker's tooltip gives the characters most used to hide.
+const NAMES: [(char, &str); 23] = [
+    ('\u{09}', "tab"),
+    ('\u{0A}', "line feed"),
+    ('\u{0D}', "carriage return"),
+    ('\u{1B}', "escape"),
+    ('\u{A0}', "no-break space"),
+    ('\u{2028}', "line separator"),
+    ('\u{2029}', "paragraph separator"),
+    ('\u{202A}', "left-to-right embedding"),
+    ('\u{202B}', "right-to-left embedding"),
+    ('\u{202C}', "pop directional formatting"),
+    ('\u{202D}', "left-to-right override"),
+    ('\u{202E}', "right-to-left override"),
+    ('\u{2066}', "left-to-right isolate"),
+    ('\u{2067}', "right-to-left isolate"),
+    ('\u{2068}', "first strong isolate"),
+    ('\u{2069}', "pop directional isolate"),
+    ('\u{115F}', "Hangul choseong filler"),
+    ('\u{1160}', "Hangul jungseong filler"),
+    ('\u{2800}', "braille pattern blank"),
+    ('\u{3164}', "Hangul filler"),
+    ('\u{FFA0}', "halfwidth Hangul filler"),
+    ('\u{FFFC}', "object replacement character"),
+    ('\u{1D159}', "musical symbol null notehead"),
+];
+
+/// What a marker's tooltip says of a character with no name in [`NAMES`].
+fn kind_of(c: char) -> &'static str {
+    let cp = u32::from(c);
+    if (0xFDD0..=0xFDEF).contains(&cp) || cp & 0xFFFE == 0xFFFE {
+        return "noncharacter";
+    }
+    match category(c) {
+        GeneralCategory::Unassigned => "unassigned",
+        GeneralCategory::PrivateUse => "private use",
+        GeneralCategory::EnclosingMark => "enclosing mark",
+        _ => "",
+    }
+}
+
+/// A marker's tooltip: the code point and what it is.
+fn title_of(c: char) -> String {
+    let name = NAMES
+        .iter()
+        .find(|(named, _)| *named == c)
+        .map_or_else(|| kind_of(c), |(_, name)| name);
+    if name.is_empty() {
+        code_point(c)
+    } else {
+        format!("{} {name}", code_point(c))
+    }
+}
+
+/// The marker of one hidden character: `↵` for a line feed, `⇥` for a
+/// tab, else `⟨U+XXXX⟩`.
+fn marker_of(out: &mut Out, c: char) {
+    let text = match c {
+        '\n' => "↵".to_string(),
+        '\t' => "⇥".to_string(),
+        _ => format!("⟨{}⟩", code_point(c)),
+    };
+    out.mark(text, title_of(c));
+}
+
 /// One line (no line feed) with its hidden characters marked.
 /// `ended`: a line feed follows, so a CR at its end is a CRLF line end.
 fn reveal_line(out: &mut Out, line: &[char], ended: bool) {
@@ -134,19 +199,23 @@ fn reveal_line(out: &mut Out, line: &[char], ended: bool) {
                 out.chars(' ', run);
             }
         } else if c == '\r' && run == 1 && i + 1 == line.len() && ended {
-            out.mark("␍".into(), "carriage return (a CRLF line end)".into());
+            // The CR of a CRLF line end: marked, but quieter than a lone
+            // CR, which hides what follows it.
+            out.mark("␍".into(), "U+000D carriage return (CRLF line end)".into());
         } else if is_hidden(c) {
-            if c == '\t' && run <= LONG_SPACES {
-                out.mark("⇥".repeat(run), format!("{run} tabs"));
-            } else if run == 1 {
-                out.mark(format!("⟨{}⟩", code_point(c)), code_point(c));
+            if run == 1 || (c == '\t' && run <= LONG_SPACES) {
+                for _ in 0..run {
+                    marker_of(out, c);
+                }
             } else {
                 out.mark(
                     format!("⟨{} ×{run}⟩", code_point(c)),
-                    format!("{} ×{run}", code_point(c)),
+                    format!("{run} × {}", title_of(c)),
                 );
             }
         } else if is_mark(c) {
+            // A mark with nothing to sit on (line start, after a space or
+            // a marker) is drawn on its own.
             let base = i > 0 && line[i - 1] != ' ' && !is_hidden(line[i - 1]);
             let marks = line[i..]
                 .iter()
@@ -157,19 +226,26 @@ fn reveal_line(out: &mut Out, line: &[char], ended: bool) {
                 for &m in stack {
                     out.mark(
                         format!("⟨{}⟩", code_point(m)),
-                        format!("{} without a base", code_point(m)),
+                        format!("{} combining mark with nothing to sit on", title_of(m)),
                     );
                 }
             } else if marks > MAX_MARKS {
-                if stack.iter().all(|&m| m == stack[0]) {
-                    let what = format!("{} ×{marks}", code_point(stack[0]));
-                    out.mark(format!("⟨{what}⟩"), what);
+                let text = if stack.iter().all(|&m| m == stack[0]) {
+                    format!("⟨{} ×{marks}⟩", code_point(stack[0]))
                 } else {
-                    out.mark(
-                        format!("⟨{marks} combining marks⟩"),
-                        format!("{marks} combining marks"),
-                    );
+                    format!("⟨{marks} combining marks⟩")
+                };
+                let mut kinds: Vec<char> = Vec::new();
+                for &m in stack {
+                    if !kinds.contains(&m) {
+                        kinds.push(m);
+                    }
                 }
+                let listed: Vec<String> = kinds.iter().take(8).map(|&m| code_point(m)).collect();
+                out.mark(
+                    text,
+                    format!("{marks} combining marks: {}", listed.join(" ")),
+                );
             } else {
                 out.text(&stack.iter().collect::<String>());
             }
@@ -192,7 +268,7 @@ pub fn pieces(text: &str) -> Vec<Piece> {
     let mut out = Out::default();
     for (i, line) in lines.iter().enumerate() {
         if i > 0 {
-            out.mark("↵".into(), "line feed".into());
+            marker_of(&mut out, '\n');
             if line.iter().any(|&c| c != ' ' && !is_hidden(c)) {
                 out.text("\n");
             }
@@ -297,7 +373,7 @@ mod tests {
                 },
                 Piece {
                     text: "⟨U+202E⟩".into(),
-                    mark: Some("U+202E".into())
+                    mark: Some("U+202E right-to-left override".into())
                 },
                 Piece {
                     text: " /".into(),
@@ -305,7 +381,7 @@ mod tests {
                 },
                 Piece {
                     text: "⟨U+2028⟩".into(),
-                    mark: Some("U+2028".into())
+                    mark: Some("U+2028 line separator".into())
                 },
                 Piece {
                     text: "x".into(),
