@@ -296,20 +296,25 @@ impl Place<'_> {
         (dir || file).then_some(dir)
     }
 
+    /// A regular file's text, opened without blocking: a FIFO or a device
+    /// where a file was listed is refused at once (it would never answer),
+    /// and the project's is read beneath its root handle.
     // Only `Place::User` uses std::fs: the user's own home, outside the
-    // project; the project's files are read through its root handle.
+    // project.
     #[allow(clippy::disallowed_methods)]
     fn read(&self, relative: &Path) -> std::io::Result<String> {
+        let refused = |e: corral_tools::Error| std::io::Error::other(e.message);
         let bytes = match self {
             Place::Project(root) => {
-                let size = root.dir().metadata(relative)?.len();
-                too_large(size)?;
-                root.dir().read(relative)?
+                too_large(root.dir().metadata(relative)?.len())?;
+                let rel = root.resolve(&relative.to_string_lossy()).map_err(refused)?;
+                corral_tools::fs::read_regular(root, &rel)
+                    .map_err(refused)?
+                    .0
             }
             Place::User(home) => {
                 let path = home.join(relative);
-                too_large(std::fs::metadata(&path)?.len())?;
-                std::fs::read(path)?
+                corral_tools::fs::read_regular_outside(&path, MAX_FILE_BYTES).map_err(refused)?
             }
         };
         Ok(String::from_utf8_lossy(&bytes).into_owned())
@@ -481,6 +486,72 @@ mod tests {
         }
         let sent = serde_json::to_value(&found).unwrap();
         assert_eq!(sent["claude_tools"]["Edit"], "edit_file");
+    }
+
+    /// A FIFO where a skill's SKILL.md is expected, in the project and in
+    /// the user's home, is passed over at once (it is not a file), never a
+    /// read that waits for a writer; the other skills are still listed.
+    /// (A file swapped for a FIFO after it was listed is refused by the
+    /// read itself, which opens without blocking.)
+    #[test]
+    fn a_fifo_for_a_skill_file_is_passed_over_at_once() {
+        let project = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        write(
+            project.path(),
+            ".claude/skills/good/SKILL.md",
+            "---\nname: good\n---\nSteps.",
+        );
+        for base in [project.path(), home.path()] {
+            let folder = base.join(".claude/skills/stuck");
+            std::fs::create_dir_all(&folder).unwrap();
+            let fifo = std::process::Command::new("mkfifo")
+                .arg(folder.join("SKILL.md"))
+                .status()
+                .unwrap();
+            assert!(fifo.success());
+        }
+        let root = ProjectRoot::open(project.path()).unwrap();
+        let home_path = home.path().to_path_buf();
+        let (sent, received) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = sent.send(list(&root, Some(&home_path)));
+        });
+        let found = received
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("listing the skills waited on a FIFO");
+        let names: Vec<&str> = found.skills.iter().map(|s| s.folder.as_str()).collect();
+        assert_eq!(names, ["good"], "{:?}", found.problems);
+        assert!(found.problems.is_empty(), "{:?}", found.problems);
+    }
+
+    /// The read itself refuses a FIFO at once, in the project and in the
+    /// user's home (a file swapped for one after it was listed).
+    #[test]
+    fn reading_a_fifo_fails_at_once() {
+        let base = tempfile::tempdir().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(base.path().join("SKILL.md"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let root = ProjectRoot::open(base.path()).unwrap();
+        let home = base.path().to_path_buf();
+        let (sent, received) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let project = Place::Project(&root)
+                .read(Path::new("SKILL.md"))
+                .map_err(|e| e.to_string());
+            let user = Place::User(home)
+                .read(Path::new("SKILL.md"))
+                .map_err(|e| e.to_string());
+            let _ = sent.send((project, user));
+        });
+        let (project, user) = received
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("the read waited on a FIFO");
+        assert!(project.unwrap_err().contains("not a regular file"));
+        assert!(user.unwrap_err().contains("not a regular file"));
     }
 
     fn write(base: &Path, relative: &str, text: &str) {
