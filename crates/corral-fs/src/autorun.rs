@@ -25,6 +25,13 @@ const fn row(name: &'static str, folder: bool, runs_it: &'static str) -> AutoRun
     }
 }
 
+/// The agents' configuration folders: held read-only for every command
+/// and asked about before every write, one at a time.
+pub const AGENT_CONFIG: [&str; 2] = [".claude", ".codex"];
+
+/// What an agent's configuration folder is to the agent.
+const AGENT_CONFIG_RUNS: &str = "the project's agent configuration: its hooks run commands; its commands, skills and agents instruct the agent";
+
 /// Every name, with what runs it. `.git/` is here for the table's sake:
 /// the file tools never write it at all.
 pub const AUTO_RUN: &[AutoRun] = &[
@@ -38,16 +45,8 @@ pub const AUTO_RUN: &[AutoRun] = &[
         false,
         "git clones and checks out what it names at `git submodule update`",
     ),
-    row(
-        ".claude",
-        true,
-        "the project's agent configuration: its hooks run commands; its commands, skills and agents instruct the agent",
-    ),
-    row(
-        ".codex",
-        true,
-        "the project's agent configuration: its hooks run commands; its commands, skills and agents instruct the agent",
-    ),
+    row(AGENT_CONFIG[0], true, AGENT_CONFIG_RUNS),
+    row(AGENT_CONFIG[1], true, AGENT_CONFIG_RUNS),
     row(
         ".mcp.json",
         false,
@@ -83,7 +82,11 @@ pub const AUTO_RUN: &[AutoRun] = &[
         true,
         "Dev Containers build it and run its lifecycle commands",
     ),
-    row(".envrc", false, "direnv runs it when the user enters the folder"),
+    row(
+        ".envrc",
+        false,
+        "direnv runs it when the user enters the folder",
+    ),
     row(
         ".husky",
         true,

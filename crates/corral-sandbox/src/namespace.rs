@@ -36,8 +36,8 @@ use std::sync::OnceLock;
 
 /// The project's agent configuration (Claude Code's and Codex's
 /// settings, hooks, commands, skills and agents): read-only to every
-/// command, present or not.
-pub(crate) const AGENT_CONFIG: [&str; 2] = [".claude", ".codex"];
+/// command, present or not. The names are the auto-run table's.
+pub(crate) use corral_fs::autorun::AGENT_CONFIG;
 
 /// Where bwrap is looked for (never the app's `PATH`, never the project).
 const BWRAP_PATHS: [&str; 3] = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"];
