@@ -206,15 +206,7 @@ pub fn read_regular(root: &ProjectRoot, rel: &RelPath) -> Result<(Vec<u8>, Finge
         .open_with(rel.as_path(), &options)
         .map_err(|e| Error::from_io(&e, &shown))?;
     let meta = file.metadata().map_err(|e| Error::from_io(&e, &shown))?;
-    if meta.is_dir() {
-        return Err(is_directory(&shown));
-    }
-    if !meta.is_file() {
-        return Err(Error::invalid_input(format!(
-            "`{shown}` is not a regular file (a device, socket or pipe)"
-        ))
-        .detail("path", shown));
-    }
+    regular(meta.is_dir(), meta.is_file(), &shown)?;
     if meta.len() > MAX_FILE_BYTES {
         return Err(too_large(&shown, meta.len()));
     }
@@ -227,6 +219,22 @@ pub fn read_regular(root: &ProjectRoot, rel: &RelPath) -> Result<(Vec<u8>, Finge
         return Err(too_large(&shown, bytes.len() as u64));
     }
     Ok((bytes, Fingerprint::of(&meta)))
+}
+
+/// `is_directory` for a folder, `invalid_input` for what is neither a
+/// folder nor a regular file (a FIFO, a socket, a device), judged on the
+/// handle already opened.
+fn regular(is_dir: bool, is_file: bool, shown: &str) -> Result<()> {
+    if is_dir {
+        return Err(is_directory(shown));
+    }
+    if !is_file {
+        return Err(Error::invalid_input(format!(
+            "`{shown}` is not a regular file (a device, socket or pipe)"
+        ))
+        .detail("path", shown));
+    }
+    Ok(())
 }
 
 /// Reads a regular file that is *not* the project's (the user's own
@@ -245,15 +253,7 @@ pub fn read_regular_outside(path: &std::path::Path, max: u64) -> Result<Vec<u8>>
         .open(path)
         .map_err(|e| Error::from_io(&e, &shown))?;
     let meta = file.metadata().map_err(|e| Error::from_io(&e, &shown))?;
-    if meta.is_dir() {
-        return Err(is_directory(&shown));
-    }
-    if !meta.is_file() {
-        return Err(Error::invalid_input(format!(
-            "`{shown}` is not a regular file (a device, socket or pipe)"
-        ))
-        .detail("path", shown));
-    }
+    regular(meta.is_dir(), meta.is_file(), &shown)?;
     let over = |len: u64| {
         Error::new(
             ErrorCode::TooLarge,

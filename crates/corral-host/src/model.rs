@@ -167,11 +167,12 @@ impl ModelCommands {
     }
 
     /// Runs `f` with the history and the project's key, off the async
-    /// runtime; `no_project_open` without a project.
-    async fn with_history(
+    /// runtime; `no_project_open` without a project. The window's own
+    /// conversation commands (list, rename, fork...) go through it too.
+    pub async fn with_history<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&History, &str) -> Result<Value, Error> + Send + 'static,
-    ) -> Result<Value, Error> {
+        f: impl FnOnce(&History, &str) -> Result<T, Error> + Send + 'static,
+    ) -> Result<T, Error> {
         let project = self
             .project
             .clone()

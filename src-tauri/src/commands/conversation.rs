@@ -6,7 +6,6 @@ use crate::commands::llm::LlmTarget;
 use crate::state::AppState;
 use crate::store::history::{ConversationSummary, History, SearchHit};
 use corral_tools::{Error, ErrorCode};
-use std::sync::Arc;
 use tauri::{AppHandle, Runtime, State};
 
 /// How many search results at most.
@@ -14,24 +13,12 @@ const SEARCH_LIMIT: usize = 50;
 
 /// Runs `f` with the history and the open project's key (its root as
 /// shown; a remote project's `ssh://` name, as exec keys it), off the
-/// async runtime.
+/// async runtime, as the loop's history commands run.
 async fn with_history<T: Send + 'static>(
     state: &AppState,
     f: impl FnOnce(&History, &str) -> Result<T, Error> + Send + 'static,
 ) -> Result<T, Error> {
-    let project = state
-        .project_info()
-        .ok_or_else(corral_session::no_project)?
-        .root;
-    let history = Arc::clone(&state.history);
-    tauri::async_runtime::spawn_blocking(move || f(&history, &project))
-        .await
-        .map_err(|e| {
-            Error::new(
-                ErrorCode::Io,
-                format!("the history stopped unexpectedly: {e}"),
-            )
-        })?
+    crate::remote::Routes::model(state).with_history(f).await
 }
 
 /// The open project's conversations, newest first. The project's
