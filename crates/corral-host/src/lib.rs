@@ -1,10 +1,12 @@
-//! The project's commands, once for every host. [`COMMANDS`] is their
-//! table (name, arguments, result, doc); [`ProjectCommands`] answers each
-//! of them over a session. The hosts are transports and front ends around
-//! it: the app's window (for a project here, or sent over ssh to `serve`
-//! for a remote one), `corral-cli serve`, and the loop of `exec` and `acp`.
-//! They differ in how they ask, stop and show, never in what a command
-//! does.
+//! The agent loop's commands, once for every host. [`COMMANDS`] is their
+//! table (name, arguments, result, doc, what serves it):
+//! [`ProjectCommands`] answers the project's over a session, wherever the
+//! project is; [`ModelCommands`] the model's and the history's, on the
+//! host's own machine. The hosts are transports and front ends around
+//! them: the app's window (for a project here, or sent over ssh to
+//! `serve` for a remote one), `corral-cli serve`, and the loop of `exec`
+//! and `acp`. They differ in how they ask, stop and show, never in what a
+//! command does.
 
 mod checkpoints;
 mod model;

@@ -90,11 +90,12 @@ command_table! {
         tree_changes("since: number") -> "TreeChanges";
     }
     Session "Commands and skills" {
-        /// `{ commands, skills, problems }`: the custom slash commands (`.claude/commands/**/*.md`,
+        /// `{ commands, skills, problems, claude_tools }`: the custom slash commands (`.claude/commands/**/*.md`,
         /// `~/.claude/commands/**/*.md`, `~/.codex/prompts/*.md`) and skills (`.claude/skills/*/SKILL.md`,
         /// `~/.claude/skills/*/SKILL.md`) of the open project and the user, the project's first, each
         /// file's text whole; the project's read beneath its root (a link leading out is not
-        /// followed). What could not be read is a line of `problems`
+        /// followed). What could not be read is a line of `problems`; `claude_tools`: Claude
+        /// Code's tool names for Corral's tools, as hooks' matchers and agents' tool lists read them
         customization("") -> "Customization";
         /// a file of a listed skill's folder (`SKILL.md` without `file`); `path_outside_root` for a
         /// path that climbs out of the folder, `permission_denied` for a secret-like name

@@ -62,8 +62,10 @@ pub struct CallCheck {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub grant: Option<GrantEntry>,
-    /// It touches a secret-like file: approved one call at a time, never
-    /// granted for the conversation or saved as a rule.
+    /// It asks every time (a secret-like file, the agent's configuration
+    /// or another program's auto-run file, git writing its own folder):
+    /// approved one call at a time, never granted for the conversation or
+    /// saved as a rule.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     #[ts(as = "Option<bool>", optional)]
     pub one_at_a_time: bool,

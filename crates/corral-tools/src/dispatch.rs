@@ -351,19 +351,9 @@ pub fn checkpoint(
     })
 }
 
-/// Whether a call can change the project, from the registry's verdicts:
-/// writes can, reads cannot, a command can unless it is read-only.
-pub fn changes_project(root: &ProjectRoot, tool: &dyn DynTool, input: &Value) -> bool {
-    match tool.risk() {
-        policy::Risk::Read => false,
-        policy::Risk::Write => true,
-        policy::Risk::Shell => !tool
-            .assess(root, input, false)
-            .is_ok_and(|facts| facts.read_only),
-    }
-}
-
-/// [`changes_project`] from facts already gathered.
+/// Whether a call can change the project, from the facts its check
+/// gathered: writes can, reads cannot, a command can unless it is
+/// read-only.
 pub fn changes(tool: &dyn DynTool, facts: &Assessment) -> bool {
     changes_as(tool.risk(), facts)
 }

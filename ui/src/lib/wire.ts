@@ -120,8 +120,10 @@ export type CallCheck = {
  */
 grant?: GrantEntry, 
 /**
- * It touches a secret-like file: approved one call at a time, never
- * granted for the conversation or saved as a rule.
+ * It asks every time (a secret-like file, the agent's configuration
+ * or another program's auto-run file, git writing its own folder):
+ * approved one call at a time, never granted for the conversation or
+ * saved as a rule.
  */
 one_at_a_time?: boolean, 
 /**
@@ -241,8 +243,10 @@ shown?: ShownCall,
  */
 grant?: GrantEntry, 
 /**
- * It touches a secret-like file: approved one call at a time, never
- * granted for the conversation or saved as a rule.
+ * It asks every time (a secret-like file, the agent's configuration
+ * or another program's auto-run file, git writing its own folder):
+ * approved one call at a time, never granted for the conversation or
+ * saved as a rule.
  */
 one_at_a_time?: boolean, 
 /**
