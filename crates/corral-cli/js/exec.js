@@ -3189,14 +3189,9 @@ ${said.join("\n\n")}` };
     }
   };
 
-  // src/exec/host.ts
-  function hostIpc(host2) {
-    async function call(command, args, onEvent) {
-      const forward = onEvent && ((event) => onEvent(JSON.parse(event)));
-      const answer = JSON.parse(await host2.invoke(command, JSON.stringify(args), forward));
-      if ("err" in answer) throw toWireError(answer.err);
-      return answer.ok;
-    }
+  // src/lib/agent/agentIpc.ts
+  function agentIpc(transport) {
+    const call = transport.call.bind(transport);
     function runTool(name, input, consent, run, onOutput) {
       if (consent?.ticket !== void 0) {
         const approval = consent.approval === void 0 ? {} : { approval: consent.approval };
@@ -3205,28 +3200,72 @@ ${said.join("\n\n")}` };
       const conversation = consent?.conversation === void 0 ? {} : { conversation: consent.conversation };
       return call("call_tool", { name, input, ...conversation, ...run }, onOutput);
     }
-    const runIdOf = (runId) => runId === void 0 ? {} : { run_id: runId };
     return {
+      // Policy and grants
       toolSpecs: () => call("tool_specs", {}),
+      /**
+       * Checks a call and has Rust keep it as a ticket (run it with `callTool`
+       * and `{ ticket }`). `conversation`: the window's key of the
+       * conversation; a grant of it may make the call `allow`.
+       */
       checkCall: (tool, input, conversation) => call("check_call", { tool, input, ...conversation === void 0 ? {} : { conversation } }),
+      /** What the user allowed in the conversation, oldest first. */
       conversationGrants: (conversation) => call("conversation_grants", { conversation }),
+      /** Revokes one; resolves to those left. */
       revokeGrant: (conversation, id) => call("revoke_grant", { conversation, id }),
+      /** The window left the conversation: its grants end. */
       endConversation: (conversation) => call("end_conversation", { conversation }),
-      callTool: (name, input, consent, tag, runId) => runTool(name, input, consent, { ...tag, ...runIdOf(runId) }),
+      // Tools: a checked call runs by its ticket (run_call); the window's own
+      // reads are checked and run in one (call_tool). The model's input object
+      // passes straight through.
+      // `tag` names the user turn and the card of a call that can change the
+      // project: the checkpoint taken before it carries them.
+      // `runId`: `cancel(runId)` stops the call (an MCP server's tool).
+      callTool: (name, input, consent, tag, runId) => runTool(name, input, consent, { ...tag, ...runId === void 0 ? {} : { run_id: runId } }),
+      /** A command, its output handed to `onOutput` as it comes. */
       execShell: (input, consent, runId, onOutput, tag) => runTool("exec_shell", input, consent, { run_id: runId, ...tag }, onOutput),
-      // The host answers once the terminal event was handed over: events are
-      // delivered in order before the answer, so nothing arrives after it.
-      llmStream: async (runId, request, onEvent, target) => {
-        await call("llm_stream", { run_id: runId, request, ...target ? { target } : {} }, onEvent);
-        return null;
-      },
-      cancel: (runId) => call("cancel", { run_id: runId }),
+      // Hooks
       hookStatus: () => call("hook_status", {}),
       runHooks: (request) => call("run_hooks", { request }),
+      // Custom commands and skills
+      /** The project's and the user's custom commands and skills, each file's text whole. */
       customization: () => call("customization", {}),
+      /** A file of a listed skill's folder (its SKILL.md without `file`). */
       skillFile: (source, folder, file) => call("skill_file", { source, folder, ...file === void 0 ? {} : { file } }),
-      modelInfo: () => call("model_info", {}),
+      // LLM
+      /**
+       * A turn streamed to `target` (the conversation's model, see
+       * ModelSwitcher) when given, else as the settings say. Resolves once
+       * the stream's terminal event (`done` or `error`) has arrived, not when
+       * the command answers: in the window a channel message over about 8 KB
+       * (a tool call's long arguments) travels apart from the command's
+       * answer and can arrive after it, and a turn ended early would drop it.
+       * The command answers Ok only after sending its terminal event (exec's
+       * host hands every event over before the answer).
+       */
+      llmStream: async (runId, request, onEvent, target) => {
+        let ended = () => void 0;
+        const terminal = new Promise((resolve) => ended = resolve);
+        const answer = await call("llm_stream", { run_id: runId, request, ...target ? { target } : {} }, (event) => {
+          if (event.type === "done" || event.type === "error") ended();
+          onEvent(event);
+        });
+        await terminal;
+        return answer;
+      },
+      cancel: (runId) => call("cancel", { run_id: runId }),
+      /** What is known of the model of `settings`, else of the saved settings. */
+      modelInfo: (settings) => call("model_info", settings ? { settings } : {}),
+      /** The server's own count of `request`'s tokens (llama.cpp), at `target` when given; null when it cannot count. */
       countPromptTokens: (request, target) => call("count_prompt_tokens", { request, ...target ? { target } : {} }),
+      // Conversations (kept by Rust; see docs/ipc.md)
+      /**
+       * The conversation's entries, oldest first; `part` may ask for fewer
+       * (`summary.entries` counts them all): with `elideOver`, tool results
+       * longer than that many bytes are left out (see `elided`); with
+       * `beforeSeq`, only the entries before that one; with `last`, only the
+       * newest that many of them.
+       */
       openConversation: (id, part = {}) => call("open_conversation", {
         id,
         ...part.elideOver === void 0 ? {} : { elide_over: part.elideOver },
@@ -3235,6 +3274,21 @@ ${said.join("\n\n")}` };
       }),
       appendEntry: (conversation, entry) => call("append_entry", { ...conversation === null ? {} : { conversation }, entry })
     };
+  }
+
+  // src/exec/host.ts
+  function hostTransport(host2) {
+    return {
+      async call(command, args, onEvent) {
+        const forward = onEvent && ((event) => onEvent(JSON.parse(event)));
+        const answer = JSON.parse(await host2.invoke(command, JSON.stringify(args), forward));
+        if ("err" in answer) throw toWireError(answer.err);
+        return answer.ok;
+      }
+    };
+  }
+  function hostIpc(host2) {
+    return agentIpc(hostTransport(host2));
   }
 
   // src/exec/acp.ts

@@ -1,11 +1,13 @@
 // docs/ipc.md is the contract with the Rust app. Its command tables and
 // commands.ts are generated from the Rust command list (a Rust test checks
-// both); this test fails when the client in ipc.ts leaves a command out, or
+// both); this test fails when the client (ipc.ts, with the agent loop's
+// commands in agent/agentIpc.ts) leaves a command out, or
 // when a type named in docs/ipc.md is missing from types.ts (which
 // re-exports the types wire.ts generates from the Rust ones).
 import { describe, expect, it } from "vitest";
 import contract from "../../../docs/ipc.md?raw";
 import { COMMAND_NAMES } from "./commands";
+import agentIpcSource from "./agent/agentIpc.ts?raw";
 import ipcSource from "./ipc.ts?raw";
 import typesOwn from "./types.ts?raw";
 import wireSource from "./wire.ts?raw";
@@ -19,8 +21,8 @@ describe("docs/ipc.md", () => {
     expect([...documented].sort()).toEqual([...COMMAND_NAMES].sort());
   });
 
-  it("has every registered command called by a function of ipc.ts", () => {
-    const called = new Set([...ipcSource.matchAll(/\bcall\("(\w+)"/g)].map((m) => m[1]));
+  it("has every registered command called by a function of ipc.ts or agentIpc.ts", () => {
+    const called = new Set([...`${ipcSource}\n${agentIpcSource}`.matchAll(/\bcall\("(\w+)"/g)].map((m) => m[1]));
     expect(COMMAND_NAMES.filter((name) => !called.has(name))).toEqual([]);
   });
 

@@ -1,54 +1,17 @@
 // The only importer of @tauri-apps/api (commands.ts takes its Channel type).
 // Every command of docs/ipc.md is one typed function here, checked against
-// the command map generated from the Rust list (commands.ts); every
-// rejection becomes a WireError.
+// the command map generated from the Rust list (commands.ts); the agent
+// loop's are written once in agent/agentIpc.ts (corral-cli's exec sends
+// them too) and run here over Tauri's transport. Every rejection becomes a
+// WireError.
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { getCurrentWindow } from "@tauri-apps/api/window";
+import { agentIpc, type ChannelKey, type Transport } from "./agent/agentIpc";
 import type { CommandName, Commands } from "./commands";
-import { toWireError } from "./errors";
-import type { CallTag } from "./types";
-import type {
-  ApprovalAnswer,
-  HookRequest,
-  DomainQuestion,
-  Launch,
-  LlmEvent,
-  LlmRequest,
-  LlmTarget,
-  NewEntry,
-  SavedRule,
-  SettingsInput,
-  SetupSource,
-  McpSettings,
-  Notice,
-  ShellEvent,
-  ShellOutput,
-  UpdateSettings,
-} from "./types";
+import { toWireError, wireError } from "./errors";
+import type { DomainQuestion, Launch, LlmTarget, McpSettings, Notice, SavedRule, SettingsInput, UpdateSettings } from "./types";
 
-/**
- * How a call runs: by the `ticket` check_call gave it (the call as Rust
- * checked it, its input parsed once), with `approval`, the user's answer
- * if it asked; without a ticket it is checked and run in one (call_tool),
- * in `conversation`, whose grants may cover it.
- */
-export type Consent = { ticket?: string; approval?: ApprovalAnswer; conversation?: string };
-
-/** What a run of a call carries besides the call: its live output, run id and checkpoint tag. */
-type RunArgs = { run_id?: string; on_output?: Channel<ShellEvent>; turn_id?: string; call_id?: string };
-
-/** Runs a call: `run_call` of its ticket, or `call_tool` (checked and run in one) without one. */
-function runTool(name: string, input: Record<string, unknown>, consent: Consent | undefined, run: RunArgs) {
-  if (consent?.ticket !== undefined) {
-    const approval = consent.approval === undefined ? {} : { approval: consent.approval };
-    return call("run_call", { ticket: consent.ticket, ...approval, ...run });
-  }
-  const conversation = consent?.conversation === undefined ? {} : { conversation: consent.conversation };
-  return call("call_tool", { name, input, ...conversation, ...run });
-}
-
-/** Which entries of a conversation `openConversation` asks for, and how. */
-export type OpenPart = { elideOver?: number; beforeSeq?: number; last?: number };
+export type { Consent, OpenPart } from "./agent/agentIpc";
 
 /** A command's arguments: may be left out when none is required. */
 export type ArgsOf<K extends CommandName> = Record<string, never> extends Commands[K]["args"] ? [args?: Commands[K]["args"]] : [args: Commands[K]["args"]];
@@ -67,7 +30,30 @@ function channel<T>(onMessage: (message: T) => void): Channel<T> {
   return ch;
 }
 
+/** Each streaming command's channel argument, as commands.ts names it. */
+const CHANNEL_ARG: { [K in CommandName as [ChannelKey<K>] extends [never] ? never : K]: ChannelKey<K> } = {
+  run_call: "on_output",
+  call_tool: "on_output",
+  llm_stream: "on_event",
+  watch_launches: "on_launch",
+  domain_questions: "on_question",
+};
+
+/** Tauri's transport: `invoke`, and a Channel under the command's channel argument for its events. */
+const tauri: Transport = {
+  async call(command, args, onEvent) {
+    if (onEvent === undefined) return call(command, ...([args] as ArgsOf<typeof command>));
+    const key = (CHANNEL_ARG as Partial<Record<CommandName, string>>)[command];
+    if (key === undefined) throw wireError("invalid_input", `\`${command}\` streams no events.`, "This is a bug in Corral.");
+    return call(command, ...([{ ...args, [key]: channel(onEvent) }] as ArgsOf<typeof command>));
+  },
+};
+
 export const ipc = {
+  // The agent loop's commands (agent/agentIpc.ts): policy and grants, tools,
+  // hooks, custom commands and skills, the model, the conversation's history.
+  ...agentIpc(tauri),
+
   // Project
   /** A folder here or a remote one (`ssh://…`, `user@host:/path`); `installRemote`: the user agreed to copy corral-cli there. */
   openProject: (path: string, installRemote = false) =>
@@ -77,28 +63,12 @@ export const ipc = {
   projectInfo: () => call("project_info"),
   recentProjects: () => call("recent_projects"),
 
-  // Policy and approvals
-  toolSpecs: () => call("tool_specs"),
-  /**
-   * Checks a call and has Rust keep it as a ticket (run it with `callTool`
-   * and `{ ticket }`). `conversation`: the window's key of the
-   * conversation; a grant of it may make the call `allow`.
-   */
-  checkCall: (tool: string, input: Record<string, unknown>, conversation?: string) =>
-    call("check_call", { tool, input, ...(conversation === undefined ? {} : { conversation }) }),
+  // Policy
   /** Those of `paths` whose names the policy calls secret-like. */
   secretLike: (paths: string[]) => call("secret_like", { paths }),
 
   // Hooks
-  hookStatus: () => call("hook_status"),
-  runHooks: (request: HookRequest) => call("run_hooks", { request }),
   trustHooks: (file: string, text: string) => call("trust_hooks", { file, text }),
-  /** What the user allowed in the conversation, oldest first. */
-  conversationGrants: (conversation: string) => call("conversation_grants", { conversation }),
-  /** Revokes one; resolves to those left. */
-  revokeGrant: (conversation: string, id: string) => call("revoke_grant", { conversation, id }),
-  /** The window left the conversation: its grants end. */
-  endConversation: (conversation: string) => call("end_conversation", { conversation }),
   /** A later `corral FOLDER` (handed to this app), once it opened or failed; resolves to the unsubscribe. */
   onLaunch: async (handler: (launch: Launch) => void): Promise<() => void> => {
     const onLaunch = new Channel<Launch>();
@@ -129,11 +99,6 @@ export const ipc = {
   sandboxLimits: () => call("sandbox_limits"),
   // The open project's search index, built in the background when it opens
   searchIndexStatus: () => call("search_index_status"),
-  /** The project's and the user's custom commands and skills, each file's text whole. */
-  customization: () => call("customization"),
-  /** A file of a listed skill's folder (its SKILL.md without `file`). */
-  skillFile: (source: SetupSource, folder: string, file?: string) =>
-    call("skill_file", { source, folder, ...(file === undefined ? {} : { file }) }),
   /** The open project's folders whose entries changed after batch `since` (the file tree polls it). */
   treeChanges: (since: number) => call("tree_changes", { since }),
   /** The system clipboard's image as PNG bytes (empty: none); a paste WebKitGTK gave no image for. */
@@ -156,22 +121,6 @@ export const ipc = {
     call("process_output", { run_id: runId, since_byte: sinceByte }),
   stopProcess: (runId: string) => call("stop_process", { run_id: runId }),
 
-  // Tools: a checked call runs by its ticket (run_call); the window's own
-  // reads are checked and run in one (call_tool). The model's input object
-  // passes straight through.
-  // `tag` names the user turn and the card of a call that can change the
-  // project: the checkpoint taken before it carries them.
-  // `runId`: `cancel(runId)` stops the call (an MCP server's tool).
-  callTool: (name: string, input: Record<string, unknown>, consent?: Consent, tag?: CallTag, runId?: string) =>
-    runTool(name, input, consent, { ...tag, ...(runId === undefined ? {} : { run_id: runId }) }),
-  execShell: (
-    input: Record<string, unknown>,
-    consent: Consent | undefined,
-    runId: string,
-    onOutput: (event: ShellEvent) => void,
-    tag?: CallTag,
-  ) => runTool("exec_shell", input, consent, { run_id: runId, on_output: channel(onOutput), ...tag }) as Promise<ShellOutput>,
-
   // Checkpoints: taken before every call that can change the project.
   listCheckpoints: () => call("list_checkpoints"),
   /** What restoring `id` (or only `path`) would change: now (before) against the checkpoint (after). */
@@ -188,55 +137,16 @@ export const ipc = {
   undoCall: (id: string) => call("undo_call", { id }),
 
   // LLM
-  /** To `target` (the conversation's model, see ModelSwitcher) when given, else as the settings say. */
-  /**
-   * Resolves once the stream's terminal event (`done` or `error`) has
-   * arrived, not when the command answers: a channel message over about
-   * 8 KB (a tool call's long arguments) travels apart from the command's
-   * answer and can arrive after it, and a turn ended early would drop it.
-   * The command answers Ok only after sending its terminal event.
-   */
-  llmStream: async (runId: string, request: LlmRequest, onEvent: (event: LlmEvent) => void, target?: LlmTarget | null) => {
-    let ended = (): void => undefined;
-    const terminal = new Promise<void>((resolve) => (ended = resolve));
-    const events = channel<LlmEvent>((event) => {
-      onEvent(event);
-      if (event.type === "done" || event.type === "error") ended();
-    });
-    const answer = await call("llm_stream", { run_id: runId, request, ...(target ? { target } : {}), on_event: events });
-    await terminal;
-    return answer;
-  },
-  cancel: (runId: string) => call("cancel", { run_id: runId }),
   getSettings: () => call("get_settings"),
   saveSettings: (settings: SettingsInput) => call("save_settings", { settings }),
   /** Tests `settings` as given (nothing is saved), or the saved settings. */
   testConnection: (settings?: SettingsInput) => call("test_connection", settings ? { settings } : {}),
-  modelInfo: (settings?: SettingsInput) => call("model_info", settings ? { settings } : {}),
-  /** The server's own count of `request`'s tokens (llama.cpp), at `target` when given; null when it cannot count. */
-  countPromptTokens: (request: LlmRequest, target?: LlmTarget | null) => call("count_prompt_tokens", { request, ...(target ? { target } : {}) }),
   /** The models the server of `settings` (or the saved settings) lists; `not_found` when it has no list. */
   listModels: (settings?: SettingsInput) => call("list_models", settings ? { settings } : {}),
   detectLocalServers: () => call("detect_local_servers"),
 
   // Conversations (kept by Rust; see docs/ipc.md)
   listConversations: () => call("list_conversations"),
-  /**
-   * The conversation's entries, oldest first; `part` may ask for fewer
-   * (`summary.entries` counts them all): with `elideOver`, tool results
-   * longer than that many bytes are left out (see `elided`); with
-   * `beforeSeq`, only the entries before that one; with `last`, only the
-   * newest that many of them.
-   */
-  openConversation: (id: string, part: OpenPart = {}) =>
-    call("open_conversation", {
-      id,
-      ...(part.elideOver === undefined ? {} : { elide_over: part.elideOver }),
-      ...(part.beforeSeq === undefined ? {} : { before_seq: part.beforeSeq }),
-      ...(part.last === undefined ? {} : { last: part.last }),
-    }),
-  appendEntry: (conversation: string | null, entry: NewEntry) =>
-    call("append_entry", { ...(conversation === null ? {} : { conversation }), entry }),
   renameConversation: (id: string, title: string) => call("rename_conversation", { id, title }),
   /** Keeps the model chosen in the model switcher with the conversation (null: the settings' model). */
   setConversationModel: (id: string, target: LlmTarget | null) => call("set_conversation_model", { id, target }),
