@@ -278,19 +278,70 @@ pub fn pieces(text: &str) -> Vec<Piece> {
     out.0
 }
 
+/// The lines of a file's text that are not drawn as they are, by index
+/// (0-based): each one's pieces as a diff row shows it (a CR before the
+/// line feed is a CRLF line end). A plain line is left out, so a change
+/// of plain text costs nothing more.
+pub fn marked_lines(text: &str) -> std::collections::BTreeMap<usize, Vec<Piece>> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let last = lines.len() - 1;
+    lines
+        .iter()
+        .enumerate()
+        .filter_map(|(at, line)| {
+            let chars: Vec<char> = line.chars().collect();
+            let mut out = Out::default();
+            reveal_line(&mut out, &chars, at < last);
+            let plain = out.0.iter().all(|piece| piece.mark.is_none());
+            (!plain).then_some((at, out.0))
+        })
+        .collect()
+}
+
 /// `text` with every hidden character as a marker ([`pieces`] joined).
 pub fn reveal(text: &str) -> String {
     pieces(text).into_iter().map(|piece| piece.text).collect()
 }
 
-/// A call as a question shows it, marked: each field of its input in
-/// order (a list of strings item by item, a command's arguments), and
-/// where each path it names leads.
+/// A call as a question shows it, marked: why it asks, each field of its
+/// input in order (a list of strings item by item, a command's
+/// arguments), where each path it names leads, and the lines of its
+/// change that are not drawn as they are.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct ShownCall {
+    pub reason: Vec<Piece>,
     pub fields: Vec<ShownField>,
     /// As the ticket's `paths`: each path as typed and where it leads.
     pub paths: Vec<ShownPath>,
+    /// The preview's lines before and after the change ([`marked_lines`]):
+    /// only those with a marker, by 0-based index; a line not listed is
+    /// drawn as it is.
+    #[serde(default, skip_serializing_if = "ShownChange::is_empty")]
+    #[ts(as = "Option<ShownChange>", optional)]
+    pub change: ShownChange,
+}
+
+/// The marked lines of a change's two sides.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct ShownChange {
+    #[ts(type = "Record<number, Array<Piece>>")]
+    pub before: std::collections::BTreeMap<usize, Vec<Piece>>,
+    #[ts(type = "Record<number, Array<Piece>>")]
+    pub after: std::collections::BTreeMap<usize, Vec<Piece>>,
+}
+
+impl ShownChange {
+    /// The marked lines of `before` and `after`.
+    pub fn of(before: &str, after: &str) -> ShownChange {
+        ShownChange {
+            before: marked_lines(before),
+            after: marked_lines(after),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.before.is_empty() && self.after.is_empty()
+    }
 }
 
 /// One field of a call's input, marked.
@@ -316,8 +367,10 @@ pub struct ShownPath {
 }
 
 impl ShownCall {
-    /// `input`'s fields marked, and `paths` (typed, where it leads).
+    /// `reason` and `input`'s fields marked, and `paths` (typed, where it
+    /// leads); its change is added by the caller when it has one.
     pub fn of<'a>(
+        reason: &str,
         input: &serde_json::Value,
         paths: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> ShownCall {
@@ -348,7 +401,12 @@ impl ShownCall {
                 inside: pieces(inside),
             })
             .collect();
-        ShownCall { fields, paths }
+        ShownCall {
+            reason: pieces(reason),
+            fields,
+            paths,
+            change: ShownChange::default(),
+        }
     }
 }
 
@@ -397,13 +455,31 @@ mod tests {
     }
 
     #[test]
+    fn only_the_lines_of_a_change_with_a_marker_are_listed_each_as_a_row_shows_it() {
+        let text = "plain\r\nhidden\u{202E}here\r\n\tindented\nlast\r";
+        let marked = marked_lines(text);
+        let rows: Vec<(usize, String)> = marked.iter().map(|(at, p)| (*at, joined(p))).collect();
+        assert_eq!(
+            rows,
+            [
+                (0, "plain␍".to_string()),
+                (1, "hidden⟨U+202E⟩here␍".to_string()),
+                (2, "⇥indented".to_string()),
+                (3, "last⟨U+000D⟩".to_string()),
+            ]
+        );
+        assert!(marked_lines("a\nb c\n").is_empty());
+    }
+
+    #[test]
     fn a_call_is_shown_field_by_field_and_its_arguments_item_by_item() {
         let input = json!({
             "command": "node",
             "args": ["-e", format!("1{}2", " ".repeat(400))],
             "timeout_secs": 30,
         });
-        let shown = ShownCall::of(&input, [("a\u{200B}b", "ab")]);
+        let shown = ShownCall::of("it runs code", &input, [("a\u{200B}b", "ab")]);
+        assert_eq!(joined(&shown.reason), "it runs code");
         let field = |name: &str| shown.fields.iter().find(|f| f.name == name).unwrap();
         assert_eq!(shown.fields.len(), 3);
         assert_eq!(joined(&field("command").value), "node");

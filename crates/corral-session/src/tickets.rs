@@ -258,10 +258,17 @@ impl Kept {
             .iter()
             .filter_map(|typed| ResolvedPath::of(root, typed))
             .collect();
-        let shown = matches!(self.check.check.decision, Decision::Ask { .. }).then(|| {
-            let paths = paths.iter().map(|p| (p.typed.as_str(), p.inside.as_str()));
-            crate::marked::ShownCall::of(&self.call.input, paths)
-        });
+        let shown = match &self.check.check.decision {
+            Decision::Ask { reason } => {
+                let paths = paths.iter().map(|p| (p.typed.as_str(), p.inside.as_str()));
+                let mut shown = crate::marked::ShownCall::of(reason, &self.call.input, paths);
+                if let Some(preview) = &self.check.check.preview {
+                    shown.change = crate::marked::ShownChange::of(&preview.before, &preview.after);
+                }
+                Some(shown)
+            }
+            _ => None,
+        };
         Ticket {
             paths,
             shown,

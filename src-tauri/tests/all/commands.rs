@@ -269,6 +269,7 @@ fn check_call_shows_the_change_the_call_will_write() {
         .invoke("check_call", json!({"tool": "edit_file", "input": input}))
         .unwrap();
     let ticket = check.as_object_mut().unwrap().remove("ticket").unwrap();
+    let crlf = json!({"text": "␍", "mark": "U+000D carriage return (CRLF line end)"});
     assert_eq!(
         check,
         json!({"decision": "ask", "reason": "edit_file changes `crlf.txt`",
@@ -282,12 +283,18 @@ fn check_call_shows_the_change_the_call_will_write() {
         "hook_may_answer": true,
         // What the question shows, marked by Rust as every host shows it.
         "shown": {
+            "reason": [{"text": "edit_file changes `crlf.txt`"}],
             "fields": [
                 {"name": "new_string", "key": [{"text": "new_string"}], "value": [{"text": "c"}]},
                 {"name": "old_string", "key": [{"text": "old_string"}], "value": [{"text": "b"}]},
                 {"name": "path", "key": [{"text": "path"}], "value": [{"text": "crlf.txt"}]},
             ],
             "paths": [{"typed": [{"text": "crlf.txt"}], "inside": [{"text": "crlf.txt"}]}],
+            // Every line ends CRLF: each is a row with a marker.
+            "change": {
+                "before": {"0": [{"text": "a"}, crlf.clone()], "1": [{"text": "b"}, crlf.clone()]},
+                "after": {"0": [{"text": "a"}, crlf.clone()], "1": [{"text": "c"}, crlf]},
+            },
         }})
     );
     app.run_ticket(&json!({"ticket": ticket}), json!({"scope": "once"}))

@@ -63,6 +63,7 @@ fn wire() -> Vec<Wire> {
         corral_session::marked::ShownCall,
         corral_session::marked::ShownField,
         corral_session::marked::ShownPath,
+        corral_session::marked::ShownChange,
         corral_session::Ticket,
         corral_host::ShellEvent,
         corral_session::approvals::ApprovalAnswer,

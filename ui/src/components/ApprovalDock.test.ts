@@ -27,6 +27,7 @@ describe("ApprovalDock", () => {
     // Rust's pieces win: a marker where Rust put one, styled apart, even
     // where the text itself would be drawn differently here.
     const shown = {
+      reason: [{ text: "commands need " }, { text: "⟨U+202E⟩", mark: "U+202E right-to-left override" }, { text: "approval" }],
       fields: [
         { name: "command", key: [{ text: "command" }], value: [{ text: "node" }] },
         {
@@ -45,6 +46,23 @@ describe("ApprovalDock", () => {
     expect(args[1]?.querySelector(".mark")?.getAttribute("title")).toBe("U+E000");
     const names = [...screen.getByTestId("call-details").querySelectorAll("dt")].map((dt) => dt.textContent);
     expect(names).toContain("evil⟨U+202E⟩key");
+    expect(screen.getByTestId("approval").querySelector(".reason")?.textContent).toBe("commands need ⟨U+202E⟩approval");
+  });
+
+  it("draws a change's rows as Rust marked their lines, and the lines it left out as they are", () => {
+    const before = "keep\nold\n";
+    const after = "keep\nnew \u2066x\n";
+    const shown = {
+      reason: [{ text: "edit_file changes `a.txt`" }],
+      fields: [],
+      paths: [],
+      change: { before: {}, after: { 1: [{ text: "new " }, { text: "⟨U+2066⟩", mark: "Rust's marker" }, { text: "x" }] } },
+    };
+    dock({ name: "edit_file", input: { path: "a.txt" }, risk: "write", preview: { kind: "diff", path: "a.txt", before, after }, shown });
+    const rows = [...screen.getAllByTestId("diff-row")].map((row) => row.querySelector(".text")?.textContent);
+    expect(rows).toEqual([" keep", "-old", "+new ⟨U+2066⟩x"]);
+    // The marker is the one Rust made, not one made here.
+    expect(screen.getAllByTestId("diff-row")[2]?.querySelector(".mark")?.getAttribute("title")).toBe("Rust's marker");
   });
 
   it("shows the program and every argument whole, forty empty lines as one row of markers", () => {

@@ -97,6 +97,7 @@ export type {
   HookOutcome,
   Piece,
   ShownCall,
+  ShownChange,
   ShownField,
   ShownPath,
 } from "./wire";

@@ -158,11 +158,17 @@ inside: string, };
 
 export type Piece = { text: string, mark?: string, };
 
-export type ShownCall = { fields: Array<ShownField>, 
+export type ShownCall = { reason: Array<Piece>, fields: Array<ShownField>, 
 /**
  * As the ticket's `paths`: each path as typed and where it leads.
  */
-paths: Array<ShownPath>, };
+paths: Array<ShownPath>, 
+/**
+ * The preview's lines before and after the change ([`marked_lines`]):
+ * only those with a marker, by 0-based index; a line not listed is
+ * drawn as it is.
+ */
+change?: ShownChange, };
 
 export type ShownField = { 
 /**
@@ -183,6 +189,8 @@ value: Array<Piece>,
 items?: Array<Array<Piece>>, };
 
 export type ShownPath = { typed: Array<Piece>, inside: Array<Piece>, };
+
+export type ShownChange = { before: Record<number, Array<Piece>>, after: Record<number, Array<Piece>>, };
 
 export type Ticket = { 
 /**
