@@ -262,3 +262,74 @@ struct ApprovalQuestion {
     #[serde(default)]
     reason: String,
 }
+
+#[cfg(test)]
+mod tests {
+    // Fixtures in temporary folders, not a project's files.
+    #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
+    use super::*;
+    use corral_host::COMMANDS;
+
+    /// A front no one stands behind: every question denied.
+    struct NoOne;
+
+    impl Front for NoOne {
+        async fn ask(&self, _question: Value) -> Result<Value, Error> {
+            Ok(serde_json::json!({ "decision": "deny", "by": "no_terminal" }))
+        }
+
+        async fn stopped(&self) {
+            std::future::pending::<()>().await;
+        }
+
+        fn emit(&self, _event: Value) {}
+    }
+
+    /// exec's and acp's loop host answers every command of the table, the
+    /// project's and the model's and history's alike, with the same code
+    /// as the window and serve: none is "not a command" here.
+    #[test]
+    fn the_loop_host_answers_every_command_of_the_table() {
+        let project = tempfile::tempdir().unwrap();
+        let data = tempfile::tempdir().unwrap();
+        let session = Session::open(
+            project.path(),
+            Arc::new(corral_session::Fixed::default()),
+            corral_session::Options::default(),
+        )
+        .unwrap();
+        let store =
+            corral_config::Store::without_keychain(data.path().join("c"), data.path().join("d"));
+        let host = LoopHost::new(
+            Project::local(Arc::new(session)),
+            Arc::new(History::new(&data.path().join("d"))),
+            Arc::new(Model { store, fixed: None }),
+            NoOne,
+        );
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        // No model server listens here: a stream is not tried.
+        for command in COMMANDS.iter().filter(|c| c.name != "llm_stream") {
+            let answer =
+                runtime.block_on(host.invoke(command.name, serde_json::json!({}), &|_| {}));
+            if let Err(e) = answer {
+                assert!(
+                    !e.message.contains("is not a command"),
+                    "{}: {}",
+                    command.name,
+                    e.message
+                );
+            }
+        }
+        let unknown = runtime
+            .block_on(host.invoke("open_project", serde_json::json!({}), &|_| {}))
+            .unwrap_err();
+        assert!(
+            unknown.message.contains("is not a command"),
+            "{}",
+            unknown.message
+        );
+    }
+}
