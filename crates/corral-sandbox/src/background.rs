@@ -65,6 +65,12 @@ pub struct CommandOutput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub error: Option<String>,
+    /// Once it ended, what the sandbox says of the run, as a command's
+    /// result says it (a file another program runs by itself that it
+    /// made, removed; a limit it hit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub sandbox_note: Option<String>,
     #[ts(type = "number")]
     pub elapsed_ms: u64,
     /// The ports it listens on while it runs.
@@ -275,6 +281,15 @@ impl Background {
                 (e.code != ErrorCode::Cancelled).then(|| e.message.clone()),
             ),
         };
+        let sandbox_note = match &state.result {
+            Some(Ok(out)) => out.sandbox_note.clone(),
+            Some(Err(e)) => e
+                .details
+                .get("sandbox_note")
+                .and_then(|n| n.as_str())
+                .map(str::to_string),
+            None => None,
+        };
         let elapsed = state.ended.unwrap_or_else(Instant::now) - run.started;
         Ok(CommandOutput {
             run_id: run_id.to_string(),
@@ -287,6 +302,7 @@ impl Background {
             exit_code,
             stopped,
             error,
+            sandbox_note,
             elapsed_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
             ports: state.ports.clone(),
         })

@@ -448,7 +448,7 @@ pub fn exec_shell(
             .flatten()
     };
     if outcome.cancelled {
-        return Err(Error::new(
+        let stopped = Error::new(
             ErrorCode::Cancelled,
             format!("`{}` was stopped by the user", input.command),
         )
@@ -456,7 +456,13 @@ pub fn exec_shell(
         .detail("args", input.args.clone())
         .detail("stdout", outcome.stdout.text)
         .detail("stderr", outcome.stderr.text)
-        .detail("duration_ms", outcome.duration_ms));
+        .detail("duration_ms", outcome.duration_ms);
+        // What was removed after it (a file another program runs by
+        // itself) is said even of a stopped run.
+        return Err(match sandbox_note {
+            Some(note) => stopped.detail("sandbox_note", note),
+            None => stopped,
+        });
     }
     // git prints remote URLs and config values: a token in either never
     // reaches the model.

@@ -199,3 +199,43 @@ fn auto_run_files_below_the_root_are_held_or_removed() {
     let note = out.sandbox_note.unwrap_or_default();
     assert!(note.contains("`other/.claude`"), "{note}");
 }
+
+/// A background command is fenced the same: an auto-run file it made is
+/// removed when it ends, also when the user stops it (a dev server), and
+/// its output says so (the model reads it with `command_output`).
+#[test]
+fn a_background_command_s_auto_run_files_are_removed_and_said_even_when_stopped() {
+    if !namespaces() || !has_node() {
+        return;
+    }
+    let (dir, root) = project();
+    let p = dir.path();
+    const SERVE: &str = "require('fs').writeFileSync('.mcp.json', '{}');
+        console.log('planted'); setInterval(() => {}, 1000)";
+    let bg = corral_sandbox::background::Background::default();
+    let started = bg
+        .start(
+            &root,
+            &input("node", &["-e", SERVE]),
+            &corral_sandbox::ShellRun::default(),
+        )
+        .unwrap();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !bg
+        .output(&started.run_id, 0)
+        .unwrap()
+        .output
+        .contains("planted")
+    {
+        assert!(std::time::Instant::now() < until, "it never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = bg.stop(&started.run_id).unwrap();
+    assert!(out.stopped && !out.running, "{out:?}");
+    assert!(p.join(".mcp.json").symlink_metadata().is_err(), "{out:?}");
+    let note = out.sandbox_note.unwrap_or_default();
+    assert!(
+        note.contains("`.mcp.json`") && note.contains("removed"),
+        "{note}"
+    );
+}

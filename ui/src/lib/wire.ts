@@ -921,7 +921,13 @@ stopped: boolean,
 /**
  * Why it could not run or ended with an error.
  */
-error?: string, elapsed_ms: number, 
+error?: string, 
+/**
+ * Once it ended, what the sandbox says of the run, as a command's
+ * result says it (a file another program runs by itself that it
+ * made, removed; a limit it hit).
+ */
+sandbox_note?: string, elapsed_ms: number, 
 /**
  * The ports it listens on while it runs.
  */
