@@ -13,6 +13,7 @@ mod model;
 mod project;
 mod table;
 pub mod wire;
+pub mod worktree;
 
 pub use model::{Model, ModelCommands};
 pub use project::{CancelArgs, ConversationArgs, ProjectCommands, ServerArgs, ServersArgs};

@@ -78,6 +78,12 @@ pub struct ExecArgs {
     /// Print every event as a line of JSON on stdout (docs/exec.md).
     #[arg(long)]
     json: bool,
+    /// Run the task in a git worktree of the project of its own, on a new
+    /// branch `corral/NAME` (NAME: the task's first words when not
+    /// given), in the app's data folder; the project's folder is left as
+    /// it is until you merge the branch.
+    #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "")]
+    worktree: Option<String>,
     /// Run the project's hooks (its `.claude/settings.json` and
     /// `.claude/settings.local.json`) even though the user did not trust
     /// them in the window; the user's own `~/.claude/settings.json` hooks
@@ -121,6 +127,14 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
         .and_then(Remote::parse)
         .transpose()
         .map_err(usage)?;
+    if remote.is_some() && args.worktree.is_some() {
+        return Err(usage(
+            Error::invalid_input(
+                "a remote project's task runs in its folder: --worktree is for a folder here",
+            )
+            .hint("Leave out --worktree, or run corral-cli exec on that machine."),
+        ));
+    }
     if remote.is_none() && !args.root.is_dir() {
         return Err(usage(
             Error::invalid_input(format!("`{}` is not a folder", args.root.display()))
@@ -190,7 +204,30 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
                 mcp_servers: user_mcp_servers(&store),
                 ..args.kept.options(Default::default(), IndexConfig::new)
             };
-            let session = Arc::new(Session::open(&args.root, settings, options).map_err(failed)?);
+            // A task of its own: its worktree is the project it sees.
+            let root = match &args.worktree {
+                Some(name) => {
+                    let name = if name.is_empty() {
+                        args.task
+                            .split_whitespace()
+                            .take(5)
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    } else {
+                        name.clone()
+                    };
+                    let made = corral_host::worktree::make(&args.root, store.data_dir(), &name)
+                        .map_err(usage)?;
+                    eprintln!(
+                        "corral: working in {} on branch {}",
+                        made.path.display(),
+                        made.branch
+                    );
+                    made.path
+                }
+                None => args.root.clone(),
+            };
+            let session = Arc::new(Session::open(&root, settings, options).map_err(failed)?);
             let status = serde_json::to_value(session.hook_status()).ok();
             skipped_hooks(status.as_ref(), args.trust_project_hooks, render);
             // The user's MCP servers, as the window starts them: their tools are

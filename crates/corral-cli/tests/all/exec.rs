@@ -269,6 +269,70 @@ fn full_auto_writes() {
     );
 }
 
+/// `--worktree`: the task runs in a git worktree of its own on a new
+/// branch, outside the project; what it writes is there and the project's
+/// folder is as it was. A folder that is not a repository is told so
+/// before anything runs.
+#[test]
+fn a_task_in_a_worktree_writes_there_and_leaves_the_project_as_it_was() {
+    let server = Scripted::start(json!([
+        { "tools": [{ "name": "write_file", "input": { "path": "b.txt", "content": "changed" } }] },
+        { "text": "Written." },
+    ]));
+    let home = Home::new(&server.base_url());
+    let project = home.project();
+    let plain = home.exec(&["--worktree", "--mode", "full_auto", "Write b.txt"]);
+    assert_eq!(plain.code, 2, "{}", plain.stderr);
+    assert!(
+        plain.stderr.contains("not a git repository"),
+        "{}",
+        plain.stderr
+    );
+
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(&project)
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    git(&["init", "--quiet"]);
+    git(&["add", "-A"]);
+    git(&["commit", "--quiet", "-m", "first"]);
+    let before = git(&["status", "--porcelain"]);
+
+    let run = home.exec(&["--worktree", "b file", "--mode", "full_auto", "Write b.txt"]);
+    server.finish();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let said = run
+        .stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("corral: working in "))
+        .unwrap_or_else(|| panic!("{}", run.stderr));
+    let (place, branch) = said.split_once(" on branch ").unwrap();
+    assert_eq!(branch, "corral/b-file");
+    let place = std::path::Path::new(place);
+    assert!(!place.starts_with(&project), "{}", place.display());
+    assert_eq!(
+        std::fs::read_to_string(place.join("b.txt")).unwrap(),
+        "changed"
+    );
+    assert!(
+        !project.join("b.txt").exists()
+            || std::fs::read_to_string(project.join("b.txt")).unwrap() != "changed"
+    );
+    assert_eq!(git(&["status", "--porcelain"]), before);
+    assert!(git(&["worktree", "list"]).contains(&place.display().to_string()));
+}
+
 #[test]
 fn a_provider_failure_fails_the_run_with_its_error() {
     let server = Scripted::start(json!([{ "status": 401 }]));
