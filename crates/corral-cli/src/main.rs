@@ -242,6 +242,38 @@ enum Command {
         #[command(subcommand)]
         action: checkpoints::Action,
     },
+    /// The project's tasks (`exec --worktree`): list their worktrees,
+    /// merge one into the project, or discard one.
+    Task {
+        #[command(subcommand)]
+        action: TaskAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum TaskAction {
+    /// Print each task's worktree, branch and whether it holds changes.
+    List {
+        #[arg(long)]
+        root: PathBuf,
+    },
+    /// Commit what the task's worktree holds on its branch, then merge the
+    /// branch into the project's current branch. A conflict merges nothing.
+    Merge {
+        #[arg(long)]
+        root: PathBuf,
+        /// The task's branch (`corral/NAME` or `NAME`).
+        name: String,
+    },
+    /// Remove the task's worktree and branch; one not merged or holding
+    /// changes only with --force.
+    Discard {
+        #[arg(long)]
+        root: PathBuf,
+        name: String,
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -350,6 +382,21 @@ fn run(command: Command) -> Result<Value, Error> {
             "`serve` serves until its client leaves",
         )),
         Command::Checkpoint { action } => checkpoints::run(action),
+        Command::Task { action } => {
+            use corral_host::worktree;
+            let encode = |value: Result<Value, serde_json::Error>| {
+                value.map_err(|e| Error::invalid_input(format!("could not encode the result: {e}")))
+            };
+            match action {
+                TaskAction::List { root } => encode(serde_json::to_value(worktree::list(&root)?)),
+                TaskAction::Merge { root, name } => {
+                    encode(serde_json::to_value(worktree::merge(&root, &name)?))
+                }
+                TaskAction::Discard { root, name, force } => encode(serde_json::to_value(
+                    worktree::discard(&root, &name, force)?,
+                )),
+            }
+        }
         Command::Tools => serde_json::to_value(spec::specs())
             .map_err(|e| Error::invalid_input(format!("could not encode the specs: {e}"))),
         Command::Call {

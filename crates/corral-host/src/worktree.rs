@@ -153,6 +153,175 @@ pub fn make(project: &Path, data: &Path, name: &str) -> Result<Worktree, Error> 
     .hint("Name the task otherwise, or remove the worktrees it no longer needs."))
 }
 
+/// A task's worktree as `git worktree list` has it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Task {
+    pub path: PathBuf,
+    pub branch: String,
+    /// It holds changes not committed on its branch yet.
+    pub changed: bool,
+}
+
+/// The tasks' worktrees of `project`: those on a `corral/` branch.
+pub fn list(project: &Path) -> Result<Vec<Task>, Error> {
+    let mut listed = git(project);
+    listed.args(["worktree", "list", "--porcelain"]);
+    let text = run(listed, "list the worktrees")?;
+    let mut tasks = Vec::new();
+    for block in text.split("\n\n") {
+        let path = block.lines().find_map(|l| l.strip_prefix("worktree "));
+        let branch = block
+            .lines()
+            .find_map(|l| l.strip_prefix("branch refs/heads/"))
+            .filter(|b| b.starts_with("corral/"));
+        if let (Some(path), Some(branch)) = (path, branch) {
+            let path = PathBuf::from(path);
+            let mut status = git(&path);
+            status.args(["status", "--porcelain"]);
+            let changed = !run(status, "read the task's changes")?.is_empty();
+            tasks.push(Task {
+                path,
+                branch: branch.to_string(),
+                changed,
+            });
+        }
+    }
+    Ok(tasks)
+}
+
+/// The task of `project` named `name` (its branch, with or without
+/// `corral/`); `not_found` naming the tasks there are.
+fn find(project: &Path, name: &str) -> Result<Task, Error> {
+    let branch = if name.starts_with("corral/") {
+        name.to_string()
+    } else {
+        format!("corral/{name}")
+    };
+    let tasks = list(project)?;
+    let names: Vec<&str> = tasks.iter().map(|t| t.branch.as_str()).collect();
+    let missing =
+        Error::new(ErrorCode::NotFound, format!("there is no task `{branch}`")).hint(format!(
+            "The project's tasks: {}.",
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        ));
+    tasks
+        .into_iter()
+        .find(|t| t.branch == branch)
+        .ok_or(missing)
+}
+
+/// git in `dir` with an identity to commit with: the user's, else
+/// Corral's (a machine with none configured).
+fn committing(dir: &Path) -> Command {
+    let mut probe = git(dir);
+    probe.args(["config", "user.email"]);
+    let mut command = git(dir);
+    if run(probe, "read the user's identity").is_err() {
+        command.args([
+            "-c",
+            "user.name=Corral",
+            "-c",
+            "user.email=corral@localhost",
+        ]);
+    }
+    command
+}
+
+/// What a merge did: the task's branch and the commit it landed as.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Merged {
+    pub branch: String,
+    pub commit: String,
+}
+
+/// Lands the task `name` in the project: what its worktree holds
+/// uncommitted is committed on its branch first, then the branch is
+/// merged into the project's current branch (a merge commit). A conflict
+/// leaves the project as it was (`git merge --abort`) and fails naming
+/// the files; the task stays for the user to settle.
+pub fn merge(project: &Path, name: &str) -> Result<Merged, Error> {
+    let task = find(project, name)?;
+    if task.changed {
+        let mut add = git(&task.path);
+        add.args(["add", "--all"]);
+        run(add, "stage the task's changes")?;
+        let mut commit = committing(&task.path);
+        commit
+            .args(["commit", "--quiet", "--no-verify", "-m"])
+            .arg(format!("{}: the task's changes", task.branch));
+        run(commit, "commit the task's changes")?;
+    }
+    let mut merge = committing(project);
+    merge.args(["merge", "--no-ff", "--no-edit", "--quiet", &task.branch]);
+    if let Err(e) = run(merge, "merge the task") {
+        let mut conflicted = git(project);
+        conflicted.args(["diff", "--name-only", "--diff-filter=U"]);
+        let files = run(conflicted, "list the conflicts").unwrap_or_default();
+        let mut abort = git(project);
+        abort.args(["merge", "--abort"]);
+        let _ = run(abort, "undo the merge");
+        let files: Vec<&str> = files.lines().collect();
+        return Err(if files.is_empty() {
+            e
+        } else {
+            Error::new(
+                ErrorCode::Io,
+                format!(
+                    "`{}` conflicts with the project in {}: nothing was merged",
+                    task.branch,
+                    files.join(", ")
+                ),
+            )
+            .hint("Settle the conflict in the task's worktree (or the project), then merge again.")
+            .detail("files", files)
+        });
+    }
+    let mut head = git(project);
+    head.args(["rev-parse", "HEAD"]);
+    Ok(Merged {
+        branch: task.branch,
+        commit: run(head, "read the merge commit")?,
+    })
+}
+
+/// Removes the task `name`: its worktree and its branch. One holding
+/// changes not committed, or a branch not merged, is kept unless `force`.
+pub fn discard(project: &Path, name: &str, force: bool) -> Result<Task, Error> {
+    let task = find(project, name)?;
+    if task.changed && !force {
+        return Err(Error::invalid_input(format!(
+            "`{}` holds changes not committed: they would be lost",
+            task.branch
+        ))
+        .hint("Merge the task first, or discard it with --force."));
+    }
+    // Checked before anything is removed, so a refusal removes nothing.
+    let mut merged = git(project);
+    merged.args(["merge-base", "--is-ancestor", &task.branch, "HEAD"]);
+    if !force && run(merged, "see whether the task was merged").is_err() {
+        return Err(Error::invalid_input(format!(
+            "`{}` is not merged: its commits would be lost",
+            task.branch
+        ))
+        .hint("Merge the task first, or discard it with --force."));
+    }
+    let mut remove = git(project);
+    remove.args(["worktree", "remove"]);
+    if force {
+        remove.arg("--force");
+    }
+    remove.arg(&task.path);
+    run(remove, "remove the task's worktree")?;
+    let mut branch = git(project);
+    branch.args(["branch", if force { "-D" } else { "-d" }, &task.branch]);
+    run(branch, "remove the task's branch")?;
+    Ok(task)
+}
+
 #[cfg(test)]
 mod tests {
     // Fixtures in temporary folders, and the git they are made with.
@@ -210,6 +379,67 @@ mod tests {
         let second = make(project.path(), data.path(), "Fix typo").unwrap();
         assert_eq!(second.branch, "corral/fix-typo-2");
         assert!(!ran.exists(), "the repository's post-checkout hook ran");
+    }
+
+    /// A task's changes land in the project as one merge; a second task
+    /// that changed the same line conflicts, leaves the project as it was,
+    /// and is discarded only with force.
+    #[test]
+    fn tasks_are_listed_merged_and_discarded() {
+        let project = repository();
+        let data = tempfile::tempdir().unwrap();
+        let one = make(project.path(), data.path(), "one").unwrap();
+        let two = make(project.path(), data.path(), "two").unwrap();
+        std::fs::write(one.path.join("a.txt"), "one from task one\n").unwrap();
+        std::fs::write(two.path.join("a.txt"), "one from task two\n").unwrap();
+        let listed = list(project.path()).unwrap();
+        let branches: Vec<(&str, bool)> = listed
+            .iter()
+            .map(|t| (t.branch.as_str(), t.changed))
+            .collect();
+        assert_eq!(branches, [("corral/one", true), ("corral/two", true)]);
+
+        let merged = merge(project.path(), "one").unwrap();
+        assert_eq!(merged.branch, "corral/one");
+        assert_eq!(
+            std::fs::read_to_string(project.path().join("a.txt")).unwrap(),
+            "one from task one\n"
+        );
+
+        let e = merge(project.path(), "corral/two").unwrap_err();
+        assert!(
+            e.message.contains("conflicts") && e.message.contains("a.txt"),
+            "{}",
+            e.message
+        );
+        assert_eq!(
+            std::fs::read_to_string(project.path().join("a.txt")).unwrap(),
+            "one from task one\n"
+        );
+        let mut status = git(project.path());
+        status.args(["status", "--porcelain"]);
+        assert_eq!(run(status, "status").unwrap(), "");
+
+        // Committed on its branch by the merge that failed: not "changed",
+        // but not merged either, so only force removes it.
+        assert!(discard(project.path(), "two", false).is_err());
+        assert!(two.path.exists(), "a refused discard removed the worktree");
+        discard(project.path(), "two", true).unwrap();
+        assert!(!two.path.exists());
+        let left: Vec<String> = list(project.path())
+            .unwrap()
+            .into_iter()
+            .map(|t| t.branch)
+            .collect();
+        assert_eq!(left, ["corral/one"]);
+        // A merged task goes without force.
+        discard(project.path(), "one", false).unwrap();
+        assert!(!one.path.exists());
+        assert!(list(project.path()).unwrap().is_empty());
+        assert_eq!(
+            find(project.path(), "nope").unwrap_err().code,
+            ErrorCode::NotFound
+        );
     }
 
     #[test]

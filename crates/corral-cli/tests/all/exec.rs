@@ -331,6 +331,37 @@ fn a_task_in_a_worktree_writes_there_and_leaves_the_project_as_it_was() {
     );
     assert_eq!(git(&["status", "--porcelain"]), before);
     assert!(git(&["worktree", "list"]).contains(&place.display().to_string()));
+
+    // `task list` shows it holding changes; `task merge` lands it as one
+    // merge commit; `task discard` then removes it.
+    let task = |args: &[&str]| {
+        let out = crate::common::corral_cli()
+            .args(["task"])
+            .args(args)
+            .args(["--root"])
+            .arg(&project)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let listed = task(&["list"]);
+    assert_eq!(listed[0]["branch"], "corral/b-file", "{listed}");
+    assert_eq!(listed[0]["changed"], true, "{listed}");
+    let merged = task(&["merge", "b-file"]);
+    assert_eq!(merged["branch"], "corral/b-file", "{merged}");
+    assert_eq!(
+        std::fs::read_to_string(project.join("b.txt")).unwrap(),
+        "changed"
+    );
+    assert!(git(&["log", "-1", "--format=%s"]).contains("corral/b-file"));
+    task(&["discard", "b-file"]);
+    assert!(!place.exists());
+    assert_eq!(task(&["list"]), json!([]));
 }
 
 #[test]
