@@ -264,6 +264,11 @@ enum TaskAction {
         root: PathBuf,
         /// The task's branch (`corral/NAME` or `NAME`).
         name: String,
+        /// Whose lines win where the task and the project changed the
+        /// same ones: `task` or `project` (without it, such a conflict
+        /// merges nothing).
+        #[arg(long, value_parser = ["task", "project"])]
+        prefer: Option<String>,
     },
     /// Remove the task's worktree and branch; one not merged or holding
     /// changes only with --force.
@@ -389,8 +394,13 @@ fn run(command: Command) -> Result<Value, Error> {
             };
             match action {
                 TaskAction::List { root } => encode(serde_json::to_value(worktree::list(&root)?)),
-                TaskAction::Merge { root, name } => {
-                    encode(serde_json::to_value(worktree::merge(&root, &name)?))
+                TaskAction::Merge { root, name, prefer } => {
+                    let prefer = match prefer.as_deref() {
+                        Some("task") => Some(worktree::Side::Task),
+                        Some(_) => Some(worktree::Side::Project),
+                        None => None,
+                    };
+                    encode(serde_json::to_value(worktree::merge(&root, &name, prefer)?))
                 }
                 TaskAction::Discard { root, name, force } => encode(serde_json::to_value(
                     worktree::discard(&root, &name, force)?,

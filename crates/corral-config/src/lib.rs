@@ -34,6 +34,22 @@ pub struct Settings {
     /// while the window is not focused (a settings file from before it: on).
     #[serde(default = "on")]
     pub notifications: bool,
+    /// How many of a project's tasks may run at once (none: half the
+    /// machine's cores, at least one); a task started over it waits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub tasks_at_once: Option<u32>,
+}
+
+impl Settings {
+    /// How many of a project's tasks may run at once: the setting, else
+    /// half the machine's cores, at least one.
+    pub fn tasks_at_once(&self) -> u32 {
+        self.tasks_at_once.filter(|n| *n > 0).unwrap_or_else(|| {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            u32::try_from(cores / 2).unwrap_or(u32::MAX).max(1)
+        })
+    }
 }
 
 fn on() -> bool {
@@ -50,6 +66,7 @@ impl Default for Settings {
             context_window: None,
             mode: Mode::Ask,
             notifications: true,
+            tasks_at_once: None,
         }
     }
 }
@@ -416,6 +433,7 @@ mod tests {
                 context_window: None,
                 mode: Mode::AutoEdit,
                 notifications: true,
+                tasks_at_once: None,
             }
         );
         let set = Settings {

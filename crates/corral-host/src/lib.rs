@@ -12,6 +12,7 @@ mod checkpoints;
 mod model;
 mod project;
 mod table;
+pub mod tasks;
 pub mod wire;
 pub mod worktree;
 

@@ -238,46 +238,82 @@ pub struct Merged {
     pub commit: String,
 }
 
+/// Which side wins where the task and the project changed the same lines
+/// (git's `-X theirs` for the task, `-X ours` for the project).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    Task,
+    Project,
+}
+
+/// Commits what the task's worktree holds uncommitted on its branch.
+fn commit_changes(task: &Task) -> Result<(), Error> {
+    if !task.changed {
+        return Ok(());
+    }
+    let mut add = git(&task.path);
+    add.args(["add", "--all"]);
+    run(add, "stage the task's changes")?;
+    let mut commit = committing(&task.path);
+    commit
+        .args(["commit", "--quiet", "--no-verify", "-m"])
+        .arg(format!("{}: the task's changes", task.branch));
+    run(commit, "commit the task's changes")?;
+    Ok(())
+}
+
+/// The files git left conflicted in `project`.
+fn conflicted(project: &Path) -> Vec<String> {
+    let mut conflicted = git(project);
+    conflicted.args(["diff", "--name-only", "--diff-filter=U"]);
+    run(conflicted, "list the conflicts")
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The error of a task that conflicts with the project in `files`.
+fn conflict(task: &Task, files: Vec<String>, what: &str) -> Error {
+    Error::new(
+        ErrorCode::Io,
+        format!(
+            "`{}` conflicts with the project in {}: nothing was {what}",
+            task.branch,
+            files.join(", ")
+        ),
+    )
+    .hint("Choose whose lines win (the task's or the project's) and merge again, or settle it in the task's worktree.")
+    .detail("files", files)
+}
+
 /// Lands the task `name` in the project: what its worktree holds
 /// uncommitted is committed on its branch first, then the branch is
 /// merged into the project's current branch (a merge commit). A conflict
-/// leaves the project as it was (`git merge --abort`) and fails naming
-/// the files; the task stays for the user to settle.
-pub fn merge(project: &Path, name: &str) -> Result<Merged, Error> {
+/// leaves the project as it was (`git merge --abort`) and fails
+/// `conflict` naming the files; the task stays for the user to settle, or
+/// to merge again with `prefer` (whose lines win where both changed).
+pub fn merge(project: &Path, name: &str, prefer: Option<Side>) -> Result<Merged, Error> {
     let task = find(project, name)?;
-    if task.changed {
-        let mut add = git(&task.path);
-        add.args(["add", "--all"]);
-        run(add, "stage the task's changes")?;
-        let mut commit = committing(&task.path);
-        commit
-            .args(["commit", "--quiet", "--no-verify", "-m"])
-            .arg(format!("{}: the task's changes", task.branch));
-        run(commit, "commit the task's changes")?;
-    }
+    commit_changes(&task)?;
     let mut merge = committing(project);
-    merge.args(["merge", "--no-ff", "--no-edit", "--quiet", &task.branch]);
+    merge.args(["merge", "--no-ff", "--no-edit", "--quiet"]);
+    match prefer {
+        Some(Side::Task) => merge.args(["-X", "theirs"]),
+        Some(Side::Project) => merge.args(["-X", "ours"]),
+        None => &mut merge,
+    };
+    merge.arg(&task.branch);
     if let Err(e) = run(merge, "merge the task") {
-        let mut conflicted = git(project);
-        conflicted.args(["diff", "--name-only", "--diff-filter=U"]);
-        let files = run(conflicted, "list the conflicts").unwrap_or_default();
+        let files = conflicted(project);
         let mut abort = git(project);
         abort.args(["merge", "--abort"]);
         let _ = run(abort, "undo the merge");
-        let files: Vec<&str> = files.lines().collect();
         return Err(if files.is_empty() {
             e
         } else {
-            Error::new(
-                ErrorCode::Io,
-                format!(
-                    "`{}` conflicts with the project in {}: nothing was merged",
-                    task.branch,
-                    files.join(", ")
-                ),
-            )
-            .hint("Settle the conflict in the task's worktree (or the project), then merge again.")
-            .detail("files", files)
+            conflict(&task, files, "merged")
         });
     }
     let mut head = git(project);
@@ -286,6 +322,192 @@ pub fn merge(project: &Path, name: &str) -> Result<Merged, Error> {
         branch: task.branch,
         commit: run(head, "read the merge commit")?,
     })
+}
+
+/// What an apply did: the files it changed in the project, left there
+/// uncommitted (staged) for the user to commit.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+pub struct Applied {
+    pub branch: String,
+    pub files: Vec<String>,
+}
+
+/// Puts the task `name`'s changes in the project as uncommitted changes
+/// (`git merge --squash`): nothing is committed there. The project must
+/// hold no uncommitted changes of its own, so a conflict can be undone
+/// whole: it then fails `conflict` and the project is as it was.
+pub fn apply(project: &Path, name: &str) -> Result<Applied, Error> {
+    let task = find(project, name)?;
+    let mut status = git(project);
+    status.args(["status", "--porcelain", "--untracked-files=no"]);
+    if !run(status, "read the project's changes")?.is_empty() {
+        return Err(Error::invalid_input(
+            "the project holds uncommitted changes of its own: applying the task beside them could not be undone whole",
+        )
+        .hint("Commit or stash the project's changes, or merge the task instead."));
+    }
+    commit_changes(&task)?;
+    let mut squash = git(project);
+    squash.args(["merge", "--squash", "--quiet", &task.branch]);
+    if let Err(e) = run(squash, "apply the task") {
+        let files = conflicted(project);
+        // The project held nothing uncommitted: back to its commit whole.
+        let mut reset = git(project);
+        reset.args(["reset", "--hard", "--quiet"]);
+        let _ = run(reset, "undo the apply");
+        return Err(if files.is_empty() {
+            e
+        } else {
+            conflict(&task, files, "applied")
+        });
+    }
+    let mut staged = git(project);
+    staged.args(["diff", "--cached", "--name-only"]);
+    Ok(Applied {
+        branch: task.branch,
+        files: run(staged, "list what was applied")?
+            .lines()
+            .map(str::to_string)
+            .collect(),
+    })
+}
+
+/// Pushes the task `name`'s branch (its uncommitted changes committed
+/// first) to `remote` (`origin` when `None`), through the user's git and
+/// its credentials. Answers git's own words.
+pub fn push(project: &Path, name: &str, remote: Option<&str>) -> Result<String, Error> {
+    let task = find(project, name)?;
+    let remote = remote.unwrap_or("origin");
+    if remote.starts_with('-') || remote.is_empty() {
+        return Err(Error::invalid_input(format!(
+            "`{remote}` is not a remote's name"
+        )));
+    }
+    commit_changes(&task)?;
+    let mut push = git(project);
+    push.args(["push", "--porcelain", remote, &task.branch]);
+    run(push, "push the task's branch")
+}
+
+/// One file a task changed against the commit it started from.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+pub struct TaskFile {
+    pub path: String,
+    /// `added`, `modified` or `deleted`.
+    pub status: String,
+    /// Its text at the base (`null`: absent, or not text).
+    pub before: Option<String>,
+    /// Its text in the task (`null`: absent, or not text).
+    pub after: Option<String>,
+}
+
+/// A task's whole change against the commit it started from: what its
+/// branch committed and what its worktree holds uncommitted alike.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+pub struct TaskDiff {
+    pub branch: String,
+    /// The commit it started from (where its branch and the project's meet).
+    pub base: String,
+    pub files: Vec<TaskFile>,
+}
+
+/// A file's text larger than this is shown as not text.
+const SHOWN_BYTES: usize = 1 << 20;
+
+/// The tree of what `task`'s worktree holds now, committed or not, made
+/// through an index of its own (the worktree's own index is untouched).
+fn tree_now(task: &Task) -> Result<String, Error> {
+    let mut index_at = git(&task.path);
+    index_at.args(["rev-parse", "--git-path", "index"]);
+    let index = PathBuf::from(run(index_at, "find the task's index")?);
+    let index = if index.is_absolute() {
+        index
+    } else {
+        task.path.join(index)
+    };
+    let scratch = tempfile::NamedTempFile::new().map_err(|e| {
+        Error::new(
+            ErrorCode::Io,
+            format!("could not make a scratch index: {e}"),
+        )
+    })?;
+    // Copied so unchanged files are not read again (a missing one: fresh).
+    #[allow(clippy::disallowed_methods)]
+    let _ = std::fs::copy(&index, scratch.path());
+    let staged = |args: &[&str], what: &str| {
+        let mut command = git(&task.path);
+        command.env("GIT_INDEX_FILE", scratch.path()).args(args);
+        run(command, what)
+    };
+    staged(&["add", "--all"], "read the task's files")?;
+    staged(&["write-tree"], "record the task's files")
+}
+
+/// The task `name`'s whole diff against the commit it started from.
+pub fn diff(project: &Path, name: &str) -> Result<TaskDiff, Error> {
+    let task = find(project, name)?;
+    let mut meet = git(project);
+    meet.args(["merge-base", "HEAD", &task.branch]);
+    let base = run(meet, "find where the task started")?;
+    let tree = tree_now(&task)?;
+    let mut changed = git(project);
+    changed.args(["diff", "--name-status", "--no-renames", "-z", &base, &tree]);
+    let listed = run(changed, "list the task's changes")?;
+    let show = |object: &str, path: &str| {
+        let mut cat = git(project);
+        cat.args(["cat-file", "blob", &format!("{object}:{path}")]);
+        let out = cat.output().ok().filter(|o| o.status.success())?;
+        (out.stdout.len() <= SHOWN_BYTES && !out.stdout.contains(&0))
+            .then(|| String::from_utf8(out.stdout).ok())
+            .flatten()
+    };
+    let mut files = Vec::new();
+    let mut fields = listed.split('\0').filter(|f| !f.is_empty());
+    while let (Some(status), Some(path)) = (fields.next(), fields.next()) {
+        let status = match status {
+            "A" => "added",
+            "D" => "deleted",
+            _ => "modified",
+        };
+        files.push(TaskFile {
+            path: path.to_string(),
+            status: status.to_string(),
+            before: (status != "added").then(|| show(&base, path)).flatten(),
+            after: (status != "deleted").then(|| show(&tree, path)).flatten(),
+        });
+    }
+    Ok(TaskDiff {
+        branch: task.branch,
+        base,
+        files,
+    })
+}
+
+/// How much a task changed against its base: files, lines added and removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+pub struct DiffSize {
+    pub files: u32,
+    pub added: u32,
+    pub removed: u32,
+}
+
+/// The size of task `name`'s whole change against its base.
+pub fn size(project: &Path, task: &Task) -> Result<DiffSize, Error> {
+    let mut meet = git(project);
+    meet.args(["merge-base", "HEAD", &task.branch]);
+    let base = run(meet, "find where the task started")?;
+    let tree = tree_now(task)?;
+    let mut numstat = git(project);
+    numstat.args(["diff", "--numstat", "--no-renames", &base, &tree]);
+    let mut size = DiffSize::default();
+    for line in run(numstat, "count the task's changes")?.lines() {
+        let mut parts = line.split('\t');
+        let number = |p: Option<&str>| p.and_then(|n| n.parse::<u32>().ok()).unwrap_or(0);
+        size.files += 1;
+        size.added += number(parts.next());
+        size.removed += number(parts.next());
+    }
+    Ok(size)
 }
 
 /// Removes the task `name`: its worktree and its branch. One holding
@@ -399,14 +621,14 @@ mod tests {
             .collect();
         assert_eq!(branches, [("corral/one", true), ("corral/two", true)]);
 
-        let merged = merge(project.path(), "one").unwrap();
+        let merged = merge(project.path(), "one", None).unwrap();
         assert_eq!(merged.branch, "corral/one");
         assert_eq!(
             std::fs::read_to_string(project.path().join("a.txt")).unwrap(),
             "one from task one\n"
         );
 
-        let e = merge(project.path(), "corral/two").unwrap_err();
+        let e = merge(project.path(), "corral/two", None).unwrap_err();
         assert!(
             e.message.contains("conflicts") && e.message.contains("a.txt"),
             "{}",
@@ -440,6 +662,121 @@ mod tests {
             find(project.path(), "nope").unwrap_err().code,
             ErrorCode::NotFound
         );
+    }
+
+    /// A conflict settled by choosing a side: the task's lines win, the
+    /// project's own other changes stay, and the history has one merge.
+    #[test]
+    fn a_conflict_is_settled_by_choosing_whose_lines_win() {
+        let project = repository();
+        let data = tempfile::tempdir().unwrap();
+        let one = make(project.path(), data.path(), "one").unwrap();
+        let two = make(project.path(), data.path(), "two").unwrap();
+        std::fs::write(one.path.join("a.txt"), "one from task one\n").unwrap();
+        std::fs::write(two.path.join("a.txt"), "one from task two\n").unwrap();
+        std::fs::write(two.path.join("b.txt"), "new in two\n").unwrap();
+        merge(project.path(), "one", None).unwrap();
+        let e = merge(project.path(), "two", None).unwrap_err();
+        assert_eq!(e.details["files"], serde_json::json!(["a.txt"]));
+        merge(project.path(), "two", Some(Side::Task)).unwrap();
+        let read = |name: &str| std::fs::read_to_string(project.path().join(name)).unwrap();
+        assert_eq!(read("a.txt"), "one from task two\n");
+        assert_eq!(read("b.txt"), "new in two\n");
+        let mut merges = git(project.path());
+        merges.args(["rev-list", "--merges", "--count", "HEAD"]);
+        assert_eq!(run(merges, "count").unwrap(), "2");
+    }
+
+    /// The diff holds committed, uncommitted, new and removed files, the
+    /// worktree's own index untouched; its size counts the same.
+    #[test]
+    fn a_task_s_diff_is_all_it_changed_against_where_it_started() {
+        let project = repository();
+        let data = tempfile::tempdir().unwrap();
+        let task = make(project.path(), data.path(), "d").unwrap();
+        std::fs::write(task.path.join("a.txt"), "changed\n").unwrap();
+        std::fs::write(task.path.join("new.txt"), "new\nfile\n").unwrap();
+        std::fs::write(task.path.join("blob.bin"), [0u8, 1, 2]).unwrap();
+        let mut status = git(&task.path);
+        status.args(["status", "--porcelain"]);
+        let before = run(status, "status").unwrap();
+        let found = diff(project.path(), "d").unwrap();
+        let files: Vec<(&str, &str, Option<&str>, Option<&str>)> = found
+            .files
+            .iter()
+            .map(|f| {
+                (
+                    f.path.as_str(),
+                    f.status.as_str(),
+                    f.before.as_deref(),
+                    f.after.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            files,
+            [
+                ("a.txt", "modified", Some("one\n"), Some("changed\n")),
+                ("blob.bin", "added", None, None),
+                ("new.txt", "added", None, Some("new\nfile\n")),
+            ]
+        );
+        let mut status = git(&task.path);
+        status.args(["status", "--porcelain"]);
+        assert_eq!(run(status, "status").unwrap(), before, "the index moved");
+        let listed = list(project.path()).unwrap();
+        let size = size(project.path(), &listed[0]).unwrap();
+        assert_eq!((size.files, size.added, size.removed), (3, 3, 1));
+    }
+
+    /// Applied, the task's changes wait uncommitted in the project; a
+    /// project with changes of its own is refused and keeps them.
+    #[test]
+    fn an_applied_task_leaves_its_changes_uncommitted() {
+        let project = repository();
+        let data = tempfile::tempdir().unwrap();
+        let task = make(project.path(), data.path(), "ap").unwrap();
+        std::fs::write(task.path.join("c.txt"), "from the task\n").unwrap();
+        std::fs::write(project.path().join("a.txt"), "mine\n").unwrap();
+        let e = apply(project.path(), "ap").unwrap_err();
+        assert!(e.message.contains("uncommitted"), "{}", e.message);
+        assert_eq!(
+            std::fs::read_to_string(project.path().join("a.txt")).unwrap(),
+            "mine\n"
+        );
+        let mut restore = git(project.path());
+        restore.args(["checkout", "--", "a.txt"]);
+        run(restore, "restore").unwrap();
+        let applied = apply(project.path(), "ap").unwrap();
+        assert_eq!(applied.files, ["c.txt"]);
+        let mut commits = git(project.path());
+        commits.args(["rev-list", "--count", "HEAD"]);
+        assert_eq!(run(commits, "count").unwrap(), "1", "apply committed");
+        assert_eq!(
+            std::fs::read_to_string(project.path().join("c.txt")).unwrap(),
+            "from the task\n"
+        );
+    }
+
+    /// Pushed, the task's branch (its changes committed) is on the remote.
+    #[test]
+    fn a_task_s_branch_is_pushed_with_its_changes() {
+        let project = repository();
+        let data = tempfile::tempdir().unwrap();
+        let remote = tempfile::tempdir().unwrap();
+        let mut bare = Command::new("git");
+        bare.args(["init", "--quiet", "--bare"]).arg(remote.path());
+        run(bare, "init").unwrap();
+        let mut add = git(project.path());
+        add.args(["remote", "add", "origin"]).arg(remote.path());
+        run(add, "add the remote").unwrap();
+        let task = make(project.path(), data.path(), "p").unwrap();
+        std::fs::write(task.path.join("p.txt"), "pushed\n").unwrap();
+        assert!(push(project.path(), "p", Some("--upload-pack=x")).is_err());
+        push(project.path(), "p", None).unwrap();
+        let mut show = git(remote.path());
+        show.args(["show", "corral/p:p.txt"]);
+        assert_eq!(run(show, "show").unwrap(), "pushed");
     }
 
     #[test]
