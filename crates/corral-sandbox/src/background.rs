@@ -8,7 +8,7 @@
 use super::forward::Forwarder;
 use super::ports;
 pub use super::ports::ListeningPort;
-use super::{exec_shell, CancelToken, ExecShellInput, ExecShellOutput, ShellRun, Stream};
+use super::{CancelToken, ExecShellInput, ExecShellOutput, ShellRun, Stream};
 use corral_fs::ProjectRoot;
 use corral_fs::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
@@ -197,7 +197,7 @@ impl Background {
         std::thread::Builder::new()
             .name(format!("corral-{run_id}"))
             .spawn(move || {
-                let result = exec_shell(&root, &input, &shell);
+                let result = super::exec(&root, &input, &shell, true);
                 let mut state = lock(&thread_entry.state);
                 state.ended = Some(Instant::now());
                 state.result = Some(result);

@@ -15,9 +15,15 @@
 //! folder goes only when the count is back to nothing, only if this
 //! process made it, and only while empty (`rmdir`). A server stays
 //! counted in while it runs (its `ServerFolder` keeps its count).
+//!
+//! A background command holds every absent auto-run name of the root
+//! (`.vscode`, `.mcp.json`...) for its whole run. Every command that
+//! starts meanwhile finds those mount points present and binds them
+//! read-only: it counts itself in their holds too (joins them), so they
+//! stay while it runs.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
 /// The names held, and by how many running commands.
@@ -36,9 +42,16 @@ pub(crate) struct Held(Vec<PathBuf>);
 
 impl Held {
     /// Counts a command in the holds of `paths` (in the project or its
-    /// git dir).
-    pub(crate) fn take_paths(paths: Vec<PathBuf>) -> Held {
+    /// git dir), and in every hold of a name of the project's `root` that
+    /// a command running now made (a background command's).
+    pub(crate) fn take_paths(root: &Path, mut paths: Vec<PathBuf>) -> Held {
         let mut holds = HOLDS.lock().unwrap_or_else(PoisonError::into_inner);
+        let joined: Vec<PathBuf> = holds
+            .keys()
+            .filter(|held| held.parent() == Some(root) && !paths.contains(held))
+            .cloned()
+            .collect();
+        paths.extend(joined);
         for path in &paths {
             let hold = holds.entry(path.clone()).or_default();
             if hold.users == 0 {
@@ -48,6 +61,16 @@ impl Held {
         }
         Held(paths)
     }
+}
+
+/// Whether a command running now holds `path` (a mount point may be
+/// there that must not be removed from outside).
+pub(crate) fn held(path: &Path) -> bool {
+    HOLDS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(path)
+        .is_some_and(|hold| hold.users > 0)
 }
 
 impl Drop for Held {
@@ -64,8 +87,9 @@ impl Drop for Held {
                     // goes; one the user filled stays.
                     match path.symlink_metadata() {
                         Ok(m) if m.is_file() && m.len() == 0 => {
-                            // The empty mount point bwrap made in git's
-                            // folder, never a file of the project.
+                            // The empty mount point bwrap made (in git's
+                            // folder, or at the root for a background
+                            // command), never a file anyone wrote.
                             #[allow(clippy::disallowed_methods)]
                             let _ = std::fs::remove_file(path);
                         }
@@ -90,15 +114,15 @@ mod tests {
     fn a_made_folder_goes_with_the_last_command_and_only_if_empty() {
         let dir = tempfile::tempdir().unwrap();
         let held = dir.path().join(".claude");
-        let first = Held::take_paths(vec![dir.path().join(".claude")]);
+        let first = Held::take_paths(dir.path(), vec![dir.path().join(".claude")]);
         std::fs::create_dir(&held).unwrap();
-        let second = Held::take_paths(vec![dir.path().join(".claude")]);
+        let second = Held::take_paths(dir.path(), vec![dir.path().join(".claude")]);
         drop(first);
         assert!(held.is_dir(), "a command still holds it");
         drop(second);
         assert!(!held.exists());
 
-        let filled = Held::take_paths(vec![dir.path().join(".claude")]);
+        let filled = Held::take_paths(dir.path(), vec![dir.path().join(".claude")]);
         std::fs::create_dir(&held).unwrap();
         std::fs::write(held.join("settings.json"), "{}").unwrap();
         drop(filled);
@@ -110,7 +134,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let own = dir.path().join(".codex");
         std::fs::create_dir(&own).unwrap();
-        drop(Held::take_paths(vec![dir.path().join(".codex")]));
+        drop(Held::take_paths(
+            dir.path(),
+            vec![dir.path().join(".codex")],
+        ));
         assert!(own.is_dir());
     }
 }

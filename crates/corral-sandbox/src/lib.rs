@@ -367,6 +367,19 @@ pub fn exec_shell(
     input: &ExecShellInput,
     run: &ShellRun,
 ) -> Result<ExecShellOutput> {
+    exec(root, input, run, false)
+}
+
+/// [`exec_shell`]; a `background` command (`background::Background`) may
+/// run for hours: it holds every absent auto-run name of the root for its
+/// whole run, and what it makes of one below the root is removed as soon
+/// as it is seen, not only after it.
+fn exec(
+    root: &ProjectRoot,
+    input: &ExecShellInput,
+    run: &ShellRun,
+    background: bool,
+) -> Result<ExecShellOutput> {
     let timeout = timeout_of(input.timeout_secs)?;
     check_nul(&input.args)?;
     let program = allowlist::resolve(root, &input.command, &run.extra_programs)?;
@@ -384,19 +397,21 @@ pub fn exec_shell(
         egress: &run.egress,
         tmp_bytes: run.limits.tmp_bytes,
     };
-    let held = profile
-        .writes_project()
-        .then(|| holds::Held::take_paths(namespace::held_paths(root.path(), &input.command)));
-    let (fence, mut notes) = fence(root, input, profile, &place)?;
-    let auto_run = match &fence {
-        process::Fence::Namespaces { .. } if profile.writes_project() => {
-            Some(namespace::AutoRunBefore::take(root.path()))
-        }
-        _ => None,
-    };
+    let held = profile.writes_project().then(|| {
+        let paths = namespace::held_paths(root.path(), &input.command, background);
+        holds::Held::take_paths(root.path(), paths)
+    });
+    // The auto-run names as the fence found them (the namespaces, a
+    // profile that writes the project).
+    let (fence, mut notes, mut auto_run) = fence(root, input, profile, &place, background)?;
     if fence.has_proxy() {
         vars.extend(proxy::env_vars());
     }
+    let project = root.path();
+    let mut watch = auto_run
+        .as_mut()
+        .filter(|_| background)
+        .map(|before| move || before.look(project));
     let spec = process::Spec {
         program: &program,
         fence,
@@ -409,11 +424,12 @@ pub fn exec_shell(
         cgroups,
         held,
         stdin: None,
+        look: watch.as_mut().map(|look| look as &mut dyn FnMut()),
     };
     let outcome = process::run(spec, run);
     ahead::put_away(places);
-    if let Some(before) = &auto_run {
-        notes.extend(before.remove_made(root.path()));
+    if let Some(before) = auto_run {
+        notes.extend(before.finish(root.path()));
     }
     if profile.writes_project() && view::needs_toolchains(&input.command, &program) {
         if let Some(dir) = caches::dir() {
@@ -685,10 +701,11 @@ impl ServerParts {
             egress: &egress,
             tmp_bytes: Limits::default().tmp_bytes,
         };
-        let held = profile
-            .writes_project()
-            .then(|| holds::Held::take_paths(namespace::held_paths(root.path(), &name)));
-        let (fence, _notes) = fence(root, &input, profile, &place)?;
+        let held = profile.writes_project().then(|| {
+            let paths = namespace::held_paths(root.path(), &name, false);
+            holds::Held::take_paths(root.path(), paths)
+        });
+        let (fence, _notes, _auto_run) = fence(root, &input, profile, &place, false)?;
         if fence.has_proxy() {
             env.extend(proxy::env_vars());
         }
@@ -725,6 +742,7 @@ impl ServerParts {
             cgroups: &self.cgroups,
             held: None,
             stdin: None,
+            look: None,
         }
     }
 }
@@ -745,13 +763,20 @@ struct Place<'a> {
 const CACHES_FULL: &str = "Corral's caches are over their limit";
 
 /// The fence for one run: bwrap's namespaces where they can be made, else
-/// Landlock. Notes say what of the profile could not be applied.
+/// Landlock. Notes say what of the profile could not be applied. In the
+/// namespaces, a profile that writes the project: the auto-run names the
+/// fence holds, to find what the command makes of them.
 fn fence(
     root: &ProjectRoot,
     input: &ExecShellInput,
     profile: Profile,
     place: &Place<'_>,
-) -> Result<(process::Fence, Vec<String>)> {
+    background: bool,
+) -> Result<(
+    process::Fence,
+    Vec<String>,
+    Option<namespace::AutoRunBefore>,
+)> {
     let Place {
         tmpdir, tmp, cwd, ..
     } = *place;
@@ -777,8 +802,9 @@ fn fence(
                 None => tmp.path().join("mask"),
             };
             // The read-only profile masks secrets with them; an approved
-            // git holds its absent configuration names with them.
-            let masks = !profile.writes_project() || input.command == "git";
+            // git holds its absent configuration names with them, a
+            // background command the absent auto-run names of the root.
+            let masks = !profile.writes_project() || input.command == "git" || background;
             if prepared.is_none() && masks {
                 namespace::create_masks(&mask_dir)
                     .map_err(|e| Error::from_io(&e, &mask_dir.display().to_string()))?;
@@ -797,8 +823,14 @@ fn fence(
                 cwd,
                 caches: caches.as_deref(),
                 caches_full,
+                background,
             };
-            let (mut args, mut files, more) = namespace::argv(&layout);
+            let namespace::Built {
+                mut args,
+                mut files,
+                notes: more,
+                auto_run,
+            } = namespace::argv(&layout);
             notes.extend(more);
             let egress = profile.has_network().then(|| place.egress.clone());
             let seccomp = seccomp::filter_file().map_err(|e| {
@@ -821,6 +853,7 @@ fn fence(
                     egress,
                 },
                 notes,
+                auto_run,
             ))
         }
         Err(why) => {
@@ -828,7 +861,7 @@ fn fence(
             let why = format!(
                 "no namespaces ({why}): reads, metadata outside the project and the network were not fenced"
             );
-            Ok((process::Fence::Landlock { prepared, why }, Vec::new()))
+            Ok((process::Fence::Landlock { prepared, why }, Vec::new(), None))
         }
     }
 }

