@@ -15,7 +15,7 @@
 
 mod shell_common;
 
-use corral_sandbox::{self as shell, exec_shell, Limit, Limits, ShellRun};
+use corral_sandbox::{self as shell, exec_shell, ExecShellInput, Limit, Limits, ShellRun};
 use shell_common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -312,6 +312,60 @@ fn every_command_of_the_process_shares_one_budget() {
     let max = std::fs::read_to_string(budget.join("pids.max")).unwrap();
     assert_eq!(max.trim(), "40");
     println!("DONE every_command_of_the_process_shares_one_budget");
+}
+
+/// The budget is the process's, not a project's: a command in one project
+/// holding 20 `sleep`s leaves a command in another project of the same
+/// process too few of a budget of 50 to start 20 more (each alone could:
+/// node and bwrap take about ten more).
+/// A host opens one project per process, and its tasks (worktrees) run
+/// in that process: their commands share it so.
+#[test]
+fn commands_of_two_projects_in_one_process_share_the_budget() {
+    if !shell::namespaces_available() || !has_node() {
+        return;
+    }
+    if cgroup_parent("pids", &["pids.max"]).is_none() {
+        return;
+    }
+    let name = "commands_of_two_projects_in_one_process_share_the_budget";
+    if !in_a_copy(name, &[("CORRAL_PROCESS_BUDGET", "50".as_ref())]) {
+        return;
+    }
+    // Starts up to 20 `sleep`s and keeps them; says how far it got.
+    const SPAWN: &str = "const cp = require('child_process'); let failed = null; const kids = [];
+        for (let i = 0; i < 20 && !failed; i++) {
+          try { const c = cp.spawn('sleep', ['30']); c.on('error', (e) => { failed = e.code }); kids.push(c) }
+          catch (e) { failed = e.code }
+        }
+        setTimeout(() => { console.log('started=' + kids.length + ' failed=' + failed);
+          if (process.argv[1] === 'hold') setInterval(() => {}, 1000);
+          else for (const k of kids) try { k.kill() } catch (e) {} }, 300);";
+    let (_first_dir, first) = project();
+    let (_second_dir, second) = project();
+    let (tx, started) = std::sync::mpsc::channel();
+    let holding = ShellRun {
+        on_output: Some(std::sync::Arc::new(move |_, bytes: &[u8]| {
+            let _ = tx.send(String::from_utf8_lossy(bytes).into_owned());
+        })),
+        ..ShellRun::default()
+    };
+    let cancel = holding.cancel.clone();
+    let holder = std::thread::spawn(move || {
+        exec_shell(&first, &input("node", &["-e", SPAWN, "hold"]), &holding).unwrap()
+    });
+    let printed = started.recv_timeout(Duration::from_secs(30)).unwrap();
+    assert!(printed.contains("started=20 failed=null"), "{printed}");
+    let once = ExecShellInput {
+        timeout_secs: Some(20),
+        ..input("node", &["-e", SPAWN, "once"])
+    };
+    let out = exec_shell(&second, &once, &ShellRun::default()).unwrap();
+    cancel.cancel();
+    let _ = holder.join();
+    assert!(out.stdout.contains("failed=EAGAIN"), "{out:?}");
+    assert_eq!(out.limit_hit, Some(Limit::Processes), "{out:?}");
+    println!("DONE commands_of_two_projects_in_one_process_share_the_budget");
 }
 
 /// Corral's caches are bounded: once measured over their limit (1 MiB
