@@ -294,10 +294,12 @@ pub fn cli_beside_app() -> PathBuf {
 /// to. The app's state implements it, so this module does not name it.
 pub trait Routes: Send + Sync + 'static {
     fn remote(&self) -> Option<std::sync::Arc<RemoteProject>>;
-    /// The open project's commands, when it is open here.
-    fn here(&self) -> Option<ProjectCommands>;
-    /// The model's and the history's commands, always here.
-    fn model(&self) -> ModelCommands;
+    /// The open project's commands, when it is open here; with `task`,
+    /// that task's (its session on its worktree).
+    fn here(&self, task: Option<&str>) -> Result<Option<ProjectCommands>, Error>;
+    /// The model's and the history's commands, always here; with `task`,
+    /// its conversations' history.
+    fn model(&self, task: Option<&str>) -> ModelCommands;
     fn runs(&self) -> Arc<Runs>;
     fn domains(&self) -> Arc<DomainAnswers>;
     fn store(&self) -> Store;
@@ -321,16 +323,25 @@ pub fn route<R: Runtime, S: Routes>(
         let Some(state) = webview.try_state::<S>() else {
             return handler(invoke);
         };
-        let model = corral_host::command(&command)
-            .is_some_and(|c| c.serves == Serves::Model)
-            .then(|| state.model());
-        let (remote, here) = (state.remote(), state.here());
-        let (runs, domains, store) = (state.runs(), state.domains(), state.store());
         let args = match invoke.message.payload() {
             InvokeBody::Json(args) => args.clone(),
             InvokeBody::Raw(_) => Value::Null,
         };
         let (args, output) = take_output(args);
+        // A task's loop names its task: its session, its history.
+        let (args, task) = take_task(args);
+        let model = corral_host::command(&command)
+            .is_some_and(|c| c.serves == Serves::Model)
+            .then(|| state.model(task.as_deref()));
+        let remote = state.remote();
+        let here = match state.here(task.as_deref()) {
+            Ok(here) => here,
+            Err(error) => {
+                invoke.resolver.reject(json!(error));
+                return true;
+            }
+        };
+        let (runs, domains, store) = (state.runs(), state.domains(), state.store());
         let output = output.map(|id| id.channel_on::<R, Value>(webview));
         // A closed window cannot receive; the run goes on.
         let send = move |channel: &Channel<Value>, event: Value| {
@@ -379,6 +390,16 @@ pub fn route<R: Runtime, S: Routes>(
         });
         true
     }
+}
+
+/// The window's arguments without `task` (the task whose loop sent them),
+/// and that task.
+fn take_task(mut args: Value) -> (Value, Option<String>) {
+    let task = args
+        .as_object_mut()
+        .and_then(|args| args.remove("task"))
+        .and_then(|task| task.as_str().map(str::to_string));
+    (args, task)
 }
 
 /// The window's arguments without its channel (`on_output`, a command's

@@ -9,6 +9,7 @@ pub use corral_session::runs::Run;
 use crate::remote::RemoteProject;
 use crate::store::history::History;
 use crate::store::{ProjectInfo, Store};
+use corral_host::tasks::Tasks;
 use corral_session::mcp::McpServerStatus;
 use corral_session::runs::Runs;
 use corral_session::Session;
@@ -34,6 +35,9 @@ pub struct AppState {
     /// The answers about domains off the egress allowlist, kept beside the
     /// project's grants and ended with them.
     pub domains: Arc<corral_session::domains::DomainAnswers>,
+    /// The open project's tasks (a project here only), each session
+    /// opened on its worktree when first asked for; replaced with the project.
+    tasks: Mutex<Option<Arc<Tasks>>>,
 }
 
 /// Where the open project's session runs.
@@ -51,25 +55,34 @@ impl crate::remote::Routes for AppState {
         AppState::remote(self)
     }
 
-    fn here(&self) -> Option<corral_host::ProjectCommands> {
-        match lock(&self.open).as_ref() {
-            Some(OpenProject::Local(session)) => Some(corral_host::ProjectCommands {
-                session: session.clone(),
-                runs: self.runs.clone(),
-                domains: self.domains.clone(),
-            }),
-            _ => None,
-        }
+    fn here(&self, task: Option<&str>) -> Result<Option<corral_host::ProjectCommands>, Error> {
+        let session = match task {
+            Some(task) => Some(self.tasks()?.session(task)?),
+            None => match lock(&self.open).as_ref() {
+                Some(OpenProject::Local(session)) => Some(session.clone()),
+                _ => None,
+            },
+        };
+        Ok(session.map(|session| corral_host::ProjectCommands {
+            session,
+            runs: self.runs.clone(),
+            domains: self.domains.clone(),
+        }))
     }
 
-    fn model(&self) -> corral_host::ModelCommands {
+    fn model(&self, task: Option<&str>) -> corral_host::ModelCommands {
+        // A task's conversations are kept under its worktree's folder.
+        let project = match task {
+            Some(task) => Some(self.task_key(task)),
+            None => self.project_info().map(|info| info.root),
+        };
         corral_host::ModelCommands {
             model: Arc::new(corral_host::Model {
                 store: self.store.clone(),
                 fixed: None,
             }),
             history: self.history.clone(),
-            project: self.project_info().map(|info| info.root),
+            project,
             runs: self.runs.clone(),
         }
     }
@@ -101,8 +114,26 @@ impl AppState {
             runs: Arc::default(),
             history: Arc::new(History::new(store.data_dir())),
             domains: Arc::default(),
+            tasks: Mutex::new(None),
             store,
         }
+    }
+
+    /// The open project's tasks; `no_project_open` without a project, and
+    /// a clear error for a remote one (its tasks are not made there yet).
+    pub fn tasks(&self) -> Result<Arc<Tasks>, Error> {
+        self.session()?;
+        lock(&self.tasks)
+            .clone()
+            .ok_or_else(corral_session::no_project)
+    }
+
+    /// The key the history keeps the task `task`'s conversations under:
+    /// its worktree's folder (where it would be made: a task of another
+    /// project is no task of this one's).
+    pub fn task_key(&self, task: &str) -> String {
+        let folder = self.tasks().ok().map(|tasks| tasks.folder(task));
+        folder.map_or_else(|| format!("task:{task}"), |f| f.display().to_string())
     }
 
     /// The open project, or `no_project_open`.
@@ -209,7 +240,8 @@ impl AppState {
     /// lock: stopping them may take a few seconds.
     fn replace(&self, project: OpenProject) {
         let previous = lock(&self.open).replace(project);
-        drop(previous);
+        let tasks = lock(&self.tasks).take();
+        drop((previous, tasks));
         self.domains.clear();
     }
 
@@ -238,9 +270,16 @@ impl AppState {
             ..corral_session::Options::default()
         };
         let settings = Arc::new(self.store.clone());
-        let session = Arc::new(Session::open(path, settings, options)?);
+        let session = Arc::new(Session::open(path, settings.clone(), options)?);
         let info = info(session.root());
         self.replace(OpenProject::Local(session.clone()));
+        let tasks = self.task_options();
+        *lock(&self.tasks) = Some(Arc::new(Tasks::new(
+            session.root().path(),
+            data,
+            settings,
+            tasks,
+        )));
         // The servers start beside the window; their tools join once listed.
         tauri::async_runtime::spawn(async move { session.start_servers().await });
         // A failure to remember it is not a failure to open it.
@@ -248,11 +287,27 @@ impl AppState {
         Ok(info)
     }
 
+    /// How a task's session is opened: as the project's, on its worktree,
+    /// with the user's MCP servers; no search index of its own kept ahead
+    /// and no tree watch (the window shows the project's tree).
+    fn task_options(&self) -> impl Fn() -> corral_session::Options + Send + Sync + 'static {
+        let data = self.store.data_dir().to_path_buf();
+        let servers = self.mcp_servers();
+        move || corral_session::Options {
+            checkpoints: Some(data.clone()),
+            language_servers: true,
+            background_commands: true,
+            mcp_servers: servers.clone(),
+            ..corral_session::Options::default()
+        }
+    }
+
     /// Closes the project; its approvals go with it.
     pub fn close_project(&self) {
         // Taken out first: its background commands stop outside the lock.
         let closed = lock(&self.open).take();
-        drop(closed);
+        let tasks = lock(&self.tasks).take();
+        drop((closed, tasks));
         self.domains.clear();
     }
 

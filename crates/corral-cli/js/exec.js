@@ -229,12 +229,21 @@ ARGUMENTS: ${typed}`;
     { name: "model", description: "Choose the model for this conversation", headless: false },
     { name: "undo", description: "Put the project's files back as they were before the last message (shows the changes first)", headless: false },
     { name: "changes", description: "Show every file this conversation changed", headless: false },
-    { name: "settings", description: "Open the settings", headless: false }
+    { name: "settings", description: "Open the settings", headless: false },
+    {
+      name: "task",
+      description: "Start a task: the agent works on it in a worktree of its own, beside this conversation",
+      argumentHint: "<what to do>",
+      headless: false
+    }
   ];
   function builtInOf(text2) {
     const invocation = parseInvocation(text2);
-    if (invocation === null || invocation.args.trim() !== "") return null;
-    return BUILT_INS.find((builtIn) => builtIn.name === invocation.name) ?? null;
+    if (invocation === null) return null;
+    const builtIn = BUILT_INS.find((b) => b.name === invocation.name);
+    const args = invocation.args.trim();
+    if (builtIn === void 0 || args !== "" && builtIn.argumentHint === void 0) return null;
+    return { ...builtIn, args };
   }
 
   // src/lib/errors.ts

@@ -108,6 +108,11 @@ impl Tasks {
         &self.project
     }
 
+    /// Where the task `name`'s worktree is (or would be made).
+    pub fn folder(&self, name: &str) -> PathBuf {
+        worktree::home_of(&self.project, &self.data).join(name)
+    }
+
     /// Makes a new task's worktree (see [`worktree::make`]).
     pub fn make(&self, name: &str) -> Result<TaskInfo, Error> {
         let Worktree { path, branch } = worktree::make(&self.project, &self.data, name)?;

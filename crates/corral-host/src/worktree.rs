@@ -81,7 +81,7 @@ fn run(mut command: Command, what: &str) -> Result<String, Error> {
 
 /// Where `project`'s worktrees go under `data`: its folder's name and a
 /// short digest of its whole path, so two projects of one name differ.
-fn home_of(project: &Path, data: &Path) -> PathBuf {
+pub(crate) fn home_of(project: &Path, data: &Path) -> PathBuf {
     // FNV-1a: stable across builds, unlike the standard hasher.
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in project.as_os_str().as_encoded_bytes() {
@@ -232,7 +232,7 @@ fn committing(dir: &Path) -> Command {
 }
 
 /// What a merge did: the task's branch and the commit it landed as.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 pub struct Merged {
     pub branch: String,
     pub commit: String,

@@ -18,7 +18,9 @@ async fn with_history<T: Send + 'static>(
     state: &AppState,
     f: impl FnOnce(&History, &str) -> Result<T, Error> + Send + 'static,
 ) -> Result<T, Error> {
-    crate::remote::Routes::model(state).with_history(f).await
+    crate::remote::Routes::model(state, None)
+        .with_history(f)
+        .await
 }
 
 /// The open project's conversations, newest first. The project's

@@ -21,6 +21,7 @@ pub mod policy;
 pub mod project;
 pub mod sandbox;
 pub mod shell;
+pub mod tasks;
 pub mod updates;
 
 pub use corral_host::Command;
@@ -162,6 +163,31 @@ command_list! {
         conversation::export_conversation("id: string") -> "string | null";
         /// once, what became of a history that could not be used (moved aside)
         conversation::history_notice("") -> "string | null";
+    }
+    "Tasks" {
+        /// a git worktree of the open project on a new branch `corral/<slug of name>` (a number
+        /// added when taken), in the app's data folder; `invalid_input` for a project that is not
+        /// a git repository with a commit, and an error for a remote project. A task's loop names
+        /// it as `task` in every command of the loop's table: they run in its session, rooted at
+        /// its worktree, and its conversations are kept under its folder
+        tasks::task_new("name: string") -> "TaskInfo";
+        /// every task of the open project (those left by an earlier run or a crash too), its
+        /// change's size and its newest conversation; `at_once`: how many may run at once
+        tasks::task_list("") -> "TaskList";
+        /// its whole change against the commit it started from, committed or not
+        tasks::task_diff("task: string") -> "TaskDiff";
+        /// its changes committed on its branch, then merged into the project's current branch as
+        /// a merge commit. A conflict merges nothing (`io`, `details.files`); `prefer` (`task` or
+        /// `project`) says whose lines win where both changed the same ones
+        tasks::task_merge("task: string, prefer?: Side") -> "Merged";
+        /// its changes put in the project uncommitted (staged); refused while the project holds
+        /// uncommitted changes of its own, and a conflict leaves the project as it was
+        tasks::task_apply("task: string") -> "Applied";
+        /// its branch pushed to `remote` (`origin`) by the user's git; git's own words
+        tasks::task_push("task: string, remote?: string") -> "string";
+        /// its commands stopped, its worktree and branch removed; one not merged or holding
+        /// changes only with `force`
+        tasks::task_discard("task: string, force: boolean") -> "null";
     }
     "Updates" {
         /// the switch (`settings.check`, off until turned on) and the manifest's URL, the running

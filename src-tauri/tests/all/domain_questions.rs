@@ -131,7 +131,7 @@ fn a_domain_is_asked_about_once_per_conversation_and_no_answer_refuses() {
     assert_eq!(state.domains.answer("c2", DOMAIN), Some(true));
 
     // Ending a conversation (the window's command) ends its answers.
-    let here = state.here().unwrap();
+    let here = state.here(None).unwrap().unwrap();
     let ended = here.invoke("end_conversation", json!({"conversation": "c1"}), None);
     tauri::async_runtime::block_on(ended).unwrap();
     assert_eq!(state.domains.answer("c1", DOMAIN), None);

@@ -19,6 +19,7 @@ mod remote_project;
 mod search_index;
 mod shell_grants;
 mod shell_runs;
+mod tasks;
 mod tree_watch;
 mod updates;
 mod window;

@@ -150,6 +150,15 @@ fn wire() -> Vec<Wire> {
         store::history::TokenUsage,
         store::history::Appended,
         store::history::SearchHit,
+        corral_host::worktree::DiffSize,
+        corral_host::tasks::TaskInfo,
+        commands::tasks::TaskEntry,
+        commands::tasks::TaskList,
+        corral_host::worktree::TaskFile,
+        corral_host::worktree::TaskDiff,
+        corral_host::worktree::Side,
+        corral_host::worktree::Merged,
+        corral_host::worktree::Applied,
     ]
 }
 

@@ -11,7 +11,7 @@ import Chat from "./Chat.svelte";
 function setup() {
   const fake = fakeIpc([say("Sent.")]);
   const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, scheduleFrame: (run) => run(), instructions: NO_INSTRUCTIONS });
-  const onBuiltIn = { new: vi.fn(), model: vi.fn(), changes: vi.fn(), settings: vi.fn() };
+  const onBuiltIn = { new: vi.fn(), model: vi.fn(), changes: vi.fn(), settings: vi.fn(), task: vi.fn() };
   const compact = vi.spyOn(loop, "compact").mockResolvedValue();
   render(Chat, { props: { loop, onBuiltIn } });
   const box = screen.getByTestId("chat-input") as HTMLTextAreaElement;
@@ -31,6 +31,9 @@ describe("a built-in sent from the box", () => {
     await vi.waitFor(() => expect(t.onBuiltIn.new).toHaveBeenCalledTimes(1));
     await t.send("/model");
     await vi.waitFor(() => expect(t.onBuiltIn.model).toHaveBeenCalledTimes(1));
+    // /task takes what to do: the window starts a task with it.
+    await t.send("/task add a README");
+    await vi.waitFor(() => expect(t.onBuiltIn.task).toHaveBeenCalledWith("add a README"));
     expect(t.ipc.llmStream).not.toHaveBeenCalled();
     expect(screen.queryByTestId("message-user")).toBeNull();
   });

@@ -3,7 +3,7 @@
 import { writable } from "svelte/store";
 import { rank } from "./fuzzy";
 
-export type ActionId = "palette" | "new-conversation" | "stop" | "pick-file" | "focus-input" | "settings" | "close-project" | "changes";
+export type ActionId = "palette" | "new-task" | "new-conversation" | "stop" | "pick-file" | "focus-input" | "settings" | "close-project" | "changes";
 
 /** A key combination: `key` as KeyboardEvent.key gives it (letters lower-case). */
 export type Shortcut = { key: string; ctrl?: boolean; shift?: boolean };
@@ -19,6 +19,7 @@ export type Action = {
 
 export const ACTIONS: readonly Action[] = [
   { id: "new-conversation", title: "New conversation", shortcuts: [{ key: "n", ctrl: true, shift: true }] },
+  { id: "new-task", title: "New task (in a worktree of its own)", shortcuts: [{ key: "t", ctrl: true, shift: true }] },
   { id: "stop", title: "Stop", shortcuts: [{ key: "Escape" }], handledElsewhere: true },
   { id: "pick-file", title: "Pick a file", shortcuts: [{ key: "p", ctrl: true }] },
   { id: "focus-input", title: "Focus the message box", shortcuts: [{ key: "l", ctrl: true }] },

@@ -2,7 +2,7 @@
 // src-tauri/tests/all/command_list.rs; do not edit.
 // After changing the list: UPDATE_COMMANDS=1 cargo test -p corral --test all -- command_list::
 import type { Channel } from "@tauri-apps/api/core";
-import type { Appended, ApprovalAnswer, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, Customization, DomainQuestion, GrantEntry, HookOutcome, HookRequest, HookStatus, IndexStatus, InstalledUpdate, Launch, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SandboxLimits, SavedRule, SearchHit, Settings, SettingsInput, SetupSource, ShellConfig, ShellEvent, SkillFile, Ticket, ToolSpec, TreeChanges, UpdateOffer, UpdateSettings, UpdateStatus } from "./types";
+import type { Appended, Applied, ApprovalAnswer, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, Customization, DomainQuestion, GrantEntry, HookOutcome, HookRequest, HookStatus, IndexStatus, InstalledUpdate, Launch, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, Merged, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SandboxLimits, SavedRule, SearchHit, Settings, SettingsInput, SetupSource, ShellConfig, ShellEvent, Side, SkillFile, TaskDiff, TaskInfo, TaskList, Ticket, ToolSpec, TreeChanges, UpdateOffer, UpdateSettings, UpdateStatus } from "./types";
 
 /** Every command of the app: its arguments and what it resolves to (docs/ipc.md). */
 export type Commands = {
@@ -70,6 +70,13 @@ export type Commands = {
   conversation_markdown: { args: { id: string }; result: string };
   export_conversation: { args: { id: string }; result: string | null };
   history_notice: { args: Record<string, never>; result: string | null };
+  task_new: { args: { name: string }; result: TaskInfo };
+  task_list: { args: Record<string, never>; result: TaskList };
+  task_diff: { args: { task: string }; result: TaskDiff };
+  task_merge: { args: { task: string, prefer?: Side }; result: Merged };
+  task_apply: { args: { task: string }; result: Applied };
+  task_push: { args: { task: string, remote?: string }; result: string };
+  task_discard: { args: { task: string, force: boolean }; result: null };
   update_status: { args: Record<string, never>; result: UpdateStatus };
   save_update_settings: { args: { settings: UpdateSettings }; result: UpdateStatus };
   check_update: { args: Record<string, never>; result: UpdateOffer | null };
@@ -142,6 +149,13 @@ export const COMMAND_NAMES = [
   "conversation_markdown",
   "export_conversation",
   "history_notice",
+  "task_new",
+  "task_list",
+  "task_diff",
+  "task_merge",
+  "task_apply",
+  "task_push",
+  "task_discard",
   "update_status",
   "save_update_settings",
   "check_update",

@@ -9,7 +9,7 @@ import { getCurrentWindow } from "@tauri-apps/api/window";
 import { agentIpc, type ChannelKey, type Transport } from "./agent/agentIpc";
 import type { CommandName, Commands } from "./commands";
 import { toWireError, wireError } from "./errors";
-import type { DomainQuestion, Launch, LlmTarget, McpSettings, Notice, SavedRule, SettingsInput, UpdateSettings } from "./types";
+import type { DomainQuestion, Launch, LlmTarget, McpSettings, Notice, SavedRule, SettingsInput, Side, UpdateSettings } from "./types";
 
 export type { Consent, OpenPart } from "./agent/agentIpc";
 
@@ -49,10 +49,57 @@ const tauri: Transport = {
   },
 };
 
+/**
+ * The project's commands of the table besides the loop's own, over
+ * `transport`: a task's go to its session as the project's go to the
+ * project's.
+ */
+function projectIpc(transport: Transport) {
+  const call = transport.call.bind(transport);
+  return {
+    /** The user's answer about a domain off the egress allowlist; false if the question no longer waits. */
+    answerDomain: (id: string, allow: boolean) => call("answer_domain", { id, allow }),
+    // The open project's search index, built in the background when it opens
+    searchIndexStatus: () => call("search_index_status", {}),
+    /** The open project's folders whose entries changed after batch `since` (the file tree polls it). */
+    treeChanges: (since: number) => call("tree_changes", { since }),
+    mcpStatus: () => call("mcp_status", {}),
+    restartMcpServer: (name: string) => call("restart_mcp_server", { name }),
+    // The open project's background commands (the Processes panel)
+    listProcesses: () => call("list_processes", {}),
+    processOutput: (runId: string, sinceByte: number) => call("process_output", { run_id: runId, since_byte: sinceByte }),
+    stopProcess: (runId: string) => call("stop_process", { run_id: runId }),
+    // Checkpoints: taken before every call that can change the project.
+    listCheckpoints: () => call("list_checkpoints", {}),
+    /** What restoring `id` (or only `path`) would change: now (before) against the checkpoint (after). */
+    checkpointDiff: (id: string, path?: string) => call("checkpoint_diff", { id, ...(path === undefined ? {} : { path }) }),
+    /** What changed from `from` to `to` (or to the project as it is). */
+    compareCheckpoints: (from: string, to?: string) => call("compare_checkpoints", { from, ...(to === undefined ? {} : { to }) }),
+    restoreCheckpoint: (id: string, path?: string) => call("restore_checkpoint", { id, ...(path === undefined ? {} : { path }) }),
+    /** What undoing only the call checkpoint `id` was taken before would do, and which of its paths changed again since. */
+    callUndoDiff: (id: string) => call("call_undo_diff", { id }),
+    /** Puts back what that one call changed, and nothing else. */
+    undoCall: (id: string) => call("undo_call", { id }),
+    checkpointNotice: () => call("checkpoint_notice", {}),
+  };
+}
+
 export const ipc = {
   // The agent loop's commands (agent/agentIpc.ts): policy and grants, tools,
   // hooks, custom commands and skills, the model, the conversation's history.
   ...agentIpc(tauri),
+  // The project's other commands of the table.
+  ...projectIpc(tauri),
+
+  // Tasks: each a git worktree of the project with conversations of its own (taskIpc reaches its session)
+  taskNew: (name: string) => call("task_new", { name }),
+  taskList: () => call("task_list"),
+  taskDiff: (task: string) => call("task_diff", { task }),
+  /** `prefer`: whose lines win where the task and the project changed the same ones. */
+  taskMerge: (task: string, prefer?: Side) => call("task_merge", prefer === undefined ? { task } : { task, prefer }),
+  taskApply: (task: string) => call("task_apply", { task }),
+  taskPush: (task: string, remote?: string) => call("task_push", remote === undefined ? { task } : { task, remote }),
+  taskDiscard: (task: string, force: boolean) => call("task_discard", { task, force }),
 
   // Project
   /** A folder here or a remote one (`ssh://…`, `user@host:/path`); `installRemote`: the user agreed to copy corral-cli there. */
@@ -78,8 +125,6 @@ export const ipc = {
       onLaunch.onmessage = () => undefined;
     };
   },
-  /** The user's answer about a domain off the egress allowlist; false if the question no longer waits. */
-  answerDomain: (id: string, allow: boolean) => call("answer_domain", { id, allow }),
   /** Questions about domains (and their closing) as the app sends them; resolves to the unsubscribe. */
   onDomainQuestion: async (handler: (question: DomainQuestion) => void): Promise<() => void> => {
     const onQuestion = new Channel<DomainQuestion>();
@@ -97,10 +142,6 @@ export const ipc = {
   removeRule: (rule: SavedRule) => call("remove_rule", { rule }),
   /** The sandbox's limits per command and for all commands at once, as Rust sets them (Settings shows them). */
   sandboxLimits: () => call("sandbox_limits"),
-  // The open project's search index, built in the background when it opens
-  searchIndexStatus: () => call("search_index_status"),
-  /** The open project's folders whose entries changed after batch `since` (the file tree polls it). */
-  treeChanges: (since: number) => call("tree_changes", { since }),
   /** The system clipboard's image as PNG bytes (empty: none); a paste WebKitGTK gave no image for. */
   clipboardImage: () => call("clipboard_image"),
   /** A desktop notification with the app's own words; false when the setting is off. */
@@ -113,28 +154,6 @@ export const ipc = {
   // The user's MCP servers (kept in the app's config; values of their variables never come back)
   mcpSettings: () => call("mcp_settings"),
   saveMcpSettings: (settings: McpSettings) => call("save_mcp_settings", { settings }),
-  mcpStatus: () => call("mcp_status"),
-  restartMcpServer: (name: string) => call("restart_mcp_server", { name }),
-  // The open project's background commands (the Processes panel)
-  listProcesses: () => call("list_processes"),
-  processOutput: (runId: string, sinceByte: number) =>
-    call("process_output", { run_id: runId, since_byte: sinceByte }),
-  stopProcess: (runId: string) => call("stop_process", { run_id: runId }),
-
-  // Checkpoints: taken before every call that can change the project.
-  listCheckpoints: () => call("list_checkpoints"),
-  /** What restoring `id` (or only `path`) would change: now (before) against the checkpoint (after). */
-  checkpointDiff: (id: string, path?: string) =>
-    call("checkpoint_diff", { id, ...(path === undefined ? {} : { path }) }),
-  /** What changed from `from` to `to` (or to the project as it is). */
-  compareCheckpoints: (from: string, to?: string) =>
-    call("compare_checkpoints", { from, ...(to === undefined ? {} : { to }) }),
-  restoreCheckpoint: (id: string, path?: string) =>
-    call("restore_checkpoint", { id, ...(path === undefined ? {} : { path }) }),
-  /** What undoing only the call checkpoint `id` was taken before would do, and which of its paths changed again since. */
-  callUndoDiff: (id: string) => call("call_undo_diff", { id }),
-  /** Puts back what that one call changed, and nothing else. */
-  undoCall: (id: string) => call("undo_call", { id }),
 
   // LLM
   getSettings: () => call("get_settings"),
@@ -158,7 +177,6 @@ export const ipc = {
   conversationMarkdown: (id: string) => call("conversation_markdown", { id }),
   exportConversation: (id: string) => call("export_conversation", { id }),
   historyNotice: () => call("history_notice"),
-  checkpointNotice: () => call("checkpoint_notice"),
 
   // Window
   async setWindowTitle(title: string): Promise<void> {
@@ -172,3 +190,16 @@ export const ipc = {
 };
 
 export type Ipc = typeof ipc;
+
+/**
+ * The window's IPC for the task `task`: every command of the loop's table
+ * names it (`task`), so Rust runs it in the task's session, rooted at its
+ * worktree, and keeps its conversations apart; the window's own commands
+ * are the project's.
+ */
+export function taskIpc(task: string): Ipc {
+  const transport: Transport = {
+    call: (command, args, onEvent) => tauri.call(command, { ...args, task } as typeof args, onEvent),
+  };
+  return { ...ipc, ...agentIpc(transport), ...projectIpc(transport) };
+}

@@ -1180,7 +1180,12 @@ context_window?: number, mode: Mode,
  * A desktop notification when a reply finishes or an approval waits
  * while the window is not focused (a settings file from before it: on).
  */
-notifications: boolean, };
+notifications: boolean, 
+/**
+ * How many of a project's tasks may run at once (none: half the
+ * machine's cores, at least one); a task started over it waits.
+ */
+tasks_at_once?: number, };
 
 export type Settings = { has_api_key: boolean, provider: Provider, base_url: string, model: string, max_tokens: number, 
 /**
@@ -1192,7 +1197,12 @@ context_window?: number, mode: Mode,
  * A desktop notification when a reply finishes or an approval waits
  * while the window is not focused (a settings file from before it: on).
  */
-notifications: boolean, };
+notifications: boolean, 
+/**
+ * How many of a project's tasks may run at once (none: half the
+ * machine's cores, at least one); a task started over it waits.
+ */
+tasks_at_once?: number, };
 
 export type SettingsInput = { 
 /**
@@ -1208,7 +1218,12 @@ context_window?: number, mode: Mode,
  * A desktop notification when a reply finishes or an approval waits
  * while the window is not focused (a settings file from before it: on).
  */
-notifications: boolean, };
+notifications: boolean, 
+/**
+ * How many of a project's tasks may run at once (none: half the
+ * machine's cores, at least one); a task started over it waits.
+ */
+tasks_at_once?: number, };
 
 export type ProjectInfo = { root: string, name: string, };
 
@@ -1302,6 +1317,80 @@ export type TokenUsage = { input_tokens: number, output_tokens: number, };
 export type Appended = { conversation: string, seq: number, };
 
 export type SearchHit = { conversation: string, title: string, seq: number, snippet: string, updated_ms: number, };
+
+export type DiffSize = { files: number, added: number, removed: number, };
+
+export type TaskInfo = { 
+/**
+ * Its name: the branch's part after `corral/`.
+ */
+name: string, branch: string, 
+/**
+ * Its worktree.
+ */
+path: string, 
+/**
+ * It holds changes not committed on its branch yet.
+ */
+changed: boolean, 
+/**
+ * Its whole change against where it started.
+ */
+size: DiffSize, };
+
+export type TaskEntry = { 
+/**
+ * Its newest conversation's id, if it has one.
+ */
+conversation: string | null, 
+/**
+ * Its name: the branch's part after `corral/`.
+ */
+name: string, branch: string, 
+/**
+ * Its worktree.
+ */
+path: string, 
+/**
+ * It holds changes not committed on its branch yet.
+ */
+changed: boolean, 
+/**
+ * Its whole change against where it started.
+ */
+size: DiffSize, };
+
+export type TaskList = { tasks: Array<TaskEntry>, 
+/**
+ * The `tasks_at_once` setting, or half the cores (at least one).
+ */
+at_once: number, };
+
+export type TaskFile = { path: string, 
+/**
+ * `added`, `modified` or `deleted`.
+ */
+status: string, 
+/**
+ * Its text at the base (`null`: absent, or not text).
+ */
+before: string | null, 
+/**
+ * Its text in the task (`null`: absent, or not text).
+ */
+after: string | null, };
+
+export type TaskDiff = { branch: string, 
+/**
+ * The commit it started from (where its branch and the project's meet).
+ */
+base: string, files: Array<TaskFile>, };
+
+export type Side = "task" | "project";
+
+export type Merged = { branch: string, commit: string, };
+
+export type Applied = { branch: string, files: Array<string>, };
 
 /** The image types a message may carry. */
 export const IMAGE_TYPES: readonly string[] = ["image/png", "image/jpeg", "image/gif", "image/webp"];

@@ -6,7 +6,7 @@
 // and refuses the others with a clear error.
 import { parseInvocation } from "./slashCommands";
 
-export type BuiltInName = "compact" | "new" | "model" | "undo" | "changes" | "settings";
+export type BuiltInName = "compact" | "new" | "model" | "undo" | "changes" | "settings" | "task";
 
 export type BuiltIn = {
   name: BuiltInName;
@@ -23,11 +23,23 @@ export const BUILT_INS: readonly BuiltIn[] = [
   { name: "undo", description: "Put the project's files back as they were before the last message (shows the changes first)", headless: false },
   { name: "changes", description: "Show every file this conversation changed", headless: false },
   { name: "settings", description: "Open the settings", headless: false },
+  {
+    name: "task",
+    description: "Start a task: the agent works on it in a worktree of its own, beside this conversation",
+    argumentHint: "<what to do>",
+    headless: false,
+  },
 ];
 
-/** The built-in `text` invokes (`/compact`, with nothing after the name), or null. */
-export function builtInOf(text: string): BuiltIn | null {
+/**
+ * The built-in `text` invokes, with what follows its name (`args`), or
+ * null: one that takes no arguments (no `argumentHint`) must stand alone.
+ */
+export function builtInOf(text: string): (BuiltIn & { args: string }) | null {
   const invocation = parseInvocation(text);
-  if (invocation === null || invocation.args.trim() !== "") return null;
-  return BUILT_INS.find((builtIn) => builtIn.name === invocation.name) ?? null;
+  if (invocation === null) return null;
+  const builtIn = BUILT_INS.find((b) => b.name === invocation.name);
+  const args = invocation.args.trim();
+  if (builtIn === undefined || (args !== "" && builtIn.argumentHint === undefined)) return null;
+  return { ...builtIn, args };
 }

@@ -1,0 +1,188 @@
+//! A project's tasks through the window's commands: a task's loop names it
+//! in the table's commands, which then run in its session, rooted at its
+//! worktree; a task cannot reach the project's folder or another task's
+//! worktree, by a file tool or by a command; its conversations are its
+//! own; and tasks are reviewed, merged (a conflict settled by choosing a
+//! side) and discarded.
+
+use crate::window::{app_on, tool_args};
+use corral_testkit::Project;
+use serde_json::{json, Value};
+
+/// `call_tool`'s arguments in the task `task`.
+fn in_task(task: &str, name: &str, flat: Value) -> Value {
+    let mut args = tool_args(name, flat);
+    args["task"] = json!(task);
+    args
+}
+
+#[test]
+fn a_task_works_in_its_worktree_and_reaches_nothing_else() {
+    let app = app_on(Project::new().file("a.txt", "one\n").git());
+    app.open_in_full_auto();
+    let one = app.invoke("task_new", json!({"name": "One"})).unwrap();
+    let two = app.invoke("task_new", json!({"name": "two"})).unwrap();
+    assert_eq!(
+        (one["name"].as_str(), one["branch"].as_str()),
+        (Some("one"), Some("corral/one"))
+    );
+    let (one_dir, two_dir) = (
+        std::path::PathBuf::from(one["path"].as_str().unwrap()),
+        std::path::PathBuf::from(two["path"].as_str().unwrap()),
+    );
+    assert!(
+        !one_dir.starts_with(&app.project),
+        "a worktree inside the project"
+    );
+
+    // A file tool writes in the task's worktree only.
+    app.invoke(
+        "call_tool",
+        in_task(
+            "one",
+            "write_file",
+            json!({"path": "b.txt", "content": "from one\n"}),
+        ),
+    )
+    .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(one_dir.join("b.txt")).unwrap(),
+        "from one\n"
+    );
+    assert!(!app.project.join("b.txt").exists());
+    assert!(!two_dir.join("b.txt").exists());
+    for outside in [app.project.join("c.txt"), two_dir.join("c.txt")] {
+        let e = app
+            .invoke(
+                "call_tool",
+                in_task(
+                    "one",
+                    "write_file",
+                    json!({"path": outside, "content": "x"}),
+                ),
+            )
+            .unwrap_err();
+        assert_eq!(e["code"], "path_outside_root", "{e}");
+        assert!(!outside.exists());
+    }
+
+    // A command runs in the worktree, and the fence holds it there: code
+    // that writes the project's folder or the other task's fails.
+    let listed = app
+        .invoke(
+            "call_tool",
+            in_task("one", "exec_shell", json!({"command": "ls"})),
+        )
+        .unwrap();
+    assert!(
+        listed["stdout"].as_str().unwrap().contains("b.txt"),
+        "{listed}"
+    );
+    if corral_testkit::fenced(&["/usr/bin/node"]) {
+        let write = |target: &std::path::Path| {
+            let code = format!(
+                "require('fs').writeFileSync({:?}, 'x')",
+                target.display().to_string()
+            );
+            app.invoke(
+                "call_tool",
+                in_task(
+                    "one",
+                    "exec_shell",
+                    json!({"command": "node", "args": ["-e", code]}),
+                ),
+            )
+        };
+        // It runs: a write in its own worktree lands.
+        write(&one_dir.join("inside.txt")).unwrap();
+        assert!(one_dir.join("inside.txt").exists());
+        for target in [app.project.join("escape.txt"), two_dir.join("escape.txt")] {
+            let _ = write(&target);
+            assert!(
+                !target.exists(),
+                "a task's command wrote {}",
+                target.display()
+            );
+        }
+    }
+
+    // Its conversations are its own: the project's list does not hold them.
+    let appended = app
+        .invoke(
+            "append_entry",
+            json!({"task": "one", "entry": {"kind": "user", "id": "u1", "text": "in the task"}}),
+        )
+        .unwrap();
+    let listed = app.invoke("list_conversations", json!({})).unwrap();
+    assert_eq!(
+        listed,
+        json!([]),
+        "the task's conversation is in the project's list"
+    );
+    let tasks = app.invoke("task_list", json!({})).unwrap();
+    assert!(tasks["at_once"].as_u64().unwrap() >= 1);
+    let first = &tasks["tasks"][0];
+    assert_eq!(first["name"], "one");
+    assert_eq!(first["conversation"], appended["conversation"]);
+    assert!(first["size"]["files"].as_u64().unwrap() >= 1, "{first}");
+
+    // A name that is no task is not found, and nothing runs.
+    let e = app
+        .invoke(
+            "call_tool",
+            in_task("nope", "write_file", json!({"path": "x", "content": "x"})),
+        )
+        .unwrap_err();
+    assert_eq!(e["code"], "not_found", "{e}");
+}
+
+#[test]
+fn tasks_are_reviewed_merged_with_a_side_chosen_and_discarded() {
+    let app = app_on(Project::new().file("a.txt", "one\n").git());
+    app.open_in_full_auto();
+    for (name, text) in [("first", "first's line\n"), ("second", "second's line\n")] {
+        app.invoke("task_new", json!({"name": name})).unwrap();
+        app.invoke(
+            "call_tool",
+            in_task(
+                name,
+                "write_file",
+                json!({"path": "a.txt", "content": text}),
+            ),
+        )
+        .unwrap();
+    }
+    let diff = app.invoke("task_diff", json!({"task": "first"})).unwrap();
+    assert_eq!(diff["files"][0]["path"], "a.txt");
+    assert_eq!(diff["files"][0]["before"], "one\n");
+    assert_eq!(diff["files"][0]["after"], "first's line\n");
+
+    app.invoke("task_merge", json!({"task": "first"})).unwrap();
+    let e = app
+        .invoke("task_merge", json!({"task": "second"}))
+        .unwrap_err();
+    assert_eq!(e["details"]["files"], json!(["a.txt"]), "{e}");
+    assert_eq!(app.kit.read("a.txt").as_deref(), Some("first's line\n"));
+    app.invoke("task_merge", json!({"task": "second", "prefer": "task"}))
+        .unwrap();
+    assert_eq!(app.kit.read("a.txt").as_deref(), Some("second's line\n"));
+
+    app.invoke("task_discard", json!({"task": "first", "force": false}))
+        .unwrap();
+    let left = app.invoke("task_list", json!({})).unwrap();
+    let names: Vec<&str> = left["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["second"]);
+    // Its session is gone with it: a call in it is not found.
+    let e = app
+        .invoke(
+            "call_tool",
+            in_task("first", "read_file", json!({"path": "a.txt"})),
+        )
+        .unwrap_err();
+    assert_eq!(e["code"], "not_found", "{e}");
+}

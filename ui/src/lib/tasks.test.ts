@@ -1,0 +1,93 @@
+// The task board: each task a loop of its own over its own IPC, at most
+// `at_once` running, the others waiting in line and saying so; a state per
+// task from its loop's; tasks an earlier run left are listed and go on.
+import { describe, expect, it, vi } from "vitest";
+import { deferred, fakeIpc, say, type Turn } from "../test/fakeIpc";
+import type { Ipc } from "./ipc";
+import { lastLine, nameFrom, TaskBoard, type TaskRow } from "./tasks";
+import type { TaskEntry, TaskInfo } from "./types";
+
+const info = (name: string): TaskInfo => ({
+  name,
+  branch: `corral/${name}`,
+  path: `/data/worktrees/app/${name}`,
+  changed: false,
+  size: { files: 0, added: 0, removed: 0 },
+});
+
+/** A turn that says `text` once `gate` opens. */
+const held = (gate: Promise<void>, text: string): Turn => async (emit) => {
+  await gate;
+  say(text)(emit);
+};
+
+function setup(atOnce: number, turns: Record<string, Turn[]>, left: TaskEntry[] = []) {
+  const fakes = Object.fromEntries(Object.entries(turns).map(([name, t]) => [name, fakeIpc(t)]));
+  const made: TaskEntry[] = [...left];
+  const ipc = {
+    taskList: vi.fn(async () => ({ tasks: made, at_once: atOnce })),
+    taskNew: vi.fn(async (name: string) => {
+      const task = info(name);
+      made.push({ ...task, conversation: null });
+      return task;
+    }),
+  } as unknown as Ipc;
+  const board = new TaskBoard({ ipc, ipcFor: (name) => fakes[name].ipc as unknown as Ipc });
+  let rows: TaskRow[] = [];
+  board.rows.subscribe((r) => (rows = r));
+  return { board, fakes, ipc, rows: () => rows };
+}
+
+describe("the task board", () => {
+  it("runs at most at_once tasks; the next waits for a slot and starts when one ends", async () => {
+    const gate = deferred<void>();
+    const t = setup(1, { one: [held(gate.promise, "One done.")], two: [say("Two done.")] });
+    await t.board.load();
+    expect(await t.board.start("do one", "one")).toBe("one");
+    await t.board.start("do two", "two");
+    await vi.waitFor(() => expect(t.rows().map((r) => [r.name, r.status])).toEqual([
+      ["one", "running"],
+      ["two", "waiting for a slot"],
+    ]));
+    expect(t.rows()[1].last).toBe("do two");
+    expect(t.fakes.two.ipc.llmStream).not.toHaveBeenCalled();
+    gate.resolve();
+    await vi.waitFor(() => expect(t.rows().map((r) => r.status)).toEqual(["done", "done"]));
+    expect(t.fakes.two.ipc.llmStream).toHaveBeenCalledTimes(1);
+    expect(t.rows().map((r) => r.last)).toEqual(["One done.", "Two done."]);
+  });
+
+  it("runs several side by side when at_once allows", async () => {
+    const gate = deferred<void>();
+    const t = setup(3, {
+      a: [held(gate.promise, "A.")],
+      b: [held(gate.promise, "B.")],
+      c: [held(gate.promise, "C.")],
+    });
+    await t.board.load();
+    for (const name of ["a", "b", "c"]) await t.board.start(`task ${name}`, name);
+    await vi.waitFor(() => expect(t.rows().map((r) => r.status)).toEqual(["running", "running", "running"]));
+    gate.resolve();
+    await vi.waitFor(() => expect(t.rows().every((r) => r.status === "done")).toBe(true));
+  });
+
+  it("lists the tasks an earlier run left and opens each one's newest conversation", async () => {
+    const t = setup(2, { old: [] }, [{ ...info("old"), size: { files: 2, added: 5, removed: 1 }, conversation: "conv-1" }]);
+    await t.board.load();
+    expect(t.fakes.old.ipc.openConversation).toHaveBeenCalledWith("conv-1", expect.anything());
+    expect(t.rows()).toMatchObject([{ name: "old", size: { files: 2 } }]);
+  });
+
+  it("says why a task could not be made", async () => {
+    const t = setup(1, {});
+    vi.mocked(t.ipc.taskNew).mockRejectedValueOnce({ code: "invalid_input", message: "not a git repository", retryable: false, details: {} });
+    expect(await t.board.start("x")).toBeNull();
+    expect(t.board.error.get()?.message).toBe("not a git repository");
+  });
+
+  it("names a task from its prompt's first words", () => {
+    expect(nameFrom("  fix the flaky login test please now ")).toBe("fix the flaky login test");
+    expect(nameFrom("   ")).toBe("task");
+    expect(lastLine({ items: [{ kind: "assistant", id: "1", text: "First\nsecond", streaming: false }] } as never)).toBe("First");
+  });
+});
