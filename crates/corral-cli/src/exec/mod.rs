@@ -227,6 +227,15 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
                 }
                 None => args.root.clone(),
             };
+            // A task's session is judged with the project's rules and trust.
+            let settings: Arc<dyn corral_session::Settings> = if root == args.root {
+                settings
+            } else {
+                Arc::new(corral_host::tasks::TaskSettings {
+                    inner: settings,
+                    project: args.root.clone(),
+                })
+            };
             let session = Arc::new(Session::open(&root, settings, options).map_err(failed)?);
             let status = serde_json::to_value(session.hook_status()).ok();
             skipped_hooks(status.as_ref(), args.trust_project_hooks, render);
