@@ -473,6 +473,13 @@ impl AutoRunBefore {
     /// says what was removed, while it ran too.
     pub(crate) fn finish(mut self, root: &Path) -> Vec<String> {
         self.look_held(root);
+        let (below, _) = walks::auto_run_paths(root, &AGENT_CONFIG);
+        // The same walk as at the start, kept: no folder it entered
+        // changed, and the root has the names it had (its listing, but
+        // `.claude` and `.codex`): nothing was made.
+        if std::sync::Arc::ptr_eq(&below, &self.below) {
+            return self.notes;
+        }
         let mut made: Vec<PathBuf> = self.absent.iter().map(|name| root.join(name)).collect();
         // Another command's hold may have made one since (a background
         // command started meanwhile): its mount point stays, emptied.
@@ -481,13 +488,9 @@ impl AutoRunBefore {
         let mut notes = remove_made(root, &held, true);
         notes.extend(remove_made(root, &free, false));
         self.note(notes);
-        let (below, _) = walks::auto_run_paths(root, &AGENT_CONFIG);
-        // The same walk as at the start (kept): nothing was made.
-        if !std::sync::Arc::ptr_eq(&below, &self.below) {
-            let made: Vec<PathBuf> = below.iter().filter(|p| self.is_new(p)).cloned().collect();
-            let notes = remove_made(root, &made, false);
-            self.note(notes);
-        }
+        let made: Vec<PathBuf> = below.iter().filter(|p| self.is_new(p)).cloned().collect();
+        let notes = remove_made(root, &made, false);
+        self.note(notes);
         self.notes
     }
 }
