@@ -5,8 +5,8 @@
 // change the same line of shared.txt. The list shows their states; the
 // first is merged, the second conflicts and the user chooses its lines,
 // the third is discarded. The project's history then holds exactly the two
-// merges, the project's folder was never written by a task, and the task
-// list says so after a restart.
+// merges, the project's folder was never written by a task, and no
+// worktree or branch of a task is left.
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -89,7 +89,10 @@ test("three tasks side by side: interleaved, merged with a side chosen, one disc
       await app.waitFor(`${tid("task-review-file")}[data-path="shared.txt"]`, { what: "alpha's review" });
       await app.screenshot("task-review");
       await app.click(tid("task-merge"));
-      await app.waitFor(tid("task-done"), { what: "alpha merged" });
+      const landed = await app.waitFor(tid("task-landed"), { what: "alpha merged" });
+      assert.match(landed.text, /Merged corral\/alpha/);
+      // Merged, it is done: its worktree and branch went, and so did its row.
+      await app.waitGone(row("alpha"));
 
       // beta conflicts on shared.txt: nothing merges until a side is chosen.
       await app.click(row("beta"));
@@ -99,7 +102,8 @@ test("three tasks side by side: interleaved, merged with a side chosen, one disc
       assert.match(conflict.text, /shared\.txt/);
       assert.equal(fs.readFileSync(path.join(app.dirs.project, "shared.txt"), "utf8"), "alpha's line\n");
       await app.click(tid("task-prefer-task"));
-      await app.waitFor(tid("task-done"), { what: "beta merged with its lines" });
+      await app.waitFor(tid("task-landed"), { check: (e) => /corral\/beta/.test(e.text), what: "beta merged with its lines" });
+      await app.waitGone(row("beta"));
       assert.equal(fs.readFileSync(path.join(app.dirs.project, "shared.txt"), "utf8"), "beta's line\n");
 
       // gamma is discarded after a confirmation.
@@ -114,16 +118,9 @@ test("three tasks side by side: interleaved, merged with a side chosen, one disc
       assert.ok(fs.existsSync(path.join(app.dirs.project, "a.txt")));
       assert.ok(fs.existsSync(path.join(app.dirs.project, "b.txt")));
       assert.ok(!fs.existsSync(path.join(app.dirs.project, "c.txt")));
-      assert.deepEqual(
-        git(app.dirs.project, "branch", "--list", "corral/*").split("\n").map((b) => b.replace(/^[*+ ]+/, "")).sort(),
-        ["corral/alpha", "corral/beta"],
-      );
-
-      // After a restart the tasks left are listed again, with their conversations.
-      await app.restart();
-      await app.waitFor(row("alpha"), { what: "alpha listed after the restart" });
-      await app.waitFor(`${row("beta")}[data-status="done"]`, { what: "beta's conversation opened again" });
-      assert.equal((await app.query(row("gamma"))).length, 0);
+      // Nothing of the tasks is left: no branch, no worktree.
+      assert.equal(git(app.dirs.project, "branch", "--list", "corral/*"), "");
+      assert.equal(git(app.dirs.project, "worktree", "list", "--porcelain").split("\n\n").length, 1);
     },
   );
 });

@@ -236,6 +236,9 @@ fn committing(dir: &Path) -> Command {
 pub struct Merged {
     pub branch: String,
     pub commit: String,
+    /// Its worktree and branch were removed after the merge (they stay
+    /// where git would not remove them cleanly).
+    pub removed: bool,
 }
 
 /// Which side wins where the task and the project changed the same lines
@@ -318,9 +321,14 @@ pub fn merge(project: &Path, name: &str, prefer: Option<Side>) -> Result<Merged,
     }
     let mut head = git(project);
     head.args(["rev-parse", "HEAD"]);
+    let commit = run(head, "read the merge commit")?;
+    // Landed, the task is done: its worktree and branch go (all it held
+    // was committed and merged, so nothing is lost).
+    let removed = discard(project, name, false).is_ok();
     Ok(Merged {
         branch: task.branch,
-        commit: run(head, "read the merge commit")?,
+        commit,
+        removed,
     })
 }
 
@@ -623,6 +631,7 @@ mod tests {
 
         let merged = merge(project.path(), "one", None).unwrap();
         assert_eq!(merged.branch, "corral/one");
+        assert!(merged.removed && !one.path.exists(), "a merged task stays");
         assert_eq!(
             std::fs::read_to_string(project.path().join("a.txt")).unwrap(),
             "one from task one\n"
@@ -648,15 +657,6 @@ mod tests {
         assert!(two.path.exists(), "a refused discard removed the worktree");
         discard(project.path(), "two", true).unwrap();
         assert!(!two.path.exists());
-        let left: Vec<String> = list(project.path())
-            .unwrap()
-            .into_iter()
-            .map(|t| t.branch)
-            .collect();
-        assert_eq!(left, ["corral/one"]);
-        // A merged task goes without force.
-        discard(project.path(), "one", false).unwrap();
-        assert!(!one.path.exists());
         assert!(list(project.path()).unwrap().is_empty());
         assert_eq!(
             find(project.path(), "nope").unwrap_err().code,

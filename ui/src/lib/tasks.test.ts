@@ -16,9 +16,9 @@ const info = (name: string): TaskInfo => ({
 });
 
 /** A turn that says `text` once `gate` opens. */
-const held = (gate: Promise<void>, text: string): Turn => async (emit) => {
+const held = (gate: Promise<void>, text: string): Turn => async (emit, ctx) => {
   await gate;
-  say(text)(emit);
+  await say(text)(emit, ctx);
 };
 
 function setup(atOnce: number, turns: Record<string, Turn[]>, left: TaskEntry[] = []) {

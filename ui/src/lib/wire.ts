@@ -1388,7 +1388,12 @@ base: string, files: Array<TaskFile>, };
 
 export type Side = "task" | "project";
 
-export type Merged = { branch: string, commit: string, };
+export type Merged = { branch: string, commit: string, 
+/**
+ * Its worktree and branch were removed after the merge (they stay
+ * where git would not remove them cleanly).
+ */
+removed: boolean, };
 
 export type Applied = { branch: string, files: Array<string>, };
 

@@ -359,7 +359,8 @@ fn a_task_in_a_worktree_writes_there_and_leaves_the_project_as_it_was() {
         "changed"
     );
     assert!(git(&["log", "-1", "--format=%s"]).contains("corral/b-file"));
-    task(&["discard", "b-file"]);
+    // Merged, the task is done: its worktree and branch are gone.
+    assert_eq!(merged["removed"], true, "{merged}");
     assert!(!place.exists());
     assert_eq!(task(&["list"]), json!([]));
 }
