@@ -193,7 +193,8 @@ impl Agent {
             })),
             "session/new" => {
                 let p: NewParams = params(method, p)?;
-                let session = self.open(&p.cwd, p.meta.as_ref()).await?;
+                let (cwd, made) = self.place(&p.cwd, p.meta.as_ref())?;
+                let session = self.open_as(&cwd, p.meta.as_ref(), &p.cwd).await?;
                 let id = uuid::Uuid::new_v4().to_string();
                 self.sessions.borrow_mut().insert(
                     id.clone(),
@@ -203,7 +204,12 @@ impl Agent {
                         turn: None,
                     },
                 );
-                Ok(json!({ "sessionId": id }))
+                Ok(match made {
+                    // Where the session works, for the editor to show.
+                    Some(made) => json!({ "sessionId": id, "_meta": { "corral": {
+                        "worktree": made.path, "branch": made.branch } } }),
+                    None => json!({ "sessionId": id }),
+                })
             }
             "session/load" => self.load(params(method, p)?).await,
             "session/prompt" => self.prompt(params(method, p)?).await,
@@ -217,12 +223,52 @@ impl Agent {
         }
     }
 
+    /// Where a new session works: `cwd`, or with `_meta.corral.worktree`
+    /// (a task's name, or `true`) a new git worktree of the project at
+    /// `cwd` on a branch `corral/<name>` of its own, made now.
+    fn place(
+        &self,
+        cwd: &std::path::Path,
+        meta: Option<&Value>,
+    ) -> Result<(PathBuf, Option<corral_host::worktree::Worktree>), Failure> {
+        let name = match meta.and_then(|m| m.pointer("/corral/worktree")) {
+            None | Some(Value::Null | Value::Bool(false)) => return Ok((cwd.to_path_buf(), None)),
+            Some(Value::Bool(true)) => "task".to_string(),
+            Some(Value::String(name)) => name.clone(),
+            Some(other) => {
+                return Err(bad_params(Error::invalid_input(format!(
+                    "`_meta.corral.worktree` is a task's name or true, not {other}"
+                ))))
+            }
+        };
+        if !cwd.is_absolute() || !cwd.is_dir() {
+            return Err(bad_params(
+                Error::invalid_input(format!("`{}` is not a folder", cwd.display()))
+                    .hint("The session's cwd is the project's folder, as an absolute path."),
+            ));
+        }
+        let made =
+            corral_host::worktree::make(cwd, self.store.data_dir(), &name).map_err(bad_params)?;
+        Ok((made.path.clone(), Some(made)))
+    }
+
     /// The project's session at `cwd`, in the mode of `_meta.corral.mode`
     /// or the flag.
     async fn open(
         &self,
         cwd: &std::path::Path,
         meta: Option<&Value>,
+    ) -> Result<Arc<Session>, Failure> {
+        self.open_as(cwd, meta, cwd).await
+    }
+
+    /// The session at `cwd` judged with the settings of `project` (a
+    /// task's worktree is judged by its project's rules and trust).
+    async fn open_as(
+        &self,
+        cwd: &std::path::Path,
+        meta: Option<&Value>,
+        project: &std::path::Path,
     ) -> Result<Arc<Session>, Failure> {
         let mode = match meta
             .and_then(|m| m.pointer("/corral/mode"))
@@ -237,12 +283,20 @@ impl Agent {
                     .hint("The session's cwd is the project's folder, as an absolute path."),
             ));
         }
-        let settings = Arc::new(CliSettings {
+        let settings: Arc<dyn corral_session::Settings> = Arc::new(CliSettings {
             mode,
             store: self.store.clone(),
             // The project's hooks run once trusted in the window.
             trust_project_hooks: false,
         });
+        let settings: Arc<dyn corral_session::Settings> = if cwd == project {
+            settings
+        } else {
+            Arc::new(corral_host::tasks::TaskSettings {
+                inner: settings,
+                project: project.to_path_buf(),
+            })
+        };
         let options = Options {
             mcp_servers: user_mcp_servers(&self.store),
             ..self

@@ -12,7 +12,8 @@
 //         "cancelAfter"?: an update kind that cancels the first prompt once seen }
 // Prints one JSON report: { "session", "updates": [[prompt index, update]],
 // "permissions": [request params], "stops": [stopReason or error],
-// "loadError"?: the error session/load answered }.
+// "loadError"?: the error session/load answered, "created"?: session/new's
+// answer, "newError"?: the error it answered instead }.
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
@@ -59,12 +60,19 @@ await app.connectWith(stream, async (ctx) => {
     }
     sessionId = plan.load;
   } else {
-    const created = await ctx.request(acp.methods.agent.session.new, {
-      cwd: plan.cwd,
-      mcpServers: [],
-      ...(plan.meta ? { _meta: plan.meta } : {}),
-    });
+    let created;
+    try {
+      created = await ctx.request(acp.methods.agent.session.new, {
+        cwd: plan.cwd,
+        mcpServers: [],
+        ...(plan.meta ? { _meta: plan.meta } : {}),
+      });
+    } catch (error) {
+      report.newError = { code: error.code, message: error.message, data: error.data };
+      return;
+    }
     sessionId = created.sessionId;
+    report.created = created;
   }
   report.session = sessionId;
   cancel = () => void ctx.notify(acp.methods.agent.session.cancel, { sessionId });

@@ -254,6 +254,61 @@ fn load_replays_a_stored_conversation() {
     assert_eq!(home.history().list(&project).unwrap().len(), 1);
 }
 
+/// `_meta.corral.worktree` asks for a task's worktree: the session works
+/// there, on its own branch, judged with the project's settings; the
+/// project's folder stays as it was, and the answer says where it works.
+#[test]
+fn a_session_may_ask_for_a_worktree_of_its_own() {
+    let write =
+        json!({ "name": "write_file", "input": { "path": "b.txt", "content": "from the task\n" } });
+    let llm = Scripted::start(json!([{ "tools": [write] }, { "text": "Written." }]));
+    let home = Home::new(&llm.base_url());
+    let project = home.project();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .arg("-C")
+            .arg(&project)
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .status()
+            .unwrap();
+        assert!(ok.success(), "git {args:?}");
+    };
+    // Not a repository: refused before anything runs.
+    let refused = home.client(json!({
+        "meta": { "corral": { "mode": "full_auto", "worktree": "fix-it" } },
+        "prompts": [],
+    }));
+    assert!(
+        refused.0["newError"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("not a git repository")),
+        "{}",
+        refused.0
+    );
+    git(&["init", "--quiet"]);
+    git(&["add", "."]);
+    git(&["commit", "--quiet", "-m", "first"]);
+    let report = home.client(json!({
+        "meta": { "corral": { "mode": "full_auto", "worktree": "fix-it" } },
+        "prompts": ["write b.txt"],
+    }));
+    assert_eq!(report.stops(), vec![json!("end_turn")]);
+    let made = &report.0["created"]["_meta"]["corral"];
+    assert_eq!(made["branch"], "corral/fix-it", "{}", report.0);
+    let place = PathBuf::from(made["worktree"].as_str().unwrap());
+    assert!(!place.starts_with(&project));
+    assert_eq!(
+        std::fs::read_to_string(place.join("b.txt")).unwrap(),
+        "from the task\n"
+    );
+    assert!(!project.join("b.txt").exists());
+    // Its conversation is kept under the worktree's folder.
+    let key = place.display().to_string();
+    assert_eq!(home.history().list(&key).unwrap().len(), 1);
+    llm.finish();
+}
+
 #[test]
 fn an_unknown_session_is_a_standardized_error() {
     let llm = Scripted::start(json!([]));
