@@ -317,6 +317,25 @@ mod tests {
     }
 
     #[test]
+    fn tasks_at_once_is_the_setting_else_half_the_cores_and_never_none() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
+        let default = Settings::default();
+        assert_eq!(default.tasks_at_once(), (cores / 2).max(1));
+        let set = |n| Settings {
+            tasks_at_once: Some(n),
+            ..Settings::default()
+        };
+        assert_eq!(set(3).tasks_at_once(), 3);
+        assert_eq!(set(0).tasks_at_once(), (cores / 2).max(1));
+        // A settings file from before it reads as the default.
+        let old: Settings = serde_json::from_value(serde_json::json!({
+            "provider": "openai", "base_url": OPENAI, "model": "m", "max_tokens": 1, "mode": "ask"
+        }))
+        .unwrap();
+        assert_eq!(old.tasks_at_once, None);
+    }
+
+    #[test]
     fn settings_input_debug_hides_the_key() {
         let input: SettingsInput = serde_json::from_value(serde_json::json!({
             "provider": "openai", "base_url": OPENAI, "model": "m", "max_tokens": 1,

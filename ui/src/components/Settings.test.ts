@@ -83,6 +83,21 @@ describe("the context window setting", () => {
   });
 });
 
+describe("the tasks at once setting", () => {
+  it("is empty by default (half the cores), saved when set, and shown when saved", async () => {
+    await shown();
+    const field = screen.getByTestId("settings-tasks-at-once") as HTMLInputElement;
+    expect(field.value).toBe("");
+    await fireEvent.click(screen.getByTestId("settings-save"));
+    await vi.waitFor(() => expect(ipc.saveSettings).toHaveBeenCalledTimes(1));
+    expect(ipc.saveSettings.mock.calls[0][0]).not.toHaveProperty("tasks_at_once");
+    await fireEvent.input(field, { target: { value: "3" } });
+    await fireEvent.click(screen.getByTestId("settings-save"));
+    await vi.waitFor(() => expect(ipc.saveSettings).toHaveBeenCalledTimes(2));
+    expect(ipc.saveSettings.mock.calls[1][0]).toMatchObject({ tasks_at_once: 3 });
+  });
+});
+
 describe("a successful Test connection", () => {
   it("says the window the server reports", async () => {
     ipc.modelInfo.mockResolvedValue({ context_window: 8192, source: "server", supports_tools: true });
