@@ -370,6 +370,11 @@ pub fn route<R: Runtime, S: Routes>(
                     }
                     let on_event = output.map(|channel| move |event: Value| send(&channel, event));
                     let on_event = on_event.as_ref().map(|f| f as &(dyn Fn(Value) + Sync));
+                    // A task's command goes to its session there.
+                    let mut args = args;
+                    if let (Some(task), Some(object)) = (task, args.as_object_mut()) {
+                        object.insert("task".into(), Value::String(task));
+                    }
                     match command.as_str() {
                         // "Always allow" saves its rule here, in the app's store.
                         "run_call" => remote.run_call(&store, args, on_event).await,

@@ -57,6 +57,8 @@ impl crate::remote::Routes for AppState {
 
     fn here(&self, task: Option<&str>) -> Result<Option<corral_host::ProjectCommands>, Error> {
         let session = match task {
+            // A remote project's tasks are serve's there.
+            Some(_) if self.remote().is_some() => None,
             Some(task) => Some(self.tasks()?.session(task)?),
             None => match lock(&self.open).as_ref() {
                 Some(OpenProject::Local(session)) => Some(session.clone()),
@@ -130,8 +132,13 @@ impl AppState {
 
     /// The key the history keeps the task `task`'s conversations under:
     /// its worktree's folder (where it would be made: a task of another
-    /// project is no task of this one's).
+    /// project is no task of this one's); for a remote project, its
+    /// `ssh://` name and the task's.
     pub fn task_key(&self, task: &str) -> String {
+        if let Some(remote) = self.remote() {
+            // Its folder is the remote's: the key names the task there.
+            return format!("{} (task {task})", remote.info.root);
+        }
         let folder = self.tasks().ok().map(|tasks| tasks.folder(task));
         folder.map_or_else(|| format!("task:{task}"), |f| f.display().to_string())
     }

@@ -31,6 +31,7 @@
 //! left running with no one to see it.
 
 use crate::Kept;
+use corral_host::tasks::Tasks;
 use corral_host::wire::{parse, to_value};
 use corral_host::{ProjectCommands, ServersArgs};
 use corral_session::{Session, Settings};
@@ -150,8 +151,8 @@ pub fn serve(args: ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let session = match open(args, settings.clone()) {
-        Ok(session) => session,
+    let (session, tasks) = match open(args, settings.clone()) {
+        Ok(opened) => opened,
         Err(e) => {
             send(&json!({ "failed": e.to_json() }));
             return ExitCode::FAILURE;
@@ -181,6 +182,7 @@ pub fn serve(args: ServeArgs) -> ExitCode {
     let served = Rc::new(Served {
         commands: ProjectCommands::new(Arc::new(session), runs.clone()),
         settings,
+        tasks,
     });
     let local = tokio::task::LocalSet::new();
     local.block_on(&runtime, async {
@@ -205,13 +207,32 @@ pub fn serve(args: ServeArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn open(mut args: ServeArgs, settings: Arc<SentSettings>) -> Result<Session, Error> {
+/// The project's session, and its tasks (their worktrees in the remote
+/// user's data folder; none without one).
+fn open(
+    mut args: ServeArgs,
+    settings: Arc<SentSettings>,
+) -> Result<(Session, Option<Arc<Tasks>>), Error> {
     // The index lives where the app keeps a local project's, in the
     // remote user's data folder, unless `--index` says where.
+    let data = corral_tools::checkpoint::default_data_dir();
     if args.kept.index.is_none() {
-        args.kept.index =
-            corral_tools::checkpoint::default_data_dir().map(|data| data.join("search-index"));
+        args.kept.index = data.as_ref().map(|data| data.join("search-index"));
     }
+    // A task's session: as the project's, on its worktree, without a
+    // watch of its own (the window shows the project's tree).
+    let (kept, writable, blocked) = (
+        args.kept.clone(),
+        args.writable.clone(),
+        args.blocked.clone(),
+    );
+    let task_options = move || corral_session::Options {
+        background_commands: true,
+        ..kept.clone().options(
+            crate::boundaries(writable.clone(), blocked.clone()),
+            IndexConfig::new,
+        )
+    };
     // The session lasts: its index and the folders changed on disk are
     // kept live by a watch, as the app's are.
     let options = corral_session::Options {
@@ -223,13 +244,24 @@ fn open(mut args: ServeArgs, settings: Arc<SentSettings>) -> Result<Session, Err
             IndexConfig::prebuilt,
         )
     };
-    Session::open(&args.root, settings, options)
+    let session = Session::open(&args.root, settings.clone(), options)?;
+    let tasks = data.map(|data| {
+        Arc::new(Tasks::new(
+            session.root().path(),
+            &data,
+            settings,
+            task_options,
+        ))
+    });
+    Ok((session, tasks))
 }
 
-/// The project's commands, and serve's settings for `use_settings`.
+/// The project's commands, serve's settings for `use_settings`, and the
+/// project's tasks.
 struct Served {
     commands: ProjectCommands,
     settings: Arc<SentSettings>,
+    tasks: Option<Arc<Tasks>>,
 }
 
 impl Served {
@@ -262,7 +294,57 @@ impl Served {
                 session.replace_servers(servers).await;
                 to_value(session.server_status())
             }
-            _ => self.commands.invoke(command, args, sink).await,
+            _ => self.project_or_task(command, args, sink).await,
+        }
+    }
+
+    /// A command of the table in the project's session, or in its task's
+    /// (`task` in its arguments); or one of the tasks' own commands.
+    async fn project_or_task(
+        &self,
+        command: &str,
+        mut args: Value,
+        sink: Option<OutputSink>,
+    ) -> Result<Value, Error> {
+        let tasks = || {
+            self.tasks.clone().ok_or_else(|| {
+                Error::invalid_input("this machine has no data folder for a task's worktree")
+                    .hint("Set HOME or XDG_DATA_HOME for the user serve runs as.")
+            })
+        };
+        if corral_host::tasks::is_task_command(command) {
+            let tasks = tasks()?;
+            let command = command.to_string();
+            let answered = tokio::task::spawn_blocking(move || tasks.answer(&command, args))
+                .await
+                .map_err(|e| {
+                    Error::new(
+                        corral_tools::ErrorCode::Io,
+                        format!("the task's work stopped: {e}"),
+                    )
+                })?;
+            return answered.unwrap_or_else(|| {
+                Err(Error::new(
+                    corral_tools::ErrorCode::NotFound,
+                    "no such task command",
+                ))
+            });
+        }
+        let task = args
+            .as_object_mut()
+            .and_then(|args| args.remove("task"))
+            .and_then(|task| task.as_str().map(str::to_string));
+        match task {
+            Some(task) => {
+                let session = tasks()?.session(&task)?;
+                let commands = ProjectCommands {
+                    session,
+                    runs: self.commands.runs.clone(),
+                    domains: self.commands.domains.clone(),
+                };
+                commands.invoke(command, args, sink).await
+            }
+            None => self.commands.invoke(command, args, sink).await,
         }
     }
 }

@@ -5,7 +5,10 @@
 //! task's commands run in the host's process, so they share its sandbox
 //! budget with the project's own.
 
-use crate::worktree::{self, DiffSize, Task, Worktree};
+use crate::wire::{parse, to_value};
+use crate::worktree::{self, DiffSize, Side, Task, Worktree};
+use serde::Deserialize;
+use serde_json::Value;
 use corral_session::{Options, Session, Settings};
 use corral_tools::policy::Mode;
 use corral_tools::shell::SavedRule;
@@ -13,6 +16,12 @@ use corral_tools::{Error, ErrorCode};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
+
+/// Whether `command` is one of the tasks' own commands ([`Tasks::answer`]):
+/// they are all named `task_…`, and none of them is in the loop's table.
+pub fn is_task_command(command: &str) -> bool {
+    command.starts_with("task_") && !crate::is_command(command)
+}
 
 /// The project's settings, for a session opened on one of its worktrees:
 /// every question about a root is asked about the project's.
@@ -44,7 +53,7 @@ impl Settings for TaskSettings {
 
 /// A task as a host lists it: its worktree and branch, and how much it
 /// changed against where it started.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
 pub struct TaskInfo {
     /// Its name: the branch's part after `corral/`.
     pub name: String,
@@ -168,6 +177,53 @@ impl Tasks {
     pub fn close(&self, name: &str) {
         let closed = self.lock().remove(name);
         drop(closed);
+    }
+
+    /// The answer to one of the tasks' own commands (`task_new`,
+    /// `task_list`, `task_diff`, `task_merge`, `task_apply`, `task_push`,
+    /// `task_discard`; docs/ipc.md, Tasks), the same wherever the project
+    /// is: the window here, serve for a remote project. `None` for any
+    /// other command. Blocking (git): call it off the async runtime.
+    pub fn answer(&self, command: &str, args: Value) -> Option<Result<Value, Error>> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Named {
+            name: String,
+        }
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Landing {
+            task: String,
+            #[serde(default)]
+            prefer: Option<Side>,
+            #[serde(default)]
+            remote: Option<String>,
+            #[serde(default)]
+            force: bool,
+        }
+        let task = |args: Value| parse::<Landing>(command, args);
+        let project = self.project.as_path();
+        Some(match command {
+            "task_new" => parse::<Named>(command, args).and_then(|a| to_value(self.make(&a.name)?)),
+            "task_list" => self.list().and_then(to_value),
+            "task_diff" => task(args).and_then(|a| to_value(worktree::diff(project, &a.task)?)),
+            "task_merge" => task(args).and_then(|a| {
+                let merged = worktree::merge(project, &a.task, a.prefer)?;
+                if merged.removed {
+                    self.close(&a.task);
+                }
+                to_value(merged)
+            }),
+            "task_apply" => task(args).and_then(|a| to_value(worktree::apply(project, &a.task)?)),
+            "task_push" => task(args)
+                .and_then(|a| to_value(worktree::push(project, &a.task, a.remote.as_deref())?)),
+            "task_discard" => task(args).and_then(|a| {
+                // Its commands stop before its folder goes.
+                self.close(&a.task);
+                worktree::discard(project, &a.task, a.force).map(|_| Value::Null)
+            }),
+            _ => return None,
+        })
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Session>>> {

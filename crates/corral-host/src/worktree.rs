@@ -232,7 +232,7 @@ fn committing(dir: &Path) -> Command {
 }
 
 /// What a merge did: the task's branch and the commit it landed as.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
 pub struct Merged {
     pub branch: String,
     pub commit: String,
@@ -334,7 +334,7 @@ pub fn merge(project: &Path, name: &str, prefer: Option<Side>) -> Result<Merged,
 
 /// What an apply did: the files it changed in the project, left there
 /// uncommitted (staged) for the user to commit.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
 pub struct Applied {
     pub branch: String,
     pub files: Vec<String>,
@@ -398,7 +398,7 @@ pub fn push(project: &Path, name: &str, remote: Option<&str>) -> Result<String, 
 }
 
 /// One file a task changed against the commit it started from.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
 pub struct TaskFile {
     pub path: String,
     /// `added`, `modified` or `deleted`.
@@ -411,7 +411,7 @@ pub struct TaskFile {
 
 /// A task's whole change against the commit it started from: what its
 /// branch committed and what its worktree holds uncommitted alike.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
 pub struct TaskDiff {
     pub branch: String,
     /// The commit it started from (where its branch and the project's meet).
@@ -492,7 +492,7 @@ pub fn diff(project: &Path, name: &str) -> Result<TaskDiff, Error> {
 }
 
 /// How much a task changed against its base: files, lines added and removed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
 pub struct DiffSize {
     pub files: u32,
     pub added: u32,

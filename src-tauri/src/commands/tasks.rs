@@ -2,12 +2,15 @@
 //! branch of its own, with its own conversations (`corral_host::tasks`).
 //! A task's loop reaches its session by naming it in the project's
 //! commands ([`crate::remote::route`]); these make, list, review and land
-//! them. All git work runs off the window's thread.
+//! them, here or (for a remote project) by serve there, with the same
+//! code (`corral_host::tasks::Tasks::answer`). All git work runs off the
+//! window's thread.
 
 use crate::state::AppState;
 use corral_host::tasks::TaskInfo;
-use corral_host::worktree::{self, Applied, Merged, Side, TaskDiff};
+use corral_host::worktree::{Applied, Merged, Side, TaskDiff};
 use corral_tools::{Error, ErrorCode};
+use serde_json::{json, Value};
 use tauri::State;
 
 /// A task as the window lists it: its worktree and the newest of its
@@ -28,35 +31,50 @@ pub struct TaskList {
     pub at_once: u32,
 }
 
-/// Runs `f` off the async runtime (git, the history).
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, Error> + Send + 'static,
-) -> Result<T, Error> {
-    tauri::async_runtime::spawn_blocking(f)
-        .await
-        .map_err(|e| Error::new(ErrorCode::Io, format!("the task's work stopped: {e}")))?
+/// Answers one of the tasks' own commands: for a project here by its
+/// tasks (off the async runtime: git), for a remote project by serve
+/// there, with the same code (`Tasks::answer`).
+async fn answer(state: &AppState, command: &'static str, args: Value) -> Result<Value, Error> {
+    if let Some(remote) = state.remote() {
+        return remote.invoke(command, args, None).await;
+    }
+    let tasks = state.tasks()?;
+    tauri::async_runtime::spawn_blocking(move || {
+        tasks.answer(command, args).unwrap_or_else(|| {
+            Err(Error::invalid_input(format!(
+                "`{command}` is not a task command"
+            )))
+        })
+    })
+    .await
+    .map_err(|e| Error::new(ErrorCode::Io, format!("the task's work stopped: {e}")))?
+}
+
+fn typed<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, Error> {
+    serde_json::from_value(value)
+        .map_err(|e| Error::new(ErrorCode::Io, format!("a task's answer does not fit: {e}")))
 }
 
 /// Makes a new task of the open project: a worktree on `corral/<slug of
-/// name>` in the app's data folder.
+/// name>` in the data folder of the machine the project is on.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn task_new(state: State<'_, AppState>, name: String) -> Result<TaskInfo, Error> {
-    let tasks = state.tasks()?;
-    blocking(move || tasks.make(&name)).await
+    typed(answer(&state, "task_new", json!({ "name": name })).await?)
 }
 
-/// The open project's tasks, with the newest conversation of each.
+/// The open project's tasks, with the newest conversation of each (kept
+/// here, whatever machine the project is on).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn task_list(state: State<'_, AppState>) -> Result<TaskList, Error> {
-    let tasks = state.tasks()?;
-    let history = state.history.clone();
+    let listed: Vec<TaskInfo> = typed(answer(&state, "task_list", json!({})).await?)?;
     let at_once = state.store.settings().tasks_at_once();
-    blocking(move || {
-        let listed = tasks.list()?;
-        let tasks = listed
+    let keys: Vec<String> = listed.iter().map(|t| state.task_key(&t.name)).collect();
+    let history = state.history.clone();
+    let tasks = tauri::async_runtime::spawn_blocking(move || {
+        listed
             .into_iter()
-            .map(|task| {
-                let key = tasks.folder(&task.name).display().to_string();
+            .zip(keys)
+            .map(|(task, key)| {
                 let conversation = history
                     .list(&key)
                     .ok()
@@ -64,17 +82,17 @@ pub async fn task_list(state: State<'_, AppState>) -> Result<TaskList, Error> {
                     .map(|c| c.id);
                 TaskEntry { task, conversation }
             })
-            .collect();
-        Ok(TaskList { tasks, at_once })
+            .collect()
     })
     .await
+    .map_err(|e| Error::new(ErrorCode::Io, format!("listing the tasks stopped: {e}")))?;
+    Ok(TaskList { tasks, at_once })
 }
 
 /// The task's whole change against the commit it started from.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn task_diff(state: State<'_, AppState>, task: String) -> Result<TaskDiff, Error> {
-    let tasks = state.tasks()?;
-    blocking(move || worktree::diff(tasks.project(), &task)).await
+    typed(answer(&state, "task_diff", json!({ "task": task })).await?)
 }
 
 /// Merges the task into the project's current branch (a merge commit);
@@ -85,15 +103,20 @@ pub async fn task_merge(
     task: String,
     prefer: Option<Side>,
 ) -> Result<Merged, Error> {
-    let tasks = state.tasks()?;
-    blocking(move || worktree::merge(tasks.project(), &task, prefer)).await
+    typed(
+        answer(
+            &state,
+            "task_merge",
+            json!({ "task": task, "prefer": prefer }),
+        )
+        .await?,
+    )
 }
 
 /// Puts the task's changes in the project as uncommitted changes.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn task_apply(state: State<'_, AppState>, task: String) -> Result<Applied, Error> {
-    let tasks = state.tasks()?;
-    blocking(move || worktree::apply(tasks.project(), &task)).await
+    typed(answer(&state, "task_apply", json!({ "task": task })).await?)
 }
 
 /// Pushes the task's branch to `remote` (`origin` by default).
@@ -103,8 +126,14 @@ pub async fn task_push(
     task: String,
     remote: Option<String>,
 ) -> Result<String, Error> {
-    let tasks = state.tasks()?;
-    blocking(move || worktree::push(tasks.project(), &task, remote.as_deref())).await
+    typed(
+        answer(
+            &state,
+            "task_push",
+            json!({ "task": task, "remote": remote }),
+        )
+        .await?,
+    )
 }
 
 /// Removes the task's worktree and branch (its commands stopped first);
@@ -115,10 +144,11 @@ pub async fn task_discard(
     task: String,
     force: bool,
 ) -> Result<(), Error> {
-    let tasks = state.tasks()?;
-    blocking(move || {
-        tasks.close(&task);
-        worktree::discard(tasks.project(), &task, force).map(drop)
-    })
+    answer(
+        &state,
+        "task_discard",
+        json!({ "task": task, "force": force }),
+    )
     .await
+    .map(drop)
 }

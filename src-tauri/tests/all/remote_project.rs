@@ -481,6 +481,70 @@ fn a_remote_command_asks_the_window_about_a_domain() {
     assert!(refused(&running.join().unwrap().unwrap()));
 }
 
+/// A remote project's tasks are made and run there: its worktree in the
+/// remote's data folder, its commands in its session there (never the
+/// project's folder), its conversations kept here under a key of its
+/// own, and merged there.
+#[test]
+fn a_remote_project_s_task_runs_and_lands_there() {
+    let (_one_at_a_time, sshd) = sshd();
+    let there = Project::new().file("a.txt", "one\n").git();
+    let app = app_on(Project::new());
+    app.state().use_cli(corral_cli());
+    let name = format!("{HOST}:{}", there.root().display());
+    ok(
+        &app,
+        "open_project",
+        json!({"path": name, "install_remote": true}),
+    );
+    ok(
+        &app,
+        "save_settings",
+        json!({"settings": {"provider": "anthropic", "base_url": "", "model": "m",
+        "max_tokens": 100, "mode": "full_auto"}}),
+    );
+    let made = ok(&app, "task_new", json!({"name": "remote fix"}));
+    assert_eq!(made["branch"], "corral/remote-fix", "{made}");
+    let place = PathBuf::from(made["path"].as_str().unwrap());
+    assert!(
+        place.starts_with(sshd.path("remote-data")),
+        "{}",
+        place.display()
+    );
+
+    let write = json!({"task": "remote-fix", "name": "write_file",
+        "input": {"path": "a.txt", "content": "fixed there\n"}});
+    let wrote = match app.invoke("call_tool", write.clone()) {
+        Err(e) if e["details"]["interrupted"] == true => ok(&app, "call_tool", write),
+        other => other.unwrap_or_else(|e| panic!("call_tool: {e}")),
+    };
+    assert!(wrote.is_object(), "{wrote}");
+    assert_eq!(
+        std::fs::read_to_string(place.join("a.txt")).unwrap(),
+        "fixed there\n"
+    );
+    assert_eq!(there.read("a.txt").as_deref(), Some("one\n"));
+
+    // Its conversation is kept here, apart from the project's.
+    let appended = ok(
+        &app,
+        "append_entry",
+        json!({"task": "remote-fix", "entry": {"kind": "user", "id": "u1", "text": "fix it there"}}),
+    );
+    assert_eq!(ok(&app, "list_conversations", json!({})), json!([]));
+    let listed = ok(&app, "task_list", json!({}));
+    assert_eq!(
+        listed["tasks"][0]["conversation"], appended["conversation"],
+        "{listed}"
+    );
+    assert_eq!(listed["tasks"][0]["size"]["files"], 1, "{listed}");
+
+    let merged = ok(&app, "task_merge", json!({"task": "remote-fix"}));
+    assert_eq!(merged["removed"], true, "{merged}");
+    assert_eq!(there.read("a.txt").as_deref(), Some("fixed there\n"));
+    assert!(!place.exists());
+}
+
 #[test]
 fn a_malformed_remote_name_is_refused_before_ssh_runs() {
     let app = app_on(Project::new());

@@ -167,21 +167,34 @@ fn tasks_are_reviewed_merged_with_a_side_chosen_and_discarded() {
         .unwrap();
     assert_eq!(app.kit.read("a.txt").as_deref(), Some("second's line\n"));
 
-    app.invoke("task_discard", json!({"task": "first", "force": false}))
+    // Merged, both are done: their worktrees and branches went.
+    let left = app.invoke("task_list", json!({})).unwrap();
+    assert_eq!(left["tasks"], json!([]), "{left}");
+
+    // A third, with a change not merged, goes only with force.
+    app.invoke("task_new", json!({"name": "third"})).unwrap();
+    app.invoke(
+        "call_tool",
+        in_task(
+            "third",
+            "write_file",
+            json!({"path": "c.txt", "content": "c"}),
+        ),
+    )
+    .unwrap();
+    let kept = app
+        .invoke("task_discard", json!({"task": "third", "force": false}))
+        .unwrap_err();
+    assert_eq!(kept["code"], "invalid_input", "{kept}");
+    app.invoke("task_discard", json!({"task": "third", "force": true}))
         .unwrap();
     let left = app.invoke("task_list", json!({})).unwrap();
-    let names: Vec<&str> = left["tasks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["second"]);
+    assert_eq!(left["tasks"], json!([]), "{left}");
     // Its session is gone with it: a call in it is not found.
     let e = app
         .invoke(
             "call_tool",
-            in_task("first", "read_file", json!({"path": "a.txt"})),
+            in_task("third", "read_file", json!({"path": "c.txt"})),
         )
         .unwrap_err();
     assert_eq!(e["code"], "not_found", "{e}");

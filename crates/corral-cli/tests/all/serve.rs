@@ -18,7 +18,16 @@ impl Serve {
     }
 
     fn start_in(root: &std::path::Path, mode: &str) -> Serve {
-        let mut child = crate::common::corral_cli()
+        Serve::start_with(root, mode, None)
+    }
+
+    /// serve with its data folder (where a task's worktree goes) in `data`.
+    fn start_with(root: &std::path::Path, mode: &str, data: Option<&std::path::Path>) -> Serve {
+        let mut command = crate::common::corral_cli();
+        if let Some(data) = data {
+            command.env("XDG_DATA_HOME", data);
+        }
+        let mut child = command
             .args(["serve", "--root"])
             .arg(root)
             .args(["--mode", mode, "--no-lsp", "--no-checkpoint"])
@@ -274,4 +283,72 @@ fn serve_answers_every_command_of_the_projects_table() {
             assert!(answer["error"]["code"].is_string(), "{answer}");
         }
     }
+}
+
+/// A remote project's tasks are serve's: `task_new` makes a worktree in
+/// the remote's data folder, a command naming the task runs in its
+/// session there (never in the project's folder), `task_list` and
+/// `task_diff` say what it changed, and `task_merge` lands it.
+#[test]
+fn serve_makes_runs_and_lands_a_task() {
+    let project = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    std::fs::write(project.path().join("a.txt"), "one\n").unwrap();
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .arg("-C")
+            .arg(project.path())
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .status()
+            .unwrap();
+        assert!(ok.success(), "git {args:?}");
+    };
+    git(&["init", "--quiet"]);
+    git(&["add", "."]);
+    git(&["commit", "--quiet", "-m", "first"]);
+    let mut serve = Serve::start_with(project.path(), "full_auto", Some(data.path()));
+    serve.read();
+    let mut ask = |id: u64, command: &str, args: Value| {
+        serve.send(&json!({"id": id, "command": command, "args": args}).to_string());
+        let answer = serve.read();
+        assert_eq!(answer["id"], id, "{answer}");
+        answer
+    };
+    let made = ask(1, "task_new", json!({"name": "Fix it"}));
+    assert_eq!(made["ok"]["branch"], "corral/fix-it", "{made}");
+    let place = std::path::PathBuf::from(made["ok"]["path"].as_str().unwrap());
+    assert!(place.starts_with(data.path()), "{}", place.display());
+
+    let wrote = ask(
+        2,
+        "call_tool",
+        json!({"task": "fix-it", "name": "write_file", "input": {"path": "a.txt", "content": "fixed\n"}}),
+    );
+    assert!(wrote.get("ok").is_some(), "{wrote}");
+    assert_eq!(
+        std::fs::read_to_string(place.join("a.txt")).unwrap(),
+        "fixed\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("a.txt")).unwrap(),
+        "one\n"
+    );
+    let listed = ask(3, "task_list", json!({}));
+    assert_eq!(listed["ok"][0]["size"]["files"], 1, "{listed}");
+    let diff = ask(4, "task_diff", json!({"task": "fix-it"}));
+    assert_eq!(diff["ok"]["files"][0]["after"], "fixed\n", "{diff}");
+    let unknown = ask(
+        5,
+        "call_tool",
+        json!({"task": "nope", "name": "read_file", "input": {"path": "a.txt"}}),
+    );
+    assert_eq!(unknown["error"]["code"], "not_found", "{unknown}");
+    let merged = ask(6, "task_merge", json!({"task": "fix-it", "prefer": null}));
+    assert_eq!(merged["ok"]["removed"], true, "{merged}");
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("a.txt")).unwrap(),
+        "fixed\n"
+    );
+    assert!(!place.exists());
 }
