@@ -166,10 +166,10 @@ command_list! {
     }
     "Tasks" {
         /// a git worktree of the open project on a new branch `corral/<slug of name>` (a number
-        /// added when taken), in the app's data folder; `invalid_input` for a project that is not
-        /// a git repository with a commit, and an error for a remote project. A task's loop names
-        /// it as `task` in every command of the loop's table: they run in its session, rooted at
-        /// its worktree, and its conversations are kept under its folder
+        /// added when taken), in the data folder of the machine the project is on; `invalid_input`
+        /// for a project that is not a git repository with a commit. A task's loop names it as
+        /// `task` in every command of the loop's table: they run in its session, rooted at its
+        /// worktree, and its conversations are kept apart
         tasks::task_new("name: string") -> "TaskInfo";
         /// every task of the open project (those left by an earlier run or a crash too), its
         /// change's size and its newest conversation; `at_once`: how many may run at once
