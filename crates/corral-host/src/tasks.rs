@@ -7,12 +7,12 @@
 
 use crate::wire::{parse, to_value};
 use crate::worktree::{self, DiffSize, Side, Task, Worktree};
-use serde::Deserialize;
-use serde_json::Value;
 use corral_session::{Options, Session, Settings};
 use corral_tools::policy::Mode;
 use corral_tools::shell::SavedRule;
 use corral_tools::{Error, ErrorCode};
+use serde::Deserialize;
+use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};

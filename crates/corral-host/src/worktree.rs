@@ -492,7 +492,9 @@ pub fn diff(project: &Path, name: &str) -> Result<TaskDiff, Error> {
 }
 
 /// How much a task changed against its base: files, lines added and removed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS,
+)]
 pub struct DiffSize {
     pub files: u32,
     pub added: u32,

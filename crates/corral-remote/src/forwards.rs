@@ -373,6 +373,7 @@ mod tests {
             path: "/p".into(),
             config: Some("/dev/null".into()),
             connect_timeout: crate::CONNECT_TIMEOUT,
+            container: None,
         }
     }
 

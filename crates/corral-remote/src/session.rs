@@ -296,6 +296,20 @@ fn connect(
         Started::Ready(link) => return Ok(link),
         Started::Missing(said) => said,
     };
+    if let Some(container) = &remote.container {
+        // Nothing is copied into a container: its image brings corral-cli.
+        return Err(Error::new(
+            ErrorCode::NotFound,
+            format!(
+                "the image `{}` has no corral-cli {}",
+                container.image,
+                crate::VERSION
+            ),
+        )
+        .hint(
+            "Build the task image again with scripts/image.sh, or choose an image built on it.",
+        ));
+    }
     let missing = missing(remote, &said)?;
     let binary = copy.cloned().unwrap_or_default();
     install(remote, &binary, &missing, copy.is_some())?;

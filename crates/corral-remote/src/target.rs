@@ -21,6 +21,70 @@ pub struct Remote {
     /// How long ssh may take to connect and shake hands (`ConnectTimeout`);
     /// a session waits for serve's first line twice as long.
     pub connect_timeout: Duration,
+    /// serve runs in a container there (a task's place): `path` is the
+    /// folder inside it. With an empty `destination`, on this machine.
+    pub container: Option<Container>,
+}
+
+/// A container a task's serve runs in, made by an engine the user already
+/// runs (Podman or Docker), on this machine or on the ssh host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Container {
+    /// The engine's program: `podman` or `docker`.
+    pub engine: String,
+    /// The image: Corral's (`scripts/image.sh`) or one built on it.
+    pub image: String,
+    /// The task's worktree, on the machine the engine runs on: the
+    /// container's only writable mount, at [`Container::WORK`].
+    pub worktree: String,
+    /// The container's name, so it can be stopped and killed by it.
+    pub name: String,
+    /// The engine's own words before the image (limits, runtime...).
+    pub options: Vec<String>,
+}
+
+impl Container {
+    /// Where the worktree is inside the container.
+    pub const WORK: &'static str = "/work";
+
+    /// The engine's words that run `words` in a new container: removed when
+    /// it ends, stdin open, no network of its own, its root read-only but
+    /// for the worktree and a temporary `/tmp`.
+    pub fn run_words(&self, words: &[&str]) -> Vec<String> {
+        let mut run: Vec<String> = [
+            self.engine.as_str(),
+            "run",
+            "--rm",
+            "-i",
+            "--name",
+            &self.name,
+            "--network",
+            "none",
+            "--read-only",
+            "--tmpfs",
+            "/tmp",
+            "--tmpfs",
+            "/root",
+            "-e",
+            "HOME=/root",
+            "-v",
+        ]
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+        run.push(format!("{}:{}", self.worktree, Container::WORK));
+        run.extend(self.options.iter().cloned());
+        // `--`: nothing after the image is the engine's.
+        run.push(self.image.clone());
+        run.extend(words.iter().map(ToString::to_string));
+        run
+    }
+
+    /// The engine's words that kill the container at once (Stop, a crash
+    /// test): what runs in it ends with it.
+    pub fn kill_words(&self) -> Vec<String> {
+        vec![self.engine.clone(), "kill".into(), self.name.clone()]
+    }
 }
 
 /// [`Remote::connect_timeout`] unless the caller sets another.
@@ -86,9 +150,23 @@ impl Remote {
     }
 
     /// `ssh` running `words` on this machine, each word quoted for the
-    /// remote shell (ssh joins them with spaces for it).
+    /// remote shell (ssh joins them with spaces for it). For a container,
+    /// the engine runs them in a new one: here, or through ssh there.
     pub fn command<S: AsRef<str>>(&self, words: &[S]) -> Result<Command, Error> {
-        let line = shlex::try_join(words.iter().map(AsRef::as_ref)).map_err(|e| {
+        let words: Vec<&str> = words.iter().map(AsRef::as_ref).collect();
+        let words: Vec<String> = match &self.container {
+            Some(container) => container.run_words(&words),
+            None => words.iter().map(ToString::to_string).collect(),
+        };
+        if self.destination.is_empty() {
+            let Some((program, args)) = words.split_first() else {
+                return Err(Error::invalid_input("no command to run"));
+            };
+            let mut here = Command::new(program);
+            here.args(args);
+            return Ok(here);
+        }
+        let line = shlex::try_join(words.iter().map(String::as_str)).map_err(|e| {
             Error::invalid_input(format!(
                 "a word of the remote command cannot be quoted: {e}"
             ))
@@ -101,6 +179,12 @@ impl Remote {
 
     /// How the folder is named back to the user.
     pub fn display(&self) -> String {
+        if let Some(container) = &self.container {
+            return match self.destination.as_str() {
+                "" => format!("{}:{}", container.engine, container.name),
+                host => format!("ssh://{host} {}:{}", container.engine, container.name),
+            };
+        }
         match self.port {
             Some(port) => format!("ssh://{}:{port}{}", self.destination, self.path),
             None => format!("ssh://{}{}", self.destination, self.path),
@@ -177,6 +261,7 @@ fn checked(userhost: &str, port: Option<u16>, path: &str, name: &str) -> Result<
         path: path.to_string(),
         config: None,
         connect_timeout: CONNECT_TIMEOUT,
+        container: None,
     })
 }
 
@@ -194,6 +279,55 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
 
+    /// A container's serve runs through its engine: here directly, on an
+    /// ssh host through ssh, the worktree its only writable mount.
+    #[test]
+    fn a_container_runs_through_its_engine_here_or_over_ssh() {
+        let container = Container {
+            engine: "podman".into(),
+            image: "corral-task:1".into(),
+            worktree: "/data/worktrees/app/fix".into(),
+            name: "corral-fix-1".into(),
+            options: vec!["--memory=2g".into()],
+        };
+        let mut remote = Remote {
+            destination: String::new(),
+            port: None,
+            path: Container::WORK.into(),
+            config: None,
+            connect_timeout: CONNECT_TIMEOUT,
+            container: Some(container.clone()),
+        };
+        let here = remote.command(&["corral-cli", "serve"]).unwrap();
+        assert_eq!(here.get_program(), "podman");
+        let args: Vec<String> = here
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let image_at = args.iter().position(|a| a == "corral-task:1").unwrap();
+        assert_eq!(args[image_at + 1..], ["corral-cli", "serve"]);
+        assert!(args
+            .windows(2)
+            .any(|w| w == ["-v", "/data/worktrees/app/fix:/work"]));
+        assert!(args.windows(2).any(|w| w == ["--network", "none"]));
+        assert!(args.contains(&"--read-only".to_string()));
+        assert_eq!(args[image_at - 1], "--memory=2g");
+        assert_eq!(remote.display(), "podman:corral-fix-1");
+
+        remote.destination = "build-box".into();
+        let there = remote.command(&["corral-cli", "serve"]).unwrap();
+        assert_eq!(there.get_program(), "ssh");
+        let line = there
+            .get_args()
+            .last()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        assert!(line.starts_with("podman run --rm -i"), "{line}");
+        assert!(line.ends_with("corral-task:1 corral-cli serve"), "{line}");
+        assert_eq!(container.kill_words(), ["podman", "kill", "corral-fix-1"]);
+    }
+
     fn remote(destination: &str, port: Option<u16>, path: &str) -> Remote {
         Remote {
             destination: destination.into(),
@@ -201,6 +335,7 @@ mod tests {
             path: path.into(),
             config: None,
             connect_timeout: CONNECT_TIMEOUT,
+            container: None,
         }
     }
 

@@ -84,6 +84,29 @@ pub struct ExecArgs {
     /// it is until you merge the branch.
     #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "")]
     worktree: Option<String>,
+    /// With --worktree: run the task's session (`corral-cli serve`) in a
+    /// container made from IMAGE (`scripts/image.sh` makes Corral's), the
+    /// worktree its only writable mount; the loop, the model and the
+    /// history stay here.
+    #[arg(long, value_name = "IMAGE", requires = "worktree")]
+    container: Option<String>,
+    /// The container engine's program: podman or docker.
+    #[arg(
+        long,
+        value_name = "PROGRAM",
+        default_value = "podman",
+        requires = "container"
+    )]
+    engine: String,
+    /// A word for the engine's `run` before the image (repeatable):
+    /// limits, a runtime, ulimits (`--engine-option=--memory=4g`).
+    #[arg(
+        long,
+        value_name = "WORD",
+        allow_hyphen_values = true,
+        requires = "container"
+    )]
+    engine_option: Vec<String>,
     /// Run the project's hooks (its `.claude/settings.json` and
     /// `.claude/settings.local.json`) even though the user did not trust
     /// them in the window; the user's own `~/.claude/settings.json` hooks
@@ -94,6 +117,47 @@ pub struct ExecArgs {
     kept: Kept,
     /// What to do.
     task: String,
+}
+
+/// The task's name: `--worktree NAME`, else its first five words.
+fn task_name(args: &ExecArgs) -> String {
+    match args.worktree.as_deref() {
+        Some(name) if !name.is_empty() => name.to_string(),
+        _ => args
+            .task
+            .split_whitespace()
+            .take(5)
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
+/// The container a task's session runs in: the worktree mounted at
+/// [`corral_remote::Container::WORK`] and, so git works in it, the
+/// repository's own folder at its own path (the sandbox's rules for
+/// git's folder hold inside as they do here).
+fn container_of(
+    args: &ExecArgs,
+    image: &str,
+    made: &corral_host::worktree::Worktree,
+) -> Result<corral_remote::Container, Failure> {
+    let slug = made.branch.trim_start_matches("corral/");
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let mut options = args.engine_option.clone();
+    let git = args.root.join(".git");
+    if git.is_dir() {
+        options.push("-v".into());
+        options.push(format!("{0}:{0}", git.display()));
+    }
+    Ok(corral_remote::Container {
+        engine: args.engine.clone(),
+        image: image.to_string(),
+        worktree: made.path.display().to_string(),
+        name: format!("corral-{slug}-{stamp:08x}"),
+        options,
+    })
 }
 
 /// Runs the task; the exit code says how it ended.
@@ -141,6 +205,11 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
                 .hint("Pass the project's folder with --root."),
         ));
     }
+    if remote.is_some() && args.container.is_some() {
+        return Err(usage(Error::invalid_input(
+            "a task in a container is made from a project on this machine",
+        )));
+    }
     let store = corral_config::Store::for_user().ok_or_else(|| {
         usage(Error::invalid_input(
             "there is no home folder for the app's settings ($HOME)",
@@ -148,6 +217,32 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
     })?;
     let model = model(store.clone(), &args.model).map_err(usage)?;
     let runtime = runtime().map_err(failed)?;
+    let name = task_name(&args);
+    // A task in a container: its worktree made here, its session there.
+    let (remote, key) = match (&args.container, remote) {
+        (Some(image), _) => {
+            let made =
+                corral_host::worktree::make(&args.root, store.data_dir(), &name).map_err(usage)?;
+            let container = container_of(&args, image, &made)?;
+            eprintln!(
+                "corral: working in {} on branch {} in container {}",
+                made.path.display(),
+                made.branch,
+                container.name
+            );
+            let remote = Remote {
+                destination: String::new(),
+                port: None,
+                path: corral_remote::Container::WORK.to_string(),
+                config: None,
+                connect_timeout: corral_remote::CONNECT_TIMEOUT,
+                container: Some(container),
+            };
+            // Judged with the project's rules and trust, as a task here.
+            (Some(remote), Some(args.root.clone()))
+        }
+        (None, remote) => (remote, None),
+    };
     let project = match remote {
         // The session is the remote's, in the mode and with the flags
         // given here; the model, its keys and the history stay here.
@@ -166,7 +261,7 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
             // The programs, rules and hooks' trust the user gave this
             // remote folder (by its ssh:// name) here: the only settings
             // its session there has.
-            let key = PathBuf::from(remote.display());
+            let key = key.unwrap_or_else(|| PathBuf::from(remote.display()));
             let (programs, rules) = store.shell_grants(&key);
             let settings = json!({
                 "programs": programs,
@@ -206,16 +301,7 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
             };
             // A task of its own: its worktree is the project it sees.
             let root = match &args.worktree {
-                Some(name) => {
-                    let name = if name.is_empty() {
-                        args.task
-                            .split_whitespace()
-                            .take(5)
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    } else {
-                        name.clone()
-                    };
+                Some(_) => {
                     let made = corral_host::worktree::make(&args.root, store.data_dir(), &name)
                         .map_err(usage)?;
                     eprintln!(

@@ -15,6 +15,7 @@ mod acp;
 mod checkpoint;
 mod cli;
 mod common;
+mod containers;
 mod crash;
 mod descriptors;
 mod exec;

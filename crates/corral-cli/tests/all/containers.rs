@@ -1,0 +1,235 @@
+//! Tasks in containers, with a real engine (Podman, as `scripts/setup.sh
+//! --test` installs it): `corral-cli exec --worktree NAME --container IMAGE`
+//! makes the task's worktree here and runs its session (`corral-cli serve`)
+//! in a container made from Corral's image (`scripts/image.sh`, this
+//! build's corral-cli), the worktree its only writable mount; the loop and
+//! the model stay here. Two tasks run at once, each against a scripted
+//! model of its own; one container is killed in the middle of a command.
+
+use crate::common::{Home, Scripted};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Corral's image with this build's corral-cli, made for the test.
+struct Image(String);
+
+impl Image {
+    fn build() -> Image {
+        let podman = Command::new("podman").arg("--version").output();
+        assert!(
+            podman.is_ok_and(|o| o.status.success()),
+            "podman is missing: run `scripts/setup.sh --test`"
+        );
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let tag = format!("localhost/corral-task:test-{}", std::process::id());
+        let out = Command::new(repo.join("scripts/image.sh"))
+            .args(["--cli", env!("CARGO_BIN_EXE_corral-cli"), "--tag", &tag])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "scripts/image.sh: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Image(tag)
+    }
+}
+
+impl Drop for Image {
+    fn drop(&mut self) {
+        let _ = Command::new("podman")
+            .args(["rmi", "--force", &self.0])
+            .output();
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The running containers whose name starts with `prefix`.
+fn containers(prefix: &str) -> Vec<String> {
+    let out = Command::new("podman")
+        .args(["ps", "--format", "{{.Names}}"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|n| n.starts_with(prefix))
+        .map(str::to_string)
+        .collect()
+}
+
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The text of every tool result a request carried.
+fn results(request: &Value) -> String {
+    request["messages"]
+        .as_array()
+        .map(|messages| {
+            messages
+                .iter()
+                .filter(|m| m["role"] == "tool")
+                .map(|m| m["content"].to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn two_tasks_run_in_containers_and_a_killed_one_keeps_its_branch() {
+    let image = Image::build();
+    let one = Scripted::start(json!([
+        { "tools": [{ "name": "write_file", "input": { "path": "one.txt", "content": "from one\n" } }] },
+        { "tools": [{ "name": "exec_shell", "input": { "command": "ls" } }] },
+        { "text": "One done." },
+    ]));
+    let makefile = "all:\n\techo started > started.txt\n\tsleep 120\n";
+    let two = Scripted::start(json!([
+        { "tools": [
+            { "name": "write_file", "input": { "path": "two.txt", "content": "from two\n" } },
+            { "name": "write_file", "input": { "path": "Makefile", "content": makefile } },
+        ] },
+        { "tools": [{ "name": "exec_shell", "input": { "command": "make" } }] },
+        { "text": "Two stopped." },
+    ]));
+    let home = Home::new(&one.base_url());
+    let project = home.project();
+    std::fs::write(project.join(".gitignore"), "").unwrap();
+    git(&project, &["init", "--quiet"]);
+    git(&project, &["add", "."]);
+    git(&project, &["commit", "--quiet", "-m", "first"]);
+    let worktrees = home.dir.path().join("data/dev.corral.desktop/worktrees");
+    let task = |url: String, name: &'static str| {
+        let image = image.0.clone();
+        let home = &home;
+        move || {
+            // Two processes cannot both write the one history: the
+            // conversations are left out of it.
+            home.exec(&[
+                "--ephemeral",
+                "--mode",
+                "full_auto",
+                "--base-url",
+                &url,
+                "--worktree",
+                name,
+                "--container",
+                &image,
+                // Under this machine's hard limits (its engine would
+                // otherwise ask for more and fail to start the container).
+                "--engine-option=--ulimit=nofile=20000:20000",
+                "--engine-option=--ulimit=nproc=4096:4096",
+                &format!("Task {name}: write your file and run your command."),
+            ])
+        }
+    };
+    let (ran_one, ran_two) = std::thread::scope(|scope| {
+        let ran_one = scope.spawn(task(one.base_url(), "one"));
+        let ran_two = scope.spawn(task(two.base_url(), "two"));
+        // Two's command has started in its container: kill the container.
+        let started = || find(&worktrees, "two", "started.txt");
+        wait_for("task two's command to start", || {
+            if ran_two.is_finished() {
+                return true;
+            }
+            started().is_some()
+        });
+        if ran_two.is_finished() {
+            let two = ran_two.join().unwrap();
+            panic!(
+                "task two ended before its command started: {}\n{}",
+                two.stdout, two.stderr
+            );
+        }
+        let named = containers("corral-two-");
+        assert_eq!(named.len(), 1, "{named:?}");
+        let killed = Command::new("podman")
+            .args(["kill", &named[0]])
+            .output()
+            .unwrap();
+        assert!(killed.status.success());
+        (ran_one.join().unwrap(), ran_two.join().unwrap())
+    });
+    assert_eq!(ran_one.code, 0, "{}", ran_one.stderr);
+    assert!(ran_one.stdout.contains("One done."), "{}", ran_one.stdout);
+    assert!(
+        ran_one.stderr.contains("in container corral-one-"),
+        "{}",
+        ran_one.stderr
+    );
+    // The killed command's result says the connection was lost.
+    let asked = two.finish();
+    let last = results(asked.last().unwrap());
+    assert!(last.contains("interrupted"), "{last}");
+    assert!(
+        ran_two.stdout.contains("Two stopped."),
+        "{}",
+        ran_two.stdout
+    );
+    let asked = one.finish();
+    assert!(results(&asked[2]).contains("one.txt"), "ls ran elsewhere");
+
+    // Both come back as branches: what each wrote is in its worktree, the
+    // killed one's up to its last step, and the project is as it was.
+    let one_dir = find(&worktrees, "one", "one.txt").unwrap();
+    let two_dir = find(&worktrees, "two", "two.txt").unwrap();
+    assert!(two_dir.join("started.txt").exists());
+    assert!(!project.join("one.txt").exists() && !project.join("two.txt").exists());
+    let cli = |args: &[&str]| {
+        let out = crate::common::corral_cli()
+            .env("XDG_DATA_HOME", home.dir.path().join("data"))
+            .args(["task"])
+            .args(args)
+            .arg("--root")
+            .arg(&project)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "task {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    cli(&["merge", "one"]);
+    cli(&["merge", "two"]);
+    assert_eq!(
+        std::fs::read_to_string(project.join("one.txt")).unwrap(),
+        "from one\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join("two.txt")).unwrap(),
+        "from two\n"
+    );
+    assert!(!one_dir.exists() && !two_dir.exists());
+    assert!(containers("corral-one-").is_empty() && containers("corral-two-").is_empty());
+}
+
+/// The worktree of task `name` under `worktrees`, once it holds `file`.
+fn find(worktrees: &Path, name: &str, file: &str) -> Option<PathBuf> {
+    let projects = std::fs::read_dir(worktrees).ok()?;
+    projects
+        .filter_map(Result::ok)
+        .map(|p| p.path().join(name))
+        .find(|dir| dir.join(file).exists())
+}
