@@ -140,14 +140,14 @@ fn container_of(
     args: &ExecArgs,
     image: &str,
     made: &corral_host::worktree::Worktree,
+    git: Option<&Path>,
 ) -> Result<corral_remote::Container, Failure> {
     let slug = made.branch.trim_start_matches("corral/");
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
     let mut options = args.engine_option.clone();
-    let git = args.root.join(".git");
-    if git.is_dir() {
+    if let Some(git) = git {
         options.push("-v".into());
         options.push(format!("{0}:{0}", git.display()));
     }
@@ -191,7 +191,7 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
         .and_then(Remote::parse)
         .transpose()
         .map_err(usage)?;
-    if remote.is_some() && args.worktree.is_some() {
+    if remote.is_some() && args.worktree.is_some() && args.container.is_none() {
         return Err(usage(
             Error::invalid_input(
                 "a remote project's task runs in its folder: --worktree is for a folder here",
@@ -205,11 +205,6 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
                 .hint("Pass the project's folder with --root."),
         ));
     }
-    if remote.is_some() && args.container.is_some() {
-        return Err(usage(Error::invalid_input(
-            "a task in a container is made from a project on this machine",
-        )));
-    }
     let store = corral_config::Store::for_user().ok_or_else(|| {
         usage(Error::invalid_input(
             "there is no home folder for the app's settings ($HOME)",
@@ -220,10 +215,58 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
     let name = task_name(&args);
     // A task in a container: its worktree made here, its session there.
     let (remote, key) = match (&args.container, remote) {
-        (Some(image), _) => {
+        // On an ssh host: the worktree made there by serve, the container
+        // run there by its engine.
+        (Some(image), Some(there)) => {
+            let copy = args
+                .install_remote
+                .then(std::env::current_exe)
+                .transpose()
+                .map_err(|e| {
+                    failed(Error::new(
+                        ErrorCode::Io,
+                        format!("could not find this corral-cli: {e}"),
+                    ))
+                })?;
+            let serve = vec!["--mode".to_string(), args.mode.clone()];
+            let session = RemoteSession::open(there.clone(), serve, copy).map_err(failed)?;
+            let made = runtime
+                .block_on(session.invoke("task_new", json!({ "name": name }), None))
+                .map_err(usage)?;
+            drop(session);
+            let made: corral_host::tasks::TaskInfo = serde_json::from_value(made).map_err(|e| {
+                failed(Error::new(
+                    ErrorCode::Io,
+                    format!("serve's task does not fit: {e}"),
+                ))
+            })?;
+            let worktree = corral_host::worktree::Worktree {
+                path: made.path,
+                branch: made.branch,
+            };
+            let git = Path::new(&there.path).join(".git");
+            let container = container_of(&args, image, &worktree, Some(&git))?;
+            eprintln!(
+                "corral: working in {} on {} on branch {} in container {}",
+                worktree.path.display(),
+                there.destination,
+                worktree.branch,
+                container.name
+            );
+            let key = PathBuf::from(there.display());
+            let remote = Remote {
+                path: corral_remote::Container::WORK.to_string(),
+                container: Some(container),
+                ..there
+            };
+            (Some(remote), Some(key))
+        }
+        (Some(image), None) => {
             let made =
                 corral_host::worktree::make(&args.root, store.data_dir(), &name).map_err(usage)?;
-            let container = container_of(&args, image, &made)?;
+            let git = args.root.join(".git");
+            let container =
+                container_of(&args, image, &made, git.is_dir().then_some(git.as_path()))?;
             eprintln!(
                 "corral: working in {} on branch {} in container {}",
                 made.path.display(),

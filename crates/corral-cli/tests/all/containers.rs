@@ -7,6 +7,7 @@
 //! model of its own; one container is killed in the middle of a command.
 
 use crate::common::{Home, Scripted};
+use crate::ssh::Sshd;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -223,6 +224,76 @@ fn two_tasks_run_in_containers_and_a_killed_one_keeps_its_branch() {
     );
     assert!(!one_dir.exists() && !two_dir.exists());
     assert!(containers("corral-one-").is_empty() && containers("corral-two-").is_empty());
+}
+
+/// The same through ssh: the project is on an ssh host (the test's sshd
+/// on 127.0.0.1) whose Podman runs the container. serve there makes the
+/// worktree in the remote's data folder; the container there holds the
+/// task's session; the loop and the model stay here.
+#[test]
+fn a_task_runs_in_a_container_on_an_ssh_host() {
+    let image = Image::build();
+    let sshd = Sshd::start();
+    let llm = Scripted::start(json!([
+        { "tools": [{ "name": "write_file", "input": { "path": "far.txt", "content": "from far\n" } }] },
+        { "tools": [{ "name": "exec_shell", "input": { "command": "ls" } }] },
+        { "text": "Done there." },
+    ]));
+    let home = Home::new(&llm.base_url());
+    let there = tempfile::tempdir().unwrap();
+    std::fs::write(there.path().join("a.txt"), "one\n").unwrap();
+    git(there.path(), &["init", "--quiet"]);
+    git(there.path(), &["add", "."]);
+    git(there.path(), &["commit", "--quiet", "-m", "first"]);
+    let root = format!("ssh://corral-test{}", there.path().display());
+    let out = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+        .env("HOME", home.dir.path())
+        .env("XDG_CONFIG_HOME", home.dir.path().join("config"))
+        .env("XDG_DATA_HOME", home.dir.path().join("data"))
+        .env("CORRAL_NO_KEYCHAIN", "1")
+        .env(corral_remote::CONFIG_VAR, sshd.path("ssh_config"))
+        .args([
+            "exec",
+            "--root",
+            &root,
+            "--mode",
+            "full_auto",
+            "--install-remote",
+        ])
+        .args(["--no-lsp", "--worktree", "far", "--container", &image.0])
+        .args([
+            "--engine-option=--ulimit=nofile=20000:20000",
+            "--engine-option=--ulimit=nproc=4096:4096",
+            "Write far.txt and list the folder.",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("on corral-test on branch corral/far in container"),
+        "{stderr}"
+    );
+    let asked = llm.finish();
+    assert!(results(&asked[2]).contains("far.txt"), "ls ran elsewhere");
+    // The worktree is the remote's, in its data folder; the project there
+    // is as it was until the task is merged.
+    let worktree = find(
+        &sshd.path("remote-data/dev.corral.desktop/worktrees"),
+        "far",
+        "far.txt",
+    )
+    .expect("the worktree on the remote");
+    assert_eq!(
+        std::fs::read_to_string(worktree.join("far.txt")).unwrap(),
+        "from far\n"
+    );
+    assert!(!there.path().join("far.txt").exists());
+    assert!(
+        containers("corral-far-").is_empty(),
+        "the container outlived its task"
+    );
 }
 
 /// The worktree of task `name` under `worktrees`, once it holds `file`.
