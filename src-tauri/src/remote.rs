@@ -56,6 +56,26 @@ impl RemoteProject {
             root: remote.display(),
             name: label(&remote),
         };
+        RemoteProject::open_as(remote, mode, copy, info)
+    }
+
+    /// A task's session in a container (`remote.container`): its settings
+    /// are `project`'s (its programs, rules and hooks' trust), sent with
+    /// `use_settings` as a remote project's are.
+    pub fn in_container(
+        remote: Remote,
+        mode: corral_tools::policy::Mode,
+        project: ProjectInfo,
+    ) -> Result<RemoteProject, Error> {
+        RemoteProject::open_as(remote, mode, None, project)
+    }
+
+    fn open_as(
+        remote: Remote,
+        mode: corral_tools::policy::Mode,
+        copy: Option<PathBuf>,
+        info: ProjectInfo,
+    ) -> Result<RemoteProject, Error> {
         let flag = serde_json::to_value(mode)
             .ok()
             .and_then(|m| m.as_str().map(str::to_string))
@@ -196,6 +216,15 @@ impl RemoteProject {
         self.session.listen_questions(heard).await
     }
 
+    /// Where it runs, for a task's row: its engine and container, or its
+    /// `ssh://` name.
+    pub fn info_place(&self) -> String {
+        match &self.session.remote().container {
+            Some(container) => format!("{} {}", container.engine, container.name),
+            None => self.session.remote().display(),
+        }
+    }
+
     /// The key its settings are kept under here: its `ssh://` name.
     pub fn settings_key(&self) -> PathBuf {
         PathBuf::from(&self.info.root)
@@ -297,6 +326,8 @@ pub trait Routes: Send + Sync + 'static {
     /// The open project's commands, when it is open here; with `task`,
     /// that task's (its session on its worktree).
     fn here(&self, task: Option<&str>) -> Result<Option<ProjectCommands>, Error>;
+    /// The task `task`'s session when it runs in a container.
+    fn in_container(&self, task: &str) -> Option<std::sync::Arc<RemoteProject>>;
     /// The model's and the history's commands, always here; with `task`,
     /// its conversations' history.
     fn model(&self, task: Option<&str>) -> ModelCommands;
@@ -333,13 +364,21 @@ pub fn route<R: Runtime, S: Routes>(
         let model = corral_host::command(&command)
             .is_some_and(|c| c.serves == Serves::Model)
             .then(|| state.model(task.as_deref()));
-        let remote = state.remote();
-        let here = match state.here(task.as_deref()) {
-            Ok(here) => here,
-            Err(error) => {
-                invoke.resolver.reject(json!(error));
-                return true;
-            }
+        // A task in a container is answered by serve there, on its own
+        // session (its worktree is that session's root: no `task` for it).
+        let (remote, task) = match task.as_deref().and_then(|t| state.in_container(t)) {
+            Some(container) => (Some(container), None),
+            None => (state.remote(), task),
+        };
+        let here = match remote {
+            Some(_) => None,
+            None => match state.here(task.as_deref()) {
+                Ok(here) => here,
+                Err(error) => {
+                    invoke.resolver.reject(json!(error));
+                    return true;
+                }
+            },
         };
         let (runs, domains, store) = (state.runs(), state.domains(), state.store());
         let output = output.map(|id| id.channel_on::<R, Value>(webview));

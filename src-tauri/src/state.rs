@@ -38,6 +38,9 @@ pub struct AppState {
     /// The open project's tasks (a project here only), each session
     /// opened on its worktree when first asked for; replaced with the project.
     tasks: Mutex<Option<Arc<Tasks>>>,
+    /// The tasks whose session runs in a container, by name (each a
+    /// session of serve there; dropped, its container ends).
+    containers: Mutex<std::collections::HashMap<String, Arc<RemoteProject>>>,
 }
 
 /// Where the open project's session runs.
@@ -70,6 +73,10 @@ impl crate::remote::Routes for AppState {
             runs: self.runs.clone(),
             domains: self.domains.clone(),
         }))
+    }
+
+    fn in_container(&self, task: &str) -> Option<Arc<RemoteProject>> {
+        lock(&self.containers).get(task).cloned()
     }
 
     fn model(&self, task: Option<&str>) -> corral_host::ModelCommands {
@@ -117,6 +124,7 @@ impl AppState {
             history: Arc::new(History::new(store.data_dir())),
             domains: Arc::default(),
             tasks: Mutex::new(None),
+            containers: Mutex::default(),
             store,
         }
     }
@@ -128,6 +136,66 @@ impl AppState {
         lock(&self.tasks)
             .clone()
             .ok_or_else(corral_session::no_project)
+    }
+
+    /// Runs the task `task`'s session in a container from now on (its
+    /// worktree made already): the engine and image of the settings, its
+    /// limits; the project's settings sent there. Blocks while the
+    /// container starts: call it off the window's thread.
+    pub fn open_in_container(&self, task: &str) -> Result<String, Error> {
+        let tasks = self.tasks()?;
+        let settings = self.store.settings();
+        let Some(chosen) = settings.task_container else {
+            return Err(Error::invalid_input("no container is set for tasks")
+                .hint("Choose an engine and an image under Tasks in Settings."));
+        };
+        let mut options = chosen.run_options()?;
+        // So git works inside: the repository's own folder at its path.
+        let git = tasks.project().join(".git");
+        if git.is_dir() {
+            options.push("-v".into());
+            options.push(format!("{0}:{0}", git.display()));
+        }
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let container = corral_remote::Container {
+            engine: chosen.engine,
+            image: chosen.image,
+            worktree: tasks.folder(task).display().to_string(),
+            name: format!("corral-{task}-{stamp:08x}"),
+            options,
+        };
+        let place = format!("{} {}", container.engine, container.name);
+        let remote = corral_remote::Remote {
+            destination: String::new(),
+            port: None,
+            path: corral_remote::Container::WORK.to_string(),
+            config: None,
+            connect_timeout: corral_remote::CONNECT_TIMEOUT,
+            container: Some(container),
+        };
+        let project = self.project_info().ok_or_else(corral_session::no_project)?;
+        let session = Arc::new(RemoteProject::in_container(remote, settings.mode, project)?);
+        tauri::async_runtime::block_on(async {
+            session.use_settings(&self.store).await?;
+            session.listen_domains(self.domains.clone()).await
+        })?;
+        lock(&self.containers).insert(task.to_string(), session);
+        Ok(place)
+    }
+
+    /// Where the task `task` runs when not here: its engine and container.
+    pub fn task_place(&self, task: &str) -> Option<String> {
+        let containers = lock(&self.containers);
+        let remote = containers.get(task)?;
+        Some(remote.info_place())
+    }
+
+    /// Ends the task `task`'s container, if it runs in one.
+    pub fn end_container(&self, task: &str) {
+        let ended = lock(&self.containers).remove(task);
+        drop(ended);
     }
 
     /// The key the history keeps the task `task`'s conversations under:
@@ -248,7 +316,8 @@ impl AppState {
     fn replace(&self, project: OpenProject) {
         let previous = lock(&self.open).replace(project);
         let tasks = lock(&self.tasks).take();
-        drop((previous, tasks));
+        let containers = std::mem::take(&mut *lock(&self.containers));
+        drop((previous, tasks, containers));
         self.domains.clear();
     }
 
@@ -314,7 +383,8 @@ impl AppState {
         // Taken out first: its background commands stop outside the lock.
         let closed = lock(&self.open).take();
         let tasks = lock(&self.tasks).take();
-        drop((closed, tasks));
+        let containers = std::mem::take(&mut *lock(&self.containers));
+        drop((closed, tasks, containers));
         self.domains.clear();
     }
 

@@ -39,6 +39,60 @@ pub struct Settings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "number")]
     pub tasks_at_once: Option<u32>,
+    /// Where a task may run besides here: a container of this engine and
+    /// image, with these limits (none: tasks run here only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub task_container: Option<TaskContainer>,
+}
+
+/// A task's container, as the user set it in Settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct TaskContainer {
+    /// `podman` or `docker`.
+    pub engine: String,
+    /// Corral's image (`scripts/image.sh`) or one built on it.
+    pub image: String,
+    /// CPUs each task's container may use (`--cpus`); none: the engine's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cpus: Option<u32>,
+    /// Memory each may use, in MiB (`--memory`); none: the engine's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub memory_mib: Option<u64>,
+    /// More of the engine's words for `run` (a runtime, ulimits...).
+    #[serde(default)]
+    pub options: Vec<String>,
+}
+
+impl TaskContainer {
+    /// The engine's words for `run` before the image: the limits, then
+    /// the user's own; `invalid_input` for an engine that is not one, or
+    /// a word that is not an option (one starting with `-`).
+    pub fn run_options(&self) -> Result<Vec<String>, Error> {
+        if !matches!(self.engine.as_str(), "podman" | "docker") {
+            return Err(Error::invalid_input(format!(
+                "`{}` is not a container engine Corral runs (podman or docker)",
+                self.engine
+            )));
+        }
+        if let Some(word) = self.options.iter().find(|w| !w.starts_with('-')) {
+            return Err(Error::invalid_input(format!(
+                "`{word}` is not an option of the engine's `run`"
+            ))
+            .hint("Write each option as one word, e.g. --ulimit=nofile=20000:20000."));
+        }
+        let mut words = Vec::new();
+        if let Some(cpus) = self.cpus {
+            words.push(format!("--cpus={cpus}"));
+        }
+        if let Some(mib) = self.memory_mib {
+            words.push(format!("--memory={mib}m"));
+        }
+        words.extend(self.options.iter().cloned());
+        Ok(words)
+    }
 }
 
 impl Settings {
@@ -67,6 +121,7 @@ impl Default for Settings {
             mode: Mode::Ask,
             notifications: true,
             tasks_at_once: None,
+            task_container: None,
         }
     }
 }
@@ -336,6 +391,30 @@ mod tests {
     }
 
     #[test]
+    fn a_task_container_s_words_are_its_limits_then_the_user_s_options() {
+        let mut container = TaskContainer {
+            engine: "podman".into(),
+            image: "corral-task:1".into(),
+            cpus: Some(2),
+            memory_mib: Some(512),
+            options: vec!["--ulimit=nofile=20000:20000".into()],
+        };
+        assert_eq!(
+            container.run_options().unwrap(),
+            ["--cpus=2", "--memory=512m", "--ulimit=nofile=20000:20000"]
+        );
+        // A word that is not an option could be read as the image.
+        container.options.push("alpine".into());
+        assert!(container.run_options().is_err());
+        container.options.pop();
+        container.engine = "sh".into();
+        assert_eq!(
+            container.run_options().unwrap_err().code,
+            ErrorCode::InvalidInput
+        );
+    }
+
+    #[test]
     fn settings_input_debug_hides_the_key() {
         let input: SettingsInput = serde_json::from_value(serde_json::json!({
             "provider": "openai", "base_url": OPENAI, "model": "m", "max_tokens": 1,
@@ -453,6 +532,7 @@ mod tests {
                 mode: Mode::AutoEdit,
                 notifications: true,
                 tasks_at_once: None,
+                task_container: None,
             }
         );
         let set = Settings {

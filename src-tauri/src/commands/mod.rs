@@ -170,7 +170,9 @@ command_list! {
         /// for a project that is not a git repository with a commit. A task's loop names it as
         /// `task` in every command of the loop's table: they run in its session, rooted at its
         /// worktree, and its conversations are kept apart
-        tasks::task_new("name: string") -> "TaskInfo";
+        /// With `place: "container"` (a project here) its session runs in a container of the
+        /// engine and image of `settings.task_container`, the worktree its only writable mount
+        tasks::task_new("name: string, place?: TaskPlace") -> "TaskInfo";
         /// every task of the open project (those left by an earlier run or a crash too), its
         /// change's size and its newest conversation; `at_once`: how many may run at once
         tasks::task_list("") -> "TaskList";

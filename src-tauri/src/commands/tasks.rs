@@ -11,7 +11,7 @@ use corral_host::tasks::TaskInfo;
 use corral_host::worktree::{Applied, Merged, Side, TaskDiff};
 use corral_tools::{Error, ErrorCode};
 use serde_json::{json, Value};
-use tauri::State;
+use tauri::{Manager, State};
 
 /// A task as the window lists it: its worktree and the newest of its
 /// conversations (to go on with after a restart).
@@ -21,6 +21,19 @@ pub struct TaskEntry {
     pub task: TaskInfo,
     /// Its newest conversation's id, if it has one.
     pub conversation: Option<String>,
+    /// Where its session runs when not here: its engine and container.
+    pub place: Option<String>,
+}
+
+/// Where a new task's session runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskPlace {
+    /// Here, as the project's.
+    #[default]
+    Here,
+    /// In a container of the engine and image Settings name.
+    Container,
 }
 
 /// The project's tasks and how many may run at once.
@@ -56,10 +69,42 @@ fn typed<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, Error> {
 }
 
 /// Makes a new task of the open project: a worktree on `corral/<slug of
-/// name>` in the data folder of the machine the project is on.
+/// name>` in the data folder of the machine the project is on; with
+/// `place: "container"` its session runs in a container (a project here).
 #[tauri::command(rename_all = "snake_case")]
-pub async fn task_new(state: State<'_, AppState>, name: String) -> Result<TaskInfo, Error> {
-    typed(answer(&state, "task_new", json!({ "name": name })).await?)
+pub async fn task_new<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
+    state: State<'_, AppState>,
+    name: String,
+    place: Option<TaskPlace>,
+) -> Result<TaskInfo, Error> {
+    let place = place.unwrap_or_default();
+    if place == TaskPlace::Container && state.remote().is_some() {
+        return Err(Error::invalid_input(
+            "a remote project's tasks run there, not in a container here",
+        ));
+    }
+    let made: TaskInfo = typed(answer(&state, "task_new", json!({ "name": name })).await?)?;
+    if place == TaskPlace::Container {
+        let name = made.name.clone();
+        let started = tauri::async_runtime::spawn_blocking(move || {
+            app.state::<AppState>().open_in_container(&name)
+        })
+        .await
+        .map_err(|e| {
+            Error::new(
+                ErrorCode::Io,
+                format!("starting the container stopped: {e}"),
+            )
+        })?;
+        if let Err(e) = started {
+            // Nothing of it runs: its worktree goes too.
+            let args = json!({ "task": made.name, "force": true });
+            let _ = answer(&state, "task_discard", args).await;
+            return Err(e);
+        }
+    }
+    Ok(made)
 }
 
 /// The open project's tasks, with the newest conversation of each (kept
@@ -69,18 +114,24 @@ pub async fn task_list(state: State<'_, AppState>) -> Result<TaskList, Error> {
     let listed: Vec<TaskInfo> = typed(answer(&state, "task_list", json!({})).await?)?;
     let at_once = state.store.settings().tasks_at_once();
     let keys: Vec<String> = listed.iter().map(|t| state.task_key(&t.name)).collect();
+    let places: Vec<Option<String>> = listed.iter().map(|t| state.task_place(&t.name)).collect();
     let history = state.history.clone();
     let tasks = tauri::async_runtime::spawn_blocking(move || {
         listed
             .into_iter()
             .zip(keys)
-            .map(|(task, key)| {
+            .zip(places)
+            .map(|((task, key), place)| {
                 let conversation = history
                     .list(&key)
                     .ok()
                     .and_then(|all| all.into_iter().next())
                     .map(|c| c.id);
-                TaskEntry { task, conversation }
+                TaskEntry {
+                    task,
+                    conversation,
+                    place,
+                }
             })
             .collect()
     })
@@ -103,14 +154,12 @@ pub async fn task_merge(
     task: String,
     prefer: Option<Side>,
 ) -> Result<Merged, Error> {
-    typed(
-        answer(
-            &state,
-            "task_merge",
-            json!({ "task": task, "prefer": prefer }),
-        )
-        .await?,
-    )
+    let args = json!({ "task": task, "prefer": prefer });
+    let merged: Merged = typed(answer(&state, "task_merge", args).await?)?;
+    if merged.removed {
+        state.end_container(&task);
+    }
+    Ok(merged)
 }
 
 /// Puts the task's changes in the project as uncommitted changes.
@@ -144,11 +193,8 @@ pub async fn task_discard(
     task: String,
     force: bool,
 ) -> Result<(), Error> {
-    answer(
-        &state,
-        "task_discard",
-        json!({ "task": task, "force": force }),
-    )
-    .await
-    .map(drop)
+    // Its container ends first: nothing runs in the worktree as it goes.
+    state.end_container(&task);
+    let args = json!({ "task": task, "force": force });
+    answer(&state, "task_discard", args).await.map(drop)
 }

@@ -616,6 +616,7 @@ fn notify_user_takes_a_notice_never_text_and_heeds_the_setting() {
     let off = corral_app::store::Settings {
         notifications: false,
         tasks_at_once: None,
+        task_container: None,
         ..Default::default()
     };
     app.state().store.save_settings(&off).unwrap();

@@ -199,3 +199,127 @@ fn tasks_are_reviewed_merged_with_a_side_chosen_and_discarded() {
         .unwrap_err();
     assert_eq!(e["code"], "not_found", "{e}");
 }
+
+/// Corral's task image with this build's corral-cli (beside the test
+/// binary), made by `scripts/image.sh` for the test; removed after.
+struct Image(String);
+
+impl Image {
+    fn build() -> Image {
+        let exe = std::env::current_exe().unwrap();
+        let cli = exe.parent().unwrap().parent().unwrap().join("corral-cli");
+        assert!(
+            cli.exists(),
+            "build corral-cli first (cargo build -p corral-cli)"
+        );
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let tag = format!("localhost/corral-task:app-test-{}", std::process::id());
+        let out = std::process::Command::new(repo.join("scripts/image.sh"))
+            .arg("--cli")
+            .arg(&cli)
+            .args(["--tag", &tag])
+            .output()
+            .expect(
+                "scripts/image.sh runs (scripts/setup.sh --test installs podman and mmdebstrap)",
+            );
+        assert!(
+            out.status.success(),
+            "scripts/image.sh: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Image(tag)
+    }
+}
+
+impl Drop for Image {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("podman")
+            .args(["rmi", "--force", &self.0])
+            .output();
+    }
+}
+
+fn running(prefix: &str) -> Vec<String> {
+    let out = std::process::Command::new("podman")
+        .args(["ps", "--format", "{{.Names}}"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|n| n.starts_with(prefix))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A task whose place is a container: its session is serve's in a
+/// container of Settings' engine and image, the worktree its only
+/// writable mount; the list says where it runs; discarded, its container
+/// ends.
+#[test]
+fn a_task_runs_in_a_container_of_the_settings_engine() {
+    let image = Image::build();
+    let app = app_on(Project::new().file("a.txt", "one\n").git());
+    app.open();
+    // No container set: refused, nothing made.
+    let e = app
+        .invoke("task_new", json!({"name": "boxed", "place": "container"}))
+        .unwrap_err();
+    assert!(
+        e["message"].as_str().unwrap().contains("no container"),
+        "{e}"
+    );
+    assert_eq!(
+        app.invoke("task_list", json!({})).unwrap()["tasks"],
+        json!([])
+    );
+    app.invoke(
+        "save_settings",
+        json!({"settings": {"provider": "anthropic", "base_url": "", "model": "m",
+        "max_tokens": 100, "mode": "full_auto", "task_container": {
+            "engine": "podman", "image": image.0, "memory_mib": 1024,
+            "options": ["--ulimit=nofile=20000:20000", "--ulimit=nproc=4096:4096"]}}}),
+    )
+    .unwrap();
+    let made = app
+        .invoke("task_new", json!({"name": "boxed", "place": "container"}))
+        .unwrap();
+    let place = std::path::PathBuf::from(made["path"].as_str().unwrap());
+    let listed = app.invoke("task_list", json!({})).unwrap();
+    let shown = listed["tasks"][0]["place"].as_str().unwrap().to_string();
+    assert!(shown.starts_with("podman corral-boxed-"), "{listed}");
+    assert_eq!(running("corral-boxed-").len(), 1);
+
+    app.invoke(
+        "call_tool",
+        in_task(
+            "boxed",
+            "write_file",
+            json!({"path": "b.txt", "content": "boxed\n"}),
+        ),
+    )
+    .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(place.join("b.txt")).unwrap(),
+        "boxed\n"
+    );
+    assert!(!app.project.join("b.txt").exists());
+    // A command runs inside the container, in the worktree.
+    let listed = app
+        .invoke(
+            "call_tool",
+            in_task("boxed", "exec_shell", json!({"command": "ls"})),
+        )
+        .unwrap();
+    assert!(
+        listed["stdout"].as_str().unwrap().contains("b.txt"),
+        "{listed}"
+    );
+    assert_eq!(listed["sandbox"], "landlock", "{listed}");
+
+    app.invoke("task_discard", json!({"task": "boxed", "force": true}))
+        .unwrap();
+    corral_testkit::wait_until(20, "the task's container to end", || {
+        running("corral-boxed-").is_empty()
+    });
+    assert!(!place.exists());
+}

@@ -98,6 +98,26 @@ describe("the tasks at once setting", () => {
   });
 });
 
+describe("a task's container", () => {
+  it("is left out without an image, and saved with its limits and options", async () => {
+    await shown();
+    await fireEvent.click(screen.getByTestId("settings-save"));
+    await vi.waitFor(() => expect(ipc.saveSettings).toHaveBeenCalledTimes(1));
+    expect(ipc.saveSettings.mock.calls[0][0]).not.toHaveProperty("task_container");
+    await fireEvent.input(screen.getByTestId("settings-container-image"), { target: { value: " corral-task:1 " } });
+    await fireEvent.input(screen.getByTestId("settings-container-memory"), { target: { value: "2048" } });
+    await fireEvent.input(screen.getByTestId("settings-container-options"), { target: { value: "--ulimit=nofile=20000:20000\n\n" } });
+    await fireEvent.click(screen.getByTestId("settings-save"));
+    await vi.waitFor(() => expect(ipc.saveSettings).toHaveBeenCalledTimes(2));
+    expect(ipc.saveSettings.mock.calls[1][0].task_container).toEqual({
+      engine: "podman",
+      image: "corral-task:1",
+      memory_mib: 2048,
+      options: ["--ulimit=nofile=20000:20000"],
+    });
+  });
+});
+
 describe("a successful Test connection", () => {
   it("says the window the server reports", async () => {
     ipc.modelInfo.mockResolvedValue({ context_window: 8192, source: "server", supports_tools: true });

@@ -2,7 +2,7 @@
 // src-tauri/tests/all/command_list.rs; do not edit.
 // After changing the list: UPDATE_COMMANDS=1 cargo test -p corral --test all -- command_list::
 import type { Channel } from "@tauri-apps/api/core";
-import type { Appended, Applied, ApprovalAnswer, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, Customization, DomainQuestion, GrantEntry, HookOutcome, HookRequest, HookStatus, IndexStatus, InstalledUpdate, Launch, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, Merged, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SandboxLimits, SavedRule, SearchHit, Settings, SettingsInput, SetupSource, ShellConfig, ShellEvent, Side, SkillFile, TaskDiff, TaskInfo, TaskList, Ticket, ToolSpec, TreeChanges, UpdateOffer, UpdateSettings, UpdateStatus } from "./types";
+import type { Appended, Applied, ApprovalAnswer, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, Customization, DomainQuestion, GrantEntry, HookOutcome, HookRequest, HookStatus, IndexStatus, InstalledUpdate, Launch, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, Merged, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SandboxLimits, SavedRule, SearchHit, Settings, SettingsInput, SetupSource, ShellConfig, ShellEvent, Side, SkillFile, TaskDiff, TaskInfo, TaskList, TaskPlace, Ticket, ToolSpec, TreeChanges, UpdateOffer, UpdateSettings, UpdateStatus } from "./types";
 
 /** Every command of the app: its arguments and what it resolves to (docs/ipc.md). */
 export type Commands = {
@@ -70,7 +70,7 @@ export type Commands = {
   conversation_markdown: { args: { id: string }; result: string };
   export_conversation: { args: { id: string }; result: string | null };
   history_notice: { args: Record<string, never>; result: string | null };
-  task_new: { args: { name: string }; result: TaskInfo };
+  task_new: { args: { name: string, place?: TaskPlace }; result: TaskInfo };
   task_list: { args: Record<string, never>; result: TaskList };
   task_diff: { args: { task: string }; result: TaskDiff };
   task_merge: { args: { task: string, prefer?: Side }; result: Merged };

@@ -9,7 +9,7 @@ import { getCurrentWindow } from "@tauri-apps/api/window";
 import { agentIpc, type ChannelKey, type Transport } from "./agent/agentIpc";
 import type { CommandName, Commands } from "./commands";
 import { toWireError, wireError } from "./errors";
-import type { DomainQuestion, Launch, LlmTarget, McpSettings, Notice, SavedRule, SettingsInput, Side, UpdateSettings } from "./types";
+import type { DomainQuestion, Launch, LlmTarget, McpSettings, Notice, SavedRule, SettingsInput, Side, TaskPlace, UpdateSettings } from "./types";
 
 export type { Consent, OpenPart } from "./agent/agentIpc";
 
@@ -92,7 +92,8 @@ export const ipc = {
   ...projectIpc(tauri),
 
   // Tasks: each a git worktree of the project with conversations of its own (taskIpc reaches its session)
-  taskNew: (name: string) => call("task_new", { name }),
+  /** `place`: where its session runs (a container: Settings' engine and image). */
+  taskNew: (name: string, place: TaskPlace = "here") => call("task_new", place === "here" ? { name } : { name, place }),
   taskList: () => call("task_list"),
   taskDiff: (task: string) => call("task_diff", { task }),
   /** `prefer`: whose lines win where the task and the project changed the same ones. */

@@ -28,7 +28,7 @@ function setup(atOnce: number, turns: Record<string, Turn[]>, left: TaskEntry[] 
     taskList: vi.fn(async () => ({ tasks: made, at_once: atOnce })),
     taskNew: vi.fn(async (name: string) => {
       const task = info(name);
-      made.push({ ...task, conversation: null });
+      made.push({ ...task, conversation: null, place: null });
       return task;
     }),
   } as unknown as Ipc;
@@ -72,10 +72,10 @@ describe("the task board", () => {
   });
 
   it("lists the tasks an earlier run left and opens each one's newest conversation", async () => {
-    const t = setup(2, { old: [] }, [{ ...info("old"), size: { files: 2, added: 5, removed: 1 }, conversation: "conv-1" }]);
+    const t = setup(2, { old: [] }, [{ ...info("old"), size: { files: 2, added: 5, removed: 1 }, conversation: "conv-1", place: "podman corral-old-1" }]);
     await t.board.load();
     expect(t.fakes.old.ipc.openConversation).toHaveBeenCalledWith("conv-1", expect.anything());
-    expect(t.rows()).toMatchObject([{ name: "old", size: { files: 2 } }]);
+    expect(t.rows()).toMatchObject([{ name: "old", size: { files: 2 }, place: "podman corral-old-1" }]);
   });
 
   it("says why a task could not be made", async () => {

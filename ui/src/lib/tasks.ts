@@ -11,7 +11,7 @@ import type { AgentFinder } from "./agent/agentFiles";
 import { toWireError } from "./errors";
 import type { Ipc } from "./ipc";
 import { writable, type Readable } from "./store";
-import type { DiffSize, TaskEntry, TaskInfo, WireError } from "./types";
+import type { DiffSize, TaskEntry, TaskInfo, TaskPlace, WireError } from "./types";
 
 /** Where a task stands, as the list shows it. */
 export type TaskStatus = "waiting for a slot" | "running" | "waiting for approval" | "failed" | "done" | "new";
@@ -25,6 +25,8 @@ export type TaskRow = {
   size: DiffSize;
   /** The last thing the agent said (its first line), or the task's prompt. */
   last: string;
+  /** Where its session runs when not here (its engine and container). */
+  place: string | null;
 };
 
 /** A task's state from its loop's: approval first, then a run, its end. */
@@ -55,7 +57,7 @@ export type TaskDeps = {
   onLoop?: (name: string, loop: AgentLoop) => void;
 };
 
-type Task = { info: TaskInfo; loop: AgentLoop; ipc: Ipc; queued: string | null; launching: boolean; unsubscribe: () => void };
+type Task = { info: TaskInfo; place: string | null; loop: AgentLoop; ipc: Ipc; queued: string | null; launching: boolean; unsubscribe: () => void };
 
 export class TaskBoard {
   private readonly tasks = new Map<string, Task>();
@@ -96,11 +98,11 @@ export class TaskBoard {
     }
   }
 
-  /** Starts a task named `name` (a short one from `prompt` when empty) that is sent `prompt`; it waits if `atOnce` run. */
-  async start(prompt: string, name = ""): Promise<string | null> {
+  /** Starts a task named `name` (a short one from `prompt` when empty) that is sent `prompt`, its session at `place`; it waits if `atOnce` run. */
+  async start(prompt: string, name = "", place: TaskPlace = "here"): Promise<string | null> {
     try {
-      const made = await this.deps.ipc.taskNew(name.trim() || nameFrom(prompt));
-      const task = await this.adopt({ ...made, conversation: null });
+      const made = await this.deps.ipc.taskNew(name.trim() || nameFrom(prompt), place);
+      const task = await this.adopt({ ...made, conversation: null, place: null });
       task.queued = prompt;
       this.show();
       this.pump();
@@ -118,7 +120,10 @@ export class TaskBoard {
       this.atOnce = listed.at_once;
       for (const entry of listed.tasks) {
         const task = this.tasks.get(entry.name);
-        if (task) task.info = entry;
+        if (task) {
+          task.info = entry;
+          task.place = entry.place;
+        }
         else await this.adopt(entry);
       }
       for (const name of [...this.tasks.keys()]) if (!listed.tasks.some((t) => t.name === name)) this.drop(name);
@@ -161,7 +166,7 @@ export class TaskBoard {
         this.errorStore.set(toWireError(e));
       }
     }
-    const task: Task = { info: entry, loop, ipc, queued: null, launching: false, unsubscribe: () => undefined };
+    const task: Task = { info: entry, place: entry.place, loop, ipc, queued: null, launching: false, unsubscribe: () => undefined };
     let busy = false;
     task.unsubscribe = loop.state.subscribe((state) => {
       this.show();
@@ -206,6 +211,7 @@ export class TaskBoard {
           status: statusOf(state, t.queued !== null),
           size: t.info.size,
           last: t.queued ?? lastLine(state),
+          place: t.place,
         };
       }),
     );

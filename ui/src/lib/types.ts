@@ -85,6 +85,8 @@ export type {
   DiffSize,
   TaskInfo,
   TaskEntry,
+  TaskPlace,
+  TaskContainer,
   TaskList,
   TaskFile,
   TaskDiff,

@@ -1170,6 +1170,28 @@ export type LlmTarget = { provider: Provider, base_url: string, model: string, }
 
 export type Price = { input: number, output: number, };
 
+export type TaskContainer = { 
+/**
+ * `podman` or `docker`.
+ */
+engine: string, 
+/**
+ * Corral's image (`scripts/image.sh`) or one built on it.
+ */
+image: string, 
+/**
+ * CPUs each task's container may use (`--cpus`); none: the engine's.
+ */
+cpus?: number, 
+/**
+ * Memory each may use, in MiB (`--memory`); none: the engine's.
+ */
+memory_mib?: number, 
+/**
+ * More of the engine's words for `run` (a runtime, ulimits...).
+ */
+options: Array<string>, };
+
 export type SavedSettings = { provider: Provider, base_url: string, model: string, max_tokens: number, 
 /**
  * The context window to assume for a server that reports none; a
@@ -1185,7 +1207,12 @@ notifications: boolean,
  * How many of a project's tasks may run at once (none: half the
  * machine's cores, at least one); a task started over it waits.
  */
-tasks_at_once?: number, };
+tasks_at_once?: number, 
+/**
+ * Where a task may run besides here: a container of this engine and
+ * image, with these limits (none: tasks run here only).
+ */
+task_container?: TaskContainer, };
 
 export type Settings = { has_api_key: boolean, provider: Provider, base_url: string, model: string, max_tokens: number, 
 /**
@@ -1202,7 +1229,12 @@ notifications: boolean,
  * How many of a project's tasks may run at once (none: half the
  * machine's cores, at least one); a task started over it waits.
  */
-tasks_at_once?: number, };
+tasks_at_once?: number, 
+/**
+ * Where a task may run besides here: a container of this engine and
+ * image, with these limits (none: tasks run here only).
+ */
+task_container?: TaskContainer, };
 
 export type SettingsInput = { 
 /**
@@ -1223,7 +1255,12 @@ notifications: boolean,
  * How many of a project's tasks may run at once (none: half the
  * machine's cores, at least one); a task started over it waits.
  */
-tasks_at_once?: number, };
+tasks_at_once?: number, 
+/**
+ * Where a task may run besides here: a container of this engine and
+ * image, with these limits (none: tasks run here only).
+ */
+task_container?: TaskContainer, };
 
 export type ProjectInfo = { root: string, name: string, };
 
@@ -1338,11 +1375,17 @@ changed: boolean,
  */
 size: DiffSize, };
 
+export type TaskPlace = "here" | "container";
+
 export type TaskEntry = { 
 /**
  * Its newest conversation's id, if it has one.
  */
 conversation: string | null, 
+/**
+ * Where its session runs when not here: its engine and container.
+ */
+place: string | null, 
 /**
  * Its name: the branch's part after `corral/`.
  */
