@@ -128,12 +128,25 @@ impl std::fmt::Debug for Lsp {
     }
 }
 
+/// How the servers on the machine are found: once, when first needed.
+type Finder = Box<dyn FnOnce() -> Vec<ServerSpec> + Send>;
+
 struct Shared {
     root: PathBuf,
-    specs: Vec<ServerSpec>,
+    /// The servers present on the machine, found at the first need.
+    specs: std::sync::OnceLock<Vec<ServerSpec>>,
+    find: Mutex<Option<Finder>>,
     launch: Box<dyn Launch>,
     options: Options,
     servers: Mutex<HashMap<Language, Arc<Server>>>,
+}
+
+impl Shared {
+    /// The servers on the machine, found now if not yet.
+    fn specs(&self) -> &[ServerSpec] {
+        self.specs
+            .get_or_init(|| lock(&self.find).take().map(|find| find()).unwrap_or_default())
+    }
 }
 
 impl Drop for Shared {
@@ -154,9 +167,23 @@ impl Lsp {
         launch: impl Launch + 'static,
         options: Options,
     ) -> Lsp {
+        Lsp::lazy(root, move || specs, launch, options)
+    }
+
+    /// As [`Lsp::new`], the servers found by `find` only when first
+    /// needed (a file of some language checked, the languages asked for):
+    /// a session that never edits a file never looks for them (finding
+    /// rust-analyzer behind rustup alone takes tens of milliseconds).
+    pub fn lazy(
+        root: &Path,
+        find: impl FnOnce() -> Vec<ServerSpec> + Send + 'static,
+        launch: impl Launch + 'static,
+        options: Options,
+    ) -> Lsp {
         let shared = Arc::new(Shared {
             root: root.to_path_buf(),
-            specs,
+            specs: std::sync::OnceLock::new(),
+            find: Mutex::new(Some(Box::new(find))),
             launch: Box::new(launch),
             options,
             servers: Mutex::new(HashMap::new()),
@@ -171,7 +198,7 @@ impl Lsp {
 
     /// The languages with a server on this machine.
     pub fn languages(&self) -> Vec<Language> {
-        self.shared.specs.iter().map(|s| s.language).collect()
+        self.shared.specs().iter().map(|s| s.language).collect()
     }
 
     /// The running servers' languages and process ids (their process
@@ -294,7 +321,7 @@ impl Lsp {
     /// The language's server, started if it is not running (or restarted
     /// if it died a while ago); the note saying why there is none.
     fn server(&self, language: Language) -> Result<Arc<Server>, String> {
-        let Some(spec) = self.shared.specs.iter().find(|s| s.language == language) else {
+        let Some(spec) = self.shared.specs().iter().find(|s| s.language == language) else {
             let programs: Vec<_> = language.programs().map(|(p, _)| p).collect();
             return Err(format!(
                 "no {} language server is installed ({})",

@@ -94,3 +94,28 @@ fn a_server_is_stopped_when_idle_not_while_waited_on_and_the_next_check_starts_i
     assert_eq!(restarted.len(), 1, "{restarted:?}");
     assert_ne!(restarted[0].1, pgid);
 }
+
+/// The servers on the machine are looked for once, and only when first
+/// needed: a project opened and never checked never looks (finding
+/// rust-analyzer behind rustup alone asks rustup, tens of milliseconds).
+#[test]
+fn the_servers_are_looked_for_once_and_only_when_needed() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let looked = Arc::new(AtomicUsize::new(0));
+    let counted = looked.clone();
+    let find = move || {
+        counted.fetch_add(1, Ordering::SeqCst);
+        vec![ServerSpec {
+            language: Language::Python,
+            program: "node".into(),
+            args: vec!["-e".into(), SERVER.into()],
+        }]
+    };
+    let lsp = Lsp::lazy(dir.path(), find, Unsandboxed, Options::default());
+    assert_eq!(looked.load(Ordering::SeqCst), 0, "looked for at open");
+    assert_eq!(lsp.languages(), [Language::Python]);
+    assert_eq!(lsp.languages(), [Language::Python]);
+    assert_eq!(looked.load(Ordering::SeqCst), 1);
+}

@@ -47,9 +47,10 @@ pub fn servers(root: &ProjectRoot, extra: &[PathBuf], options: Options) -> Resul
     let mut dirs = extra.to_vec();
     dirs.extend(shell::program_folders());
     dirs.extend(shell::home_dir().map(|home| home.join(".local/bin")));
-    let specs = ServerSpec::find(&dirs);
     let own = ProjectRoot::open(root.path())?;
-    Ok(Lsp::new(root.path(), specs, Sandboxed(own), options))
+    // Looked for only when a file is checked: a read never pays for it.
+    let find = move || ServerSpec::find(&dirs);
+    Ok(Lsp::lazy(root.path(), find, Sandboxed(own), options))
 }
 
 /// A file's text as the servers should see it: `None` when it is gone (or
