@@ -144,8 +144,12 @@ struct Shared {
 impl Shared {
     /// The servers on the machine, found now if not yet.
     fn specs(&self) -> &[ServerSpec] {
-        self.specs
-            .get_or_init(|| lock(&self.find).take().map(|find| find()).unwrap_or_default())
+        self.specs.get_or_init(|| {
+            lock(&self.find)
+                .take()
+                .map(|find| find())
+                .unwrap_or_default()
+        })
     }
 }
 
