@@ -148,6 +148,57 @@ impl ServerSpec {
             .collect()
     }
 
+    /// The servers for the project at `root`: [`ServerSpec::find`] in
+    /// `dirs`, with TypeScript spoken by TypeScript 7's own server (`tsc
+    /// --lsp --stdio`) where 7 is the TypeScript in use: the project's
+    /// `node_modules/typescript` when it is 7.x (run by `node` from
+    /// `dirs`: a program inside the project is never run itself), else a
+    /// `tsc` of 7.x in `dirs` (npm's global one). typescript-language-server
+    /// speaks for TypeScript 5 and older; it refuses 7, which has no
+    /// `tsserver.js`.
+    pub fn for_project(root: &Path, dirs: &[PathBuf]) -> Vec<ServerSpec> {
+        let mut specs = ServerSpec::find(dirs);
+        let project_ts = root.join("node_modules/typescript");
+        let in_dirs = |name: &str| {
+            dirs.iter()
+                .map(|dir| dir.join(name))
+                .find(|path| is_executable(path))
+        };
+        let seven = if typescript_major(&project_ts) == Some(7) {
+            in_dirs("node").map(|node| ServerSpec {
+                language: Language::TypeScript,
+                program: node,
+                args: vec![
+                    project_ts.join("lib/tsc.js").display().to_string(),
+                    "--lsp".into(),
+                    "--stdio".into(),
+                ],
+            })
+        } else if typescript_major(&project_ts).is_none() {
+            // npm's global TypeScript: `tsc` links to its `bin/tsc`.
+            in_dirs("tsc")
+                .filter(|tsc| {
+                    std::fs::canonicalize(tsc).ok().is_some_and(|real| {
+                        real.parent()
+                            .and_then(Path::parent)
+                            .is_some_and(|package| typescript_major(package) == Some(7))
+                    })
+                })
+                .map(|tsc| ServerSpec {
+                    language: Language::TypeScript,
+                    program: tsc,
+                    args: vec!["--lsp".into(), "--stdio".into()],
+                })
+        } else {
+            None
+        };
+        if let Some(seven) = seven {
+            specs.retain(|s| s.language != Language::TypeScript);
+            specs.push(seven);
+        }
+        specs
+    }
+
     /// The program's file name, for messages.
     pub fn name(&self) -> String {
         self.program
@@ -178,6 +229,29 @@ fn behind_rustup(path: &Path, program: &str) -> Option<PathBuf> {
         .ok()?;
     let found = PathBuf::from(String::from_utf8(output.stdout).ok()?.trim());
     (output.status.success() && found.is_absolute() && is_executable(&found)).then_some(found)
+}
+
+/// The major version of the TypeScript package at `package` (its
+/// `package.json`), if it is one.
+fn typescript_major(package: &Path) -> Option<u64> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    // Only its version is read, never shown: a small regular file, opened
+    // without blocking (a FIFO in its place answers nothing).
+    #[allow(clippy::disallowed_methods)]
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(package.join("package.json"))
+        .ok()
+        .filter(|f| f.metadata().is_ok_and(|m| m.is_file()))?;
+    let mut text = String::new();
+    file.take(1 << 16).read_to_string(&mut text).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    if json["name"] != "typescript" {
+        return None;
+    }
+    json["version"].as_str()?.split('.').next()?.parse().ok()
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -229,6 +303,77 @@ mod tests {
                 program: dir.path().join("basedpyright-langserver"),
                 args: vec!["--stdio".into()],
             }]
+        );
+    }
+
+    /// TypeScript 7 is spoken by its own `tsc --lsp`: the project's when
+    /// it has 7 (run by node), npm's global one otherwise; a project on 5
+    /// keeps typescript-language-server.
+    #[test]
+    fn typescript_7_speaks_through_its_own_server() {
+        use std::os::unix::fs::{symlink, PermissionsExt};
+        let bin = tempfile::tempdir().unwrap();
+        let executable = |path: &Path| {
+            std::fs::write(path, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        };
+        executable(&bin.path().join("node"));
+        executable(&bin.path().join("typescript-language-server"));
+        let package = |dir: &Path, version: &str| {
+            std::fs::create_dir_all(dir.join("bin")).unwrap();
+            std::fs::create_dir_all(dir.join("lib")).unwrap();
+            let json = format!(r#"{{"name": "typescript", "version": "{version}"}}"#);
+            std::fs::write(dir.join("package.json"), json).unwrap();
+            executable(&dir.join("bin/tsc"));
+        };
+        let dirs = [bin.path().to_path_buf()];
+        let typescript = |root: &Path| {
+            ServerSpec::for_project(root, &dirs)
+                .into_iter()
+                .find(|s| s.language == Language::TypeScript)
+                .map(|s| (s.program, s.args))
+        };
+
+        let five = tempfile::tempdir().unwrap();
+        package(&five.path().join("node_modules/typescript"), "5.9.3");
+        assert_eq!(
+            typescript(five.path()),
+            Some((
+                bin.path().join("typescript-language-server"),
+                vec!["--stdio".into()]
+            ))
+        );
+
+        let seven = tempfile::tempdir().unwrap();
+        let own = seven.path().join("node_modules/typescript");
+        package(&own, "7.0.2");
+        assert_eq!(
+            typescript(seven.path()),
+            Some((
+                bin.path().join("node"),
+                vec![
+                    own.join("lib/tsc.js").display().to_string(),
+                    "--lsp".into(),
+                    "--stdio".into()
+                ]
+            ))
+        );
+
+        // None in the project: npm's global TypeScript, if it is 7.
+        let global = tempfile::tempdir().unwrap();
+        package(&global.path().join("typescript"), "7.0.2");
+        symlink(
+            global.path().join("typescript/bin/tsc"),
+            bin.path().join("tsc"),
+        )
+        .unwrap();
+        let bare = tempfile::tempdir().unwrap();
+        assert_eq!(
+            typescript(bare.path()),
+            Some((
+                bin.path().join("tsc"),
+                vec!["--lsp".into(), "--stdio".into()]
+            ))
         );
     }
 

@@ -49,7 +49,8 @@ pub fn servers(root: &ProjectRoot, extra: &[PathBuf], options: Options) -> Resul
     dirs.extend(shell::home_dir().map(|home| home.join(".local/bin")));
     let own = ProjectRoot::open(root.path())?;
     // Looked for only when a file is checked: a read never pays for it.
-    let find = move || ServerSpec::find(&dirs);
+    let project = root.path().to_path_buf();
+    let find = move || ServerSpec::for_project(&project, &dirs);
     Ok(Lsp::lazy(root.path(), find, Sandboxed(own), options))
 }
 
