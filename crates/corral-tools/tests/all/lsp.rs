@@ -235,3 +235,50 @@ fn a_server_idle_for_its_time_is_stopped_and_the_next_edit_starts_it_again() {
     assert_eq!(report["files"][0]["errors"], 1, "{report}");
     assert_eq!(report["files"][0]["diagnostics"][0]["line"], 1, "{report}");
 }
+
+/// A TypeScript 7 project (the real `typescript@7` from npm, in the
+/// project's `node_modules`), with typescript-language-server installed
+/// beside TypeScript 7 as `npm i -g typescript typescript-language-server`
+/// installs them now (`crates/corral-lsp/tests/ts7`, by `scripts/setup.sh
+/// --test`): TypeScript 7's own server, `tsc --lsp --stdio`, run by node
+/// in the sandbox, reports an edit's type error. typescript-language-server
+/// finds no `tsserver.js` in TypeScript 7, so without it the edit would
+/// come back with no diagnostics.
+#[test]
+fn a_typescript_7_project_s_type_error_comes_back_after_an_edit() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corral-lsp/tests/ts7");
+    assert!(
+        fixture
+            .join("node_modules/typescript/package.json")
+            .exists(),
+        "TypeScript 7 is missing: run `scripts/setup.sh --test`"
+    );
+    let p = Project::new();
+    p.write("tsconfig.json", r#"{"compilerOptions":{"strict":true}}"#);
+    p.write("src/main.ts", "export const n: number = 1;\n");
+    // The project's own node_modules: a copy (a link out would not be seen
+    // in the sandbox).
+    let copied = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(fixture.join("node_modules"))
+        .arg(p.root.path().join("node_modules"))
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    let servers = servers(&p, &[fixture.join("node_modules/.bin")]);
+    let broken = call(
+        &p,
+        &servers,
+        "edit_file",
+        json!({"path": "src/main.ts", "old_string": "const n: number", "new_string": "const n: string"}),
+    );
+    assert_eq!(
+        only_file(&broken),
+        ("src/main.ts".into(), 1, Some(1)),
+        "{broken}"
+    );
+    assert_eq!(
+        broken["diagnostics"]["files"][0]["diagnostics"][0]["code"], "2322",
+        "{broken}"
+    );
+}
