@@ -9,6 +9,7 @@
 //! command does.
 
 mod checkpoints;
+pub mod kube;
 mod model;
 mod project;
 mod table;
