@@ -19,6 +19,8 @@ packages=(build-essential pkg-config curl file libwebkit2gtk-4.1-dev xvfb xauth 
 $want_test && packages+=(webkit2gtk-driver ripgrep python3-venv)
 # Remote projects are tested against a real OpenSSH server on 127.0.0.1.
 $want_test && packages+=(openssh-server openssh-client)
+# Tasks in containers are tested with a real engine (Podman, as root, with runc) on an image made from Debian's packages (mmdebstrap).
+$want_test && packages+=(podman runc mmdebstrap)
 # The e2e notification test: a private session bus (dbus-daemon), a real
 # notification service on the private display (dunst), another window to
 # take the focus (xmessage, in x11-utils; xdotool gives it the focus) and
