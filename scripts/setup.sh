@@ -71,6 +71,18 @@ if $want_test && ! cmp -s "$mcp_dir/package-lock.json" "$mcp_dir/node_modules/.c
   cp "$mcp_dir/package-lock.json" "$mcp_dir/node_modules/.corral-lock-stamp"
 fi
 
+# A task's Kubernetes manifests are validated offline against the
+# published schemas (kubernetes-validate, jsonschema for the agent-sandbox
+# CRD), pinned, in a venv of their own (reinstalled when the pin changes).
+kube_dir=crates/corral-host/tests/kube
+if $want_test && ! cmp -s "$kube_dir/requirements.txt" "$kube_dir/.venv/.corral-requirements"; then
+  echo "setup: the Kubernetes schema validator (Python venv)"
+  rm -rf "$kube_dir/.venv"
+  python3 -m venv "$kube_dir/.venv"
+  "$kube_dir/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$kube_dir/requirements.txt"
+  cp "$kube_dir/requirements.txt" "$kube_dir/.venv/.corral-requirements"
+fi
+
 # The official ACP SDK, the editor's side of the `corral-cli acp` tests.
 acp_dir=crates/corral-cli/tests/acp
 if $want_test && ! cmp -s "$acp_dir/package-lock.json" "$acp_dir/node_modules/.corral-lock-stamp"; then
