@@ -687,6 +687,9 @@ ${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIP
   }
 
   // src/lib/agent/state.ts
+  function costOf(usage, price) {
+    return (usage.input_tokens * price.input + usage.output_tokens * price.output) / 1e6;
+  }
   var emptyState = () => ({
     items: [],
     busy: false,
@@ -3344,8 +3347,13 @@ ${said.join("\n\n")}` };
     await loop.saveAll();
     unsubscribe();
     const state = loop.state.get();
+    send(usageUpdate(state));
     const answer = cancelled ? { stopReason: "cancelled", conversation: loop.conversationId } : state.error ? { stopReason: "error", conversation: loop.conversationId, error: state.error } : { stopReason: state.turnLimitReached ? "max_turn_requests" : "end_turn", conversation: loop.conversationId };
     return JSON.stringify(answer);
+  }
+  function usageUpdate(state) {
+    const cost = state.price ? { cost: { amount: costOf(state.usage, state.price), currency: "USD" } } : {};
+    return { sessionUpdate: "usage_update", used: state.context?.used ?? 0, size: state.context?.window ?? 0, ...cost };
   }
 
   // src/exec/events.ts

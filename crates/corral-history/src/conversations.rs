@@ -260,6 +260,21 @@ impl History {
         })
     }
 
+    /// The project a conversation is kept under, if it is kept (an
+    /// editor names a session by its id alone).
+    pub fn project_of(&self, id: &str) -> Result<Option<String>, Error> {
+        self.with_db(|conn| {
+            use rusqlite::OptionalExtension as _;
+            conn.query_row(
+                "SELECT project FROM conversations WHERE id = ?1 AND deleted_ms IS NULL",
+                [id],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| db_error(&e))
+        })
+    }
+
     /// Deletes a conversation, restorably for a minute (`restore`); it is
     /// gone for good at the next start, or at a later delete after that.
     pub fn delete(&self, project: &str, id: &str) -> Result<(), Error> {

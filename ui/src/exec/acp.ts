@@ -6,7 +6,7 @@ import { projectAgents } from "../lib/agent/agentFiles";
 import { everyCard } from "../lib/agent/subagents";
 import { AgentLoop } from "../lib/agent/loop";
 import type { Decision } from "../lib/agent/ports";
-import type { ToolItem } from "../lib/agent/state";
+import { costOf, type AgentState, type ToolItem } from "../lib/agent/state";
 import { UpdateTracker, type ToolCallFields } from "./acpUpdates";
 import { type Host, hostIpc } from "./host";
 
@@ -72,10 +72,21 @@ export async function runAcp(host: Host, request: AcpRequest): Promise<string> {
   await loop.saveAll();
   unsubscribe();
   const state = loop.state.get();
+  send(usageUpdate(state));
   const answer: AcpAnswer = cancelled
     ? { stopReason: "cancelled", conversation: loop.conversationId }
     : state.error
       ? { stopReason: "error", conversation: loop.conversationId, error: state.error }
       : { stopReason: state.turnLimitReached ? "max_turn_requests" : "end_turn", conversation: loop.conversationId };
   return JSON.stringify(answer);
+}
+
+/**
+ * ACP's `usage_update` after a turn: the tokens in the context and its
+ * window, as the meter shows them, and what the conversation cost when
+ * the model's price is known (US dollars).
+ */
+export function usageUpdate(state: AgentState): Record<string, unknown> {
+  const cost = state.price ? { cost: { amount: costOf(state.usage, state.price), currency: "USD" } } : {};
+  return { sessionUpdate: "usage_update", used: state.context?.used ?? 0, size: state.context?.window ?? 0, ...cost };
 }

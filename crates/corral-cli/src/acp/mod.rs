@@ -172,6 +172,18 @@ struct LoadParams {
     meta: Option<Value>,
 }
 
+/// A method's params that name one session.
+#[derive(Deserialize)]
+struct Named {
+    #[serde(rename = "sessionId")]
+    session_id: String,
+}
+
+#[derive(Deserialize)]
+struct ListParams {
+    cwd: Option<PathBuf>,
+}
+
 #[derive(Deserialize)]
 struct PromptParams {
     #[serde(rename = "sessionId")]
@@ -186,6 +198,7 @@ impl Agent {
                 "protocolVersion": PROTOCOL_VERSION,
                 "agentCapabilities": {
                     "loadSession": true,
+                    "sessionCapabilities": { "list": {}, "resume": {}, "close": {}, "delete": {} },
                     "promptCapabilities": { "image": false, "audio": false, "embeddedContext": true },
                 },
                 "authMethods": [],
@@ -212,6 +225,35 @@ impl Agent {
                 })
             }
             "session/load" => self.load(params(method, p)?).await,
+            "session/resume" => self.resume(params(method, p)?).await,
+            "session/list" => self.list(params(method, p)?),
+            "session/close" => {
+                let p: Named = params(method, p)?;
+                // Its turn and commands stop; what was stored stays.
+                if let Some(live) = self.sessions.borrow_mut().remove(&p.session_id) {
+                    if let Some(turn) = live.turn {
+                        turn.cancel();
+                    }
+                }
+                Ok(json!({}))
+            }
+            "session/delete" => {
+                let p: Named = params(method, p)?;
+                let live = self.sessions.borrow_mut().remove(&p.session_id);
+                let id = live
+                    .as_ref()
+                    .and_then(|l| l.conversation.clone())
+                    .unwrap_or_else(|| p.session_id.clone());
+                if let Some(project) = self.history.project_of(&id).map_err(bad_params)? {
+                    self.history.delete(&project, &id).map_err(bad_params)?;
+                } else if live.is_none() {
+                    return Err(bad_params(Error::new(
+                        ErrorCode::NotFound,
+                        format!("no session `{}`", p.session_id),
+                    )));
+                }
+                Ok(json!({}))
+            }
             "session/prompt" => self.prompt(params(method, p)?).await,
             other => Err((
                 METHOD_NOT_FOUND,
@@ -355,6 +397,58 @@ impl Agent {
         Ok(Value::Null)
     }
 
+    /// `session/list`: the project's stored conversations at `cwd`, newest
+    /// first, each by its history id (what `session/load` and
+    /// `session/resume` take).
+    fn list(&self, p: ListParams) -> Result<Value, Failure> {
+        let Some(cwd) = p.cwd else {
+            return Err(bad_params(
+                Error::invalid_input("session/list lists the sessions of one project")
+                    .hint("Give the project's folder as `cwd`."),
+            ));
+        };
+        // The history keys a project by its folder's real path.
+        #[allow(clippy::disallowed_methods)]
+        let root = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+        let project = root.display().to_string();
+        let stored = self.history.list(&project).map_err(bad_params)?;
+        let sessions: Vec<Value> = stored
+            .into_iter()
+            .map(|c| {
+                json!({
+                    "sessionId": c.id,
+                    "cwd": project,
+                    "title": c.title,
+                    "updatedAt": iso_time(c.updated_ms),
+                })
+            })
+            .collect();
+        Ok(json!({ "sessions": sessions }))
+    }
+
+    /// `session/resume`: goes on with a stored conversation without
+    /// replaying it (`session/load` replays it).
+    async fn resume(&self, p: LoadParams) -> Result<Value, Failure> {
+        let session = self.open(&p.cwd, p.meta.as_ref()).await?;
+        let project = session.root().path().display().to_string();
+        let part = Part {
+            last: Some(1),
+            ..Part::default()
+        };
+        self.history
+            .open_part(&project, &p.session_id, part)
+            .map_err(bad_params)?;
+        self.sessions.borrow_mut().insert(
+            p.session_id.clone(),
+            Live {
+                session,
+                conversation: Some(p.session_id),
+                turn: None,
+            },
+        );
+        Ok(json!({}))
+    }
+
     async fn prompt(&self, p: PromptParams) -> Result<Value, Failure> {
         let stop = CancellationToken::new();
         let (session, conversation) = {
@@ -445,6 +539,13 @@ impl Agent {
             live.cancel();
         }
     }
+}
+
+/// Milliseconds since the epoch as RFC 3339, in UTC (`2026-11-29T08:30:00Z`).
+fn iso_time(ms: i64) -> Option<String> {
+    jiff::Timestamp::from_millisecond(ms)
+        .ok()
+        .map(|t| t.to_string())
 }
 
 /// The prompt's text: its text blocks, a resource's text, a link's URI.

@@ -9,11 +9,13 @@
 // PLAN: { "command": [corral-cli, ...args], "cwd": project,
 //         "meta"?: session/new's _meta, "load"?: a session id to load instead,
 //         "prompts": [text, ...], "answers": [optionId | "cancel", ...],
-//         "cancelAfter"?: an update kind that cancels the first prompt once seen }
+//         "cancelAfter"?: an update kind that cancels the first prompt once seen,
+//         "noSession"?: true (no session/new nor load), "steps"?: [{method, params}] }
 // Prints one JSON report: { "session", "updates": [[prompt index, update]],
 // "permissions": [request params], "stops": [stopReason or error],
 // "loadError"?: the error session/load answered, "created"?: session/new's
-// answer, "newError"?: the error it answered instead }.
+// answer, "newError"?: the error it answered instead, "steps": each step's
+// {ok} or {error}; a step's prompt updates are those of turn 100 + its index }.
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
@@ -51,7 +53,9 @@ await app.connectWith(stream, async (ctx) => {
   });
   report.initialize = init;
   let sessionId;
-  if (plan.load) {
+  if (plan.noSession) {
+    // Only the steps below, on sessions stored before.
+  } else if (plan.load) {
     try {
       await ctx.request(acp.methods.agent.session.load, { sessionId: plan.load, cwd: plan.cwd, mcpServers: [] });
     } catch (error) {
@@ -83,6 +87,19 @@ await app.connectWith(stream, async (ctx) => {
       report.stops.push(answer.stopReason);
     } catch (error) {
       report.stops.push({ error: { code: error.code, message: error.message, data: error.data } });
+    }
+  }
+  // Then each step: a session method by its name in the SDK ("list",
+  // "resume", "prompt", "close", "delete"...), "$cwd" standing for the
+  // project's folder; each answer or error in report.steps.
+  report.steps = [];
+  for (const step of plan.steps ?? []) {
+    const params = JSON.parse(JSON.stringify(step.params ?? {}).replaceAll('"$cwd"', JSON.stringify(plan.cwd)));
+    if (step.method === "prompt") turn = 100 + report.steps.length;
+    try {
+      report.steps.push({ ok: await ctx.request(acp.methods.agent.session[step.method], params) });
+    } catch (error) {
+      report.steps.push({ error: { code: error.code, message: error.message, data: error.data } });
     }
   }
 });

@@ -309,6 +309,62 @@ fn a_session_may_ask_for_a_worktree_of_its_own() {
     llm.finish();
 }
 
+/// The session methods made stable during 2026, through the official
+/// SDK: a turn ends with `usage_update`; a later editor process lists the
+/// project's sessions (by their history ids), resumes one without replay
+/// and goes on with it, closes it, and deletes it.
+#[test]
+fn sessions_are_listed_resumed_closed_and_deleted() {
+    let llm = Scripted::start(json!([{ "text": "First answer." }, { "text": "Second answer." }]));
+    let home = Home::new(&llm.base_url());
+    let first = home.client(json!({ "prompts": ["remember the kettle"] }));
+    assert_eq!(first.stops(), vec![json!("end_turn")]);
+    let usage = first.kinds(0, "usage_update");
+    assert_eq!(usage.len(), 1, "{:?}", first.updates(0));
+    assert!(usage[0]["used"].is_number() && usage[0]["size"].is_number());
+    let caps = &first.0["initialize"]["agentCapabilities"]["sessionCapabilities"];
+    for method in ["list", "resume", "close", "delete"] {
+        assert!(caps.get(method).is_some(), "{caps}");
+    }
+    let project = home.project().display().to_string();
+    let id = home.history().list(&project).unwrap()[0].id.clone();
+
+    let later = home.client(json!({
+        "noSession": true,
+        "steps": [
+            { "method": "list", "params": { "cwd": "$cwd" } },
+            { "method": "resume", "params": { "sessionId": id, "cwd": "$cwd", "mcpServers": [] } },
+            { "method": "prompt", "params": { "sessionId": id, "prompt": [{ "type": "text", "text": "which kettle?" }] } },
+            { "method": "close", "params": { "sessionId": id } },
+            { "method": "delete", "params": { "sessionId": id } },
+            { "method": "list", "params": { "cwd": "$cwd" } },
+            { "method": "delete", "params": { "sessionId": "no-such-session" } },
+        ],
+    }));
+    let steps = later.0["steps"].as_array().unwrap().clone();
+    let listed = &steps[0]["ok"]["sessions"];
+    assert_eq!(listed[0]["sessionId"], json!(id), "{listed}");
+    assert_eq!(listed[0]["cwd"], json!(project));
+    assert!(
+        listed[0]["updatedAt"].as_str().unwrap().ends_with('Z'),
+        "{listed}"
+    );
+    assert!(steps[1].get("ok").is_some(), "{}", steps[1]);
+    assert_eq!(steps[2]["ok"]["stopReason"], "end_turn", "{}", steps[2]);
+    // Resumed, not replayed: nothing of the first turn was sent again as updates.
+    assert!(later.updates(-1).is_empty(), "{:?}", later.updates(-1));
+    assert!(
+        steps[3].get("ok").is_some() && steps[4].get("ok").is_some(),
+        "{steps:?}"
+    );
+    assert_eq!(steps[5]["ok"]["sessions"], json!([]), "{}", steps[5]);
+    assert!(steps[6].get("error").is_some(), "{}", steps[6]);
+    let requests = llm.finish();
+    assert_eq!(requests.len(), 2);
+    // The resumed turn carried the first one.
+    assert!(requests[1].to_string().contains("remember the kettle"));
+}
+
 #[test]
 fn an_unknown_session_is_a_standardized_error() {
     let llm = Scripted::start(json!([]));
