@@ -109,6 +109,15 @@ if $want_test && ! cmp -s "$lsp_dir/package-lock.json" "$lsp_dir/node_modules/.c
   cp "$lsp_dir/package-lock.json" "$lsp_dir/node_modules/.corral-lock-stamp"
 fi
 
+# TypeScript 7 with typescript-language-server, as npm installs them now,
+# for the tests of TypeScript 7's own server (tsc --lsp --stdio).
+ts7_dir=crates/corral-lsp/tests/ts7
+if $want_test && ! cmp -s "$ts7_dir/package-lock.json" "$ts7_dir/node_modules/.corral-lock-stamp"; then
+  echo "setup: npm ci in $ts7_dir (TypeScript 7)"
+  (cd "$ts7_dir" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$ts7_dir/package-lock.json" "$ts7_dir/node_modules/.corral-lock-stamp"
+fi
+
 if $want_test && ! command -v tauri-driver >/dev/null; then
   echo "setup: cargo install tauri-driver"
   cargo install tauri-driver --version '^2' --locked --quiet
