@@ -45,6 +45,7 @@ mod project;
 pub mod release;
 mod session;
 pub mod sshd;
+pub mod task_image;
 pub mod tree;
 
 pub use project::Project;

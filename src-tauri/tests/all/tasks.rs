@@ -6,6 +6,7 @@
 //! side) and discarded.
 
 use crate::window::{app_on, tool_args};
+use corral_testkit::task_image::{running, TaskImage};
 use corral_testkit::Project;
 use serde_json::{json, Value};
 
@@ -200,64 +201,15 @@ fn tasks_are_reviewed_merged_with_a_side_chosen_and_discarded() {
     assert_eq!(e["code"], "not_found", "{e}");
 }
 
-/// Corral's task image with this build's corral-cli (beside the test
-/// binary), made by `scripts/image.sh` for the test; removed after.
-struct Image(String);
-
-impl Image {
-    fn build() -> Image {
-        let exe = std::env::current_exe().unwrap();
-        let cli = exe.parent().unwrap().parent().unwrap().join("corral-cli");
-        assert!(
-            cli.exists(),
-            "build corral-cli first (cargo build -p corral-cli)"
-        );
-        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let tag = format!("localhost/corral-task:app-test-{}", std::process::id());
-        let out = std::process::Command::new(repo.join("scripts/image.sh"))
-            .arg("--cli")
-            .arg(&cli)
-            .args(["--tag", &tag])
-            .output()
-            .expect(
-                "scripts/image.sh runs (scripts/setup.sh --test installs podman and mmdebstrap)",
-            );
-        assert!(
-            out.status.success(),
-            "scripts/image.sh: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        Image(tag)
-    }
-}
-
-impl Drop for Image {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("podman")
-            .args(["rmi", "--force", &self.0])
-            .output();
-    }
-}
-
-fn running(prefix: &str) -> Vec<String> {
-    let out = std::process::Command::new("podman")
-        .args(["ps", "--format", "{{.Names}}"])
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|n| n.starts_with(prefix))
-        .map(str::to_string)
-        .collect()
-}
-
 /// A task whose place is a container: its session is serve's in a
 /// container of Settings' engine and image, the worktree its only
 /// writable mount; the list says where it runs; discarded, its container
 /// ends.
 #[test]
 fn a_task_runs_in_a_container_of_the_settings_engine() {
-    let image = Image::build();
+    let exe = std::env::current_exe().unwrap();
+    let cli = exe.parent().unwrap().parent().unwrap().join("corral-cli");
+    let image = TaskImage::build(&cli, "app-test");
     let app = app_on(Project::new().file("a.txt", "one\n").git());
     app.open();
     // No container set: refused, nothing made.

@@ -13,38 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// Corral's image with this build's corral-cli, made for the test.
-struct Image(String);
-
-impl Image {
-    fn build() -> Image {
-        let podman = Command::new("podman").arg("--version").output();
-        assert!(
-            podman.is_ok_and(|o| o.status.success()),
-            "podman is missing: run `scripts/setup.sh --test`"
-        );
-        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let tag = format!("localhost/corral-task:test-{}", std::process::id());
-        let out = Command::new(repo.join("scripts/image.sh"))
-            .args(["--cli", env!("CARGO_BIN_EXE_corral-cli"), "--tag", &tag])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "scripts/image.sh: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        Image(tag)
-    }
-}
-
-impl Drop for Image {
-    fn drop(&mut self) {
-        let _ = Command::new("podman")
-            .args(["rmi", "--force", &self.0])
-            .output();
-    }
-}
+#[path = "../../../corral-testkit/src/task_image.rs"]
+mod kit;
+use kit::{running as containers, TaskImage};
 
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
@@ -60,19 +31,6 @@ fn git(dir: &Path, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// The running containers whose name starts with `prefix`.
-fn containers(prefix: &str) -> Vec<String> {
-    let out = Command::new("podman")
-        .args(["ps", "--format", "{{.Names}}"])
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|n| n.starts_with(prefix))
-        .map(str::to_string)
-        .collect()
 }
 
 fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
@@ -99,7 +57,7 @@ fn results(request: &Value) -> String {
 
 #[test]
 fn two_tasks_run_in_containers_and_a_killed_one_keeps_its_branch() {
-    let image = Image::build();
+    let image = TaskImage::build(Path::new(env!("CARGO_BIN_EXE_corral-cli")), "test");
     let one = Scripted::start(json!([
         { "tools": [{ "name": "write_file", "input": { "path": "one.txt", "content": "from one\n" } }] },
         { "tools": [{ "name": "exec_shell", "input": { "command": "ls" } }] },
@@ -232,7 +190,7 @@ fn two_tasks_run_in_containers_and_a_killed_one_keeps_its_branch() {
 /// task's session; the loop and the model stay here.
 #[test]
 fn a_task_runs_in_a_container_on_an_ssh_host() {
-    let image = Image::build();
+    let image = TaskImage::build(Path::new(env!("CARGO_BIN_EXE_corral-cli")), "test");
     let sshd = Sshd::start();
     let llm = Scripted::start(json!([
         { "tools": [{ "name": "write_file", "input": { "path": "far.txt", "content": "from far\n" } }] },
