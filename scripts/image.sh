@@ -37,12 +37,16 @@ cache=$(realpath -m "${CARGO_TARGET_DIR:-target}")/image
 suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
 base="$cache/$suite-base.tar"
 mkdir -p "$cache"
+# One maker of the root at a time (tests make images side by side).
+exec 9>"$cache/$suite-base.lock"
+flock 9
 if [ ! -f "$base" ]; then
   echo "image: making a minimal Debian $suite root (mmdebstrap, once)" >&2
   mmdebstrap --quiet --variant=minbase --include=git,bubblewrap,ca-certificates,make \
     "$suite" "$cache/$suite-base.part.tar"
   mv "$cache/$suite-base.part.tar" "$base"
 fi
+flock -u 9
 
 work=$(mktemp -d "$cache/build.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -14,15 +14,18 @@ pub struct TaskImage(pub String);
 
 impl TaskImage {
     /// Makes the image with `cli` as its corral-cli, tagged for the test
-    /// (`localhost/corral-task:<label>-<pid>`).
+    /// (`localhost/corral-task:<label>-<pid>-<n>`: tests running side by
+    /// side in one process each have their own, and remove only theirs).
     pub fn build(cli: &Path, label: &str) -> TaskImage {
+        static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let podman = Command::new("podman").arg("--version").output();
         assert!(
             podman.is_ok_and(|o| o.status.success()),
             "podman is missing: run `scripts/setup.sh --test`"
         );
         let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let tag = format!("localhost/corral-task:{label}-{}", std::process::id());
+        let tag = format!("localhost/corral-task:{label}-{}-{n}", std::process::id());
         let out = Command::new(repo.join("scripts/image.sh"))
             .arg("--cli")
             .arg(cli)

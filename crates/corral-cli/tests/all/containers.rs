@@ -185,73 +185,156 @@ fn two_tasks_run_in_containers_and_a_killed_one_keeps_its_branch() {
 }
 
 /// The same through ssh: the project is on an ssh host (the test's sshd
-/// on 127.0.0.1) whose Podman runs the container. serve there makes the
-/// worktree in the remote's data folder; the container there holds the
-/// task's session; the loop and the model stay here.
+/// on 127.0.0.1) whose Podman runs the containers. serve there makes each
+/// worktree in the remote's data folder; the containers there hold the
+/// tasks' sessions; the loop and the models stay here. Two tasks at once,
+/// one container killed in the middle of a command, both merged back.
 #[test]
-fn a_task_runs_in_a_container_on_an_ssh_host() {
+fn two_tasks_run_in_containers_on_an_ssh_host_and_a_killed_one_keeps_its_branch() {
     let image = TaskImage::build(Path::new(env!("CARGO_BIN_EXE_corral-cli")), "test");
     let sshd = Sshd::start();
-    let llm = Scripted::start(json!([
-        { "tools": [{ "name": "write_file", "input": { "path": "far.txt", "content": "from far\n" } }] },
+    let near = Scripted::start(json!([
+        { "tools": [{ "name": "write_file", "input": { "path": "near.txt", "content": "from near\n" } }] },
         { "tools": [{ "name": "exec_shell", "input": { "command": "ls" } }] },
-        { "text": "Done there." },
+        { "text": "Near done." },
     ]));
-    let home = Home::new(&llm.base_url());
+    let makefile = "all:\n\techo started > started.txt\n\tsleep 120\n";
+    let far = Scripted::start(json!([
+        { "tools": [
+            { "name": "write_file", "input": { "path": "far.txt", "content": "from far\n" } },
+            { "name": "write_file", "input": { "path": "Makefile", "content": makefile } },
+        ] },
+        { "tools": [{ "name": "exec_shell", "input": { "command": "make" } }] },
+        { "text": "Far stopped." },
+    ]));
+    let home = Home::new(&near.base_url());
     let there = tempfile::tempdir().unwrap();
     std::fs::write(there.path().join("a.txt"), "one\n").unwrap();
     git(there.path(), &["init", "--quiet"]);
     git(there.path(), &["add", "."]);
     git(there.path(), &["commit", "--quiet", "-m", "first"]);
     let root = format!("ssh://corral-test{}", there.path().display());
-    let out = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
-        .env("HOME", home.dir.path())
-        .env("XDG_CONFIG_HOME", home.dir.path().join("config"))
-        .env("XDG_DATA_HOME", home.dir.path().join("data"))
-        .env("CORRAL_NO_KEYCHAIN", "1")
-        .env(corral_remote::CONFIG_VAR, sshd.path("ssh_config"))
-        .args([
-            "exec",
-            "--root",
-            &root,
-            "--mode",
-            "full_auto",
-            "--install-remote",
-        ])
-        .args(["--no-lsp", "--worktree", "far", "--container", &image.0])
-        .args([
-            "--engine-option=--ulimit=nofile=20000:20000",
-            "--engine-option=--ulimit=nproc=4096:4096",
-            "Write far.txt and list the folder.",
-        ])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let cli = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+            .env("HOME", home.dir.path())
+            .env("XDG_CONFIG_HOME", home.dir.path().join("config"))
+            .env("XDG_DATA_HOME", home.dir.path().join("data"))
+            .env("CORRAL_NO_KEYCHAIN", "1")
+            .env(corral_remote::CONFIG_VAR, sshd.path("ssh_config"))
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    // corral-cli is copied there once, before the two tasks start.
+    let first = cli(&[
+        "call",
+        "--root",
+        &root,
+        "--install-remote",
+        "read_file",
+        r#"{"path":"a.txt"}"#,
+    ]);
     assert!(
-        stderr.contains("on corral-test on branch corral/far in container"),
-        "{stderr}"
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
     );
-    let asked = llm.finish();
-    assert!(results(&asked[2]).contains("far.txt"), "ls ran elsewhere");
-    // The worktree is the remote's, in its data folder; the project there
-    // is as it was until the task is merged.
-    let worktree = find(
-        &sshd.path("remote-data/dev.corral.desktop/worktrees"),
-        "far",
-        "far.txt",
-    )
-    .expect("the worktree on the remote");
+    let task = |url: String, name: &'static str| {
+        let image = image.0.clone();
+        let (root, cli) = (&root, &cli);
+        move || {
+            cli(&[
+                "exec",
+                "--root",
+                root,
+                "--mode",
+                "full_auto",
+                "--ephemeral",
+                "--no-lsp",
+                "--base-url",
+                &url,
+                "--worktree",
+                name,
+                "--container",
+                &image,
+                "--engine-option=--ulimit=nofile=20000:20000",
+                "--engine-option=--ulimit=nproc=4096:4096",
+                &format!("Task {name}: write your file and run your command."),
+            ])
+        }
+    };
+    let worktrees = sshd.path("remote-data/dev.corral.desktop/worktrees");
+    let (ran_near, ran_far) = std::thread::scope(|scope| {
+        let ran_near = scope.spawn(task(near.base_url(), "near"));
+        let ran_far = scope.spawn(task(far.base_url(), "far"));
+        wait_for("task far's command to start", || {
+            ran_far.is_finished() || find(&worktrees, "far", "started.txt").is_some()
+        });
+        assert!(
+            !ran_far.is_finished(),
+            "task far ended before its command started"
+        );
+        let named = containers("corral-far-");
+        assert_eq!(named.len(), 1, "{named:?}");
+        let killed = Command::new("podman")
+            .args(["kill", &named[0]])
+            .output()
+            .unwrap();
+        assert!(killed.status.success());
+        (ran_near.join().unwrap(), ran_far.join().unwrap())
+    });
+    let said = |out: &std::process::Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    assert!(ran_near.status.success(), "{}", said(&ran_near));
+    assert!(
+        said(&ran_near).contains("on corral-test on branch corral/near in container"),
+        "{}",
+        said(&ran_near)
+    );
+    assert!(
+        results(&near.finish()[2]).contains("near.txt"),
+        "ls ran elsewhere"
+    );
+    let asked = far.finish();
+    assert!(
+        results(asked.last().unwrap()).contains("interrupted"),
+        "{}",
+        said(&ran_far)
+    );
+
+    // Both come back as branches there, the killed one up to its last step.
+    let near_dir = find(&worktrees, "near", "near.txt").expect("near's worktree there");
+    let far_dir = find(&worktrees, "far", "far.txt").expect("far's worktree there");
+    assert!(far_dir.join("started.txt").exists());
+    assert!(!there.path().join("near.txt").exists() && !there.path().join("far.txt").exists());
+    for name in ["near", "far"] {
+        let merged = crate::common::corral_cli()
+            .args(["task", "merge", name, "--root"])
+            .arg(there.path())
+            .output()
+            .unwrap();
+        assert!(
+            merged.status.success(),
+            "{}",
+            String::from_utf8_lossy(&merged.stderr)
+        );
+    }
     assert_eq!(
-        std::fs::read_to_string(worktree.join("far.txt")).unwrap(),
+        std::fs::read_to_string(there.path().join("near.txt")).unwrap(),
+        "from near\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(there.path().join("far.txt")).unwrap(),
         "from far\n"
     );
-    assert!(!there.path().join("far.txt").exists());
-    assert!(
-        containers("corral-far-").is_empty(),
-        "the container outlived its task"
-    );
+    assert!(!near_dir.exists() && !far_dir.exists());
+    assert!(containers("corral-near-").is_empty() && containers("corral-far-").is_empty());
 }
 
 /// The worktree of task `name` under `worktrees`, once it holds `file`.
