@@ -341,6 +341,7 @@ impl AppState {
             build_index: true,
             watch_tree: true,
             language_servers: true,
+            warm_language_servers: true,
             background_commands: true,
             mcp_servers: self.mcp_servers(),
             ..corral_session::Options::default()
@@ -372,6 +373,7 @@ impl AppState {
         move || corral_session::Options {
             checkpoints: Some(data.clone()),
             language_servers: true,
+            warm_language_servers: true,
             background_commands: true,
             mcp_servers: servers.clone(),
             ..corral_session::Options::default()

@@ -239,6 +239,7 @@ fn open(
         build_index: true,
         watch_tree: true,
         background_commands: true,
+        warm_language_servers: true,
         ..args.kept.options(
             crate::boundaries(args.writable, args.blocked),
             IndexConfig::prebuilt,

@@ -200,6 +200,27 @@ impl Lsp {
         Lsp { shared }
     }
 
+    /// Starts, on a thread of its own, the servers of the languages
+    /// `languages` finds (a project's files, looked at there too), so the
+    /// first edit finds its server ready; nothing waits for them. Those of
+    /// no server on the machine are left out.
+    pub fn warm(&self, languages: impl FnOnce() -> Vec<Language> + Send + 'static) {
+        let weak = Arc::downgrade(&self.shared);
+        let _ = std::thread::Builder::new()
+            .name("lsp-warm".into())
+            .spawn(move || {
+                let wanted = languages();
+                // Closed meanwhile: nothing to start.
+                let Some(shared) = weak.upgrade() else { return };
+                let lsp = Lsp { shared };
+                for language in wanted {
+                    if lsp.languages().contains(&language) {
+                        let _ = lsp.server(language);
+                    }
+                }
+            });
+    }
+
     /// The languages with a server on this machine.
     pub fn languages(&self) -> Vec<Language> {
         self.shared.specs().iter().map(|s| s.language).collect()

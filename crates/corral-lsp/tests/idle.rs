@@ -119,3 +119,36 @@ fn the_servers_are_looked_for_once_and_only_when_needed() {
     assert_eq!(lsp.languages(), [Language::Python]);
     assert_eq!(looked.load(Ordering::SeqCst), 1);
 }
+
+/// Warmed, the servers of the languages asked for start before any file
+/// is checked (a project's at its opening); a language with no server is
+/// left out.
+#[test]
+fn warmed_servers_start_before_any_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = ServerSpec {
+        language: Language::Python,
+        program: "node".into(),
+        args: vec!["-e".into(), SERVER.into()],
+    };
+    let lsp = Lsp::new(dir.path(), vec![spec], Unsandboxed, Options::default());
+    assert!(lsp.running().is_empty());
+    lsp.warm(|| vec![Language::Python, Language::Go]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while lsp.running().is_empty() {
+        assert!(Instant::now() < deadline, "no server was started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let running: Vec<Language> = lsp.running().into_iter().map(|(l, _)| l).collect();
+    assert_eq!(running, [Language::Python]);
+    // Its start (a second) is over by the time the first check comes, so
+    // a check that waits less than a start still gets its report: one not
+    // warmed would answer "still starting".
+    std::thread::sleep(Duration::from_millis(1500));
+    let report = lsp.check(
+        &[Source::new("a.py", "x = 1\n")],
+        Duration::from_millis(500),
+    );
+    assert_eq!(report.notes, Vec::<String>::new());
+    assert_eq!(report.files.len(), 1, "{report:?}");
+}

@@ -124,6 +124,10 @@ pub struct Options {
     /// write's result then carries its diagnostics, and `diagnostics` and
     /// `symbols` answer.
     pub language_servers: bool,
+    /// Start the language servers of the languages the project's files
+    /// show when it opens (a host that lasts: the window, serve), so the
+    /// first edit finds its server ready.
+    pub warm_language_servers: bool,
     /// Folders to look for language servers in first (then cargo's and
     /// the system's program folders and `~/.local/bin`).
     pub lsp_folders: Vec<PathBuf>,
@@ -199,6 +203,9 @@ impl Session {
         } else {
             None
         };
+        if let (Some(lsp), true) = (&lsp, options.warm_language_servers) {
+            corral_tools::lsp::warm(&root, lsp);
+        }
         Ok(Session {
             lsp,
             mcp: Mutex::new(Arc::new(McpHub::new(root.clone(), options.mcp_servers))),

@@ -54,6 +54,36 @@ pub fn servers(root: &ProjectRoot, extra: &[PathBuf], options: Options) -> Resul
     Ok(Lsp::lazy(root.path(), find, Sandboxed(own), options))
 }
 
+/// Starts the servers of the languages the project's files show, on a
+/// thread of their own (looked for among at most [`WARM_FILES`] files,
+/// the ignore files respected), so the first edit finds its server ready.
+pub fn warm(root: &ProjectRoot, lsp: &Lsp) {
+    let Ok(own) = ProjectRoot::open(root.path()) else {
+        return;
+    };
+    lsp.warm(move || {
+        let input = crate::search::GlobInput {
+            pattern: "*".into(),
+            path: None,
+        };
+        let Ok(found) = crate::search::glob(&own, &input) else {
+            return Vec::new();
+        };
+        let mut languages = Vec::new();
+        for file in found.files.iter().take(WARM_FILES) {
+            if let Some(language) = Language::of_path(file) {
+                if !languages.contains(&language) {
+                    languages.push(language);
+                }
+            }
+        }
+        languages
+    });
+}
+
+/// How many of a project's files are looked at for the languages to warm.
+pub const WARM_FILES: usize = 5000;
+
 /// A file's text as the servers should see it: `None` when it is gone (or
 /// cannot be read as text, which no server would check either).
 pub(crate) fn source(root: &ProjectRoot, path: &str) -> Option<Source> {

@@ -282,3 +282,26 @@ fn a_typescript_7_project_s_type_error_comes_back_after_an_edit() {
         "{broken}"
     );
 }
+
+/// A project's servers warmed at its opening: the languages its files
+/// show get theirs started before any edit (TypeScript here), and the
+/// others none (no Python file, no pyright).
+#[test]
+fn the_servers_of_a_project_s_languages_start_when_it_opens() {
+    let Some(bin) = installed() else { return };
+    let p = Project::new();
+    p.write("tsconfig.json", r#"{"compilerOptions":{"strict":true}}"#);
+    p.write("src/main.ts", "export const n: number = 1;\n");
+    p.write("notes.txt", "no language\n");
+    let servers = servers(&p, &[bin]);
+    assert!(servers.running().is_empty());
+    corral_tools::lsp::warm(&p.root, &servers);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while servers.running().is_empty() {
+        assert!(Instant::now() < deadline, "no server started at opening");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let running: Vec<_> = servers.running().into_iter().map(|(l, _)| l).collect();
+    assert_eq!(running, [corral_lsp::Language::TypeScript]);
+}
