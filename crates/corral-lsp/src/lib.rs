@@ -161,6 +161,10 @@ impl Drop for Shared {
     }
 }
 
+/// How long a warmed server may take to load the project before the
+/// thread that warms it gives up waiting (the server goes on).
+const WARM_WAIT: Duration = Duration::from_secs(120);
+
 impl Lsp {
     /// The servers of the project at `root` (an absolute path): `specs`
     /// are those present on the machine, one per language; none starts
@@ -200,22 +204,30 @@ impl Lsp {
         Lsp { shared }
     }
 
-    /// Starts, on a thread of its own, the servers of the languages
-    /// `languages` finds (a project's files, looked at there too), so the
-    /// first edit finds its server ready; nothing waits for them. Those of
-    /// no server on the machine are left out.
-    pub fn warm(&self, languages: impl FnOnce() -> Vec<Language> + Send + 'static) {
+    /// Starts, on a thread of its own, the servers of the languages of the
+    /// files `files` finds (a project's, looked at there too), and has
+    /// each open the first of its language's files, so that it loads the
+    /// project before the first edit needs it; nothing waits for them.
+    /// Files of a language with no server on the machine are left out.
+    pub fn warm(&self, files: impl FnOnce() -> Vec<Source> + Send + 'static) {
         let weak = Arc::downgrade(&self.shared);
         let _ = std::thread::Builder::new()
             .name("lsp-warm".into())
             .spawn(move || {
-                let wanted = languages();
+                let found = files();
                 // Closed meanwhile: nothing to start.
                 let Some(shared) = weak.upgrade() else { return };
                 let lsp = Lsp { shared };
-                for language in wanted {
-                    if lsp.languages().contains(&language) {
-                        let _ = lsp.server(language);
+                let languages = lsp.languages();
+                let mut opened: Vec<Language> = Vec::new();
+                for source in found {
+                    let Some(language) = Language::of_path(&source.path) else {
+                        continue;
+                    };
+                    if languages.contains(&language) && !opened.contains(&language) {
+                        opened.push(language);
+                        // The project loaded: the answer itself is not kept.
+                        let _ = lsp.check(std::slice::from_ref(&source), WARM_WAIT);
                     }
                 }
             });

@@ -120,9 +120,9 @@ fn the_servers_are_looked_for_once_and_only_when_needed() {
     assert_eq!(looked.load(Ordering::SeqCst), 1);
 }
 
-/// Warmed, the servers of the languages asked for start before any file
-/// is checked (a project's at its opening); a language with no server is
-/// left out.
+/// Warmed, the servers of the languages of the files given start before
+/// any file is checked (a project's at its opening) and open one of them;
+/// a language with no server is left out.
 #[test]
 fn warmed_servers_start_before_any_check() {
     let dir = tempfile::tempdir().unwrap();
@@ -133,7 +133,12 @@ fn warmed_servers_start_before_any_check() {
     };
     let lsp = Lsp::new(dir.path(), vec![spec], Unsandboxed, Options::default());
     assert!(lsp.running().is_empty());
-    lsp.warm(|| vec![Language::Python, Language::Go]);
+    lsp.warm(|| {
+        vec![
+            Source::new("a.py", "x = 1\n"),
+            Source::new("b.go", "package b\n"),
+        ]
+    });
     let deadline = Instant::now() + Duration::from_secs(10);
     while lsp.running().is_empty() {
         assert!(Instant::now() < deadline, "no server was started");

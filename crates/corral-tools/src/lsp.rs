@@ -55,8 +55,10 @@ pub fn servers(root: &ProjectRoot, extra: &[PathBuf], options: Options) -> Resul
 }
 
 /// Starts the servers of the languages the project's files show, on a
-/// thread of their own (looked for among at most [`WARM_FILES`] files,
-/// the ignore files respected), so the first edit finds its server ready.
+/// thread of their own, each opening the first file of its language
+/// (looked for among at most [`WARM_FILES`] files, the ignore files
+/// respected, secret-like files never read), so the first edit finds its
+/// server ready and the project loaded.
 pub fn warm(root: &ProjectRoot, lsp: &Lsp) {
     let Ok(own) = ProjectRoot::open(root.path()) else {
         return;
@@ -69,15 +71,22 @@ pub fn warm(root: &ProjectRoot, lsp: &Lsp) {
         let Ok(found) = crate::search::glob(&own, &input) else {
             return Vec::new();
         };
-        let mut languages = Vec::new();
+        let mut firsts: Vec<Source> = Vec::new();
         for file in found.files.iter().take(WARM_FILES) {
-            if let Some(language) = Language::of_path(file) {
-                if !languages.contains(&language) {
-                    languages.push(language);
-                }
+            let Some(language) = Language::of_path(file) else {
+                continue;
+            };
+            let known = firsts
+                .iter()
+                .any(|s| Language::of_path(&s.path) == Some(language));
+            if known || policy::is_secret_like(file) {
+                continue;
+            }
+            if let Some(source) = source(&own, file).filter(|s| s.text.is_some()) {
+                firsts.push(source);
             }
         }
-        languages
+        firsts
     });
 }
 
