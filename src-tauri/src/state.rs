@@ -153,8 +153,8 @@ impl AppState {
         // So git works inside: the repository's own folder at its path.
         let git = tasks.project().join(".git");
         if git.is_dir() {
-            options.push("-v".into());
-            options.push(format!("{0}:{0}", git.display()));
+            let git = git.display().to_string();
+            options.extend(corral_remote::Container::git_mounts(&git, task));
         }
         let stamp = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -80,6 +80,24 @@ impl Container {
         run
     }
 
+    /// The engine's mounts of the repository's folder `git` (the common
+    /// git dir at its own path) for the task whose worktree's admin folder
+    /// is `git/worktrees/<admin>`: the folder read-only, and writable only
+    /// what a commit on the task's branch writes (objects, refs, logs, the
+    /// worktree's own folder), as the sandbox holds git's folder here.
+    /// Its config and hooks stay read-only: nothing written in the
+    /// container runs in the user's git later.
+    pub fn git_mounts(git: &str, admin: &str) -> Vec<String> {
+        let mut words = vec!["-v".to_string(), format!("{git}:{git}:ro")];
+        for part in ["objects", "refs", "logs"] {
+            words.push("-v".into());
+            words.push(format!("{git}/{part}:{git}/{part}"));
+        }
+        words.push("-v".into());
+        words.push(format!("{git}/worktrees/{admin}:{git}/worktrees/{admin}"));
+        words
+    }
+
     /// The engine's words that kill the container at once (Stop, a crash
     /// test): what runs in it ends with it.
     pub fn kill_words(&self) -> Vec<String> {
@@ -326,6 +344,24 @@ mod tests {
         assert!(line.starts_with("podman run --rm -i"), "{line}");
         assert!(line.ends_with("corral-task:1 corral-cli serve"), "{line}");
         assert_eq!(container.kill_words(), ["podman", "kill", "corral-fix-1"]);
+        // The repository's folder: read-only but for a commit's parts.
+        let mounts = Container::git_mounts("/p/.git", "fix");
+        let pairs: Vec<&str> = mounts
+            .iter()
+            .skip(1)
+            .step_by(2)
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                "/p/.git:/p/.git:ro",
+                "/p/.git/objects:/p/.git/objects",
+                "/p/.git/refs:/p/.git/refs",
+                "/p/.git/logs:/p/.git/logs",
+                "/p/.git/worktrees/fix:/p/.git/worktrees/fix",
+            ]
+        );
     }
 
     fn remote(destination: &str, port: Option<u16>, path: &str) -> Remote {

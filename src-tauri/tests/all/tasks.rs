@@ -268,6 +268,29 @@ fn a_task_runs_in_a_container_of_the_settings_engine() {
     );
     assert_eq!(listed["sandbox"], "landlock", "{listed}");
 
+    // The repository's folder is there for git, but nothing that runs
+    // later can be planted in it: its config and hooks are read-only in
+    // the container, whatever runs there; a commit's parts are writable.
+    let git = app.project.join(".git").display().to_string();
+    let inside = |script: &str| {
+        std::process::Command::new("podman")
+            .args(["exec", &shown["podman ".len()..], "sh", "-c", script])
+            .status()
+            .unwrap()
+            .success()
+    };
+    assert!(!inside(&format!(
+        "echo '[core] fsmonitor = evil' >> {git}/config"
+    )));
+    assert!(!inside(&format!("touch {git}/hooks/pre-commit")));
+    assert!(inside(&format!(
+        "touch {git}/objects/probe && rm {git}/objects/probe"
+    )));
+    assert!(!std::fs::read_to_string(app.project.join(".git/config"))
+        .unwrap()
+        .contains("evil"));
+    assert!(!app.project.join(".git/hooks/pre-commit").exists());
+
     app.invoke("task_discard", json!({"task": "boxed", "force": true}))
         .unwrap();
     corral_testkit::wait_until(20, "the task's container to end", || {

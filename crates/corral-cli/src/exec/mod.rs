@@ -148,8 +148,15 @@ fn container_of(
         .map_or(0, |d| d.subsec_nanos());
     let mut options = args.engine_option.clone();
     if let Some(git) = git {
-        options.push("-v".into());
-        options.push(format!("{0}:{0}", git.display()));
+        // git names a worktree's folder after the worktree's own.
+        let admin = made
+            .path
+            .file_name()
+            .map_or_else(|| slug.to_string(), |n| n.to_string_lossy().into_owned());
+        options.extend(corral_remote::Container::git_mounts(
+            &git.display().to_string(),
+            &admin,
+        ));
     }
     Ok(corral_remote::Container {
         engine: args.engine.clone(),
