@@ -342,6 +342,7 @@ impl AppState {
             watch_tree: true,
             language_servers: true,
             warm_language_servers: true,
+            lsp_folders: self.lsp_folders(),
             background_commands: true,
             mcp_servers: self.mcp_servers(),
             ..corral_session::Options::default()
@@ -370,14 +371,28 @@ impl AppState {
     fn task_options(&self) -> impl Fn() -> corral_session::Options + Send + Sync + 'static {
         let data = self.store.data_dir().to_path_buf();
         let servers = self.mcp_servers();
+        let folders = self.lsp_folders();
         move || corral_session::Options {
             checkpoints: Some(data.clone()),
             language_servers: true,
             warm_language_servers: true,
+            lsp_folders: folders.clone(),
             background_commands: true,
             mcp_servers: servers.clone(),
             ..corral_session::Options::default()
         }
+    }
+
+    /// The folders Settings names to look for language servers in first
+    /// (absolute ones only).
+    fn lsp_folders(&self) -> Vec<PathBuf> {
+        self.store
+            .settings()
+            .language_server_folders
+            .iter()
+            .map(PathBuf::from)
+            .filter(|folder| folder.is_absolute())
+            .collect()
     }
 
     /// Closes the project; its approvals go with it.

@@ -44,6 +44,12 @@ pub struct Settings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub task_container: Option<TaskContainer>,
+    /// Folders to look for language servers in first (nvm's or volta's
+    /// global packages, say), before cargo's, the system's and
+    /// `~/.local/bin`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub language_server_folders: Vec<String>,
 }
 
 /// A task's container, as the user set it in Settings.
@@ -122,6 +128,7 @@ impl Default for Settings {
             notifications: true,
             tasks_at_once: None,
             task_container: None,
+            language_server_folders: Vec::new(),
         }
     }
 }
@@ -533,6 +540,7 @@ mod tests {
                 notifications: true,
                 tasks_at_once: None,
                 task_container: None,
+                language_server_folders: Vec::new(),
             }
         );
         let set = Settings {

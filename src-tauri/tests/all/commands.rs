@@ -617,6 +617,7 @@ fn notify_user_takes_a_notice_never_text_and_heeds_the_setting() {
         notifications: false,
         tasks_at_once: None,
         task_container: None,
+        language_server_folders: Vec::new(),
         ..Default::default()
     };
     app.state().store.save_settings(&off).unwrap();
@@ -658,4 +659,35 @@ fn the_window_reaches_every_command_of_the_projects_table() {
     // And a name that is neither the project's nor the window's is not.
     let unknown = app.invoke("use_settings", json!({})).unwrap_err();
     assert!(unknown.get("code").is_none(), "{unknown}");
+}
+
+/// The language servers' folders Settings names are looked in first: a
+/// server there (a fake pyright that dies at start) is the one a Python
+/// edit reaches; without the setting there is none.
+#[test]
+fn the_settings_language_server_folders_are_looked_in_first() {
+    let (_dir, bin) =
+        corral_testkit::language_servers::scripted_server("pyright-langserver", "crash");
+    let edit = |app: &crate::window::App| {
+        app.tool(
+            "write_file",
+            json!({"path": "b.py", "content": "y = 2\n", "approval": {"scope": "once"}}),
+        )
+        .unwrap()
+    };
+    let plain = crate::window::app_on(corral_testkit::Project::new().file("a.py", "x = 1\n"));
+    plain.open();
+    let notes = edit(&plain)["diagnostics"].to_string();
+    assert!(!notes.contains("(pyright-langserver)"), "{notes}");
+
+    let app = crate::window::app_on(corral_testkit::Project::new().file("a.py", "x = 1\n"));
+    app.invoke(
+        "save_settings",
+        json!({"settings": {"provider": "anthropic", "base_url": "", "model": "m",
+        "max_tokens": 100, "mode": "ask", "language_server_folders": [bin]}}),
+    )
+    .unwrap();
+    app.open();
+    let notes = edit(&app)["diagnostics"].to_string();
+    assert!(notes.contains("(pyright-langserver)"), "{notes}");
 }

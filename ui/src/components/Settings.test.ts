@@ -98,6 +98,19 @@ describe("the tasks at once setting", () => {
   });
 });
 
+describe("the language servers' folders", () => {
+  it("are left out when none is given, and saved one a line", async () => {
+    await shown();
+    await fireEvent.click(screen.getByTestId("settings-save"));
+    await vi.waitFor(() => expect(ipc.saveSettings).toHaveBeenCalledTimes(1));
+    expect(ipc.saveSettings.mock.calls[0][0]).not.toHaveProperty("language_server_folders");
+    await fireEvent.input(screen.getByTestId("settings-server-folders"), { target: { value: " /opt/nvm/bin \n\n/home/me/.volta/bin" } });
+    await fireEvent.click(screen.getByTestId("settings-save"));
+    await vi.waitFor(() => expect(ipc.saveSettings).toHaveBeenCalledTimes(2));
+    expect(ipc.saveSettings.mock.calls[1][0].language_server_folders).toEqual(["/opt/nvm/bin", "/home/me/.volta/bin"]);
+  });
+});
+
 describe("a task's container", () => {
   it("is left out without an image, and saved with its limits and options", async () => {
     await shown();

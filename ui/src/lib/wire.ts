@@ -1212,7 +1212,13 @@ tasks_at_once?: number,
  * Where a task may run besides here: a container of this engine and
  * image, with these limits (none: tasks run here only).
  */
-task_container?: TaskContainer, };
+task_container?: TaskContainer, 
+/**
+ * Folders to look for language servers in first (nvm's or volta's
+ * global packages, say), before cargo's, the system's and
+ * `~/.local/bin`.
+ */
+language_server_folders?: Array<string>, };
 
 export type Settings = { has_api_key: boolean, provider: Provider, base_url: string, model: string, max_tokens: number, 
 /**
@@ -1234,7 +1240,13 @@ tasks_at_once?: number,
  * Where a task may run besides here: a container of this engine and
  * image, with these limits (none: tasks run here only).
  */
-task_container?: TaskContainer, };
+task_container?: TaskContainer, 
+/**
+ * Folders to look for language servers in first (nvm's or volta's
+ * global packages, say), before cargo's, the system's and
+ * `~/.local/bin`.
+ */
+language_server_folders?: Array<string>, };
 
 export type SettingsInput = { 
 /**
@@ -1260,7 +1272,13 @@ tasks_at_once?: number,
  * Where a task may run besides here: a container of this engine and
  * image, with these limits (none: tasks run here only).
  */
-task_container?: TaskContainer, };
+task_container?: TaskContainer, 
+/**
+ * Folders to look for language servers in first (nvm's or volta's
+ * global packages, say), before cargo's, the system's and
+ * `~/.local/bin`.
+ */
+language_server_folders?: Array<string>, };
 
 export type ProjectInfo = { root: string, name: string, };
 
