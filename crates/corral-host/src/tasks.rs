@@ -236,27 +236,9 @@ mod tests {
     // Fixtures in temporary folders, and the git they are made with.
     #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
     use super::*;
+    use crate::worktree::tests::repository;
     use corral_session::{Consent, Fixed, RunContext};
     use serde_json::json;
-
-    fn repository() -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        let git = |args: &[&str]| {
-            let ok = std::process::Command::new("git")
-                .arg("-C")
-                .arg(dir.path())
-                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-                .args(args)
-                .status()
-                .unwrap();
-            assert!(ok.success());
-        };
-        git(&["init", "--quiet"]);
-        std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
-        git(&["add", "."]);
-        git(&["commit", "--quiet", "-m", "first"]);
-        dir
-    }
 
     /// A task's session sees its worktree as the project: a write lands
     /// there, never in the project's folder, and a path out of the

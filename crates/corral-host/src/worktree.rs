@@ -555,12 +555,13 @@ pub fn discard(project: &Path, name: &str, force: bool) -> Result<Task, Error> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     // Fixtures in temporary folders, and the git they are made with.
     #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
     use super::*;
 
-    fn repository() -> tempfile::TempDir {
+    /// A repository with one commit of `a.txt` ("one\n").
+    pub(crate) fn repository() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let git = |args: &[&str]| {
             let ok = Command::new("git")
