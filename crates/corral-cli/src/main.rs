@@ -269,6 +269,12 @@ enum TaskAction {
         /// merges nothing).
         #[arg(long, value_parser = ["task", "project"])]
         prefer: Option<String>,
+        /// A file the task adds or changes that another program runs by
+        /// itself (`.vscode/tasks.json`, `.envrc`, a git hook manager's
+        /// folder…), named to land it: the merge is refused, listing them,
+        /// until each is named. Repeatable.
+        #[arg(long = "auto-run", value_name = "PATH")]
+        auto_run: Vec<String>,
     },
     /// Remove the task's worktree and branch; one not merged or holding
     /// changes only with --force.
@@ -394,13 +400,20 @@ fn run(command: Command) -> Result<Value, Error> {
             };
             match action {
                 TaskAction::List { root } => encode(serde_json::to_value(worktree::list(&root)?)),
-                TaskAction::Merge { root, name, prefer } => {
+                TaskAction::Merge {
+                    root,
+                    name,
+                    prefer,
+                    auto_run,
+                } => {
                     let prefer = match prefer.as_deref() {
                         Some("task") => Some(worktree::Side::Task),
                         Some(_) => Some(worktree::Side::Project),
                         None => None,
                     };
-                    encode(serde_json::to_value(worktree::merge(&root, &name, prefer)?))
+                    encode(serde_json::to_value(worktree::merge(
+                        &root, &name, prefer, &auto_run,
+                    )?))
                 }
                 TaskAction::Discard { root, name, force } => encode(serde_json::to_value(
                     worktree::discard(&root, &name, force)?,

@@ -200,6 +200,9 @@ impl Tasks {
             remote: Option<String>,
             #[serde(default)]
             force: bool,
+            /// The files that run by themselves the user named to land.
+            #[serde(default)]
+            auto_run: Vec<String>,
         }
         let task = |args: Value| parse::<Landing>(command, args);
         let project = self.project.as_path();
@@ -208,13 +211,15 @@ impl Tasks {
             "task_list" => self.list().and_then(to_value),
             "task_diff" => task(args).and_then(|a| to_value(worktree::diff(project, &a.task)?)),
             "task_merge" => task(args).and_then(|a| {
-                let merged = worktree::merge(project, &a.task, a.prefer)?;
+                let merged = worktree::merge(project, &a.task, a.prefer, &a.auto_run)?;
                 if merged.removed {
                     self.close(&a.task);
                 }
                 to_value(merged)
             }),
-            "task_apply" => task(args).and_then(|a| to_value(worktree::apply(project, &a.task)?)),
+            "task_apply" => {
+                task(args).and_then(|a| to_value(worktree::apply(project, &a.task, &a.auto_run)?))
+            }
             "task_push" => task(args)
                 .and_then(|a| to_value(worktree::push(project, &a.task, a.remote.as_deref())?)),
             "task_discard" => task(args).and_then(|a| {

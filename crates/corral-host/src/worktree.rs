@@ -291,14 +291,75 @@ fn conflict(task: &Task, files: Vec<String>, what: &str) -> Error {
     .detail("files", files)
 }
 
+/// The files `task` adds or changes that another program runs or loads by
+/// itself (`corral_fs::autorun`), with what runs each: `.vscode/tasks.json`,
+/// `.envrc`, `.husky/…`. Inside the task they were written under the
+/// task's own fence, which does not hold them everywhere (a container's
+/// Landlock fence does not), and once landed in the project the user's
+/// editor, shell or git runs them.
+fn auto_run_changes(project: &Path, task: &Task) -> Result<Vec<(String, String)>, Error> {
+    let (_, _, files) = changes(project, task)?;
+    Ok(files
+        .into_iter()
+        .filter(|(status, _)| status != "D")
+        .filter_map(|(_, path)| {
+            corral_fs::autorun::auto_run(&path).map(|row| (path, row.runs_it.to_string()))
+        })
+        .collect())
+}
+
+/// Refuses to land `task` while its change holds a file that runs by
+/// itself and the user has not named it in `confirmed`: `approval_required`
+/// listing each (`details.auto_run`: `{path, runs_it}`), so the host shows
+/// them and asks again with their names.
+fn check_auto_run(
+    project: &Path,
+    task: &Task,
+    confirmed: &[String],
+    what: &str,
+) -> Result<(), Error> {
+    let unconfirmed: Vec<(String, String)> = auto_run_changes(project, task)?
+        .into_iter()
+        .filter(|(path, _)| !confirmed.contains(path))
+        .collect();
+    if unconfirmed.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<&str> = unconfirmed.iter().map(|(p, _)| p.as_str()).collect();
+    Err(Error::new(
+        ErrorCode::ApprovalRequired,
+        format!(
+            "`{}` changes files that run by themselves once they are in the project: {}. Nothing was {what}",
+            task.branch,
+            names.join(", ")
+        ),
+    )
+    .hint("Read them in the task's review, then land it again naming each of them.")
+    .detail(
+        "auto_run",
+        unconfirmed
+            .iter()
+            .map(|(path, runs_it)| serde_json::json!({"path": path, "runs_it": runs_it}))
+            .collect::<Vec<_>>(),
+    ))
+}
+
 /// Lands the task `name` in the project: what its worktree holds
 /// uncommitted is committed on its branch first, then the branch is
 /// merged into the project's current branch (a merge commit). A conflict
 /// leaves the project as it was (`git merge --abort`) and fails
 /// `conflict` naming the files; the task stays for the user to settle, or
 /// to merge again with `prefer` (whose lines win where both changed).
-pub fn merge(project: &Path, name: &str, prefer: Option<Side>) -> Result<Merged, Error> {
+/// A change to a file that runs by itself lands only when `confirmed`
+/// names it ([`check_auto_run`]).
+pub fn merge(
+    project: &Path,
+    name: &str,
+    prefer: Option<Side>,
+    confirmed: &[String],
+) -> Result<Merged, Error> {
     let task = find(project, name)?;
+    check_auto_run(project, &task, confirmed, "merged")?;
     commit_changes(&task)?;
     let mut merge = committing(project);
     merge.args(["merge", "--no-ff", "--no-edit", "--quiet"]);
@@ -343,8 +404,9 @@ pub struct Applied {
 /// Puts the task `name`'s changes in the project as uncommitted changes
 /// (`git merge --squash`): nothing is committed there. The project must
 /// hold no uncommitted changes of its own, so a conflict can be undone
-/// whole: it then fails `conflict` and the project is as it was.
-pub fn apply(project: &Path, name: &str) -> Result<Applied, Error> {
+/// whole: it then fails `conflict` and the project is as it was. A file
+/// that runs by itself lands only when `confirmed` names it.
+pub fn apply(project: &Path, name: &str, confirmed: &[String]) -> Result<Applied, Error> {
     let task = find(project, name)?;
     let mut status = git(project);
     status.args(["status", "--porcelain", "--untracked-files=no"]);
@@ -354,6 +416,7 @@ pub fn apply(project: &Path, name: &str) -> Result<Applied, Error> {
         )
         .hint("Commit or stash the project's changes, or merge the task instead."));
     }
+    check_auto_run(project, &task, confirmed, "applied")?;
     commit_changes(&task)?;
     let mut squash = git(project);
     squash.args(["merge", "--squash", "--quiet", &task.branch]);
@@ -407,6 +470,9 @@ pub struct TaskFile {
     pub before: Option<String>,
     /// Its text in the task (`null`: absent, or not text).
     pub after: Option<String>,
+    /// What runs it by itself once it is in the project (`null`: nothing):
+    /// landing it needs the user to name it.
+    pub auto_run: Option<String>,
 }
 
 /// A task's whole change against the commit it started from: what its
@@ -451,16 +517,31 @@ fn tree_now(task: &Task) -> Result<String, Error> {
     staged(&["write-tree"], "record the task's files")
 }
 
-/// The task `name`'s whole diff against the commit it started from.
-pub fn diff(project: &Path, name: &str) -> Result<TaskDiff, Error> {
-    let task = find(project, name)?;
+/// Where a task started, the tree it holds now, and each file it changed
+/// between them (`A`, `D` or `M`, and its path).
+type Changes = (String, String, Vec<(String, String)>);
+
+/// `task`'s [`Changes`].
+fn changes(project: &Path, task: &Task) -> Result<Changes, Error> {
     let mut meet = git(project);
     meet.args(["merge-base", "HEAD", &task.branch]);
     let base = run(meet, "find where the task started")?;
-    let tree = tree_now(&task)?;
+    let tree = tree_now(task)?;
     let mut changed = git(project);
     changed.args(["diff", "--name-status", "--no-renames", "-z", &base, &tree]);
     let listed = run(changed, "list the task's changes")?;
+    let mut files = Vec::new();
+    let mut fields = listed.split('\0').filter(|f| !f.is_empty());
+    while let (Some(status), Some(path)) = (fields.next(), fields.next()) {
+        files.push((status.to_string(), path.to_string()));
+    }
+    Ok((base, tree, files))
+}
+
+/// The task `name`'s whole diff against the commit it started from.
+pub fn diff(project: &Path, name: &str) -> Result<TaskDiff, Error> {
+    let task = find(project, name)?;
+    let (base, tree, changed) = changes(project, &task)?;
     let show = |object: &str, path: &str| {
         let mut cat = git(project);
         cat.args(["cat-file", "blob", &format!("{object}:{path}")]);
@@ -469,21 +550,23 @@ pub fn diff(project: &Path, name: &str) -> Result<TaskDiff, Error> {
             .then(|| String::from_utf8(out.stdout).ok())
             .flatten()
     };
-    let mut files = Vec::new();
-    let mut fields = listed.split('\0').filter(|f| !f.is_empty());
-    while let (Some(status), Some(path)) = (fields.next(), fields.next()) {
-        let status = match status {
-            "A" => "added",
-            "D" => "deleted",
-            _ => "modified",
-        };
-        files.push(TaskFile {
-            path: path.to_string(),
-            status: status.to_string(),
-            before: (status != "added").then(|| show(&base, path)).flatten(),
-            after: (status != "deleted").then(|| show(&tree, path)).flatten(),
-        });
-    }
+    let files = changed
+        .into_iter()
+        .map(|(status, path)| {
+            let status = match status.as_str() {
+                "A" => "added",
+                "D" => "deleted",
+                _ => "modified",
+            };
+            TaskFile {
+                before: (status != "added").then(|| show(&base, &path)).flatten(),
+                after: (status != "deleted").then(|| show(&tree, &path)).flatten(),
+                auto_run: corral_fs::autorun::auto_run(&path).map(|row| row.runs_it.to_string()),
+                status: status.to_string(),
+                path,
+            }
+        })
+        .collect();
     Ok(TaskDiff {
         branch: task.branch,
         base,
@@ -632,7 +715,7 @@ pub(crate) mod tests {
             .collect();
         assert_eq!(branches, [("corral/one", true), ("corral/two", true)]);
 
-        let merged = merge(project.path(), "one", None).unwrap();
+        let merged = merge(project.path(), "one", None, &[]).unwrap();
         assert_eq!(merged.branch, "corral/one");
         assert!(merged.removed && !one.path.exists(), "a merged task stays");
         assert_eq!(
@@ -640,7 +723,7 @@ pub(crate) mod tests {
             "one from task one\n"
         );
 
-        let e = merge(project.path(), "corral/two", None).unwrap_err();
+        let e = merge(project.path(), "corral/two", None, &[]).unwrap_err();
         assert!(
             e.message.contains("conflicts") && e.message.contains("a.txt"),
             "{}",
@@ -667,6 +750,77 @@ pub(crate) mod tests {
         );
     }
 
+    /// A task that adds or changes a file another program runs by itself
+    /// (here a VS Code task that runs when the folder opens, and a husky
+    /// hook in a package) lands only when the user names each: merge and
+    /// apply refuse with the files and what runs them, the project is as
+    /// it was, the review marks them, and naming one is not naming both.
+    #[test]
+    fn a_file_that_runs_by_itself_lands_only_when_named() {
+        let project = repository();
+        let data = tempfile::tempdir().unwrap();
+        let task = make(project.path(), data.path(), "hooks").unwrap();
+        std::fs::create_dir_all(task.path.join(".vscode")).unwrap();
+        std::fs::write(
+            task.path.join(".vscode/tasks.json"),
+            r#"{"tasks":[{"command":"sh evil","runOptions":{"runOn":"folderOpen"}}]}"#,
+        )
+        .unwrap();
+        std::fs::create_dir_all(task.path.join("pkg/.husky")).unwrap();
+        std::fs::write(task.path.join("pkg/.husky/pre-commit"), "sh evil\n").unwrap();
+        std::fs::write(task.path.join("a.txt"), "changed\n").unwrap();
+
+        let review = diff(project.path(), "hooks").unwrap();
+        let marked: Vec<&str> = review
+            .files
+            .iter()
+            .filter(|f| f.auto_run.is_some())
+            .map(|f| f.path.as_str())
+            .collect();
+        assert_eq!(marked, [".vscode/tasks.json", "pkg/.husky/pre-commit"]);
+
+        let head = |dir: &Path| {
+            let mut head = git(dir);
+            head.args(["rev-parse", "HEAD"]);
+            run(head, "head").unwrap()
+        };
+        let before = head(project.path());
+        for e in [
+            merge(project.path(), "hooks", None, &[]).unwrap_err(),
+            apply(project.path(), "hooks", &[]).unwrap_err(),
+            merge(
+                project.path(),
+                "hooks",
+                None,
+                &[".vscode/tasks.json".to_string()],
+            )
+            .unwrap_err(),
+        ] {
+            assert_eq!(e.code, ErrorCode::ApprovalRequired, "{}", e.message);
+            let named: Vec<&str> = e.details["auto_run"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["path"].as_str().unwrap())
+                .collect();
+            assert!(named.contains(&"pkg/.husky/pre-commit"), "{named:?}");
+            assert!(e.details["auto_run"][0]["runs_it"].as_str().is_some());
+            assert_eq!(head(project.path()), before);
+            assert!(!project.path().join(".vscode").exists());
+            assert!(!project.path().join("pkg").exists());
+        }
+        let mut status = git(project.path());
+        status.args(["status", "--porcelain"]);
+        assert_eq!(run(status, "status").unwrap(), "");
+
+        let both = [
+            ".vscode/tasks.json".to_string(),
+            "pkg/.husky/pre-commit".to_string(),
+        ];
+        merge(project.path(), "hooks", None, &both).unwrap();
+        assert!(project.path().join(".vscode/tasks.json").exists());
+    }
+
     /// A conflict settled by choosing a side: the task's lines win, the
     /// project's own other changes stay, and the history has one merge.
     #[test]
@@ -678,10 +832,10 @@ pub(crate) mod tests {
         std::fs::write(one.path.join("a.txt"), "one from task one\n").unwrap();
         std::fs::write(two.path.join("a.txt"), "one from task two\n").unwrap();
         std::fs::write(two.path.join("b.txt"), "new in two\n").unwrap();
-        merge(project.path(), "one", None).unwrap();
-        let e = merge(project.path(), "two", None).unwrap_err();
+        merge(project.path(), "one", None, &[]).unwrap();
+        let e = merge(project.path(), "two", None, &[]).unwrap_err();
         assert_eq!(e.details["files"], serde_json::json!(["a.txt"]));
-        merge(project.path(), "two", Some(Side::Task)).unwrap();
+        merge(project.path(), "two", Some(Side::Task), &[]).unwrap();
         let read = |name: &str| std::fs::read_to_string(project.path().join(name)).unwrap();
         assert_eq!(read("a.txt"), "one from task two\n");
         assert_eq!(read("b.txt"), "new in two\n");
@@ -741,7 +895,7 @@ pub(crate) mod tests {
         let task = make(project.path(), data.path(), "ap").unwrap();
         std::fs::write(task.path.join("c.txt"), "from the task\n").unwrap();
         std::fs::write(project.path().join("a.txt"), "mine\n").unwrap();
-        let e = apply(project.path(), "ap").unwrap_err();
+        let e = apply(project.path(), "ap", &[]).unwrap_err();
         assert!(e.message.contains("uncommitted"), "{}", e.message);
         assert_eq!(
             std::fs::read_to_string(project.path().join("a.txt")).unwrap(),
@@ -750,7 +904,7 @@ pub(crate) mod tests {
         let mut restore = git(project.path());
         restore.args(["checkout", "--", "a.txt"]);
         run(restore, "restore").unwrap();
-        let applied = apply(project.path(), "ap").unwrap();
+        let applied = apply(project.path(), "ap", &[]).unwrap();
         assert_eq!(applied.files, ["c.txt"]);
         let mut commits = git(project.path());
         commits.args(["rev-list", "--count", "HEAD"]);

@@ -180,11 +180,15 @@ command_list! {
         tasks::task_diff("task: string") -> "TaskDiff";
         /// its changes committed on its branch, then merged into the project's current branch as
         /// a merge commit. A conflict merges nothing (`io`, `details.files`); `prefer` (`task` or
-        /// `project`) says whose lines win where both changed the same ones
-        tasks::task_merge("task: string, prefer?: Side") -> "Merged";
+        /// `project`) says whose lines win where both changed the same ones. A file it adds or
+        /// changes that another program runs by itself (`.vscode/tasks.json`, `.envrc`, …) lands
+        /// only when `auto_run` names it: otherwise `approval_required`, `details.auto_run`
+        /// listing each `{path, runs_it}`, and nothing merged
+        tasks::task_merge("task: string, prefer?: Side, auto_run?: string[]") -> "Merged";
         /// its changes put in the project uncommitted (staged); refused while the project holds
-        /// uncommitted changes of its own, and a conflict leaves the project as it was
-        tasks::task_apply("task: string") -> "Applied";
+        /// uncommitted changes of its own, and a conflict leaves the project as it was; files
+        /// that run by themselves as for `task_merge`
+        tasks::task_apply("task: string, auto_run?: string[]") -> "Applied";
         /// its branch pushed to `remote` (`origin`) by the user's git; git's own words
         tasks::task_push("task: string, remote?: string") -> "string";
         /// its commands stopped, its worktree and branch removed; one not merged or holding

@@ -147,14 +147,16 @@ pub async fn task_diff(state: State<'_, AppState>, task: String) -> Result<TaskD
 }
 
 /// Merges the task into the project's current branch (a merge commit);
-/// `prefer`: whose lines win where both changed the same ones.
+/// `prefer`: whose lines win where both changed the same ones;
+/// `auto_run`: the files that run by themselves the user named to land.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn task_merge(
     state: State<'_, AppState>,
     task: String,
     prefer: Option<Side>,
+    auto_run: Option<Vec<String>>,
 ) -> Result<Merged, Error> {
-    let args = json!({ "task": task, "prefer": prefer });
+    let args = json!({ "task": task, "prefer": prefer, "auto_run": auto_run.unwrap_or_default() });
     let merged: Merged = typed(answer(&state, "task_merge", args).await?)?;
     if merged.removed {
         state.end_container(&task);
@@ -162,10 +164,16 @@ pub async fn task_merge(
     Ok(merged)
 }
 
-/// Puts the task's changes in the project as uncommitted changes.
+/// Puts the task's changes in the project as uncommitted changes;
+/// `auto_run` as for a merge.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn task_apply(state: State<'_, AppState>, task: String) -> Result<Applied, Error> {
-    typed(answer(&state, "task_apply", json!({ "task": task })).await?)
+pub async fn task_apply(
+    state: State<'_, AppState>,
+    task: String,
+    auto_run: Option<Vec<String>>,
+) -> Result<Applied, Error> {
+    let args = json!({ "task": task, "auto_run": auto_run.unwrap_or_default() });
+    typed(answer(&state, "task_apply", args).await?)
 }
 
 /// Pushes the task's branch to `remote` (`origin` by default).

@@ -73,8 +73,8 @@ export type Commands = {
   task_new: { args: { name: string, place?: TaskPlace }; result: TaskInfo };
   task_list: { args: Record<string, never>; result: TaskList };
   task_diff: { args: { task: string }; result: TaskDiff };
-  task_merge: { args: { task: string, prefer?: Side }; result: Merged };
-  task_apply: { args: { task: string }; result: Applied };
+  task_merge: { args: { task: string, prefer?: Side, auto_run?: string[] }; result: Merged };
+  task_apply: { args: { task: string, auto_run?: string[] }; result: Applied };
   task_push: { args: { task: string, remote?: string }; result: string };
   task_discard: { args: { task: string, force: boolean }; result: null };
   update_status: { args: Record<string, never>; result: UpdateStatus };

@@ -97,8 +97,9 @@ export const ipc = {
   taskList: () => call("task_list"),
   taskDiff: (task: string) => call("task_diff", { task }),
   /** `prefer`: whose lines win where the task and the project changed the same ones. */
-  taskMerge: (task: string, prefer?: Side) => call("task_merge", prefer === undefined ? { task } : { task, prefer }),
-  taskApply: (task: string) => call("task_apply", { task }),
+  taskMerge: (task: string, prefer?: Side, autoRun: string[] = []) =>
+    call("task_merge", prefer === undefined ? { task, auto_run: autoRun } : { task, prefer, auto_run: autoRun }),
+  taskApply: (task: string, autoRun: string[] = []) => call("task_apply", { task, auto_run: autoRun }),
   taskPush: (task: string, remote?: string) => call("task_push", remote === undefined ? { task } : { task, remote }),
   taskDiscard: (task: string, force: boolean) => call("task_discard", { task, force }),
 

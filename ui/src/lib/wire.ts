@@ -1439,7 +1439,12 @@ before: string | null,
 /**
  * Its text in the task (`null`: absent, or not text).
  */
-after: string | null, };
+after: string | null, 
+/**
+ * What runs it by itself once it is in the project (`null`: nothing):
+ * landing it needs the user to name it.
+ */
+auto_run: string | null, };
 
 export type TaskDiff = { branch: string, 
 /**
