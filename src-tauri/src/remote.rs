@@ -216,6 +216,12 @@ impl RemoteProject {
         self.session.listen_questions(heard).await
     }
 
+    /// Kills the container it runs in (a task's Stop); the next call
+    /// starts a new one on the same worktree.
+    pub fn stop_container(&self) -> Result<(), Error> {
+        self.session.stop_container()
+    }
+
     /// Where it runs, for a task's row: its engine and container, or its
     /// `ssh://` name.
     pub fn info_place(&self) -> String {

@@ -192,6 +192,18 @@ impl AppState {
         Some(remote.info_place())
     }
 
+    /// Stops the task `task` (Stop in its panel): its container killed
+    /// by its engine, so nothing of it runs on (the next message starts a
+    /// new container on the same worktree), or, here, its session's
+    /// commands ended. Blocking (the engine): call it off the window's thread.
+    pub fn stop_task(&self, task: &str) -> Result<(), Error> {
+        if let Some(container) = lock(&self.containers).get(task).cloned() {
+            return container.stop_container();
+        }
+        self.tasks()?.close(task);
+        Ok(())
+    }
+
     /// Ends the task `task`'s container, if it runs in one.
     pub fn end_container(&self, task: &str) {
         let ended = lock(&self.containers).remove(task);

@@ -116,6 +116,17 @@ impl RemoteSession {
             .map(drop)
     }
 
+    /// Kills the container serve runs in ([`Remote::stop_container`]) and
+    /// lets its link go at once: the next call connects anew, in a new
+    /// container, rather than writing to the one ending.
+    pub fn stop_container(&self) -> Result<(), Error> {
+        self.remote.stop_container()?;
+        if let Some(link) = lock(&self.link).take() {
+            link.close();
+        }
+        Ok(())
+    }
+
     /// The remote folder.
     pub fn remote(&self) -> &Remote {
         &self.remote
@@ -210,7 +221,7 @@ impl RemoteSession {
             .detail("command", command)
             .hint(format!(
                 "The connection was lost during `{command}`, and the call was stopped on {}. Try again: the next call connects anew.",
-                self.remote.destination
+                self.remote.display()
             ))
     }
 

@@ -2,7 +2,7 @@
 //! destination it cannot take for an option, and an absolute path.
 
 use corral_protocol::{Error, ErrorCode};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
@@ -49,7 +49,9 @@ impl Container {
 
     /// The engine's words that run `words` in a new container: removed when
     /// it ends, stdin open, no network of its own, its root read-only but
-    /// for the worktree and a temporary `/tmp`.
+    /// for the worktree and a temporary `/tmp`. Podman replaces one of the
+    /// same name still being removed (a container killed just before, its
+    /// task going on in a new one).
     pub fn run_words(&self, words: &[&str]) -> Vec<String> {
         let mut run: Vec<String> = [
             self.engine.as_str(),
@@ -73,6 +75,12 @@ impl Container {
         .map(ToString::to_string)
         .collect();
         run.push(format!("{}:{}", self.worktree, Container::WORK));
+        if Path::new(&self.engine)
+            .file_name()
+            .is_some_and(|n| n == "podman")
+        {
+            run.push("--replace".into());
+        }
         run.extend(self.options.iter().cloned());
         // `--`: nothing after the image is the engine's.
         run.push(self.image.clone());
@@ -176,6 +184,47 @@ impl Remote {
             Some(container) => container.run_words(&words),
             None => words.iter().map(ToString::to_string).collect(),
         };
+        self.here_or_there(&words)
+    }
+
+    /// Kills the container serve runs in (the engine's `kill`, here or
+    /// through ssh), if it runs in one: what ran there ends with it, the
+    /// worktree keeps what was written, and the next call starts a new
+    /// one on it. A container already gone is no error.
+    pub fn stop_container(&self) -> Result<(), Error> {
+        let Some(container) = &self.container else {
+            return Ok(());
+        };
+        let out = self
+            .here_or_there(&container.kill_words())?
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| {
+                Error::new(
+                    ErrorCode::Io,
+                    format!("could not run {}: {e}", container.engine),
+                )
+            })?;
+        let said = String::from_utf8_lossy(&out.stderr);
+        if out.status.success()
+            || said.contains("no such container")
+            || said.contains("No such container")
+        {
+            return Ok(());
+        }
+        Err(Error::new(
+            ErrorCode::Io,
+            format!(
+                "{} could not stop {}: {}",
+                container.engine,
+                container.name,
+                said.trim()
+            ),
+        ))
+    }
+
+    /// `words` run here (an empty destination) or through ssh there.
+    fn here_or_there(&self, words: &[String]) -> Result<Command, Error> {
         if self.destination.is_empty() {
             let Some((program, args)) = words.split_first() else {
                 return Err(Error::invalid_input("no command to run"));

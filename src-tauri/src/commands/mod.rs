@@ -189,6 +189,10 @@ command_list! {
         /// uncommitted changes of its own, and a conflict leaves the project as it was; files
         /// that run by themselves as for `task_merge`
         tasks::task_apply("task: string, auto_run?: string[]") -> "Applied";
+        /// its container killed by its engine (the next message starts a new one on the same
+        /// worktree), or its commands here ended; for a remote project, nothing more than the
+        /// conversation's own Stop
+        tasks::task_stop("task: string") -> "null";
         /// its branch pushed to `remote` (`origin`) by the user's git; git's own words
         tasks::task_push("task: string, remote?: string") -> "string";
         /// its commands stopped, its worktree and branch removed; one not merged or holding

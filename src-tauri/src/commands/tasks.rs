@@ -176,6 +176,23 @@ pub async fn task_apply(
     typed(answer(&state, "task_apply", args).await?)
 }
 
+/// Stops the task: its container killed (the next message starts a new
+/// one on the same worktree), or its commands here ended. For a remote
+/// project, its commands there end as the conversation's Stop ends them.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn task_stop<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
+    state: State<'_, AppState>,
+    task: String,
+) -> Result<(), Error> {
+    if state.remote().is_some() {
+        return Ok(());
+    }
+    tauri::async_runtime::spawn_blocking(move || app.state::<AppState>().stop_task(&task))
+        .await
+        .map_err(|e| Error::new(ErrorCode::Io, format!("stopping the task stopped: {e}")))?
+}
+
 /// Pushes the task's branch to `remote` (`origin` by default).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn task_push(

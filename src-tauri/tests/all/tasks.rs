@@ -203,8 +203,8 @@ fn tasks_are_reviewed_merged_with_a_side_chosen_and_discarded() {
 
 /// A task whose place is a container: its session is serve's in a
 /// container of Settings' engine and image, the worktree its only
-/// writable mount; the list says where it runs; discarded, its container
-/// ends.
+/// writable mount; the list says where it runs; stopped, its container
+/// ends and the next call starts a new one; discarded, its container ends.
 #[test]
 fn a_task_runs_in_a_container_of_the_settings_engine() {
     let exe = std::env::current_exe().unwrap();
@@ -290,6 +290,24 @@ fn a_task_runs_in_a_container_of_the_settings_engine() {
         .unwrap()
         .contains("evil"));
     assert!(!app.project.join(".git/hooks/pre-commit").exists());
+
+    // Stop kills the container; the task goes on in a new one, on the
+    // same worktree, with what it wrote.
+    app.invoke("task_stop", json!({"task": "boxed"})).unwrap();
+    corral_testkit::wait_until(20, "the stopped task's container to end", || {
+        running("corral-boxed-").is_empty()
+    });
+    let read = app
+        .invoke(
+            "call_tool",
+            in_task("boxed", "read_file", json!({"path": "b.txt"})),
+        )
+        .unwrap();
+    assert!(
+        read["content"].as_str().unwrap().contains("boxed"),
+        "{read}"
+    );
+    assert_eq!(running("corral-boxed-").len(), 1);
 
     app.invoke("task_discard", json!({"task": "boxed", "force": true}))
         .unwrap();

@@ -75,6 +75,7 @@ export type Commands = {
   task_diff: { args: { task: string }; result: TaskDiff };
   task_merge: { args: { task: string, prefer?: Side, auto_run?: string[] }; result: Merged };
   task_apply: { args: { task: string, auto_run?: string[] }; result: Applied };
+  task_stop: { args: { task: string }; result: null };
   task_push: { args: { task: string, remote?: string }; result: string };
   task_discard: { args: { task: string, force: boolean }; result: null };
   update_status: { args: Record<string, never>; result: UpdateStatus };
@@ -154,6 +155,7 @@ export const COMMAND_NAMES = [
   "task_diff",
   "task_merge",
   "task_apply",
+  "task_stop",
   "task_push",
   "task_discard",
   "update_status",

@@ -100,6 +100,7 @@ export const ipc = {
   taskMerge: (task: string, prefer?: Side, autoRun: string[] = []) =>
     call("task_merge", prefer === undefined ? { task, auto_run: autoRun } : { task, prefer, auto_run: autoRun }),
   taskApply: (task: string, autoRun: string[] = []) => call("task_apply", { task, auto_run: autoRun }),
+  taskStop: (task: string) => call("task_stop", { task }),
   taskPush: (task: string, remote?: string) => call("task_push", remote === undefined ? { task } : { task, remote }),
   taskDiscard: (task: string, force: boolean) => call("task_discard", { task, force }),
 
