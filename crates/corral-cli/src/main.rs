@@ -439,13 +439,22 @@ fn run(command: Command) -> Result<Value, Error> {
             stop_on_eof,
         } => {
             let mode: Mode = mode.parse()?;
-            if stop_on_eof && input.is_none() {
-                return Err(Error::invalid_input(
-                    "--stop-on-eof needs the input as an argument: stdin is the line it watches",
-                ));
-            }
             let text = match input {
                 Some(text) => text,
+                // The remote side of a call over ssh: the input is stdin's
+                // first line, the rest of stdin the line it watches.
+                None if stop_on_eof => {
+                    let mut text = String::new();
+                    let read = std::io::stdin().read_line(&mut text).map_err(|e| {
+                        Error::invalid_input(format!("could not read the input from stdin: {e}"))
+                    })?;
+                    if read == 0 {
+                        return Err(Error::invalid_input(
+                            "--stop-on-eof without an input argument reads it as stdin's first line, and stdin ended first",
+                        ));
+                    }
+                    text
+                }
                 None => {
                     let mut text = String::new();
                     std::io::stdin().read_to_string(&mut text).map_err(|e| {

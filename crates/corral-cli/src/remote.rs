@@ -19,22 +19,39 @@ pub const STOP_ON_EOF: &str = "--stop-on-eof";
 /// given as an argument (else it is read from stdin here and passed on).
 pub fn call(remote: &Remote, input: Option<&str>, install: bool) -> Result<ExitCode, Error> {
     let mut words = forwarded(std::env::args().skip(1).collect(), &remote.path);
-    if input.is_none() {
-        let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text).map_err(|e| {
-            Error::invalid_input(format!("could not read the input from stdin: {e}"))
+    let text = match input {
+        // It goes on stdin, not as a word: one ssh argument holds ~128 KiB.
+        Some(text) => {
+            if let Some(at) = words.iter().rposition(|w| w == text) {
+                words.remove(at);
+            }
+            text.to_string()
+        }
+        None => {
+            let mut text = String::new();
+            std::io::stdin().read_to_string(&mut text).map_err(|e| {
+                Error::invalid_input(format!("could not read the input from stdin: {e}"))
+            })?;
+            text
+        }
+    };
+    // One line: the remote reads its input as stdin's first line, then
+    // watches the rest of it for the end of the connection.
+    let line = serde_json::from_str::<serde_json::Value>(&text)
+        .map(|value| value.to_string())
+        .map_err(|e| {
+            Error::invalid_input(format!("the input is not valid JSON: {e}"))
+                .hint("Pass one JSON object, e.g. '{\"path\": \"src/main.rs\"}'.")
         })?;
-        words.push(text);
-    }
     // With the input from stdin, there is no terminal to ask on.
-    there(remote, &words, install, input.is_some())
+    there(remote, &words, Some(&line), install, input.is_some())
 }
 
 /// Runs this process's `checkpoint` command on `remote`, where the
 /// project's checkpoints are: its JSON and exit code come back as they are.
 pub fn checkpoint(remote: &Remote) -> Result<ExitCode, Error> {
     let words = forwarded(std::env::args().skip(1).collect(), &remote.path);
-    there(remote, &words, false, true).map_err(|e| match e.code {
+    there(remote, &words, None, false, true).map_err(|e| match e.code {
         // `checkpoint` has no --install-remote of its own.
         ErrorCode::ApprovalRequired => e.hint(
             "Answer yes on a terminal, or copy it once with `corral-cli call --install-remote`.",
@@ -43,16 +60,17 @@ pub fn checkpoint(remote: &Remote) -> Result<ExitCode, Error> {
     })
 }
 
-/// Runs the remote's corral-cli with `words`, copying it there first when
-/// it is missing and the user agreed (`install`, or a yes on the terminal
-/// when `may_ask`).
+/// Runs the remote's corral-cli with `words` (and `line` as its stdin's
+/// first line), copying it there first when it is missing and the user
+/// agreed (`install`, or a yes on the terminal when `may_ask`).
 fn there(
     remote: &Remote,
     words: &[String],
+    line: Option<&str>,
     install: bool,
     may_ask: bool,
 ) -> Result<ExitCode, Error> {
-    let mut output = run(remote, words)?;
+    let mut output = run(remote, words, line)?;
     if output.status.code() == Some(corral_remote::MISSING) {
         let missing = corral_remote::missing(remote, &output.stdout)?;
         let agreed = install || (may_ask && ask(remote, &missing.folder));
@@ -63,7 +81,7 @@ fn there(
             )
         })?;
         corral_remote::install(remote, &binary, &missing, agreed)?;
-        output = run(remote, words)?;
+        output = run(remote, words, line)?;
     }
     match output.status.code() {
         Some(code) if code != corral_remote::SSH_FAILED && code != corral_remote::MISSING => {
@@ -76,16 +94,29 @@ fn there(
     }
 }
 
-/// Runs the remote's corral-cli with `words` in one connection, to its end.
-fn run(remote: &Remote, words: &[String]) -> Result<Output, Error> {
+/// Runs the remote's corral-cli with `words` in one connection, to its
+/// end, `line` written first on its stdin.
+fn run(remote: &Remote, words: &[String], line: Option<&str>) -> Result<Output, Error> {
     let mut child = corral_remote::spawn_cli(remote, words)?;
     // Held open until ssh ends (`wait_with_output` would close it first):
-    // the remote cancels the call when it closes.
-    let held = child.stdin.take();
+    // the remote cancels the call when it closes. Written from a thread
+    // of its own: a remote that never reads it (not installed there) must
+    // not hold this one up.
+    let stdin = child.stdin.take();
+    let line = line.map(|l| format!("{l}\n"));
+    let writer = std::thread::spawn(move || {
+        let mut stdin = stdin;
+        if let (Some(stdin), Some(line)) = (stdin.as_mut(), line) {
+            let _ = stdin
+                .write_all(line.as_bytes())
+                .and_then(|()| stdin.flush());
+        }
+        stdin
+    });
     let output = child
         .wait_with_output()
         .map_err(|e| Error::new(ErrorCode::Io, format!("could not wait for ssh: {e}")));
-    drop(held);
+    drop(writer.join());
     output
 }
 

@@ -193,21 +193,20 @@ pub fn failed(remote: &Remote, output: &Output) -> Error {
 
 /// The connection to `remote` could not be made, or was lost.
 pub fn connection_error(remote: &Remote, said: &str) -> Error {
-    let error = Error::new(
-        ErrorCode::Io,
-        format!(
-            "the connection to {} failed or was lost: {said}",
-            remote.display()
-        ),
-    );
     if remote.destination.is_empty() {
         // A container here: no ssh to check.
-        return error
-            .hint("The task's container ended or could not start: see the engine's own words above; the next call starts a new one.")
-            .detail("engine", said)
-            .retryable(true);
+        return Error::new(
+            ErrorCode::Io,
+            format!("the connection to {} failed or was lost: {said}", remote.display()),
+        )
+        .hint("The task's container ended or could not start: see the engine's own words above; the next call starts a new one.")
+        .detail("engine", said)
+        .retryable(true);
     }
-    error
+    Error::new(
+        ErrorCode::Io,
+        format!("the connection to {} failed or was lost: {said}", remote.destination),
+    )
     .hint(format!(
         "Check that `ssh {}` logs in without a password prompt (its host key in known_hosts, a key or the agent).",
         remote.destination

@@ -153,6 +153,42 @@ fn read_write_search_and_exec_give_the_same_results_as_locally() {
     );
 }
 
+/// An input over what one argument may hold (128 KiB on Linux), given on
+/// stdin, reaches the remote whole: it goes there on ssh's stdin, not as a
+/// word of the remote command.
+#[test]
+fn an_input_larger_than_an_argument_reaches_the_remote_whole() {
+    use std::io::Write;
+    let sshd = Sshd::start();
+    let there = project();
+    let remote = format!("ssh://corral-test{}", there.path().display());
+    let content = "a line of the big file, with \"quotes\" and \\ too\n".repeat(8_000);
+    assert!(content.len() > 300 * 1024);
+    let mut child = sshd
+        .cli()
+        .args(["call", "--root", &remote, "--install-remote", "write_file"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = json!({"path": "big.txt", "content": content}).to_string();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(there.path().join("big.txt")).unwrap(),
+        content
+    );
+}
+
 #[test]
 fn a_path_outside_the_root_is_refused_on_the_remote() {
     let sshd = Sshd::start();
@@ -297,7 +333,8 @@ fn a_connection_killed_during_a_command_is_an_error_here_and_ends_the_command_th
     wait_for("the command running on the remote", || {
         !processes("node", &marker).is_empty()
     });
-    let ssh = processes("ssh", &marker);
+    // The input goes on ssh's stdin: the call's ssh is known by its words.
+    let ssh = processes("ssh", &format!("{} exec_shell", there.path().display()));
     assert_eq!(ssh.len(), 1, "one ssh carries the call");
     Command::new("kill")
         .args(["-KILL", &ssh[0].to_string()])
