@@ -8,8 +8,10 @@
 //! for the session, as an app answer holds for its conversation: asked
 //! once per domain, one question at a time. No answer within
 //! [`QUESTION_WAIT`], or a command stopped while it waits, refuses. A
-//! client without elicitation gets no hook: the proxy refuses the domain
-//! with a hint naming `--allow-domain`.
+//! client without elicitation gets no hook, nor does a 2026-07-28 client
+//! (its server sends no request, and a running command cannot wait for an
+//! `input_required` round): the proxy refuses the domain with a hint
+//! naming `--allow-domain`.
 
 use crate::question::reveal;
 use corral_tools::shell::{CancelToken, DomainAsk};

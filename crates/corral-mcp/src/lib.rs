@@ -5,12 +5,20 @@
 //! checkpoints and the standardized error are exactly those of the app and
 //! `corral-cli call`.
 //!
+//! The protocol is MCP 2026-07-28 for a client that opens with
+//! `server/discover` (each request then carries its own version and
+//! capabilities; the server sends no request of its own), and the version
+//! a client asks for at `initialize` up to 2025-11-25 (rmcp negotiates
+//! both). Only the question to the user differs between them.
+//!
 //! - `tools/list`: the registry's specs; annotations from each tool's risk
 //!   (`read` → `readOnlyHint`, `write` and `shell` → `destructiveHint`).
 //! - `tools/call`: the result as structured content (and as its JSON text);
 //!   a failure as a tool error whose structured content is the standardized
 //!   error. A call the policy would ask about is asked of the client's user
-//!   through MCP elicitation when the client can, the call shown whole with
+//!   through MCP elicitation when the client can (on 2026-07-28 as an
+//!   `input_required` result whose `requestState` names the checked call,
+//!   answered by the client's retry of that same call), the call shown whole with
 //!   its hidden characters marked ([`question`]); accepted, it runs, else
 //!   it fails with `denied`. A call too long to show whole in a question is
 //!   not asked about: it fails with `approval_required` saying why. A client without elicitation gets
@@ -23,7 +31,9 @@
 //! - A command with the network that meets a domain off the allowlist
 //!   (the default registries and `--allow-domain`) asks the client's user
 //!   through elicitation, once per domain per session ([`domains`]); a
-//!   client that cannot be asked gets the refusal, naming the flag.
+//!   client that cannot be asked, or a 2026-07-28 client (a command's run
+//!   cannot stop for an `input_required` round), gets the refusal, naming
+//!   the flag.
 
 pub mod domains;
 pub mod question;
@@ -33,14 +43,16 @@ use corral_tools::policy::Risk;
 use corral_tools::shell::{CancelToken, DomainAsk, OutputSink, ShellRun, Stream};
 use corral_tools::{spec, tools, Error, ErrorCode};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ServerCapabilities,
-    ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequest, ElicitRequestParams,
+    ElicitationSchema, Implementation, InputRequest, InputRequests, InputRequiredResult,
+    InputResponses, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::{ElicitationError, Peer, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
-use std::sync::Arc;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// The server for one project: its session (the mode, boundaries,
 /// network, checkpoints, index and language servers it was opened with).
@@ -49,6 +61,58 @@ pub struct CorralServer {
     session: Arc<Session>,
     /// The session's answers about domains off the allowlist.
     domains: Arc<domains::DomainAnswers>,
+    /// The questions out to 2026-07-28 clients, by their `requestState`.
+    asked: Arc<Asked>,
+}
+
+/// The key of the approval question in an `input_required` result, and of
+/// its answer in the retried call's `inputResponses`.
+const APPROVE_KEY: &str = "approve";
+
+/// How many questions wait for their answer at most (as the session's
+/// tickets); the oldest goes first.
+const ASKED_KEPT: usize = 256;
+
+/// The approvals asked of 2026-07-28 clients: the `requestState` sent
+/// with the question is the ticket's id (random, never shown to the
+/// model), kept here with the call it was asked about, so a retry is
+/// answered only for that same call. The state itself is untrusted: it
+/// is only looked up, never read for anything else.
+#[derive(Default)]
+struct Asked(Mutex<VecDeque<(String, String, Value)>>);
+
+impl Asked {
+    fn keep(&self, ticket: &str, name: &str, input: &Value) {
+        let mut asked = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if asked.len() >= ASKED_KEPT {
+            asked.pop_front();
+        }
+        asked.push_back((ticket.to_string(), name.to_string(), input.clone()));
+    }
+
+    /// Takes the question `state` if it was asked about `name` with `input`.
+    fn take(&self, state: &str, name: &str, input: &Value) -> Option<String> {
+        let mut asked = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let at = asked
+            .iter()
+            .position(|(t, n, i)| t == state && n == name && i == input)?;
+        asked.remove(at).map(|(ticket, _, _)| ticket)
+    }
+}
+
+/// A `tools/call` as it arrived: a first call, or a 2026-07-28 client's
+/// retry with the user's answer (`requestState`, `inputResponses`).
+#[derive(Default)]
+struct Retry {
+    request_state: Option<String>,
+    input_responses: Option<InputResponses>,
+}
+
+/// What a call ends with: its result, or (2026-07-28) the question the
+/// client must ask its user before retrying it.
+enum Outcome {
+    Done(Result<Value, Error>),
+    Ask(InputRequiredResult),
 }
 
 /// The answer asked of the client's user before a call the policy asks about.
@@ -64,6 +128,7 @@ impl CorralServer {
         CorralServer {
             session,
             domains: Arc::default(),
+            asked: Arc::default(),
         }
     }
 
@@ -127,13 +192,18 @@ impl CorralServer {
 
     /// A call as a client makes it: a command's output as progress
     /// notifications when the call has a progress token; a call the policy
-    /// asks about asked of the client's user when the client can be asked.
+    /// asks about asked of the client's user when the client can be asked:
+    /// by an elicitation request on a session that began with `initialize`
+    /// (up to 2025-11-25), by an `input_required` result on 2026-07-28,
+    /// whose retry carries the answer.
     async fn serve_call(
         &self,
         name: String,
         input: Value,
+        retry: Retry,
         context: &RequestContext<RoleServer>,
-    ) -> Result<Value, Error> {
+    ) -> Outcome {
+        let modern = is_modern(context);
         let sink = context
             .meta
             .get_progress_token()
@@ -151,20 +221,37 @@ impl CorralServer {
             }
         });
         let _ended = ended;
+        // A 2026-07-28 server sends no request of its own: a domain met
+        // while a command runs cannot be asked about then (refused, the
+        // hint naming `--allow-domain`).
+        let ask_domain = if modern {
+            None
+        } else {
+            self.domains.hook(&context.peer, cancel.clone())
+        };
         let shell = Shell {
             on_output: sink,
-            ask_domain: self.domains.hook(&context.peer, cancel.clone()),
+            ask_domain,
             cancel,
         };
+        if let Some(state) = retry.request_state.as_deref() {
+            return Outcome::Done(
+                self.answered(&name, &input, state, retry.input_responses, &shell)
+                    .await,
+            );
+        }
         // Checked once; a run the policy asks about leaves the ticket for
         // the user's answer.
-        let ticket = self.session.check(Call::new(name.clone(), input.clone()))?;
+        let ticket = match self.session.check(Call::new(name.clone(), input.clone())) {
+            Ok(ticket) => ticket,
+            Err(error) => return Outcome::Done(Err(error)),
+        };
         let first = self.run(&ticket.ticket, Consent::None, &shell).await;
         let Err(error) = first else {
-            return first;
+            return Outcome::Done(first);
         };
         if error.code != ErrorCode::ApprovalRequired {
-            return Err(error);
+            return Outcome::Done(Err(error));
         }
         // The call whole, hidden characters marked; one too long to show
         // whole in a question is not asked about.
@@ -176,7 +263,7 @@ impl CorralServer {
         ) {
             Ok(question) => question,
             Err(too_long) => {
-                return Err(Error::new(
+                return Outcome::Done(Err(Error::new(
                     ErrorCode::ApprovalRequired,
                     format!(
                         "`{name}` was not asked about: shown whole, with its hidden characters \
@@ -191,20 +278,35 @@ impl CorralServer {
                      (`corral-cli mcp --mode auto_edit` for writes).",
                 )
                 .detail("tool", name.as_str())
-                .detail("question_chars", too_long.chars));
+                .detail("question_chars", too_long.chars)));
             }
         };
-        match context.peer.elicit::<Approve>(question).await {
+        if modern {
+            if !can_elicit(context) {
+                return Outcome::Done(Err(error));
+            }
+            return match approval_request(question) {
+                Ok(requests) => {
+                    self.asked.keep(&ticket.ticket, &name, &input);
+                    Outcome::Ask(InputRequiredResult::new(
+                        Some(requests),
+                        Some(ticket.ticket),
+                    ))
+                }
+                Err(e) => Outcome::Done(Err(Error::new(
+                    ErrorCode::Denied,
+                    format!("`{name}` was not run: the question could not be made ({e})"),
+                )
+                .detail("tool", name.as_str()))),
+            };
+        }
+        Outcome::Done(match context.peer.elicit::<Approve>(question).await {
             Ok(Some(Approve { approve: true })) => {
                 let granted = Consent::Granted { network: false };
                 self.run(&ticket.ticket, granted, &shell).await
             }
             Ok(_) | Err(ElicitationError::UserDeclined | ElicitationError::UserCancelled) => {
-                Err(Error::new(
-                    ErrorCode::Denied,
-                    format!("the user did not allow `{name}`"),
-                )
-                .detail("tool", name.as_str()))
+                Err(denied(&name))
             }
             Err(ElicitationError::CapabilityNotSupported) => Err(error),
             Err(other) => Err(Error::new(
@@ -212,8 +314,85 @@ impl CorralServer {
                 format!("`{name}` was not run: asking the user failed ({other})"),
             )
             .detail("tool", name.as_str())),
+        })
+    }
+
+    /// A 2026-07-28 client's retry carrying its user's answer: the ticket
+    /// asked about, if `state` is a question out for this very call, runs
+    /// when the answer is `approve: true`; any other answer denies it.
+    async fn answered(
+        &self,
+        name: &str,
+        input: &Value,
+        state: &str,
+        responses: Option<InputResponses>,
+        shell: &Shell,
+    ) -> Result<Value, Error> {
+        let Some(ticket) = self.asked.take(state, name, input) else {
+            return Err(Error::invalid_input(format!(
+                "`{name}` was retried with a requestState this server did not give for this call"
+            ))
+            .hint("Call the tool again without requestState; it will be asked about anew.")
+            .detail("tool", name));
+        };
+        let answer = responses.as_ref().and_then(|r| r.get(APPROVE_KEY));
+        if approved(answer) {
+            let granted = Consent::Granted { network: false };
+            self.run(&ticket, granted, shell).await
+        } else {
+            Err(denied(name))
         }
     }
+}
+
+/// Whether the request was made on 2026-07-28 or later (no `initialize`,
+/// no request from the server to the client).
+fn is_modern(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
+
+/// Whether the client said (in the request's own metadata on 2026-07-28)
+/// that it can put a form to its user.
+fn can_elicit(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .client_capabilities()
+        .and_then(|c| c.elicitation)
+        .is_some_and(|e| e.form.is_some() || e.url.is_none())
+}
+
+/// The approval question as a 2026-07-28 `input_required` request: the
+/// same form (one boolean, `approve`) an elicitation request carries.
+fn approval_request(message: String) -> Result<InputRequests, serde_json::Error> {
+    let requested_schema = ElicitationSchema::from_type::<Approve>()?;
+    let request = ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message,
+        requested_schema,
+    });
+    Ok(InputRequests::from([(
+        APPROVE_KEY.to_string(),
+        InputRequest::Elicitation(request),
+    )]))
+}
+
+/// Whether an elicitation result (`{action, content}`) accepts with
+/// `approve: true`; anything else (declined, cancelled, missing, not of
+/// that shape) is no.
+fn approved(answer: Option<&Value>) -> bool {
+    answer.is_some_and(|a| {
+        a.get("action").and_then(Value::as_str) == Some("accept")
+            && a.pointer("/content/approve").and_then(Value::as_bool) == Some(true)
+    })
+}
+
+fn denied(name: &str) -> Error {
+    Error::new(
+        ErrorCode::Denied,
+        format!("the user did not allow `{name}`"),
+    )
+    .detail("tool", name)
 }
 
 /// What a command of one call is run with: where its output goes, what
@@ -265,16 +444,22 @@ impl ServerHandler for CorralServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
         let input = Value::Object(request.arguments.unwrap_or_default());
-        let result = match tools::find(&name) {
-            None => Err(Error::invalid_input(format!("there is no tool `{name}`"))
-                .hint("Use one of the tools tools/list names.")),
-            Some(_) => self.serve_call(name, input, &context).await,
+        let retry = Retry {
+            request_state: request.request_state,
+            input_responses: request.input_responses,
         };
-        Ok(match result {
-            Ok(output) => CallToolResult::structured(output),
-            Err(error) => CallToolResult::structured_error(error.to_json()),
-        }
-        .into())
+        let outcome = match tools::find(&name) {
+            None => Outcome::Done(Err(Error::invalid_input(format!(
+                "there is no tool `{name}`"
+            ))
+            .hint("Use one of the tools tools/list names."))),
+            Some(_) => self.serve_call(name, input, retry, &context).await,
+        };
+        Ok(match outcome {
+            Outcome::Ask(question) => question.into(),
+            Outcome::Done(Ok(output)) => CallToolResult::structured(output).into(),
+            Outcome::Done(Err(error)) => CallToolResult::structured_error(error.to_json()).into(),
+        })
     }
 }
 
