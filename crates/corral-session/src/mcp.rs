@@ -6,25 +6,35 @@
 //! start, crashes or breaks the protocol is shown failed, with its stderr,
 //! until Restart; the other servers and the app go on. A call waits at most
 //! its server's timeout. The servers stop when the project closes.
+//!
+//! The protocol is MCP 2026-07-28 where the server speaks it: the session
+//! begins with `server/discover` (no `initialize`, each request carrying
+//! its own version and capabilities); a server that does not know
+//! `server/discover` gets the `initialize` handshake of 2025-11-25 (or the
+//! older version it answers with). A line from a server's stdout is read
+//! only up to [`MAX_MESSAGE`]: a longer one, or one that never ends, ends
+//! its session and shows it failed, saying why.
 
 use crate::server_tool::{ServerTool, SEPARATOR};
 use corral_tools::shell::{CancelToken, ServerCommand, ServerFolder};
 use corral_tools::spec::ToolSpec;
 use corral_tools::{Error, ErrorCode, ProjectRoot};
-use rmcp::model::CallToolRequestParams;
-use rmcp::service::RunningService;
+use rmcp::model::{CallToolRequestParams, ProtocolVersion};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
 };
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::RoleClient;
 use serde::Deserialize;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::io::AsyncReadExt;
+use tokio::io::{AsyncRead, AsyncReadExt, ReadBuf};
 
 /// How long a call may take unless the server's settings say otherwise.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
@@ -77,9 +87,9 @@ const STDERR_KEEP: usize = 16 * 1024;
 const RESULT_KEEP: usize = 100 * 1024;
 /// The variable whose value a server at a URL gets as its bearer token.
 pub const BEARER_TOKEN: &str = "BEARER_TOKEN";
-/// The largest message read from a server; a longer one is dropped (its
-/// call then times out).
-const MAX_MESSAGE: usize = 64 * 1024 * 1024;
+/// The longest line (one message) read from a server's stdout; a longer
+/// one ends the server's session, which is then shown failed.
+pub const MAX_MESSAGE: usize = 64 * 1024 * 1024;
 /// The most content blocks of one result passed on.
 const MAX_BLOCKS: usize = 256;
 /// The longest tool description passed on (it goes with every request).
@@ -145,6 +155,8 @@ struct Server {
     vars: Vec<(String, String)>,
     state: Mutex<(McpState, Vec<String>)>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// Why its stdout was cut off (a line over [`MAX_MESSAGE`]), once it was.
+    broken: Arc<Mutex<Option<String>>>,
     live: tokio::sync::Mutex<Option<Live>>,
 }
 
@@ -177,6 +189,7 @@ impl McpHub {
                     vars,
                     state: Mutex::new((McpState::Stopped, Vec::new())),
                     stderr: Arc::default(),
+                    broken: Arc::default(),
                     live: tokio::sync::Mutex::new(None),
                 };
                 (server.config.name.clone(), Arc::new(server))
@@ -213,6 +226,16 @@ impl McpHub {
     /// Every server's state, tools and stderr.
     pub fn status(&self) -> Vec<McpServerStatus> {
         self.servers.values().map(|s| s.status()).collect()
+    }
+
+    /// The protocol version `name`'s session runs on, while it runs
+    /// (`2026-07-28` after `server/discover`, else what `initialize`
+    /// agreed on).
+    pub async fn protocol_version(&self, name: &str) -> Option<String> {
+        let server = self.servers.get(name)?;
+        let live = server.live.lock().await;
+        let info = live.as_ref()?.client.peer().peer_info()?;
+        Some(info.protocol_version.to_string())
     }
 
     fn server(&self, name: &str) -> Result<&Arc<Server>, Error> {
@@ -338,12 +361,19 @@ impl Server {
         }
         self.set_state(McpState::Starting, Vec::new());
         lock(&self.stderr).clear();
+        *lock(&self.broken) = None;
         match tokio::time::timeout(START_TIMEOUT, self.launch(root)).await {
             Ok(Ok((started, skipped))) => {
                 *live = Some(started);
                 self.set_state(McpState::Running, skipped);
             }
-            Ok(Err(e)) => self.set_state(McpState::Failed, vec![e.message]),
+            Ok(Err(e)) => {
+                let why = match lock(&self.broken).clone() {
+                    Some(broken) => format!("{} ({broken})", e.message),
+                    None => e.message,
+                };
+                self.set_state(McpState::Failed, vec![why]);
+            }
             Err(_) => self.set_state(
                 McpState::Failed,
                 vec![format!(
@@ -479,10 +509,12 @@ impl Server {
             let _ = child.wait().await;
             reaped.store(true, std::sync::atomic::Ordering::SeqCst);
         });
-        let transport = AsyncRwTransport::new(stdout, stdin).with_max_line_length(MAX_MESSAGE);
+        let stdout = BoundedLines::new(stdout, MAX_MESSAGE, self.broken.clone());
+        // The line with its `\r\n` fits: the bound above is the one met.
+        let transport = AsyncRwTransport::new(stdout, stdin).with_max_line_length(MAX_MESSAGE + 2);
         // On an error `group` is dropped, and the process group with it.
         let client = ()
-            .serve(transport)
+            .serve_with_lifecycle(transport, lifecycle())
             .await
             .map_err(|e| mcp_error(name, format!("it did not start an MCP session: {e}")))?;
         Ok((client, group, folder))
@@ -504,12 +536,14 @@ impl Server {
             config = config.auth_header(token.clone());
         }
         let transport = StreamableHttpClientTransport::with_client(http, config);
-        ().serve(transport).await.map_err(|e| {
-            mcp_error(
-                name,
-                format!("it did not start an MCP session at {url}: {e}"),
-            )
-        })
+        ().serve_with_lifecycle(transport, lifecycle())
+            .await
+            .map_err(|e| {
+                mcp_error(
+                    name,
+                    format!("it did not start an MCP session at {url}: {e}"),
+                )
+            })
     }
 
     async fn stop(&self) {
@@ -553,11 +587,16 @@ impl Server {
             .detail("tool", tool)),
             Ok(Err(e)) => {
                 // The session is over: the server exited or broke the protocol.
-                self.fail(format!("it stopped during a call ({e})")).await;
+                let broken = lock(&self.broken).clone();
+                let (why, cause) = match broken {
+                    Some(broken) => (broken.clone(), broken),
+                    None => (format!("it stopped during a call ({e})"), e.to_string()),
+                };
+                self.fail(why).await;
                 Err(mcp_error(
                     name,
                     format!(
-                        "the MCP server `{name}` stopped during the call ({e}); its stderr: {}",
+                        "the MCP server `{name}` stopped during the call ({cause}); its stderr: {}",
                         self.stderr_tail()
                     ),
                 )
@@ -599,6 +638,88 @@ impl Server {
         } else {
             tail.trim().to_string()
         }
+    }
+}
+
+/// How a session begins: `server/discover` at 2026-07-28, and the
+/// `initialize` handshake at 2025-11-25 for a server that does not know
+/// it (it answers with an error, or with no 2026-07-28 among its
+/// versions). A server that never answers the probe at all gets the
+/// handshake after rmcp's wait of 10 s.
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+    }
+}
+
+/// A server's stdout as the session reads it, each line bounded before it
+/// is kept: once the bytes since the last line feed pass `max`, the read
+/// fails (and every read after it), so the session ends at once instead
+/// of holding an endless line, and `broken` says why.
+struct BoundedLines<R> {
+    inner: R,
+    max: usize,
+    /// Bytes read since the last line feed.
+    line: usize,
+    over: bool,
+    broken: Arc<Mutex<Option<String>>>,
+}
+
+impl<R> BoundedLines<R> {
+    fn new(inner: R, max: usize, broken: Arc<Mutex<Option<String>>>) -> Self {
+        BoundedLines {
+            inner,
+            max,
+            line: 0,
+            over: false,
+            broken,
+        }
+    }
+
+    fn too_long(&self) -> std::io::Error {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "it broke the protocol: it sent a line (one message) over {} MiB",
+                self.max / (1024 * 1024)
+            ),
+        )
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for BoundedLines<R> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        if self.over {
+            return Poll::Ready(Err(self.too_long()));
+        }
+        let before = buf.filled().len();
+        match Pin::new(&mut self.inner).poll_read(cx, buf) {
+            Poll::Ready(Ok(())) => {}
+            other => return other,
+        }
+        let mut parts = buf.filled()[before..].split(|b| *b == b'\n');
+        let first = parts.next().map_or(0, <[u8]>::len);
+        let mut current = self.line.saturating_add(first);
+        let mut longest = current;
+        for part in parts {
+            current = part.len();
+            longest = longest.max(current);
+        }
+        if longest > self.max {
+            // Nothing of the failed read is handed on.
+            buf.set_filled(before);
+            self.over = true;
+            let error = self.too_long();
+            *lock(&self.broken) = Some(error.to_string());
+            return Poll::Ready(Err(error));
+        }
+        self.line = current;
+        Poll::Ready(Ok(()))
     }
 }
 
@@ -725,6 +846,41 @@ mod tests {
             content[MAX_BLOCKS]["text"],
             "[744 more content blocks left out]"
         );
+    }
+
+    /// Reads `chunks` (one read each) through a [`BoundedLines`] of `max`
+    /// to the end or its error; returns what came through and what it
+    /// said was wrong.
+    fn read_bounded(chunks: &[&[u8]], max: usize) -> (Vec<u8>, Option<String>) {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let mut parts: Box<dyn AsyncRead + Unpin> = Box::new(&[][..]);
+        for chunk in chunks {
+            parts = Box::new(parts.chain(std::io::Cursor::new(chunk.to_vec())));
+        }
+        let broken = Arc::default();
+        let mut reader = BoundedLines::new(parts, max, Arc::clone(&broken));
+        let mut out = Vec::new();
+        let result = runtime.block_on(reader.read_to_end(&mut out));
+        let said = lock(&broken).clone();
+        assert_eq!(result.is_err(), said.is_some());
+        (out, said)
+    }
+
+    #[test]
+    fn a_line_is_bounded_across_reads_and_a_line_feed_starts_anew() {
+        // Lines of the bound exactly, split across reads, go through.
+        let (out, said) = read_bounded(&[b"abcd", b"ef\nab", b"cdef\n", b"xy"], 6);
+        assert_eq!(out, b"abcdef\nabcdef\nxy");
+        assert_eq!(said, None);
+        // One byte more, reached across reads, fails there.
+        let (out, said) = read_bounded(&[b"abc\nabcd", b"efg", b"\n"], 6);
+        assert_eq!(out, b"abc\nabcd");
+        assert!(said.unwrap().contains("over"));
+        // A long line in the middle of one read fails too.
+        let (_, said) = read_bounded(&[b"a\nabcdefgh\nb\n"], 6);
+        assert!(said.is_some());
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 pub const PYTHON: &str = "/usr/bin/python3";
 
 /// The stdio server (`echo`, `write`, `read`, `spill`, `crash`, `hang`,
-/// `big`, `garble`, `cwd`, `env`).
+/// `big`, `garble`, `flood`, `cwd`, `env`).
 pub fn stdio_script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mcp_server.py")
 }

@@ -11,5 +11,6 @@
 
 mod grants;
 mod hooks;
+mod mcp_frames;
 mod mcp_paths;
 mod tickets;
