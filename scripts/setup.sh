@@ -70,6 +70,20 @@ if $want_test && ! cmp -s "$mcp_dir/package-lock.json" "$mcp_dir/node_modules/.c
   (cd "$mcp_dir" && npm ci --no-audit --no-fund --loglevel=error)
   cp "$mcp_dir/package-lock.json" "$mcp_dir/node_modules/.corral-lock-stamp"
 fi
+# Both SDK lines, old and new, both ways: the Python SDK 1.x in a venv of
+# its own, and the TypeScript SDKs 1.x and 2.x, pinned by their lockfile.
+if $want_test && ! cmp -s "$mcp_dir/v1/requirements.txt" "$mcp_dir/v1/.venv/.corral-requirements"; then
+  echo "setup: the MCP Python SDK 1.x (Python venv)"
+  rm -rf "$mcp_dir/v1/.venv"
+  python3 -m venv "$mcp_dir/v1/.venv"
+  "$mcp_dir/v1/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$mcp_dir/v1/requirements.txt"
+  cp "$mcp_dir/v1/requirements.txt" "$mcp_dir/v1/.venv/.corral-requirements"
+fi
+if $want_test && ! cmp -s "$mcp_dir/ts/package-lock.json" "$mcp_dir/ts/node_modules/.corral-lock-stamp"; then
+  echo "setup: npm ci in $mcp_dir/ts (the MCP TypeScript SDKs)"
+  (cd "$mcp_dir/ts" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$mcp_dir/ts/package-lock.json" "$mcp_dir/ts/node_modules/.corral-lock-stamp"
+fi
 
 # A task's Kubernetes manifests are validated offline against the
 # published schemas (kubernetes-validate, jsonschema for the agent-sandbox

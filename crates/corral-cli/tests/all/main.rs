@@ -24,6 +24,7 @@ mod exec_skills;
 mod hooks_settings;
 mod kill_anywhere;
 mod mcp;
+mod mcp_sdks;
 mod programs;
 mod refusals;
 mod sandbox;
