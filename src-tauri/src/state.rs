@@ -93,6 +93,7 @@ impl crate::remote::Routes for AppState {
             history: self.history.clone(),
             project,
             runs: self.runs.clone(),
+            new_id: None,
         }
     }
 

@@ -56,6 +56,21 @@ impl History {
         entry: &NewEntry,
         model: &str,
     ) -> Result<Appended, Error> {
+        self.append_new_as(project, conversation, None, entry, model)
+    }
+
+    /// [`History::append`], a new conversation taking the id `new_id`
+    /// when given and free (an ACP session's id, so the editor's id is the
+    /// history's); one taken already (a second new conversation of that
+    /// host) is never joined: the new one gets an id of its own.
+    pub fn append_new_as(
+        &self,
+        project: &str,
+        conversation: Option<&str>,
+        new_id: Option<&str>,
+        entry: &NewEntry,
+        model: &str,
+    ) -> Result<Appended, Error> {
         let message = entry
             .message
             .as_ref()
@@ -86,7 +101,10 @@ impl History {
                     }
                     id.to_string()
                 }
-                None => create(&tx, project, now, None)?,
+                None => match new_id {
+                    Some(id) if !taken(&tx, id)? => create_as(&tx, id, project, now)?,
+                    _ => create(&tx, project, now, None)?,
+                },
             };
             let seq: i64 = tx
                 .query_row(
@@ -470,6 +488,23 @@ pub(crate) fn create(
     )
     .map_err(|e| db_error(&e))?;
     Ok(id)
+}
+
+/// Whether a conversation (of any project, deleted or not) has the id `id`.
+fn taken(conn: &Connection, id: &str) -> Result<bool, Error> {
+    conn.prepare_cached("SELECT 1 FROM conversations WHERE id = ?1")
+        .and_then(|mut stmt| stmt.exists([id]))
+        .map_err(|e| db_error(&e))
+}
+
+/// A new conversation of `project` with the id `id` (free: [`taken`]).
+fn create_as(conn: &Connection, id: &str, project: &str, now: i64) -> Result<String, Error> {
+    conn.execute(
+        "INSERT INTO conversations (id, project, created_ms, updated_ms) VALUES (?1, ?2, ?3, ?3)",
+        params![id, project, now],
+    )
+    .map_err(|e| db_error(&e))?;
+    Ok(id.to_string())
 }
 
 /// The first line of the conversation's first user message with text.

@@ -52,6 +52,9 @@ pub struct ModelCommands {
     /// Streams running, for `cancel(run_id)` (shared with the project's
     /// commands of a project here).
     pub runs: Arc<Runs>,
+    /// The id a conversation this host makes takes (an ACP session's, so
+    /// the editor and the history name it alike); `None`: a new one.
+    pub new_id: Option<String>,
 }
 
 impl ModelCommands {
@@ -102,11 +105,13 @@ impl ModelCommands {
             "append_entry" => {
                 let a: AppendArgs = parse(command, args)?;
                 let model = Arc::clone(&self.model);
+                let new_id = self.new_id.clone();
                 self.with_history(move |history, project| {
                     let model = model.config(None).model;
-                    to_value(history.append(
+                    to_value(history.append_new_as(
                         project,
                         a.conversation.as_deref(),
+                        new_id.as_deref(),
                         &a.entry,
                         &model,
                     )?)

@@ -28,6 +28,7 @@ fn model_commands(data: &std::path::Path, project: Option<&str>) -> ModelCommand
         history: Arc::new(corral_history::History::new(&data.join("data"))),
         project: project.map(str::to_string),
         runs: Arc::default(),
+        new_id: None,
     }
 }
 

@@ -515,6 +515,8 @@ impl Agent {
             front,
         );
         host.grants_key = Some(session_id.to_string());
+        // A new session's conversation is stored under the session's id.
+        host.new_id = Some(session_id.to_string());
         let host = Arc::new(host);
         let answer = engine::run(host, engine::SCRIPT, "corralAcp", request)
             .await

@@ -150,6 +150,9 @@ pub(crate) struct LoopHost<F: Front> {
     /// script gives: an ACP session runs a new loop (with a new key) per
     /// prompt, and what the editor allowed lasts for the whole session.
     pub grants_key: Option<String>,
+    /// The id a new conversation takes (an ACP session's id); `None`: a
+    /// new one.
+    pub new_id: Option<String>,
     /// Model streams running, for `cancel(run_id)` (a local project's
     /// commands share it).
     runs: Arc<Runs>,
@@ -174,6 +177,7 @@ impl<F: Front> LoopHost<F> {
             model,
             front,
             grants_key: None,
+            new_id: None,
             runs,
         }
     }
@@ -233,6 +237,7 @@ impl<F: Front> Host for LoopHost<F> {
                     history: Arc::clone(&self.history),
                     project: Some(self.name.clone()),
                     runs: Arc::clone(&self.runs),
+                    new_id: self.new_id.clone(),
                 };
                 model.invoke(command, args, Some(events)).await
             }

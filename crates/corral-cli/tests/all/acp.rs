@@ -310,7 +310,8 @@ fn a_session_may_ask_for_a_worktree_of_its_own() {
 }
 
 /// The session methods made stable during 2026, through the official
-/// SDK: a turn ends with `usage_update`; a later editor process lists the
+/// SDK: a turn ends with `usage_update`; the new session's id is its
+/// conversation's in the history; a later editor process lists the
 /// project's sessions (by their history ids), resumes one without replay
 /// and goes on with it, closes it, and deletes it.
 #[test]
@@ -328,6 +329,8 @@ fn sessions_are_listed_resumed_closed_and_deleted() {
     }
     let project = home.project().display().to_string();
     let id = home.history().list(&project).unwrap()[0].id.clone();
+    // The session's id is the history's.
+    assert_eq!(first.0["session"], json!(id), "{}", first.0);
 
     let later = home.client(json!({
         "noSession": true,

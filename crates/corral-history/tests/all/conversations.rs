@@ -7,6 +7,33 @@ use corral_history::{History, NewEntry};
 use corral_llm::{Block, Message, Role};
 use serde_json::{json, Value};
 
+/// A new conversation may take the id its host chose (an ACP session's);
+/// an id already taken is never joined: the next new one gets its own.
+#[test]
+fn a_new_conversation_takes_a_chosen_id_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = History::new(dir.path());
+    let made = history
+        .append_new_as(P, None, Some("session-1"), &user("Hello"), "m")
+        .unwrap();
+    assert_eq!(made.conversation, "session-1");
+    let again = history
+        .append_new_as(
+            P,
+            Some("session-1"),
+            Some("session-1"),
+            &assistant("Hi."),
+            "m",
+        )
+        .unwrap();
+    assert_eq!((again.conversation.as_str(), again.seq), ("session-1", 1));
+    let other = history
+        .append_new_as("/q/other", None, Some("session-1"), &user("x"), "m")
+        .unwrap();
+    assert_ne!(other.conversation, "session-1");
+    assert_eq!(texts(&history, "session-1"), vec!["Hello", "Hi."]);
+}
+
 #[test]
 fn appends_lists_newest_first_and_opens_in_order() {
     let dir = tempfile::tempdir().unwrap();
