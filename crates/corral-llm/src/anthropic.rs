@@ -114,6 +114,8 @@ pub(crate) struct AnthropicDecoder {
     /// Tool input received so far, all calls together.
     tool_input: ToolInputBudget,
     input_tokens: u64,
+    /// The prompt's cache reads and writes, from `message_start`.
+    cache: (u64, u64),
     stop_reason: Option<String>,
 }
 
@@ -132,6 +134,7 @@ impl Decoder for AnthropicDecoder {
             "message_start" => {
                 if let Some(usage) = data.pointer("/message/usage") {
                     self.input_tokens = input_tokens(usage);
+                    self.cache = cache_tokens(usage);
                 }
             }
             "content_block_start" => {
@@ -207,12 +210,19 @@ impl Decoder for AnthropicDecoder {
                 if let Some(usage) = data.get("usage") {
                     // Counts here are cumulative; newer responses repeat the input.
                     let input = input_tokens(usage);
+                    let (cache_read_tokens, cache_write_tokens) = if input > 0 {
+                        cache_tokens(usage)
+                    } else {
+                        self.cache
+                    };
                     out.push(StreamEvent::Usage {
                         input_tokens: if input > 0 { input } else { self.input_tokens },
                         output_tokens: usage
                             .get("output_tokens")
                             .and_then(Value::as_u64)
                             .unwrap_or(0),
+                        cache_read_tokens,
+                        cache_write_tokens,
                     });
                 }
             }
@@ -270,6 +280,15 @@ fn close(block: Open) -> Option<StreamEvent> {
         }),
         Open::Text | Open::Thinking | Open::Other => None,
     }
+}
+
+/// Prompt tokens read from the cache and written to it.
+fn cache_tokens(usage: &Value) -> (u64, u64) {
+    let count = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
+    (
+        count("cache_read_input_tokens"),
+        count("cache_creation_input_tokens"),
+    )
 }
 
 /// Prompt tokens, cached ones included.

@@ -53,6 +53,7 @@ mod model_info;
 mod models;
 mod ollama;
 mod openai;
+pub mod prices;
 mod sse;
 mod token_count;
 mod types;
@@ -62,8 +63,9 @@ pub use driver::MAX_RETRY_DELAY;
 pub use local::{
     detect_local_servers, probe_server, with_native_api, LocalServer, LOCAL_SERVERS, PROBE_TIMEOUT,
 };
-pub use model_info::{known_context_window, known_price, model_info, ModelInfo, Price};
+pub use model_info::{known_context_window, model_info, ModelInfo};
 pub use models::{list_models, models_url, ListedModel};
+pub use prices::{known_price, price_for, Price, PriceRule};
 pub use token_count::{prompt_tokens, COUNT_TIMEOUT};
 pub use types::{
     Block, ChatRequest, Message, Role, StreamEvent, ToolDef, IMAGES_PER_MESSAGE,

@@ -24,6 +24,7 @@
 
 use crate::config::{Provider, ProviderConfig};
 use crate::http;
+use crate::prices::{price_for, Price};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -74,40 +75,11 @@ pub struct ModelInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub indents_tools: Option<bool>,
-    /// What a million tokens cost on a hosted model with a known price.
+    /// What a million tokens cost, when known: the built-in list price of
+    /// a hosted model, nothing on this machine (see [`crate::prices`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub price: Option<Price>,
-}
-
-/// US dollars per million tokens, as the provider lists them.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct Price {
-    pub input: f64,
-    pub output: f64,
-}
-
-/// List prices of well-known hosted models, by id prefix (longest first
-/// where prefixes overlap). Hosted models only: a local server costs nothing.
-pub fn known_price(model: &str) -> Option<Price> {
-    const TABLE: [(&str, f64, f64); 11] = [
-        ("claude-opus-4", 15.0, 75.0),
-        ("claude-sonnet-4", 3.0, 15.0),
-        ("claude-3-7-sonnet", 3.0, 15.0),
-        ("claude-haiku-4", 1.0, 5.0),
-        ("claude-3-5-haiku", 0.8, 4.0),
-        ("gpt-4.1-mini", 0.4, 1.6),
-        ("gpt-4.1", 2.0, 8.0),
-        ("gpt-4o-mini", 0.15, 0.6),
-        ("gpt-4o", 2.5, 10.0),
-        ("gpt-5-mini", 0.25, 2.0),
-        ("gpt-5", 1.25, 10.0),
-    ];
-    let model = model.rsplit('/').next().unwrap_or(model);
-    TABLE
-        .iter()
-        .find(|(prefix, _, _)| model.starts_with(prefix))
-        .map(|&(_, input, output)| Price { input, output })
 }
 
 /// Asks the configured server what it knows of the model; falls back to
@@ -115,7 +87,10 @@ pub fn known_price(model: &str) -> Option<Price> {
 /// window the settings give (`ProviderConfig::context_window`): a window
 /// the server reports always wins over the setting.
 pub async fn model_info(config: &ProviderConfig) -> ModelInfo {
-    let info = ask(config).await;
+    let info = ModelInfo {
+        price: price_for(&[], config),
+        ..ask(config).await
+    };
     match (info.context_window, config.context_window) {
         (None, Some(window)) if window > 0 => ModelInfo {
             context_window: Some(window),
@@ -133,10 +108,7 @@ async fn ask(config: &ProviderConfig) -> ModelInfo {
         return ollama_info(config).await;
     }
     if config.provider.is_own_api(base) {
-        return ModelInfo {
-            price: known_price(&config.model),
-            ..from_table(&config.model)
-        };
+        return from_table(&config.model);
     }
     let origin = base.strip_suffix("/v1").unwrap_or(base);
     let Ok(client) = http::client(INFO_TIMEOUT, http::is_loopback(base)) else {
@@ -326,22 +298,6 @@ fn listed_context(list: &Value, model: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn hosted_prices_come_from_the_table() {
-        assert_eq!(
-            known_price("claude-sonnet-4-5"),
-            Some(Price {
-                input: 3.0,
-                output: 15.0
-            })
-        );
-        assert_eq!(
-            known_price("gpt-4o-mini-2024-07-18").map(|p| p.output),
-            Some(0.6)
-        );
-        assert_eq!(known_price("qwen3:8b"), None);
-    }
 
     #[test]
     fn hosted_models_come_from_the_table() {

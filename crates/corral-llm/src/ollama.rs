@@ -174,6 +174,8 @@ impl Decoder for OllamaDecoder {
         out.push(StreamEvent::Usage {
             input_tokens: count("prompt_eval_count"),
             output_tokens: count("eval_count"),
+            cache_read_tokens: 0,
+            cache_write_tokens: 0,
         });
         let reason = line.get("done_reason").and_then(Value::as_str);
         Ok(Step::Finished(self.stop_reason(reason)))

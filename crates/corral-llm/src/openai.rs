@@ -237,6 +237,11 @@ impl Decoder for OpenAiDecoder {
             out.push(StreamEvent::Usage {
                 input_tokens: count("prompt_tokens"),
                 output_tokens: count("completion_tokens"),
+                cache_read_tokens: usage
+                    .pointer("/prompt_tokens_details/cached_tokens")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0),
+                cache_write_tokens: 0,
             });
         }
         Ok(Step::More)

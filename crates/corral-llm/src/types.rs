@@ -79,6 +79,11 @@ fn is_false(value: &bool) -> bool {
     !*value
 }
 
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero(value: &u64) -> bool {
+    *value == 0
+}
+
 impl Block {
     /// A [`Block::Text`].
     pub fn text(text: impl Into<String>) -> Self {
@@ -272,6 +277,17 @@ pub enum StreamEvent {
         /// Generated tokens.
         #[ts(type = "number")]
         output_tokens: u64,
+        /// Of `input_tokens`, those read from the provider's prompt cache
+        /// (Anthropic's `cache_read_input_tokens`, OpenAI's
+        /// `prompt_tokens_details.cached_tokens`); 0 when it says none.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        #[ts(as = "Option<u32>", optional)]
+        cache_read_tokens: u64,
+        /// Of `input_tokens`, those written to the prompt cache (Anthropic's
+        /// `cache_creation_input_tokens`); 0 when it says none.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        #[ts(as = "Option<u32>", optional)]
+        cache_write_tokens: u64,
     },
     /// How far the server is in reading the prompt, before the first token
     /// (llama.cpp's `prompt_progress`, streamed when asked with

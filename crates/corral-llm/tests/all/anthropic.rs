@@ -154,7 +154,9 @@ async fn streams_text_and_a_tool_call_split_anywhere() {
                 },
                 StreamEvent::Usage {
                     input_tokens: 572,
-                    output_tokens: 89
+                    output_tokens: 89,
+                    cache_read_tokens: 100,
+                    cache_write_tokens: 0
                 },
                 StreamEvent::Done {
                     stop_reason: "tool_use".into()
@@ -210,7 +212,9 @@ async fn message_stop_ends_a_tool_call_left_open() {
             usage,
             &StreamEvent::Usage {
                 input_tokens: 572,
-                output_tokens: 89
+                output_tokens: 89,
+                cache_read_tokens: 100,
+                cache_write_tokens: 0
             }
         );
         assert_eq!(

@@ -79,6 +79,8 @@ fn answer(provider: Provider) -> (&'static str, Vec<StreamEvent>) {
                 StreamEvent::Usage {
                     input_tokens: 5,
                     output_tokens: 2,
+                    cache_read_tokens: 0,
+                    cache_write_tokens: 0,
                 },
                 StreamEvent::Done {
                     stop_reason: "end_turn".into(),
@@ -92,6 +94,8 @@ fn answer(provider: Provider) -> (&'static str, Vec<StreamEvent>) {
                 StreamEvent::Usage {
                     input_tokens: 5,
                     output_tokens: 2,
+                    cache_read_tokens: 0,
+                    cache_write_tokens: 0,
                 },
             );
             (OLLAMA_TEXT, events)

@@ -28,7 +28,7 @@ async fn llama_server_says_its_context_and_whether_its_template_calls_tools() {
                 supports_tools: Some(false),
                 counts_tokens: Some(true),
                 indents_tools: Some(false),
-                price: None,
+                price: Some(corral_llm::Price::FREE),
                 max_context_window: None,
             }
         );
@@ -125,7 +125,14 @@ async fn a_server_that_says_nothing_leaves_the_window_unknown() {
     ])
     .await;
     let info = model_info(&server.config(Provider::OpenAi)).await;
-    assert_eq!(info, ModelInfo::default());
+    // Only its price is known: a server on this machine costs nothing.
+    assert_eq!(
+        info,
+        ModelInfo {
+            price: Some(corral_llm::Price::FREE),
+            ..ModelInfo::default()
+        }
+    );
     assert_eq!(server.received().len(), 4);
 }
 
@@ -149,6 +156,7 @@ async fn the_window_set_for_silent_servers_is_used_when_the_server_says_none() {
         ModelInfo {
             context_window: Some(16_384),
             source: Some("settings".into()),
+            price: Some(corral_llm::Price::FREE),
             ..ModelInfo::default()
         }
     );

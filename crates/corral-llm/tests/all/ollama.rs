@@ -55,6 +55,8 @@ fn text_events() -> Vec<StreamEvent> {
         StreamEvent::Usage {
             input_tokens: 26,
             output_tokens: 282,
+            cache_read_tokens: 0,
+            cache_write_tokens: 0,
         },
         StreamEvent::Done {
             stop_reason: "end_turn".into(),
@@ -145,6 +147,8 @@ async fn a_tool_call_comes_whole_with_a_made_id() {
             StreamEvent::Usage {
                 input_tokens: 169,
                 output_tokens: 15,
+                cache_read_tokens: 0,
+                cache_write_tokens: 0,
             },
             StreamEvent::Done {
                 stop_reason: "tool_use".into(),
@@ -398,7 +402,7 @@ async fn model_info_is_the_window_sent_capped_by_the_model() {
                 supports_tools: Some(true),
                 counts_tokens: None,
                 indents_tools: None,
-                price: None,
+                price: Some(corral_llm::Price::FREE),
             }
         );
         let received = server.received();

@@ -41,7 +41,7 @@ const TOOL_STREAM: &str = concat!(
     "\n\n",
     r#"data: {"id":"chatcmpl-B2","object":"chat.completion.chunk","created":1727000001,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"tool_calls"}]}"#,
     "\n\n",
-    r#"data: {"id":"chatcmpl-B2","object":"chat.completion.chunk","created":1727000001,"model":"gpt-4o-2024-08-06","choices":[],"usage":{"prompt_tokens":120,"completion_tokens":40,"total_tokens":160}}"#,
+    r#"data: {"id":"chatcmpl-B2","object":"chat.completion.chunk","created":1727000001,"model":"gpt-4o-2024-08-06","choices":[],"usage":{"prompt_tokens":120,"completion_tokens":40,"total_tokens":160,"prompt_tokens_details":{"cached_tokens":64}}}"#,
     "\n\n",
     "data: [DONE]\n\n",
 );
@@ -77,7 +77,9 @@ async fn streams_text_with_crlf_comments_and_usage() {
                 },
                 StreamEvent::Usage {
                     input_tokens: 9,
-                    output_tokens: 12
+                    output_tokens: 12,
+                    cache_read_tokens: 0,
+                    cache_write_tokens: 0
                 },
                 StreamEvent::Done {
                     stop_reason: "end_turn".into()
@@ -129,7 +131,9 @@ async fn streams_parallel_tool_calls_in_fragments() {
             },
             StreamEvent::Usage {
                 input_tokens: 120,
-                output_tokens: 40
+                output_tokens: 40,
+                cache_read_tokens: 64,
+                cache_write_tokens: 0
             },
             StreamEvent::Done {
                 stop_reason: "tool_use".into()
@@ -292,7 +296,9 @@ async fn tolerates_local_server_quirks() {
             },
             StreamEvent::Usage {
                 input_tokens: 30,
-                output_tokens: 5
+                output_tokens: 5,
+                cache_read_tokens: 0,
+                cache_write_tokens: 0
             },
             StreamEvent::Done {
                 stop_reason: "tool_use".into()
@@ -341,7 +347,9 @@ async fn reasoning_streams_apart_from_the_answer() {
             },
             StreamEvent::Usage {
                 input_tokens: 12,
-                output_tokens: 9
+                output_tokens: 9,
+                cache_read_tokens: 0,
+                cache_write_tokens: 0
             },
             StreamEvent::Done {
                 stop_reason: "end_turn".into()

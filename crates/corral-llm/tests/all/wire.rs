@@ -103,6 +103,8 @@ fn events_have_the_ipc_shape() {
             StreamEvent::Usage {
                 input_tokens: 3,
                 output_tokens: 4,
+                cache_read_tokens: 0,
+                cache_write_tokens: 0,
             },
             json!({"type": "usage", "input_tokens": 3, "output_tokens": 4}),
         ),
