@@ -288,6 +288,23 @@ impl Store {
         })
     }
 
+    /// The user's price table, `prices.json` in the config folder: a list
+    /// of rules, each `{"model": PATTERN, "input": $, "output": $,
+    /// "cache_read"?: $, "cache_write"?: $}` in US dollars per million
+    /// tokens, the first that matches a model's name winning over the
+    /// built-in list prices (`corral_llm::prices`). A rule that cannot be
+    /// read (a typo, a negative rate) is passed over, the others kept; no
+    /// file: no rules.
+    pub fn prices(&self) -> Vec<corral_llm::PriceRule> {
+        let rules: Vec<serde_json::Value> =
+            read_json(&self.config.join("prices.json")).unwrap_or_default();
+        rules
+            .into_iter()
+            .filter_map(|rule| serde_json::from_value::<corral_llm::PriceRule>(rule).ok())
+            .filter(corral_llm::PriceRule::is_valid)
+            .collect()
+    }
+
     /// The app's data folder (the conversation history lives there).
     pub fn data_dir(&self) -> &Path {
         &self.data
@@ -515,6 +532,33 @@ mod tests {
             .save_settings_input(input(&nowhere, Some("sk-x")))
             .is_err());
         assert_eq!(store.settings(), local);
+    }
+
+    #[test]
+    fn the_price_table_keeps_the_rules_it_can_read() {
+        let (dir, store) = store();
+        assert!(store.prices().is_empty());
+        std::fs::create_dir_all(dir.path().join("config")).unwrap();
+        std::fs::write(
+            dir.path().join("config/prices.json"),
+            r#"[{"model": "qwen3*", "input": 0.2, "output": 0.6},
+                {"model": "typo", "inptu": 1, "output": 2},
+                {"model": "negative", "input": -1, "output": 2},
+                {"model": "gpt-4o", "input": 2.5, "output": 10, "cache_read": 1.25}]"#,
+        )
+        .unwrap();
+        let rules = store.prices();
+        let names: Vec<&str> = rules.iter().map(|r| r.model.as_str()).collect();
+        assert_eq!(names, ["qwen3*", "gpt-4o"]);
+        assert_eq!(rules[1].price.cache_read, Some(1.25));
+        let config = corral_llm::ProviderConfig {
+            base_url: "https://llm.example.net/v1".into(),
+            ..corral_llm::ProviderConfig::new(Provider::OpenAi, "qwen3-32b")
+        };
+        assert_eq!(
+            corral_llm::price_for(&rules, &config).map(|p| p.output),
+            Some(0.6)
+        );
     }
 
     #[test]

@@ -77,11 +77,18 @@ impl ModelCommands {
             }
             "model_info" => {
                 let a: SettingsArgs = parse(command, args)?;
-                let config = self
-                    .off_runtime(move |model| model.config_for(a.settings))
+                let (config, rules) = self
+                    .off_runtime(move |model| {
+                        Ok((model.config_for(a.settings)?, model.store.prices()))
+                    })
                     .await?;
                 let config = corral_llm::with_native_api(&config).await;
-                to_value(corral_llm::model_info(&config).await)
+                // The user's price table first, then the built-in one.
+                let info = corral_llm::ModelInfo {
+                    price: corral_llm::price_for(&rules, &config),
+                    ..corral_llm::model_info(&config).await
+                };
+                to_value(info)
             }
             "count_prompt_tokens" => {
                 let a: CountArgs = parse(command, args)?;
