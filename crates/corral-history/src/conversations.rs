@@ -87,6 +87,22 @@ impl History {
             .filter(|m| m.role == Role::User)
             .and_then(first_text_line);
         let usage = entry.usage.unwrap_or_default();
+        if [
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_tokens,
+            usage.cache_write_tokens,
+            usage.unpriced,
+        ]
+        .iter()
+        .any(|&n| n < 0)
+            || !usage.cost_usd.is_finite()
+            || usage.cost_usd < 0.0
+        {
+            return Err(Error::invalid_input(
+                "an entry's usage counts tokens and dollars, none of them negative",
+            ));
+        }
         let model = match entry.message.as_ref().map(|m| m.role) {
             Some(Role::Assistant) => Some(model),
             _ => None,
@@ -114,9 +130,23 @@ impl History {
                 )
                 .map_err(|e| db_error(&e))?;
             tx.execute(
-                "INSERT INTO messages (conversation, seq, role, message, items, created_ms) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![id, seq, role, message, items, now],
+                "INSERT INTO messages (conversation, seq, role, message, items, created_ms, \
+                   input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, unpriced) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                params![
+                    id,
+                    seq,
+                    role,
+                    message,
+                    items,
+                    now,
+                    usage.input_tokens,
+                    usage.output_tokens,
+                    usage.cache_read_tokens,
+                    usage.cache_write_tokens,
+                    usage.cost_usd,
+                    usage.unpriced
+                ],
             )
             .map_err(|e| db_error(&e))?;
             if !text.is_empty() {
@@ -130,8 +160,20 @@ impl History {
             tx.execute(
                 "UPDATE conversations SET updated_ms = ?2, \
                    input_tokens = input_tokens + ?3, output_tokens = output_tokens + ?4, \
+                   cache_read_tokens = cache_read_tokens + ?6, cache_write_tokens = cache_write_tokens + ?7, \
+                   cost_usd = cost_usd + ?8, unpriced = unpriced + ?9, \
                    model = COALESCE(?5, model) WHERE id = ?1",
-                params![id, now, usage.input_tokens, usage.output_tokens, model],
+                params![
+                    id,
+                    now,
+                    usage.input_tokens,
+                    usage.output_tokens,
+                    model,
+                    usage.cache_read_tokens,
+                    usage.cache_write_tokens,
+                    usage.cost_usd,
+                    usage.unpriced
+                ],
             )
             .map_err(|e| db_error(&e))?;
             if let Some(line) = &user_line {
@@ -426,7 +468,8 @@ const SUMMARY_SELECT: &str =
     "SELECT c.id, c.project, c.title, c.first_line, c.created_ms, c.updated_ms, \
      c.model, c.input_tokens, c.output_tokens, \
      (SELECT COUNT(*) FROM messages m WHERE m.conversation = c.id), \
-     c.forked_from, c.forked_before, c.target FROM conversations c";
+     c.forked_from, c.forked_before, c.target, \
+     c.cache_read_tokens, c.cache_write_tokens, c.cost_usd, c.unpriced FROM conversations c";
 
 fn summary_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ConversationSummary> {
     let forked_from: Option<String> = row.get(10)?;
@@ -442,6 +485,10 @@ fn summary_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ConversationSum
         model: row.get(6)?,
         input_tokens: row.get(7)?,
         output_tokens: row.get(8)?,
+        cache_read_tokens: row.get(13)?,
+        cache_write_tokens: row.get(14)?,
+        cost_usd: row.get(15)?,
+        unpriced: row.get(16)?,
         entries: row.get(9)?,
         forked_from: forked_from.map(|conversation| ForkPoint {
             conversation,

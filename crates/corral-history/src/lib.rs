@@ -21,7 +21,7 @@
 //! The crate by domain: `db` opens the database (the writer's lock, moving
 //! an unusable one aside), `migrations` brings its schema up to date,
 //! `conversations` appends, opens, forks and deletes, `search` finds
-//! entries by their words, `legacy` imports the JSON files of earlier
+//! entries by their words, `usage` sums the tokens and cost by day, `legacy` imports the JSON files of earlier
 //! versions, `text` holds what is read out of a message (titles, search
 //! text, eliding long results) and `markdown` exports one.
 
@@ -32,6 +32,7 @@ pub mod markdown;
 mod migrations;
 mod search;
 mod text;
+mod usage;
 
 pub use migrations::SCHEMA_VERSION;
 
@@ -43,7 +44,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 /// A conversation as listed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct ConversationSummary {
     pub id: String,
     pub project: String,
@@ -62,6 +63,18 @@ pub struct ConversationSummary {
     pub input_tokens: i64,
     #[ts(type = "number")]
     pub output_tokens: i64,
+    /// Of `input_tokens`, those read from the provider's prompt cache.
+    #[ts(type = "number")]
+    pub cache_read_tokens: i64,
+    /// Of `input_tokens`, those written to the provider's prompt cache.
+    #[ts(type = "number")]
+    pub cache_write_tokens: i64,
+    /// What its requests of known price cost, in US dollars.
+    pub cost_usd: f64,
+    /// How many of its requests (or stored entries) had no known price:
+    /// above 0, `cost_usd` is only part of the cost.
+    #[ts(type = "number")]
+    pub unpriced: i64,
     /// How many entries it has.
     #[ts(type = "number")]
     pub entries: i64,
@@ -133,12 +146,42 @@ pub struct NewEntry {
     pub usage: Option<TokenUsage>,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+/// The tokens of one or more model requests, and what they cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct TokenUsage {
+    /// Prompt tokens, cached ones included.
     #[ts(type = "number")]
     pub input_tokens: i64,
     #[ts(type = "number")]
     pub output_tokens: i64,
+    /// Of `input_tokens`, those read from the provider's prompt cache.
+    #[serde(default)]
+    #[ts(type = "number")]
+    pub cache_read_tokens: i64,
+    /// Of `input_tokens`, those written to the provider's prompt cache.
+    #[serde(default)]
+    #[ts(type = "number")]
+    pub cache_write_tokens: i64,
+    /// What the requests of known price cost, in US dollars.
+    #[serde(default)]
+    pub cost_usd: f64,
+    /// How many requests had no known price.
+    #[serde(default)]
+    #[ts(type = "number")]
+    pub unpriced: i64,
+}
+
+/// The tokens and cost of one day's model requests, every project's
+/// conversations together.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+pub struct DayUsage {
+    /// The day, `YYYY-MM-DD`, in the time zone of the offset asked with.
+    pub day: String,
+    #[serde(flatten)]
+    pub usage: TokenUsage,
+    /// How many conversations made requests that day.
+    #[ts(type = "number")]
+    pub conversations: i64,
 }
 
 /// Where an append went: the conversation (new if none was given) and the

@@ -11,7 +11,12 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// One migration per schema version, applied in order in a transaction
 /// each; `user_version` records how many have run.
 type Migration = fn(&Transaction<'_>) -> rusqlite::Result<()>;
-const MIGRATIONS: &[Migration] = &[migrate_v1_tables, migrate_v2_search, migrate_v3_target];
+const MIGRATIONS: &[Migration] = &[
+    migrate_v1_tables,
+    migrate_v2_search,
+    migrate_v3_target,
+    migrate_v4_usage,
+];
 
 /// Applies the migrations after the database's version up to `target`.
 pub(crate) fn migrate(conn: &mut Connection, target: i64) -> rusqlite::Result<()> {
@@ -93,6 +98,31 @@ fn migrate_v3_target(tx: &Transaction<'_>) -> rusqlite::Result<()> {
     tx.execute_batch("ALTER TABLE conversations ADD COLUMN target TEXT;")
 }
 
+/// What each entry's requests used and cost (for the days' totals), and
+/// the conversation's cache tokens and cost. A conversation from before
+/// keeps its totals, with no known cost: they go on its last entry, one
+/// unpriced, so the days add up to the conversations.
+fn migrate_v4_usage(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        "ALTER TABLE conversations ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE conversations ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE conversations ADD COLUMN cost_usd REAL NOT NULL DEFAULT 0;
+         ALTER TABLE conversations ADD COLUMN unpriced INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE messages ADD COLUMN input_tokens INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE messages ADD COLUMN output_tokens INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE messages ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE messages ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE messages ADD COLUMN cost_usd REAL NOT NULL DEFAULT 0;
+         ALTER TABLE messages ADD COLUMN unpriced INTEGER NOT NULL DEFAULT 0;
+         UPDATE conversations SET unpriced = 1 WHERE input_tokens > 0 OR output_tokens > 0;
+         UPDATE messages SET input_tokens = c.input_tokens, output_tokens = c.output_tokens, unpriced = 1
+           FROM conversations c
+           WHERE c.id = messages.conversation AND c.unpriced = 1
+             AND messages.seq = (SELECT MAX(seq) FROM messages m WHERE m.conversation = c.id);
+         CREATE INDEX messages_by_time ON messages (created_ms) WHERE input_tokens > 0 OR output_tokens > 0 OR unpriced > 0;",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,7 +143,7 @@ mod tests {
         assert!(history.list("/p").unwrap().is_empty());
         history.close();
         assert_eq!(user_version(&history.path()), SCHEMA_VERSION);
-        assert_eq!(SCHEMA_VERSION, 3);
+        assert_eq!(SCHEMA_VERSION, 4);
     }
 
     #[test]
@@ -149,6 +179,75 @@ mod tests {
         history.close();
         assert_eq!(user_version(&path), SCHEMA_VERSION);
         assert!(history.take_notice().is_none());
+    }
+
+    #[test]
+    fn a_version_3_history_keeps_its_totals_with_their_cost_unknown() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("history.db");
+        {
+            let mut conn = Connection::open(&path).unwrap();
+            migrate(&mut conn, 3).unwrap();
+            conn.execute_batch(
+                "INSERT INTO conversations (id, project, title, created_ms, updated_ms, input_tokens, output_tokens) \
+                   VALUES ('old', '/p', 'Old', 1, 1, 1200, 80), ('empty', '/p', 'Empty', 1, 1, 0, 0);
+                 INSERT INTO messages (conversation, seq, role, message, items, created_ms) VALUES
+                   ('old', 0, 'user', NULL, '[]', 1740787200000),
+                   ('old', 1, 'assistant', NULL, '[]', 1740873600000),
+                   ('empty', 0, 'user', NULL, '[]', 1740873600000);",
+            )
+            .unwrap();
+        }
+        let history = History::new(dir.path());
+        let listed = history.list("/p").unwrap();
+        let old = listed.iter().find(|c| c.id == "old").unwrap();
+        assert_eq!(
+            (
+                old.input_tokens,
+                old.output_tokens,
+                old.cost_usd,
+                old.unpriced
+            ),
+            (1200, 80, 0.0, 1)
+        );
+        let empty = listed.iter().find(|c| c.id == "empty").unwrap();
+        assert_eq!((empty.input_tokens, empty.unpriced), (0, 0));
+        // The totals are on the old conversation's last entry's day.
+        let days = history.usage_by_day(0, 10).unwrap();
+        assert_eq!(days.len(), 1);
+        assert_eq!(
+            (
+                days[0].day.as_str(),
+                days[0].usage.input_tokens,
+                days[0].usage.output_tokens,
+                days[0].usage.unpriced
+            ),
+            ("2025-03-02", 1200, 80, 1)
+        );
+        // New requests add to them, priced.
+        let entry = crate::NewEntry {
+            message: Some(Message::assistant("more")),
+            items: vec![],
+            usage: Some(crate::TokenUsage {
+                input_tokens: 10,
+                output_tokens: 1,
+                cost_usd: 0.25,
+                ..crate::TokenUsage::default()
+            }),
+        };
+        history.append("/p", Some("old"), &entry, "m").unwrap();
+        let old = history
+            .list("/p")
+            .unwrap()
+            .into_iter()
+            .find(|c| c.id == "old")
+            .unwrap();
+        assert_eq!(
+            (old.input_tokens, old.cost_usd, old.unpriced),
+            (1210, 0.25, 1)
+        );
+        history.close();
+        assert_eq!(user_version(&path), SCHEMA_VERSION);
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub fn assistant(text: &str) -> NewEntry {
         usage: Some(TokenUsage {
             input_tokens: 100,
             output_tokens: 10,
+            ..TokenUsage::default()
         }),
     }
 }

@@ -22,6 +22,7 @@ fn entry(message: Message, kind: &str, text: &str, usage: bool) -> NewEntry {
         usage: usage.then_some(TokenUsage {
             input_tokens: 100,
             output_tokens: 10,
+            ..TokenUsage::default()
         }),
     }
 }

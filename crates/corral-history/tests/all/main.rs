@@ -13,3 +13,4 @@ mod conversations;
 mod kill;
 mod opening;
 mod storage;
+mod usage;
