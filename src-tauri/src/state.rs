@@ -160,9 +160,19 @@ impl AppState {
         let stamp = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
+        // The project's toolchain, corral-cli added (built once, kept).
+        let image = match &chosen.toolchain {
+            None => chosen.image.clone(),
+            Some(toolchain) => corral_remote::toolchain::task_image(
+                &chosen.engine,
+                &corral_remote::toolchain::Toolchain::named(tasks.project(), &toolchain.spec())?,
+                &crate::remote::cli_beside_app(),
+                &chosen.build_options(),
+            )?,
+        };
         let container = corral_remote::Container {
             engine: chosen.engine,
-            image: chosen.image,
+            image,
             worktree: tasks.folder(task).display().to_string(),
             name: format!("corral-{task}-{stamp:08x}"),
             options,

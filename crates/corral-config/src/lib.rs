@@ -57,8 +57,16 @@ pub struct Settings {
 pub struct TaskContainer {
     /// `podman` or `docker`.
     pub engine: String,
-    /// Corral's image (`scripts/image.sh`) or one built on it.
+    /// Corral's image (`scripts/image.sh`) or one built on it; unused
+    /// when `toolchain` is set.
+    #[serde(default)]
     pub image: String,
+    /// The project's toolchain instead: an image to add corral-cli to, the
+    /// project's devcontainer, or a Dockerfile in the project, built by
+    /// the engine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub toolchain: Option<ToolchainSetting>,
     /// CPUs each task's container may use (`--cpus`); none: the engine's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -70,6 +78,32 @@ pub struct TaskContainer {
     /// More of the engine's words for `run` (a runtime, ulimits...).
     #[serde(default)]
     pub options: Vec<String>,
+}
+
+/// Where a task's toolchain comes from (Settings, "A task's container").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolchainSetting {
+    /// An image the engine has or can pull (`node:22`), corral-cli added.
+    Image(String),
+    /// The project's `.devcontainer/devcontainer.json`: its `image`, or
+    /// its `build` built by the engine.
+    Devcontainer,
+    /// A Dockerfile of the project (its path in the project), built by
+    /// the engine in its folder.
+    Dockerfile(String),
+}
+
+impl ToolchainSetting {
+    /// As exec's `--toolchain` names it: `devcontainer`, `image:NAME`,
+    /// `dockerfile:PATH`.
+    pub fn spec(&self) -> String {
+        match self {
+            ToolchainSetting::Image(image) => format!("image:{image}"),
+            ToolchainSetting::Devcontainer => "devcontainer".into(),
+            ToolchainSetting::Dockerfile(file) => format!("dockerfile:{file}"),
+        }
+    }
 }
 
 impl TaskContainer {
@@ -99,6 +133,22 @@ impl TaskContainer {
         words.extend(self.options.iter().cloned());
         Ok(words)
     }
+
+    /// The user's options a `build` of the task's image takes too: its
+    /// `--ulimit`s (an engine whose defaults are over the hard limits
+    /// fails a build's steps as it fails a run).
+    pub fn build_options(&self) -> Vec<String> {
+        build_options(&self.options)
+    }
+}
+
+/// Of the engine's `run` words `options`, those a `build` takes too.
+pub fn build_options(options: &[String]) -> Vec<String> {
+    options
+        .iter()
+        .filter(|word| word.starts_with("--ulimit="))
+        .cloned()
+        .collect()
 }
 
 impl Settings {
@@ -436,6 +486,7 @@ mod tests {
             container.run_options().unwrap_err().code,
             ErrorCode::InvalidInput
         );
+            toolchain: None,
     }
 
     #[test]
@@ -455,6 +506,28 @@ mod tests {
         for root in ["/a", "/b", "/a"] {
             store
                 .push_recent(&ProjectInfo {
+    #[test]
+    fn a_toolchain_is_an_image_the_devcontainer_or_a_dockerfile() {
+        for (json, toolchain) in [
+            (
+                serde_json::json!({"image": "node:22"}),
+                ToolchainSetting::Image("node:22".into()),
+            ),
+            (serde_json::json!("devcontainer"), ToolchainSetting::Devcontainer),
+            (
+                serde_json::json!({"dockerfile": "ci/Dockerfile"}),
+                ToolchainSetting::Dockerfile("ci/Dockerfile".into()),
+            ),
+        ] {
+            let read: TaskContainer = serde_json::from_value(
+                serde_json::json!({"engine": "podman", "toolchain": json, "options": []}),
+            )
+            .unwrap();
+            assert_eq!(read.toolchain, Some(toolchain));
+            assert_eq!(read.image, "");
+        }
+    }
+
                     root: root.into(),
                     name: root.into(),
                 })

@@ -12,6 +12,7 @@ mod install;
 mod questions;
 mod session;
 mod target;
+pub mod toolchain;
 
 pub use install::{
     cli_command, connection_error, failed, install, missing, spawn_cli, Install, MISSING, VERSION,

@@ -131,6 +131,7 @@ fn wire() -> Vec<Wire> {
         corral_llm::ListedModel,
         commands::llm::LlmTarget,
         corral_llm::Price,
+        store::ToolchainSetting,
         store::TaskContainer,
         store::Settings,
         store::SettingsView,

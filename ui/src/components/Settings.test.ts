@@ -129,6 +129,19 @@ describe("a task's container", () => {
       options: ["--ulimit=nofile=20000:20000"],
     });
   });
+
+  it("is saved with the project's toolchain instead of an image", async () => {
+    await shown();
+    await fireEvent.change(screen.getByTestId("settings-container-toolchain"), { target: { value: "devcontainer" } });
+    await fireEvent.click(screen.getByTestId("settings-save"));
+    await vi.waitFor(() => expect(ipc.saveSettings).toHaveBeenCalledTimes(1));
+    expect(ipc.saveSettings.mock.calls[0][0].task_container).toEqual({ engine: "podman", image: "", toolchain: "devcontainer", options: [] });
+    await fireEvent.change(screen.getByTestId("settings-container-toolchain"), { target: { value: "dockerfile" } });
+    await fireEvent.input(screen.getByTestId("settings-toolchain-value"), { target: { value: " ci/Dockerfile " } });
+    await fireEvent.click(screen.getByTestId("settings-save"));
+    await vi.waitFor(() => expect(ipc.saveSettings).toHaveBeenCalledTimes(2));
+    expect(ipc.saveSettings.mock.calls[1][0].task_container?.toolchain).toEqual({ dockerfile: "ci/Dockerfile" });
+  });
 });
 
 describe("a successful Test connection", () => {

@@ -87,6 +87,7 @@ export type {
   TaskEntry,
   TaskPlace,
   TaskContainer,
+  ToolchainSetting,
   TaskList,
   TaskFile,
   TaskDiff,

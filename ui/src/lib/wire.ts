@@ -1170,15 +1170,24 @@ export type LlmTarget = { provider: Provider, base_url: string, model: string, }
 
 export type Price = { input: number, output: number, };
 
+export type ToolchainSetting = { "image": string } | "devcontainer" | { "dockerfile": string };
+
 export type TaskContainer = { 
 /**
  * `podman` or `docker`.
  */
 engine: string, 
 /**
- * Corral's image (`scripts/image.sh`) or one built on it.
+ * Corral's image (`scripts/image.sh`) or one built on it; unused
+ * when `toolchain` is set.
  */
 image: string, 
+/**
+ * The project's toolchain instead: an image to add corral-cli to, the
+ * project's devcontainer, or a Dockerfile in the project, built by
+ * the engine.
+ */
+toolchain?: ToolchainSetting, 
 /**
  * CPUs each task's container may use (`--cpus`); none: the engine's.
  */

@@ -54,6 +54,7 @@ pub(crate) struct ModelArgs {
 }
 
 #[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("place").args(["container", "toolchain"])))]
 pub struct ExecArgs {
     /// The project folder every path is confined to; a remote one is
     /// `ssh://[user@]host[:port]/path` or `host:/path` (docs/remote.md).
@@ -90,12 +91,19 @@ pub struct ExecArgs {
     /// history stay here.
     #[arg(long, value_name = "IMAGE", requires = "worktree")]
     container: Option<String>,
+    /// With --worktree: run the task's session in a container of the
+    /// project's toolchain, corral-cli added to it (built once by the
+    /// engine, kept): `devcontainer` (the project's devcontainer.json:
+    /// its image or its build), `image:NAME`, or `dockerfile:PATH` (a
+    /// Dockerfile of the project). Building runs the project's Dockerfile.
+    #[arg(long, value_name = "SPEC", requires = "worktree")]
+    toolchain: Option<String>,
     /// The container engine's program: podman or docker.
     #[arg(
         long,
         value_name = "PROGRAM",
         default_value = "podman",
-        requires = "container"
+        requires = "place"
     )]
     engine: String,
     /// A word for the engine's `run` before the image (repeatable):
@@ -104,7 +112,7 @@ pub struct ExecArgs {
         long,
         value_name = "WORD",
         allow_hyphen_values = true,
-        requires = "container"
+        requires = "place"
     )]
     engine_option: Vec<String>,
     /// Run the project's hooks (its `.claude/settings.json` and
@@ -220,8 +228,33 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
     let model = model(store.clone(), &args.model).map_err(usage)?;
     let runtime = runtime().map_err(failed)?;
     let name = task_name(&args);
+    // The project's toolchain, corral-cli added: an image built here.
+    let image = match (&args.toolchain, &remote) {
+        (Some(_), Some(_)) => {
+            return Err(usage(Error::invalid_input(
+                "--toolchain builds the image on this machine, not on an ssh host",
+            )
+            .hint("Build it there (scripts/image.sh, or FROM it) and name it with --container.")))
+        }
+        (Some(spec), None) => {
+            let toolchain =
+                corral_remote::toolchain::Toolchain::named(&args.root, spec).map_err(usage)?;
+            let cli = std::env::current_exe().map_err(|e| {
+                failed(Error::new(
+                    ErrorCode::Io,
+                    format!("could not find this corral-cli: {e}"),
+                ))
+            })?;
+            let options = corral_config::build_options(&args.engine_option);
+            let built = corral_remote::toolchain::task_image(&args.engine, &toolchain, &cli, &options)
+                .map_err(failed)?;
+            eprintln!("corral: the task's image is {built}");
+            Some(built)
+        }
+        (None, _) => args.container.clone(),
+    };
     // A task in a container: its worktree made here, its session there.
-    let (remote, key) = match (&args.container, remote) {
+    let (remote, key) = match (&image, remote) {
         // On an ssh host: the worktree made there by serve, the container
         // run there by its engine.
         (Some(image), Some(there)) => {

@@ -345,3 +345,77 @@ fn find(worktrees: &Path, name: &str, file: &str) -> Option<PathBuf> {
         .map(|p| p.path().join(name))
         .find(|dir| dir.join(file).exists())
 }
+
+/// The project's own toolchain: its devcontainer builds an image (here
+/// FROM Corral's, with a file of the toolchain's own), exec adds this
+/// corral-cli to it, and the task's command runs there and sees the
+/// toolchain. A second task reuses the image without building the layer
+/// again.
+#[test]
+fn a_task_runs_in_the_project_s_devcontainer_toolchain() {
+    let image = TaskImage::build(Path::new(env!("CARGO_BIN_EXE_corral-cli")), "toolchain");
+    let llm = Scripted::start(json!([
+        { "tools": [{ "name": "exec_shell", "input": { "command": "make", "args": ["check"] } }] },
+        { "text": "Checked." },
+        { "tools": [{ "name": "exec_shell", "input": { "command": "make", "args": ["check"] } }] },
+        { "text": "Checked again." },
+    ]));
+    let home = Home::new(&llm.base_url());
+    let project = home.project();
+    std::fs::create_dir_all(project.join(".devcontainer")).unwrap();
+    std::fs::write(
+        project.join(".devcontainer/devcontainer.json"),
+        "// the team's toolchain\n{ \"build\": { \"dockerfile\": \"Dockerfile\" }, }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join(".devcontainer/Dockerfile"),
+        format!(
+            "FROM {}\nRUN echo from-the-toolchain > /etc/toolchain-marker\n",
+            image.0
+        ),
+    )
+    .unwrap();
+    std::fs::write(project.join("Makefile"), "check:\n\tcat /etc/toolchain-marker\n").unwrap();
+    git(&project, &["init", "--quiet"]);
+    git(&project, &["add", "."]);
+    git(&project, &["commit", "--quiet", "-m", "first"]);
+    let run = |name: &str| {
+        home.exec(&[
+            "--ephemeral",
+            "--mode",
+            "full_auto",
+            "--worktree",
+            name,
+            "--toolchain",
+            "devcontainer",
+            "--engine-option=--ulimit=nofile=20000:20000",
+            "--engine-option=--ulimit=nproc=4096:4096",
+            "Check the toolchain.",
+        ])
+    };
+    let first = run("first");
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let built = first
+        .stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("corral: the task's image is "))
+        .unwrap_or_else(|| panic!("no image named: {}", first.stderr))
+        .to_string();
+    let second = run("second");
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    assert!(
+        second.stderr.contains(&format!("the task's image is {built}")),
+        "{}",
+        second.stderr
+    );
+    let asked = llm.finish();
+    for request in [&asked[1], &asked[3]] {
+        assert!(
+            results(request).contains("from-the-toolchain"),
+            "{}",
+            results(request)
+        );
+    }
+    assert!(containers("corral-first-").is_empty() && containers("corral-second-").is_empty());
+}
