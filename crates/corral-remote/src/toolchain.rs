@@ -20,7 +20,10 @@ pub enum Toolchain {
     /// An image the engine has or can pull.
     Image(String),
     /// A Dockerfile built by the engine in `context`, both in the project.
-    Build { dockerfile: PathBuf, context: PathBuf },
+    Build {
+        dockerfile: PathBuf,
+        context: PathBuf,
+    },
 }
 
 /// The devcontainer file's parts Corral reads.
@@ -192,12 +195,8 @@ pub fn task_image(
     if engine_run(engine, &mut exists, "look for the task image").is_ok() {
         return Ok(tag);
     }
-    let work = tempfile::tempdir().map_err(|e| {
-        Error::new(
-            ErrorCode::Io,
-            format!("could not make a build folder: {e}"),
-        )
-    })?;
+    let work = tempfile::tempdir()
+        .map_err(|e| Error::new(ErrorCode::Io, format!("could not make a build folder: {e}")))?;
     // Outside any project: the app's own build folder.
     #[allow(clippy::disallowed_methods)]
     let written = std::fs::copy(cli, work.path().join("corral-cli")).and_then(|_| {
@@ -236,12 +235,8 @@ fn read_small(path: &Path) -> Option<String> {
 /// `path` with its links resolved; `not_found` when it is not there.
 fn real(path: &Path) -> Result<PathBuf, Error> {
     #[allow(clippy::disallowed_methods)]
-    std::fs::canonicalize(path).map_err(|e| {
-        Error::new(
-            ErrorCode::NotFound,
-            format!("{}: {e}", path.display()),
-        )
-    })
+    std::fs::canonicalize(path)
+        .map_err(|e| Error::new(ErrorCode::NotFound, format!("{}: {e}", path.display())))
 }
 
 /// What tells one corral-cli binary from another cheaply: its version,
@@ -279,7 +274,11 @@ fn engine_run(engine: &str, command: &mut Command, what: &str) -> Result<String,
         return Ok(String::from_utf8_lossy(&out.stdout).into_owned());
     }
     let said = String::from_utf8_lossy(&out.stderr);
-    let last = said.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let last = said
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
     Err(
         Error::new(ErrorCode::Io, format!("{engine} could not {what}: {last}"))
             .detail("engine", said.trim()),
@@ -343,10 +342,13 @@ mod tests {
     #[test]
     fn a_build_reaching_outside_the_project_is_refused() {
         let outside = project(&[("Dockerfile", "FROM debian\nCOPY . /stolen\n")]);
-        let up = project(&[(
-            ".devcontainer/devcontainer.json",
-            "{\"build\": {\"dockerfile\": \"Dockerfile\", \"context\": \"../..\"}}",
-        ), (".devcontainer/Dockerfile", "FROM debian\n")]);
+        let up = project(&[
+            (
+                ".devcontainer/devcontainer.json",
+                "{\"build\": {\"dockerfile\": \"Dockerfile\", \"context\": \"../..\"}}",
+            ),
+            (".devcontainer/Dockerfile", "FROM debian\n"),
+        ]);
         let e = Toolchain::devcontainer(up.path()).unwrap_err();
         assert_eq!(e.code, ErrorCode::PathOutsideRoot, "{}", e.message);
 

@@ -229,30 +229,34 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
     let runtime = runtime().map_err(failed)?;
     let name = task_name(&args);
     // The project's toolchain, corral-cli added: an image built here.
-    let image = match (&args.toolchain, &remote) {
-        (Some(_), Some(_)) => {
-            return Err(usage(Error::invalid_input(
-                "--toolchain builds the image on this machine, not on an ssh host",
-            )
-            .hint("Build it there (scripts/image.sh, or FROM it) and name it with --container.")))
-        }
-        (Some(spec), None) => {
-            let toolchain =
-                corral_remote::toolchain::Toolchain::named(&args.root, spec).map_err(usage)?;
-            let cli = std::env::current_exe().map_err(|e| {
-                failed(Error::new(
-                    ErrorCode::Io,
-                    format!("could not find this corral-cli: {e}"),
-                ))
-            })?;
-            let options = corral_config::build_options(&args.engine_option);
-            let built = corral_remote::toolchain::task_image(&args.engine, &toolchain, &cli, &options)
-                .map_err(failed)?;
-            eprintln!("corral: the task's image is {built}");
-            Some(built)
-        }
-        (None, _) => args.container.clone(),
-    };
+    let image =
+        match (&args.toolchain, &remote) {
+            (Some(_), Some(_)) => return Err(usage(
+                Error::invalid_input(
+                    "--toolchain builds the image on this machine, not on an ssh host",
+                )
+                .hint(
+                    "Build it there (scripts/image.sh, or FROM it) and name it with --container.",
+                ),
+            )),
+            (Some(spec), None) => {
+                let toolchain =
+                    corral_remote::toolchain::Toolchain::named(&args.root, spec).map_err(usage)?;
+                let cli = std::env::current_exe().map_err(|e| {
+                    failed(Error::new(
+                        ErrorCode::Io,
+                        format!("could not find this corral-cli: {e}"),
+                    ))
+                })?;
+                let options = corral_config::build_options(&args.engine_option);
+                let built =
+                    corral_remote::toolchain::task_image(&args.engine, &toolchain, &cli, &options)
+                        .map_err(failed)?;
+                eprintln!("corral: the task's image is {built}");
+                Some(built)
+            }
+            (None, _) => args.container.clone(),
+        };
     // A task in a container: its worktree made here, its session there.
     let (remote, key) = match (&image, remote) {
         // On an ssh host: the worktree made there by serve, the container
