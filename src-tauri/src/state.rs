@@ -193,6 +193,9 @@ impl AppState {
             session.listen_domains(self.domains.clone()).await
         })?;
         lock(&self.containers).insert(task.to_string(), session);
+        // Kept, so after a restart it goes on in a container, not here.
+        self.store
+            .keep_task_in_container(&tasks.folder(task), true)?;
         Ok(place)
     }
 
@@ -215,10 +218,27 @@ impl AppState {
         Ok(())
     }
 
-    /// Ends the task `task`'s container, if it runs in one.
+    /// Ends the task `task`'s container, if it runs in one, for good (the
+    /// task was merged or discarded): no new one starts after a restart.
     pub fn end_container(&self, task: &str) {
         let ended = lock(&self.containers).remove(task);
         drop(ended);
+        if let Ok(tasks) = self.tasks() {
+            let _ = self
+                .store
+                .keep_task_in_container(&tasks.folder(task), false);
+        }
+    }
+
+    /// Whether the task `task` was made in a container and has none now
+    /// (the app started again since): its next container is started by
+    /// [`AppState::open_in_container`].
+    pub fn container_to_resume(&self, task: &str) -> bool {
+        if lock(&self.containers).contains_key(task) || self.remote().is_some() {
+            return false;
+        }
+        self.tasks()
+            .is_ok_and(|tasks| self.store.task_in_container(&tasks.folder(task)))
     }
 
     /// The key the history keeps the task `task`'s conversations under:

@@ -239,6 +239,7 @@ mod keys;
 pub mod mcp;
 mod provider;
 pub mod shell;
+mod task_places;
 pub mod updates;
 
 pub use provider::LlmTarget;

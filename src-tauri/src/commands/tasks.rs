@@ -108,10 +108,31 @@ pub async fn task_new<R: tauri::Runtime>(
 }
 
 /// The open project's tasks, with the newest conversation of each (kept
-/// here, whatever machine the project is on).
+/// here, whatever machine the project is on). One made in a container
+/// whose container is gone (the app started again) gets a new one.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn task_list(state: State<'_, AppState>) -> Result<TaskList, Error> {
+pub async fn task_list<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
+    state: State<'_, AppState>,
+) -> Result<TaskList, Error> {
     let listed: Vec<TaskInfo> = typed(answer(&state, "task_list", json!({})).await?)?;
+    // A task made in a container before the app started again goes on in
+    // a new one (its worktree kept all it wrote).
+    for task in &listed {
+        if state.container_to_resume(&task.name) {
+            let (app, name) = (app.clone(), task.name.clone());
+            let resumed = tauri::async_runtime::spawn_blocking(move || {
+                app.state::<AppState>().open_in_container(&name)
+            })
+            .await;
+            if let Ok(Err(e)) = resumed {
+                eprintln!(
+                    "corral: task {}'s container did not start again: {}",
+                    task.name, e.message
+                );
+            }
+        }
+    }
     let at_once = state.store.settings().tasks_at_once();
     let keys: Vec<String> = listed.iter().map(|t| state.task_key(&t.name)).collect();
     let places: Vec<Option<String>> = listed.iter().map(|t| state.task_place(&t.name)).collect();

@@ -204,7 +204,8 @@ fn tasks_are_reviewed_merged_with_a_side_chosen_and_discarded() {
 /// A task whose place is a container: its session is serve's in a
 /// container of Settings' engine and image, the worktree its only
 /// writable mount; the list says where it runs; stopped, its container
-/// ends and the next call starts a new one; discarded, its container ends.
+/// ends and the next call starts a new one; after the app starts again it
+/// goes on in a new container; discarded, its container ends.
 #[test]
 fn a_task_runs_in_a_container_of_the_settings_engine() {
     let exe = std::env::current_exe().unwrap();
@@ -308,6 +309,33 @@ fn a_task_runs_in_a_container_of_the_settings_engine() {
         "{read}"
     );
     assert_eq!(running("corral-boxed-").len(), 1);
+
+    // The app closes and starts again: the task goes on in a container,
+    // a new one, not here.
+    let app = app.restart();
+    corral_testkit::wait_until(20, "the closed app's container to end", || {
+        running("corral-boxed-").is_empty()
+    });
+    app.open();
+    let listed = app.invoke("task_list", json!({})).unwrap();
+    let again = listed["tasks"][0]["place"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        again.starts_with("podman corral-boxed-") && again != shown,
+        "{listed}"
+    );
+    let read = app
+        .invoke(
+            "call_tool",
+            in_task("boxed", "exec_shell", json!({"command": "ls"})),
+        )
+        .unwrap();
+    assert_eq!(
+        read["sandbox"], "landlock",
+        "ran here, not in a container: {read}"
+    );
 
     app.invoke("task_discard", json!({"task": "boxed", "force": true}))
         .unwrap();

@@ -100,6 +100,18 @@ pub(crate) fn tool_args(name: &str, flat: Value) -> Value {
 }
 
 impl App {
+    /// The app closed (its project first, as quitting does) and started
+    /// again on the same project, config and data (not opened yet).
+    pub(crate) fn restart(self) -> App {
+        self.app.state::<AppState>().close_project();
+        let App {
+            kit, app, webview, ..
+        } = self;
+        drop(webview);
+        drop(app);
+        app_on(kit)
+    }
+
     /// Calls a tool as the window does: one `call_tool`, or with the
     /// user's `approval`, `check_call` then `run_call` with the answer (in
     /// the conversation the answer names, if the call names none).
