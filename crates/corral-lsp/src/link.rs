@@ -365,7 +365,7 @@ impl Link {
     fn read_all(&self, stdout: ChildStdout) {
         let mut reader = BufReader::new(stdout);
         loop {
-            match Message::read(&mut reader) {
+            match crate::frame::read(&mut reader) {
                 Ok(Some(message)) => self.receive(message),
                 Ok(None) => return,
                 Err(e) => {
