@@ -307,6 +307,14 @@ fn connect(
         Started::Ready(link) => return Ok(link),
         Started::Missing(said) => said,
     };
+    if remote.pod.is_some() {
+        // The pod's spec names serve; nothing is ever copied into a pod.
+        return Err(Error::new(
+            ErrorCode::Io,
+            format!("{} did not start serve", remote.display()),
+        )
+        .hint("Check that the task's image holds this version of corral-cli (scripts/image.sh)."));
+    }
     if let Some(container) = &remote.container {
         // Nothing is copied into a container: its image brings corral-cli.
         return Err(Error::new(
@@ -346,7 +354,7 @@ fn start(remote: &Remote, serve: &[String], listener: &Listener) -> Result<Start
         said: Mutex::default(),
         questions: Questions::new(listener),
     });
-    let (Some(stdin), Some(stdout), Some(stderr)) =
+    let (Some(mut stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
         return Err(Error::new(
@@ -354,6 +362,12 @@ fn start(remote: &Remote, serve: &[String], listener: &Listener) -> Result<Start
             "ssh was started without its pipes",
         ));
     };
+    if let Some(pod) = &remote.pod {
+        // serve in a pod starts on this line, so its `ready` is written
+        // after kubectl attached. A failed write: kubectl ended, which
+        // its words on stderr tell below.
+        let _ = writeln!(stdin, "{}", pod.start_line).and_then(|()| stdin.flush());
+    }
     let keeping = {
         let shared = shared.clone();
         std::thread::spawn(move || keep_said(stderr, &shared))
@@ -421,6 +435,20 @@ fn first_line(stdout: ChildStdout, limit: Duration) -> Option<(String, BufReader
 fn not_ready(remote: &Remote, shared: &Shared) -> Error {
     let said = String::from_utf8_lossy(&lock(&shared.said)).into_owned();
     let waited = remote.connect_timeout * 2;
+    if remote.pod.is_some() {
+        return Error::new(
+            ErrorCode::Io,
+            format!(
+                "serve in {} did not answer within {} s",
+                remote.display(),
+                waited.as_secs()
+            ),
+        )
+        .hint("Check the pod with `kubectl describe pod` and `kubectl logs`: its container may have ended.")
+        .detail("timed_out", true)
+        .detail("waited_secs", waited.as_secs())
+        .detail("kubectl", last_line(&said));
+    }
     Error::new(
         ErrorCode::Io,
         format!(
@@ -453,12 +481,31 @@ fn keep_said(mut stderr: impl Read, shared: &Shared) {
     }
 }
 
+/// The longest line serve may send: a file's whole content (16 MiB at
+/// most) escaped in JSON, with room to spare.
+const MAX_LINE: u64 = 256 << 20;
+
+/// serve's next line, bounded before it is kept: `None` at the end, or
+/// when a line runs past `limit` ([`MAX_LINE`]) (the connection is then of no more
+/// use: what waits on it is told it was lost).
+fn bounded_line(reader: &mut impl BufRead, limit: u64) -> Option<String> {
+    let mut line = Vec::new();
+    let read = reader
+        .by_ref()
+        .take(limit)
+        .read_until(b'\n', &mut line)
+        .ok()?;
+    if read == 0 || (!line.ends_with(b"\n") && read as u64 >= limit) {
+        return None;
+    }
+    String::from_utf8(line).ok().or(Some(String::new()))
+}
+
 /// Hands each line of serve's to the request it answers, until the
 /// connection ends; then every request waiting is told (its channel
 /// closes) and ssh is reaped.
-fn read_answers(stdout: BufReader<ChildStdout>, mut child: Child, shared: &Shared) {
-    for line in stdout.lines() {
-        let Ok(line) = line else { break };
+fn read_answers(mut stdout: BufReader<ChildStdout>, mut child: Child, shared: &Shared) {
+    while let Some(line) = bounded_line(&mut stdout, MAX_LINE) {
         let Ok(message) = serde_json::from_str::<Value>(&line) else {
             continue;
         };
@@ -505,4 +552,26 @@ fn last_line(said: &str) -> &str {
         .find(|l| !l.trim().is_empty())
         .unwrap_or("ssh ended")
         .trim()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line that never ends is not kept whole: past the limit the
+    /// connection's reading stops.
+    #[test]
+    fn serve_s_lines_are_bounded() {
+        let mut reader =
+            std::io::Cursor::new(b"{\"id\":1}\nshort\n0123456789abcdefXYZ\nafter\n".to_vec());
+        assert_eq!(
+            bounded_line(&mut reader, 16).as_deref(),
+            Some("{\"id\":1}\n")
+        );
+        assert_eq!(bounded_line(&mut reader, 16).as_deref(), Some("short\n"));
+        assert_eq!(bounded_line(&mut reader, 16), None);
+        let mut ended = std::io::Cursor::new(b"last".to_vec());
+        assert_eq!(bounded_line(&mut ended, 16).as_deref(), Some("last"));
+        assert_eq!(bounded_line(&mut ended, 16), None);
+    }
 }
