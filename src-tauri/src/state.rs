@@ -185,6 +185,7 @@ impl AppState {
             config: None,
             connect_timeout: corral_remote::CONNECT_TIMEOUT,
             container: Some(container),
+            pod: None,
         };
         let project = self.project_info().ok_or_else(corral_session::no_project)?;
         let session = Arc::new(RemoteProject::in_container(remote, settings.mode, project)?);

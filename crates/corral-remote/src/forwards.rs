@@ -374,6 +374,7 @@ mod tests {
             config: Some("/dev/null".into()),
             connect_timeout: crate::CONNECT_TIMEOUT,
             container: None,
+            pod: None,
         }
     }
 

@@ -181,7 +181,7 @@ pub fn failed(remote: &Remote, output: &Output) -> Error {
         .find(|l| !l.trim().is_empty())
         .unwrap_or("ssh ended")
         .trim();
-    if matches!(output.status.code(), Some(SSH_FAILED) | None) {
+    if remote.pod.is_some() || matches!(output.status.code(), Some(SSH_FAILED) | None) {
         connection_error(remote, last)
     } else {
         Error::new(
@@ -193,6 +193,15 @@ pub fn failed(remote: &Remote, output: &Output) -> Error {
 
 /// The connection to `remote` could not be made, or was lost.
 pub fn connection_error(remote: &Remote, said: &str) -> Error {
+    if remote.pod.is_some() {
+        // A pod's serve ends when its stdin closes: no new one follows.
+        return Error::new(
+            ErrorCode::Io,
+            format!("the connection to {} failed or was lost: {said}", remote.display()),
+        )
+        .hint("kubectl's words say why. The task's pod ends with its session: what it held since the branch was last brought back is lost; start the task again.")
+        .detail("kubectl", said);
+    }
     if remote.destination.is_empty() {
         // A container here: no ssh to check.
         return Error::new(

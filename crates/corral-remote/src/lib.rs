@@ -19,7 +19,7 @@ pub use install::{
 };
 pub use questions::OnQuestion;
 pub use session::RemoteSession;
-pub use target::{Container, Remote, CONNECT_TIMEOUT};
+pub use target::{Container, Pod, Remote, CONNECT_TIMEOUT};
 
 /// The ssh config file to use instead of the user's (`ssh -F`): for a
 /// setup of its own, as the tests make one.

@@ -24,6 +24,24 @@ pub struct Remote {
     /// serve runs in a container there (a task's place): `path` is the
     /// folder inside it. With an empty `destination`, on this machine.
     pub container: Option<Container>,
+    /// serve runs in a pod of the user's Kubernetes cluster (a task's
+    /// place), reached through the user's own `kubectl`: `path` is the
+    /// folder inside it, `destination` is empty.
+    pub pod: Option<Pod>,
+}
+
+/// A pod whose container runs serve, its words fixed by the pod's spec
+/// (`corral_host::kube`), waiting for a first line before it starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pod {
+    /// `kubectl … attach POD --container serve --stdin --quiet`
+    /// (`corral_host::kube::attach`): its stdin and stdout are serve's.
+    pub attach: Vec<String>,
+    /// The line written first on serve's stdin, before the protocol:
+    /// serve starts on it (`corral_host::kube::START_LINE`).
+    pub start_line: String,
+    /// How it is named back: `kube:NAMESPACE/POD`.
+    pub name: String,
 }
 
 /// A container a task's serve runs in, made by an engine the user already
@@ -178,7 +196,19 @@ impl Remote {
     /// `ssh` running `words` on this machine, each word quoted for the
     /// remote shell (ssh joins them with spaces for it). For a container,
     /// the engine runs them in a new one: here, or through ssh there.
+    ///
+    /// For a pod, `kubectl attach` to serve's container: the pod's spec
+    /// holds serve's words, so `words` are not used (nothing else is run
+    /// in a pod through this).
     pub fn command<S: AsRef<str>>(&self, words: &[S]) -> Result<Command, Error> {
+        if let Some(pod) = &self.pod {
+            let Some((program, args)) = pod.attach.split_first() else {
+                return Err(Error::invalid_input("no command to attach to the pod"));
+            };
+            let mut attach = Command::new(program);
+            attach.args(args);
+            return Ok(attach);
+        }
         let words: Vec<&str> = words.iter().map(AsRef::as_ref).collect();
         let words: Vec<String> = match &self.container {
             Some(container) => container.run_words(&words),
@@ -246,6 +276,9 @@ impl Remote {
 
     /// How the folder is named back to the user.
     pub fn display(&self) -> String {
+        if let Some(pod) = &self.pod {
+            return pod.name.clone();
+        }
         if let Some(container) = &self.container {
             return match self.destination.as_str() {
                 "" => format!("{}:{}", container.engine, container.name),
@@ -329,6 +362,7 @@ fn checked(userhost: &str, port: Option<u16>, path: &str, name: &str) -> Result<
         config: None,
         connect_timeout: CONNECT_TIMEOUT,
         container: None,
+        pod: None,
     })
 }
 
@@ -364,6 +398,7 @@ mod tests {
             config: None,
             connect_timeout: CONNECT_TIMEOUT,
             container: Some(container.clone()),
+            pod: None,
         };
         let here = remote.command(&["corral-cli", "serve"]).unwrap();
         assert_eq!(here.get_program(), "podman");
@@ -413,6 +448,37 @@ mod tests {
         );
     }
 
+    /// A pod's serve is `kubectl attach`, whatever the words: the pod's
+    /// spec holds serve's.
+    #[test]
+    fn a_pod_is_attached_to_with_kubectl() {
+        let pod = Pod {
+            attach: [
+                "kubectl",
+                "--namespace",
+                "agents",
+                "attach",
+                "corral-fix-x2k",
+            ]
+            .map(String::from)
+            .to_vec(),
+            start_line: "go".into(),
+            name: "kube:agents/corral-fix-x2k".into(),
+        };
+        let remote = Remote {
+            pod: Some(pod),
+            ..remote("", None, "/work")
+        };
+        let attach = remote.command(&["sh", "-c", "x", "serve"]).unwrap();
+        assert_eq!(attach.get_program(), "kubectl");
+        let args: Vec<String> = attach
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(args, ["--namespace", "agents", "attach", "corral-fix-x2k"]);
+        assert_eq!(remote.display(), "kube:agents/corral-fix-x2k");
+    }
+
     fn remote(destination: &str, port: Option<u16>, path: &str) -> Remote {
         Remote {
             destination: destination.into(),
@@ -421,6 +487,7 @@ mod tests {
             config: None,
             connect_timeout: CONNECT_TIMEOUT,
             container: None,
+            pod: None,
         }
     }
 
