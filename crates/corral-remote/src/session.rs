@@ -307,6 +307,14 @@ fn connect(
         Started::Ready(link) => return Ok(link),
         Started::Missing(said) => said,
     };
+    if remote.pod.is_some() {
+        // The pod's spec names serve; nothing is ever copied into a pod.
+        return Err(Error::new(
+            ErrorCode::Io,
+            format!("{} did not start serve", remote.display()),
+        )
+        .hint("Check that the task's image holds this version of corral-cli (scripts/image.sh)."));
+    }
     if let Some(container) = &remote.container {
         // Nothing is copied into a container: its image brings corral-cli.
         return Err(Error::new(
@@ -346,7 +354,7 @@ fn start(remote: &Remote, serve: &[String], listener: &Listener) -> Result<Start
         said: Mutex::default(),
         questions: Questions::new(listener),
     });
-    let (Some(stdin), Some(stdout), Some(stderr)) =
+    let (Some(mut stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
         return Err(Error::new(
@@ -354,6 +362,12 @@ fn start(remote: &Remote, serve: &[String], listener: &Listener) -> Result<Start
             "ssh was started without its pipes",
         ));
     };
+    if let Some(pod) = &remote.pod {
+        // serve in a pod starts on this line, so its `ready` is written
+        // after kubectl attached. A failed write: kubectl ended, which
+        // its words on stderr tell below.
+        let _ = writeln!(stdin, "{}", pod.start_line).and_then(|()| stdin.flush());
+    }
     let keeping = {
         let shared = shared.clone();
         std::thread::spawn(move || keep_said(stderr, &shared))
@@ -421,6 +435,20 @@ fn first_line(stdout: ChildStdout, limit: Duration) -> Option<(String, BufReader
 fn not_ready(remote: &Remote, shared: &Shared) -> Error {
     let said = String::from_utf8_lossy(&lock(&shared.said)).into_owned();
     let waited = remote.connect_timeout * 2;
+    if remote.pod.is_some() {
+        return Error::new(
+            ErrorCode::Io,
+            format!(
+                "serve in {} did not answer within {} s",
+                remote.display(),
+                waited.as_secs()
+            ),
+        )
+        .hint("Check the pod with `kubectl describe pod` and `kubectl logs`: its container may have ended.")
+        .detail("timed_out", true)
+        .detail("waited_secs", waited.as_secs())
+        .detail("kubectl", last_line(&said));
+    }
     Error::new(
         ErrorCode::Io,
         format!(
