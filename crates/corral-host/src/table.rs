@@ -176,7 +176,8 @@ command_table! {
         llm_stream("run_id: string, request: LlmRequest, target?: LlmTarget, on_event: Channel<LlmEvent>") -> "null";
         /// what is known of the model of `settings` (else the saved settings): its context window
         /// and where that comes from (the server, the table of hosted models, or the settings),
-        /// whether it can call tools, its price per million tokens (`{}` when nothing is known)
+        /// whether it can call tools, its price per million tokens (the user's `prices.json` first,
+        /// then the built-in list prices, 0 on this machine; absent when unknown)
         model_info("settings?: SettingsInput") -> "ModelInfo";
         /// the tokens `request` makes as the server's own chat template and tokenizer count them
         /// (llama.cpp's `POST /apply-template`, then `POST /tokenize`), at `target` when given,

@@ -4,7 +4,7 @@
 
 use crate::commands::llm::LlmTarget;
 use crate::state::AppState;
-use crate::store::history::{ConversationSummary, History, SearchHit};
+use crate::store::history::{ConversationSummary, DayUsage, History, SearchHit};
 use corral_tools::{Error, ErrorCode};
 use tauri::{AppHandle, Runtime, State};
 
@@ -110,6 +110,31 @@ pub async fn search_conversations(
 ) -> Result<Vec<SearchHit>, Error> {
     with_history(&state, move |history, project| {
         history.search(project, &query, SEARCH_LIMIT)
+    })
+    .await
+}
+
+/// The most days `usage_by_day` answers for.
+const USAGE_DAYS: usize = 366;
+
+/// What the model requests of every project's conversations used and cost,
+/// day by day, newest first: the newest `days` days that had any (at most a
+/// year), each day in the window's time zone (`utc_offset_minutes` east of
+/// UTC).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn usage_by_day(
+    state: State<'_, AppState>,
+    days: usize,
+    utc_offset_minutes: i64,
+) -> Result<Vec<DayUsage>, Error> {
+    // A time zone is at most 14 hours from UTC.
+    if utc_offset_minutes.abs() > 14 * 60 {
+        return Err(Error::invalid_input(format!(
+            "{utc_offset_minutes} minutes is no time zone's offset from UTC"
+        )));
+    }
+    with_history(&state, move |history, _project| {
+        history.usage_by_day(utc_offset_minutes, days.min(USAGE_DAYS))
     })
     .await
 }

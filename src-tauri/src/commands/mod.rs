@@ -157,6 +157,10 @@ command_list! {
         conversation::fork_conversation("id: string, before_seq: number") -> "ConversationSummary";
         /// best first, at most 50
         conversation::search_conversations("query: string") -> "SearchHit[]";
+        /// every project's model requests summed by day (tokens in, out and cached, the cost of
+        /// those with a known price, how many had none), newest first, the newest `days` that
+        /// had any (at most 366); a day in the window's time zone, `utc_offset_minutes` east of UTC
+        conversation::usage_by_day("days: number, utc_offset_minutes: number") -> "DayUsage[]";
         /// the Markdown export
         conversation::conversation_markdown("id: string") -> "string";
         /// the path written, after the native save dialog; `null` if dismissed

@@ -150,6 +150,7 @@ fn wire() -> Vec<Wire> {
         store::history::ConversationData,
         store::history::NewEntry,
         store::history::TokenUsage,
+        store::history::DayUsage,
         store::history::Appended,
         store::history::SearchHit,
         corral_host::worktree::DiffSize,

@@ -2,7 +2,7 @@
 // src-tauri/tests/all/command_list.rs; do not edit.
 // After changing the list: UPDATE_COMMANDS=1 cargo test -p corral --test all -- command_list::
 import type { Channel } from "@tauri-apps/api/core";
-import type { Appended, Applied, ApprovalAnswer, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, Customization, DomainQuestion, GrantEntry, HookOutcome, HookRequest, HookStatus, IndexStatus, InstalledUpdate, Launch, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, Merged, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SandboxLimits, SavedRule, SearchHit, Settings, SettingsInput, SetupSource, ShellConfig, ShellEvent, Side, SkillFile, TaskDiff, TaskInfo, TaskList, TaskPlace, Ticket, ToolSpec, TreeChanges, UpdateOffer, UpdateSettings, UpdateStatus } from "./types";
+import type { Appended, Applied, ApprovalAnswer, CallUndo, Checkpoint, CommandOutput, Comparison, ConnectionOk, ConversationData, ConversationSummary, Customization, DayUsage, DomainQuestion, GrantEntry, HookOutcome, HookRequest, HookStatus, IndexStatus, InstalledUpdate, Launch, ListedModel, LlmEvent, LlmRequest, LlmTarget, LocalServer, McpServerStatus, McpSettings, McpSettingsView, Merged, ModelInfo, NewEntry, Notice, ProjectInfo, Restored, SandboxLimits, SavedRule, SearchHit, Settings, SettingsInput, SetupSource, ShellConfig, ShellEvent, Side, SkillFile, TaskDiff, TaskInfo, TaskList, TaskPlace, Ticket, ToolSpec, TreeChanges, UpdateOffer, UpdateSettings, UpdateStatus } from "./types";
 
 /** Every command of the app: its arguments and what it resolves to (docs/ipc.md). */
 export type Commands = {
@@ -67,6 +67,7 @@ export type Commands = {
   restore_conversation: { args: { id: string }; result: ConversationSummary };
   fork_conversation: { args: { id: string, before_seq: number }; result: ConversationSummary };
   search_conversations: { args: { query: string }; result: SearchHit[] };
+  usage_by_day: { args: { days: number, utc_offset_minutes: number }; result: DayUsage[] };
   conversation_markdown: { args: { id: string }; result: string };
   export_conversation: { args: { id: string }; result: string | null };
   history_notice: { args: Record<string, never>; result: string | null };
@@ -147,6 +148,7 @@ export const COMMAND_NAMES = [
   "restore_conversation",
   "fork_conversation",
   "search_conversations",
+  "usage_by_day",
   "conversation_markdown",
   "export_conversation",
   "history_notice",

@@ -180,6 +180,8 @@ export const ipc = {
   conversationMarkdown: (id: string) => call("conversation_markdown", { id }),
   exportConversation: (id: string) => call("export_conversation", { id }),
   historyNotice: () => call("history_notice"),
+  /** Every project's model requests by day, newest first, each day in this window's time zone. */
+  usageByDay: (days: number) => call("usage_by_day", { days, utc_offset_minutes: -new Date().getTimezoneOffset() }),
 
   // Window
   async setWindowTitle(title: string): Promise<void> {

@@ -1068,7 +1068,18 @@ input_tokens: number,
 /**
  * Generated tokens.
  */
-output_tokens: number, } | { "type": "prompt_progress", 
+output_tokens: number, 
+/**
+ * Of `input_tokens`, those read from the provider's prompt cache
+ * (Anthropic's `cache_read_input_tokens`, OpenAI's
+ * `prompt_tokens_details.cached_tokens`); 0 when it says none.
+ */
+cache_read_tokens?: number, 
+/**
+ * Of `input_tokens`, those written to the prompt cache (Anthropic's
+ * `cache_creation_input_tokens`); 0 when it says none.
+ */
+cache_write_tokens?: number, } | { "type": "prompt_progress", 
 /**
  * Prompt tokens read so far (those taken from its cache included).
  */
@@ -1152,7 +1163,8 @@ counts_tokens?: boolean,
  */
 indents_tools?: boolean, 
 /**
- * What a million tokens cost on a hosted model with a known price.
+ * What a million tokens cost, when known: the built-in list price of
+ * a hosted model, nothing on this machine (see [`crate::prices`]).
  */
 price?: Price, };
 
@@ -1168,7 +1180,23 @@ display_name?: string, };
 
 export type LlmTarget = { provider: Provider, base_url: string, model: string, };
 
-export type Price = { input: number, output: number, };
+export type Price = { 
+/**
+ * Prompt tokens not read from or written to the cache.
+ */
+input: number, 
+/**
+ * Generated tokens.
+ */
+output: number, 
+/**
+ * Prompt tokens read from the provider's cache.
+ */
+cache_read?: number, 
+/**
+ * Prompt tokens written to the provider's cache.
+ */
+cache_write?: number, };
 
 export type ToolchainSetting = { "image": string } | "devcontainer" | { "dockerfile": string };
 
@@ -1346,6 +1374,23 @@ updated_ms: number,
  */
 model: string, input_tokens: number, output_tokens: number, 
 /**
+ * Of `input_tokens`, those read from the provider's prompt cache.
+ */
+cache_read_tokens: number, 
+/**
+ * Of `input_tokens`, those written to the provider's prompt cache.
+ */
+cache_write_tokens: number, 
+/**
+ * What its requests of known price cost, in US dollars.
+ */
+cost_usd: number, 
+/**
+ * How many of its requests (or stored entries) had no known price:
+ * above 0, `cost_usd` is only part of the cost.
+ */
+unpriced: number, 
+/**
  * How many entries it has.
  */
 entries: number, 
@@ -1376,7 +1421,57 @@ export type NewEntry = { message?: Message, items: unknown[],
  */
 usage?: TokenUsage, };
 
-export type TokenUsage = { input_tokens: number, output_tokens: number, };
+export type TokenUsage = { 
+/**
+ * Prompt tokens, cached ones included.
+ */
+input_tokens: number, output_tokens: number, 
+/**
+ * Of `input_tokens`, those read from the provider's prompt cache.
+ */
+cache_read_tokens: number, 
+/**
+ * Of `input_tokens`, those written to the provider's prompt cache.
+ */
+cache_write_tokens: number, 
+/**
+ * What the requests of known price cost, in US dollars.
+ */
+cost_usd: number, 
+/**
+ * How many requests had no known price.
+ */
+unpriced: number, };
+
+export type DayUsage = { 
+/**
+ * The day, `YYYY-MM-DD`, in the time zone of the offset asked with.
+ */
+day: string, 
+/**
+ * How many conversations made requests that day.
+ */
+conversations: number, 
+/**
+ * Prompt tokens, cached ones included.
+ */
+input_tokens: number, output_tokens: number, 
+/**
+ * Of `input_tokens`, those read from the provider's prompt cache.
+ */
+cache_read_tokens: number, 
+/**
+ * Of `input_tokens`, those written to the provider's prompt cache.
+ */
+cache_write_tokens: number, 
+/**
+ * What the requests of known price cost, in US dollars.
+ */
+cost_usd: number, 
+/**
+ * How many requests had no known price.
+ */
+unpriced: number, };
 
 export type Appended = { conversation: string, seq: number, };
 
