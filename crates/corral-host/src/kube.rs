@@ -479,6 +479,16 @@ pub fn receive_started(spec: &TaskSpec, pod: &str) -> Vec<String> {
     with(kubectl(spec), &["get", "pod", pod, "--output", &path])
 }
 
+/// Prints the pod's phase, a space, and when `serve` started (nothing
+/// after the space until it runs): the session attaches once this prints
+/// a time; a phase of `Failed` or `Succeeded` means it never will.
+pub fn serve_started(spec: &TaskSpec, pod: &str) -> Vec<String> {
+    let path = format!(
+        "jsonpath={{.status.phase}} {{.status.containerStatuses[?(@.name==\"{SERVE}\")].state.running.startedAt}}"
+    );
+    with(kubectl(spec), &["get", "pod", pod, "--output", &path])
+}
+
 /// Writes the bundle of the task's branch to stdout, here.
 pub fn bundle_here(project: &Path, spec: &TaskSpec) -> Vec<String> {
     vec![
@@ -595,6 +605,29 @@ pub fn fetch_here(project: &Path, spec: &TaskSpec, bundle: &Path) -> Vec<String>
         "--quiet".into(),
         bundle.display().to_string(),
         format!("{0}:{0}", spec.branch),
+    ]
+}
+
+/// Brings the task's branch from the bundle file `bundle` into the task's
+/// worktree here, `worktree`, which has the branch checked out (so
+/// [`fetch_here`]'s refspec would be refused there): fetched and
+/// fast-forwarded, its files with it; a worktree whose branch moved
+/// meanwhile is refused, not merged.
+pub fn pull_here(worktree: &Path, spec: &TaskSpec, bundle: &Path) -> Vec<String> {
+    vec![
+        "git".into(),
+        "-C".into(),
+        worktree.display().to_string(),
+        "-c".into(),
+        "core.hooksPath=/dev/null".into(),
+        "-c".into(),
+        "core.fsmonitor=false".into(),
+        "pull".into(),
+        "--quiet".into(),
+        "--no-rebase".into(),
+        "--ff-only".into(),
+        bundle.display().to_string(),
+        spec.branch.clone(),
     ]
 }
 
@@ -772,6 +805,25 @@ mod tests {
                 "bundle",
                 "create",
                 "-",
+                "corral/fix-the-typo"
+            ]
+        );
+        assert_eq!(
+            serve_started(&spec, "p")[7..],
+            [
+                "p",
+                "--output",
+                "jsonpath={.status.phase} {.status.containerStatuses[?(@.name==\"serve\")].state.running.startedAt}"
+            ]
+        );
+        assert_eq!(
+            pull_here(Path::new("/w"), &spec, Path::new("/t/b.bundle"))[7..],
+            [
+                "pull",
+                "--quiet",
+                "--no-rebase",
+                "--ff-only",
+                "/t/b.bundle",
                 "corral/fix-the-typo"
             ]
         );

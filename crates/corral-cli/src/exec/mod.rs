@@ -7,6 +7,7 @@
 
 pub(crate) mod engine;
 pub(crate) mod host;
+mod kube;
 mod render;
 
 use crate::Kept;
@@ -54,7 +55,7 @@ pub(crate) struct ModelArgs {
 }
 
 #[derive(clap::Args)]
-#[command(group(clap::ArgGroup::new("place").args(["container", "toolchain"])))]
+#[command(group(clap::ArgGroup::new("place").args(["container", "toolchain", "kube"])))]
 pub struct ExecArgs {
     /// The project folder every path is confined to; a remote one is
     /// `ssh://[user@]host[:port]/path` or `host:/path` (docs/remote.md).
@@ -98,6 +99,29 @@ pub struct ExecArgs {
     /// Dockerfile of the project). Building runs the project's Dockerfile.
     #[arg(long, value_name = "SPEC", requires = "worktree")]
     toolchain: Option<String>,
+    /// With --worktree: run the task's session in a pod of your
+    /// Kubernetes cluster, in NAMESPACE, made and reached with your own
+    /// kubectl and kubeconfig (docs/scale.md): the branch goes in as a
+    /// git bundle and comes back into the worktree here when the task
+    /// ends; then the pod is deleted. The loop, the model and the history
+    /// stay here.
+    #[arg(
+        long,
+        value_name = "NAMESPACE",
+        requires_all = ["worktree", "kube_image"]
+    )]
+    kube: Option<String>,
+    /// With --kube: the image, in a registry the cluster pulls from
+    /// (Corral's, from scripts/image.sh, or one built on it).
+    #[arg(long, value_name = "IMAGE", requires = "kube")]
+    kube_image: Option<String>,
+    /// With --kube: the kubeconfig's context (else its current one).
+    #[arg(long, value_name = "CONTEXT", requires = "kube")]
+    kube_context: Option<String>,
+    /// With --kube: what the pod is made from: `job` (a batch/v1 Job) or
+    /// `sandbox` (an agent-sandbox Sandbox, its controller installed).
+    #[arg(long, value_name = "KIND", default_value = "job", value_parser = ["job", "sandbox"])]
+    kube_kind: String,
     /// The container engine's program: podman or docker.
     #[arg(
         long,
@@ -107,7 +131,9 @@ pub struct ExecArgs {
     )]
     engine: String,
     /// A word for the engine's `run` before the image (repeatable):
-    /// limits, a runtime, ulimits (`--engine-option=--memory=4g`).
+    /// limits, a runtime, ulimits (`--engine-option=--memory=4g`). With
+    /// --kube, only `--cpus=N` and `--memory=SIZE`: the pod's CPU and
+    /// memory.
     #[arg(
         long,
         value_name = "WORD",
@@ -173,6 +199,61 @@ fn container_of(
         name: format!("corral-{slug}-{stamp:08x}"),
         options,
     })
+}
+
+/// A task in Kubernetes (`--kube`): its worktree made here, its objects
+/// in the cluster, its branch sent in, serve running; the pod's name. On
+/// an error, what was made (the worktree, the objects) is removed.
+fn kube_task(
+    args: &ExecArgs,
+    mode: Mode,
+    name: &str,
+    data: &Path,
+) -> Result<(kube::KubeTask<'static>, String), Failure> {
+    let (cpu, memory) = kube::limits(&args.engine_option).map_err(usage)?;
+    let namespace = args.kube.clone().unwrap_or_default();
+    let image = args.kube_image.clone().unwrap_or_default();
+    let mut spec = corral_host::kube::TaskSpec::new(name, &image, &namespace);
+    spec.mode = mode;
+    spec.context = args.kube_context.clone();
+    spec.cpu = cpu.unwrap_or(spec.cpu);
+    spec.memory = memory.unwrap_or(spec.memory);
+    // Checked before a worktree is made for it.
+    spec.check().map_err(usage)?;
+    let kind = match args.kube_kind.as_str() {
+        "sandbox" => corral_host::kube::Kind::Sandbox,
+        _ => corral_host::kube::Kind::Job,
+    };
+    let made = corral_host::worktree::make(&args.root, data, name).map_err(usage)?;
+    // The worktree's slug (a number added when the name was taken).
+    let slug = made.branch.trim_start_matches("corral/").to_string();
+    spec.bundle = format!("corral-{slug}.bundle");
+    spec.branch = made.branch.clone();
+    spec.slug = slug.clone();
+    let discard = |error: Error| {
+        let _ = corral_host::worktree::discard(&args.root, &slug, true);
+        failed(error)
+    };
+    let scratch = tempfile::tempdir().map_err(|e| {
+        discard(Error::new(
+            ErrorCode::Io,
+            format!("could not make a scratch folder: {e}"),
+        ))
+    })?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let mut task = kube::KubeTask::new(
+        &kube::Programs,
+        spec,
+        kind,
+        &args.root,
+        &made.path,
+        scratch.path(),
+    )
+    .keeping(scratch);
+    let pod = task.start(now).map_err(discard)?;
+    Ok((task, pod))
 }
 
 /// Runs the task; the exit code says how it ended.
@@ -257,8 +338,31 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
             }
             (None, _) => args.container.clone(),
         };
+    // A task in Kubernetes: its worktree made here, its session in a pod.
+    let mut in_kube = None;
+    if args.kube.is_some() {
+        if remote.is_some() {
+            return Err(usage(
+                Error::invalid_input("--kube runs a task of a project here, not of an ssh host's")
+                    .hint("Run corral-cli exec --kube on the machine that holds the project."),
+            ));
+        }
+        let (task, pod) = kube_task(&args, mode, &name, store.data_dir())?;
+        let remote = task.remote(&pod);
+        eprintln!(
+            "corral: working in pod {pod} of namespace {} on branch {}; it comes back into {}",
+            task.spec.namespace,
+            task.spec.branch,
+            task.worktree_path().display()
+        );
+        in_kube = Some((task, pod, remote));
+    }
     // A task in a container: its worktree made here, its session there.
     let (remote, key) = match (&image, remote) {
+        _ if in_kube.is_some() => (
+            in_kube.as_ref().map(|(_, _, remote)| remote.clone()),
+            Some(args.root.clone()),
+        ),
         // On an ssh host: the worktree made there by serve, the container
         // run there by its engine.
         (Some(image), Some(there)) => {
@@ -324,6 +428,7 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
                 config: None,
                 connect_timeout: corral_remote::CONNECT_TIMEOUT,
                 container: Some(container),
+                pod: None,
             };
             // Judged with the project's rules and trust, as a task here.
             (Some(remote), Some(args.root.clone()))
@@ -356,7 +461,12 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
                 "trusted_hooks": store.trusted_hooks(&key),
                 "trust_project_hooks": args.trust_project_hooks,
             });
-            let session = RemoteSession::open(remote, serve, copy).map_err(failed)?;
+            let session = RemoteSession::open(remote, serve, copy);
+            let session = match (session, &mut in_kube) {
+                (Ok(session), _) => session,
+                (Err(error), Some((task, _, _))) => return Err(failed(task.cleaned_up(error))),
+                (Err(error), None) => return Err(failed(error)),
+            };
             runtime
                 .block_on(session.invoke_kept("use_settings", settings))
                 .map_err(failed)?;
@@ -452,7 +562,28 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
         root: name.clone(),
     };
     let host = Arc::new(LoopHost::new(project, history, Arc::new(model), front));
-    let outcome = runtime.block_on(engine::run(host, engine::SCRIPT, "corralExec", request));
+    let outcome = runtime.block_on(engine::run(
+        host.clone(),
+        engine::SCRIPT,
+        "corralExec",
+        request,
+    ));
+    // A task in Kubernetes: its branch back while serve still runs, then
+    // serve let go (it ends, and the pod with it) and the objects deleted.
+    if let Some((mut task, pod, _)) = in_kube {
+        let back = task.bring_back(&pod);
+        drop(host);
+        let deleted = task.delete();
+        match back {
+            Ok(true) => eprintln!(
+                "corral: the task's branch {} is back here",
+                task.spec.branch
+            ),
+            Ok(false) => eprintln!("corral: the task changed nothing in its pod"),
+            Err(error) => return Err(failed(error)),
+        }
+        deleted.map_err(failed)?;
+    }
     match outcome.map_err(failed)?.as_str() {
         "done" => Ok(DONE),
         "approval" => Ok(STOPPED_AT_APPROVAL),
