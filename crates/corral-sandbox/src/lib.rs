@@ -111,7 +111,10 @@ pub use limits::{budget, Limit, Limits};
 pub use namespace::available as namespaces_available;
 pub use network::wants_network;
 pub use profile::{is_read_only, Profile};
-pub use proxy::{is_valid_pattern as is_valid_domain_pattern, DomainAsk, Egress, DEFAULT_DOMAINS};
+pub use proxy::{
+    connect as connect_out, is_valid_pattern as is_valid_domain_pattern, DomainAsk, Egress,
+    Refused, DEFAULT_DOMAINS,
+};
 pub use rules::{CommandLine, GitWrites, Program, ReadOnly, PROGRAMS};
 pub use saved::{rule_covering, SavedRule};
 pub use shown::{run_fenced_showing, Shown};

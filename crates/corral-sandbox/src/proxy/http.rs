@@ -35,7 +35,7 @@ struct Target {
 }
 
 /// Why a connection was not made.
-enum Refusal {
+pub(super) enum Refusal {
     /// By the rules: HTTP 403, SOCKS "not allowed".
     Denied(String),
     /// The name or the server could not be reached: HTTP 502.
@@ -321,29 +321,44 @@ fn decide_and_connect(
     target: &Target,
     shared: &Shared,
 ) -> Result<(TcpStream, SocketAddr), Refusal> {
-    if !PORTS.contains(&target.port) {
+    let can_ask = shared.egress.ask.is_some();
+    judge_and_connect(&target.host, target.port, can_ask, &|host| {
+        shared.domain_allowed(host)
+    })
+}
+
+/// The proxy's rules for one connection, whoever makes it: the port, a
+/// literal address, the domain (`allowed`, which may ask), then the name
+/// resolved once and every address checked, then a connection to a
+/// checked address. `can_ask` only chooses the refusal's hint.
+pub(super) fn judge_and_connect(
+    host: &str,
+    port: u16,
+    can_ask: bool,
+    allowed: &dyn Fn(&str) -> bool,
+) -> Result<(TcpStream, SocketAddr), Refusal> {
+    if !PORTS.contains(&port) {
         return Err(Refusal::Denied(format!(
-            "port {} is not allowed (only 80 and 443)",
-            target.port
+            "port {port} is not allowed (only 80 and 443)"
         )));
     }
-    let literal = target.host.parse::<IpAddr>().ok();
+    let literal = host.parse::<IpAddr>().ok();
     if let Some(why) = literal.and_then(address::refused) {
-        return Err(Refusal::Denied(format!("{} is {why}", target.host)));
+        return Err(Refusal::Denied(format!("{host} is {why}")));
     }
-    if !shared.domain_allowed(&target.host) {
-        let hint = match shared.egress.ask {
-            Some(_) => "the user did not allow it",
-            None => "ask the user to allow it (`corral-cli call` or `mcp`: --allow-domain NAME)",
+    if !allowed(host) {
+        let hint = if can_ask {
+            "the user did not allow it"
+        } else {
+            "ask the user to allow it (`corral-cli call` or `mcp`: --allow-domain NAME)"
         };
         return Err(Refusal::Denied(format!(
-            "`{}` is not on the network allowlist; {hint}",
-            target.host
+            "`{host}` is not on the network allowlist; {hint}"
         )));
     }
     let addresses: Vec<SocketAddr> = match literal {
-        Some(ip) => vec![SocketAddr::new(ip, target.port)],
-        None => (target.host.as_str(), target.port)
+        Some(ip) => vec![SocketAddr::new(ip, port)],
+        None => (host, port)
             .to_socket_addrs()
             .map_err(|e| Refusal::Unreachable(format!("could not resolve it ({e})")))?
             .collect(),

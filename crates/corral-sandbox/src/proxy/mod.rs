@@ -18,6 +18,10 @@
 //! Each connection (HTTP `CONNECT`, plain HTTP with an absolute URL, or
 //! SOCKS5) is judged and logged in the command's stderr as
 //! `corral proxy: allowed ...` or `corral proxy: refused ...` (`http`).
+//!
+//! Corral's own process goes out the same way: [`connect`] judges a
+//! connection by the same rules, in the same code, and makes it
+//! (`web_fetch` reads a page through it).
 
 mod address;
 mod domains;
@@ -58,6 +62,53 @@ pub struct Egress {
     pub allowed_domains: Vec<String>,
     /// Asked about any other domain; `None` refuses it.
     pub ask: Option<DomainAsk>,
+}
+
+/// Why [`connect`] made no connection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refused {
+    /// The rules refused it: a port other than 80 and 443, a local,
+    /// private or metadata address (named, or what the name resolves
+    /// to), or a domain on no allowlist that the user did not allow.
+    Denied(String),
+    /// The name did not resolve, or no address of it answered.
+    Unreachable(String),
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refused::Denied(why) | Refused::Unreachable(why) => f.write_str(why),
+        }
+    }
+}
+
+/// A connection from Corral's own process to `host:port`, judged as the
+/// proxy judges a sandboxed command's: the port (80 or 443), the host on
+/// the default allowlist or `egress.allowed_domains`, else allowed by
+/// `egress.ask` (asked on every call here: the caller's hook keeps the
+/// answers, the window's for the conversation), the name resolved once
+/// and every address checked against the refused ranges, then connected
+/// to a checked address (never to the name again). Returns the stream
+/// and the address it reached.
+pub fn connect(
+    egress: &Egress,
+    host: &str,
+    port: u16,
+) -> Result<(std::net::TcpStream, SocketAddr), Refused> {
+    let host = host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host);
+    let host = domains::normal(host);
+    let allowed = |host: &str| {
+        domains::allowed(host, &egress.allowed_domains)
+            || egress.ask.as_ref().is_some_and(|ask| ask(host))
+    };
+    http::judge_and_connect(&host, port, egress.ask.is_some(), &allowed).map_err(|r| match r {
+        http::Refusal::Denied(why) => Refused::Denied(why),
+        http::Refusal::Unreachable(why) => Refused::Unreachable(why),
+    })
 }
 
 /// Receives each line the proxy logs (one connection each, no newline).
