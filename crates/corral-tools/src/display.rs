@@ -39,6 +39,8 @@ pub enum Subject {
     Query,
     /// Its `pattern`, and `in` its `path` when given.
     Pattern,
+    /// Its `url`.
+    Url,
     /// Its text and number arguments in a line (a tool Corral does not know).
     Arguments,
 }
@@ -68,6 +70,8 @@ pub enum ResultView {
     Output,
     /// A language servers' report: errors and warnings by file.
     Diagnostics,
+    /// A web page's text (its `content`), and how much of it.
+    Page,
     /// No summary; the result as JSON.
     #[default]
     Json,

@@ -30,6 +30,7 @@ pub mod policy;
 pub mod spec;
 pub mod tool;
 pub mod tools;
+pub mod web;
 
 /// Checkpoints and restore, from their own crate.
 pub use corral_checkpoint as checkpoint;

@@ -51,6 +51,9 @@ pub struct CallContext {
     /// carries its files' diagnostics, and `diagnostics` and `symbols`
     /// answer. `None`: no servers (those tools fail with `language_server`).
     pub lsp: Option<crate::lsp::Lsp>,
+    /// Where `web_fetch` keeps the pages of the call's conversation and
+    /// finds them again. `None`: no conversation, every call fetches.
+    pub web_cache: Option<crate::web::CacheScope>,
 }
 
 impl CallContext {

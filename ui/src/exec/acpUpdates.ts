@@ -47,6 +47,8 @@ function kindOf(card: ToolItem): ToolCallFields["kind"] {
       return "execute";
     case "plan":
       return "think";
+    case "page":
+      return "fetch";
     default:
       return card.network ? "fetch" : "other";
   }
@@ -54,9 +56,9 @@ function kindOf(card: ToolItem): ToolCallFields["kind"] {
 
 /** A short title: the tool and what it is about (its path, command or query). */
 function titleOf(card: ToolItem): string {
-  const { path, command, args, query, pattern } = card.input;
+  const { path, command, args, query, pattern, url } = card.input;
   if (typeof command === "string") return [command, ...(Array.isArray(args) ? args.map(String) : [])].join(" ");
-  const about = [path, query, pattern].find((v) => typeof v === "string");
+  const about = [path, query, pattern, url].find((v) => typeof v === "string");
   return about === undefined ? card.name : `${card.name} ${String(about)}`;
 }
 

@@ -144,6 +144,9 @@ describe("small helpers", () => {
     expect(subjectOf(displayOf("glob"), { pattern: "**/*.rs" })).toBe("**/*.rs");
     expect(subjectOf(displayOf("list_directory"), {})).toBe(".");
     expect(subjectOf(displayOf("exec_shell"), { command: "npm", args: ["test"] })).toBe("npm test");
+    expect(subjectOf(displayOf("web_fetch"), { url: "https://docs.rs/x", offset: 50000 })).toBe("https://docs.rs/x");
+    expect(resultSummary(displayOf("web_fetch"), { total_chars: 1200, cached: true, truncated: false })).toBe("1200 characters (kept)");
+    expect(resultText(displayOf("web_fetch"), { content: "Untrusted web content\n```\n# Docs\n```" })).toBe("Untrusted web content\n```\n# Docs\n```");
     // A server's tool named like one of Corral's is drawn as its server's, from its hints.
     const server = serverDisplay("fs", "read_file");
     expect(subjectOf(server, { path: "src/a.rs", start_line: 3 })).toBe("src/a.rs 3");

@@ -29,6 +29,8 @@ export function subjectOf(display: ToolDisplay | undefined, input: Record<string
       return `${String(input.pattern ?? "")}${within}`;
     case "folder":
       return String(input.path ?? ".");
+    case "url":
+      return String(input.url ?? "");
     case "path": {
       const range = input.start_line ? `:${String(input.start_line)}-${String(input.end_line ?? "")}` : "";
       return `${path}${range}`;
@@ -64,6 +66,8 @@ export function resultSummary(display: ToolDisplay | undefined, result: unknown)
       return `${plural(Array.isArray(r.matches) ? r.matches.length : 0, "match")}${more}`.replace("matchs", "matches");
     case "plan":
       return `${Number(r.completed ?? 0)} of ${plural(Number(r.total ?? 0), "step")} done`;
+    case "page":
+      return `${plural(Number(r.total_chars ?? 0), "character")}${r.cached ? " (kept)" : ""}${more}`;
     case "output":
     case "diagnostics":
     case "json":
@@ -97,6 +101,9 @@ export function resultText(display: ToolDisplay | undefined, result: unknown, ma
       break;
     case "edited":
       text = String(r.diff ?? "");
+      break;
+    case "page":
+      text = String(r.content ?? "");
       break;
     default:
       text = JSON.stringify(result, null, 2);

@@ -56,9 +56,9 @@ server?: string,
  */
 label?: string, };
 
-export type ToolSubject = "path" | "folder" | "command" | "query" | "pattern" | "arguments";
+export type ToolSubject = "path" | "folder" | "command" | "query" | "pattern" | "url" | "arguments";
 
-export type ToolResultView = "file_content" | "written" | "edited" | "deleted" | "entries" | "files" | "matches" | "plan" | "output" | "diagnostics" | "json";
+export type ToolResultView = "file_content" | "written" | "edited" | "deleted" | "entries" | "files" | "matches" | "plan" | "output" | "diagnostics" | "page" | "json";
 
 export type ToolPreview = { 
 /**

@@ -16,6 +16,7 @@ mod search_files;
 mod stop_command;
 mod symbols;
 pub mod update_plan;
+pub mod web_fetch;
 mod write_file;
 
 use crate::tool::DynTool;
@@ -35,6 +36,7 @@ pub static REGISTRY: &[&dyn DynTool] = &[
     &update_plan::UpdatePlan,
     &diagnostics::Diagnostics,
     &symbols::Symbols,
+    &web_fetch::WebFetch,
     #[cfg(feature = "throwaway-tool")]
     &count_lines::CountLines,
 ];

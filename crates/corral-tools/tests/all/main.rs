@@ -34,6 +34,7 @@ mod shell_policy;
 mod shell_programs;
 mod shell_rules;
 mod spec_fixture;
+mod web_fetch;
 
 /// The shell suites' helpers, shared with corral-sandbox's own.
 #[path = "../../../corral-sandbox/tests/shell_common/mod.rs"]
