@@ -162,6 +162,8 @@ pub struct Session {
     /// Its language servers, stopped with it (`None`: not asked for, or
     /// they could not be set up).
     lsp: Option<corral_tools::lsp::Lsp>,
+    /// The pages `web_fetch` read, kept per conversation.
+    web: Arc<corral_tools::web::WebCache>,
 }
 
 /// A poisoned lock only means another thread panicked mid-update; the data
@@ -222,6 +224,7 @@ impl Session {
             background_commands: options.background_commands,
             index,
             tree,
+            web: Arc::default(),
         })
     }
 
@@ -320,11 +323,12 @@ impl Session {
         approvals.grants(conversation)
     }
 
-    /// The conversation ended: its grants go, and the calls checked in it
-    /// and not run.
+    /// The conversation ended: its grants go, the calls checked in it
+    /// and not run, and the pages `web_fetch` kept for it.
     pub fn end_conversation(&self, conversation: &str) {
         lock(&self.approvals).end(conversation);
         lock(&self.tickets).forget_conversation(conversation);
+        self.web.end(conversation);
     }
 }
 

@@ -377,6 +377,14 @@ impl Session {
         ctx.approval = approval;
         ctx.base = kept.check.check.preview.as_ref().map(|p| p.base.clone());
         ctx.shell = merge_shell(std::mem::take(&mut ctx.shell), run.shell, network);
+        ctx.web_cache =
+            kept.call
+                .conversation
+                .clone()
+                .map(|conversation| corral_tools::web::CacheScope {
+                    cache: self.web.clone(),
+                    conversation,
+                });
         let judged = kept.prepared.judge(&self.root, &ctx)?;
         policy::enforce(&judged.decision, approval, &kept.call.tool)?;
         if kept.prepared.changes_project() {
@@ -575,6 +583,48 @@ mod tests {
             .check(Call::new("list_directory", json!({"path": "."})))
             .unwrap();
         assert!(!read.hook_may_answer);
+    }
+
+    #[test]
+    fn a_web_fetch_keeps_its_pages_for_its_conversation_until_it_ends() {
+        let (_dir, session) = session();
+        let check = |conversation: Option<&str>| {
+            let mut call = Call::new("web_fetch", json!({"url": "https://docs.test/a"}));
+            call.conversation = conversation.map(str::to_string);
+            let kept = session.judge(call, true).unwrap();
+            // A read: the mode lets it run; the domain is what asks.
+            assert_eq!(
+                kept.check.check.decision,
+                Decision::Allow,
+                "{conversation:?}"
+            );
+            session
+                .admit(&kept, Consent::None, RunContext::default())
+                .unwrap()
+                .web_cache
+        };
+        let scope = check(Some("c1")).unwrap();
+        assert_eq!(scope.conversation, "c1");
+        assert!(Arc::ptr_eq(&scope.cache, &session.web));
+        assert!(check(None).is_none(), "no conversation, no pages kept");
+
+        let page = corral_tools::web::Page {
+            final_url: "https://docs.test/a".into(),
+            status: 200,
+            content_type: "text/plain".into(),
+            format: corral_tools::web::page::Format::Text,
+            text: "kept".into(),
+            received_bytes: 4,
+            complete: true,
+            declared_bytes: None,
+        };
+        scope
+            .cache
+            .put("c1", "https://docs.test/a", Arc::new(page.clone()));
+        scope.cache.put("c2", "https://docs.test/a", Arc::new(page));
+        session.end_conversation("c1");
+        assert!(session.web.get("c1", "https://docs.test/a").is_none());
+        assert!(session.web.get("c2", "https://docs.test/a").is_some());
     }
 
     #[test]
