@@ -216,13 +216,20 @@ impl RemoteSession {
     fn interrupted(&self, link: &Link, command: &str) -> Error {
         let said = lock(&link.shared.said).clone();
         let said = String::from_utf8_lossy(&said);
-        connection_error(&self.remote, last_line(&said))
+        let error = connection_error(&self.remote, last_line(&said))
             .detail("interrupted", true)
-            .detail("command", command)
-            .hint(format!(
-                "The connection was lost during `{command}`, and the call was stopped on {}. Try again: the next call connects anew.",
+            .detail("command", command);
+        if self.remote.pod.is_some() {
+            // serve's stdin closed with the attach: it ended, and the pod.
+            return error.hint(format!(
+                "The connection was lost during `{command}`, and serve in {} ended with it: what the pod held since the branch was last brought back is lost. Start the task again.",
                 self.remote.display()
-            ))
+            ));
+        }
+        error.hint(format!(
+            "The connection was lost during `{command}`, and the call was stopped on {}. Try again: the next call connects anew.",
+            self.remote.display()
+        ))
     }
 
     /// The live link, or a new one when the last one is gone (what was

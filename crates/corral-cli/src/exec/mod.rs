@@ -464,7 +464,12 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
             let session = RemoteSession::open(remote, serve, copy);
             let session = match (session, &mut in_kube) {
                 (Ok(session), _) => session,
-                (Err(error), Some((task, _, _))) => return Err(failed(task.cleaned_up(error))),
+                (Err(error), Some((task, _, _))) => {
+                    let error = task.cleaned_up(error);
+                    // Nothing ran: the worktree made for it goes too.
+                    let _ = corral_host::worktree::discard(&args.root, &task.spec.slug, true);
+                    return Err(failed(error));
+                }
                 (Err(error), None) => return Err(failed(error)),
             };
             runtime
