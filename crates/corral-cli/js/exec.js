@@ -235,7 +235,8 @@ ARGUMENTS: ${typed}`;
       description: "Start a task: the agent works on it in a worktree of its own, beside this conversation",
       argumentHint: "<what to do>",
       headless: false
-    }
+    },
+    { name: "usage", description: "Show the tokens and cost of this conversation, and of every day", headless: false }
   ];
   function builtInOf(text2) {
     const invocation = parseInvocation(text2);
@@ -686,17 +687,71 @@ ${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIP
     };
   }
 
-  // src/lib/agent/state.ts
-  function costOf(usage, price) {
-    return (usage.input_tokens * price.input + usage.output_tokens * price.output) / 1e6;
+  // src/lib/agent/usage.ts
+  var noUsage = () => ({ input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, unpriced: 0 });
+  function costOf(counted, price) {
+    if (!price) return null;
+    const read = counted.cache_read_tokens ?? 0;
+    const written = counted.cache_write_tokens ?? 0;
+    if (read > 0 && price.cache_read == null || written > 0 && price.cache_write == null) return null;
+    const plain = Math.max(0, counted.input_tokens - read - written);
+    const dollars = plain * price.input + read * (price.cache_read ?? 0) + written * (price.cache_write ?? 0) + counted.output_tokens * price.output;
+    return dollars / 1e6;
   }
+  function requestUsage(counted, price) {
+    const cost = costOf(counted, price);
+    return {
+      input_tokens: counted.input_tokens,
+      output_tokens: counted.output_tokens,
+      cache_read_tokens: counted.cache_read_tokens ?? 0,
+      cache_write_tokens: counted.cache_write_tokens ?? 0,
+      cost_usd: cost ?? 0,
+      unpriced: cost === null ? 1 : 0
+    };
+  }
+  function addUsage(a, b) {
+    return {
+      input_tokens: a.input_tokens + b.input_tokens,
+      output_tokens: a.output_tokens + b.output_tokens,
+      cache_read_tokens: a.cache_read_tokens + b.cache_read_tokens,
+      cache_write_tokens: a.cache_write_tokens + b.cache_write_tokens,
+      cost_usd: a.cost_usd + b.cost_usd,
+      unpriced: a.unpriced + b.unpriced
+    };
+  }
+  function usageSince(after, before) {
+    return {
+      input_tokens: after.input_tokens - before.input_tokens,
+      output_tokens: after.output_tokens - before.output_tokens,
+      cache_read_tokens: after.cache_read_tokens - before.cache_read_tokens,
+      cache_write_tokens: after.cache_write_tokens - before.cache_write_tokens,
+      // Sums of floats: a difference of nothing must stay nothing.
+      cost_usd: Math.max(0, Math.round((after.cost_usd - before.cost_usd) * 1e12) / 1e12),
+      unpriced: after.unpriced - before.unpriced
+    };
+  }
+  function isUsed(usage) {
+    return usage.input_tokens > 0 || usage.output_tokens > 0 || usage.unpriced > 0;
+  }
+  function usageOfSummary(summary) {
+    return {
+      input_tokens: summary.input_tokens ?? 0,
+      output_tokens: summary.output_tokens ?? 0,
+      cache_read_tokens: summary.cache_read_tokens ?? 0,
+      cache_write_tokens: summary.cache_write_tokens ?? 0,
+      cost_usd: summary.cost_usd ?? 0,
+      unpriced: summary.unpriced ?? 0
+    };
+  }
+
+  // src/lib/agent/state.ts
   var emptyState = () => ({
     items: [],
     busy: false,
     error: null,
     retrying: null,
     waiting: null,
-    usage: { input_tokens: 0, output_tokens: 0 },
+    usage: noUsage(),
     context: null,
     price: null,
     turnLimitReached: false,
@@ -872,6 +927,10 @@ ${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIP
       await this.ipc.llmStream(runId, request, (event) => {
         if (event.type === "text_delta") summary += event.text;
         if (event.type === "error") failed = event.error;
+        if (event.type === "usage") {
+          const { usage, price } = this.board.get();
+          this.board.patch({ usage: addUsage(usage, requestUsage(event, price)) });
+        }
       }).catch((error) => {
         failed = toWireError(error);
       });
@@ -1160,8 +1219,8 @@ ${outcome.context.join("\n")}`;
       this.append(message, changed, usage);
     }
     /** Appends these items alone (a notice as it is shown). */
-    recordItems(items) {
-      this.append(null, items);
+    recordItems(items, usage) {
+      this.append(null, items, usage);
     }
     /**
      * Takes these versions of items as stored (the same items, completed from
@@ -1194,7 +1253,7 @@ ${outcome.context.join("\n")}`;
       for (const item of items) this.appended.set(item.id, item);
       const entry = { items: entryItems(items, message) };
       if (message) entry.message = message;
-      if (usage && (usage.input_tokens > 0 || usage.output_tokens > 0)) entry.usage = usage;
+      if (usage && isUsed(usage)) entry.usage = usage;
       this.pending.push({ entry, ids: items.map((item) => item.id) });
       this.queue = this.queue.then(() => this.drain());
     }
@@ -1247,9 +1306,26 @@ ${outcome.context.join("\n")}`;
     /** Its whole: fetched a moment after it is shown, or when the user goes on. */
     whole = null;
     fetching = false;
-    /** Appends a completed message to the history, with the items that came with it. */
-    record(message, usage) {
-      this.journal.record(message, this.board.get().items, usage);
+    /** The conversation's usage its stored entries hold (with those recorded and not stored yet). */
+    counted = noUsage();
+    /**
+     * Appends a completed message to the history, with the items that came
+     * with it and what was used since the last entry stored (its reply's
+     * request, a round's subagents, a compaction's summary).
+     */
+    record(message) {
+      this.journal.record(message, this.board.get().items, this.usedSinceStored());
+    }
+    /** Appends these items alone (a notice as it is shown), with what was used since the last entry. */
+    recordItems(items) {
+      this.journal.recordItems(items, this.usedSinceStored());
+    }
+    /** The conversation's usage beyond what its stored entries hold; taken as stored now. */
+    usedSinceStored() {
+      const usage = this.board.get().usage;
+      const since = usageSince(usage, this.counted);
+      this.counted = usage;
+      return since;
     }
     /** Waits until everything recorded is stored (failures were said as notices). */
     async save() {
@@ -1329,6 +1405,7 @@ ${outcome.context.join("\n")}`;
       return this.briefId === null;
     }
     newJournal(conversation, stored) {
+      this.counted = this.board.get().usage;
       const journal = new Journal(this.ipc, {
         conversation: conversation?.summary.id ?? null,
         stored: stored && { items: stored.items, seqOf: stored.seqOf },
@@ -1874,7 +1951,7 @@ More tools come with more_tools. A tool error is JSON with a hint: follow it. If
     return Object.keys(choices).length === 0 ? void 0 : choices;
   }
 
-  // node_modules/ansi_up/ansi_up.js
+  // ../../../work/main/ui/node_modules/ansi_up/ansi_up.js
   var PacketKind;
   (function(PacketKind2) {
     PacketKind2[PacketKind2["EOS"] = 0] = "EOS";
@@ -2319,13 +2396,8 @@ ${said.join("\n\n")}` };
           return;
         case "usage": {
           reportedInput += event.input_tokens;
-          const usage = board.get().usage;
-          board.patch({
-            usage: {
-              input_tokens: usage.input_tokens + event.input_tokens,
-              output_tokens: usage.output_tokens + event.output_tokens
-            }
-          });
+          const { usage, price } = board.get();
+          board.patch({ usage: addUsage(usage, requestUsage(event, price)) });
           return;
         }
         case "retrying":
@@ -2453,14 +2525,13 @@ ${said.join("\n\n")}` };
       const { ipc, newId, board, projectRoot, window } = this.parts;
       const specs = toolsFor(type, parentSpecs);
       const own = new Board(newId, () => void 0);
-      let counted = { input_tokens: 0, output_tokens: 0 };
+      own.patch({ price: board.get().price });
+      let counted = noUsage();
       const unsubscribe = own.state.subscribe((state) => {
-        const { input_tokens, output_tokens } = state.usage;
-        const added = { input_tokens: input_tokens - counted.input_tokens, output_tokens: output_tokens - counted.output_tokens };
+        const added = usageSince(state.usage, counted);
         counted = state.usage;
-        if (added.input_tokens !== 0 || added.output_tokens !== 0) {
-          const usage = board.get().usage;
-          board.patch({ usage: { input_tokens: usage.input_tokens + added.input_tokens, output_tokens: usage.output_tokens + added.output_tokens } });
+        if (isUsed(added)) {
+          board.patch({ usage: addUsage(board.get().usage, added) });
         }
         board.updateCard(cardId, { subagent: { type: type.name, items: state.items, usage: state.usage } });
       });
@@ -2552,7 +2623,7 @@ ${said.join("\n\n")}` };
       this.ipc = ipc;
       this.options = options;
       const newId = this.newId = options.newId ?? (() => crypto.randomUUID());
-      this.board = new Board(newId, (items) => this.keeping.journal.recordItems(items));
+      this.board = new Board(newId, (items) => this.keeping.recordItems(items));
       this.state = this.board.state;
       const window = () => this.facts.contextWindow.window;
       this.outgoing = new Outgoing(options.projectRoot, window, () => [this.subagents.tool()]);
@@ -2689,8 +2760,7 @@ ${said.join("\n\n")}` };
       this.outgoing.restart(PasteShelf.fromEntries(conversation.entries));
       this.outgoing.resume(opened);
       this.round.foldersSeen = /* @__PURE__ */ new Set();
-      const { input_tokens, output_tokens } = conversation.summary;
-      this.board.set({ ...emptyState(), items: opened.items, usage: { input_tokens, output_tokens } });
+      this.board.set({ ...emptyState(), items: opened.items, usage: usageOfSummary(conversation.summary) });
       this.grants.restart();
       this.sessionStarted = false;
       const partial = this.keeping.open(conversation, opened);
@@ -2917,7 +2987,6 @@ ${said.join("\n\n")}` };
             break;
           }
           if (control.cancelled) break;
-          const usedBefore = this.board.get().usage;
           const outcome = await streamTurn(this.streamParts, control, out.request(this.specs));
           if (outcome.error && isContextOverflow(outcome.error) && !overflowRetried && !control.cancelled) {
             overflowRetried = true;
@@ -2943,11 +3012,7 @@ ${said.join("\n\n")}` };
           }
           if (outcome.message) {
             out.messages = [...out.messages, outcome.message];
-            const used2 = this.board.get().usage;
-            this.keeping.record(outcome.message, {
-              input_tokens: used2.input_tokens - usedBefore.input_tokens,
-              output_tokens: used2.output_tokens - usedBefore.output_tokens
-            });
+            this.keeping.record(outcome.message);
           }
           const uses = outcome.message?.content.filter((b) => b.type === "tool_use") ?? [];
           if (uses.length > 0 && outcome.stopReason === "max_tokens") {
@@ -2970,14 +3035,9 @@ ${said.join("\n\n")}` };
             }
             continue;
           }
-          const usedByRound = this.board.get().usage;
           const content = await this.round.run(uses, this.specs, control, this.tools);
           out.messages = [...out.messages, { role: "user", content }];
-          const used = this.board.get().usage;
-          this.keeping.record({ role: "user", content }, {
-            input_tokens: used.input_tokens - usedByRound.input_tokens,
-            output_tokens: used.output_tokens - usedByRound.output_tokens
-          });
+          this.keeping.record({ role: "user", content });
           if (control.cancelled) break;
           await this.keeping.save();
           if (turn >= maxTurns) {
@@ -3352,11 +3412,15 @@ ${said.join("\n\n")}` };
     return JSON.stringify(answer);
   }
   function usageUpdate(state) {
-    const cost = state.price ? { cost: { amount: costOf(state.usage, state.price), currency: "USD" } } : {};
+    const cost = state.usage.unpriced === 0 ? { cost: { amount: state.usage.cost_usd, currency: "USD" } } : {};
     return { sessionUpdate: "usage_update", used: state.context?.used ?? 0, size: state.context?.window ?? 0, ...cost };
   }
 
   // src/exec/events.ts
+  function runUsage(usage) {
+    const { input_tokens, output_tokens, cache_read_tokens, cache_write_tokens } = usage;
+    return { input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd: usage.unpriced > 0 ? null : usage.cost_usd };
+  }
   var EventTracker = class {
     constructor(emit, onWaiting, seen) {
       this.emit = emit;
@@ -3481,6 +3545,7 @@ ${said.join("\n\n")}` };
     const conversation = request.resume === null ? null : await ipc.openConversation(request.resume);
     const loop = new AgentLoop(ipc, { projectRoot: request.root, conversation, agents: projectAgents });
     if (conversation) await loop.loaded();
+    const before = loop.state.get().usage;
     let stoppedAtApproval = false;
     const ask = async (card) => {
       const args = { id: card.id, name: card.name, input: card.input, reason: card.reason ?? "" };
@@ -3499,7 +3564,7 @@ ${said.join("\n\n")}` };
     if (builtIn !== null && !(builtIn.headless && conversation)) {
       const why = builtIn.headless ? "there is no conversation to compact without --resume ID" : "it acts on the window, which exec does not have";
       emit({ type: "error", error: wireError("invalid_input", `\`/${builtIn.name}\` is one of Corral's own commands and does not run here: ${why}.`, "Run it in the window, or give exec a task for the model.") });
-      emit({ type: "final", outcome: "failed", text: "", conversation: null });
+      emit({ type: "final", outcome: "failed", text: "", conversation: null, usage: runUsage(noUsage()) });
       unsubscribe();
       return "failed";
     }
@@ -3508,13 +3573,14 @@ ${said.join("\n\n")}` };
     await loop.saveAll();
     unsubscribe();
     const state = loop.state.get();
-    emit({ type: "usage", ...state.usage });
+    const usage = runUsage(usageSince(state.usage, before));
+    emit({ type: "usage", ...usage });
     const last = state.items.at(-1);
     const text2 = last?.kind === "assistant" ? last.text : "";
     const ended = builtIn !== null ? !state.error : text2 !== "";
     const outcome = stoppedAtApproval ? "approval" : state.error || state.turnLimitReached || !ended ? "failed" : "done";
     if (state.turnLimitReached) emit({ type: "notice", text: "The run stopped at its turn budget before the task was done." });
-    emit({ type: "final", outcome, text: text2, conversation: request.ephemeral ? null : loop.conversationId });
+    emit({ type: "final", outcome, text: text2, conversation: request.ephemeral ? null : loop.conversationId, usage });
     return outcome;
   }
   var scope = globalThis;

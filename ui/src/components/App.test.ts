@@ -160,7 +160,7 @@ describe("App", () => {
 
   it("goes straight to a project given at start and restores its conversation", async () => {
     ipc.projectInfo.mockResolvedValue(app);
-    const summary = { id: "c1", project: app.root, title: "fix the build", first_line: "fix the build", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, entries: 2 };
+    const summary = { id: "c1", project: app.root, title: "fix the build", first_line: "fix the build", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, unpriced: 0, entries: 2 };
     ipc.listConversations.mockResolvedValue([summary]);
     ipc.openConversation.mockResolvedValue({
       summary,

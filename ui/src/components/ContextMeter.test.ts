@@ -7,11 +7,13 @@ import { AgentLoop } from "../lib/agent/loop";
 import { NO_INSTRUCTIONS } from "../lib/agent/instructions";
 import Chat from "./Chat.svelte";
 import ContextMeter from "./ContextMeter.svelte";
+import { noUsage } from "../lib/agent/usage";
 
-function meter(used: number, window = 10_000, known = true) {
+function meter(used: number, window = 10_000, known = true, usage = noUsage()) {
   const onCompact = vi.fn();
-  render(ContextMeter, { props: { meter: { used, window, known }, usage: { input_tokens: 0, output_tokens: 0 }, price: null, busy: false, onCompact } });
-  return { element: screen.getByTestId("context-meter"), onCompact };
+  const onUsage = vi.fn();
+  render(ContextMeter, { props: { meter: { used, window, known }, usage, busy: false, onCompact, onUsage } });
+  return { element: screen.getByTestId("context-meter"), onCompact, onUsage };
 }
 
 describe("ContextMeter", () => {
@@ -32,6 +34,28 @@ describe("ContextMeter", () => {
     expect(element.textContent).toContain("Context 8.5k / 32.8k?");
     await fireEvent.click(screen.getByTestId("compact"));
     expect(onCompact).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe("the conversation's usage beside the meter", () => {
+  it("shows its tokens and cost, and opens the usage", async () => {
+    const { onUsage } = meter(100, 10_000, true, { ...noUsage(), input_tokens: 12_345, output_tokens: 678, cache_read_tokens: 9000, cost_usd: 0.0421 });
+    expect(screen.getByTestId("usage-totals").textContent).toContain("12.3k in, 678 out");
+    expect(screen.getByTestId("usage-totals").getAttribute("title")).toContain("9.0k cache read");
+    expect(screen.getByTestId("cost").textContent).toBe("· $0.042");
+    await fireEvent.click(screen.getByTestId("show-usage"));
+    expect(onUsage).toHaveBeenCalledTimes(1);
+  });
+
+  it("says a cost it does not know, never a guess", () => {
+    meter(100, 10_000, true, { ...noUsage(), input_tokens: 50, output_tokens: 5, unpriced: 1 });
+    expect(screen.getByTestId("cost").textContent).toBe("· cost unknown");
+    expect(screen.getByTestId("cost").getAttribute("title")).toContain("prices.json");
+  });
+
+  it("shows no cost before anything was used", () => {
+    meter(100);
+    expect(screen.queryByTestId("cost")).toBeNull();
   });
 });
 

@@ -49,7 +49,7 @@ const settings = { provider: "openai", base_url: "http://127.0.0.1:8080/v1", mod
 const qwen: LlmTarget = { provider: "openai", base_url: "http://127.0.0.1:8080/v1", model: "qwen" };
 
 function summary(id: string, updated: number, target?: LlmTarget): ConversationSummary {
-  return { id, project: project.root, title: id, first_line: id, created_ms: updated, updated_ms: updated, model: "m", input_tokens: 0, output_tokens: 0, entries: 1, ...(target ? { target } : {}) };
+  return { id, project: project.root, title: id, first_line: id, created_ms: updated, updated_ms: updated, model: "m", input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, unpriced: 0, entries: 1, ...(target ? { target } : {}) };
 }
 
 function seed(id: string, updated: number, target?: LlmTarget): void {

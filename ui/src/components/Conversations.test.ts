@@ -49,7 +49,7 @@ import App from "../App.svelte";
 const project = { root: "/home/me/app", name: "app" };
 
 function summary(id: string, title: string, updated: number, entries = 0): ConversationSummary {
-  return { id, project: project.root, title, first_line: title, created_ms: updated, updated_ms: updated, model: "m", input_tokens: 0, output_tokens: 0, entries };
+  return { id, project: project.root, title, first_line: title, created_ms: updated, updated_ms: updated, model: "m", input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, unpriced: 0, entries };
 }
 
 /** A stored conversation of user/assistant pairs. */

@@ -44,7 +44,7 @@ const entries: StoredEntry[] = [
 function setup(list: Checkpoint[]) {
   const fake = fakeIpc([]);
   const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, scheduleFrame: (run) => run(), instructions: NO_INSTRUCTIONS });
-  loop.load({ summary: { id: "c1", project: "/p/app", title: "t", first_line: "t", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, entries: 4 }, entries });
+  loop.load({ summary: { id: "c1", project: "/p/app", title: "t", first_line: "t", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, unpriced: 0, entries: 4 }, entries });
   const checkpointIpc = {
     listCheckpoints: vi.fn(async () => list),
     compareCheckpoints: vi.fn(async () => plan),

@@ -49,7 +49,7 @@ const entries: StoredEntry[] = [
   { seq: 0, message: text("user", "Fix tempconv"), items: [{ kind: "user", id: "u1", text: "Fix tempconv" }] },
   { seq: 1, message: text("assistant", "Fixed."), items: [{ kind: "assistant", id: "a1", text: "Fixed.", streaming: false }] },
 ];
-const summary: ConversationSummary = { id: "c1", project: "/home/me/app", title: "Fix tempconv", first_line: "Fix tempconv", created_ms: 1, updated_ms: 1, model: "m", input_tokens: 0, output_tokens: 0, entries: 2 };
+const summary: ConversationSummary = { id: "c1", project: "/home/me/app", title: "Fix tempconv", first_line: "Fix tempconv", created_ms: 1, updated_ms: 1, model: "m", input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, unpriced: 0, entries: 2 };
 
 beforeEach(() => {
   files.changed = true;

@@ -13,6 +13,7 @@ const row = (name: string, place: string | null): TaskRow => ({
   size: { files: 2, added: 3, removed: 1 },
   last: "Working on it",
   place,
+  usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, unpriced: 0 },
 });
 
 function show(container: string | null) {
@@ -30,6 +31,16 @@ describe("the task list", () => {
     expect(rows.map((r) => r.dataset.status)).toEqual(["running", "running"]);
     expect(screen.getAllByTestId("task-size")[0].textContent).toBe("2 files, +3 −1");
     expect(screen.getAllByTestId("task-place").map((p) => p.textContent)).toEqual(["in podman corral-boxed-1"]);
+  });
+
+  it("shows what a task's model requests used and cost, once it used any", () => {
+    const used = { input_tokens: 45_000, output_tokens: 2_100, cache_read_tokens: 30_000, cache_write_tokens: 0, cost_usd: 0.12, unpriced: 0 };
+    render(TaskList, {
+      props: { rows: [{ ...row("spent", null), usage: used }, row("fresh", null), { ...row("local?", null), usage: { ...used, cost_usd: 0, unpriced: 3 } }], current: null, error: null, asking: false, onAsk: () => {}, onStart: () => {}, onOpen: () => {}, container: null },
+    });
+    const shown = screen.getAllByTestId("task-usage");
+    expect(shown.map((s) => s.textContent)).toEqual(["45.0k in, 2.1k out · $0.120", "45.0k in, 2.1k out · cost unknown"]);
+    expect(shown[0].getAttribute("title")).toContain("30.0k cache read");
   });
 
   it("offers a container only when Settings name one, and starts the task there", async () => {

@@ -25,7 +25,7 @@ describe("controls that open a menu or a dialog", () => {
   it("Edit and resend, Fork from here and Restore to here carry no tooltip over the dialog they open", async () => {
     const fake = fakeIpc([]);
     const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, scheduleFrame: (run) => run(), instructions: NO_INSTRUCTIONS });
-    loop.load({ summary: { id: "c1", project: "/p/app", title: "t", first_line: "t", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, entries: 2 }, entries });
+    loop.load({ summary: { id: "c1", project: "/p/app", title: "t", first_line: "t", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, unpriced: 0, entries: 2 }, entries });
     const checkpointIpc = { listCheckpoints: vi.fn(async () => [checkpoint]), compareCheckpoints: vi.fn(), checkpointDiff: vi.fn(), restoreCheckpoint: vi.fn() };
     render(Chat, { props: { loop, onFork: vi.fn(), checkpointIpc: checkpointIpc as never } });
     await screen.findByTestId("restore-turn");

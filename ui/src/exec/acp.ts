@@ -6,7 +6,7 @@ import { projectAgents } from "../lib/agent/agentFiles";
 import { everyCard } from "../lib/agent/subagents";
 import { AgentLoop } from "../lib/agent/loop";
 import type { Decision } from "../lib/agent/ports";
-import { costOf, type AgentState, type ToolItem } from "../lib/agent/state";
+import type { AgentState, ToolItem } from "../lib/agent/state";
 import { UpdateTracker, type ToolCallFields } from "./acpUpdates";
 import { type Host, hostIpc } from "./host";
 
@@ -84,9 +84,9 @@ export async function runAcp(host: Host, request: AcpRequest): Promise<string> {
 /**
  * ACP's `usage_update` after a turn: the tokens in the context and its
  * window, as the meter shows them, and what the conversation cost when
- * the model's price is known (US dollars).
+ * every one of its requests had a known price (US dollars).
  */
 export function usageUpdate(state: AgentState): Record<string, unknown> {
-  const cost = state.price ? { cost: { amount: costOf(state.usage, state.price), currency: "USD" } } : {};
+  const cost = state.usage.unpriced === 0 ? { cost: { amount: state.usage.cost_usd, currency: "USD" } } : {};
   return { sessionUpdate: "usage_update", used: state.context?.used ?? 0, size: state.context?.window ?? 0, ...cost };
 }

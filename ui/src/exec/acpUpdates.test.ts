@@ -107,7 +107,7 @@ describe("UpdateTracker", () => {
       input: { subagent_type: "fixer", prompt: "Fix a.txt." },
       risk: null,
       status: "running",
-      subagent: { type: "fixer", items: [{ kind: "user", id: "u1", text: "Fix a.txt." }, inner], usage: { input_tokens: 0, output_tokens: 0 } },
+      subagent: { type: "fixer", items: [{ kind: "user", id: "u1", text: "Fix a.txt." }, inner], usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, unpriced: 0 } },
     };
     tracker.update(state(task));
     expect(updates.map((u) => ("toolCallId" in u ? u.toolCallId : null))).toContain("s1");

@@ -72,7 +72,7 @@ describe("utf8", () => {
     const waiting: string[] = [];
     const tracker = new EventTracker((e) => events.push(e), (c) => waiting.push(c.id), emptyState());
     const inner = { ...card("waiting", { path: "a.txt" }), id: "s1" };
-    const task = (items: Item[]): ToolItem => ({ ...card("running", { subagent_type: "fixer" }), name: "task", subagent: { type: "fixer", items, usage: { input_tokens: 0, output_tokens: 0 } } });
+    const task = (items: Item[]): ToolItem => ({ ...card("running", { subagent_type: "fixer" }), name: "task", subagent: { type: "fixer", items, usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, unpriced: 0 } } });
     tracker.update(state(task([{ kind: "user", id: "u1", text: "Fix a.txt." }, inner])));
     expect(events).toContainEqual({ type: "tool_call", id: "s1", name: "write_file", input: { path: "a.txt" } });
     expect(events).toContainEqual({ type: "approval_asked", id: "s1", name: "write_file", reason: "writes a.txt" });

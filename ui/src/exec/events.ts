@@ -4,6 +4,7 @@
 import type { AgentState, ToolItem } from "../lib/agent/state";
 import { isTerminal } from "../lib/agent/state";
 import type { WireError } from "../lib/types";
+import type { Usage } from "../lib/agent/usage";
 
 export type ExecEvent =
   | { type: "text_delta"; id: string; text: string }
@@ -14,8 +15,21 @@ export type ExecEvent =
   | { type: "tool_result"; id: string; name: string; status: "done" | "failed" | "denied" | "cancelled"; reason?: string; result?: unknown; error?: WireError }
   | { type: "notice"; text: string }
   | { type: "error"; error: WireError }
-  | { type: "usage"; input_tokens: number; output_tokens: number }
-  | { type: "final"; outcome: Outcome; text: string; conversation: string | null };
+  | ({ type: "usage" } & RunUsage)
+  | { type: "final"; outcome: Outcome; text: string; conversation: string | null; usage: RunUsage };
+
+/**
+ * What a run's model requests used (the servers' counts; of the input, the
+ * tokens read from and written to the prompt cache) and cost in US
+ * dollars: null when a request had no known price.
+ */
+export type RunUsage = { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_write_tokens: number; cost_usd: number | null };
+
+/** A run's usage as told, from the sum of its requests. */
+export function runUsage(usage: Usage): RunUsage {
+  const { input_tokens, output_tokens, cache_read_tokens, cache_write_tokens } = usage;
+  return { input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd: usage.unpriced > 0 ? null : usage.cost_usd };
+}
 
 /** How a run ended: its final message given, failed, or stopped at an approval no one could give. */
 export type Outcome = "done" | "failed" | "approval";

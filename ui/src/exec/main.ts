@@ -8,7 +8,8 @@ import { AgentLoop } from "../lib/agent/loop";
 import { wireError } from "../lib/errors";
 import { type AcpRequest, runAcp } from "./acp";
 import type { ToolItem } from "../lib/agent/state";
-import { EventTracker, type ExecEvent, type Outcome } from "./events";
+import { noUsage, usageSince } from "../lib/agent/usage";
+import { EventTracker, type ExecEvent, type Outcome, runUsage } from "./events";
 import { installGlobals } from "./globals";
 import { type Host, hostIpc } from "./host";
 
@@ -25,6 +26,8 @@ export async function runExec(host: Host, request: ExecRequest): Promise<Outcome
   const conversation = request.resume === null ? null : await ipc.openConversation(request.resume);
   const loop = new AgentLoop(ipc, { projectRoot: request.root, conversation, agents: projectAgents });
   if (conversation) await loop.loaded();
+  // The run's usage is what it adds to the conversation's (a resumed one has its own before).
+  const before = loop.state.get().usage;
   let stoppedAtApproval = false;
   const ask = async (card: ToolItem) => {
     const args = { id: card.id, name: card.name, input: card.input, reason: card.reason ?? "" };
@@ -46,7 +49,7 @@ export async function runExec(host: Host, request: ExecRequest): Promise<Outcome
   if (builtIn !== null && !(builtIn.headless && conversation)) {
     const why = builtIn.headless ? "there is no conversation to compact without --resume ID" : "it acts on the window, which exec does not have";
     emit({ type: "error", error: wireError("invalid_input", `\`/${builtIn.name}\` is one of Corral's own commands and does not run here: ${why}.`, "Run it in the window, or give exec a task for the model.") });
-    emit({ type: "final", outcome: "failed", text: "", conversation: null });
+    emit({ type: "final", outcome: "failed", text: "", conversation: null, usage: runUsage(noUsage()) });
     unsubscribe();
     return "failed";
   }
@@ -55,13 +58,14 @@ export async function runExec(host: Host, request: ExecRequest): Promise<Outcome
   await loop.saveAll();
   unsubscribe();
   const state = loop.state.get();
-  emit({ type: "usage", ...state.usage });
+  const usage = runUsage(usageSince(state.usage, before));
+  emit({ type: "usage", ...usage });
   const last = state.items.at(-1);
   const text = last?.kind === "assistant" ? last.text : "";
   const ended = builtIn !== null ? !state.error : text !== "";
   const outcome: Outcome = stoppedAtApproval ? "approval" : state.error || state.turnLimitReached || !ended ? "failed" : "done";
   if (state.turnLimitReached) emit({ type: "notice", text: "The run stopped at its turn budget before the task was done." });
-  emit({ type: "final", outcome, text, conversation: request.ephemeral ? null : loop.conversationId });
+  emit({ type: "final", outcome, text, conversation: request.ephemeral ? null : loop.conversationId, usage });
   return outcome;
 }
 

@@ -22,7 +22,7 @@ const LISTING = {
 describe("the slash menu", () => {
   it("lists the built-ins, then the project's, the user's and Codex's commands with description and hint", () => {
     const entries = menuEntries(LISTING);
-    expect(entries.slice(0, 7).map((e) => [e.name, e.kind])).toEqual([
+    expect(entries.slice(0, 8).map((e) => [e.name, e.kind])).toEqual([
       ["compact", "built-in"],
       ["new", "built-in"],
       ["model", "built-in"],
@@ -30,15 +30,16 @@ describe("the slash menu", () => {
       ["changes", "built-in"],
       ["settings", "built-in"],
       ["task", "built-in"],
+      ["usage", "built-in"],
     ]);
-    expect(entries.slice(7)).toEqual([
+    expect(entries.slice(8)).toEqual([
       { name: "tracker:fix-bug", description: "Fix a bug from the tracker", argumentHint: "[number] [priority]", kind: "project" },
       { name: "review", description: "Review the staged changes for mistakes.", kind: "project" },
       { name: "review", description: "My own review", kind: "user", shadowed: true },
       { name: "compact", description: "A command named like a built-in", kind: "user", shadowed: true },
       { name: "prompts:draft", description: "Draft a plan", argumentHint: "<topic>", kind: "codex" },
     ]);
-    expect(menuEntries(null).map((e) => e.name)).toEqual(["compact", "new", "model", "undo", "changes", "settings", "task"]);
+    expect(menuEntries(null).map((e) => e.name)).toEqual(["compact", "new", "model", "undo", "changes", "settings", "task", "usage"]);
   });
 
   it("shows what the typed name starts with first, then what it fuzzily matches", () => {

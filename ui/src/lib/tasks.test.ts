@@ -78,6 +78,24 @@ describe("the task board", () => {
     expect(t.rows()).toMatchObject([{ name: "old", size: { files: 2 }, place: "podman corral-old-1" }]);
   });
 
+  it("shows each task's tokens and cost: its conversation's totals, and its runs' added as they come", async () => {
+    const priced: Turn = (emit) => {
+      emit({ type: "text_delta", text: "Done." });
+      emit({ type: "usage", input_tokens: 1_000_000, output_tokens: 0 });
+      emit({ type: "done", stop_reason: "end_turn" });
+    };
+    const t = setup(2, { old: [priced] }, [{ ...info("old"), conversation: "conv-1", place: null }]);
+    const old = t.fakes.old.ipc;
+    old.modelInfo.mockResolvedValue({ context_window: 200_000, source: "known_model", price: { input: 3, output: 15 } });
+    const summary = { id: "conv-1", project: "/data/worktrees/app/old", title: "t", first_line: "t", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 500, output_tokens: 50, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0.25, unpriced: 0, entries: 0 };
+    old.openConversation.mockResolvedValue({ summary, entries: [] });
+    await t.board.load();
+    expect(t.rows()[0].usage).toMatchObject({ input_tokens: 500, output_tokens: 50, cost_usd: 0.25, unpriced: 0 });
+    await t.board.get("old")!.loop.send("go on");
+    await vi.waitFor(() => expect(t.rows()[0].usage.input_tokens).toBe(1_000_500));
+    expect(t.rows()[0].usage.cost_usd).toBeCloseTo(3.25, 9);
+  });
+
   it("says why a task could not be made", async () => {
     const t = setup(1, {});
     vi.mocked(t.ipc.taskNew).mockRejectedValueOnce({ code: "invalid_input", message: "not a git repository", retryable: false, details: {} });

@@ -6,7 +6,7 @@
 // at a time (the `tasks_at_once` setting): a task started over it waits
 // in line and says so. Switching tasks never stops one.
 import { AgentLoop } from "./agent/loop";
-import type { AgentState } from "./agent/state";
+import type { AgentState, Usage } from "./agent/state";
 import type { AgentFinder } from "./agent/agentFiles";
 import { toWireError } from "./errors";
 import type { Ipc } from "./ipc";
@@ -27,6 +27,8 @@ export type TaskRow = {
   last: string;
   /** Where its session runs when not here (its engine and container). */
   place: string | null;
+  /** What its conversation's model requests used and cost (the history's totals and its runs since). */
+  usage: Usage;
 };
 
 /** A task's state from its loop's: approval first, then a run, its end. */
@@ -212,6 +214,7 @@ export class TaskBoard {
           size: t.info.size,
           last: t.queued ?? lastLine(state),
           place: t.place,
+          usage: state.usage,
         };
       }),
     );

@@ -54,12 +54,24 @@ impl Render {
                 let hint = error("hint");
                 writeln!(err, "error: {}{}", error("message"), if hint.is_empty() { String::new() } else { format!("\nhint: {hint}") })
             }
-            "usage" => writeln!(
-                err,
-                "tokens: {} in, {} out",
-                event.get("input_tokens").unwrap_or(&Value::Null),
-                event.get("output_tokens").unwrap_or(&Value::Null)
-            ),
+            "usage" => {
+                let count = |k: &str| event.get(k).and_then(Value::as_u64).unwrap_or(0);
+                let cached = match (count("cache_read_tokens"), count("cache_write_tokens")) {
+                    (0, 0) => String::new(),
+                    (read, 0) => format!(" ({read} cache read)"),
+                    (read, written) => format!(" ({read} cache read, {written} written)"),
+                };
+                let cost = match event.get("cost_usd").and_then(Value::as_f64) {
+                    Some(cost) => format!(", ${cost:.4}"),
+                    None => ", cost unknown".to_string(),
+                };
+                writeln!(
+                    err,
+                    "tokens: {} in{cached}, {} out{cost}",
+                    count("input_tokens"),
+                    count("output_tokens")
+                )
+            }
             "final" => {
                 if let Some(id) = event.get("conversation").and_then(Value::as_str) {
                     let _ = writeln!(err, "conversation: {}", reveal(id));

@@ -184,6 +184,81 @@ fn a_tool_using_task_completes_with_the_apps_settings_and_lands_in_the_history()
     );
 }
 
+/// The run's usage in its `final` event is the sum of what the server
+/// reported for each request, priced by the user's `prices.json`; a run
+/// that goes on with a conversation tells only its own, and the history
+/// keeps the conversation's total.
+#[test]
+fn the_final_event_carries_the_usage_the_server_reported_and_its_cost() {
+    let server = Scripted::start(json!([
+        {
+            "tools": [{ "name": "read_file", "input": { "path": "a.txt" } }],
+            "usage": { "prompt_tokens": 1200, "completion_tokens": 30, "prompt_tokens_details": { "cached_tokens": 1000 } }
+        },
+        { "text": "It says hello.", "usage": { "prompt_tokens": 1500, "completion_tokens": 12 } },
+        { "text": "Still hello.", "usage": { "prompt_tokens": 1600, "completion_tokens": 4 } },
+    ]));
+    let home = Home::new(&server.base_url());
+    std::fs::write(
+        home.dir
+            .path()
+            .join("config/dev.corral.desktop/prices.json"),
+        r#"[{"model": "scrip*", "input": 2, "output": 10, "cache_read": 0.5}]"#,
+    )
+    .unwrap();
+    let run = home.exec(&["--json", "What does a.txt say?"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let events = run.events();
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "final");
+    let usage = &last["usage"];
+    assert_eq!(
+        (
+            &usage["input_tokens"],
+            &usage["output_tokens"],
+            &usage["cache_read_tokens"],
+            &usage["cache_write_tokens"]
+        ),
+        (&json!(2700), &json!(42), &json!(1000), &json!(0))
+    );
+    // (200 + 1500) plain at $2, 1000 cached at $0.50, 42 out at $10 per million.
+    let cost = (1700.0 * 2.0 + 1000.0 * 0.5 + 42.0 * 10.0) / 1e6;
+    let told = usage["cost_usd"].as_f64().unwrap();
+    assert!((told - cost).abs() < 1e-12, "{told} != {cost}");
+    // The `usage` event before it says the same.
+    let mut event = Run::of_type(&events, "usage")[0].clone();
+    event.as_object_mut().unwrap().remove("type");
+    assert_eq!(&event, usage);
+
+    // Going on: only this run's request, the history holding both runs'.
+    let id = last["conversation"].as_str().unwrap().to_string();
+    let again = home.exec(&["--json", "--resume", &id, "And now?"]);
+    server.finish();
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let events = again.events();
+    let usage = &events.last().unwrap()["usage"];
+    assert_eq!(
+        (&usage["input_tokens"], &usage["output_tokens"]),
+        (&json!(1600), &json!(4))
+    );
+    let summary = home.history().list(&home.project_key()).unwrap().remove(0);
+    assert_eq!(
+        (
+            summary.input_tokens,
+            summary.output_tokens,
+            summary.cache_read_tokens,
+            summary.unpriced
+        ),
+        (4300, 46, 1000, 0)
+    );
+    let total = cost + (1600.0 * 2.0 + 4.0 * 10.0) / 1e6;
+    assert!(
+        (summary.cost_usd - total).abs() < 1e-12,
+        "{}",
+        summary.cost_usd
+    );
+}
+
 #[test]
 fn without_json_progress_goes_to_stderr_and_only_the_answer_to_stdout() {
     let server = Scripted::start(json!([

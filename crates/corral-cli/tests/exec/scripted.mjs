@@ -7,7 +7,8 @@
 // has had N streamed requests (10 s at most, then the turn fails, which the
 // report shows as unexpected); `"by_task": {"WORD": turn, ...}` answers with
 // the turn whose WORD the request's messages contain (for requests that
-// may come in either order, such as subagents running at once). It prints
+// may come in either order, such as subagents running at once); `"usage":
+// {...}` is the OpenAI usage its reply reports instead of the kit's. It prints
 // `{"port": N}` once listening; when its stdin closes, it prints
 // `{"requests": [the bodies of the streamed requests], "authorizations":
 // [their Authorization headers, or null], "unexpected": [...]}`
@@ -31,8 +32,17 @@ function byTask(choices, request) {
 
 function reply(turn) {
   if (turn.status) return { format: "openai", status: turn.status, headers: {}, json: { error: { message: `scripted ${turn.status}` } } };
-  if (turn.tools) return openai.toolCalls(turn.tools, { text: turn.text ?? "" });
-  return openai.text(turn.text);
+  const response = turn.tools ? openai.toolCalls(turn.tools, { text: turn.text ?? "" }) : openai.text(turn.text);
+  return turn.usage ? reporting(response, turn.usage) : response;
+}
+
+/** `response` with its usage chunk reporting `usage`. */
+function reporting(response, usage) {
+  const events = response.events.map((e) => {
+    const data = e.data.startsWith("{") ? JSON.parse(e.data) : null;
+    return data?.usage ? { ...e, data: JSON.stringify({ ...data, usage }) } : e;
+  });
+  return { ...response, events };
 }
 const llm = await startLlmServer(turns);
 process.stdout.write(`${JSON.stringify({ port: llm.port })}\n`);

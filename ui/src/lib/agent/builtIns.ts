@@ -6,7 +6,7 @@
 // and refuses the others with a clear error.
 import { parseInvocation } from "./slashCommands";
 
-export type BuiltInName = "compact" | "new" | "model" | "undo" | "changes" | "settings" | "task";
+export type BuiltInName = "compact" | "new" | "model" | "undo" | "changes" | "settings" | "task" | "usage";
 
 export type BuiltIn = {
   name: BuiltInName;
@@ -29,6 +29,7 @@ export const BUILT_INS: readonly BuiltIn[] = [
     argumentHint: "<what to do>",
     headless: false,
   },
+  { name: "usage", description: "Show the tokens and cost of this conversation, and of every day", headless: false },
 ];
 
 /**

@@ -22,6 +22,7 @@ import type { ModelFacts } from "./modelFacts";
 import type { Outgoing } from "./outgoing";
 import type { AgentIpc, RunControl } from "./ports";
 import type { Compaction } from "./state";
+import { addUsage, requestUsage } from "./usage";
 
 export class ContextFitter {
   constructor(
@@ -106,6 +107,11 @@ export class ContextFitter {
       .llmStream(runId, request, (event) => {
         if (event.type === "text_delta") summary += event.text;
         if (event.type === "error") failed = event.error;
+        // The summary's request is the conversation's too.
+        if (event.type === "usage") {
+          const { usage, price } = this.board.get();
+          this.board.patch({ usage: addUsage(usage, requestUsage(event, price)) });
+        }
       })
       .catch((error: unknown) => {
         failed = toWireError(error);

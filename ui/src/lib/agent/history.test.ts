@@ -87,7 +87,7 @@ describe("the history of a conversation", () => {
     const first = setup([say("hello")]);
     await first.loop.send("hi");
     t.loop.load({
-      summary: { id: "c7", project: "/p/app", title: "hi", first_line: "hi", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, entries: 2 },
+      summary: { id: "c7", project: "/p/app", title: "hi", first_line: "hi", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, unpriced: 0, entries: 2 },
       entries: first.stored(),
     });
     await t.loop.send("hi again");
@@ -113,7 +113,7 @@ describe("a conversation opened brief", () => {
       if (!entry.message || !result) return entry;
       return { ...entry, message: { ...entry.message, content: entry.message.content.map((b) => (b.type === "tool_result" ? { ...b, content: "" } : b)) }, elided: [read.id] };
     });
-    const summary = { id: "c5", project: "/p/app", title: "t", first_line: "t", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, entries: whole.length };
+    const summary = { id: "c5", project: "/p/app", title: "t", first_line: "t", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, unpriced: 0, entries: whole.length };
 
     const t = setup([say("Still big.")]);
     const held = deferred<void>();
@@ -143,7 +143,7 @@ describe("a conversation opened brief", () => {
   it("does not send when the whole cannot be had, and says why", async () => {
     const t = setup([say("never")]);
     t.ipc.openConversation.mockRejectedValue({ code: "io", message: "locked", hint: "", retryable: true, details: {} });
-    const summary = { id: "c6", project: "/p/app", title: "t", first_line: "t", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, entries: 1 };
+    const summary = { id: "c6", project: "/p/app", title: "t", first_line: "t", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, unpriced: 0, entries: 1 };
     t.loop.load({ summary, entries: [{ seq: 0, message: { role: "user", content: [{ type: "tool_result", tool_use_id: "x", content: "" }] }, items: [], elided: ["x"] }] });
     await t.loop.send("hello");
     expect(t.requests).toHaveLength(0);

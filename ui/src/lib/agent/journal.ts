@@ -7,6 +7,7 @@ import type { Ipc } from "../ipc";
 import type { Appended, Message, NewEntry, TokenUsage, WireError } from "../types";
 import { entryItems } from "./conversation";
 import type { Item } from "./state";
+import { isUsed } from "./usage";
 
 export type JournalOptions = {
   /** The conversation to append to; null starts a new one at the first append. */
@@ -53,8 +54,8 @@ export class Journal {
   }
 
   /** Appends these items alone (a notice as it is shown). */
-  recordItems(items: Item[]): void {
-    this.append(null, items);
+  recordItems(items: Item[], usage?: TokenUsage): void {
+    this.append(null, items, usage);
   }
 
   /**
@@ -92,7 +93,7 @@ export class Journal {
     for (const item of items) this.appended.set(item.id, item);
     const entry: NewEntry = { items: entryItems(items, message) };
     if (message) entry.message = message;
-    if (usage && (usage.input_tokens > 0 || usage.output_tokens > 0)) entry.usage = usage;
+    if (usage && isUsed(usage)) entry.usage = usage;
     this.pending.push({ entry, ids: items.map((item) => item.id) });
     this.queue = this.queue.then(() => this.drain());
   }

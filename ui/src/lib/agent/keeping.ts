@@ -10,6 +10,7 @@ import { fromEntries } from "./conversation";
 import { Journal } from "./journal";
 import type { AgentIpc } from "./ports";
 import type { Item } from "./state";
+import { noUsage, usageSince, type Usage } from "./usage";
 
 /** How long a conversation opened brief is shown before its whole is fetched. */
 const WHOLE_AFTER_MS = 1000;
@@ -42,6 +43,8 @@ export class Keeping {
   /** Its whole: fetched a moment after it is shown, or when the user goes on. */
   private whole: Promise<void> | null = null;
   private fetching = false;
+  /** The conversation's usage its stored entries hold (with those recorded and not stored yet). */
+  private counted: Usage = noUsage();
 
   constructor(
     private readonly ipc: AgentIpc,
@@ -52,9 +55,26 @@ export class Keeping {
     this.journal = this.newJournal(null);
   }
 
-  /** Appends a completed message to the history, with the items that came with it. */
-  record(message: Message, usage?: { input_tokens: number; output_tokens: number }): void {
-    this.journal.record(message, this.board.get().items, usage);
+  /**
+   * Appends a completed message to the history, with the items that came
+   * with it and what was used since the last entry stored (its reply's
+   * request, a round's subagents, a compaction's summary).
+   */
+  record(message: Message): void {
+    this.journal.record(message, this.board.get().items, this.usedSinceStored());
+  }
+
+  /** Appends these items alone (a notice as it is shown), with what was used since the last entry. */
+  recordItems(items: Item[]): void {
+    this.journal.recordItems(items, this.usedSinceStored());
+  }
+
+  /** The conversation's usage beyond what its stored entries hold; taken as stored now. */
+  private usedSinceStored(): Usage {
+    const usage = this.board.get().usage;
+    const since = usageSince(usage, this.counted);
+    this.counted = usage;
+    return since;
   }
 
   /** Waits until everything recorded is stored (failures were said as notices). */
@@ -148,6 +168,8 @@ export class Keeping {
   }
 
   private newJournal(conversation: ConversationData | null, stored?: Opened): Journal {
+    // What the board shows now is stored already (a conversation opened: its totals).
+    this.counted = this.board.get().usage;
     const journal: Journal = new Journal(this.ipc, {
       conversation: conversation?.summary.id ?? null,
       stored: stored && { items: stored.items, seqOf: stored.seqOf },

@@ -31,6 +31,7 @@ import { type AgentFinder, builtInAgents } from "./agentFiles";
 import { everyCard, Subagents } from "./subagents";
 import { type AgentType, BUILT_IN_AGENTS } from "./subagentTypes";
 import { streamTurn } from "./turnStream";
+import { usageOfSummary } from "./usage";
 import { sandboxNotice } from "../sandboxNotice";
 import { appendUserContent } from "./transcript";
 
@@ -94,7 +95,7 @@ export class AgentLoop {
     private readonly options: AgentOptions,
   ) {
     const newId = (this.newId = options.newId ?? (() => crypto.randomUUID()));
-    this.board = new Board(newId, (items) => this.keeping.journal.recordItems(items));
+    this.board = new Board(newId, (items) => this.keeping.recordItems(items));
     this.state = this.board.state;
     const window = () => this.facts.contextWindow.window;
     this.outgoing = new Outgoing(options.projectRoot, window, () => [this.subagents.tool()]);
@@ -212,8 +213,7 @@ export class AgentLoop {
     this.outgoing.restart(PasteShelf.fromEntries(conversation.entries));
     this.outgoing.resume(opened);
     this.round.foldersSeen = new Set();
-    const { input_tokens, output_tokens } = conversation.summary;
-    this.board.set({ ...emptyState(), items: opened.items, usage: { input_tokens, output_tokens } });
+    this.board.set({ ...emptyState(), items: opened.items, usage: usageOfSummary(conversation.summary) });
     this.grants.restart();
     this.sessionStarted = false;
     const partial = this.keeping.open(conversation, opened);
@@ -464,7 +464,6 @@ export class AgentLoop {
           break;
         }
         if (control.cancelled) break;
-        const usedBefore = this.board.get().usage;
         const outcome = await streamTurn(this.streamParts, control, out.request(this.specs));
         if (outcome.error && isContextOverflow(outcome.error) && !overflowRetried && !control.cancelled) {
           // Compacted and sent again once, by itself; a second overflow is shown.
@@ -493,11 +492,7 @@ export class AgentLoop {
         }
         if (outcome.message) {
           out.messages = [...out.messages, outcome.message];
-          const used = this.board.get().usage;
-          this.keeping.record(outcome.message, {
-            input_tokens: used.input_tokens - usedBefore.input_tokens,
-            output_tokens: used.output_tokens - usedBefore.output_tokens,
-          });
+          this.keeping.record(outcome.message);
         }
         const uses = outcome.message?.content.filter((b): b is ToolUseBlock => b.type === "tool_use") ?? [];
         if (uses.length > 0 && outcome.stopReason === "max_tokens") {
@@ -521,15 +516,10 @@ export class AgentLoop {
           }
           continue;
         }
-        const usedByRound = this.board.get().usage;
         const content = await this.round.run(uses, this.specs, control, this.tools);
         out.messages = [...out.messages, { role: "user", content }];
         // What its subagents used is stored with the round's results.
-        const used = this.board.get().usage;
-        this.keeping.record({ role: "user", content }, {
-          input_tokens: used.input_tokens - usedByRound.input_tokens,
-          output_tokens: used.output_tokens - usedByRound.output_tokens,
-        });
+        this.keeping.record({ role: "user", content });
         if (control.cancelled) break;
         // Each finished round is stored before the next turn starts.
         await this.keeping.save();

@@ -169,7 +169,7 @@ describe("a compacted conversation opened again", () => {
       return { seq, message: json.message ?? null, items: json.items };
     });
   const opened = (entries: StoredEntry[]) => ({
-    summary: { id: "c1", project: "/p/app", title: "t", first_line: "t", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, entries: entries.length },
+    summary: { id: "c1", project: "/p/app", title: "t", first_line: "t", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, unpriced: 0, entries: entries.length },
     entries,
   });
 

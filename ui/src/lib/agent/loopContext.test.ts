@@ -8,7 +8,7 @@ import type { LlmRequest, ToolResultBlock, WireError } from "../types";
 import { SUMMARY_HEADER } from "./context";
 import { folderInstructions, readInstructions } from "./instructions";
 import { AgentLoop, CUT_OFF_TEXT } from "./loop";
-import { costOf, type ToolItem } from "./state";
+import type { ToolItem } from "./state";
 
 function setup(turns: Turn[], window?: number, maxTurns?: number) {
   const fake = fakeIpc(turns);
@@ -196,7 +196,7 @@ describe("cost", () => {
     await t.loop.send("hi");
     const state = t.loop.state.get();
     expect(state.price).toEqual({ input: 3, output: 15 });
-    expect(costOf(state.usage, state.price!)).toBeCloseTo(0.75);
+    expect(state.usage.cost_usd).toBeCloseTo(0.75);
   });
 });
 

@@ -189,7 +189,7 @@ describe("AgentLoop errors and restore", () => {
     t.loop.load({
       summary: {
         id: "c9", project: "/p/app", title: "hi", first_line: "hi", created_ms: 0, updated_ms: 0,
-        model: "m", input_tokens: 0, output_tokens: 0, entries: 2,
+        model: "m", input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, unpriced: 0, entries: 2,
       },
       entries: [
         { seq: 0, message: { role: "user", content: [{ type: "text", text: "hi" }] }, items: [{ kind: "user", id: "u1", text: "hi" }] },

@@ -39,7 +39,7 @@ function setup(turns: Turn[], prefix = "") {
 function answer(entries: StoredEntry[], part: OpenPart = {}): ConversationData {
   const before = entries.filter((entry) => part.beforeSeq === undefined || entry.seq < part.beforeSeq);
   const chosen = part.last === undefined ? before : before.slice(Math.max(0, before.length - part.last));
-  const summary = { id: "c1", project: "/p/app", title: "t", first_line: "t", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, entries: entries.length };
+  const summary = { id: "c1", project: "/p/app", title: "t", first_line: "t", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, unpriced: 0, entries: entries.length };
   return { summary, entries: chosen };
 }
 

@@ -32,6 +32,10 @@ const summary = (id: string, entries: number, input_tokens = 0, output_tokens = 
   model: "m",
   input_tokens,
   output_tokens,
+  cache_read_tokens: 0,
+  cache_write_tokens: 0,
+  cost_usd: input_tokens > 0 ? 0.42 : 0,
+  unpriced: 0,
   entries,
 });
 
@@ -47,7 +51,7 @@ describe("a conversation opened again", () => {
     t.ipc.modelInfo.mockResolvedValue({ context_window: 16_384, source: "server" });
     expect(t.loop.state.get().context).toBeNull();
     t.loop.load({ summary: summary("c1", entries.length, 1234, 567), entries });
-    expect(t.loop.state.get().usage).toEqual({ input_tokens: 1234, output_tokens: 567 });
+    expect(t.loop.state.get().usage).toEqual({ input_tokens: 1234, output_tokens: 567, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0.42, unpriced: 0 });
     await vi.waitFor(() => expect(t.loop.state.get().context).not.toBeNull());
     // What the next request would send, estimated as before a send; nothing was sent.
     const expected = new TokenEstimate().tokens({
@@ -63,7 +67,7 @@ describe("a conversation opened again", () => {
     // Another conversation: its own size; a new one: no meter until it sends.
     t.loop.load({ summary: summary("c2", 1), entries: [{ seq: 0, message: { role: "user", content: [{ type: "text", text: "hi" }] }, items: [{ kind: "user", id: "u", text: "hi" }] }] });
     await vi.waitFor(() => expect(t.loop.state.get().context?.used).toBeLessThan(expected));
-    expect(t.loop.state.get().usage).toEqual({ input_tokens: 0, output_tokens: 0 });
+    expect(t.loop.state.get().usage).toEqual({ input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, unpriced: 0 });
     await t.loop.clear();
     expect(t.loop.state.get().context).toBeNull();
     // The server was asked about the model once for all of it.

@@ -21,7 +21,7 @@ function setup(turns: Turn[]) {
   return { ...fake, loop, stored };
 }
 
-const summary = (entries: number): ConversationSummary => ({ id: "c1", project: "/p/app", title: "t", first_line: "t", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, entries });
+const summary = (entries: number): ConversationSummary => ({ id: "c1", project: "/p/app", title: "t", first_line: "t", created_ms: 0, updated_ms: 0, model: "m", input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, unpriced: 0, entries });
 
 const cards = (loop: AgentLoop): number => loop.state.get().items.filter((item) => item.kind === "notice" && item.text === AGENTS.notice).length;
 

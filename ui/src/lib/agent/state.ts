@@ -2,7 +2,10 @@
 // them. The provider transcript (Message[]) lives beside it in the loop.
 import type { HookNote } from "./hooks";
 import type { GrantChoices } from "../grants";
-import type { Grant, GrantEntry, ImageBlock, ResolvedPath, Risk, ShownCall, ToolDisplay, WireError } from "../types";
+import type { Grant, GrantEntry, ImageBlock, Price, ResolvedPath, Risk, ShownCall, ToolDisplay, WireError } from "../types";
+import { noUsage, type Usage } from "./usage";
+
+export type { Usage };
 
 /** queued → (waiting →) running → done | failed; or denied; or cancelled by Stop. */
 export type ToolStatus = "queued" | "waiting" | "running" | "done" | "failed" | "denied" | "cancelled";
@@ -76,18 +79,10 @@ export type ToolItem = {
 export type SubagentTranscript = { type: string; items: Item[]; usage: Usage };
 export type Item = UserItem | AssistantItem | NoticeItem | ToolItem;
 
-export type Usage = { input_tokens: number; output_tokens: number };
 
 /** How full the model's context window is: the next request's size, estimated or as the server counted it. */
 export type ContextMeter = { used: number; window: number; known: boolean };
 
-/** US dollars per million tokens, for a hosted model with a known price. */
-export type Price = { input: number; output: number };
-
-/** What the conversation's tokens cost at `price`. */
-export function costOf(usage: Usage, price: Price): number {
-  return (usage.input_tokens * price.input + usage.output_tokens * price.output) / 1_000_000;
-}
 
 export type AgentState = {
   items: Item[];
@@ -100,7 +95,7 @@ export type AgentState = {
   waiting: { since: number; processed?: number; total?: number } | null;
   usage: Usage;
   context: ContextMeter | null;
-  /** The model's price, when it is a hosted model with a known one. */
+  /** The model's price per million tokens, when known (0 on this machine). */
   price: Price | null;
   /** The run stopped at the turn budget; Continue goes on. */
   turnLimitReached: boolean;
@@ -116,7 +111,7 @@ export const emptyState = (): AgentState => ({
   error: null,
   retrying: null,
   waiting: null,
-  usage: { input_tokens: 0, output_tokens: 0 },
+  usage: noUsage(),
   context: null,
   price: null,
   turnLimitReached: false,

@@ -83,10 +83,11 @@ describe("the task tool", () => {
     expect(cards[0].subagent?.items.map((i) => i.kind)).toEqual(["user", "assistant"]);
     expect(cards[0].subagent?.items[1]).toMatchObject({ kind: "assistant", text: answers.alpha });
     // The subagents' tokens count in the conversation's, and are stored with the round.
-    expect(t.loop.state.get().usage).toEqual({ input_tokens: 1300, output_tokens: 80 });
+    // No price is known here: each request is counted as one without.
+    expect(t.loop.state.get().usage).toEqual({ input_tokens: 1300, output_tokens: 80, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, unpriced: 3 });
     const stored = t.ipc.appendEntry.mock.calls.map((call) => call[1] as NewEntry);
     const round = stored.find((entry) => entry.message?.content.some((block) => block.type === "tool_result"));
-    expect(round?.usage).toEqual({ input_tokens: 300, output_tokens: 30 });
+    expect(round?.usage).toEqual({ input_tokens: 300, output_tokens: 30, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, unpriced: 2 });
     expect(JSON.stringify(round?.items)).toContain(answers.beta);
     assertConsistent(t.loop.transcript);
   });

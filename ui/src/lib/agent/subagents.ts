@@ -23,6 +23,7 @@ import { ToolRound } from "./toolRound";
 import { ToolRunner } from "./toolRunner";
 import { CANCELLED_TEXT, errorBlock, textBlock } from "./transcript";
 import { streamTurn } from "./turnStream";
+import { addUsage, isUsed, noUsage, usageSince } from "./usage";
 
 /** Model turns one subagent may take before it is stopped and its last words are its answer. */
 export const SUBAGENT_MAX_TURNS = 40;
@@ -139,15 +140,15 @@ export class Subagents {
     const { ipc, newId, board, projectRoot, window } = this.parts;
     const specs = toolsFor(type, parentSpecs);
     const own = new Board(newId, () => undefined);
-    let counted: Usage = { input_tokens: 0, output_tokens: 0 };
-    // Its items go on the card as they change; its tokens into the conversation's.
+    // It runs on the conversation's model, at its price.
+    own.patch({ price: board.get().price });
+    let counted: Usage = noUsage();
+    // Its items go on the card as they change; its tokens and cost into the conversation's.
     const unsubscribe = own.state.subscribe((state) => {
-      const { input_tokens, output_tokens } = state.usage;
-      const added = { input_tokens: input_tokens - counted.input_tokens, output_tokens: output_tokens - counted.output_tokens };
+      const added = usageSince(state.usage, counted);
       counted = state.usage;
-      if (added.input_tokens !== 0 || added.output_tokens !== 0) {
-        const usage = board.get().usage;
-        board.patch({ usage: { input_tokens: usage.input_tokens + added.input_tokens, output_tokens: usage.output_tokens + added.output_tokens } });
+      if (isUsed(added)) {
+        board.patch({ usage: addUsage(board.get().usage, added) });
       }
       board.updateCard(cardId, { subagent: { type: type.name, items: state.items, usage: state.usage } });
     });

@@ -9,6 +9,7 @@ import type { Board } from "./board";
 import { replyLimit, type TokenEstimate } from "./context";
 import type { AgentIpc, RunControl } from "./ports";
 import type { ToolRound } from "./toolRound";
+import { addUsage, requestUsage } from "./usage";
 
 export type TurnOutcome = { message: Message | null; stopReason: string; error: WireError | null };
 
@@ -70,13 +71,9 @@ export async function streamTurn(parts: Parts, control: RunControl, request: Llm
         return;
       case "usage": {
         reportedInput += event.input_tokens;
-        const usage = board.get().usage;
-        board.patch({
-          usage: {
-            input_tokens: usage.input_tokens + event.input_tokens,
-            output_tokens: usage.output_tokens + event.output_tokens,
-          },
-        });
+        // Priced as the request ends, at the model's price then.
+        const { usage, price } = board.get();
+        board.patch({ usage: addUsage(usage, requestUsage(event, price)) });
         return;
       }
       case "retrying":
