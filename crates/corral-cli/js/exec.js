@@ -1951,7 +1951,7 @@ More tools come with more_tools. A tool error is JSON with a hint: follow it. If
     return Object.keys(choices).length === 0 ? void 0 : choices;
   }
 
-  // ../../../work/main/ui/node_modules/ansi_up/ansi_up.js
+  // node_modules/ansi_up/ansi_up.js
   var PacketKind;
   (function(PacketKind2) {
     PacketKind2[PacketKind2["EOS"] = 0] = "EOS";
@@ -3149,14 +3149,16 @@ ${said.join("\n\n")}` };
         return "execute";
       case "plan":
         return "think";
+      case "page":
+        return "fetch";
       default:
         return card.network ? "fetch" : "other";
     }
   }
   function titleOf(card) {
-    const { path, command, args, query, pattern } = card.input;
+    const { path, command, args, query, pattern, url } = card.input;
     if (typeof command === "string") return [command, ...Array.isArray(args) ? args.map(String) : []].join(" ");
-    const about = [path, query, pattern].find((v) => typeof v === "string");
+    const about = [path, query, pattern, url].find((v) => typeof v === "string");
     return about === void 0 ? card.name : `${card.name} ${String(about)}`;
   }
   var text = (value) => ({ type: "content", content: { type: "text", text: value } });
