@@ -64,6 +64,8 @@ struct Agent {
     model: Arc<Model>,
     history: Arc<History>,
     sessions: RefCell<HashMap<String, Live>>,
+    /// The editor left: a turn that would start now is stopped at once.
+    left: std::cell::Cell<bool>,
 }
 
 /// Serves the editor on stdin/stdout until it closes stdin.
@@ -91,6 +93,7 @@ fn serve(args: AcpArgs) -> Result<(), Error> {
         kept: args.kept,
         model,
         sessions: RefCell::default(),
+        left: std::cell::Cell::new(false),
     });
     // stdin is read on a thread of its own: a turn runs while the editor
     // answers permissions and cancels.
@@ -104,6 +107,8 @@ fn serve(args: AcpArgs) -> Result<(), Error> {
         }
     });
     let local = tokio::task::LocalSet::new();
+    // Requests being answered, so the editor's leaving can wait for them.
+    let answering = Rc::new(std::cell::Cell::new(0usize));
     local.block_on(&runtime()?, async move {
         while let Some(line) = incoming.recv().await {
             if line.trim().is_empty() {
@@ -122,11 +127,14 @@ fn serve(args: AcpArgs) -> Result<(), Error> {
                 (Some(method), Some(id)) => {
                     let (agent, method, id) = (agent.clone(), method.to_string(), id.clone());
                     let params = message.get("params").cloned().unwrap_or(Value::Null);
+                    let answering = answering.clone();
+                    answering.set(answering.get() + 1);
                     tokio::task::spawn_local(async move {
                         match agent.request(&method, params).await {
                             Ok(result) => agent.peer.respond(&id, result),
                             Err((code, error)) => agent.peer.fail(&id, code, &error),
                         }
+                        answering.set(answering.get() - 1);
                     });
                 }
                 (Some("session/cancel"), None) => agent.cancel(message.get("params")),
@@ -134,9 +142,20 @@ fn serve(args: AcpArgs) -> Result<(), Error> {
                 (None, _) => agent.peer.answered(&message),
             }
         }
+        // The editor left (its stdin closed, or it was killed): every turn
+        // and its running command stop now, not at the command's time
+        // limit; each turn is given a moment to store what it had.
+        agent.cancel_all();
+        let left = tokio::time::Instant::now();
+        while answering.get() > 0 && left.elapsed() < LEAVING {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
     });
     Ok(())
 }
+
+/// How long the turns of an editor that left are waited for.
+const LEAVING: std::time::Duration = std::time::Duration::from_millis(1500);
 
 type Failure = (i64, Error);
 
@@ -468,6 +487,10 @@ impl Agent {
                 )));
             }
             live.turn = Some(stop.clone());
+            if self.left.get() {
+                // Read before the editor left, started after: stopped.
+                stop.cancel();
+            }
             (live.session.clone(), live.conversation.clone())
         };
         let project = session.root().path().display().to_string();
@@ -527,6 +550,17 @@ impl Agent {
                 format!("the agent script answered what is not JSON: {e}"),
             ))
         })
+    }
+
+    /// Stops every session's turn and running command, and any turn that
+    /// starts from now on (the editor left).
+    fn cancel_all(&self) {
+        self.left.set(true);
+        for live in self.sessions.borrow().values() {
+            if let Some(turn) = &live.turn {
+                turn.cancel();
+            }
+        }
     }
 
     /// `session/cancel`: stops the session's turn and any running command;

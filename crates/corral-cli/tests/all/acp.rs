@@ -442,3 +442,82 @@ fn a_permission_request_shows_a_command_marked_and_whole() {
     );
     assert!(!home.project().join("a").exists());
 }
+
+/// The editor leaves (its end of stdin closes: it quit or was killed)
+/// while a command runs: the command and the agent end within 2 s, not
+/// at the command's time limit (they used to take its whole 30 s).
+#[test]
+fn an_editor_that_leaves_mid_command_ends_everything_at_once() {
+    use std::io::{BufRead, BufReader, Write};
+    let marker = format!("corral-acp-left-{}", std::process::id());
+    let command = json!({ "name": "exec_shell", "input": {
+        "command": "python3", "args": ["-c", "import time, sys; time.sleep(60)", &marker],
+        "timeout_secs": 120 } });
+    let llm = Scripted::start(json!([{ "tools": [command] }, { "text": "not reached" }]));
+    let home = Home::new(&llm.base_url());
+    let mut agent = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+        .args(["acp", "--no-lsp", "--no-checkpoint"])
+        .env("HOME", home.dir.path())
+        .env("XDG_CONFIG_HOME", home.dir.path().join("config"))
+        .env("XDG_DATA_HOME", home.dir.path().join("data"))
+        .env("CORRAL_NO_KEYCHAIN", "1")
+        .env_remove("CORRAL_PROVIDER")
+        .env_remove("CORRAL_BASE_URL")
+        .env_remove("CORRAL_MODEL")
+        .env_remove("CORRAL_API_KEY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = agent.stdin.take().unwrap();
+    let mut lines = BufReader::new(agent.stdout.take().unwrap()).lines();
+    let mut send = |message: Value| writeln!(stdin, "{message}").unwrap();
+    let mut answer = |id: u64| loop {
+        let line: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+        if line["id"] == json!(id) && line.get("method").is_none() {
+            return line;
+        }
+    };
+    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": 1, "clientCapabilities": {}}}));
+    answer(1);
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {
+        "cwd": home.project(), "mcpServers": [],
+        "_meta": { "corral": { "mode": "full_auto" } } }}),
+    );
+    let session = answer(2)["result"]["sessionId"].clone();
+    send(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": {
+        "sessionId": session, "prompt": [{ "type": "text", "text": "wait a minute" }] }}),
+    );
+    // What it says from now on is read and let go, as an editor would. The
+    // command is known by its program and marker (the scripted model's
+    // process holds the marker too).
+    let reading = std::thread::spawn(move || lines.count());
+    let started = Instant::now();
+    while crate::ssh::processes("python3", &marker).is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the command never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(stdin);
+    let left = Instant::now();
+    let ended = loop {
+        if let Some(status) = agent.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            left.elapsed() < Duration::from_secs(2),
+            "the agent lives on"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(ended.success(), "{ended:?}");
+    assert_eq!(crate::ssh::processes("python3", &marker), Vec::<u32>::new());
+    reading.join().unwrap();
+    llm.finish();
+}
