@@ -2,7 +2,10 @@
 # The install test: Corral's .deb installed into a clean Debian root (made by
 # mmdebstrap from Debian's own packages), apt resolving its dependencies;
 # then /usr/bin/corral is started under Xvfb inside that root and must stay
-# up and show its window, and `corral-cli --version` must answer.
+# up and show its window, and `corral-cli --version` must answer. Then, with
+# Podman, the task image is made from corral-cli's own .deb
+# (scripts/image.sh --deb) and its corral-cli, the package's, must answer
+# and serve a call in a container.
 #
 #   scripts/install-test.sh                  # packages the release build first
 #   scripts/install-test.sh --profile dev    # the debug build (as the e2e suite's)
@@ -34,6 +37,7 @@ if [ -z "$deb" ]; then
   scripts/package.sh --profile "$profile" --out "$target/install-test/packages"
   deb=$(ls -t "$target"/install-test/packages/corral_*.deb | head -n 1)
 fi
+cli_deb=$(ls -t "$(dirname "$deb")"/corral-cli_*.deb 2>/dev/null | head -n 1 || true)
 [ -f "$deb" ] || { echo "install-test: no .deb at $deb" >&2; exit 1; }
 
 dpkg-query -W -f='${Status}' mmdebstrap 2>/dev/null | grep -q "install ok installed" || {
@@ -118,4 +122,19 @@ unshare --mount --propagation private sh -eu -c '
   cp /etc/resolv.conf "$root/etc/resolv.conf"
   chroot "$root" /bin/sh /tmp/inside.sh
 ' sh "$root" "$cache/apt-archives"
+
+if command -v podman >/dev/null && [ -n "$cli_deb" ]; then
+  step "the task image from $(basename "$cli_deb")"
+  image=$(scripts/image.sh --deb "$cli_deb" --tag corral-task:install-test)
+  run=(podman run --rm -i --network none --ulimit=nofile=20000:20000 --ulimit=nproc=4096:4096)
+  said=$("${run[@]}" "$image" dpkg-query -W -f='${Package} ${Version}' corral-cli)
+  [ "$said" = "corral-cli $(dpkg-deb --field "$cli_deb" Version)" ] ||
+    { echo "install-test: the image's corral-cli is not the package's: $said" >&2; exit 1; }
+  # A call through the package's binary, in the container, on a folder of its own.
+  listed=$("${run[@]}" "$image" sh -c 'mkdir -p /tmp/p && echo hi >/tmp/p/a.txt &&
+    corral-cli call --root /tmp/p --no-checkpoint read_file "{\"path\": \"a.txt\"}"')
+  case "$listed" in *'"content"'*hi*) ;; *) echo "install-test: the call in the image failed: $listed" >&2; exit 1 ;; esac
+  podman rmi --force "$image" >/dev/null
+  step "the task image answers: $said"
+fi
 step "passed"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds Corral's .deb and .rpm, offline once the tools are installed:
 # the app as /usr/bin/corral, corral-cli, a desktop entry, hicolor icons,
-# AppStream metainfo and man pages (docs/packaging.md lists them).
+# AppStream metainfo and man pages (docs/packaging.md lists them); and
+# corral-cli's own .deb (headless: servers, task images).
 #
 #   scripts/package.sh                  # release build (slow the first time)
 #   scripts/package.sh --profile dev    # the debug build the e2e suite makes
@@ -86,13 +87,15 @@ man_page() { # binary, what it is
   gzip -9nf "$generated/man/$1.1"
 }
 man_page corral "a desktop coding agent confined to one project folder"
-man_page corral-cli "Corral's tools without the window: call, checkpoint, mcp"
+man_page corral-cli "Corral without its window: exec, acp, mcp, serve, call, task, checkpoint"
 
 mkdir -p "$out"
 step "the .deb (cargo-deb)"
 # cargo-deb warns that a dev profile is not for releases; that is the point
 # of --profile dev (the install test of a debug build).
 cargo deb -p corral --no-build --profile "$profile" --output "$out" --fast --quiet
+# The headless one: corral-cli alone, for servers and task images.
+cargo deb -p corral-cli --no-build --profile "$profile" --output "$out" --fast --quiet
 step "the .rpm (cargo-generate-rpm)"
 cargo generate-rpm -p src-tauri --profile "$profile" --target-dir "$target" --output "$out"
 
