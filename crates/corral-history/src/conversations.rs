@@ -25,6 +25,7 @@ fn not_found(id: &str) -> Error {
         format!("there is no conversation `{id}` in this project"),
     )
     .hint("List the project's conversations again; it may have been deleted.")
+    .detail("conversation", id)
 }
 
 impl History {
@@ -254,6 +255,12 @@ impl History {
             let mut entries = Vec::new();
             for row in rows {
                 let (seq, message, items) = row.map_err(|e| db_error(&e))?;
+                // A damaged entry costs itself, not the conversation: shown
+                // as damaged, with what could be read of it.
+                if let Some(damaged) = damaged_entry(id, seq, message.as_deref(), &items) {
+                    entries.push(damaged);
+                    continue;
+                }
                 let (message, elided) = match (message, part.elide_over) {
                     (Some(text), Some(limit)) if text.len() > limit => elide(text, limit)?,
                     (message, _) => (message, None),
@@ -470,6 +477,63 @@ const SUMMARY_SELECT: &str =
      (SELECT COUNT(*) FROM messages m WHERE m.conversation = c.id), \
      c.forked_from, c.forked_before, c.target, \
      c.cache_read_tokens, c.cache_write_tokens, c.cost_usd, c.unpriced FROM conversations c";
+
+/// How much of a damaged entry's text is shown.
+const DAMAGED_SHOWN_CHARS: usize = 2000;
+
+/// When an entry's message or items cannot be read as stored (not JSON,
+/// or not a message and a list of items), the entry as the window can
+/// take it: what can be read of it kept, the rest left out, and a notice
+/// saying so with the text that was there.
+fn damaged_entry(
+    conversation: &str,
+    seq: i64,
+    message: Option<&str>,
+    items: &str,
+) -> Option<StoredEntry> {
+    let message_ok = message.is_none_or(|m| {
+        serde_json::from_str::<Value>(m)
+            .is_ok_and(|v| v.is_object() && v.get("role").is_some_and(Value::is_string))
+    });
+    let items_ok = serde_json::from_str::<Value>(items).is_ok_and(|v| v.is_array());
+    if message_ok && items_ok {
+        return None;
+    }
+    let mut kept: Vec<Value> = match serde_json::from_str::<Value>(items) {
+        Ok(Value::Array(items)) => items,
+        _ => Vec::new(),
+    };
+    let what = match (message_ok, items_ok) {
+        (false, false) => "its message and what the window showed of it",
+        (false, true) => "its message (what was sent to the model)",
+        _ => "what the window showed of it",
+    };
+    let read = [
+        message.filter(|_| !message_ok),
+        (!items_ok).then_some(items),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|text| cut(text, DAMAGED_SHOWN_CHARS))
+    .collect::<Vec<_>>()
+    .join("\n");
+    kept.push(serde_json::json!({
+        "kind": "notice",
+        "id": format!("damaged-{conversation}-{seq}"),
+        "text": format!("Entry {seq} of this conversation is damaged in the history: {what} could not be read and was left out."),
+        "detail": format!("What could be read of it:\n{read}"),
+    }));
+    let message = match message_ok {
+        true => message.map(|m| raw(m.to_string())).transpose().ok()?,
+        false => None,
+    };
+    Some(StoredEntry {
+        seq,
+        message,
+        items: raw(Value::Array(kept).to_string()).ok()?,
+        elided: None,
+    })
+}
 
 fn summary_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ConversationSummary> {
     let forked_from: Option<String> = row.get(10)?;

@@ -2,7 +2,7 @@
 //! moving aside one that cannot be used.
 
 use crate::migrations::{migrate, SCHEMA_VERSION};
-use crate::History;
+use crate::{History, MovedAside};
 use corral_protocol::{Error, ErrorCode};
 use rusqlite::Connection;
 use std::fs::File;
@@ -37,6 +37,28 @@ pub(crate) fn db_error(e: &rusqlite::Error) -> Error {
     )
 }
 
+/// An error about one of the history's own files (its folder, its lock,
+/// the database moved aside): Corral's, never a project's, so it carries
+/// no tool's hint.
+pub(crate) fn own_file_error(e: &std::io::Error, what: &str, path: &Path) -> Error {
+    let why = match e.kind() {
+        std::io::ErrorKind::IsADirectory => "it is a folder".to_string(),
+        std::io::ErrorKind::NotADirectory => "a parent of it is not a folder".to_string(),
+        std::io::ErrorKind::StorageFull => "the disk is full".to_string(),
+        _ => e.to_string(),
+    };
+    Error::new(
+        ErrorCode::Io,
+        format!(
+            "the conversation history's {what} `{}` could not be used: {why}",
+            path.display()
+        ),
+    )
+    .hint("It is Corral's own file in its data folder: move away what is in its place (Corral makes it again), then try again.")
+    .detail("path", path.display().to_string())
+    .detail("reason", "own_file")
+}
+
 /// Whether SQLite says the file is not a usable database.
 fn is_damage(e: &rusqlite::Error) -> bool {
     matches!(
@@ -69,6 +91,66 @@ impl History {
             dir: dir.to_path_buf(),
             db: Mutex::new(None),
             notice: Mutex::new(None),
+            aside: Mutex::new(None),
+        }
+    }
+
+    /// The database this process found unusable and moved aside, if it did.
+    pub fn moved_aside(&self) -> Option<MovedAside> {
+        lock(&self.aside).clone()
+    }
+
+    /// The databases moved aside in this history's folder (by this or an
+    /// earlier run), oldest first.
+    // The history's own folder in the app's data folder, never a project's.
+    #[allow(clippy::disallowed_methods)]
+    pub fn moved_aside_files(&self) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&self.dir)
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| {
+                let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+                name.is_some_and(|n| {
+                    (n.starts_with("history.corrupt-") || n.starts_with("history.newer-"))
+                        && n.ends_with(".db")
+                })
+            })
+            .collect();
+        files.sort_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok());
+        files
+    }
+
+    /// A conversation not found, explained when the history it may have
+    /// been in was moved aside.
+    fn explain_missing(&self, error: Error) -> Error {
+        if error.code != ErrorCode::NotFound || !error.details.contains_key("conversation") {
+            return error;
+        }
+        if let Some(aside) = self.moved_aside() {
+            let path = aside.path.display().to_string();
+            return Error::new(
+                ErrorCode::NotFound,
+                format!("{}: {}", error.message, aside.said()),
+            )
+            .hint(format!(
+                "`corral-cli history check {path}` lists what can still be read from it; `corral-cli history restore {path}` copies that into the new history."
+            ))
+            .detail("reason", "moved_aside")
+            .detail("moved_to", path)
+            .detail("conversation", error.details.get("conversation").cloned().unwrap_or_default());
+        }
+        match self.moved_aside_files().last() {
+            Some(path) => {
+                let path = path.display().to_string();
+                let hint = format!(
+                    "{} A history that could not be used was moved to `{path}`: `corral-cli history check {path}` lists what it still holds.",
+                    error.hint
+                );
+                error.hint(hint).detail("moved_to", path)
+            }
+            None => error,
         }
     }
 
@@ -90,13 +172,15 @@ impl History {
         if guard.is_none() {
             *guard = Some(self.open_db()?);
         }
-        match guard.as_mut() {
+        let result = match guard.as_mut() {
             Some(db) => f(&mut db.conn),
             None => Err(Error::new(
                 ErrorCode::Io,
                 "the conversation history is not open",
             )),
-        }
+        };
+        drop(guard);
+        result.map_err(|e| self.explain_missing(e))
     }
 
     /// Takes the writer's lock, opens the database, moves an unusable one
@@ -105,14 +189,14 @@ impl History {
     #[allow(clippy::disallowed_methods)]
     fn open_db(&self) -> Result<Db, Error> {
         let shown = self.dir.display().to_string();
-        std::fs::create_dir_all(&self.dir).map_err(|e| Error::from_io(&e, &shown))?;
+        std::fs::create_dir_all(&self.dir).map_err(|e| own_file_error(&e, "folder", &self.dir))?;
         let lock_path = self.dir.join("history.lock");
         let lock_file = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
             .open(&lock_path)
-            .map_err(|e| Error::from_io(&e, &lock_path.display().to_string()))?;
+            .map_err(|e| own_file_error(&e, "lock", &lock_path))?;
         // flock: held while this process has the database open, released
         // by the kernel when the process ends, however it ends.
         match rustix::fs::flock(
@@ -130,12 +214,7 @@ impl History {
                 .detail("reason", "locked")
                 .detail("path", shown));
             }
-            Err(e) => {
-                return Err(Error::from_io(
-                    &std::io::Error::from(e),
-                    &lock_path.display().to_string(),
-                ))
-            }
+            Err(e) => return Err(own_file_error(&std::io::Error::from(e), "lock", &lock_path)),
         }
         let path = self.path();
         let conn = match open_and_migrate(&path) {
@@ -145,16 +224,20 @@ impl History {
                 let (kind, why) = match failure {
                     OpenFailure::Newer(v) => (
                         "newer",
-                        format!("it was written by a newer Corral (schema {v}, this one knows {SCHEMA_VERSION})"),
+                        format!("schema {v}, this one knows {SCHEMA_VERSION}"),
                     ),
-                    OpenFailure::Damaged(why) => ("corrupt", format!("it is damaged ({why})")),
+                    OpenFailure::Damaged(why) => ("corrupt", why),
                     OpenFailure::Other(_) => ("corrupt", String::new()),
                 };
                 let aside = move_aside(&path, kind)?;
-                *lock(&self.notice) = Some(format!(
-                    "The conversation history could not be used: {why}. It was moved to `{}` and a new one started.",
-                    aside.display()
-                ));
+                let moved = MovedAside {
+                    kind: if kind == "newer" { "newer" } else { "damaged" }.to_string(),
+                    why,
+                    path: aside,
+                };
+                let said = moved.said();
+                *lock(&self.notice) = Some(format!("{}{}.", said[..1].to_uppercase(), &said[1..]));
+                *lock(&self.aside) = Some(moved);
                 open_and_migrate(&path).map_err(|f| match f {
                     OpenFailure::Other(e) => e,
                     OpenFailure::Damaged(why) => Error::new(
@@ -232,13 +315,12 @@ fn move_aside(path: &Path, kind: &str) -> Result<PathBuf, Error> {
         aside = path.with_file_name(format!("history.{kind}-{secs}-{n}.db"));
         n += 1;
     }
-    std::fs::rename(path, &aside).map_err(|e| Error::from_io(&e, &path.display().to_string()))?;
+    std::fs::rename(path, &aside).map_err(|e| own_file_error(&e, "database", path))?;
     for suffix in ["-wal", "-shm"] {
         let from = PathBuf::from(format!("{}{suffix}", path.display()));
         if from.exists() {
             let to = PathBuf::from(format!("{}{suffix}", aside.display()));
-            std::fs::rename(&from, &to)
-                .map_err(|e| Error::from_io(&e, &from.display().to_string()))?;
+            std::fs::rename(&from, &to).map_err(|e| own_file_error(&e, "log", &from))?;
         }
     }
     Ok(aside)

@@ -16,7 +16,10 @@
 //! A database that cannot be read (corrupt, not SQLite) or was written by a
 //! newer schema is moved aside as `history.corrupt-SECS.db` /
 //! `history.newer-SECS.db` (with its `-wal`), never overwritten; the app
-//! starts a new one and says so once (`take_notice`).
+//! starts a new one and says so once (`take_notice`); a conversation asked
+//! for afterwards and not found names the file (`moved_aside`), and
+//! `recover` reads what can still be read out of it (`check_file`,
+//! `History::restore_from`).
 //!
 //! The crate by domain: `db` opens the database (the writer's lock, moving
 //! an unusable one aside), `migrations` brings its schema up to date,
@@ -30,11 +33,13 @@ mod db;
 mod legacy;
 pub mod markdown;
 mod migrations;
+mod recover;
 mod search;
 mod text;
 mod usage;
 
 pub use migrations::SCHEMA_VERSION;
+pub use recover::{check_file, Readable, Restored};
 
 use corral_llm::Message;
 use serde::{Deserialize, Serialize};
@@ -206,9 +211,39 @@ pub struct SearchHit {
     pub updated_ms: i64,
 }
 
+/// A history database that could not be used and was moved aside (a new
+/// one was started in its place).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MovedAside {
+    /// `damaged` (not SQLite, damaged pages) or `newer` (a newer schema).
+    pub kind: String,
+    /// Why, as SQLite or the version said it.
+    pub why: String,
+    /// Where it is now.
+    pub path: PathBuf,
+}
+
+impl MovedAside {
+    /// What happened, as the user is told: what it was, where it went.
+    pub fn said(&self) -> String {
+        let what = match self.kind.as_str() {
+            "newer" => "is from a newer Corral",
+            _ => "was damaged",
+        };
+        format!(
+            "the conversation history {what} ({}) and was moved to `{}`; a new one was started",
+            self.why,
+            self.path.display()
+        )
+    }
+}
+
 /// The history of every project, opened on first use.
 pub struct History {
     dir: PathBuf,
     db: Mutex<Option<db::Db>>,
     notice: Mutex<Option<String>>,
+    /// The database this process moved aside, kept to explain a
+    /// conversation that is no longer there.
+    aside: Mutex<Option<MovedAside>>,
 }

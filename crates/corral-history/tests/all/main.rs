@@ -12,5 +12,6 @@ mod common;
 mod conversations;
 mod kill;
 mod opening;
+mod recovery;
 mod storage;
 mod usage;
