@@ -455,18 +455,9 @@ fn run(command: Command) -> Result<Value, Error> {
                     }
                     text
                 }
-                None => {
-                    let mut text = String::new();
-                    std::io::stdin().read_to_string(&mut text).map_err(|e| {
-                        Error::invalid_input(format!("could not read the input from stdin: {e}"))
-                    })?;
-                    text
-                }
+                None => read_stdin()?,
             };
-            let input: Value = serde_json::from_str(&text).map_err(|e| {
-                Error::invalid_input(format!("the input is not valid JSON: {e}"))
-                    .hint("Pass one JSON object, e.g. '{\"path\": \"src/main.rs\"}'.")
-            })?;
+            let input = parse_input(&text)?;
             if !input.is_object() {
                 return Err(Error::invalid_input("the input must be a JSON object"));
             }
@@ -567,6 +558,23 @@ fn mcp(root: PathBuf, args: McpArgs) -> Result<(), Error> {
         )
     };
     let session = Session::open(&root, settings, options)?;
+/// All of stdin, a call's input.
+fn read_stdin() -> Result<String, Error> {
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|e| Error::invalid_input(format!("could not read the input from stdin: {e}")))?;
+    Ok(text)
+}
+
+/// A call's input as JSON, or why it is not.
+fn parse_input(text: &str) -> Result<Value, Error> {
+    serde_json::from_str(text).map_err(|e| {
+        Error::invalid_input(format!("the input is not valid JSON: {e}"))
+            .hint("Pass one JSON object, e.g. '{\"path\": \"src/main.rs\"}'.")
+    })
+}
+
     corral_mcp::run_stdio(corral_mcp::CorralServer::new(Arc::new(session)))
 }
 

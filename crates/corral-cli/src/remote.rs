@@ -9,7 +9,7 @@
 
 use corral_remote::Remote;
 use corral_tools::{Error, ErrorCode};
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::process::{ExitCode, Output};
 
 /// The flag the remote side is given: a closed stdin cancels the call.
@@ -27,22 +27,11 @@ pub fn call(remote: &Remote, input: Option<&str>, install: bool) -> Result<ExitC
             }
             text.to_string()
         }
-        None => {
-            let mut text = String::new();
-            std::io::stdin().read_to_string(&mut text).map_err(|e| {
-                Error::invalid_input(format!("could not read the input from stdin: {e}"))
-            })?;
-            text
-        }
+        None => crate::read_stdin()?,
     };
     // One line: the remote reads its input as stdin's first line, then
     // watches the rest of it for the end of the connection.
-    let line = serde_json::from_str::<serde_json::Value>(&text)
-        .map(|value| value.to_string())
-        .map_err(|e| {
-            Error::invalid_input(format!("the input is not valid JSON: {e}"))
-                .hint("Pass one JSON object, e.g. '{\"path\": \"src/main.rs\"}'.")
-        })?;
+    let line = crate::parse_input(&text)?.to_string();
     // With the input from stdin, there is no terminal to ask on.
     there(remote, &words, Some(&line), install, input.is_some())
 }

@@ -455,16 +455,9 @@ fn an_editor_that_leaves_mid_command_ends_everything_at_once() {
         "timeout_secs": 120 } });
     let llm = Scripted::start(json!([{ "tools": [command] }, { "text": "not reached" }]));
     let home = Home::new(&llm.base_url());
-    let mut agent = Command::new(env!("CARGO_BIN_EXE_corral-cli"))
+    let mut agent = home
+        .command(Command::new(env!("CARGO_BIN_EXE_corral-cli")), &[])
         .args(["acp", "--no-lsp", "--no-checkpoint"])
-        .env("HOME", home.dir.path())
-        .env("XDG_CONFIG_HOME", home.dir.path().join("config"))
-        .env("XDG_DATA_HOME", home.dir.path().join("data"))
-        .env("CORRAL_NO_KEYCHAIN", "1")
-        .env_remove("CORRAL_PROVIDER")
-        .env_remove("CORRAL_BASE_URL")
-        .env_remove("CORRAL_MODEL")
-        .env_remove("CORRAL_API_KEY")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
