@@ -54,7 +54,7 @@ if [ -n "$deb" ]; then
   trap 'rm -rf "$work"' EXIT
   echo "image: installing $(basename "$deb") and its dependencies in a minimal Debian $suite root" >&2
   # The package's own dependencies (git, bubblewrap...) come with it.
-  mmdebstrap --quiet --variant=minbase --include=ca-certificates,make --include="$deb" \
+  mmdebstrap --variant=minbase --include=ca-certificates,make --include="$deb" \
     --hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount \
     "$suite" "$work/root.tar"
   "$engine" import --quiet --change 'CMD ["corral-cli", "--version"]' "$work/root.tar" "$tag" >/dev/null
