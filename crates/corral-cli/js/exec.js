@@ -982,6 +982,19 @@ ${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIP
     if (last?.role === "user") return [...messages.slice(0, -1), { role: "user", content: [...last.content, ...content] }];
     return [...messages, { role: "user", content }];
   }
+  function dropOrphanResults(messages) {
+    const out = [];
+    let calls = /* @__PURE__ */ new Set();
+    for (const message of messages) {
+      const prior = out.at(-1);
+      if (message.role === "assistant") calls = /* @__PURE__ */ new Set([...prior?.role === "assistant" ? calls : [], ...message.content.flatMap((b) => b.type === "tool_use" ? [b.id] : [])]);
+      const content = message.role === "user" ? message.content.filter((b) => b.type !== "tool_result" || calls.has(b.tool_use_id)) : message.content;
+      if (content.length === 0) continue;
+      if (prior?.role === message.role) out[out.length - 1] = { role: prior.role, content: [...prior.content, ...content] };
+      else out.push(content === message.content ? message : { ...message, content });
+    }
+    return out;
+  }
   function closeDanglingToolUses(messages) {
     const out = [];
     for (let i = 0; i < messages.length; i++) {
@@ -1046,7 +1059,7 @@ ${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIP
         items.set(item.id, restoreImages(restoreResult(item, results), entry.message));
       }
     }
-    return { messages: closeDanglingToolUses(messages), items: [...items.values()].map(settle), seqOf };
+    return { messages: closeDanglingToolUses(dropOrphanResults(messages)), items: [...items.values()].map(settle), seqOf };
   }
   function resultsOf(message) {
     const results = /* @__PURE__ */ new Map();
@@ -1239,6 +1252,10 @@ ${outcome.context.join("\n")}`;
     get unsaved() {
       return this.pending.length;
     }
+    /** Why the entries not stored yet were not: the last append's error, while they wait. */
+    get error() {
+      return this.pending.length > 0 ? this.lastError : null;
+    }
     /**
      * Sends the entries that failed again now, without waiting for a next
      * append (the conversation is being left); resolves once they are stored
@@ -1260,6 +1277,7 @@ ${outcome.context.join("\n")}`;
     /** Entries not stored yet, oldest first; one that failed is tried again with the next. */
     pending = [];
     failing = false;
+    lastError = null;
     async drain() {
       while (this.pending.length > 0) {
         const next = this.pending[0];
@@ -1267,11 +1285,13 @@ ${outcome.context.join("\n")}`;
           const appended = await this.ipc.appendEntry(this.id, next.entry);
           this.pending.shift();
           this.failing = false;
+          this.lastError = null;
           this.id = appended.conversation;
           for (const id of next.ids) if (!this.seqs.has(id)) this.seqs.set(id, appended.seq);
           this.options.onAppended?.(appended);
         } catch (error) {
-          if (!this.failing) this.options.onError?.(toWireError(error));
+          this.lastError = toWireError(error);
+          if (!this.failing) this.options.onError?.(this.lastError);
           this.failing = true;
           return;
         }
@@ -1341,6 +1361,10 @@ ${outcome.context.join("\n")}`;
       await this.journal.flush();
       if (this.journal.unsaved > 0) await this.journal.retry();
       await this.retryRetired();
+    }
+    /** Why the conversation shown has entries not stored, while it has. */
+    get saveError() {
+      return this.journal.error;
     }
     /** Entries recorded and not stored yet, in every conversation. */
     get unsaved() {
@@ -2740,6 +2764,10 @@ ${said.join("\n\n")}` };
     get unsaved() {
       return this.keeping.unsaved;
     }
+    /** Why the conversation shown has entries not stored (its last append's error), while it has. */
+    get saveError() {
+      return this.keeping.saveError;
+    }
     /** The project folder the tools resolve paths against. */
     get projectRoot() {
       return this.options.projectRoot;
@@ -3566,7 +3594,7 @@ ${said.join("\n\n")}` };
     if (builtIn !== null && !(builtIn.headless && conversation)) {
       const why = builtIn.headless ? "there is no conversation to compact without --resume ID" : "it acts on the window, which exec does not have";
       emit({ type: "error", error: wireError("invalid_input", `\`/${builtIn.name}\` is one of Corral's own commands and does not run here: ${why}.`, "Run it in the window, or give exec a task for the model.") });
-      emit({ type: "final", outcome: "failed", text: "", conversation: null, usage: runUsage(noUsage()) });
+      emit({ type: "final", outcome: "failed", text: "", conversation: null, stored: !request.ephemeral, usage: runUsage(noUsage()) });
       unsubscribe();
       return "failed";
     }
@@ -3582,8 +3610,14 @@ ${said.join("\n\n")}` };
     const ended = builtIn !== null ? !state.error : text2 !== "";
     const outcome = stoppedAtApproval ? "approval" : state.error || state.turnLimitReached || !ended ? "failed" : "done";
     if (state.turnLimitReached) emit({ type: "notice", text: "The run stopped at its turn budget before the task was done." });
-    emit({ type: "final", outcome, text: text2, conversation: request.ephemeral ? null : loop.conversationId, usage });
-    return outcome;
+    const storeError = request.ephemeral ? null : loop.saveError;
+    const stored = !request.ephemeral && loop.unsaved === 0;
+    if (storeError) {
+      const what = loop.conversationId === null ? "Nothing of the conversation was stored" : `The conversation ${loop.conversationId} was stored only in part`;
+      emit({ type: "notice", text: `${what}: ${loop.unsaved} of its entries could not be written to the history (${storeError.message}).` });
+    }
+    emit({ type: "final", outcome, text: text2, conversation: request.ephemeral ? null : loop.conversationId, stored, ...storeError ? { store_error: storeError } : {}, usage });
+    return outcome === "done" && !request.ephemeral && !stored ? "not_stored" : outcome;
   }
   var scope = globalThis;
   var host = scope.__corralHost;

@@ -227,7 +227,8 @@ enum Command {
     },
     /// Run the agent on one task without the window: progress on stderr,
     /// the final message on stdout (`--json`: every event as JSON lines).
-    /// Exit codes: 0 done, 1 failed, 2 bad usage, 3 stopped at an approval.
+    /// Exit codes: 0 done, 1 failed, 2 bad usage, 3 stopped at an approval,
+    /// 4 done but the conversation could not be stored in the history.
     Exec(exec::ExecArgs),
     /// Serve Corral as an Agent Client Protocol agent on stdin/stdout, for
     /// editors such as Zed (docs/acp.md). Each session's cwd is its project.
@@ -247,6 +248,30 @@ enum Command {
     Task {
         #[command(subcommand)]
         action: TaskAction,
+    },
+    /// The conversation history's files moved aside (damaged, or from a
+    /// newer Corral): what they still hold, and copying it back.
+    History {
+        #[command(subcommand)]
+        action: HistoryAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum HistoryAction {
+    /// List the conversations a history moved aside still holds and how
+    /// many entries of each can be read (every file moved aside in the
+    /// app's data folder when FILE is not given).
+    Check {
+        /// A file `history.corrupt-…db` or `history.newer-…db`.
+        file: Option<PathBuf>,
+    },
+    /// Copy what can be read out of a history moved aside into the
+    /// history in use, each conversation under its own id (one already
+    /// there is left as it is). The file is not changed.
+    Restore {
+        /// A file `history.corrupt-…db` or `history.newer-…db`.
+        file: PathBuf,
     },
 }
 
@@ -384,6 +409,32 @@ fn main() -> ExitCode {
     }
 }
 
+/// `corral-cli history check|restore`, on the app's history.
+fn history(action: HistoryAction) -> Result<Value, Error> {
+    let store = corral_config::Store::for_user().ok_or_else(|| {
+        Error::invalid_input("there is no home folder for the app's data ($HOME)")
+    })?;
+    let history = corral_history::History::new(store.data_dir());
+    match action {
+        HistoryAction::Check { file } => {
+            let files = match file {
+                Some(file) => vec![file],
+                None => history.moved_aside_files(),
+            };
+            let mut checked = Vec::new();
+            for file in files {
+                let conversations = corral_history::check_file(&file)?;
+                checked.push(serde_json::json!({ "file": file, "conversations": conversations }));
+            }
+            Ok(Value::Array(checked))
+        }
+        HistoryAction::Restore { file } => {
+            let restored = history.restore_from(&file)?;
+            Ok(serde_json::json!({ "file": file, "conversations": restored }))
+        }
+    }
+}
+
 fn run(command: Command) -> Result<Value, Error> {
     match command {
         Command::Mcp { .. } => Err(Error::invalid_input("`mcp` serves until its client leaves")),
@@ -393,6 +444,7 @@ fn run(command: Command) -> Result<Value, Error> {
             "`serve` serves until its client leaves",
         )),
         Command::Checkpoint { action } => checkpoints::run(action),
+        Command::History { action } => history(action),
         Command::Task { action } => {
             use corral_host::worktree;
             let encode = |value: Result<Value, serde_json::Error>| {

@@ -16,7 +16,7 @@ export type ExecEvent =
   | { type: "notice"; text: string }
   | { type: "error"; error: WireError }
   | ({ type: "usage" } & RunUsage)
-  | { type: "final"; outcome: Outcome; text: string; conversation: string | null; usage: RunUsage };
+  | { type: "final"; outcome: Outcome; text: string; conversation: string | null; stored: boolean; store_error?: WireError; usage: RunUsage };
 
 /**
  * What a run's model requests used (the servers' counts; of the input, the

@@ -19,8 +19,14 @@ export type ExecRequest = { root: string; task: string; resume: string | null; e
 /** The host's answer to an approval. */
 type Approval = { decision: "once" | "deny"; by: "terminal" | "no_terminal" };
 
+/**
+ * How a run ended, for its exit code: its outcome, or `not_stored` when it
+ * was done but the conversation could not all be stored in the history.
+ */
+export type Ended = Outcome | "not_stored";
+
 /** Runs one task to its end; resolves to how it ended. */
-export async function runExec(host: Host, request: ExecRequest): Promise<Outcome> {
+export async function runExec(host: Host, request: ExecRequest): Promise<Ended> {
   const ipc = hostIpc(host);
   const emit = (event: ExecEvent) => host.emit(JSON.stringify(event));
   const conversation = request.resume === null ? null : await ipc.openConversation(request.resume);
@@ -49,7 +55,7 @@ export async function runExec(host: Host, request: ExecRequest): Promise<Outcome
   if (builtIn !== null && !(builtIn.headless && conversation)) {
     const why = builtIn.headless ? "there is no conversation to compact without --resume ID" : "it acts on the window, which exec does not have";
     emit({ type: "error", error: wireError("invalid_input", `\`/${builtIn.name}\` is one of Corral's own commands and does not run here: ${why}.`, "Run it in the window, or give exec a task for the model.") });
-    emit({ type: "final", outcome: "failed", text: "", conversation: null, usage: runUsage(noUsage()) });
+    emit({ type: "final", outcome: "failed", text: "", conversation: null, stored: !request.ephemeral, usage: runUsage(noUsage()) });
     unsubscribe();
     return "failed";
   }
@@ -65,8 +71,15 @@ export async function runExec(host: Host, request: ExecRequest): Promise<Outcome
   const ended = builtIn !== null ? !state.error : text !== "";
   const outcome: Outcome = stoppedAtApproval ? "approval" : state.error || state.turnLimitReached || !ended ? "failed" : "done";
   if (state.turnLimitReached) emit({ type: "notice", text: "The run stopped at its turn budget before the task was done." });
-  emit({ type: "final", outcome, text, conversation: request.ephemeral ? null : loop.conversationId, usage });
-  return outcome;
+  // Every entry of the run in the history, or said what was not and why.
+  const storeError = request.ephemeral ? null : loop.saveError;
+  const stored = !request.ephemeral && loop.unsaved === 0;
+  if (storeError) {
+    const what = loop.conversationId === null ? "Nothing of the conversation was stored" : `The conversation ${loop.conversationId} was stored only in part`;
+    emit({ type: "notice", text: `${what}: ${loop.unsaved} of its entries could not be written to the history (${storeError.message}).` });
+  }
+  emit({ type: "final", outcome, text, conversation: request.ephemeral ? null : loop.conversationId, stored, ...(storeError ? { store_error: storeError } : {}), usage });
+  return outcome === "done" && !request.ephemeral && !stored ? "not_stored" : outcome;
 }
 
 /** The hosts' entries: `corralExec(requestJson)` resolves to the outcome, `corralAcp(requestJson)` to an ACP turn's answer. */

@@ -63,7 +63,7 @@ pub(crate) async fn run<H: Host>(
                 let ctx2 = ctx.clone();
                 ctx.spawn(async move {
                     let outcome = promise.into_future::<String>().await.catch(&ctx2);
-                    let outcome = outcome.map_err(|e| script_error(e.to_string()));
+                    let outcome = outcome.map_err(|e| thrown(&ctx2, e));
                     *kept.lock().unwrap_or_else(PoisonError::into_inner) = Some(outcome);
                     let _ = done.send(());
                 });
@@ -166,6 +166,24 @@ fn host_object<'js, H: Host>(ctx: &Ctx<'js>, host: Arc<H>) -> rquickjs::Result<O
 
 fn engine_error(e: rquickjs::Error) -> Error {
     Error::new(ErrorCode::Io, format!("the JS engine could not start: {e}"))
+}
+
+/// What the script threw: an error a command answered with (a wire
+/// error, `code` and `message`: the history's, a tool's, the provider's)
+/// is that error, as the user should see it; anything else is the
+/// script's bug, shown whole (never as `Object(0x…)`).
+fn thrown<'js>(ctx: &Ctx<'js>, caught: rquickjs::CaughtError<'js>) -> Error {
+    if let rquickjs::CaughtError::Value(value) = &caught {
+        let text = ctx.json_stringify(value.clone()).ok().flatten();
+        let text = text.and_then(|t| t.to_string().ok());
+        if let Some(text) = text {
+            if let Ok(error) = serde_json::from_str::<Error>(&text) {
+                return error;
+            }
+            return script_error(format!("it threw {text}"));
+        }
+    }
+    script_error(caught.to_string())
 }
 
 fn script_error(message: String) -> Error {

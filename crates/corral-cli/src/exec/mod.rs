@@ -35,6 +35,9 @@ pub const FAILED: u8 = 1;
 pub const USAGE: u8 = 2;
 /// A call needed the user's approval and no one could give it (no terminal).
 pub const STOPPED_AT_APPROVAL: u8 = 3;
+/// The task was done, but the conversation could not all be stored in the
+/// history (the final event says what was not, and why).
+pub const NOT_STORED: u8 = 4;
 
 /// The model flags of exec and acp: each overrides the app's settings.
 #[derive(clap::Args)]
@@ -592,6 +595,7 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
     match outcome.map_err(failed)?.as_str() {
         "done" => Ok(DONE),
         "approval" => Ok(STOPPED_AT_APPROVAL),
+        "not_stored" => Ok(NOT_STORED),
         _ => Ok(FAILED),
     }
 }

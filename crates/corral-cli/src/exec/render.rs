@@ -76,6 +76,15 @@ impl Render {
                 if let Some(id) = event.get("conversation").and_then(Value::as_str) {
                     let _ = writeln!(err, "conversation: {}", reveal(id));
                 }
+                if let Some(error) = event.get("store_error") {
+                    let said = |key: &str| error.get(key).and_then(Value::as_str).unwrap_or_default();
+                    let _ = writeln!(
+                        err,
+                        "corral: the conversation could not be stored in the history: {} ({})",
+                        reveal(said("message")),
+                        said("code")
+                    );
+                }
                 // The answer as written where stdout is a file or a pipe;
                 // on a terminal, line by line, marked.
                 let answer = event.get("text").and_then(Value::as_str).unwrap_or_default();

@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 
 impl Home {
     /// The project's key in the history.
-    fn project_key(&self) -> String {
+    pub(crate) fn project_key(&self) -> String {
         std::fs::canonicalize(self.project())
             .unwrap()
             .display()
@@ -50,7 +50,7 @@ impl Home {
 
     /// `command` in this home: the app's folders here, no key in a file or
     /// variable but those given.
-    fn command(&self, mut command: Command, vars: &[(&str, &str)]) -> Command {
+    pub(crate) fn command(&self, mut command: Command, vars: &[(&str, &str)]) -> Command {
         command
             .env("HOME", self.dir.path())
             .env("XDG_CONFIG_HOME", self.dir.path().join("config"))

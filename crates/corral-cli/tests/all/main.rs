@@ -19,6 +19,7 @@ mod containers;
 mod crash;
 mod descriptors;
 mod exec;
+mod exec_history;
 mod exec_hooks;
 mod exec_skills;
 mod hooks_settings;

@@ -6,7 +6,7 @@
 import { wireError } from "../errors";
 import type { ImageBlock, Message, StoredEntry } from "../types";
 import { type Item, isTerminal, type ToolItem, type UserItem } from "./state";
-import { closeDanglingToolUses } from "./transcript";
+import { closeDanglingToolUses, dropOrphanResults } from "./transcript";
 
 /** A tool card as stored when its entry's message already holds its result. */
 type StoredToolItem = ToolItem & { resultInMessage?: true };
@@ -70,7 +70,7 @@ export function fromEntries(entries: StoredEntry[]): OpenedConversation {
       items.set(item.id, restoreImages(restoreResult(item, results), entry.message));
     }
   }
-  return { messages: closeDanglingToolUses(messages), items: [...items.values()].map(settle), seqOf };
+  return { messages: closeDanglingToolUses(dropOrphanResults(messages)), items: [...items.values()].map(settle), seqOf };
 }
 
 function resultsOf(message: Message | null): Map<string, string> {

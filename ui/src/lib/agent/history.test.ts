@@ -197,6 +197,37 @@ describe("Journal", () => {
     expect([journal.seqOf("a"), journal.seqOf("b"), journal.seqOf("c")]).toEqual([0, 2, 3]);
   });
 
+  it("says why entries are not stored while they wait, and nothing once they are", async () => {
+    let full = true;
+    const appendEntry = vi.fn(async (): Promise<Appended> => {
+      if (full) throw { code: "io", message: "the disk is full", hint: "", retryable: false, details: {} };
+      return { conversation: "c1", seq: 0 };
+    });
+    const journal = new Journal({ appendEntry }, { conversation: null });
+    journal.recordItems([user("a")]);
+    await journal.flush();
+    expect([journal.unsaved, journal.error?.message, journal.conversation]).toEqual([1, "the disk is full", null]);
+    full = false;
+    await journal.retry();
+    expect([journal.unsaved, journal.error, journal.conversation]).toEqual([0, null, "c1"]);
+  });
+
+  it("opens around an entry the history found damaged: its results without their call are left out", () => {
+    const entries: StoredEntry[] = [
+      { seq: 0, message: { role: "user", content: [{ type: "text", text: "read it" }] }, items: [{ kind: "user", id: "u", text: "read it" }] },
+      // The assistant's call, damaged: the history gives its notice, no message.
+      { seq: 1, message: null, items: [{ kind: "notice", id: "damaged-c-1", text: "Entry 1 of this conversation is damaged" }] },
+      { seq: 2, message: { role: "user", content: [{ type: "tool_result", tool_use_id: "x", content: "{}" }] }, items: [] },
+      { seq: 3, message: { role: "assistant", content: [{ type: "text", text: "done" }] }, items: [{ kind: "assistant", id: "a", text: "done", streaming: false }] },
+    ];
+    const opened = fromEntries(entries);
+    expect(opened.messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "read it" }] },
+      { role: "assistant", content: [{ type: "text", text: "done" }] },
+    ]);
+    expect(opened.items.map((item) => item.kind)).toEqual(["user", "notice", "assistant"]);
+  });
+
   it("appends only items that are new or changed since the last append", async () => {
     const appendEntry = vi.fn(async (): Promise<Appended> => ({ conversation: "c1", seq: 0 }));
     const journal = new Journal({ appendEntry }, { conversation: "c1" });

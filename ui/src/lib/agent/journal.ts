@@ -78,6 +78,11 @@ export class Journal {
     return this.pending.length;
   }
 
+  /** Why the entries not stored yet were not: the last append's error, while they wait. */
+  get error(): WireError | null {
+    return this.pending.length > 0 ? this.lastError : null;
+  }
+
   /**
    * Sends the entries that failed again now, without waiting for a next
    * append (the conversation is being left); resolves once they are stored
@@ -101,6 +106,7 @@ export class Journal {
   /** Entries not stored yet, oldest first; one that failed is tried again with the next. */
   private readonly pending: { entry: NewEntry; ids: string[] }[] = [];
   private failing = false;
+  private lastError: WireError | null = null;
 
   private async drain(): Promise<void> {
     // One at a time, in order: the first append names the conversation the next ones go to.
@@ -110,12 +116,14 @@ export class Journal {
         const appended = await this.ipc.appendEntry(this.id, next.entry);
         this.pending.shift();
         this.failing = false;
+        this.lastError = null;
         this.id = appended.conversation;
         for (const id of next.ids) if (!this.seqs.has(id)) this.seqs.set(id, appended.seq);
         this.options.onAppended?.(appended);
       } catch (error) {
         // Said once until an append lands again; the entry waits for the next one.
-        if (!this.failing) this.options.onError?.(toWireError(error));
+        this.lastError = toWireError(error);
+        if (!this.failing) this.options.onError?.(this.lastError);
         this.failing = true;
         return;
       }

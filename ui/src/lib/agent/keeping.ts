@@ -4,7 +4,7 @@
 // conversation opened brief or in part, completed from the history behind
 // the page's back.
 import { toWireError } from "../errors";
-import type { Appended, ConversationData, Message, StoredEntry } from "../types";
+import type { Appended, ConversationData, Message, StoredEntry, WireError } from "../types";
 import type { Board } from "./board";
 import { fromEntries } from "./conversation";
 import { Journal } from "./journal";
@@ -92,6 +92,11 @@ export class Keeping {
     await this.journal.flush();
     if (this.journal.unsaved > 0) await this.journal.retry();
     await this.retryRetired();
+  }
+
+  /** Why the conversation shown has entries not stored, while it has. */
+  get saveError(): WireError | null {
+    return this.journal.error;
   }
 
   /** Entries recorded and not stored yet, in every conversation. */

@@ -8,7 +8,7 @@
 import { toWireError } from "../errors";
 import type { FrameScheduler, OutputBuffer } from "../outputBuffer";
 import type { Readable } from "../store";
-import type { Appended, Block, ConversationData, ImageBlock, Message, ToolSpec, ToolUseBlock } from "../types";
+import type { Appended, Block, ConversationData, ImageBlock, Message, ToolSpec, ToolUseBlock, WireError } from "../types";
 import { isContextOverflow, TokenEstimate } from "./context";
 import { type InstructionSource, PROJECT_INSTRUCTIONS } from "./instructions";
 import { type CommandFinder, expandMessage } from "./slashCommands";
@@ -189,6 +189,11 @@ export class AgentLoop {
   /** Entries recorded in this loop and not stored yet, in every conversation. */
   get unsaved(): number {
     return this.keeping.unsaved;
+  }
+
+  /** Why the conversation shown has entries not stored (its last append's error), while it has. */
+  get saveError(): WireError | null {
+    return this.keeping.saveError;
   }
 
   /** The project folder the tools resolve paths against. */

@@ -35,6 +35,26 @@ export function appendUserContent(messages: Message[], content: Block[]): Messag
 }
 
 /**
+ * Leaves out the tool results whose call is not in the last assistant
+ * message before them (its entry damaged in the history and left out): no provider
+ * takes a result without its call. A message left empty goes, and the
+ * messages of one role then side by side are one.
+ */
+export function dropOrphanResults(messages: Message[]): Message[] {
+  const out: Message[] = [];
+  let calls = new Set<string>();
+  for (const message of messages) {
+    const prior = out.at(-1);
+    if (message.role === "assistant") calls = new Set([...(prior?.role === "assistant" ? calls : []), ...message.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : []))]);
+    const content = message.role === "user" ? message.content.filter((b) => b.type !== "tool_result" || calls.has(b.tool_use_id)) : message.content;
+    if (content.length === 0) continue;
+    if (prior?.role === message.role) out[out.length - 1] = { role: prior.role, content: [...prior.content, ...content] };
+    else out.push(content === message.content ? message : { ...message, content });
+  }
+  return out;
+}
+
+/**
  * Repairs a transcript loaded from disk or cut by a crash: tool_uses without
  * a result get a "cancelled" result, so the provider accepts the next turn.
  */
