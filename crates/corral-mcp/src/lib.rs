@@ -63,6 +63,8 @@ pub struct CorralServer {
     domains: Arc<domains::DomainAnswers>,
     /// The questions out to 2026-07-28 clients, by their `requestState`.
     asked: Arc<Asked>,
+    /// Cancelled when the client goes away: every running call stops.
+    gone: tokio_util::sync::CancellationToken,
 }
 
 /// The key of the approval question in an `input_required` result, and of
@@ -129,6 +131,7 @@ impl CorralServer {
             session,
             domains: Arc::default(),
             asked: Arc::default(),
+            gone: tokio_util::sync::CancellationToken::new(),
         }
     }
 
@@ -209,14 +212,16 @@ impl CorralServer {
             .get_progress_token()
             .filter(|_| name == "exec_shell")
             .map(|token| progress_sink(context.peer.clone(), token));
-        // The client's `notifications/cancelled` stops a running command
-        // (the watcher ends with the call).
+        // The client's `notifications/cancelled` stops a running command,
+        // and so does the client's going away (the watcher ends with the
+        // call).
         let cancel = CancelToken::default();
         let (ended, end) = tokio::sync::oneshot::channel::<()>();
-        let (ct, stop) = (context.ct.clone(), cancel.clone());
+        let (ct, gone, stop) = (context.ct.clone(), self.gone.clone(), cancel.clone());
         tokio::spawn(async move {
             tokio::select! {
                 () = ct.cancelled() => stop.cancel(),
+                () = gone.cancelled() => stop.cancel(),
                 _ = end => {}
             }
         });
@@ -505,10 +510,44 @@ pub fn run_stdio(server: CorralServer) -> Result<(), Error> {
 pub async fn serve_stdio(server: CorralServer) -> Result<(), Error> {
     let io_error =
         |e: &dyn std::fmt::Display| Error::new(ErrorCode::Io, format!("MCP over stdio: {e}"));
+    let gone = server.gone.clone();
+    let (stdin, stdout) = rmcp::transport::io::stdio();
+    // The client went away when its stdin ends: what runs for it stops
+    // then, not at a command's own time limit (rmcp's service waits for
+    // the calls in flight before it ends).
+    let stdin = EndWatch {
+        inner: stdin,
+        ended: gone.clone(),
+    };
     let running = server
-        .serve(rmcp::transport::io::stdio())
+        .serve((stdin, stdout))
         .await
         .map_err(|e| io_error(&e))?;
-    running.waiting().await.map_err(|e| io_error(&e))?;
+    let waited = running.waiting().await;
+    gone.cancel();
+    waited.map_err(|e| io_error(&e))?;
     Ok(())
+}
+
+/// A reader that cancels `ended` when it reaches its end (or fails).
+struct EndWatch<R> {
+    inner: R,
+    ended: tokio_util::sync::CancellationToken,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for EndWatch<R> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+        match &polled {
+            std::task::Poll::Ready(Ok(())) if buf.filled().len() == before => self.ended.cancel(),
+            std::task::Poll::Ready(Err(_)) => self.ended.cancel(),
+            _ => {}
+        }
+        polled
+    }
 }

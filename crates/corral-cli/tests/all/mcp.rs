@@ -400,3 +400,69 @@ fn a_bad_allow_domain_stops_the_server_with_a_standardized_error() {
     assert_eq!(error["code"], "invalid_input");
     assert_eq!(error["details"]["domain"], "*.com");
 }
+
+/// The client leaves (its end of stdin closes: it quit or was killed)
+/// while a command runs: the server and the command are gone within 2 s,
+/// not at the command's time limit.
+#[test]
+fn a_client_that_leaves_mid_command_ends_everything_at_once() {
+    use serde_json::json;
+    use std::io::{BufRead, BufReader, Write};
+    use std::time::{Duration, Instant};
+    let root = tempfile::tempdir().unwrap();
+    let marker = format!("corral-mcp-left-{}", std::process::id());
+    let mut server = crate::common::corral_cli()
+        .args([
+            "mcp",
+            "--mode",
+            "full_auto",
+            "--no-lsp",
+            "--no-checkpoint",
+            "--root",
+        ])
+        .arg(root.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
+    let mut send = |message: Value| writeln!(stdin, "{message}").unwrap();
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "leaving", "version": "1"}}}),
+    );
+    let answered: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(answered["id"], 1, "{answered}");
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "exec_shell", "arguments": {"command": "python3",
+        "args": ["-c", "import time; time.sleep(60)", &marker], "timeout_secs": 120}}}),
+    );
+    let reading = std::thread::spawn(move || lines.count());
+    let started = Instant::now();
+    while crate::ssh::processes("python3", &marker).is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the command never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(stdin);
+    let left = Instant::now();
+    loop {
+        if server.try_wait().unwrap().is_some() {
+            break;
+        }
+        assert!(
+            left.elapsed() < Duration::from_secs(2),
+            "the server lives on"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(crate::ssh::processes("python3", &marker), Vec::<u32>::new());
+    reading.join().unwrap();
+}
