@@ -52,6 +52,7 @@ fn tools_prints_every_spec() {
             "update_plan",
             "diagnostics",
             "symbols",
+            "web_fetch",
             // The throwaway tool the tests register (feature `throwaway-tool`).
             "count_lines"
         ]
