@@ -558,6 +558,23 @@ fn run(command: Command) -> Result<Value, Error> {
     }
 }
 
+/// All of stdin, a call's input.
+fn read_stdin() -> Result<String, Error> {
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|e| Error::invalid_input(format!("could not read the input from stdin: {e}")))?;
+    Ok(text)
+}
+
+/// A call's input as JSON, or why it is not.
+fn parse_input(text: &str) -> Result<Value, Error> {
+    serde_json::from_str(text).map_err(|e| {
+        Error::invalid_input(format!("the input is not valid JSON: {e}"))
+            .hint("Pass one JSON object, e.g. '{\"path\": \"src/main.rs\"}'.")
+    })
+}
+
 /// A runtime for one call: the session runs a tool on its blocking pool.
 fn runtime() -> Result<tokio::runtime::Runtime, Error> {
     tokio::runtime::Builder::new_current_thread()
@@ -610,23 +627,6 @@ fn mcp(root: PathBuf, args: McpArgs) -> Result<(), Error> {
         )
     };
     let session = Session::open(&root, settings, options)?;
-/// All of stdin, a call's input.
-fn read_stdin() -> Result<String, Error> {
-    let mut text = String::new();
-    std::io::stdin()
-        .read_to_string(&mut text)
-        .map_err(|e| Error::invalid_input(format!("could not read the input from stdin: {e}")))?;
-    Ok(text)
-}
-
-/// A call's input as JSON, or why it is not.
-fn parse_input(text: &str) -> Result<Value, Error> {
-    serde_json::from_str(text).map_err(|e| {
-        Error::invalid_input(format!("the input is not valid JSON: {e}"))
-            .hint("Pass one JSON object, e.g. '{\"path\": \"src/main.rs\"}'.")
-    })
-}
-
     corral_mcp::run_stdio(corral_mcp::CorralServer::new(Arc::new(session)))
 }
 

@@ -470,6 +470,7 @@ mod tests {
         let mut container = TaskContainer {
             engine: "podman".into(),
             image: "corral-task:1".into(),
+            toolchain: None,
             cpus: Some(2),
             memory_mib: Some(512),
             options: vec!["--ulimit=nofile=20000:20000".into()],
@@ -487,7 +488,31 @@ mod tests {
             container.run_options().unwrap_err().code,
             ErrorCode::InvalidInput
         );
-            toolchain: None,
+    }
+
+    #[test]
+    fn a_toolchain_is_an_image_the_devcontainer_or_a_dockerfile() {
+        for (json, toolchain) in [
+            (
+                serde_json::json!({"image": "node:22"}),
+                ToolchainSetting::Image("node:22".into()),
+            ),
+            (
+                serde_json::json!("devcontainer"),
+                ToolchainSetting::Devcontainer,
+            ),
+            (
+                serde_json::json!({"dockerfile": "ci/Dockerfile"}),
+                ToolchainSetting::Dockerfile("ci/Dockerfile".into()),
+            ),
+        ] {
+            let read: TaskContainer = serde_json::from_value(
+                serde_json::json!({"engine": "podman", "toolchain": json, "options": []}),
+            )
+            .unwrap();
+            assert_eq!(read.toolchain, Some(toolchain));
+            assert_eq!(read.image, "");
+        }
     }
 
     #[test]
@@ -507,28 +532,6 @@ mod tests {
         for root in ["/a", "/b", "/a"] {
             store
                 .push_recent(&ProjectInfo {
-    #[test]
-    fn a_toolchain_is_an_image_the_devcontainer_or_a_dockerfile() {
-        for (json, toolchain) in [
-            (
-                serde_json::json!({"image": "node:22"}),
-                ToolchainSetting::Image("node:22".into()),
-            ),
-            (serde_json::json!("devcontainer"), ToolchainSetting::Devcontainer),
-            (
-                serde_json::json!({"dockerfile": "ci/Dockerfile"}),
-                ToolchainSetting::Dockerfile("ci/Dockerfile".into()),
-            ),
-        ] {
-            let read: TaskContainer = serde_json::from_value(
-                serde_json::json!({"engine": "podman", "toolchain": json, "options": []}),
-            )
-            .unwrap();
-            assert_eq!(read.toolchain, Some(toolchain));
-            assert_eq!(read.image, "");
-        }
-    }
-
                     root: root.into(),
                     name: root.into(),
                 })

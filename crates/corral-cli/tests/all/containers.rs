@@ -376,7 +376,11 @@ fn a_task_runs_in_the_project_s_devcontainer_toolchain() {
         ),
     )
     .unwrap();
-    std::fs::write(project.join("Makefile"), "check:\n\tcat /etc/toolchain-marker\n").unwrap();
+    std::fs::write(
+        project.join("Makefile"),
+        "check:\n\tcat /etc/toolchain-marker\n",
+    )
+    .unwrap();
     git(&project, &["init", "--quiet"]);
     git(&project, &["add", "."]);
     git(&project, &["commit", "--quiet", "-m", "first"]);
@@ -405,7 +409,9 @@ fn a_task_runs_in_the_project_s_devcontainer_toolchain() {
     let second = run("second");
     assert_eq!(second.code, 0, "{}", second.stderr);
     assert!(
-        second.stderr.contains(&format!("the task's image is {built}")),
+        second
+            .stderr
+            .contains(&format!("the task's image is {built}")),
         "{}",
         second.stderr
     );
