@@ -352,3 +352,38 @@ fn serve_makes_runs_and_lands_a_task() {
     );
     assert!(!place.exists());
 }
+
+/// The window goes away (serve's stdin ends: the connection dropped, or
+/// the app was killed) while a command runs: serve and the command are
+/// gone within 2 s, not at the command's time limit.
+#[test]
+fn a_connection_that_ends_mid_command_ends_everything_at_once() {
+    let project = tempfile::tempdir().unwrap();
+    let marker = format!("corral-serve-left-{}", std::process::id());
+    let mut serve = Serve::start_in(project.path(), "full_auto");
+    assert!(serve.read().get("ready").is_some());
+    let input = json!({"command": "python3",
+        "args": ["-c", "import time; time.sleep(60)", &marker], "timeout_secs": 120});
+    serve.send(
+        &json!({"id": 1, "command": "call_tool", "args": {"name": "exec_shell", "input": input}})
+            .to_string(),
+    );
+    let started = std::time::Instant::now();
+    while crate::ssh::processes("python3", &marker).is_empty() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "the command never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    drop(serve.stdin.take());
+    let left = std::time::Instant::now();
+    while serve.child.try_wait().unwrap().is_none() {
+        assert!(
+            left.elapsed() < std::time::Duration::from_secs(2),
+            "serve lives on"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(crate::ssh::processes("python3", &marker), Vec::<u32>::new());
+}
