@@ -24,7 +24,7 @@ use crate::{lock, Session};
 use corral_tools::dispatch::CallContext;
 use corral_tools::policy::{self, Approval, Decision};
 use corral_tools::shell::{SavedRule, ShellRun};
-use corral_tools::{Error, ProjectRoot};
+use corral_tools::{Error, ErrorCode, ProjectRoot};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -347,6 +347,16 @@ impl Session {
         let ctx = self.context();
         let prepared = self.prepare(&call.tool, &call.input, &ctx)?;
         let check = prepared.check(&self.root, &ctx, preview)?;
+        // A change that cannot be made (an edit whose text is not in the
+        // file, or is there twice; a file that is not there) fails now
+        // with its error rather than ask: the user is never asked to
+        // approve a call that would only fail. (One that runs unasked
+        // fails when it runs, with the same error.)
+        if let (Decision::Ask { .. }, Some(error)) = (&check.decision, &check.preview_error) {
+            if cannot_apply(error.code) {
+                return Err(error.clone());
+            }
+        }
         let secret = prepared.asks_every_time(&self.root);
         let rule = prepared.command().map(SavedRule::proposed);
         let mut kept = Kept {
@@ -491,6 +501,19 @@ impl Session {
 /// background commands, network) with the host's (live output, cancel,
 /// domain questions). Only the user's approval of this very call grants
 /// the network (or the host's user, for every command).
+/// Whether a preview that failed with `code` means the call itself
+/// would fail the same way, whatever the user answered.
+fn cannot_apply(code: ErrorCode) -> bool {
+    matches!(
+        code,
+        ErrorCode::NoMatch
+            | ErrorCode::AmbiguousMatch
+            | ErrorCode::NotFound
+            | ErrorCode::IsDirectory
+            | ErrorCode::NotText
+    )
+}
+
 fn merge_shell(session: ShellRun, host: ShellRun, network: bool) -> ShellRun {
     ShellRun {
         network: session.network || network,

@@ -303,13 +303,13 @@ fn check_call_shows_the_change_the_call_will_write() {
         std::fs::read_to_string(app.project.join("crlf.txt")).unwrap(),
         check["preview"]["after"].as_str().unwrap()
     );
-    // An edit that will miss has no preview, but the error it will fail with.
+    // An edit that will miss is not asked about: its check fails with the
+    // error its run would fail with.
     let miss = json!({"path": "crlf.txt", "old_string": "zzz", "new_string": "y"});
-    let check = app
+    let e = app
         .invoke("check_call", json!({"tool": "edit_file", "input": miss}))
-        .unwrap();
-    assert_eq!(check["preview_error"]["code"], "no_match", "{check}");
-    assert!(check.get("preview").is_none(), "{check}");
+        .unwrap_err();
+    assert_eq!(e["code"], "no_match", "{e}");
 }
 
 #[test]

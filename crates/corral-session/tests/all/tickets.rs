@@ -331,3 +331,43 @@ fn a_ticket_says_where_each_path_leads_as_the_tool_resolves_it() {
     let sent = serde_json::to_value(&ticket).unwrap();
     assert!(sent.get("paths").is_none(), "{sent}");
 }
+
+/// An edit whose text is not in the file (or is there twice), or of a
+/// file that is not there, fails when it is checked, with its own error:
+/// the user is never asked to approve a call that could only fail. One
+/// that applies still asks.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_edit_that_cannot_apply_fails_at_check_without_asking() {
+    let (dir, session) = session(Mode::Ask);
+    std::fs::write(dir.path().join("a.txt"), "one\ntwo\ntwo\n").unwrap();
+    for (input, code) in [
+        (
+            json!({"path": "a.txt", "old_string": "three", "new_string": "3"}),
+            ErrorCode::NoMatch,
+        ),
+        (
+            json!({"path": "a.txt", "old_string": "two", "new_string": "2"}),
+            ErrorCode::AmbiguousMatch,
+        ),
+        (
+            json!({"path": "b.txt", "old_string": "one", "new_string": "1"}),
+            ErrorCode::NotFound,
+        ),
+    ] {
+        let e = session
+            .check(Call::new("edit_file", input.clone()))
+            .unwrap_err();
+        assert_eq!(e.code, code, "{input}: {}", e.message);
+    }
+    let ticket = session
+        .check(Call::new(
+            "edit_file",
+            json!({"path": "a.txt", "old_string": "one", "new_string": "1"}),
+        ))
+        .unwrap();
+    assert!(
+        matches!(ticket.check.check.decision, Decision::Ask { .. }),
+        "{ticket:?}"
+    );
+    assert!(ticket.check.check.preview.is_some());
+}
