@@ -3126,7 +3126,7 @@ ${said.join("\n\n")}` };
         this.facts.noted = true;
         if (model.supports_tools === false) {
           this.board.notice(
-            "The server says this model's chat template cannot call tools, so the agent can only talk. Start the server with a template that supports tools (llama.cpp: --jinja), or pick another model."
+            "The server says this model's chat template cannot call tools, so the agent can only talk. Give the server a template that can (llama.cpp: --jinja, and --chat-template-file with one that supports tools when the model's own does not), or pick another model."
           );
         }
       }
