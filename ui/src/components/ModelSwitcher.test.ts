@@ -119,3 +119,20 @@ describe("ModelSwitcher with Ollama set", () => {
     expect(screen.getAllByTestId("model-option").filter((b) => b.dataset.baseUrl).map((b) => b.dataset.baseUrl)).toEqual(["http://127.0.0.1:8080/v1"]);
   });
 });
+
+describe("the header's model before a key is set", () => {
+  it("says the hosted model is not set up rather than name it", async () => {
+    const src = { ...source(async () => []), getSettings: vi.fn(async () => ({ ...settings, has_api_key: false })) };
+    render(ModelSwitcher, { props: { target: null, onChange: vi.fn(), source: src as never } });
+    const button = screen.getByTestId("model-switcher");
+    await vi.waitFor(() => expect(button.textContent).toContain("not set up"));
+    expect(button.textContent).not.toContain("claude-sonnet-4-5");
+  });
+
+  it("names a local server's model, which needs no key", async () => {
+    const local = { ...settings, has_api_key: false, provider: "openai", base_url: "http://127.0.0.1:8080/v1", model: "qwen3" } as Settings;
+    const src = { ...source(async () => []), getSettings: vi.fn(async () => local) };
+    render(ModelSwitcher, { props: { target: null, onChange: vi.fn(), source: src as never } });
+    await vi.waitFor(() => expect(screen.getByTestId("model-switcher").textContent).toContain("qwen3"));
+  });
+});

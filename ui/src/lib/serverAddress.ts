@@ -40,3 +40,18 @@ export function isConfiguredServer(server: LocalServer, settings: { provider: Pr
       return false;
   }
 }
+
+/** Whether `baseUrl` is a server on this machine (one that needs no key). */
+export function isLocal(baseUrl: string): boolean {
+  try {
+    const host = new URL(baseUrl).hostname;
+    return host === "localhost" || host === "[::1]" || host.startsWith("127.");
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `settings` name a model that cannot answer yet: a hosted one with no key. */
+export function needsKey(settings: { has_api_key: boolean; base_url: string }): boolean {
+  return !settings.has_api_key && !isLocal(settings.base_url);
+}
