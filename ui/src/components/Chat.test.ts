@@ -6,10 +6,10 @@ import { AgentLoop } from "../lib/agent/loop";
 import Chat from "./Chat.svelte";
 import { NO_INSTRUCTIONS } from "../lib/agent/instructions";
 
-function setup(turns: Turn[]) {
+function setup(turns: Turn[], onSettings?: () => void) {
   const fake = fakeIpc(turns);
   const loop = new AgentLoop(fake.ipc, { projectRoot: "/p/app", newId: fake.newId, scheduleFrame: (run) => run(), instructions: NO_INSTRUCTIONS });
-  render(Chat, { props: { loop } });
+  render(Chat, { props: { loop, ...(onSettings ? { onBuiltIn: { settings: onSettings } } : {}) } });
   return { ...fake, loop };
 }
 
@@ -90,6 +90,17 @@ describe("Chat", () => {
     await fireEvent.click(screen.getByTestId("retry"));
     await vi.waitFor(() => expect(screen.getByTestId("message-assistant").textContent).toContain("recovered"));
     expect(screen.queryByTestId("error-banner")).toBeNull();
+  });
+
+  it("offers Settings beside Retry when the window has them", async () => {
+    const failing: Turn = (emit) =>
+      emit({ type: "error", error: { code: "llm_auth", message: "invalid x-api-key", hint: "Check the key in Settings.", retryable: false, details: {} } });
+    const onSettings = vi.fn();
+    const t = setup([failing], onSettings);
+    await t.loop.send("hello");
+    await tick();
+    await fireEvent.click(screen.getByTestId("error-settings"));
+    expect(onSettings).toHaveBeenCalledTimes(1);
   });
 
   it("renders approval cards whose buttons drive the loop", async () => {
