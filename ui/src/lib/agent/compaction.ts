@@ -3,11 +3,11 @@
 // when that is not enough the older part is summarized by the model itself
 // (the items shown stay as they are; the history keeps the originals).
 import { toWireError } from "../errors";
-import type { ToolSpec, WireError } from "../types";
+import type { Message, ToolSpec, WireError } from "../types";
 import {
   COMPACT_AT,
   compactionBoundary,
-  isSummaryMessage,
+  KEEP_RECENT,
   replyFloor,
   replyLimit,
   summaryRequest,
@@ -23,6 +23,16 @@ import type { Outgoing } from "./outgoing";
 import type { AgentIpc, RunControl } from "./ports";
 import type { Compaction } from "./state";
 import { addUsage, requestUsage } from "./usage";
+
+/** The share of the conversation's room (the window below its compaction mark, less the fixed prefix) a summary keeps of the last messages. */
+export const KEPT_SHARE = 0.4;
+/** The fewest tokens a summary may be written in. */
+export const SUMMARY_MIN_TOKENS = 256;
+/** What old tool results are cut to, in characters, after the turn's summary (`squeeze`). */
+export const SQUEEZE_OVER_CHARS = 400;
+
+/** What the Compact button says when only the last messages are there (they are kept, never summarized). */
+export const NOTHING_TO_COMPACT = "Nothing to compact yet: the conversation holds only the messages a summary would keep.";
 
 export class ContextFitter {
   constructor(
@@ -52,75 +62,151 @@ export class ContextFitter {
     return resultShare(this.facts.contextWindow.window, this.prefixTokens(specs), this.estimate.ratio);
   }
 
+  /** Whether a summary was asked for since the user's last message (at most one is, `fit`). */
+  private summarized = false;
+  /** Messages sent already: they stay byte for byte as sent, so the server's prompt cache holds them. */
+  private readonly sent = new WeakSet<Message>();
+  /** The fixed prefix's estimated tokens at the last fitting. */
+  private prefixSize = 0;
+
+  /** A new message of the user: its turn may summarize once again. */
+  newTurn(): void {
+    this.summarized = false;
+  }
+
   /**
    * Before a request: trims, then summarizes, when it would pass the
    * threshold; and when even then the reply would have less than its floor
-   * of what the window has left, summarizes all but the last messages.
+   * of what the window has left, summarizes all but the last messages. One
+   * summary at most per turn of the user: past it, old tool results are
+   * cut short instead, and only a request that still cannot fit is
+   * summarized again.
    */
   async fit(control: RunControl, specs: ToolSpec[]): Promise<WireError | null> {
     const { window } = this.facts.contextWindow;
     const limit = window * COMPACT_AT;
     const out = this.outgoing;
-    const prefix = this.prefixTokens(specs);
+    const prefix = (this.prefixSize = this.prefixTokens(specs));
     const tooLarge = prefixTooLarge(window, prefix);
     if (tooLarge) return tooLarge;
     // A result larger than its share never fits whole: cut now, not after a failure.
-    out.messages = cutLargeResults(out.messages, resultShare(window, prefix, this.estimate.ratio));
+    out.messages = cutLargeResults(out.messages, resultShare(window, prefix, this.estimate.ratio), (m) => this.sent.has(m));
     let size = this.estimate.tokens(out.request(specs));
-    if (size > limit) {
+    const short = () => window - withMargin(size) < replyFloor(window);
+    if (size > limit && !this.summarized) {
       out.messages = trimOldToolResults(out.messages);
       size = this.estimate.tokens(out.request(specs));
+      if (size > limit && (await this.compact(control, false))) size = this.estimate.tokens(out.request(specs));
     }
-    if (size > limit && (await this.compact(control, false))) size = this.estimate.tokens(out.request(specs));
-    if (window - withMargin(size) < replyFloor(window) && !control.cancelled && (await this.compact(control, true))) {
-      size = this.estimate.tokens(out.request(specs));
-    }
+    if (short() && !control.cancelled && this.squeeze()) size = this.estimate.tokens(out.request(specs));
+    if (short() && !control.cancelled && (await this.compact(control, true))) size = this.estimate.tokens(out.request(specs));
+    for (const message of out.messages) this.sent.add(message);
     this.showMeter(size);
     return null;
   }
 
   /**
+   * After this turn's summary: old tool results (all but the last two
+   * messages') cut to a few hundred characters, rather than a second
+   * summary. Returns whether anything was cut.
+   */
+  squeeze(): boolean {
+    if (!this.summarized) return false;
+    const out = this.outgoing;
+    const before = out.messages;
+    out.messages = trimOldToolResults(out.messages, 2, SQUEEZE_OVER_CHARS);
+    return out.messages !== before;
+  }
+
+  /**
+   * How many of the last messages a summary keeps: those that fit in
+   * `KEPT_SHARE` of the conversation's room (so the next requests have
+   * room to grow in), at least one, at most `KEEP_RECENT`.
+   */
+  private keptBySize(): number {
+    const messages = this.outgoing.messages;
+    const { window } = this.facts.contextWindow;
+    const room = Math.max(0, window * COMPACT_AT - this.prefixSize) * KEPT_SHARE;
+    let kept = 0;
+    let used = 0;
+    while (kept < Math.min(KEEP_RECENT, messages.length)) {
+      used += this.estimate.tokens({ system: "", messages: [messages[messages.length - 1 - kept]], tools: [] });
+      if (kept > 0 && used > room) break;
+      kept++;
+    }
+    return kept;
+  }
+
+  /**
    * Replaces the older part of the transcript by a summary the model writes.
    * The items the user sees stay as they are; the full original stays there.
-   * Returns whether anything was compacted.
+   * A single message is never summarized (it would free nothing worth a
+   * request). While it is asked, the window shows its progress
+   * (`compacting`). Returns whether anything was compacted.
    */
   async compact(control: RunControl, forced: boolean, trigger: "auto" | "manual" = "auto"): Promise<boolean> {
     const out = this.outgoing;
-    const keep = forced ? 2 : undefined;
+    const keep = forced ? Math.min(2, this.keptBySize()) : this.keptBySize();
     out.messages = trimOldToolResults(out.messages, keep);
     const boundary = compactionBoundary(out.messages, keep);
+    if (boundary < 2 && trigger === "manual") this.board.notice(NOTHING_TO_COMPACT);
     if (boundary === 0) return forced;
     const older = out.messages.slice(0, boundary);
-    // Only the last summary before the boundary: summarizing it again frees nothing.
-    if (older.length === 1 && isSummaryMessage(older[0])) return false;
+    if (older.length < 2) return false;
     await this.beforeCompact(trigger);
     if (control.cancelled) return false;
     const { window } = this.facts.contextWindow;
     const request = summaryRequest(older, window, this.estimate.ratio);
-    request.max_tokens = replyLimit(window, this.estimate.tokens(request));
+    const tokens = this.estimate.tokens(request);
+    // A summary as long as the window allows would leave no room to go on in.
+    const room = Math.max(0, window * COMPACT_AT - this.prefixSize);
+    request.max_tokens = Math.min(replyLimit(window, tokens), Math.max(SUMMARY_MIN_TOKENS, Math.floor(room / 3)));
+    this.summarized = true;
     const runId = this.newId();
-    const hook = () => void this.ipc.cancel(runId).catch(() => undefined);
+    let hook = (): void => undefined;
+    const cancelled = new Promise<void>((resolve) => {
+      hook = () => {
+        void this.ipc.cancel(runId).catch(() => undefined);
+        resolve();
+      };
+    });
     control.hooks.add(hook);
     let summary = "";
     let failed: WireError | null = null;
-    await this.ipc
+    const board = this.board;
+    board.patch({ compacting: { since: Date.now(), tokens } });
+    const stream = this.ipc
       .llmStream(runId, request, (event) => {
+        if (control.cancelled) return;
+        const compacting = board.get().compacting;
+        if (event.type === "prompt_progress" && compacting) board.patch({ compacting: { ...compacting, processed: event.processed, total: event.total } });
+        if (event.type === "text_delta" || event.type === "reasoning_delta") {
+          if (compacting && !compacting.writing) board.patch({ compacting: { ...compacting, writing: true } });
+        }
         if (event.type === "text_delta") summary += event.text;
         if (event.type === "error") failed = event.error;
         // The summary's request is the conversation's too.
         if (event.type === "usage") {
-          const { usage, price } = this.board.get();
-          this.board.patch({ usage: addUsage(usage, requestUsage(event, price)) });
+          const { usage, price } = board.get();
+          board.patch({ usage: addUsage(usage, requestUsage(event, price)) });
         }
       })
-      .catch((error: unknown) => {
-        failed = toWireError(error);
-      });
-    control.hooks.delete(hook);
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          failed = toWireError(error);
+        },
+      );
+    try {
+      await Promise.race([stream, cancelled]);
+    } finally {
+      control.hooks.delete(hook);
+      board.patch({ compacting: null });
+    }
     if (control.cancelled) return false;
     if (failed || summary.trim() === "") {
       const why = failed ? `: ${(failed as WireError).message}` : ": the summary came back empty";
-      this.board.notice(`Could not compact the conversation${why}.`);
+      board.notice(`Could not compact the conversation${why}.`);
       return false;
     }
     const compacted: Compaction = { summary: summary.trim(), covered: boundary + out.shift };
@@ -128,8 +214,7 @@ export class ContextFitter {
     out.messages = withSummary(out.messages, boundary, compacted.summary);
     // The notice opens to show the summary the model goes on from; the
     // history keeps it, so the conversation opened again goes on from it too.
-    const count = older.length === 1 ? "1 earlier message was summarized for the model (it stays" : `${older.length} earlier messages were summarized for the model (they stay`;
-    this.board.notice(`Compacted: ${count} shown above).`, compacted.summary, compacted);
+    board.notice(`Compacted: ${older.length} earlier messages were summarized for the model (they stay shown above).`, compacted.summary, compacted);
     return true;
   }
 

@@ -25,11 +25,14 @@ export const CUT_NOTE = "characters left out to fit the context window";
 /**
  * The transcript with every tool result over `maxChars` cut to its head and
  * tail and a note in the middle. Returns the same array when nothing was cut.
+ * Messages `sent` says were sent already stay as they were (the server's
+ * prompt cache holds them; a share that shrank as the estimate learned must
+ * not change them).
  */
-export function cutLargeResults(messages: Message[], maxChars: number): Message[] {
+export function cutLargeResults(messages: Message[], maxChars: number, sent: (message: Message) => boolean = () => false): Message[] {
   let changed = false;
   const out = messages.map((message) => {
-    if (message.role !== "user" || !message.content.some((b) => b.type === "tool_result" && b.content.length > maxChars)) return message;
+    if (message.role !== "user" || sent(message) || !message.content.some((b) => b.type === "tool_result" && b.content.length > maxChars)) return message;
     changed = true;
     return { ...message, content: message.content.map((b) => (b.type === "tool_result" && b.content.length > maxChars ? cutResult(b, maxChars) : b)) };
   });

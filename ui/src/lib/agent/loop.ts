@@ -392,8 +392,11 @@ export class AgentLoop {
       await this.hooks.refresh();
       await this.fitter.compact(control, true, "manual");
     } finally {
+      if (control.cancelled) this.board.notice("Stopped.");
       this.control = null;
       this.board.patch({ busy: false });
+      // The meter shows the transcript as the next request will send it, summary and all.
+      this.estimateShown();
       await this.keeping.save();
     }
   }
@@ -455,6 +458,7 @@ export class AgentLoop {
     const out = this.outgoing;
     let overflowRetried = false;
     let stopHookActive = false;
+    this.fitter.newTurn();
     try {
       await this.hooks.refresh();
       // Asked each run: the programs the user added may have changed.
@@ -479,7 +483,7 @@ export class AgentLoop {
             this.board.patch({ error: unfit });
             break;
           }
-          if (await this.fitter.compact(control, true)) {
+          if (this.fitter.squeeze() || (await this.fitter.compact(control, true))) {
             turn--;
             continue;
           }

@@ -114,6 +114,51 @@ describe("the project's PreCompact hooks", () => {
 });
 
 describe("the Compact button", () => {
+  it("leaves the meter at the size of the next request, summary and all", async () => {
+    const t = setup([...reads(4), say("sure")], 131_072, NO_INSTRUCTIONS, "The user had four files read.");
+    t.ipc.callTool.mockImplementation(async (_name, input) => ({ path: input.path, content: "x".repeat(3_000) }));
+    await t.loop.send("read four files");
+    const before = t.loop.state.get().context!.used;
+    let shown: unknown = null;
+    const seen = t.loop.state.subscribe((state) => (shown ??= state.compacting));
+    await t.loop.compact();
+    seen();
+    expect(t.summaries()).toHaveLength(1);
+    // While it was asked, the window said so; once in, it says nothing more.
+    expect(shown).toMatchObject({ tokens: expect.any(Number) });
+    expect(t.loop.state.get().compacting).toBeNull();
+    const after = t.loop.state.get().context!.used;
+    // Four results of 3,000 characters went into the summary.
+    expect(after).toBeLessThan(before - 2_000);
+    // The figure is the next request's, as it will be sent.
+    await t.loop.send("and now?");
+    const next = t.work().at(-1)!;
+    const estimate = new TokenEstimate();
+    expect(after).toBeGreaterThan(estimate.tokens({ ...next, messages: next.messages.slice(0, -1) }) * 0.5);
+    expect(JSON.stringify(next.messages[0])).toContain(SUMMARY_HEADER);
+  });
+
+  it("is stopped by Stop while the summary is on its way: nothing compacted, the progress gone", async () => {
+    const t = setup([...reads(4), say("sure")], 131_072);
+    await t.loop.send("read four files");
+    const work = t.ipc.llmStream.getMockImplementation()!;
+    // The summary's server reads on and on, until the run is cancelled.
+    t.ipc.llmStream.mockImplementation(async (runId, request, onEvent) => {
+      if (!isSummaryRequest(request)) return work(runId, request, onEvent);
+      onEvent({ type: "prompt_progress", processed: 100, total: 4_000 });
+      return new Promise(() => undefined);
+    });
+    const compacting = t.loop.compact();
+    await vi.waitFor(() => expect(t.loop.state.get().compacting).toMatchObject({ processed: 100, total: 4_000 }));
+    t.loop.stop();
+    await compacting;
+    expect(t.ipc.cancel).toHaveBeenCalled();
+    expect(t.loop.state.get()).toMatchObject({ busy: false, compacting: null });
+    const notices = t.loop.state.get().items.flatMap((item) => (item.kind === "notice" ? [item.text] : []));
+    expect(notices.some((n) => n.startsWith("Compacted"))).toBe(false);
+    expect(notices.at(-1)).toBe("Stopped.");
+  });
+
   it("asks for one summary, and the next request starts with it", async () => {
     // A big window: nothing compacts by itself.
     const t = setup([...reads(4), say("sure")], 131_072, NO_INSTRUCTIONS, "The user had four files read.");

@@ -7,6 +7,7 @@ import { assertConsistent, callTools, fakeIpc, say, use, type Turn } from "../..
 import specsJson from "../../test/toolSpecs.json";
 import type { LlmEvent, LlmRequest, ToolResultBlock, ToolSpec } from "../types";
 import { TokenEstimate } from "./context";
+import { NOTHING_TO_COMPACT } from "./compaction";
 import { CUT_NOTE } from "./fitting";
 import { NO_INSTRUCTIONS } from "./instructions";
 import { AgentLoop } from "./loop";
@@ -244,14 +245,18 @@ function deferredTurn() {
 }
 
 describe("compaction's notice and its end", () => {
-  it("says '1 earlier message', and never summarizes a summary alone again", async () => {
-    const t = setup([say("Hello."), say("Summary: the user said hi.")], 32_768);
+  it("never summarizes a single message, nor a summary alone again", async () => {
+    const t = setup([say("Hello."), say("Fine."), say("Summary: the user said hi.")], 32_768);
     await t.loop.send("hi");
     await t.loop.compact();
-    expect(t.notices().filter((n) => n.startsWith("Compacted"))).toEqual(["Compacted: 1 earlier message was summarized for the model (it stays shown above)."]);
+    expect(t.requests).toHaveLength(1);
+    expect(t.notices()).toContain(NOTHING_TO_COMPACT);
+    await t.loop.send("how are you");
+    await t.loop.compact();
+    expect(t.notices().filter((n) => n.startsWith("Compacted"))).toEqual(["Compacted: 2 earlier messages were summarized for the model (they stay shown above)."]);
     await t.loop.compact();
     await t.loop.compact();
-    expect(t.requests).toHaveLength(2);
+    expect(t.requests).toHaveLength(3);
     expect(t.notices().filter((n) => n.startsWith("Compacted"))).toHaveLength(1);
   });
 });

@@ -80,6 +80,9 @@ export type SubagentTranscript = { type: string; items: Item[]; usage: Usage };
 export type Item = UserItem | AssistantItem | NoticeItem | ToolItem;
 
 
+/** A summary on its way (see `AgentState.compacting`). */
+export type Compacting = { since: number; tokens: number; processed?: number; total?: number; writing?: boolean };
+
 /** How full the model's context window is: the next request's size, estimated or as the server counted it. */
 export type ContextMeter = { used: number; window: number; known: boolean };
 
@@ -93,6 +96,12 @@ export type AgentState = {
   retrying: { attempt: number; delay_ms: number; error: WireError } | null;
   /** While a request waits for its first token: when it was sent, and how far the server is in reading the prompt, where it says. */
   waiting: { since: number; processed?: number; total?: number } | null;
+  /**
+   * While the older part is being summarized: since when, the summary
+   * request's estimated tokens, how far the server is in reading it (where
+   * it says) and whether the summary is coming in.
+   */
+  compacting: Compacting | null;
   usage: Usage;
   context: ContextMeter | null;
   /** The model's price per million tokens, when known (0 on this machine). */
@@ -111,6 +120,7 @@ export const emptyState = (): AgentState => ({
   error: null,
   retrying: null,
   waiting: null,
+  compacting: null,
   usage: noUsage(),
   context: null,
   price: null,
