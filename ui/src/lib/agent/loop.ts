@@ -24,7 +24,7 @@ import { ModelFacts } from "./modelFacts";
 import { Outgoing } from "./outgoing";
 import { PasteShelf } from "./pastes";
 import type { AgentIpc, Decision, RunControl } from "./ports";
-import { emptyState, type AgentState, type Cut } from "./state";
+import { emptyState, type AgentState } from "./state";
 import { ToolRound } from "./toolRound";
 import { ToolRunner } from "./toolRunner";
 import { type AgentFinder, builtInAgents } from "./agentFiles";
@@ -257,8 +257,7 @@ export class AgentLoop {
       return;
     }
     // The window keeps what was typed; the model gets the command's text.
-    const shelved = await this.shelvePaste(await expandMessage(this.ipc, text, this.options.commands));
-    const sentText = shelved.text;
+    const sentText = await this.shelvePaste(await expandMessage(this.ipc, text, this.options.commands));
     if (this.control) {
       this.board.patch({ returned: { text, images } });
       return;
@@ -276,7 +275,7 @@ export class AgentLoop {
     const turn = this.newId();
     this.turnId = turn;
     this.board.patch({ returned: null });
-    this.board.addItem({ kind: "user", id: turn, text, ...(images.length > 0 ? { images } : {}), ...(shelved.cut ? { cut: shelved.cut } : {}) });
+    this.board.addItem({ kind: "user", id: turn, text, ...(images.length > 0 ? { images } : {}) });
     this.keeping.record({ role: "user", content });
     await this.run();
     const error = this.board.get().error;
@@ -315,16 +314,13 @@ export class AgentLoop {
     return context;
   }
 
-  /**
-   * The person's text as the model is sent it: a part and a note when it is
-   * larger than its share of the window (with how much of it the model gets).
-   */
-  private async shelvePaste(text: string): Promise<{ text: string; cut: Cut | null }> {
+  /** The person's text as the model is sent it: a part and a note when it is larger than its share of the window. */
+  private async shelvePaste(text: string): Promise<string> {
     try {
       this.specs ??= await this.ipc.toolSpecs();
       await this.facts.ask();
     } catch {
-      return { text, cut: null };
+      return text;
     }
     return this.outgoing.pastes.shelve(text, this.fitter.resultShare(this.specs));
   }
@@ -396,8 +392,11 @@ export class AgentLoop {
       await this.hooks.refresh();
       await this.fitter.compact(control, true, "manual");
     } finally {
+      if (control.cancelled) this.board.notice("Stopped.");
       this.control = null;
       this.board.patch({ busy: false });
+      // The meter shows the transcript as the next request will send it, summary and all.
+      this.estimateShown();
       await this.keeping.save();
     }
   }
@@ -459,6 +458,7 @@ export class AgentLoop {
     const out = this.outgoing;
     let overflowRetried = false;
     let stopHookActive = false;
+    this.fitter.newTurn();
     try {
       await this.hooks.refresh();
       // Asked each run: the programs the user added may have changed.
@@ -468,8 +468,6 @@ export class AgentLoop {
       await this.loadModelFacts();
       for (let turn = 1; ; turn++) {
         const unfit = await this.fitter.fit(control, this.specs);
-        // The cards of results just cut to fit say how much the model gets.
-        this.round.noteCuts(out.messages.at(-1));
         if (unfit) {
           this.board.patch({ error: unfit });
           break;
@@ -485,7 +483,7 @@ export class AgentLoop {
             this.board.patch({ error: unfit });
             break;
           }
-          if (await this.fitter.compact(control, true)) {
+          if (this.fitter.squeeze() || (await this.fitter.compact(control, true))) {
             turn--;
             continue;
           }

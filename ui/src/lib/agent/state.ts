@@ -19,14 +19,7 @@ export type Preview =
  * back (the model refused its images); stored so the conversation opened
  * again leaves it out.
  */
-export type UserItem = { kind: "user"; id: string; text: string; images?: ImageBlock[]; withdrawn?: true; cut?: Cut };
-/**
- * What the model received of a tool result or a message cut or split to
- * fit its window: `received` of `total` characters, and how it can read
- * the rest (`rest`: "read_file with start_line and end_line", "read_paste,
- * parts 2 to 5"). Shown on the card or under the message.
- */
-export type Cut = { received: number; total: number; rest: string };
+export type UserItem = { kind: "user"; id: string; text: string; images?: ImageBlock[]; withdrawn?: true };
 /**
  * `reasoning`: what a thinking model thought before it answered, as it
  * streamed: shown folded above the answer and kept with it in the history,
@@ -81,13 +74,14 @@ export type ToolItem = {
   hooks?: HookNote[];
   /** The model's input, when a hook changed it (`input` is what ran). */
   modelInput?: Record<string, unknown>;
-  /** The result was cut to fit the window before the model got it: how much it got. */
-  cut?: Cut;
 };
 /** What a subagent did, kept on its task's card (and in the history with it). */
 export type SubagentTranscript = { type: string; items: Item[]; usage: Usage };
 export type Item = UserItem | AssistantItem | NoticeItem | ToolItem;
 
+
+/** A summary on its way (see `AgentState.compacting`). */
+export type Compacting = { since: number; tokens: number; processed?: number; total?: number; writing?: boolean };
 
 /** How full the model's context window is: the next request's size, estimated or as the server counted it. */
 export type ContextMeter = { used: number; window: number; known: boolean };
@@ -102,6 +96,12 @@ export type AgentState = {
   retrying: { attempt: number; delay_ms: number; error: WireError } | null;
   /** While a request waits for its first token: when it was sent, and how far the server is in reading the prompt, where it says. */
   waiting: { since: number; processed?: number; total?: number } | null;
+  /**
+   * While the older part is being summarized: since when, the summary
+   * request's estimated tokens, how far the server is in reading it (where
+   * it says) and whether the summary is coming in.
+   */
+  compacting: Compacting | null;
   usage: Usage;
   context: ContextMeter | null;
   /** The model's price per million tokens, when known (0 on this machine). */
@@ -120,6 +120,7 @@ export const emptyState = (): AgentState => ({
   error: null,
   retrying: null,
   waiting: null,
+  compacting: null,
   usage: noUsage(),
   context: null,
   price: null,
