@@ -469,10 +469,6 @@ ${text2}` }] }],
     };
   }
   var SUMMARY_HEADER = "[Summary of the earlier part of this conversation, written when it was compacted]";
-  function isSummaryMessage(message) {
-    const first = message.content[0];
-    return message.role === "user" && first?.type === "text" && first.text.startsWith(SUMMARY_HEADER);
-  }
   function withSummary(messages, boundary, summary) {
     const note = { type: "text", text: `${SUMMARY_HEADER}
 
@@ -751,6 +747,7 @@ ${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIP
     error: null,
     retrying: null,
     waiting: null,
+    compacting: null,
     usage: noUsage(),
     context: null,
     price: null,
@@ -815,10 +812,10 @@ ${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIP
     return Math.max(400, Math.floor(room / 2 * charsPerToken));
   }
   var CUT_NOTE = "characters left out to fit the context window";
-  function cutLargeResults(messages, maxChars) {
+  function cutLargeResults(messages, maxChars, sent = () => false) {
     let changed = false;
     const out = messages.map((message) => {
-      if (message.role !== "user" || !message.content.some((b) => b.type === "tool_result" && b.content.length > maxChars)) return message;
+      if (message.role !== "user" || sent(message) || !message.content.some((b) => b.type === "tool_result" && b.content.length > maxChars)) return message;
       changed = true;
       return { ...message, content: message.content.map((b) => b.type === "tool_result" && b.content.length > maxChars ? cutResult(b, maxChars) : b) };
     });
@@ -846,6 +843,10 @@ ${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIP
   }
 
   // src/lib/agent/compaction.ts
+  var KEPT_SHARE = 0.4;
+  var SUMMARY_MIN_TOKENS = 256;
+  var SQUEEZE_OVER_CHARS = 400;
+  var NOTHING_TO_COMPACT = "Nothing to compact yet: the conversation holds only the messages a summary would keep.";
   var ContextFitter = class {
     constructor(ipc, newId, outgoing, facts, estimate, board, beforeCompact = async () => void 0) {
       this.ipc = ipc;
@@ -876,76 +877,147 @@ ${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIP
     resultShare(specs) {
       return resultShare(this.facts.contextWindow.window, this.prefixTokens(specs), this.estimate.ratio);
     }
+    /** Whether a summary was asked for since the user's last message (at most one is, `fit`). */
+    summarized = false;
+    /** Messages sent already: they stay byte for byte as sent, so the server's prompt cache holds them. */
+    sent = /* @__PURE__ */ new WeakSet();
+    /** The fixed prefix's estimated tokens at the last fitting. */
+    prefixSize = 0;
+    /** A new message of the user: its turn may summarize once again. */
+    newTurn() {
+      this.summarized = false;
+    }
     /**
      * Before a request: trims, then summarizes, when it would pass the
      * threshold; and when even then the reply would have less than its floor
-     * of what the window has left, summarizes all but the last messages.
+     * of what the window has left, summarizes all but the last messages. One
+     * summary at most per turn of the user: past it, old tool results are
+     * cut short instead, and only a request that still cannot fit is
+     * summarized again.
      */
     async fit(control, specs) {
       const { window } = this.facts.contextWindow;
       const limit = window * COMPACT_AT;
       const out = this.outgoing;
-      const prefix = this.prefixTokens(specs);
+      const prefix = this.prefixSize = this.prefixTokens(specs);
       const tooLarge = prefixTooLarge(window, prefix);
       if (tooLarge) return tooLarge;
-      out.messages = cutLargeResults(out.messages, resultShare(window, prefix, this.estimate.ratio));
+      out.messages = cutLargeResults(out.messages, resultShare(window, prefix, this.estimate.ratio), (m) => this.sent.has(m));
       let size = this.estimate.tokens(out.request(specs));
-      if (size > limit) {
+      const short = () => window - withMargin(size) < replyFloor(window);
+      if (size > limit && !this.summarized) {
         out.messages = trimOldToolResults(out.messages);
         size = this.estimate.tokens(out.request(specs));
+        if (size > limit && await this.compact(control, false)) size = this.estimate.tokens(out.request(specs));
       }
-      if (size > limit && await this.compact(control, false)) size = this.estimate.tokens(out.request(specs));
-      if (window - withMargin(size) < replyFloor(window) && !control.cancelled && await this.compact(control, true)) {
-        size = this.estimate.tokens(out.request(specs));
-      }
+      if (short() && !control.cancelled && this.squeeze()) size = this.estimate.tokens(out.request(specs));
+      if (short() && !control.cancelled && await this.compact(control, true)) size = this.estimate.tokens(out.request(specs));
+      for (const message of out.messages) this.sent.add(message);
       this.showMeter(size);
       return null;
     }
     /**
+     * After this turn's summary: old tool results (all but the last two
+     * messages') cut to a few hundred characters, rather than a second
+     * summary. Returns whether anything was cut.
+     */
+    squeeze() {
+      if (!this.summarized) return false;
+      const out = this.outgoing;
+      const before = out.messages;
+      out.messages = trimOldToolResults(out.messages, 2, SQUEEZE_OVER_CHARS);
+      return out.messages !== before;
+    }
+    /**
+     * How many of the last messages a summary keeps: those that fit in
+     * `KEPT_SHARE` of the conversation's room (so the next requests have
+     * room to grow in), at least one, at most `KEEP_RECENT`.
+     */
+    keptBySize() {
+      const messages = this.outgoing.messages;
+      const { window } = this.facts.contextWindow;
+      const room = Math.max(0, window * COMPACT_AT - this.prefixSize) * KEPT_SHARE;
+      let kept = 0;
+      let used = 0;
+      while (kept < Math.min(KEEP_RECENT, messages.length)) {
+        used += this.estimate.tokens({ system: "", messages: [messages[messages.length - 1 - kept]], tools: [] });
+        if (kept > 0 && used > room) break;
+        kept++;
+      }
+      return kept;
+    }
+    /**
      * Replaces the older part of the transcript by a summary the model writes.
      * The items the user sees stay as they are; the full original stays there.
-     * Returns whether anything was compacted.
+     * A single message is never summarized (it would free nothing worth a
+     * request). While it is asked, the window shows its progress
+     * (`compacting`). Returns whether anything was compacted.
      */
     async compact(control, forced, trigger = "auto") {
       const out = this.outgoing;
-      const keep = forced ? 2 : void 0;
+      const keep = forced ? Math.min(2, this.keptBySize()) : this.keptBySize();
       out.messages = trimOldToolResults(out.messages, keep);
       const boundary = compactionBoundary(out.messages, keep);
+      if (boundary < 2 && trigger === "manual") this.board.notice(NOTHING_TO_COMPACT);
       if (boundary === 0) return forced;
       const older = out.messages.slice(0, boundary);
-      if (older.length === 1 && isSummaryMessage(older[0])) return false;
+      if (older.length < 2) return false;
       await this.beforeCompact(trigger);
       if (control.cancelled) return false;
       const { window } = this.facts.contextWindow;
       const request = summaryRequest(older, window, this.estimate.ratio);
-      request.max_tokens = replyLimit(window, this.estimate.tokens(request));
+      const tokens = this.estimate.tokens(request);
+      const room = Math.max(0, window * COMPACT_AT - this.prefixSize);
+      request.max_tokens = Math.min(replyLimit(window, tokens), Math.max(SUMMARY_MIN_TOKENS, Math.floor(room / 3)));
+      this.summarized = true;
       const runId = this.newId();
-      const hook = () => void this.ipc.cancel(runId).catch(() => void 0);
+      let hook = () => void 0;
+      const cancelled = new Promise((resolve) => {
+        hook = () => {
+          void this.ipc.cancel(runId).catch(() => void 0);
+          resolve();
+        };
+      });
       control.hooks.add(hook);
       let summary = "";
       let failed = null;
-      await this.ipc.llmStream(runId, request, (event) => {
+      const board = this.board;
+      board.patch({ compacting: { since: Date.now(), tokens } });
+      const stream = this.ipc.llmStream(runId, request, (event) => {
+        if (control.cancelled) return;
+        const compacting = board.get().compacting;
+        if (event.type === "prompt_progress" && compacting) board.patch({ compacting: { ...compacting, processed: event.processed, total: event.total } });
+        if (event.type === "text_delta" || event.type === "reasoning_delta") {
+          if (compacting && !compacting.writing) board.patch({ compacting: { ...compacting, writing: true } });
+        }
         if (event.type === "text_delta") summary += event.text;
         if (event.type === "error") failed = event.error;
         if (event.type === "usage") {
-          const { usage, price } = this.board.get();
-          this.board.patch({ usage: addUsage(usage, requestUsage(event, price)) });
+          const { usage, price } = board.get();
+          board.patch({ usage: addUsage(usage, requestUsage(event, price)) });
         }
-      }).catch((error) => {
-        failed = toWireError(error);
-      });
-      control.hooks.delete(hook);
+      }).then(
+        () => void 0,
+        (error) => {
+          failed = toWireError(error);
+        }
+      );
+      try {
+        await Promise.race([stream, cancelled]);
+      } finally {
+        control.hooks.delete(hook);
+        board.patch({ compacting: null });
+      }
       if (control.cancelled) return false;
       if (failed || summary.trim() === "") {
         const why = failed ? `: ${failed.message}` : ": the summary came back empty";
-        this.board.notice(`Could not compact the conversation${why}.`);
+        board.notice(`Could not compact the conversation${why}.`);
         return false;
       }
       const compacted = { summary: summary.trim(), covered: boundary + out.shift };
       out.shift += out.messages[boundary].role === "user" ? boundary : boundary - 1;
       out.messages = withSummary(out.messages, boundary, compacted.summary);
-      const count = older.length === 1 ? "1 earlier message was summarized for the model (it stays" : `${older.length} earlier messages were summarized for the model (they stay`;
-      this.board.notice(`Compacted: ${count} shown above).`, compacted.summary, compacted);
+      board.notice(`Compacted: ${older.length} earlier messages were summarized for the model (they stay shown above).`, compacted.summary, compacted);
       return true;
     }
     /**
@@ -1975,7 +2047,7 @@ More tools come with more_tools. A tool error is JSON with a hint: follow it. If
     return Object.keys(choices).length === 0 ? void 0 : choices;
   }
 
-  // node_modules/ansi_up/ansi_up.js
+  // ../../../work/main/ui/node_modules/ansi_up/ansi_up.js
   var PacketKind;
   (function(PacketKind2) {
     PacketKind2[PacketKind2["EOS"] = 0] = "EOS";
@@ -2948,8 +3020,10 @@ ${said.join("\n\n")}` };
         await this.hooks.refresh();
         await this.fitter.compact(control, true, "manual");
       } finally {
+        if (control.cancelled) this.board.notice("Stopped.");
         this.control = null;
         this.board.patch({ busy: false });
+        this.estimateShown();
         await this.keeping.save();
       }
     }
@@ -3002,6 +3076,7 @@ ${said.join("\n\n")}` };
       const out = this.outgoing;
       let overflowRetried = false;
       let stopHookActive = false;
+      this.fitter.newTurn();
       try {
         await this.hooks.refresh();
         this.specs = await this.ipc.toolSpecs();
@@ -3023,7 +3098,7 @@ ${said.join("\n\n")}` };
               this.board.patch({ error: unfit2 });
               break;
             }
-            if (await this.fitter.compact(control, true)) {
+            if (this.fitter.squeeze() || await this.fitter.compact(control, true)) {
               turn--;
               continue;
             }
