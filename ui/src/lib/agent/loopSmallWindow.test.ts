@@ -278,3 +278,44 @@ describe("an overflow compacting cannot help", () => {
     expect(t.notices().some((n) => n.includes("compacting it"))).toBe(false);
   });
 });
+
+describe("compaction in a 2k window", () => {
+  it("asks one summary at most per message of the user, and between summaries each request starts with the one before", async () => {
+    const t = setup([], 2_048);
+    let current = 0;
+    const plan: Record<number, Turn> = {
+      1: callTools(use("read_file", { path: "n1.txt" })),
+      2: callTools(use("read_paste", { paste: 1, part: 2 })),
+      4: callTools(use("read_file", { path: "big.txt" })),
+      6: callTools(use("read_file", { path: "n6.txt" })),
+      8: callTools(use("read_file", { path: "n8.txt" })),
+    };
+    t.ipc.callTool.mockImplementation(async (_name, input) => ({ path: input.path, content: input.path === "big.txt" ? "line of big.txt\n".repeat(3_000) : "a line of the note. ".repeat(40) }));
+    t.ipc.llmStream.mockImplementation(async (runId, request, onEvent) => {
+      t.requests.push(structuredClone(request));
+      const last = request.messages.at(-1)!;
+      const answered = last.content.some((b) => b.type === "tool_result");
+      const turn = isSummary(request) ? say("Summary: questions asked and answered.") : answered ? say(`Answer ${current}: ${"the work goes on. ".repeat(10)}`) : (plan[current] ?? say(`Answer ${current}: ${"the work goes on. ".repeat(10)}`));
+      await turn(onEvent, { runId, cancelled: new Promise(() => undefined) });
+      return null;
+    });
+    const perMessage: number[] = [];
+    for (current = 0; current < 10; current++) {
+      const before = t.requests.length;
+      await t.loop.send(current === 2 ? "row of a pasted log\n".repeat(450) : `Question ${current}: ${"please keep going with the task. ".repeat(6)}`);
+      expect(t.loop.state.get().error).toBeNull();
+      perMessage.push(t.requests.slice(before).filter(isSummary).length);
+    }
+    expect(perMessage.some((n) => n > 0)).toBe(true);
+    expect(perMessage.every((n) => n <= 1)).toBe(true);
+    let compared = 0;
+    for (let i = 1; i < t.requests.length; i++) {
+      const [a, b] = [t.requests[i - 1], t.requests[i]];
+      if (isSummary(a) || isSummary(b)) continue;
+      expect(b.system).toBe(a.system);
+      expect(JSON.stringify(b.messages.slice(0, a.messages.length))).toBe(JSON.stringify(a.messages));
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(8);
+  });
+});
