@@ -14,9 +14,9 @@ function summary(id: string, title: string, createdMinutesAgo: number): Conversa
   return { id, project: "/p", title, first_line: title, created_ms: created, updated_ms: created, model: "m", input_tokens: 0, output_tokens: 0, entries: 2 } as ConversationSummary;
 }
 
-function show(conversations: ConversationSummary[], error: WireError | null = null): void {
+function show(conversations: ConversationSummary[], error: WireError | null = null, current: string | null = null): void {
   render(ConversationList, {
-    props: { conversations, current: null, busy: false, error, search: async () => [], onOpen: vi.fn(), onRename: vi.fn(), onDelete: vi.fn(), onExport: vi.fn() },
+    props: { conversations, current, busy: false, error, search: async () => [], onOpen: vi.fn(), onRename: vi.fn(), onDelete: vi.fn(), onExport: vi.fn() },
   });
 }
 
@@ -29,6 +29,15 @@ describe("the conversation list", () => {
     expect(started(rows[2])).toMatch(/^started /);
     expect(started(rows[0])).not.toBe(started(rows[2]));
     expect(started(rows[1])).toBeNull();
+  });
+
+  it("says when the current conversation started, whatever its title", () => {
+    show([summary("a", "Fix the tests", 5), summary("b", "Add a README", 30)], null, "b");
+    const rows = screen.getAllByTestId("conversation-item");
+    const started = (row: HTMLElement): string | null => row.querySelector('[data-testid="conversation-started"]')?.textContent ?? null;
+    const at = new Date(NOW - 30 * 60_000).toLocaleString("en", { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
+    expect(started(rows[1])).toBe(`started ${at}`);
+    expect(started(rows[0])).toBeNull();
   });
 
   it("keeps the age beside a long title, and the whole title in its tooltip", () => {

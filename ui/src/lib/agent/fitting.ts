@@ -41,7 +41,7 @@ export function cutLargeResults(messages: Message[], maxChars: number, sent: (me
 
 function cutResult(block: ToolResultBlock, maxChars: number): ToolResultBlock {
   const note = (cut: number) =>
-    `\n[... ${cut} ${CUT_NOTE}. Read the rest in parts: read_file with start_line and end_line, a narrower search_files, or command_output ...]\n`;
+    `\n[... ${cut} ${CUT_NOTE}. Read the rest in parts: read_file with start_line and end_line, web_fetch with offset, command_output with since_byte, or a narrower search or command ...]\n`;
   const keep = Math.max(0, maxChars - note(block.content.length).length);
   const head = Math.ceil(keep * 0.6);
   const tail = keep - head;

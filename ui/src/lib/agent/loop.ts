@@ -24,7 +24,7 @@ import { ModelFacts } from "./modelFacts";
 import { Outgoing } from "./outgoing";
 import { PasteShelf } from "./pastes";
 import type { AgentIpc, Decision, RunControl } from "./ports";
-import { emptyState, type AgentState } from "./state";
+import { emptyState, type AgentState, type Cut } from "./state";
 import { ToolRound } from "./toolRound";
 import { ToolRunner } from "./toolRunner";
 import { type AgentFinder, builtInAgents } from "./agentFiles";
@@ -257,7 +257,8 @@ export class AgentLoop {
       return;
     }
     // The window keeps what was typed; the model gets the command's text.
-    const sentText = await this.shelvePaste(await expandMessage(this.ipc, text, this.options.commands));
+    const shelved = await this.shelvePaste(await expandMessage(this.ipc, text, this.options.commands));
+    const sentText = shelved.text;
     if (this.control) {
       this.board.patch({ returned: { text, images } });
       return;
@@ -275,7 +276,7 @@ export class AgentLoop {
     const turn = this.newId();
     this.turnId = turn;
     this.board.patch({ returned: null });
-    this.board.addItem({ kind: "user", id: turn, text, ...(images.length > 0 ? { images } : {}) });
+    this.board.addItem({ kind: "user", id: turn, text, ...(images.length > 0 ? { images } : {}), ...(shelved.cut ? { cut: shelved.cut } : {}) });
     this.keeping.record({ role: "user", content });
     await this.run();
     const error = this.board.get().error;
@@ -314,13 +315,16 @@ export class AgentLoop {
     return context;
   }
 
-  /** The person's text as the model is sent it: a part and a note when it is larger than its share of the window. */
-  private async shelvePaste(text: string): Promise<string> {
+  /**
+   * The person's text as the model is sent it: a part and a note when it is
+   * larger than its share of the window (with how much of it the model gets).
+   */
+  private async shelvePaste(text: string): Promise<{ text: string; cut: Cut | null }> {
     try {
       this.specs ??= await this.ipc.toolSpecs();
       await this.facts.ask();
     } catch {
-      return text;
+      return { text, cut: null };
     }
     return this.outgoing.pastes.shelve(text, this.fitter.resultShare(this.specs));
   }
@@ -468,6 +472,8 @@ export class AgentLoop {
       await this.loadModelFacts();
       for (let turn = 1; ; turn++) {
         const unfit = await this.fitter.fit(control, this.specs);
+        // The cards of results just cut to fit say how much the model gets.
+        this.round.noteCuts(out.messages.at(-1));
         if (unfit) {
           this.board.patch({ error: unfit });
           break;

@@ -6,7 +6,9 @@
 // history keeps that text in the message's item, so a conversation opened
 // again cuts its pastes again from it.
 import type { StoredEntry, ToolResultBlock, ToolUseBlock } from "../types";
+import { pasteCut } from "./cutNotices";
 import type { OfferedTool } from "./promptBudget";
+import type { Cut } from "./state";
 
 export const READ_PASTE = "read_paste";
 
@@ -53,14 +55,16 @@ export class PasteShelf {
 
   /**
    * `text` as the model is sent it: whole when it fits in `maxChars`, else
-   * kept here in parts of that size and given as its first part and a note.
+   * kept here in parts of that size and given as its first part and a note;
+   * `cut` says then how much of it the model receives.
    */
-  shelve(text: string, maxChars: number): string {
-    if (text.length <= maxChars) return text;
+  shelve(text: string, maxChars: number): { text: string; cut: Cut | null } {
+    if (text.length <= maxChars) return { text, cut: null };
     const parts = cut(text, Math.max(200, maxChars - 400));
     this.pastes.push(parts);
     const paste = this.pastes.length;
-    return `[The user's message is ${text.length.toLocaleString("en")} characters, more than fits the model's context window at once. It is attachment ${paste}, in ${parts.length} parts; part 1 follows. Read the others with ${READ_PASTE} {"paste": ${paste}, "part": N}, ${NOTE_END}${parts[0]}`;
+    const sent = `[The user's message is ${text.length.toLocaleString("en")} characters, more than fits the model's context window at once. It is attachment ${paste}, in ${parts.length} parts; part 1 follows. Read the others with ${READ_PASTE} {"paste": ${paste}, "part": N}, ${NOTE_END}${parts[0]}`;
+    return { text: sent, cut: pasteCut(text.length, parts[0].length, parts.length) };
   }
 
   /** The answer to a `read_paste` call. */

@@ -19,7 +19,14 @@ export type Preview =
  * back (the model refused its images); stored so the conversation opened
  * again leaves it out.
  */
-export type UserItem = { kind: "user"; id: string; text: string; images?: ImageBlock[]; withdrawn?: true };
+export type UserItem = { kind: "user"; id: string; text: string; images?: ImageBlock[]; withdrawn?: true; cut?: Cut };
+/**
+ * What the model received of a tool result or a message cut or split to
+ * fit its window: `received` of `total` characters, and how it can read
+ * the rest (`rest`: "read_file with start_line and end_line", "read_paste,
+ * parts 2 to 5"). Shown on the card or under the message.
+ */
+export type Cut = { received: number; total: number; rest: string };
 /**
  * `reasoning`: what a thinking model thought before it answered, as it
  * streamed: shown folded above the answer and kept with it in the history,
@@ -74,6 +81,8 @@ export type ToolItem = {
   hooks?: HookNote[];
   /** The model's input, when a hook changed it (`input` is what ran). */
   modelInput?: Record<string, unknown>;
+  /** The result was cut to fit the window before the model got it: how much it got. */
+  cut?: Cut;
 };
 /** What a subagent did, kept on its task's card (and in the history with it). */
 export type SubagentTranscript = { type: string; items: Item[]; usage: Usage };

@@ -3,8 +3,9 @@
 // a part of a paste, a skill loaded, a reply cut off, a stop), the calls the runner runs,
 // and the AGENTS.md of folders the model read in, sent with the results.
 import { wireError } from "../errors";
-import type { TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock, WireError } from "../types";
+import type { Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock, WireError } from "../types";
 import type { Board } from "./board";
+import { resultCut } from "./cutNotices";
 import { type InstructionSource, instructionsBlock } from "./instructions";
 import type { Outgoing } from "./outgoing";
 import { READ_PASTE } from "./pastes";
@@ -92,6 +93,23 @@ export class ToolRound {
     const delegated = control.cancelled || !subagents ? tasks.map(cancel) : await subagents.runAll(tasks, control, this.cardIds, cancel);
     const results = uses.map((use) => asked.get(use) ?? (isTask(use) ? delegated[tasks.indexOf(use)] : ran[runnable.indexOf(use)]));
     return [...results, ...(await this.folderInstructions(uses))];
+  }
+
+  /**
+   * The cards of this turn whose results in `message` (the round's results,
+   * as fitted for the next request) were cut to fit the window say how much
+   * of them the model receives.
+   */
+  noteCuts(message: Message | undefined): void {
+    if (message?.role !== "user") return;
+    const { board } = this.parts;
+    for (const block of message.content) {
+      const id = block.type === "tool_result" ? this.cardIds.get(block.tool_use_id) : undefined;
+      const card = id === undefined ? undefined : board.get().items.find((item) => item.id === id);
+      if (block.type !== "tool_result" || card?.kind !== "tool") continue;
+      const cut = resultCut(block, card.name);
+      if (cut && (card.cut?.received !== cut.received || card.cut.total !== cut.total)) board.updateCard(card.id, { cut });
+    }
   }
 
   /** The answer to a call of a reply cut off at its token limit: it does not run. */
