@@ -823,7 +823,7 @@ ${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIP
   }
   function cutResult(block, maxChars) {
     const note = (cut4) => `
-[... ${cut4} ${CUT_NOTE}. Read the rest in parts: read_file with start_line and end_line, a narrower search_files, or command_output ...]
+[... ${cut4} ${CUT_NOTE}. Read the rest in parts: read_file with start_line and end_line, web_fetch with offset, command_output with since_byte, or a narrower search or command ...]
 `;
     const keep = Math.max(0, maxChars - note(block.content.length).length);
     const head = Math.ceil(keep * 0.6);
@@ -1682,6 +1682,36 @@ ${outcome.context.join("\n")}`;
   var IMAGES_PER_MESSAGE = 4;
   var IMAGES_PER_REQUEST = 100;
 
+  // src/lib/agent/cutNotices.ts
+  var NOTE = new RegExp(`\\n\\[\\.\\.\\. (\\d+) ${CUT_NOTE}\\.[^\\]]*\\]\\n`);
+  function resultCut(block, name) {
+    const note = NOTE.exec(block.content);
+    if (!note) return null;
+    const received = block.content.length - note[0].length;
+    return { received, total: received + Number(note[1]), rest: restOf(name) };
+  }
+  function restOf(name) {
+    switch (name) {
+      case "read_file":
+        return "read_file with start_line and end_line";
+      case "web_fetch":
+        return "web_fetch with offset";
+      case "command_output":
+        return "command_output with since_byte";
+      case "exec_shell":
+        return "a command with less output, or one run in the background and read with command_output";
+      case "search_files":
+      case "glob":
+      case "list_directory":
+        return `a narrower ${name}`;
+      default:
+        return `${name} again, asking for less`;
+    }
+  }
+  function pasteCut(total, first, parts) {
+    return { received: first, total, rest: parts === 2 ? "read_paste, part 2" : `read_paste, parts 2 to ${parts}` };
+  }
+
   // src/lib/agent/pastes.ts
   var READ_PASTE = "read_paste";
   var READ_PASTE_TOOL = {
@@ -1720,14 +1750,16 @@ ${outcome.context.join("\n")}`;
     }
     /**
      * `text` as the model is sent it: whole when it fits in `maxChars`, else
-     * kept here in parts of that size and given as its first part and a note.
+     * kept here in parts of that size and given as its first part and a note;
+     * `cut` says then how much of it the model receives.
      */
     shelve(text2, maxChars) {
-      if (text2.length <= maxChars) return text2;
+      if (text2.length <= maxChars) return { text: text2, cut: null };
       const parts = cut2(text2, Math.max(200, maxChars - 400));
       this.pastes.push(parts);
       const paste = this.pastes.length;
-      return `[The user's message is ${text2.length.toLocaleString("en")} characters, more than fits the model's context window at once. It is attachment ${paste}, in ${parts.length} parts; part 1 follows. Read the others with ${READ_PASTE} {"paste": ${paste}, "part": N}, ${NOTE_END}${parts[0]}`;
+      const sent = `[The user's message is ${text2.length.toLocaleString("en")} characters, more than fits the model's context window at once. It is attachment ${paste}, in ${parts.length} parts; part 1 follows. Read the others with ${READ_PASTE} {"paste": ${paste}, "part": N}, ${NOTE_END}${parts[0]}`;
+      return { text: sent, cut: pasteCut(text2.length, parts[0].length, parts.length) };
     }
     /** The answer to a `read_paste` call. */
     answer(use) {
@@ -1955,6 +1987,22 @@ More tools come with more_tools. A tool error is JSON with a hint: follow it. If
       const results = uses.map((use) => asked.get(use) ?? (isTask(use) ? delegated[tasks.indexOf(use)] : ran[runnable.indexOf(use)]));
       return [...results, ...await this.folderInstructions(uses)];
     }
+    /**
+     * The cards of this turn whose results in `message` (the round's results,
+     * as fitted for the next request) were cut to fit the window say how much
+     * of them the model receives.
+     */
+    noteCuts(message) {
+      if (message?.role !== "user") return;
+      const { board } = this.parts;
+      for (const block of message.content) {
+        const id = block.type === "tool_result" ? this.cardIds.get(block.tool_use_id) : void 0;
+        const card = id === void 0 ? void 0 : board.get().items.find((item) => item.id === id);
+        if (block.type !== "tool_result" || card?.kind !== "tool") continue;
+        const cut3 = resultCut(block, card.name);
+        if (cut3 && (card.cut?.received !== cut3.received || card.cut.total !== cut3.total)) board.updateCard(card.id, { cut: cut3 });
+      }
+    }
     /** The answer to a call of a reply cut off at its token limit: it does not run. */
     cutOffCard(use) {
       const id = this.cardIds.get(use.id);
@@ -2047,7 +2095,7 @@ More tools come with more_tools. A tool error is JSON with a hint: follow it. If
     return Object.keys(choices).length === 0 ? void 0 : choices;
   }
 
-  // ../../../work/main/ui/node_modules/ansi_up/ansi_up.js
+  // node_modules/ansi_up/ansi_up.js
   var PacketKind;
   (function(PacketKind2) {
     PacketKind2[PacketKind2["EOS"] = 0] = "EOS";
@@ -2893,7 +2941,8 @@ ${said.join("\n\n")}` };
         this.board.patch({ error: over, returned: { text: text2, images } });
         return;
       }
-      const sentText = await this.shelvePaste(await expandMessage(this.ipc, text2, this.options.commands));
+      const shelved = await this.shelvePaste(await expandMessage(this.ipc, text2, this.options.commands));
+      const sentText = shelved.text;
       if (this.control) {
         this.board.patch({ returned: { text: text2, images } });
         return;
@@ -2911,7 +2960,7 @@ ${said.join("\n\n")}` };
       const turn = this.newId();
       this.turnId = turn;
       this.board.patch({ returned: null });
-      this.board.addItem({ kind: "user", id: turn, text: text2, ...images.length > 0 ? { images } : {} });
+      this.board.addItem({ kind: "user", id: turn, text: text2, ...images.length > 0 ? { images } : {}, ...shelved.cut ? { cut: shelved.cut } : {} });
       this.keeping.record({ role: "user", content });
       await this.run();
       const error = this.board.get().error;
@@ -2948,13 +2997,16 @@ ${said.join("\n\n")}` };
       }
       return context;
     }
-    /** The person's text as the model is sent it: a part and a note when it is larger than its share of the window. */
+    /**
+     * The person's text as the model is sent it: a part and a note when it is
+     * larger than its share of the window (with how much of it the model gets).
+     */
     async shelvePaste(text2) {
       try {
         this.specs ??= await this.ipc.toolSpecs();
         await this.facts.ask();
       } catch {
-        return text2;
+        return { text: text2, cut: null };
       }
       return this.outgoing.pastes.shelve(text2, this.fitter.resultShare(this.specs));
     }
@@ -3085,6 +3137,7 @@ ${said.join("\n\n")}` };
         await this.loadModelFacts();
         for (let turn = 1; ; turn++) {
           const unfit = await this.fitter.fit(control, this.specs);
+          this.round.noteCuts(out.messages.at(-1));
           if (unfit) {
             this.board.patch({ error: unfit });
             break;
