@@ -23,4 +23,23 @@ describe("WaitingNotice", () => {
       vi.useRealTimers();
     }
   });
+
+  it("says a summary is on its way, what the server has read of it and then that it is written, until it is in", async () => {
+    vi.useFakeTimers();
+    try {
+      const since = Date.now();
+      const view = render(WaitingNotice, { props: { waiting: null, busy: true, compacting: { since, tokens: 1_300 } } });
+      expect(screen.getByTestId("compacting").textContent).toContain("Compacting: the server is reading about 1,300 tokens… 0 s");
+      await vi.advanceTimersByTimeAsync(12_000);
+      expect(screen.getByTestId("compacting").textContent).toContain("12 s");
+      await view.rerender({ waiting: null, busy: true, compacting: { since, tokens: 1_300, processed: 640, total: 1_280 } });
+      expect(screen.getByTestId("compacting").textContent).toContain("reading 640 of 1,280 tokens");
+      await view.rerender({ waiting: null, busy: true, compacting: { since, tokens: 1_300, processed: 1_280, total: 1_280, writing: true } });
+      expect(screen.getByTestId("compacting").textContent).toContain("Compacting: the model is writing the summary… 12 s");
+      await view.rerender({ waiting: null, busy: true, compacting: null });
+      expect(screen.queryByTestId("compacting")).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
