@@ -3584,6 +3584,7 @@ ${said.join("\n\n")}` };
       this.emit = emit;
       this.onWaiting = onWaiting;
       for (const item of seen.items) {
+        if ((item.kind === "tool" || item.kind === "user") && item.cut) this.cuts.set(item.id, `${item.cut.received}/${item.cut.total}`);
         if (item.kind === "assistant") {
           this.text.set(item.id, item.text);
           this.reasoning.set(item.id, item.reasoning ?? "");
@@ -3598,9 +3599,12 @@ ${said.join("\n\n")}` };
     reasoning = /* @__PURE__ */ new Map();
     tools = /* @__PURE__ */ new Map();
     notices = /* @__PURE__ */ new Set();
+    /** The cuts told, by item id, as "received/total". */
+    cuts = /* @__PURE__ */ new Map();
     error = null;
     update(state) {
       for (const item of state.items) {
+        if (item.kind === "user" && item.cut) this.cut(item.id, item.cut);
         if (item.kind === "assistant") {
           const thought = this.reasoning.get(item.id) ?? "";
           const reasoning = item.reasoning ?? "";
@@ -3624,7 +3628,15 @@ ${said.join("\n\n")}` };
       if (state.error && state.error !== this.error) this.emit({ type: "error", error: state.error });
       this.error = state.error;
     }
+    /** A result or a message cut to fit the model's window: what the model received of it, told once (again if it changes). */
+    cut(id, cut3, name) {
+      const figures = `${cut3.received}/${cut3.total}`;
+      if (this.cuts.get(id) === figures) return;
+      this.cuts.set(id, figures);
+      this.emit({ type: "cut", id, ...name === void 0 ? {} : { name }, received: cut3.received, total: cut3.total, rest: cut3.rest });
+    }
     tool(card) {
+      if (card.cut && isTerminal(card.status)) this.cut(card.id, card.cut, card.name);
       const before = this.tools.get(card.id);
       if (before === card.status) return;
       this.tools.set(card.id, card.status);

@@ -33,6 +33,27 @@ describe("EventTracker", () => {
     expect(waiting).toEqual(["c1"]);
   });
 
+  it("tells what the model received of a result cut to fit, after its end, and of a message sent in parts, once each", () => {
+    const events: ExecEvent[] = [];
+    const tracker = new EventTracker((e) => events.push(e), () => undefined, emptyState());
+    const read: ToolItem = { ...card("done"), name: "read_file", input: { path: "big.txt" } };
+    const cut = { received: 1_024, total: 43_310, rest: "read_file with start_line and end_line" };
+    const pasted: Item = { kind: "user", id: "u1", text: "log", cut: { received: 3_000, total: 12_000, rest: "read_paste, parts 2 to 5" } };
+    tracker.update(state(pasted, read));
+    tracker.update(state(pasted, { ...read, cut }));
+    tracker.update(state(pasted, { ...read, cut }));
+    expect(events).toEqual([
+      { type: "cut", id: "u1", received: 3_000, total: 12_000, rest: "read_paste, parts 2 to 5" },
+      { type: "tool_call", id: "c1", name: "read_file", input: { path: "big.txt" } },
+      { type: "tool_result", id: "c1", name: "read_file", status: "done" },
+      { type: "cut", id: "c1", name: "read_file", received: 1_024, total: 43_310, rest: "read_file with start_line and end_line" },
+    ]);
+    // A conversation resumed: its cuts were told in their run.
+    const again: ExecEvent[] = [];
+    new EventTracker((e) => again.push(e), () => undefined, state(pasted, { ...read, cut })).update(state(pasted, { ...read, cut }));
+    expect(again).toEqual([]);
+  });
+
   it("streams a thinking model's reasoning as the text it adds, apart from its answer", () => {
     const events: ExecEvent[] = [];
     const tracker = new EventTracker((e) => events.push(e), () => undefined, emptyState());

@@ -1,7 +1,7 @@
 // The run's events (docs/exec.md, docs/exec-events.schema.json), read off
 // the loop's state as it changes: the window renders the same state, so an
 // event says what the window would show. One tracker per run.
-import type { AgentState, ToolItem } from "../lib/agent/state";
+import type { AgentState, Cut, ToolItem } from "../lib/agent/state";
 import { isTerminal } from "../lib/agent/state";
 import type { WireError } from "../lib/types";
 import type { Usage } from "../lib/agent/usage";
@@ -13,6 +13,7 @@ export type ExecEvent =
   | { type: "approval_asked"; id: string; name: string; reason: string }
   | { type: "approval_answered"; id: string; decision: "once" | "deny"; by: "terminal" | "no_terminal" }
   | { type: "tool_result"; id: string; name: string; status: "done" | "failed" | "denied" | "cancelled"; reason?: string; result?: unknown; error?: WireError }
+  | { type: "cut"; id: string; name?: string; received: number; total: number; rest: string }
   | { type: "notice"; text: string }
   | { type: "error"; error: WireError }
   | ({ type: "usage" } & RunUsage)
@@ -40,6 +41,8 @@ export class EventTracker {
   private reasoning = new Map<string, string>();
   private tools = new Map<string, ToolItem["status"]>();
   private notices = new Set<string>();
+  /** The cuts told, by item id, as "received/total". */
+  private cuts = new Map<string, string>();
   private error: WireError | null = null;
 
   constructor(
@@ -50,6 +53,7 @@ export class EventTracker {
     seen: AgentState,
   ) {
     for (const item of seen.items) {
+      if ((item.kind === "tool" || item.kind === "user") && item.cut) this.cuts.set(item.id, `${item.cut.received}/${item.cut.total}`);
       if (item.kind === "assistant") {
         this.text.set(item.id, item.text);
         this.reasoning.set(item.id, item.reasoning ?? "");
@@ -61,6 +65,7 @@ export class EventTracker {
 
   update(state: AgentState): void {
     for (const item of state.items) {
+      if (item.kind === "user" && item.cut) this.cut(item.id, item.cut);
       if (item.kind === "assistant") {
         const thought = this.reasoning.get(item.id) ?? "";
         const reasoning = item.reasoning ?? "";
@@ -86,7 +91,17 @@ export class EventTracker {
     this.error = state.error;
   }
 
+  /** A result or a message cut to fit the model's window: what the model received of it, told once (again if it changes). */
+  private cut(id: string, cut: Cut, name?: string): void {
+    const figures = `${cut.received}/${cut.total}`;
+    if (this.cuts.get(id) === figures) return;
+    this.cuts.set(id, figures);
+    this.emit({ type: "cut", id, ...(name === undefined ? {} : { name }), received: cut.received, total: cut.total, rest: cut.rest });
+  }
+
   private tool(card: ToolItem): void {
+    // Results are cut after the call ended, as the next request is fitted.
+    if (card.cut && isTerminal(card.status)) this.cut(card.id, card.cut, card.name);
     const before = this.tools.get(card.id);
     if (before === card.status) return;
     this.tools.set(card.id, card.status);
