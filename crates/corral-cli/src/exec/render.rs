@@ -49,6 +49,16 @@ impl Render {
                 err,
                 "  needs approval and there is no terminal to ask: denied, the run stops (pass --mode to allow it)"
             ),
+            "cut" => {
+                let count = |k: &str| event.get(k).and_then(Value::as_u64).unwrap_or(0);
+                writeln!(
+                    err,
+                    "  the model received {} of {} characters; it can read the rest with {}",
+                    count("received"),
+                    count("total"),
+                    text("rest")
+                )
+            }
             "notice" => writeln!(err, "note: {}", text("text")),
             "error" => {
                 let hint = error("hint");
