@@ -70,6 +70,7 @@ pub fn run() {
                     e.message
                 );
             }
+            window::fit_to_screen(app.handle());
             let state = AppState::new(store);
             let remote_arg = project_arg.clone().filter(|path| launch::is_remote(path));
             if let Some(path) = project_arg.as_ref().filter(|_| remote_arg.is_none()) {
