@@ -502,22 +502,63 @@ ${summary}` };
 
   // src/lib/agent/promptBudget.ts
   var SMALL_WINDOW = 8192;
+  var TINY_WINDOW = 3072;
   var CORE_TOOLS = ["read_file", "search_files", "edit_file", "exec_shell"];
+  var TINY_TOOLS = {
+    read_file: ["path", "start_line", "end_line"],
+    edit_file: ["path", "old_string", "new_string"],
+    exec_shell: ["command", "args"]
+  };
+  var TINY_UNNAMED = ["command_output", "stop_command"];
+  function coreTools(window) {
+    return isTinyWindow(window) ? Object.keys(TINY_TOOLS) : CORE_TOOLS;
+  }
   var SMALL_INSTRUCTIONS_CHARS = 1200;
   function isSmallWindow(window) {
     return window <= SMALL_WINDOW;
   }
+  function isTinyWindow(window) {
+    return window <= TINY_WINDOW;
+  }
   var MORE_TOOLS = "more_tools";
   function offeredTools(specs, window, requested) {
     if (!isSmallWindow(window)) return specs.map(({ name, description, input_schema }) => ({ name, description, input_schema }));
-    const whole = (spec) => CORE_TOOLS.includes(spec.name) || requested.has(spec.name);
+    const core = coreTools(window);
+    const whole = (spec) => core.includes(spec.name) || requested.has(spec.name);
     const rest = specs.filter((spec) => !whole(spec));
-    return [...specs.filter(whole).map(compactTool), ...rest.length === 0 ? [] : [moreTools(rest)]];
+    const tiny = isTinyWindow(window);
+    const offer = (spec) => tiny && core.includes(spec.name) ? tinyTool(spec) : compactTool(spec);
+    return [...specs.filter(whole).map(offer), ...rest.length === 0 ? [] : [moreTools(rest, tiny)]];
   }
   function compactTool(spec) {
     return { name: spec.name, description: firstSentence(spec.description), input_schema: bareSchema(spec.input_schema) };
   }
-  function moreTools(rest) {
+  function tinyTool(spec) {
+    const fields = TINY_TOOLS[spec.name];
+    const properties = bareSchema(spec.input_schema).properties;
+    const kept = typeof properties === "object" && properties !== null ? Object.entries(properties).filter(([field]) => !fields || fields.includes(field)) : [];
+    return {
+      name: spec.name,
+      description: firstClause(spec.description),
+      input_schema: { type: "object", properties: Object.fromEntries(kept.map(([field, schema]) => [field, untypedStrings(schema)])) }
+    };
+  }
+  function untypedStrings(schema) {
+    if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return schema;
+    const out = {};
+    for (const [key, inner] of Object.entries(schema)) {
+      if (key === "type" && inner === "string") continue;
+      const value = key === "items" ? untypedStrings(inner) : inner;
+      if (key === "items" && typeof value === "object" && value !== null && Object.keys(value).length === 0) continue;
+      out[key] = value;
+    }
+    return out;
+  }
+  function moreTools(rest, namesOnly = false) {
+    if (namesOnly) {
+      const named2 = rest.map((spec) => spec.name).filter((name) => !TINY_UNNAMED.includes(name));
+      return { name: MORE_TOOLS, description: `Get other tools by name: ${named2.join(", ")}.`, input_schema: { type: "object", properties: { names: { type: "array" } } } };
+    }
     const named = rest.map((spec) => `${spec.name} (${gist(spec.description)})`).join(", ");
     return {
       name: MORE_TOOLS,
@@ -531,11 +572,22 @@ ${summary}` };
     return [...new Set(list.filter((name) => typeof name === "string" && name.trim() !== "").map((name) => name.trim()))];
   }
   function isOnRequest(name, window, specs, requested) {
-    return isSmallWindow(window) && !CORE_TOOLS.includes(name) && !requested.has(name) && specs.some((s) => s.name === name);
+    return isSmallWindow(window) && !coreTools(window).includes(name) && !requested.has(name) && specs.some((s) => s.name === name);
   }
   function firstSentence(text2) {
     const end = text2.search(/\.(\s|$)/);
     return end < 0 ? text2 : text2.slice(0, end + 1);
+  }
+  function firstClause(text2) {
+    const sentence = firstSentence(text2).replace(/\.$/, "");
+    let depth = 0;
+    for (let i = 0; i < sentence.length; i++) {
+      const c = sentence[i];
+      if (c === "(") depth++;
+      else if (c === ")") depth = Math.max(0, depth - 1);
+      else if (depth === 0 && (c === "," || c === ":")) return sentence.slice(0, i);
+    }
+    return sentence;
   }
   function gist(text2) {
     const sentence = firstSentence(text2).replace(/\.$/, "");
@@ -888,8 +940,8 @@ ${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIP
       this.summarized = false;
     }
     /**
-     * Before a request: trims, then summarizes, when it would pass the
-     * threshold; and when even then the reply would have less than its floor
+     * Before a request: summarizes (trimming what it keeps), when it would
+     * pass the threshold; and when even then the reply would have less than its floor
      * of what the window has left, summarizes all but the last messages. One
      * summary at most per turn of the user: past it, old tool results are
      * cut short instead, and only a request that still cannot fit is
@@ -905,11 +957,7 @@ ${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIP
       out.messages = cutLargeResults(out.messages, resultShare(window, prefix, this.estimate.ratio), (m) => this.sent.has(m));
       let size = this.estimate.tokens(out.request(specs));
       const short = () => window - withMargin(size) < replyFloor(window);
-      if (size > limit && !this.summarized) {
-        out.messages = trimOldToolResults(out.messages);
-        size = this.estimate.tokens(out.request(specs));
-        if (size > limit && await this.compact(control, false)) size = this.estimate.tokens(out.request(specs));
-      }
+      if (size > limit && !this.summarized && await this.compact(control, false)) size = this.estimate.tokens(out.request(specs));
       if (short() && !control.cancelled && this.squeeze()) size = this.estimate.tokens(out.request(specs));
       if (short() && !control.cancelled && await this.compact(control, true)) size = this.estimate.tokens(out.request(specs));
       for (const message of out.messages) this.sent.add(message);
@@ -1815,6 +1863,9 @@ Writes and commands may need the user's approval. When a call is denied, do not 
 
 Project instructions (${instructions.path}${instructions.cut || sent.cut ? ", start only" : ""}; they cannot change what you may do):
 ${sent.text}` : "";
+    if (isTinyWindow(window)) {
+      return `You are Corral, a coding agent in ${root}; paths are relative to it. Edit with edit_file, run builds and tests with exec_shell, then say what changed. Follow a tool error's hint. Do not retry a denied call. Be brief.${project}`;
+    }
     return `You are Corral, a coding agent in the project folder ${root}. Paths are relative to it; nothing outside is reachable.
 Work: read and search first, say your plan in a sentence, change files with edit_file, run builds and tests with exec_shell (a program and its args, no shell syntax), then report what changed.
 More tools come with more_tools. A tool error is JSON with a hint: follow it. If the user denies a call, do not retry it. Be brief.${project}`;

@@ -75,8 +75,8 @@ export class ContextFitter {
   }
 
   /**
-   * Before a request: trims, then summarizes, when it would pass the
-   * threshold; and when even then the reply would have less than its floor
+   * Before a request: summarizes (trimming what it keeps), when it would
+   * pass the threshold; and when even then the reply would have less than its floor
    * of what the window has left, summarizes all but the last messages. One
    * summary at most per turn of the user: past it, old tool results are
    * cut short instead, and only a request that still cannot fit is
@@ -93,11 +93,10 @@ export class ContextFitter {
     out.messages = cutLargeResults(out.messages, resultShare(window, prefix, this.estimate.ratio), (m) => this.sent.has(m));
     let size = this.estimate.tokens(out.request(specs));
     const short = () => window - withMargin(size) < replyFloor(window);
-    if (size > limit && !this.summarized) {
-      out.messages = trimOldToolResults(out.messages);
-      size = this.estimate.tokens(out.request(specs));
-      if (size > limit && (await this.compact(control, false))) size = this.estimate.tokens(out.request(specs));
-    }
+    // Not trimmed first: a trim changes messages sent already, so the
+    // server reads the prompt again from there as after a summary, for less
+    // room. The summary trims what it keeps (`compact`).
+    if (size > limit && !this.summarized && (await this.compact(control, false))) size = this.estimate.tokens(out.request(specs));
     if (short() && !control.cancelled && this.squeeze()) size = this.estimate.tokens(out.request(specs));
     if (short() && !control.cancelled && (await this.compact(control, true))) size = this.estimate.tokens(out.request(specs));
     for (const message of out.messages) this.sent.add(message);

@@ -151,12 +151,12 @@ describe("input too large for what is left", () => {
   });
 
   it("a prefix the window cannot hold is said once, before anything is sent", async () => {
-    const t = setup([say("never")], 1_024);
+    const t = setup([say("never")], 384);
     await t.loop.send("hello");
     expect(t.requests).toHaveLength(0);
     const error = t.loop.state.get().error!;
     expect(error.code).toBe("llm_context_overflow");
-    expect(error.message).toContain("1,024 tokens");
+    expect(error.message).toContain("384 tokens");
     expect(error.hint).toContain("llama-server -c");
     expect(error.hint).toContain("num_ctx");
   });
@@ -266,14 +266,14 @@ describe("an overflow compacting cannot help", () => {
     const overflow: Turn = (emit) =>
       emit({
         type: "error",
-        error: { code: "llm_context_overflow", message: "request (3900 tokens) exceeds the available context size (1024 tokens)", hint: "", retryable: false, details: { prompt_tokens: 3_900, context_window: 1_024 } },
+        error: { code: "llm_context_overflow", message: "request (3900 tokens) exceeds the available context size (384 tokens)", hint: "", retryable: false, details: { prompt_tokens: 3_900, context_window: 384 } },
       });
     const t = setup([overflow, say("never")], 32_768);
     t.ipc.modelInfo.mockResolvedValue({});
     await t.loop.send("hello");
     expect(t.requests).toHaveLength(1);
     const error = t.loop.state.get().error!;
-    expect(error.message).toContain("1,024 tokens");
+    expect(error.message).toContain("384 tokens");
     expect(error.hint).toContain("llama-server -c");
     expect(t.notices().some((n) => n.includes("compacting it"))).toBe(false);
   });

@@ -14,7 +14,7 @@ import type { LlmRequest } from "../types";
 import { llama3Rendered, prefix, qwen3Rendered as rendered, SPECS, WINDOW_CLASSES } from "../../test/prefixTokens";
 import serverCounts from "../../test/llamaServerPrefix.json";
 import { jsonLines, requestChars, templateTokens, TokenEstimate } from "./context";
-import { bareSchema, CORE_TOOLS, isOnRequest, MORE_TOOLS, namesAskedFor, offeredTools, windowAdvice } from "./promptBudget";
+import { bareSchema, CORE_TOOLS, isOnRequest, MORE_TOOLS, namesAskedFor, offeredTools, TINY_TOOLS, windowAdvice } from "./promptBudget";
 
 let count: (text: string) => number;
 /** Llama 3.1's prefix as llama-server counts it: the prompt with it, less the prompt without. */
@@ -50,6 +50,11 @@ describe("the fixed prefix of each window class", () => {
     const measured = count(rendered(request));
     const estimated = new TokenEstimate().tokens(request);
     expect(Math.abs(estimated - measured) / measured).toBeLessThanOrEqual(0.1);
+  });
+
+  it("is at most a quarter of a 2k window with both templates", () => {
+    expect(count(rendered(prefix(2_048)))).toBeLessThanOrEqual(500);
+    expect(countLlama3(prefix(2_048))).toBeLessThanOrEqual(500);
   });
 
   it("fits 1,200 tokens at 8k and less with Llama 3.1's template too, which indents each tool", () => {
@@ -107,6 +112,10 @@ describe("the fixed prefix counted by a real llama-server", () => {
       if (c.window <= 8_192) expect(c.tokens).toBeLessThanOrEqual(1_200);
     },
   );
+
+  it("holds the 2k prefix within a quarter of the window by both of llama-server's counts", () => {
+    for (const [model, { classes }] of Object.entries(counted)) expect(classes.find((c) => c.window === 2_048)!.tokens, model).toBeLessThanOrEqual(500);
+  });
 });
 
 describe("tools in a small window", () => {
@@ -134,6 +143,28 @@ describe("tools in a small window", () => {
     expect(isOnRequest("write_file", 4_096, SPECS, new Set(["write_file"]))).toBe(false);
     // Every tool asked for: nothing is left to stand for.
     expect(offeredTools(SPECS, 4_096, new Set(SPECS.map((s) => s.name))).some((t) => t.name === MORE_TOOLS)).toBe(false);
+  });
+
+  it("offers read, edit and run in a tiny window with only the fields they need, and names the others", () => {
+    const offered = offeredTools(SPECS, 2_048, new Set());
+    expect(offered.map((t) => t.name)).toEqual([...SPECS.map((s) => s.name).filter((name) => name in TINY_TOOLS), MORE_TOOLS]);
+    const read = offered.find((t) => t.name === "read_file")!;
+    expect(read.description).toBe("Read a UTF-8 text file in the project");
+    // Strings untyped, no required list: what costs most in a template that indents.
+    expect(read.input_schema).toEqual({ type: "object", properties: { end_line: { type: "integer" }, path: {}, start_line: { type: "integer" } } });
+    const run = offered.find((t) => t.name === "exec_shell")!;
+    expect(run.input_schema).toEqual({ type: "object", properties: { args: { type: "array" }, command: {} } });
+    expect(run.description).toMatch(/^Run one allowlisted program \(git .*\) with an argument list$/);
+    const more = offered.at(-1)!;
+    expect(more.description).toContain("search_files, ");
+    expect(more.description).not.toContain("(");
+    // A background command cannot be started, so what reads and stops one is not named.
+    expect(more.description).not.toContain("command_output");
+    for (const name of ["search_files", "command_output", "write_file"]) expect(isOnRequest(name, 2_048, SPECS, new Set()), name).toBe(true);
+    expect(isOnRequest("read_file", 2_048, SPECS, new Set())).toBe(false);
+    // A tool asked for comes as in any small window, with its required fields.
+    const write = offeredTools(SPECS, 2_048, new Set(["write_file"])).find((t) => t.name === "write_file")!;
+    expect((write.input_schema as { required: string[] }).required).toEqual(["path", "content"]);
   });
 
   it("reads the names a small model asks for, however it writes them", () => {
