@@ -5,6 +5,7 @@
 # fixture promptBudget.test.ts holds the estimate to).
 #
 #   scripts/llama-prefix.sh            # build (once, slow: ~30 min on 2 cores), measure, write
+#   scripts/llama-prefix.sh --build    # only build the server and the models (scripts/llama-reread.sh)
 #
 # llama.cpp is not packaged in Debian 12; its source is, vendored, in the
 # llama-cpp-python sdist on PyPI, with the vocab-only GGUF files llama.cpp
@@ -59,6 +60,7 @@ model() { # name vocab [--qwen3]
 }
 model qwen3 qwen2 --qwen3
 model llama3 llama-bpe
+[ "${1:-}" = --build ] && exit 0
 
 fixture=$repo/ui/src/test/llamaServerPrefix.json
 echo "{}" >"$fixture.tmp"

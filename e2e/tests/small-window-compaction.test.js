@@ -120,5 +120,7 @@ test("ten messages in a 2,048-token window: one summary per message at most, in 
     assert.ok(unchanged >= 8, `consecutive requests compared: ${unchanged}`);
     const [meter] = await app.query(tid("context-meter"));
     assert.ok(Number(meter.attrs["data-used"]) < WINDOW, "the meter within the window");
+    // scripts/llama-reread.sh replays these on a real llama-server to count what it reads again.
+    if (process.env.CORRAL_E2E_RECORD) fs.writeFileSync(process.env.CORRAL_E2E_RECORD, JSON.stringify(requests.map((req) => req.body)));
   });
 });
