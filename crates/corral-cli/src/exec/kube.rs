@@ -11,9 +11,11 @@
 //!    the bundle through `kubectl attach` to it; `serve` running;
 //! 3. the session: `kubectl attach -i` to `serve` ([`corral_remote::Pod`]),
 //!    its start line first, then serve's protocol as over ssh;
-//! 4. at the end, while serve still runs, the branch back: committed in
-//!    the pod, bundled out by `kubectl exec`, pulled into the worktree
-//!    here (a fast-forward);
+//! 4. every minute while the loop runs, and at the end while serve still
+//!    runs, the branch back: committed in the pod, bundled out by
+//!    `kubectl exec` (the commits since the last time), pulled into the
+//!    worktree here (a fast-forward), so a pod or a connection lost
+//!    costs at most the last minute's work;
 //! 5. `kubectl delete` of what was made.
 //!
 //! Every program goes through one seam, [`Runner`]: [`Programs`] runs
@@ -28,6 +30,8 @@ use corral_tools::{Error, ErrorCode};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 /// What a program is given on stdin.
@@ -56,8 +60,9 @@ impl Ran {
 }
 
 /// The one seam between exec and the programs a task in Kubernetes runs
-/// (`kubectl`, `git`).
-pub(crate) trait Runner {
+/// (`kubectl`, `git`). Shared with the thread that brings the branch
+/// back while the loop runs.
+pub(crate) trait Runner: Sync {
     /// Runs `argv` to its end with `input` on stdin, its stdout into the
     /// file `to` when given; an error only when it could not be run.
     fn run(&self, argv: &[String], input: Input, to: Option<&Path>) -> Result<Ran, Error>;
@@ -134,6 +139,9 @@ impl Runner for Programs {
 /// pauses (an image pulled for the first time).
 const TRIES: u32 = 300;
 
+/// How often the branch is brought back while the loop runs.
+pub(crate) const BRING_BACK_EVERY: Duration = Duration::from_secs(60);
+
 /// A Sandbox is removed by its controller this long after it was made,
 /// should exec never delete it (killed, the machine off).
 const SANDBOX_HOURS: i64 = 24;
@@ -187,6 +195,8 @@ pub(crate) struct KubeTask<'r> {
     scratch: PathBuf,
     /// The branch's commit when it was sent.
     base: String,
+    /// The branch's commit here as last brought back (the base at first).
+    brought: Mutex<String>,
     /// The commits made in the pod are the user's.
     identity: (String, String),
     /// `create` was run and did not find the names taken: `delete` is
@@ -214,6 +224,7 @@ impl<'r> KubeTask<'r> {
             worktree: worktree.to_path_buf(),
             scratch: scratch.to_path_buf(),
             base: String::new(),
+            brought: Mutex::new(String::new()),
             identity: (String::new(), String::new()),
             made: false,
             tries: TRIES,
@@ -254,6 +265,10 @@ impl<'r> KubeTask<'r> {
         let head = git_here(&["rev-parse", "--verify", &self.spec.branch]);
         let ran = self.step(&head, Input::Nothing, None, "find the task's branch here")?;
         self.base = ran.stdout.trim().to_string();
+        *self
+            .brought
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner) = self.base.clone();
         let name = self.run(&git_here(&["config", "user.name"]), Input::Nothing, None)?;
         let email = self.run(&git_here(&["config", "user.email"]), Input::Nothing, None)?;
         self.identity = match (name.ok(), email.ok()) {
@@ -354,11 +369,27 @@ impl<'r> KubeTask<'r> {
         }
     }
 
+    /// The branch's commit here as last brought back.
+    fn brought(&self) -> String {
+        self.brought
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Whether the branch here has moved since it was sent: some work
+    /// came back, now or before.
+    pub fn came_back(&self) -> bool {
+        self.brought() != self.base
+    }
+
     /// Brings the branch back from `pod` into the worktree here, while
-    /// serve still runs: whether new commits came.
+    /// serve still runs: the commits since the last time (or since it was
+    /// sent); whether new ones came.
     pub fn bring_back(&self, pod: &str) -> Result<bool, Error> {
         let identity = (self.identity.0.as_str(), self.identity.1.as_str());
-        let back = kube::results(&self.spec, pod, &self.base, identity);
+        let since = self.brought();
+        let back = kube::results(&self.spec, pod, &since, identity);
         self.step(
             &back.stage,
             Input::Nothing,
@@ -390,7 +421,8 @@ impl<'r> KubeTask<'r> {
             None,
             "read the task's branch in the pod",
         )?;
-        if head.stdout.trim() == self.base {
+        let head = head.stdout.trim();
+        if head == since {
             return Ok(false);
         }
         let file = self
@@ -408,7 +440,25 @@ impl<'r> KubeTask<'r> {
             None,
             "bring the task's branch into its worktree here",
         )?;
+        *self.brought.lock().unwrap_or_else(PoisonError::into_inner) = head.to_string();
         Ok(true)
+    }
+
+    /// Brings the branch back every `every` until `stop` says so (or its
+    /// sender is gone); a failed time is told to `failed` and the next
+    /// one tried (the pod may be slow, the connection back).
+    pub fn bring_back_until(
+        &self,
+        pod: &str,
+        every: Duration,
+        stop: &Receiver<()>,
+        failed: impl Fn(&Error),
+    ) {
+        while let Err(RecvTimeoutError::Timeout) = stop.recv_timeout(every) {
+            if let Err(error) = self.bring_back(pod) {
+                failed(&error);
+            }
+        }
     }
 
     /// Deletes what was made in the cluster, if anything.
@@ -524,15 +574,14 @@ fn step_error(argv: &[String], ran: &Ran, doing: &str) -> Error {
 mod tests {
     use super::*;
     use serde_json::Value;
-    use std::cell::RefCell;
 
     /// Records every program, what went on its stdin and where its stdout
     /// went; answers each by the first of `answers` whose words its argv
     /// holds (each a part of one word, in a row): the first of that
     /// answer's list, taken while more follow. Else success, no output.
     struct Recording {
-        ran: RefCell<Vec<Call>>,
-        answers: Vec<(Vec<&'static str>, RefCell<Vec<Ran>>)>,
+        ran: Mutex<Vec<Call>>,
+        answers: Vec<(Vec<&'static str>, Mutex<Vec<Ran>>)>,
     }
 
     type Answers = Vec<(Vec<&'static str>, Vec<Ran>)>;
@@ -542,17 +591,18 @@ mod tests {
     impl Recording {
         fn new(answers: Answers) -> Recording {
             Recording {
-                ran: RefCell::default(),
+                ran: Mutex::default(),
                 answers: answers
                     .into_iter()
-                    .map(|(words, rans)| (words, RefCell::new(rans)))
+                    .map(|(words, rans)| (words, Mutex::new(rans)))
                     .collect(),
             }
         }
 
         fn argvs(&self) -> Vec<Vec<String>> {
             self.ran
-                .borrow()
+                .lock()
+                .unwrap()
                 .iter()
                 .map(|(a, _, _)| a.clone())
                 .collect()
@@ -562,7 +612,8 @@ mod tests {
     impl Runner for Recording {
         fn run(&self, argv: &[String], input: Input, to: Option<&Path>) -> Result<Ran, Error> {
             self.ran
-                .borrow_mut()
+                .lock()
+                .unwrap()
                 .push((argv.to_vec(), input, to.map(Path::to_path_buf)));
             let holds = |words: &[&str]| {
                 argv.windows(words.len())
@@ -571,7 +622,7 @@ mod tests {
             let Some((_, rans)) = self.answers.iter().find(|(words, _)| holds(words)) else {
                 return Ok(said(0, ""));
             };
-            let mut rans = rans.borrow_mut();
+            let mut rans = rans.lock().unwrap();
             Ok(if rans.len() > 1 {
                 rans.remove(0)
             } else {
@@ -710,7 +761,7 @@ mod tests {
             kube::delete(&spec, Kind::Job),
         ];
         assert_eq!(runner.argvs(), want);
-        let ran = runner.ran.borrow();
+        let ran = runner.ran.lock().unwrap();
         // The branch's bundle goes to a file, then from it into the pod;
         // the one back to a file, then pulled.
         assert_eq!(ran[3].2.as_deref(), Some(bundle.as_path()));
@@ -742,6 +793,91 @@ mod tests {
             .contains(&"user.email=ann@example.com".to_string()));
     }
 
+    /// Brought back again and again while the loop runs: each time only
+    /// the commits since the last time, nothing when the pod's branch has
+    /// not moved, and the branch here counted as back once any came.
+    #[test]
+    fn each_bring_back_brings_the_commits_since_the_last() {
+        let mut answers = fine();
+        answers[7].1 = vec![said(0, "2222\n"), said(0, "2222\n"), said(0, "3333\n")];
+        let runner = Recording::new(answers);
+        let mut task = task(&runner, Kind::Job);
+        let pod = task.start(1_900_000_000).unwrap();
+        assert!(!task.came_back());
+        assert!(task.bring_back(&pod).unwrap());
+        assert!(task.came_back());
+        assert!(!task.bring_back(&pod).unwrap());
+        assert!(task.bring_back(&pod).unwrap());
+        let identity = ("Ann", "ann@example.com");
+        let bundles: Vec<Vec<String>> = runner
+            .argvs()
+            .into_iter()
+            .filter(|a| a[0] == "kubectl" && a.contains(&"bundle".to_string()))
+            .collect();
+        assert_eq!(
+            bundles,
+            vec![
+                kube::results(&spec(), POD, BASE, identity).bundle,
+                kube::results(&spec(), POD, "2222", identity).bundle,
+            ]
+        );
+        let pulls = runner
+            .argvs()
+            .iter()
+            .filter(|a| a.contains(&"pull".to_string()))
+            .count();
+        assert_eq!(pulls, 2);
+    }
+
+    /// While the loop runs the branch comes back time after time; a time
+    /// that fails is told and the next one tried; the stop ends it.
+    #[test]
+    fn the_branch_comes_back_until_stopped_and_a_failure_is_told() {
+        let mut answers = fine();
+        answers.insert(
+            0,
+            (
+                vec!["add", "--all"],
+                vec![failing("error: the pod is gone\n"), said(0, "")],
+            ),
+        );
+        let runner = Recording::new(answers);
+        let mut task = task(&runner, Kind::Job);
+        let pod = task.start(1_900_000_000).unwrap();
+        let failures = Mutex::new(Vec::new());
+        let stages = || {
+            runner
+                .argvs()
+                .iter()
+                .filter(|a| a.contains(&"--all".to_string()))
+                .count()
+        };
+        std::thread::scope(|scope| {
+            let (stop, stopped) = std::sync::mpsc::channel::<()>();
+            let (task, pod, failures) = (&task, &pod, &failures);
+            let bringing = scope.spawn(move || {
+                task.bring_back_until(pod, Duration::from_millis(1), &stopped, |e| {
+                    failures.lock().unwrap().push(e.message.clone());
+                });
+            });
+            let deadline = std::time::Instant::now() + Duration::from_secs(30);
+            while stages() < 3 && std::time::Instant::now() < deadline {
+                std::thread::yield_now();
+            }
+            drop(stop);
+            bringing.join().unwrap();
+        });
+        assert!(stages() >= 3, "brought back {} times", stages());
+        let failures = failures.into_inner().unwrap();
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert!(
+            failures[0].contains("stage the task's work"),
+            "{}",
+            failures[0]
+        );
+        assert!(task.came_back());
+    }
+
     /// A Sandbox ends a day after it was made, should exec never delete
     /// it; nothing to commit and no new commit: nothing comes back. A
     /// user with no git identity: the commits would be Corral's.
@@ -761,7 +897,7 @@ mod tests {
         assert!(!task.bring_back(&pod).unwrap());
         task.delete().unwrap();
         let argvs = runner.argvs();
-        let ran = runner.ran.borrow();
+        let ran = runner.ran.lock().unwrap();
         let Input::Bytes(list) = &ran[4].1 else {
             panic!("create's stdin");
         };
@@ -888,6 +1024,7 @@ mod tests {
             let runner = but(words.clone(), ran);
             let mut task = task(&runner, Kind::Job);
             task.base = BASE.into();
+            *task.brought.get_mut().unwrap() = BASE.into();
             let error = task.bring_back(POD).expect_err(words[0]);
             assert!(!error.hint.is_empty());
             let command = error.details["command"].as_str().unwrap();

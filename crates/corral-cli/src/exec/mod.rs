@@ -570,12 +570,33 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
         root: name.clone(),
     };
     let host = Arc::new(LoopHost::new(project, history, Arc::new(model), front));
-    let outcome = runtime.block_on(engine::run(
-        host.clone(),
-        engine::SCRIPT,
-        "corralExec",
-        request,
-    ));
+    let run_loop = || {
+        runtime.block_on(engine::run(
+            host.clone(),
+            engine::SCRIPT,
+            "corralExec",
+            request,
+        ))
+    };
+    // A task in Kubernetes: its branch brought back every minute while the
+    // loop runs, so a pod or a connection lost costs at most that.
+    let outcome = match &in_kube {
+        Some((task, pod, _)) => std::thread::scope(|scope| {
+            let (stop, stopped) = std::sync::mpsc::channel::<()>();
+            scope.spawn(move || {
+                task.bring_back_until(pod, kube::BRING_BACK_EVERY, &stopped, |error| {
+                    eprintln!(
+                        "corral: could not bring the task's branch back this time: {}",
+                        error.message
+                    );
+                });
+            });
+            let outcome = run_loop();
+            drop(stop);
+            outcome
+        }),
+        None => run_loop(),
+    };
     // A task in Kubernetes: its branch back while serve still runs, then
     // serve let go (it ends, and the pod with it) and the objects deleted.
     if let Some((mut task, pod, _)) = in_kube {
@@ -583,11 +604,11 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
         drop(host);
         let deleted = task.delete();
         match back {
-            Ok(true) => eprintln!(
+            Ok(_) if task.came_back() => eprintln!(
                 "corral: the task's branch {} is back here",
                 task.spec.branch
             ),
-            Ok(false) => eprintln!("corral: the task changed nothing in its pod"),
+            Ok(_) => eprintln!("corral: the task changed nothing in its pod"),
             Err(error) => return Err(failed(error)),
         }
         deleted.map_err(failed)?;
