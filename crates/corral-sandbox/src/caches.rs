@@ -32,12 +32,19 @@ use cap_std::fs::Dir;
 
 /// The folder holding Corral's caches, if a home or cache folder is known.
 pub(crate) fn dir() -> Option<PathBuf> {
+    corral_dir().map(|d| d.join("sandbox"))
+}
+
+/// Corral's folder in the user's cache folder (`$XDG_CACHE_HOME`, else
+/// `~/.cache`): the commands' caches ([`dir`]) and, beside them where no
+/// command sees it, what Corral keeps for itself (`probed`).
+pub(crate) fn corral_dir() -> Option<PathBuf> {
     let base = std::env::var_os("XDG_CACHE_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
         .or_else(|| super::home::home().map(|h| h.join(".cache")))?;
-    Some(base.join("corral").join("sandbox"))
+    Some(base.join("corral"))
 }
 
 /// Each tool's cache inside [`dir`], and the variable that points it there.

@@ -82,6 +82,7 @@ mod namespace;
 mod network;
 mod ports;
 mod prepared;
+mod probed;
 mod process;
 mod profile;
 mod proxy;

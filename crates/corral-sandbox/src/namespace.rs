@@ -65,8 +65,25 @@ pub fn available() -> bool {
     bwrap().is_ok()
 }
 
+/// The probe: bwrap's arguments for a sandbox of `/` with its own
+/// network and PID namespaces, running `/bin/true`.
+const PROBE_ARGS: [&str; 11] = [
+    "--ro-bind",
+    "/",
+    "/",
+    "--unshare-net",
+    "--unshare-pid",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--",
+    "/bin/true",
+];
+
 /// Finds bwrap and checks once that it can build a sandbox here (user
-/// namespaces may be off, or a container may forbid them).
+/// namespaces may be off, or a container may forbid them): by a probe
+/// kept from an earlier process ([`super::probed`]), else by running one.
 /// `CORRAL_BWRAP` names another bwrap (tests use a missing one to see the
 /// fallback).
 fn probe() -> Result<PathBuf, String> {
@@ -79,20 +96,61 @@ fn probe() -> Result<PathBuf, String> {
             "bubblewrap (`bwrap`) is not installed; install the `bubblewrap` package".into(),
         );
     };
+    let kept = super::probed::dir();
+    let (found, used) = probe_kept(bwrap, kept.as_deref());
+    if let (Some(dir), Some(inputs)) = (kept, used) {
+        let _ = KEPT.set((dir, inputs));
+    }
+    found
+}
+
+/// The kept probe this process's answer came from or was kept in: its
+/// folder and inputs.
+static KEPT: OnceLock<(PathBuf, String)> = OnceLock::new();
+
+/// [`probe`] of `bwrap` with the probes kept in `kept` (`None`: bwrap
+/// runs, nothing is kept): a kept success that holds, else a run, kept
+/// if it succeeded. With the answer, the inputs of the kept probe it came
+/// from or was kept as.
+fn probe_kept(bwrap: PathBuf, kept: Option<&Path>) -> (Result<PathBuf, String>, Option<String>) {
+    let inputs = kept.and_then(|_| super::probed::inputs(&bwrap, &PROBE_ARGS));
+    let kept = kept.zip(inputs.as_deref());
+    if let Some((dir, inputs)) = kept {
+        if super::probed::holds(dir, inputs) {
+            return (Ok(bwrap), Some(inputs.to_owned()));
+        }
+    }
     let status = std::process::Command::new(&bwrap)
-        .args(["--ro-bind", "/", "/", "--unshare-net", "--unshare-pid"])
-        .args(["--dev", "/dev", "--proc", "/proc", "--", "/bin/true"])
+        .args(PROBE_ARGS)
         .env_clear()
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .status();
     match status {
-        Ok(s) if s.success() => Ok(bwrap),
-        Ok(_) | Err(_) => Err(
-            "this system does not let bubblewrap create namespaces (user namespaces may be disabled)"
-                .into(),
+        Ok(s) if s.success() => {
+            // Not kept (a folder that is not the user's own): the next
+            // process runs the probe again.
+            let kept = kept.filter(|(dir, inputs)| super::probed::keep(dir, inputs).is_ok());
+            (Ok(bwrap), kept.map(|(_, inputs)| inputs.to_owned()))
+        }
+        Ok(_) | Err(_) => (
+            Err(
+                "this system does not let bubblewrap create namespaces (user namespaces may be disabled)"
+                    .into(),
+            ),
+            None,
         ),
+    }
+}
+
+/// bwrap ended before it made the sandbox's first process: where this
+/// process's answer came from a kept probe, it is removed, so the next
+/// process runs the probe again. This process goes on failing closed
+/// (its commands fail with bwrap's error; none runs outside the fence).
+pub(crate) fn bwrap_failed() {
+    if let Some((dir, inputs)) = KEPT.get() {
+        super::probed::forget(dir, inputs);
     }
 }
 
@@ -817,6 +875,84 @@ impl Argv {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// A stand-in for bwrap: a script that counts its runs in `runs` and
+    /// exits with `code`.
+    #[allow(clippy::disallowed_methods)]
+    fn fake_bwrap(dir: &Path, code: u8) -> (PathBuf, PathBuf) {
+        use std::os::unix::fs::PermissionsExt;
+        let runs = dir.join(format!("runs-{code}"));
+        let program = dir.join(format!("bwrap-{code}"));
+        let script = format!("#!/bin/sh\necho run >> '{}'\nexit {code}\n", runs.display());
+        std::fs::write(&program, script).unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        (program, runs)
+    }
+
+    #[allow(clippy::disallowed_methods)]
+    fn count(runs: &Path) -> usize {
+        std::fs::read_to_string(runs).map_or(0, |t| t.lines().count())
+    }
+
+    #[test]
+    #[allow(clippy::disallowed_methods)]
+    fn a_probe_that_succeeded_is_kept_and_the_next_process_runs_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let kept = dir.path().join("cache").join("bwrap-probe");
+        let (bwrap, runs) = fake_bwrap(dir.path(), 0);
+        // The first: bwrap runs, its success is kept.
+        let (found, inputs) = probe_kept(bwrap.clone(), Some(&kept));
+        assert_eq!(found.unwrap(), bwrap);
+        assert_eq!(count(&runs), 1);
+        let inputs = inputs.unwrap();
+        let file = kept.join(super::super::probed::name(&inputs));
+        assert!(file.is_file());
+        // The next finds it: no run.
+        let (found, from) = probe_kept(bwrap.clone(), Some(&kept));
+        assert_eq!(found.unwrap(), bwrap);
+        assert_eq!(from.as_deref(), Some(inputs.as_str()));
+        assert_eq!(count(&runs), 1);
+        // Corrupted: bwrap runs again, and the file is whole again.
+        std::fs::write(&file, "corral bwrap probe 1\nnamespaces: yes\n").unwrap();
+        let (found, _) = probe_kept(bwrap.clone(), Some(&kept));
+        assert!(found.is_ok());
+        assert_eq!(count(&runs), 2);
+        let _ = probe_kept(bwrap.clone(), Some(&kept));
+        assert_eq!(count(&runs), 2);
+        // Writable by others: the same.
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
+        }
+        let _ = probe_kept(bwrap.clone(), Some(&kept));
+        assert_eq!(count(&runs), 3);
+        let _ = probe_kept(bwrap.clone(), Some(&kept));
+        assert_eq!(count(&runs), 3);
+        // Forgotten (bwrap failed where it was said to work): runs again.
+        super::super::probed::forget(&kept, &inputs);
+        let _ = probe_kept(bwrap.clone(), Some(&kept));
+        assert_eq!(count(&runs), 4);
+        // No folder to keep it in: bwrap runs every time.
+        let _ = probe_kept(bwrap.clone(), None);
+        let _ = probe_kept(bwrap, None);
+        assert_eq!(count(&runs), 6);
+    }
+
+    #[test]
+    #[allow(clippy::disallowed_methods)]
+    fn a_probe_that_failed_is_never_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let kept = dir.path().join("cache").join("bwrap-probe");
+        let (bwrap, runs) = fake_bwrap(dir.path(), 1);
+        for run in 1..=3 {
+            let (found, inputs) = probe_kept(bwrap.clone(), Some(&kept));
+            assert!(found.is_err());
+            assert!(inputs.is_none());
+            assert_eq!(count(&runs), run);
+        }
+        let kept_files = std::fs::read_dir(&kept).map_or(0, |d| d.count());
+        assert_eq!(kept_files, 0);
+    }
 
     /// Every path bwrap is told to show, make or copy for `program` in
     /// the build profile of a project.

@@ -301,7 +301,13 @@ fn start(
                     None
                 }
             },
-            Ok(None) => None,
+            // bwrap could not make the sandbox: its error is the
+            // command's stderr. Where bwrap was taken to work from a
+            // probe kept by an earlier process, the next one probes again.
+            Ok(None) => {
+                super::namespace::bwrap_failed();
+                None
+            }
         };
         return Ok((child, Status::Namespaces, proxy));
     }
