@@ -1,11 +1,23 @@
 #!/usr/bin/env bash
 # Cold start to a loaded window, and idle memory of the whole process tree
-# (the app and its WebKit processes), under Xvfb.
+# (the app and its WebKit processes), under Xvfb; and in the same run the
+# floor: a blank WebKitGTK window with the same rendering switches
+# (bench/floor-window.py), started and measured the same way.
 # Usage: bench/startup.sh [RUNS]   (default 5; builds the release app first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
 scripts/setup.sh >/dev/null
+# The floor window's bindings (GTK and WebKitGTK 4.1 for Python).
+missing=()
+for pkg in python3-gi gir1.2-webkit2-4.1; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=()
+  [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
 (cd ui && npm run build --silent >/dev/null)
 cargo build --release -p corral --quiet
 app=${CARGO_TARGET_DIR:-$PWD/target}/release/corral
@@ -34,19 +46,25 @@ alive() { # running, not a zombie
   [ -n "$state" ] && [ "$state" != Z ]
 }
 
-run_once() {
-  local start_ns ready_ns pid out
+run_once() { # app|floor
+  local start_ns ready_ns pid out ready
   out=$(mktemp)
   start_ns=$(date +%s%N)
-  HOME=$home XDG_CONFIG_HOME=$home/config XDG_DATA_HOME=$home/data CORRAL_STARTUP_PROBE=1 \
-    "$app" "$project" >"$out" 2>/dev/null &
+  if [ "$1" = app ]; then
+    ready=corral-ready
+    HOME=$home XDG_CONFIG_HOME=$home/config XDG_DATA_HOME=$home/data CORRAL_STARTUP_PROBE=1 \
+      "$app" "$project" >"$out" 2>/dev/null &
+  else
+    ready=floor-ready
+    HOME=$home /usr/bin/python3 bench/floor-window.py >"$out" 2>/dev/null &
+  fi
   pid=$!
   for _ in $(seq 1 2000); do
-    grep -q corral-ready "$out" && break
+    grep -q "$ready" "$out" && break
     sleep 0.005
   done
   ready_ns=$(date +%s%N)
-  grep -q corral-ready "$out" || { echo "the app did not become ready" >&2; kill "$pid"; exit 1; }
+  grep -q "$ready" "$out" || { echo "the $1 window did not become ready" >&2; kill "$pid"; exit 1; }
   sleep 3 # idle
   echo "$(( (ready_ns - start_ns) / 1000000 )) $(tree_kib "$pid" Pss) $(tree_kib "$pid" Rss) $(tree_pids "$pid" | wc -l)"
   local pids; pids=$(tree_pids "$pid")
@@ -66,13 +84,19 @@ run_once() {
 }
 
 main() {
-  echo "run  ready_ms  pss_mib  rss_mib  processes"
+  echo "run  ready_ms  pss_mib  rss_mib  processes  floor_ms  floor_pss  floor_rss  pss/floor"
+  local ratios=()
   for i in $(seq 1 "$runs"); do
-    local out
-    out=$(run_once) || exit 1
+    local out floor
+    out=$(run_once app) || exit 1
+    floor=$(run_once floor) || exit 1
     read -r ms pss rss n <<<"$out"
-    printf "%3d  %8d  %7d  %7d  %9d\n" "$i" "$ms" $((pss / 1024)) $((rss / 1024)) "$n"
+    read -r fms fpss frss _ <<<"$floor"
+    ratios+=("$(awk -v a="$pss" -v b="$fpss" 'BEGIN { printf "%.2f", a / b }')")
+    printf "%3d  %8d  %7d  %7d  %9d  %8d  %9d  %9d  %9s\n" "$i" "$ms" $((pss / 1024)) $((rss / 1024)) "$n" \
+      "$fms" $((fpss / 1024)) $((frss / 1024)) "${ratios[-1]}"
   done
+  echo "median PSS against the floor: $(printf '%s\n' "${ratios[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')x"
 }
 
 if [ -z "${DISPLAY:-}" ]; then
