@@ -1,6 +1,9 @@
 //! Checkpoints of a 10,000-file, 200 MB project: with nothing changed, with
 //! 10 files changed, a restore of 100 changed files, and the store's size
-//! after 100 checkpoints of small edits (printed, not timed).
+//! after 100 checkpoints of small edits (printed, not timed). Beside the
+//! first two, in the same run, git's own snapshot of the same tree: `git
+//! add --all` and `git write-tree` in a shadow repository (its index warm),
+//! through a shell, the tree's id written to a file.
 //!
 //! `cargo bench -p corral-checkpoint --bench checkpoint`
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
@@ -120,6 +123,45 @@ fn bench(c: &mut Criterion) {
         .store
         .checkpoint(&f.root, NewCheckpoint::manual("restore base"))
         .unwrap();
+    // git's snapshot, the same way each time: a shell, `add --all` into a
+    // shadow repository's index (warm: made once before), `write-tree`,
+    // its id written to a file.
+    let shadow = f._tmp.path().join("shadow.git");
+    let git_snapshot = || {
+        let status = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("git add --all && git write-tree > \"$GIT_DIR/snapshot\"")
+            .env("GIT_DIR", &shadow)
+            .env("GIT_WORK_TREE", &f.project)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    let init = std::process::Command::new("git")
+        .args(["init", "--quiet", "--bare"])
+        .arg(&shadow)
+        .status()
+        .unwrap();
+    assert!(init.success());
+    git_snapshot();
+    group.bench_function("git add --all and write-tree, nothing changed", |b| {
+        b.iter(git_snapshot)
+    });
+    group.bench_function("git add --all and write-tree, 10 files changed", |b| {
+        b.iter_batched(
+            || {
+                round += 1;
+                edit(
+                    &f.project,
+                    (0..10).map(|k| (k * 997 + round as usize) % 10_000),
+                    round,
+                );
+            },
+            |()| git_snapshot(),
+            BatchSize::PerIteration,
+        )
+    });
+
     group.bench_function("restore 100 changed files", |b| {
         b.iter_batched(
             || {
