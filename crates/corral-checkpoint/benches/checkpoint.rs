@@ -85,6 +85,13 @@ fn edit(project: &Path, files: impl Iterator<Item = usize>, round: u64) {
     }
 }
 
+/// Appends a line to 10 files spread over the project, other ones each round.
+fn edit_ten(project: &Path, round: &mut u64) {
+    *round += 1;
+    let r = *round;
+    edit(project, (0..10).map(|k| (k * 997 + r as usize) % 10_000), r);
+}
+
 fn bench(c: &mut Criterion) {
     let f = fixture();
     let mut group = c.benchmark_group("checkpoint 10,000 files, 200 MB");
@@ -102,14 +109,7 @@ fn bench(c: &mut Criterion) {
     let mut round = 0u64;
     group.bench_function("10 files changed", |b| {
         b.iter_batched(
-            || {
-                round += 1;
-                edit(
-                    &f.project,
-                    (0..10).map(|k| (k * 997 + round as usize) % 10_000),
-                    round,
-                );
-            },
+            || edit_ten(&f.project, &mut round),
             |()| {
                 f.store
                     .checkpoint(&f.root, NewCheckpoint::manual("ten"))
@@ -149,14 +149,7 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("git add --all and write-tree, 10 files changed", |b| {
         b.iter_batched(
-            || {
-                round += 1;
-                edit(
-                    &f.project,
-                    (0..10).map(|k| (k * 997 + round as usize) % 10_000),
-                    round,
-                );
-            },
+            || edit_ten(&f.project, &mut round),
             |()| git_snapshot(),
             BatchSize::PerIteration,
         )
