@@ -11,17 +11,19 @@
 //! | `Read` | `read_file` | `file_path` |
 //! | `Grep` | `search_files` | as Corral's |
 //! | `Glob` | `glob` | as Corral's |
+//! | `WebFetch` | `web_fetch` | as Corral's (`url`; Claude's `prompt` is not Corral's) |
 
 use serde_json::{Map, Value};
 use std::path::Path;
 
-const NAMES: [(&str, &str); 6] = [
+const NAMES: [(&str, &str); 7] = [
     ("Bash", "exec_shell"),
     ("Edit", "edit_file"),
     ("Write", "write_file"),
     ("Read", "read_file"),
     ("Grep", "search_files"),
     ("Glob", "glob"),
+    ("WebFetch", "web_fetch"),
 ];
 
 /// Claude's name for one of Corral's tools, if it has one.
@@ -144,6 +146,7 @@ mod tests {
         let back = corral_input("write_file", &updated, root).unwrap();
         assert_eq!(back, json!({"path": "src/b.rs", "content": "x"}));
         assert_eq!(claude_name("exec_shell"), Some("Bash"));
+        assert_eq!(claude_name("web_fetch"), Some("WebFetch"));
         assert_eq!(claude_name("update_plan"), None);
     }
 }

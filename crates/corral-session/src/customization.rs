@@ -480,7 +480,8 @@ mod tests {
         assert_eq!(named("Bash"), Some("exec_shell"));
         assert_eq!(named("Write"), Some("write_file"));
         assert_eq!(named("Read"), Some("read_file"));
-        assert_eq!(named("WebFetch"), None);
+        assert_eq!(named("WebFetch"), Some("web_fetch"));
+        assert_eq!(named("TodoWrite"), None);
         for (claude, corral) in &found.claude_tools {
             assert_eq!(corral_hooks::claude_name(corral), Some(claude.as_str()));
         }

@@ -8,12 +8,12 @@ import type { ToolItem } from "./state";
 
 const KNOWN = SPECS.map((s) => s.name);
 /** Claude's tool names as Rust sends them with the customization (corral-session's `claude_tools`). */
-const CLAUDE = { Bash: "exec_shell", Edit: "edit_file", Glob: "glob", Grep: "search_files", Read: "read_file", Write: "write_file" };
+const CLAUDE = { Bash: "exec_shell", Edit: "edit_file", Glob: "glob", Grep: "search_files", Read: "read_file", WebFetch: "web_fetch", Write: "write_file" };
 
 const REVIEWER = `---
 name: code-reviewer
 description: Reviews changed code for bugs and style.
-tools: Read, Grep, Glob, Edit, WebFetch
+tools: Read, Grep, Glob, Edit, NotebookEdit
 model: sonnet
 ---
 You are a careful reviewer. Fix what is plainly wrong.
@@ -29,7 +29,7 @@ describe("an agent file", () => {
       tools: ["read_file", "search_files", "glob", "edit_file"],
       model: "sonnet",
       source: ".claude/agents/reviewer.md",
-      unknown: ["WebFetch"],
+      unknown: ["NotebookEdit"],
     });
   });
 
@@ -86,7 +86,7 @@ describe("the project's subagents", () => {
     const notes = t.cards()[0].subagent!.items.flatMap((i) => (i.kind === "notice" ? [i.text] : []));
     expect(notes).toEqual([
       "This subagent asks for the model `sonnet`; it runs on the conversation's model (a subagent's own model is not supported yet).",
-      "Tools its file names that Corral does not have, left out: WebFetch.",
+      "Tools its file names that Corral does not have, left out: NotebookEdit.",
     ]);
   });
 
