@@ -447,18 +447,14 @@ impl History {
     /// with their input and their results, readable.
     pub fn markdown(&self, project: &str, id: &str) -> Result<String, Error> {
         let data = self.open(project, id)?;
-        let mut messages = Vec::new();
-        for entry in &data.entries {
-            if let Some(raw) = &entry.message {
-                let message: Message = serde_json::from_str(raw.get()).map_err(|e| {
-                    Error::new(
-                        ErrorCode::Io,
-                        format!("a stored message cannot be read: {e}"),
-                    )
-                })?;
-                messages.push(message);
-            }
-        }
+        // A message that cannot be read costs that message: the export says
+        // so in its place and goes on.
+        let messages: Vec<Result<Message, String>> = data
+            .entries
+            .iter()
+            .filter_map(|entry| entry.message.as_ref())
+            .map(|raw| serde_json::from_str::<Message>(raw.get()).map_err(|e| e.to_string()))
+            .collect();
         let summary = &data.summary;
         let header = markdown::Header {
             title: &summary.title,

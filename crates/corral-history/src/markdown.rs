@@ -27,8 +27,10 @@ pub struct Header<'a> {
     pub output_tokens: i64,
 }
 
-/// The conversation as Markdown: `summary` above, then each message.
-pub fn render(summary: &Header<'_>, messages: &[Message]) -> String {
+/// The conversation as Markdown: `summary` above, then each message; one
+/// the history could not read (`Err`: why) is a line saying so, in its
+/// place.
+pub fn render(summary: &Header<'_>, messages: &[Result<Message, String>]) -> String {
     let mut out = String::new();
     let title = if summary.title.is_empty() {
         "Conversation"
@@ -48,6 +50,17 @@ pub fn render(summary: &Header<'_>, messages: &[Message]) -> String {
     // Tool names by call id, to title each result.
     let mut names: HashMap<&str, &str> = HashMap::new();
     for message in messages {
+        let message = match message {
+            Ok(message) => message,
+            Err(why) => {
+                let _ = writeln!(
+                    out,
+                    "*(A message of this conversation could not be read from the history: {}.)*\n",
+                    one_line(why)
+                );
+                continue;
+            }
+        };
         let heading = match message.role {
             Role::User
                 if message
@@ -288,7 +301,10 @@ mod tests {
                 ],
             },
         ];
-        let md = render(&summary(), &messages);
+        let md = render(
+            &summary(),
+            &messages.into_iter().map(Ok).collect::<Vec<_>>(),
+        );
         assert!(md.starts_with("# Fix the build\n"), "{md}");
         assert!(md.contains("## User\n\nFix the build"), "{md}");
         assert!(md.contains("**Tool call:** `read_file`"), "{md}");

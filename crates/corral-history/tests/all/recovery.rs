@@ -228,6 +228,46 @@ fn a_broken_entry_costs_that_entry_not_the_conversation() {
     assert_eq!(brief.entries.len(), 3);
 }
 
+/// A stored message that is JSON but no message (a role Corral does not
+/// know) costs that message in the Markdown export, said in its place,
+/// not the export.
+#[test]
+fn an_unreadable_message_costs_that_message_in_the_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = History::new(dir.path());
+    let id = history
+        .append(P, None, &user("first question"), "m")
+        .unwrap()
+        .conversation;
+    history
+        .append(P, Some(&id), &assistant("first answer"), "m")
+        .unwrap();
+    history
+        .append(P, Some(&id), &user("second question"), "m")
+        .unwrap();
+    history.close();
+    let conn = rusqlite::Connection::open(dir.path().join("history.db")).unwrap();
+    let changed = conn
+        .execute(
+            "UPDATE messages SET message = '{\"role\":\"robot\",\"content\":[]}'
+             WHERE conversation = ?1 AND seq = 1",
+            [&id],
+        )
+        .unwrap();
+    assert_eq!(changed, 1);
+    drop(conn);
+
+    let history = History::new(dir.path());
+    let md = history.markdown(P, &id).unwrap();
+    assert!(md.contains("first question"), "{md}");
+    assert!(md.contains("second question"), "{md}");
+    assert!(!md.contains("first answer"), "{md}");
+    assert!(
+        md.contains("could not be read from the history: unknown variant"),
+        "{md}"
+    );
+}
+
 #[test]
 fn a_history_lock_that_is_a_folder_is_said_as_corrals_own_file() {
     let dir = tempfile::tempdir().unwrap();
