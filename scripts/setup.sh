@@ -46,90 +46,52 @@ if ! command -v cargo >/dev/null; then
 fi
 command -v cargo >/dev/null || { echo "setup: a Rust toolchain (cargo 1.85+) is needed; install it with rustup" >&2; exit 1; }
 
-# npm packages, reinstalled only when the lockfile changed.
-stamp=ui/node_modules/.corral-lock-stamp
-if [ ! -f "$stamp" ] || ! cmp -s ui/package-lock.json "$stamp"; then
-  echo "setup: npm ci in ui/"
-  (cd ui && npm ci --no-audit --no-fund --loglevel=error)
-  cp ui/package-lock.json "$stamp"
-fi
+# npm packages from a folder's committed lockfile, and Python packages
+# from its pinned requirements.txt in a venv of its own: each installed
+# again only when its lockfile or pins changed (a copy kept as a stamp).
+npm_pinned() { # folder, what it is
+  if ! cmp -s "$1/package-lock.json" "$1/node_modules/.corral-lock-stamp"; then
+    echo "setup: npm ci in $1 ($2)"
+    (cd "$1" && npm ci --no-audit --no-fund --loglevel=error)
+    cp "$1/package-lock.json" "$1/node_modules/.corral-lock-stamp"
+  fi
+}
+venv_pinned() { # folder, what it is
+  if ! cmp -s "$1/requirements.txt" "$1/.venv/.corral-requirements"; then
+    echo "setup: $2 (Python venv in $1)"
+    rm -rf "$1/.venv"
+    python3 -m venv "$1/.venv"
+    "$1/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$1/requirements.txt"
+    cp "$1/requirements.txt" "$1/.venv/.corral-requirements"
+  fi
+}
 
-# The MCP server is tested with an independent client: the official Python
-# MCP SDK, pinned, in a venv of its own (reinstalled when the pin changes).
-mcp_dir=crates/corral-cli/tests/mcp
-if $want_test && ! cmp -s "$mcp_dir/requirements.txt" "$mcp_dir/.venv/.corral-requirements"; then
-  echo "setup: the MCP test client (Python venv)"
-  rm -rf "$mcp_dir/.venv"
-  python3 -m venv "$mcp_dir/.venv"
-  "$mcp_dir/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$mcp_dir/requirements.txt"
-  cp "$mcp_dir/requirements.txt" "$mcp_dir/.venv/.corral-requirements"
-fi
-# ... and with the MCP Inspector's command-line mode, pinned by its lockfile.
-if $want_test && ! cmp -s "$mcp_dir/package-lock.json" "$mcp_dir/node_modules/.corral-lock-stamp"; then
-  echo "setup: npm ci in $mcp_dir (the MCP Inspector)"
-  (cd "$mcp_dir" && npm ci --no-audit --no-fund --loglevel=error)
-  cp "$mcp_dir/package-lock.json" "$mcp_dir/node_modules/.corral-lock-stamp"
-fi
-# Both SDK lines, old and new, both ways: the Python SDK 1.x in a venv of
-# its own, and the TypeScript SDKs 1.x and 2.x, pinned by their lockfile.
-if $want_test && ! cmp -s "$mcp_dir/v1/requirements.txt" "$mcp_dir/v1/.venv/.corral-requirements"; then
-  echo "setup: the MCP Python SDK 1.x (Python venv)"
-  rm -rf "$mcp_dir/v1/.venv"
-  python3 -m venv "$mcp_dir/v1/.venv"
-  "$mcp_dir/v1/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$mcp_dir/v1/requirements.txt"
-  cp "$mcp_dir/v1/requirements.txt" "$mcp_dir/v1/.venv/.corral-requirements"
-fi
-if $want_test && ! cmp -s "$mcp_dir/ts/package-lock.json" "$mcp_dir/ts/node_modules/.corral-lock-stamp"; then
-  echo "setup: npm ci in $mcp_dir/ts (the MCP TypeScript SDKs)"
-  (cd "$mcp_dir/ts" && npm ci --no-audit --no-fund --loglevel=error)
-  cp "$mcp_dir/ts/package-lock.json" "$mcp_dir/ts/node_modules/.corral-lock-stamp"
-fi
+npm_pinned ui "the window"
 
-# A task's Kubernetes manifests are validated offline against the
-# published schemas (kubernetes-validate, jsonschema for the agent-sandbox
-# CRD), pinned, in a venv of their own (reinstalled when the pin changes).
-kube_dir=crates/corral-host/tests/kube
-if $want_test && ! cmp -s "$kube_dir/requirements.txt" "$kube_dir/.venv/.corral-requirements"; then
-  echo "setup: the Kubernetes schema validator (Python venv)"
-  rm -rf "$kube_dir/.venv"
-  python3 -m venv "$kube_dir/.venv"
-  "$kube_dir/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$kube_dir/requirements.txt"
-  cp "$kube_dir/requirements.txt" "$kube_dir/.venv/.corral-requirements"
-fi
-
-# The official ACP SDK, the editor's side of the `corral-cli acp` tests.
-acp_dir=crates/corral-cli/tests/acp
-if $want_test && ! cmp -s "$acp_dir/package-lock.json" "$acp_dir/node_modules/.corral-lock-stamp"; then
-  echo "setup: npm ci in $acp_dir (the ACP SDK)"
-  (cd "$acp_dir" && npm ci --no-audit --no-fund --loglevel=error)
-  cp "$acp_dir/package-lock.json" "$acp_dir/node_modules/.corral-lock-stamp"
-fi
-
-# The end-to-end suite's one npm package (axe-core, for its accessibility
-# checks), pinned by its lockfile.
-if $want_test && ! cmp -s e2e/package-lock.json e2e/node_modules/.corral-lock-stamp; then
-  echo "setup: npm ci in e2e/ (axe-core)"
-  (cd e2e && npm ci --no-audit --no-fund --loglevel=error)
-  cp e2e/package-lock.json e2e/node_modules/.corral-lock-stamp
-fi
-
-# The language servers corral-lsp's and corral-tools' tests run for real
-# (typescript-language-server with typescript, and pyright), pinned by
-# their lockfile, in a test-only folder.
-lsp_dir=crates/corral-lsp/tests/servers
-if $want_test && ! cmp -s "$lsp_dir/package-lock.json" "$lsp_dir/node_modules/.corral-lock-stamp"; then
-  echo "setup: npm ci in $lsp_dir (the test language servers)"
-  (cd "$lsp_dir" && npm ci --no-audit --no-fund --loglevel=error)
-  cp "$lsp_dir/package-lock.json" "$lsp_dir/node_modules/.corral-lock-stamp"
-fi
-
-# TypeScript 7 with typescript-language-server, as npm installs them now,
-# for the tests of TypeScript 7's own server (tsc --lsp --stdio).
-ts7_dir=crates/corral-lsp/tests/ts7
-if $want_test && ! cmp -s "$ts7_dir/package-lock.json" "$ts7_dir/node_modules/.corral-lock-stamp"; then
-  echo "setup: npm ci in $ts7_dir (TypeScript 7)"
-  (cd "$ts7_dir" && npm ci --no-audit --no-fund --loglevel=error)
-  cp "$ts7_dir/package-lock.json" "$ts7_dir/node_modules/.corral-lock-stamp"
+if $want_test; then
+  # The MCP server is tested with independent clients: the official Python
+  # MCP SDK, the MCP Inspector's command-line mode, and both SDK lines, old
+  # and new, both ways (the Python SDK 1.x, the TypeScript SDKs 1.x and 2.x).
+  mcp_dir=crates/corral-cli/tests/mcp
+  venv_pinned "$mcp_dir" "the MCP test client"
+  npm_pinned "$mcp_dir" "the MCP Inspector"
+  venv_pinned "$mcp_dir/v1" "the MCP Python SDK 1.x"
+  npm_pinned "$mcp_dir/ts" "the MCP TypeScript SDKs"
+  # A task's Kubernetes manifests are validated offline against the
+  # published schemas (kubernetes-validate, jsonschema for the agent-sandbox
+  # CRD).
+  venv_pinned crates/corral-host/tests/kube "the Kubernetes schema validator"
+  # The official ACP SDK, the editor's side of the `corral-cli acp` tests.
+  npm_pinned crates/corral-cli/tests/acp "the ACP SDK"
+  # The end-to-end suite's one npm package (axe-core, for its accessibility
+  # checks).
+  npm_pinned e2e "axe-core"
+  # The language servers corral-lsp's and corral-tools' tests run for real
+  # (typescript-language-server with typescript, and pyright), and
+  # TypeScript 7 with typescript-language-server, as npm installs them now,
+  # for the tests of TypeScript 7's own server (tsc --lsp --stdio).
+  npm_pinned crates/corral-lsp/tests/servers "the test language servers"
+  npm_pinned crates/corral-lsp/tests/ts7 "TypeScript 7"
 fi
 
 if $want_test && ! command -v tauri-driver >/dev/null; then
