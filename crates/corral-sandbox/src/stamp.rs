@@ -46,3 +46,25 @@ impl Stamp {
         Duration::new(secs, nanos.min(999_999_999))
     }
 }
+
+impl Stamp {
+    /// As a line's field: `dev ino ctime ctime_nsec`.
+    pub(crate) fn text(&self) -> String {
+        format!(
+            "{} {} {} {}",
+            self.dev, self.ino, self.ctime, self.ctime_nsec
+        )
+    }
+
+    /// Read back from [`Stamp::text`].
+    pub(crate) fn parse(text: &str) -> Option<Stamp> {
+        let mut parts = text.split(' ');
+        let stamp = Stamp {
+            dev: parts.next()?.parse().ok()?,
+            ino: parts.next()?.parse().ok()?,
+            ctime: parts.next()?.parse().ok()?,
+            ctime_nsec: parts.next()?.parse().ok()?,
+        };
+        parts.next().is_none().then_some(stamp)
+    }
+}
