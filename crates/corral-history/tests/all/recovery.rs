@@ -159,8 +159,9 @@ fn a_later_run_is_pointed_at_the_history_moved_aside() {
     );
 }
 
-#[test]
-fn a_broken_entry_costs_that_entry_not_the_conversation() {
+/// A conversation of four messages (two questions, two answers) whose
+/// second is stored in the database as `stored`, the history closed.
+fn with_second_message_stored_as(stored: &str) -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();
     let history = History::new(dir.path());
     let id = history
@@ -177,18 +178,23 @@ fn a_broken_entry_costs_that_entry_not_the_conversation() {
         .append(P, Some(&id), &assistant("second answer"), "m")
         .unwrap();
     history.close();
-    // The JSON of one message broken, inside an intact page.
     let conn = rusqlite::Connection::open(dir.path().join("history.db")).unwrap();
     let changed = conn
         .execute(
-            "UPDATE messages SET message = '{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"first ans'
-             WHERE conversation = ?1 AND seq = 1",
-            [&id],
+            "UPDATE messages SET message = ?2 WHERE conversation = ?1 AND seq = 1",
+            [&id, stored],
         )
         .unwrap();
     assert_eq!(changed, 1);
-    drop(conn);
+    (dir, id)
+}
 
+#[test]
+fn a_broken_entry_costs_that_entry_not_the_conversation() {
+    // The JSON of one message broken, inside an intact page.
+    let (dir, id) = with_second_message_stored_as(
+        "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"first ans",
+    );
     let history = History::new(dir.path());
     let opened = history.open(P, &id).unwrap();
     assert_eq!(opened.entries.len(), 4);
@@ -233,30 +239,7 @@ fn a_broken_entry_costs_that_entry_not_the_conversation() {
 /// not the export.
 #[test]
 fn an_unreadable_message_costs_that_message_in_the_export() {
-    let dir = tempfile::tempdir().unwrap();
-    let history = History::new(dir.path());
-    let id = history
-        .append(P, None, &user("first question"), "m")
-        .unwrap()
-        .conversation;
-    history
-        .append(P, Some(&id), &assistant("first answer"), "m")
-        .unwrap();
-    history
-        .append(P, Some(&id), &user("second question"), "m")
-        .unwrap();
-    history.close();
-    let conn = rusqlite::Connection::open(dir.path().join("history.db")).unwrap();
-    let changed = conn
-        .execute(
-            "UPDATE messages SET message = '{\"role\":\"robot\",\"content\":[]}'
-             WHERE conversation = ?1 AND seq = 1",
-            [&id],
-        )
-        .unwrap();
-    assert_eq!(changed, 1);
-    drop(conn);
-
+    let (dir, id) = with_second_message_stored_as("{\"role\":\"robot\",\"content\":[]}");
     let history = History::new(dir.path());
     let md = history.markdown(P, &id).unwrap();
     assert!(md.contains("first question"), "{md}");
