@@ -40,7 +40,32 @@ pub struct AppState {
     tasks: Mutex<Option<Arc<Tasks>>>,
     /// The tasks whose session runs in a container, by name (each a
     /// session of serve there; dropped, its container ends).
-    containers: Mutex<std::collections::HashMap<String, Arc<RemoteProject>>>,
+    containers: Mutex<std::collections::HashMap<String, Placed>>,
+}
+
+/// A task's session in a container or a pod.
+struct Placed {
+    /// Always held but while it is dropped (let go before a pod's
+    /// objects are deleted).
+    session: Option<Arc<RemoteProject>>,
+    /// In a pod of the user's cluster: its branch brought back while it
+    /// runs, and once more as it ends.
+    pod: Option<corral_host::kube_task::Running>,
+}
+
+impl Drop for Placed {
+    /// A pod's task ends with its branch back here and its objects
+    /// deleted (a container's ends as its session is let go).
+    fn drop(&mut self) {
+        if let Some(pod) = self.pod.take() {
+            if let Err(error) = pod.end(self.session.take()) {
+                eprintln!(
+                    "corral: a task's pod did not end cleanly: {} {}",
+                    error.message, error.hint
+                );
+            }
+        }
+    }
 }
 
 /// Where the open project's session runs.
@@ -62,7 +87,20 @@ impl crate::remote::Routes for AppState {
         let session = match task {
             // A remote project's tasks are serve's there.
             Some(_) if self.remote().is_some() => None,
-            Some(task) => Some(self.tasks()?.session(task)?),
+            Some(task) => {
+                let tasks = self.tasks()?;
+                // Made in a container that runs no more (stopped and not
+                // started again): never here instead.
+                if self.store.task_in_container(&tasks.folder(task)) {
+                    return Err(corral_tools::Error::new(
+                        corral_tools::ErrorCode::Io,
+                        format!("task {task} runs in a container, and none runs for it now"),
+                    )
+                    .hint("Stop the task, or open the task list again: either starts a new one on its branch.")
+                    .retryable(true));
+                }
+                Some(tasks.session(task)?)
+            }
             None => match lock(&self.open).as_ref() {
                 Some(OpenProject::Local(session)) => Some(session.clone()),
                 _ => None,
@@ -76,7 +114,9 @@ impl crate::remote::Routes for AppState {
     }
 
     fn in_container(&self, task: &str) -> Option<Arc<RemoteProject>> {
-        lock(&self.containers).get(task).cloned()
+        lock(&self.containers)
+            .get(task)
+            .and_then(|placed| placed.session.clone())
     }
 
     fn model(&self, task: Option<&str>) -> corral_host::ModelCommands {
@@ -150,6 +190,9 @@ impl AppState {
             return Err(Error::invalid_input("no container is set for tasks")
                 .hint("Choose an engine and an image under Tasks in Settings."));
         };
+        if let Some(kube) = chosen.in_cluster()? {
+            return self.open_in_pod(task, &tasks, &chosen, kube, settings.mode);
+        }
         let mut options = chosen.run_options()?;
         // So git works inside: the repository's own folder at its path.
         let git = tasks.project().join(".git");
@@ -193,18 +236,83 @@ impl AppState {
             session.use_settings(&self.store).await?;
             session.listen_domains(self.domains.clone()).await
         })?;
-        lock(&self.containers).insert(task.to_string(), session);
-        // Kept, so after a restart it goes on in a container, not here.
-        self.store
-            .keep_task_in_container(&tasks.folder(task), true)?;
+        self.placed(task, &tasks, session, None)?;
         Ok(place)
+    }
+
+    /// [`AppState::open_in_container`] in a pod of the user's cluster:
+    /// the task's objects made with its kubeconfig, its branch sent in,
+    /// serve reached through `kubectl attach`; its branch brought back
+    /// while it runs (`corral_host::kube_task`).
+    fn open_in_pod(
+        &self,
+        task: &str,
+        tasks: &Tasks,
+        chosen: &corral_config::TaskContainer,
+        kube: &corral_config::KubeSetting,
+        mode: corral_tools::policy::Mode,
+    ) -> Result<String, Error> {
+        use corral_host::kube_task::{KubeTask, Programs, Running, BRING_BACK_EVERY};
+        let spec = corral_host::kube_task::spec_for(task, chosen, kube, mode);
+        let kind = match kube.kind {
+            corral_config::KubeKind::Job => corral_host::kube::Kind::Job,
+            corral_config::KubeKind::Sandbox => corral_host::kube::Kind::Sandbox,
+        };
+        let mut started =
+            KubeTask::in_scratch(&Programs, spec, kind, tasks.project(), &tasks.folder(task))?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+        let pod = started.start(now)?;
+        // Until the session opens, a failure deletes what was made (the
+        // task's own drop).
+        let remote = started.remote(&pod);
+        let project = self.project_info().ok_or_else(corral_session::no_project)?;
+        let session = Arc::new(RemoteProject::in_container(remote, mode, project)?);
+        let running = Running::new(started, pod, BRING_BACK_EVERY);
+        let place = session.info_place();
+        tauri::async_runtime::block_on(async {
+            session.use_settings(&self.store).await?;
+            session.listen_domains(self.domains.clone()).await
+        })?;
+        self.placed(task, tasks, session, Some(running))?;
+        Ok(place)
+    }
+
+    /// Keeps `session` as the task `task`'s, and that it runs in a
+    /// container (so after a restart it goes on in one, not here).
+    fn placed(
+        &self,
+        task: &str,
+        tasks: &Tasks,
+        session: Arc<RemoteProject>,
+        pod: Option<corral_host::kube_task::Running>,
+    ) -> Result<(), Error> {
+        let placed = Placed {
+            session: Some(session),
+            pod,
+        };
+        let previous = lock(&self.containers).insert(task.to_string(), placed);
+        drop(previous);
+        self.store.keep_task_in_container(&tasks.folder(task), true)
+    }
+
+    /// Brings the task `task`'s branch back from its pod now, if it runs
+    /// in one (a review, a merge or a push needs it whole). Blocking
+    /// (kubectl): call it off the window's thread.
+    pub fn bring_back(&self, task: &str) -> Result<(), Error> {
+        let containers = lock(&self.containers);
+        let Some(pod) = containers.get(task).and_then(|placed| placed.pod.as_ref()) else {
+            return Ok(());
+        };
+        pod.bring_back().map(drop)
     }
 
     /// Where the task `task` runs when not here: its engine and container.
     pub fn task_place(&self, task: &str) -> Option<String> {
         let containers = lock(&self.containers);
-        let remote = containers.get(task)?;
-        Some(remote.info_place())
+        let placed = containers.get(task)?;
+        placed.session.as_ref().map(|session| session.info_place())
     }
 
     /// Stops the task `task` (Stop in its panel): its container killed
@@ -212,7 +320,17 @@ impl AppState {
     /// new container on the same worktree), or, here, its session's
     /// commands ended. Blocking (the engine): call it off the window's thread.
     pub fn stop_task(&self, task: &str) -> Result<(), Error> {
-        if let Some(container) = lock(&self.containers).get(task).cloned() {
+        let in_pod = lock(&self.containers)
+            .get(task)
+            .map(|placed| placed.pod.is_some());
+        if in_pod == Some(true) {
+            // A pod's serve cannot be started again in it: the pod ends
+            // (its branch back first) and a new one starts on the branch.
+            let ended = lock(&self.containers).remove(task);
+            drop(ended);
+            return self.open_in_container(task).map(drop);
+        }
+        if let Some(container) = crate::remote::Routes::in_container(self, task) {
             return container.stop_container();
         }
         self.tasks()?.close(task);

@@ -55,7 +55,8 @@ pub struct Settings {
 /// A task's container, as the user set it in Settings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct TaskContainer {
-    /// `podman` or `docker`.
+    /// `podman` or `docker`, or `kubernetes` (a pod of the user's
+    /// cluster, through `kubectl`: see `kube`).
     pub engine: String,
     /// Corral's image (`scripts/image.sh`) or one built on it; unused
     /// when `toolchain` is set.
@@ -78,6 +79,36 @@ pub struct TaskContainer {
     /// More of the engine's words for `run` (a runtime, ulimits...).
     #[serde(default)]
     pub options: Vec<String>,
+    /// Where in the cluster, for the engine `kubernetes`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub kube: Option<KubeSetting>,
+}
+
+/// The engine `kubernetes`: where the task's objects are made, with the
+/// user's own kubeconfig.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct KubeSetting {
+    /// The namespace the task's objects are made in.
+    pub namespace: String,
+    /// The kubeconfig's context; its current one when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub context: Option<String>,
+    /// What makes the pod: a batch Job, or an agent-sandbox `Sandbox`.
+    #[serde(default)]
+    pub kind: KubeKind,
+}
+
+/// What makes a task's pod in the cluster.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum KubeKind {
+    /// A batch/v1 Job.
+    #[default]
+    Job,
+    /// A kubernetes-sigs/agent-sandbox `Sandbox`.
+    Sandbox,
 }
 
 /// Where a task's toolchain comes from (Settings, "A task's container").
@@ -107,6 +138,41 @@ impl ToolchainSetting {
 }
 
 impl TaskContainer {
+    /// The engine `kubernetes`: where in the cluster (`None`: another
+    /// engine); `invalid_input` when its namespace is missing, or for
+    /// what a cluster cannot take (a toolchain built here, the engine's
+    /// own options: a pod's fences are Corral's).
+    pub fn in_cluster(&self) -> Result<Option<&KubeSetting>, Error> {
+        if self.engine != "kubernetes" {
+            return Ok(None);
+        }
+        let kube = self
+            .kube
+            .as_ref()
+            .filter(|kube| !kube.namespace.trim().is_empty())
+            .ok_or_else(|| {
+                Error::invalid_input("a task in Kubernetes needs the namespace to make it in")
+                    .hint("Write the namespace under \"A task's container\" in Settings.")
+            })?;
+        if self.toolchain.is_some() {
+            return Err(Error::invalid_input(
+                "a cluster pulls its image: a toolchain built here cannot be a pod's",
+            )
+            .hint("Build the toolchain into an image on Corral's (scripts/image.sh), push it where the cluster pulls from, and name it as the image."));
+        }
+        if self.image.trim().is_empty() {
+            return Err(Error::invalid_input("a task in Kubernetes needs an image")
+                .hint("Name Corral's image (scripts/image.sh) as pushed where the cluster pulls from."));
+        }
+        if let Some(word) = self.options.first() {
+            return Err(Error::invalid_input(format!(
+                "`{word}` means nothing to a pod: a task in Kubernetes takes only CPUs and memory"
+            ))
+            .hint("Leave the engine's options empty; the pod's other fences are Corral's own."));
+        }
+        Ok(Some(kube))
+    }
+
     /// The engine's words for `run` before the image: the limits, then
     /// the user's own; `invalid_input` for an engine that is not one, or
     /// a word that is not an option (one starting with `-`).
@@ -474,7 +540,9 @@ mod tests {
             cpus: Some(2),
             memory_mib: Some(512),
             options: vec!["--ulimit=nofile=20000:20000".into()],
+            kube: None,
         };
+        assert_eq!(container.in_cluster().unwrap(), None);
         assert_eq!(
             container.run_options().unwrap(),
             ["--cpus=2", "--memory=512m", "--ulimit=nofile=20000:20000"]
@@ -488,6 +556,40 @@ mod tests {
             container.run_options().unwrap_err().code,
             ErrorCode::InvalidInput
         );
+    }
+
+    #[test]
+    fn a_task_in_kubernetes_needs_a_namespace_and_an_image_and_nothing_built_here() {
+        let read: TaskContainer = serde_json::from_value(serde_json::json!({
+            "engine": "kubernetes", "image": "registry.example/corral-task:1",
+            "kube": {"namespace": "agents"}, "options": []
+        }))
+        .unwrap();
+        let kube = read.in_cluster().unwrap().unwrap();
+        assert_eq!(
+            (kube.namespace.as_str(), kube.kind),
+            ("agents", KubeKind::Job)
+        );
+        assert_eq!(kube.context, None);
+        // A pod is not run with the engine's words.
+        assert!(read.run_options().is_err());
+        let refused = |change: &dyn Fn(&mut TaskContainer)| {
+            let mut container = read.clone();
+            change(&mut container);
+            let error = container.in_cluster().unwrap_err();
+            assert_eq!(error.code, ErrorCode::InvalidInput);
+            assert!(!error.hint.is_empty(), "{error:?}");
+        };
+        refused(&|c| c.kube = None);
+        refused(&|c| c.kube.as_mut().unwrap().namespace = " ".into());
+        refused(&|c| c.image = String::new());
+        refused(&|c| c.toolchain = Some(ToolchainSetting::Devcontainer));
+        refused(&|c| c.options = vec!["--privileged".into()]);
+        let sandbox: KubeSetting = serde_json::from_value(
+            serde_json::json!({"namespace": "agents", "context": "work", "kind": "sandbox"}),
+        )
+        .unwrap();
+        assert_eq!(sandbox.kind, KubeKind::Sandbox);
     }
 
     #[test]

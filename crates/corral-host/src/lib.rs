@@ -10,6 +10,7 @@
 
 mod checkpoints;
 pub mod kube;
+pub mod kube_task;
 mod model;
 mod project;
 mod table;

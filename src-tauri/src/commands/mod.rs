@@ -175,7 +175,9 @@ command_list! {
         /// `task` in every command of the loop's table: they run in its session, rooted at its
         /// worktree, and its conversations are kept apart
         /// With `place: "container"` (a project here) its session runs in a container of the
-        /// engine and image of `settings.task_container`, the worktree its only writable mount
+        /// engine and image of `settings.task_container`, the worktree its only writable mount;
+        /// with the engine `kubernetes`, in a pod of the user's cluster, its branch sent in and
+        /// brought back every minute, and before its diff, merge, apply or push
         tasks::task_new("name: string, place?: TaskPlace") -> "TaskInfo";
         /// every task of the open project (those left by an earlier run or a crash too), its
         /// change's size and its newest conversation; `at_once`: how many may run at once
@@ -194,7 +196,8 @@ command_list! {
         /// that run by themselves as for `task_merge`
         tasks::task_apply("task: string, auto_run?: string[]") -> "Applied";
         /// its container killed by its engine (the next message starts a new one on the same
-        /// worktree), or its commands here ended; for a remote project, nothing more than the
+        /// worktree), or its pod ended, its branch brought back, and a new one started on the
+        /// branch, or its commands here ended; for a remote project, nothing more than the
         /// conversation's own Stop
         tasks::task_stop("task: string") -> "null";
         /// its branch pushed to `remote` (`origin`) by the user's git; git's own words

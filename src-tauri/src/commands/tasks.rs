@@ -161,9 +161,31 @@ pub async fn task_list<R: tauri::Runtime>(
     Ok(TaskList { tasks, at_once })
 }
 
+/// A task in a pod: its branch brought back here first (a review, a
+/// merge or a push reads it here; between the minutely times it lags).
+async fn brought_back<R: tauri::Runtime>(
+    app: &tauri::AppHandle<R>,
+    task: &str,
+) -> Result<(), Error> {
+    let (app, task) = (app.clone(), task.to_string());
+    tauri::async_runtime::spawn_blocking(move || app.state::<AppState>().bring_back(&task))
+        .await
+        .map_err(|e| {
+            Error::new(
+                ErrorCode::Io,
+                format!("bringing the task's branch back stopped: {e}"),
+            )
+        })?
+}
+
 /// The task's whole change against the commit it started from.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn task_diff(state: State<'_, AppState>, task: String) -> Result<TaskDiff, Error> {
+pub async fn task_diff<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
+    state: State<'_, AppState>,
+    task: String,
+) -> Result<TaskDiff, Error> {
+    brought_back(&app, &task).await?;
     typed(answer(&state, "task_diff", json!({ "task": task })).await?)
 }
 
@@ -171,12 +193,14 @@ pub async fn task_diff(state: State<'_, AppState>, task: String) -> Result<TaskD
 /// `prefer`: whose lines win where both changed the same ones;
 /// `auto_run`: the files that run by themselves the user named to land.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn task_merge(
+pub async fn task_merge<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
     state: State<'_, AppState>,
     task: String,
     prefer: Option<Side>,
     auto_run: Option<Vec<String>>,
 ) -> Result<Merged, Error> {
+    brought_back(&app, &task).await?;
     let args = json!({ "task": task, "prefer": prefer, "auto_run": auto_run.unwrap_or_default() });
     let merged: Merged = typed(answer(&state, "task_merge", args).await?)?;
     if merged.removed {
@@ -188,11 +212,13 @@ pub async fn task_merge(
 /// Puts the task's changes in the project as uncommitted changes;
 /// `auto_run` as for a merge.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn task_apply(
+pub async fn task_apply<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
     state: State<'_, AppState>,
     task: String,
     auto_run: Option<Vec<String>>,
 ) -> Result<Applied, Error> {
+    brought_back(&app, &task).await?;
     let args = json!({ "task": task, "auto_run": auto_run.unwrap_or_default() });
     typed(answer(&state, "task_apply", args).await?)
 }
@@ -216,11 +242,13 @@ pub async fn task_stop<R: tauri::Runtime>(
 
 /// Pushes the task's branch to `remote` (`origin` by default).
 #[tauri::command(rename_all = "snake_case")]
-pub async fn task_push(
+pub async fn task_push<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
     state: State<'_, AppState>,
     task: String,
     remote: Option<String>,
 ) -> Result<String, Error> {
+    brought_back(&app, &task).await?;
     typed(
         answer(
             &state,

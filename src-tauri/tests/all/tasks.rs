@@ -317,6 +317,21 @@ fn a_task_runs_in_a_container_of_the_settings_engine() {
         running("corral-boxed-").is_empty()
     });
     app.open();
+    // Until a new container runs for it, the task runs nowhere: never
+    // here instead.
+    let e = app
+        .invoke(
+            "call_tool",
+            in_task("boxed", "exec_shell", json!({"command": "ls"})),
+        )
+        .unwrap_err();
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("runs in a container"),
+        "{e}"
+    );
     let listed = app.invoke("task_list", json!({})).unwrap();
     let again = listed["tasks"][0]["place"]
         .as_str()
@@ -343,4 +358,47 @@ fn a_task_runs_in_a_container_of_the_settings_engine() {
         running("corral-boxed-").is_empty()
     });
     assert!(!place.exists());
+}
+
+/// A task in Kubernetes that cannot start (here, a kubeconfig context
+/// that is not there, or no kubectl at all) fails at `task_new` with
+/// kubectl's words and a hint, and leaves no task and nothing in any
+/// cluster behind.
+#[test]
+fn a_task_in_kubernetes_that_cannot_start_leaves_nothing() {
+    let app = app_on(Project::new().file("a.txt", "one\n").git());
+    app.open();
+    let settings = |kube: Value| {
+        json!({"settings": {"provider": "anthropic", "base_url": "", "model": "m",
+        "max_tokens": 100, "mode": "full_auto", "task_container": {
+            "engine": "kubernetes", "image": "registry.invalid/corral-task:1",
+            "options": [], "kube": kube}}})
+    };
+    // No namespace: refused before anything is made.
+    app.invoke("save_settings", settings(json!({"namespace": ""})))
+        .unwrap();
+    let e = app
+        .invoke("task_new", json!({"name": "podded", "place": "container"}))
+        .unwrap_err();
+    assert_eq!(e["code"], "invalid_input", "{e}");
+    assert!(e["message"].as_str().unwrap().contains("namespace"), "{e}");
+    assert_eq!(
+        app.invoke("task_list", json!({})).unwrap()["tasks"],
+        json!([])
+    );
+    app.invoke(
+        "save_settings",
+        settings(json!({"namespace": "agents", "context": "corral-test-no-such-context"})),
+    )
+    .unwrap();
+    let e = app
+        .invoke("task_new", json!({"name": "podded", "place": "container"}))
+        .unwrap_err();
+    assert_eq!(e["code"], "io", "{e}");
+    assert!(e.to_string().contains("kubectl"), "{e}");
+    assert!(!e["hint"].as_str().unwrap_or("").is_empty(), "{e}");
+    assert_eq!(
+        app.invoke("task_list", json!({})).unwrap()["tasks"],
+        json!([])
+    );
 }

@@ -133,6 +133,8 @@ fn wire() -> Vec<Wire> {
         corral_llm::Price,
         store::ToolchainSetting,
         store::TaskContainer,
+        store::KubeSetting,
+        store::KubeKind,
         store::Settings,
         store::SettingsView,
         store::SettingsInput,

@@ -144,6 +144,33 @@ describe("a task's container", () => {
   });
 });
 
+describe("a task's place in Kubernetes", () => {
+  it("is saved with its namespace, context and kind, and no toolchain or engine words", async () => {
+    await shown();
+    await fireEvent.change(screen.getByTestId("settings-container-toolchain"), { target: { value: "devcontainer" } });
+    await fireEvent.change(screen.getByTestId("settings-container-engine"), { target: { value: "kubernetes" } });
+    expect(screen.queryByTestId("settings-container-toolchain")).toBeNull();
+    expect(screen.queryByTestId("settings-container-options")).toBeNull();
+    await fireEvent.input(screen.getByTestId("settings-container-image"), { target: { value: " registry.example/corral-task:1 " } });
+    await fireEvent.input(screen.getByTestId("settings-kube-namespace"), { target: { value: " agents " } });
+    await fireEvent.change(screen.getByTestId("settings-kube-kind"), { target: { value: "sandbox" } });
+    await fireEvent.input(screen.getByTestId("settings-container-cpus"), { target: { value: "2" } });
+    await fireEvent.click(screen.getByTestId("settings-save"));
+    await vi.waitFor(() => expect(ipc.saveSettings).toHaveBeenCalledTimes(1));
+    expect(ipc.saveSettings.mock.calls[0][0].task_container).toEqual({
+      engine: "kubernetes",
+      image: "registry.example/corral-task:1",
+      cpus: 2,
+      options: [],
+      kube: { namespace: "agents", kind: "sandbox" },
+    });
+    await fireEvent.input(screen.getByTestId("settings-kube-context"), { target: { value: "work" } });
+    await fireEvent.click(screen.getByTestId("settings-save"));
+    await vi.waitFor(() => expect(ipc.saveSettings).toHaveBeenCalledTimes(2));
+    expect(ipc.saveSettings.mock.calls[1][0].task_container?.kube).toEqual({ namespace: "agents", context: "work", kind: "sandbox" });
+  });
+});
+
 describe("a successful Test connection", () => {
   it("says the window the server reports", async () => {
     ipc.modelInfo.mockResolvedValue({ context_window: 8192, source: "server", supports_tools: true });

@@ -89,6 +89,7 @@ export type {
   TaskEntry,
   TaskPlace,
   TaskContainer,
+  KubeKind,
   ToolchainSetting,
   TaskList,
   TaskFile,

@@ -1202,7 +1202,8 @@ export type ToolchainSetting = { "image": string } | "devcontainer" | { "dockerf
 
 export type TaskContainer = { 
 /**
- * `podman` or `docker`.
+ * `podman` or `docker`, or `kubernetes` (a pod of the user's
+ * cluster, through `kubectl`: see `kube`).
  */
 engine: string, 
 /**
@@ -1227,7 +1228,27 @@ memory_mib?: number,
 /**
  * More of the engine's words for `run` (a runtime, ulimits...).
  */
-options: Array<string>, };
+options: Array<string>, 
+/**
+ * Where in the cluster, for the engine `kubernetes`.
+ */
+kube?: KubeSetting, };
+
+export type KubeSetting = { 
+/**
+ * The namespace the task's objects are made in.
+ */
+namespace: string, 
+/**
+ * The kubeconfig's context; its current one when none.
+ */
+context?: string, 
+/**
+ * What makes the pod: a batch Job, or an agent-sandbox `Sandbox`.
+ */
+kind: KubeKind, };
+
+export type KubeKind = "job" | "sandbox";
 
 export type SavedSettings = { provider: Provider, base_url: string, model: string, max_tokens: number, 
 /**

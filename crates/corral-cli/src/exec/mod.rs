@@ -7,7 +7,7 @@
 
 pub(crate) mod engine;
 pub(crate) mod host;
-mod kube;
+use corral_host::kube_task as kube;
 mod render;
 
 use crate::Kept;
@@ -237,24 +237,11 @@ fn kube_task(
         let _ = corral_host::worktree::discard(&args.root, &slug, true);
         failed(error)
     };
-    let scratch = tempfile::tempdir().map_err(|e| {
-        discard(Error::new(
-            ErrorCode::Io,
-            format!("could not make a scratch folder: {e}"),
-        ))
-    })?;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
-    let mut task = kube::KubeTask::new(
-        &kube::Programs,
-        spec,
-        kind,
-        &args.root,
-        &made.path,
-        scratch.path(),
-    )
-    .keeping(scratch);
+    let mut task = kube::KubeTask::in_scratch(&kube::Programs, spec, kind, &args.root, &made.path)
+        .map_err(discard)?;
     let pod = task.start(now).map_err(discard)?;
     Ok((task, pod))
 }
@@ -599,7 +586,7 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
     };
     // A task in Kubernetes: its branch back while serve still runs, then
     // serve let go (it ends, and the pod with it) and the objects deleted.
-    if let Some((mut task, pod, _)) = in_kube {
+    if let Some((task, pod, _)) = in_kube {
         let back = task.bring_back(&pod);
         drop(host);
         let deleted = task.delete();

@@ -1,17 +1,17 @@
-//! `corral-cli exec --worktree NAME --kube NAMESPACE`: a task's session in a
-//! pod of the user's Kubernetes cluster, made and reached with the user's
-//! own `kubectl` and kubeconfig. The manifests and the commands are
-//! `corral_host::kube`'s (its module docs and docs/scale.md are the
-//! design); this runs them in order:
+//! A task's session in a pod of the user's Kubernetes cluster, made and
+//! reached with the user's own `kubectl` and kubeconfig: the window's task
+//! in Kubernetes and `corral-cli exec --kube` both run it. The manifests
+//! and the commands are [`crate::kube`]'s (its module docs and
+//! docs/scale.md are the design); this runs them in order:
 //!
-//! 1. here: the worktree and its branch `corral/<slug>`, the branch's
-//!    commit (the base), the user's git identity, the branch as a bundle;
+//! 1. here: the task's branch `corral/<slug>` and its commit (the base),
+//!    the user's git identity, the branch as a bundle;
 //! 2. `kubectl create` of the NetworkPolicy and the Job or Sandbox; the
 //!    pod's name once it is made; the init container `receive` running;
 //!    the bundle through `kubectl attach` to it; `serve` running;
 //! 3. the session: `kubectl attach -i` to `serve` ([`corral_remote::Pod`]),
 //!    its start line first, then serve's protocol as over ssh;
-//! 4. every minute while the loop runs, and at the end while serve still
+//! 4. every minute while the task works, and at the end while serve still
 //!    runs, the branch back: committed in the pod, bundled out by
 //!    `kubectl exec` (the commits since the last time), pulled into the
 //!    worktree here (a fast-forward), so a pod or a connection lost
@@ -24,19 +24,21 @@
 //! deleted (not when `create` found the names taken: those objects are
 //! someone else's).
 
-use corral_host::kube::{self, Kind, TaskSpec};
+use crate::kube::{self, Kind, TaskSpec};
 use corral_remote::{Pod, Remote};
+use corral_tools::policy::Mode;
 use corral_tools::{Error, ErrorCode};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 /// What a program is given on stdin.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Input {
+pub enum Input {
     Nothing,
     Bytes(Vec<u8>),
     /// A file here (a bundle), read as it goes.
@@ -45,7 +47,7 @@ pub(crate) enum Input {
 
 /// How a program ended.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Ran {
+pub struct Ran {
     /// Its exit code; `None`: killed by a signal.
     pub code: Option<i32>,
     /// Its stdout, unless it went to a file.
@@ -62,7 +64,7 @@ impl Ran {
 /// The one seam between exec and the programs a task in Kubernetes runs
 /// (`kubectl`, `git`). Shared with the thread that brings the branch
 /// back while the loop runs.
-pub(crate) trait Runner: Sync {
+pub trait Runner: Sync {
     /// Runs `argv` to its end with `input` on stdin, its stdout into the
     /// file `to` when given; an error only when it could not be run.
     fn run(&self, argv: &[String], input: Input, to: Option<&Path>) -> Result<Ran, Error>;
@@ -71,7 +73,7 @@ pub(crate) trait Runner: Sync {
 }
 
 /// The real programs, on the `PATH`.
-pub(crate) struct Programs;
+pub struct Programs;
 
 impl Runner for Programs {
     // The files are the bundles in exec's own temporary folder, never
@@ -140,7 +142,7 @@ impl Runner for Programs {
 const TRIES: u32 = 300;
 
 /// How often the branch is brought back while the loop runs.
-pub(crate) const BRING_BACK_EVERY: Duration = Duration::from_secs(60);
+pub const BRING_BACK_EVERY: Duration = Duration::from_secs(60);
 
 /// A Sandbox is removed by its controller this long after it was made,
 /// should exec never delete it (killed, the machine off).
@@ -150,7 +152,7 @@ const SANDBOX_HOURS: i64 = 24;
 /// `--engine-option=--memory=SIZE` (the engine's words, `b`, `k`, `m`,
 /// `g` read as Kubernetes' `Ki`, `Mi`, `Gi`); any other word is refused,
 /// as it means nothing to a pod.
-pub(crate) fn limits(options: &[String]) -> Result<(Option<String>, Option<String>), Error> {
+pub fn limits(options: &[String]) -> Result<(Option<String>, Option<String>), Error> {
     let mut cpu = None;
     let mut memory = None;
     for word in options {
@@ -181,9 +183,38 @@ pub(crate) fn limits(options: &[String]) -> Result<(Option<String>, Option<Strin
     Ok((cpu, memory))
 }
 
+/// The spec of the window's task `task` (its worktree made already, on
+/// the branch `corral/<task>`), as Settings place it: the image, the
+/// namespace and context, the CPUs and memory (else the spec's defaults).
+pub fn spec_for(
+    task: &str,
+    chosen: &corral_config::TaskContainer,
+    kube: &corral_config::KubeSetting,
+    mode: Mode,
+) -> TaskSpec {
+    let mut spec = TaskSpec::new(task, chosen.image.trim(), kube.namespace.trim());
+    spec.slug = task.to_string();
+    spec.branch = format!("corral/{task}");
+    spec.bundle = format!("corral-{task}.bundle");
+    spec.mode = mode;
+    spec.context = kube
+        .context
+        .as_deref()
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .map(str::to_string);
+    if let Some(cpus) = chosen.cpus {
+        spec.cpu = cpus.to_string();
+    }
+    if let Some(mib) = chosen.memory_mib {
+        spec.memory = format!("{mib}Mi");
+    }
+    spec
+}
+
 /// One task's objects in the cluster, from their making to their
 /// deletion.
-pub(crate) struct KubeTask<'r> {
+pub struct KubeTask<'r> {
     runner: &'r dyn Runner,
     pub spec: TaskSpec,
     pub kind: Kind,
@@ -201,7 +232,7 @@ pub(crate) struct KubeTask<'r> {
     identity: (String, String),
     /// `create` was run and did not find the names taken: `delete` is
     /// owed.
-    made: bool,
+    made: AtomicBool,
     tries: u32,
     /// The scratch folder, removed with the task.
     kept: Option<tempfile::TempDir>,
@@ -226,10 +257,29 @@ impl<'r> KubeTask<'r> {
             base: String::new(),
             brought: Mutex::new(String::new()),
             identity: (String::new(), String::new()),
-            made: false,
+            made: AtomicBool::new(false),
             tries: TRIES,
             kept: None,
         }
+    }
+
+    /// A task whose bundles travel through a temporary folder of its own,
+    /// removed with it.
+    pub fn in_scratch(
+        runner: &'r dyn Runner,
+        spec: TaskSpec,
+        kind: Kind,
+        project: &Path,
+        worktree: &Path,
+    ) -> Result<KubeTask<'r>, Error> {
+        let scratch = tempfile::tempdir().map_err(|e| {
+            Error::new(
+                ErrorCode::Io,
+                format!("could not make a scratch folder: {e}"),
+            )
+        })?;
+        let task = KubeTask::new(runner, spec, kind, project, worktree, scratch.path());
+        Ok(task.keeping(scratch))
     }
 
     /// The task, holding `scratch` (its folder) until it is dropped.
@@ -298,9 +348,10 @@ impl<'r> KubeTask<'r> {
         let ran = self.run(&create, Input::Bytes(list.to_string().into_bytes()), None)?;
         // Objects of these names already there are another task's: never
         // deleted here. Anything else may have made some of the list.
-        self.made = !ran.stderr.contains("AlreadyExists");
+        let made = !ran.stderr.contains("AlreadyExists");
+        self.made.store(made, Ordering::SeqCst);
         if !ran.ok() {
-            let taken = !self.made;
+            let taken = !made;
             let error = step_error(&create, &ran, "make the task's objects");
             return Err(if taken {
                 error.hint(format!(
@@ -462,12 +513,11 @@ impl<'r> KubeTask<'r> {
     }
 
     /// Deletes what was made in the cluster, if anything.
-    pub fn delete(&mut self) -> Result<(), Error> {
-        if !self.made {
+    pub fn delete(&self) -> Result<(), Error> {
+        // Tried once: a deletion that failed is the user's to finish.
+        if !self.made.swap(false, Ordering::SeqCst) {
             return Ok(());
         }
-        // Tried once: a deletion that failed is the user's to finish.
-        self.made = false;
         let delete = kube::delete(&self.spec, self.kind);
         self.step(&delete, Input::Nothing, None, "delete the task's objects")
             .map_err(|e| {
@@ -479,7 +529,7 @@ impl<'r> KubeTask<'r> {
 
     /// `error`, after what was made was deleted (a failed deletion said
     /// in its details).
-    pub fn cleaned_up(&mut self, error: Error) -> Error {
+    pub fn cleaned_up(&self, error: Error) -> Error {
         match self.delete() {
             Ok(()) => error,
             Err(left) => error.detail("not_deleted", left.message),
@@ -535,6 +585,74 @@ impl<'r> KubeTask<'r> {
         ))
         .detail("tries", self.tries)
         .retryable(true))
+    }
+}
+
+/// A task whose pod runs serve, its branch brought back every
+/// [`BRING_BACK_EVERY`] by a thread of its own until [`Running::end`]:
+/// the window's task in Kubernetes.
+pub struct Running {
+    task: std::sync::Arc<KubeTask<'static>>,
+    pod: String,
+    stop: Option<std::sync::mpsc::Sender<()>>,
+    bringing: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Running {
+    /// `task` started in `pod`: its branch brought back every `every`, a
+    /// failed time said on stderr and the next one tried.
+    pub fn new(task: KubeTask<'static>, pod: String, every: Duration) -> Running {
+        let task = std::sync::Arc::new(task);
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let (held, at) = (task.clone(), pod.clone());
+        let bringing = std::thread::spawn(move || {
+            held.bring_back_until(&at, every, &stopped, |error| {
+                eprintln!(
+                    "corral: could not bring task {}'s branch back this time: {}",
+                    held.spec.slug, error.message
+                );
+            });
+        });
+        Running {
+            task,
+            pod,
+            stop: Some(stop),
+            bringing: Some(bringing),
+        }
+    }
+
+    /// The session's remote: serve in the pod.
+    pub fn remote(&self) -> Remote {
+        self.task.remote(&self.pod)
+    }
+
+    /// Brings the branch back now (a review or a merge needs it whole).
+    pub fn bring_back(&self) -> Result<bool, Error> {
+        self.task.bring_back(&self.pod)
+    }
+
+    /// Ends it, `session` (the attach to serve) still held: the thread
+    /// stopped, the branch brought back while serve runs, then `session`
+    /// dropped (serve ends, and the pod) and the objects deleted. What
+    /// failed is said in the error; all of it is tried.
+    pub fn end<S>(mut self, session: S) -> Result<(), Error> {
+        drop(self.stop.take());
+        if let Some(bringing) = self.bringing.take() {
+            let _ = bringing.join();
+        }
+        let back = self.task.bring_back(&self.pod);
+        drop(session);
+        let deleted = self.task.delete();
+        back.map(drop).and(deleted)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(bringing) = self.bringing.take() {
+            let _ = bringing.join();
+        }
     }
 }
 
@@ -878,6 +996,86 @@ mod tests {
         assert!(task.came_back());
     }
 
+    /// The window's task: brought back on its own thread while it runs;
+    /// ended, it is brought back once more while the session is held,
+    /// then the session is let go, then the objects are deleted.
+    #[test]
+    fn a_running_task_ends_brought_back_then_let_go_then_deleted() {
+        let runner: &'static Recording = Box::leak(Box::new(Recording::new(fine())));
+        let mut task = task(runner, Kind::Job);
+        let pod = task.start(1_900_000_000).unwrap();
+        let running = Running::new(task, pod, Duration::from_millis(1));
+        assert_eq!(running.remote().display(), format!("kube:agents/{POD}"));
+        let stages = || {
+            runner
+                .argvs()
+                .iter()
+                .filter(|a| a.contains(&"--all".to_string()))
+                .count()
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while stages() < 2 && std::time::Instant::now() < deadline {
+            std::thread::yield_now();
+        }
+        assert!(stages() >= 2, "brought back {} times", stages());
+        /// Marks in the runner's record when it is let go.
+        struct Session(&'static Recording);
+        impl Drop for Session {
+            fn drop(&mut self) {
+                let mark = (vec!["session let go".to_string()], Input::Nothing, None);
+                self.0.ran.lock().unwrap().push(mark);
+            }
+        }
+        let before = runner.argvs().len();
+        running.end(Session(runner)).unwrap();
+        let after: Vec<String> = runner.argvs()[before..]
+            .iter()
+            .map(|a| a.join(" "))
+            .collect();
+        let at = |what: &str| after.iter().position(|a| a.contains(what));
+        let (staged, let_go, deleted) = (at("--all"), at("session let go"), at("delete"));
+        assert!(
+            staged.is_some() && let_go.is_some() && deleted.is_some(),
+            "{after:#?}"
+        );
+        assert!(staged < let_go && let_go < deleted, "{after:#?}");
+        // Deleted once: the task's own drop owes nothing more.
+        assert_eq!(
+            runner
+                .argvs()
+                .iter()
+                .filter(|a| a.contains(&"delete".to_string()))
+                .count(),
+            1
+        );
+    }
+
+    /// Settings' task in Kubernetes: the task's branch, the namespace and
+    /// context, the limits as Kubernetes quantities; a spec the cluster
+    /// would take.
+    #[test]
+    fn settings_place_the_window_s_task_in_the_cluster() {
+        let chosen: corral_config::TaskContainer = serde_json::from_value(serde_json::json!({
+            "engine": "kubernetes", "image": " registry.example/corral-task:1 ",
+            "cpus": 3, "memory_mib": 1536, "options": [],
+            "kube": {"namespace": "agents", "context": " ", "kind": "job"}
+        }))
+        .unwrap();
+        let kube = chosen.in_cluster().unwrap().unwrap();
+        let spec = spec_for("fix-the-typo-2", &chosen, kube, Mode::AutoEdit);
+        spec.check().unwrap();
+        assert_eq!(spec.branch, "corral/fix-the-typo-2");
+        assert_eq!(spec.slug, "fix-the-typo-2");
+        assert_eq!(spec.image, "registry.example/corral-task:1");
+        assert_eq!((spec.cpu.as_str(), spec.memory.as_str()), ("3", "1536Mi"));
+        assert_eq!(spec.context, None);
+        assert_eq!(spec.mode, Mode::AutoEdit);
+        let job = kube::job(&spec).unwrap();
+        let limits = &job["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"];
+        assert_eq!(limits["cpu"], "3");
+        assert_eq!(limits["memory"], "1536Mi");
+    }
+
     /// A Sandbox ends a day after it was made, should exec never delete
     /// it; nothing to commit and no new commit: nothing comes back. A
     /// user with no git identity: the commits would be Corral's.
@@ -1031,8 +1229,8 @@ mod tests {
             assert!(command.contains(words[0]), "{command}");
         }
         let runner = Recording::new(vec![(vec!["delete"], vec![failing("error: forbidden")])]);
-        let mut task = task(&runner, Kind::Job);
-        task.made = true;
+        let task = task(&runner, Kind::Job);
+        task.made.store(true, Ordering::SeqCst);
         let error = task.delete().unwrap_err();
         assert!(
             error.hint.contains(
