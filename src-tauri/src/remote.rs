@@ -9,6 +9,7 @@
 //! the history and the approvals stay here.
 
 use crate::store::{ProjectInfo, Store};
+use corral_host::kube_task::Wake;
 use corral_host::{ModelCommands, ProjectCommands, Serves};
 use corral_remote::{OnQuestion, Remote, RemoteSession};
 use corral_session::domains::{DomainAnswers, DomainQuestion};
@@ -334,6 +335,9 @@ pub trait Routes: Send + Sync + 'static {
     fn here(&self, task: Option<&str>) -> Result<Option<ProjectCommands>, Error>;
     /// The task `task`'s session when it runs in a container.
     fn in_container(&self, task: &str) -> Option<std::sync::Arc<RemoteProject>>;
+    /// When the task `task` runs in a pod: what tells it a call ran that
+    /// may have changed its worktree (its branch then comes back).
+    fn pod_waker(&self, task: &str) -> Option<std::sync::mpsc::Sender<Wake>>;
     /// The model's and the history's commands, always here; with `task`,
     /// its conversations' history.
     fn model(&self, task: Option<&str>) -> ModelCommands;
@@ -372,6 +376,7 @@ pub fn route<R: Runtime, S: Routes>(
             .then(|| state.model(task.as_deref()));
         // A task in a container is answered by serve there, on its own
         // session (its worktree is that session's root: no `task` for it).
+        let waker = task.as_deref().and_then(|t| state.pod_waker(t));
         let (remote, task) = match task.as_deref().and_then(|t| state.in_container(t)) {
             Some(container) => (Some(container), None),
             None => (state.remote(), task),
@@ -420,11 +425,16 @@ pub fn route<R: Runtime, S: Routes>(
                     if let (Some(task), Some(object)) = (task, args.as_object_mut()) {
                         object.insert("task".into(), Value::String(task));
                     }
-                    match command.as_str() {
+                    let answer = match command.as_str() {
                         // "Always allow" saves its rule here, in the app's store.
                         "run_call" => remote.run_call(&store, args, on_event).await,
                         _ => remote.invoke(&command, args, on_event).await,
+                    };
+                    // A task in a pod: what a call ran there comes back here.
+                    if let (Some(waker), "run_call" | "call_tool") = (&waker, command.as_str()) {
+                        let _ = waker.send(Wake::Changed);
                     }
+                    answer
                 }
                 (None, Some(here)) => {
                     let sink = output.map(|channel| {

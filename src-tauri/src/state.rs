@@ -119,6 +119,14 @@ impl crate::remote::Routes for AppState {
             .and_then(|placed| placed.session.clone())
     }
 
+    fn pod_waker(
+        &self,
+        task: &str,
+    ) -> Option<std::sync::mpsc::Sender<corral_host::kube_task::Wake>> {
+        let containers = lock(&self.containers);
+        containers.get(task)?.pod.as_ref().map(|pod| pod.waker())
+    }
+
     fn model(&self, task: Option<&str>) -> corral_host::ModelCommands {
         // A task's conversations are kept under its worktree's folder.
         let project = match task {
@@ -252,7 +260,7 @@ impl AppState {
         kube: &corral_config::KubeSetting,
         mode: corral_tools::policy::Mode,
     ) -> Result<String, Error> {
-        use corral_host::kube_task::{KubeTask, Programs, Running, BRING_BACK_EVERY};
+        use corral_host::kube_task::{KubeTask, Programs, Running, BRING_BACK_EVERY, SETTLE};
         let spec = corral_host::kube_task::spec_for(task, chosen, kube, mode);
         let kind = match kube.kind {
             corral_config::KubeKind::Job => corral_host::kube::Kind::Job,
@@ -269,7 +277,7 @@ impl AppState {
         let remote = started.remote(&pod);
         let project = self.project_info().ok_or_else(corral_session::no_project)?;
         let session = Arc::new(RemoteProject::in_container(remote, mode, project)?);
-        let running = Running::new(started, pod, BRING_BACK_EVERY);
+        let running = Running::new(started, pod, BRING_BACK_EVERY, SETTLE);
         let place = session.info_place();
         tauri::async_runtime::block_on(async {
             session.use_settings(&self.store).await?;

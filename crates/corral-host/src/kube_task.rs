@@ -495,17 +495,31 @@ impl<'r> KubeTask<'r> {
         Ok(true)
     }
 
-    /// Brings the branch back every `every` until `stop` says so (or its
-    /// sender is gone); a failed time is told to `failed` and the next
-    /// one tried (the pod may be slow, the connection back).
+    /// Brings the branch back every `every`, and `settle` after a
+    /// [`Wake::Changed`] once no other came meanwhile, until
+    /// [`Wake::Stop`] (or the senders are gone); a failed time is told to
+    /// `failed` and the next one tried (the pod may be slow, the
+    /// connection back).
     pub fn bring_back_until(
         &self,
         pod: &str,
         every: Duration,
-        stop: &Receiver<()>,
+        settle: Duration,
+        wake: &Receiver<Wake>,
         failed: impl Fn(&Error),
     ) {
-        while let Err(RecvTimeoutError::Timeout) = stop.recv_timeout(every) {
+        loop {
+            match wake.recv_timeout(every) {
+                Ok(Wake::Stop) | Err(RecvTimeoutError::Disconnected) => return,
+                Ok(Wake::Changed) => loop {
+                    match wake.recv_timeout(settle) {
+                        Ok(Wake::Changed) => {}
+                        Err(RecvTimeoutError::Timeout) => break,
+                        Ok(Wake::Stop) | Err(RecvTimeoutError::Disconnected) => return,
+                    }
+                },
+                Err(RecvTimeoutError::Timeout) => {}
+            }
             if let Err(error) = self.bring_back(pod) {
                 failed(&error);
             }
@@ -588,25 +602,39 @@ impl<'r> KubeTask<'r> {
     }
 }
 
-/// A task whose pod runs serve, its branch brought back every
-/// [`BRING_BACK_EVERY`] by a thread of its own until [`Running::end`]:
-/// the window's task in Kubernetes.
+/// What wakes the thread that brings a task's branch back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wake {
+    /// A call ran that may have changed the worktree: the branch comes
+    /// back once the calls settle.
+    Changed,
+    /// The task ends: the thread returns.
+    Stop,
+}
+
+/// How long after the last [`Wake::Changed`] the branch comes back: a
+/// turn's calls in a row bring it back once.
+pub const SETTLE: Duration = Duration::from_secs(3);
+
+/// A task whose pod runs serve, its branch brought back by a thread of
+/// its own every [`BRING_BACK_EVERY`] and [`SETTLE`] after the calls that
+/// may change it, until [`Running::end`]: the window's task in Kubernetes.
 pub struct Running {
     task: std::sync::Arc<KubeTask<'static>>,
     pod: String,
-    stop: Option<std::sync::mpsc::Sender<()>>,
+    wake: std::sync::mpsc::Sender<Wake>,
     bringing: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Running {
     /// `task` started in `pod`: its branch brought back every `every`, a
     /// failed time said on stderr and the next one tried.
-    pub fn new(task: KubeTask<'static>, pod: String, every: Duration) -> Running {
+    pub fn new(task: KubeTask<'static>, pod: String, every: Duration, settle: Duration) -> Running {
         let task = std::sync::Arc::new(task);
-        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let (wake, woken) = std::sync::mpsc::channel::<Wake>();
         let (held, at) = (task.clone(), pod.clone());
         let bringing = std::thread::spawn(move || {
-            held.bring_back_until(&at, every, &stopped, |error| {
+            held.bring_back_until(&at, every, settle, &woken, |error| {
                 eprintln!(
                     "corral: could not bring task {}'s branch back this time: {}",
                     held.spec.slug, error.message
@@ -616,9 +644,16 @@ impl Running {
         Running {
             task,
             pod,
-            stop: Some(stop),
+            wake,
             bringing: Some(bringing),
         }
+    }
+
+    /// What tells its thread a call ran that may have changed the
+    /// worktree ([`Wake::Changed`]); held past the task's end, it wakes
+    /// nothing.
+    pub fn waker(&self) -> std::sync::mpsc::Sender<Wake> {
+        self.wake.clone()
     }
 
     /// The session's remote: serve in the pod.
@@ -636,10 +671,7 @@ impl Running {
     /// dropped (serve ends, and the pod) and the objects deleted. What
     /// failed is said in the error; all of it is tried.
     pub fn end<S>(mut self, session: S) -> Result<(), Error> {
-        drop(self.stop.take());
-        if let Some(bringing) = self.bringing.take() {
-            let _ = bringing.join();
-        }
+        self.stop_bringing();
         let back = self.task.bring_back(&self.pod);
         drop(session);
         let deleted = self.task.delete();
@@ -647,12 +679,18 @@ impl Running {
     }
 }
 
-impl Drop for Running {
-    fn drop(&mut self) {
-        drop(self.stop.take());
+impl Running {
+    fn stop_bringing(&mut self) {
         if let Some(bringing) = self.bringing.take() {
+            let _ = self.wake.send(Wake::Stop);
             let _ = bringing.join();
         }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop_bringing();
     }
 }
 
@@ -971,10 +1009,11 @@ mod tests {
                 .count()
         };
         std::thread::scope(|scope| {
-            let (stop, stopped) = std::sync::mpsc::channel::<()>();
+            let (stop, stopped) = std::sync::mpsc::channel::<Wake>();
             let (task, pod, failures) = (&task, &pod, &failures);
             let bringing = scope.spawn(move || {
-                task.bring_back_until(pod, Duration::from_millis(1), &stopped, |e| {
+                let every = Duration::from_millis(1);
+                task.bring_back_until(pod, every, every, &stopped, |e| {
                     failures.lock().unwrap().push(e.message.clone());
                 });
             });
@@ -1004,7 +1043,7 @@ mod tests {
         let runner: &'static Recording = Box::leak(Box::new(Recording::new(fine())));
         let mut task = task(runner, Kind::Job);
         let pod = task.start(1_900_000_000).unwrap();
-        let running = Running::new(task, pod, Duration::from_millis(1));
+        let running = Running::new(task, pod, Duration::from_millis(1), Duration::ZERO);
         assert_eq!(running.remote().display(), format!("kube:agents/{POD}"));
         let stages = || {
             runner
@@ -1048,6 +1087,38 @@ mod tests {
                 .count(),
             1
         );
+    }
+
+    /// A call that may have changed the worktree brings the branch back
+    /// once the calls settle, long before the minute is up; nothing
+    /// brings it back before.
+    #[test]
+    fn a_change_brings_the_branch_back_once_the_calls_settle() {
+        let runner: &'static Recording = Box::leak(Box::new(Recording::new(fine())));
+        let mut task = task(runner, Kind::Job);
+        let pod = task.start(1_900_000_000).unwrap();
+        let hour = Duration::from_secs(3600);
+        let running = Running::new(task, pod, hour, Duration::from_millis(50));
+        let stages = || {
+            runner
+                .argvs()
+                .iter()
+                .filter(|a| a.contains(&"--all".to_string()))
+                .count()
+        };
+        assert_eq!(stages(), 0);
+        let waker = running.waker();
+        for _ in 0..3 {
+            waker.send(Wake::Changed).unwrap();
+        }
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while stages() < 1 && std::time::Instant::now() < deadline {
+            std::thread::yield_now();
+        }
+        assert_eq!(stages(), 1, "three changes in a row, one time back");
+        running.end(()).unwrap();
+        // A waker held past the end wakes nothing.
+        assert!(waker.send(Wake::Changed).is_err());
     }
 
     /// Settings' task in Kubernetes: the task's branch, the namespace and

@@ -569,9 +569,10 @@ fn run(args: ExecArgs, render: Render) -> Result<u8, Failure> {
     // loop runs, so a pod or a connection lost costs at most that.
     let outcome = match &in_kube {
         Some((task, pod, _)) => std::thread::scope(|scope| {
-            let (stop, stopped) = std::sync::mpsc::channel::<()>();
+            let (stop, stopped) = std::sync::mpsc::channel::<kube::Wake>();
             scope.spawn(move || {
-                task.bring_back_until(pod, kube::BRING_BACK_EVERY, &stopped, |error| {
+                let (every, settle) = (kube::BRING_BACK_EVERY, kube::SETTLE);
+                task.bring_back_until(pod, every, settle, &stopped, |error| {
                     eprintln!(
                         "corral: could not bring the task's branch back this time: {}",
                         error.message
