@@ -857,6 +857,13 @@ ${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIP
     }
   };
 
+  // src/lib/format.ts
+  var counts = new Intl.NumberFormat("en-US");
+  var tenths = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1 });
+  var moments = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "medium" });
+  var stamps = new Intl.DateTimeFormat("en", { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
+  var count = (n) => counts.format(n);
+
   // src/lib/agent/fitting.ts
   var MIN_CONVERSATION_TOKENS = 256;
   function resultShare(window, prefixTokens, charsPerToken) {
@@ -885,7 +892,7 @@ ${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIP
   }
   function prefixTooLarge(window, prefixTokens) {
     if (window - prefixTokens - replyFloor(window) >= MIN_CONVERSATION_TOKENS) return null;
-    const size = (n) => n.toLocaleString("en");
+    const size = count;
     return wireError(
       "llm_context_overflow",
       `The model's context window (${size(window)} tokens) cannot hold Corral's fixed prompt (about ${size(prefixTokens)} tokens: the system prompt, the project's instructions and the tools) and a message, so nothing was sent.`,
@@ -1079,7 +1086,7 @@ ${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIP
       this.facts.learnWindow(window);
       const tooLarge = prefixTooLarge(this.facts.contextWindow.window, this.prefixTokens(specs));
       if (tooLarge) return tooLarge;
-      const sizes = used && window ? ` (${used.toLocaleString("en")} of ${window.toLocaleString("en")} tokens)` : "";
+      const sizes = used && window ? ` (${count(used)} of ${count(window)} tokens)` : "";
       this.board.notice(`The conversation no longer fit the model's context window${sizes}; compacting it and sending again.`);
       return null;
     }
@@ -1783,10 +1790,10 @@ ${outcome.context.join("\n")}`;
         for (const block of entry.message.content) {
           const noted = block.type === "text" ? NOTED.exec(block.text) : null;
           if (!noted) continue;
-          const [, paste, count] = noted;
+          const [, paste, count2] = noted;
           const first = block.type === "text" ? block.text.slice(noted[0].length) : "";
           const parts = cut2(whole, first.length);
-          if (first === "" || parts[0] !== first || parts.length !== Number(count)) continue;
+          if (first === "" || parts[0] !== first || parts.length !== Number(count2)) continue;
           shelf.pastes[Number(paste) - 1] = parts;
         }
       }
@@ -1806,7 +1813,7 @@ ${outcome.context.join("\n")}`;
       const parts = cut2(text2, Math.max(200, maxChars - 400));
       this.pastes.push(parts);
       const paste = this.pastes.length;
-      const sent = `[The user's message is ${text2.length.toLocaleString("en")} characters, more than fits the model's context window at once. It is attachment ${paste}, in ${parts.length} parts; part 1 follows. Read the others with ${READ_PASTE} {"paste": ${paste}, "part": N}, ${NOTE_END}${parts[0]}`;
+      const sent = `[The user's message is ${count(text2.length)} characters, more than fits the model's context window at once. It is attachment ${paste}, in ${parts.length} parts; part 1 follows. Read the others with ${READ_PASTE} {"paste": ${paste}, "part": N}, ${NOTE_END}${parts[0]}`;
       return { text: sent, cut: pasteCut(text2.length, parts[0].length, parts.length) };
     }
     /** The answer to a `read_paste` call. */
@@ -1966,13 +1973,13 @@ More tools come with more_tools. A tool error is JSON with a hint: follow it. If
      * conversation's images), or null. Checked before the message is
      * recorded, so it goes back to the box whole.
      */
-    imagesOverLimit(count) {
-      if (count > IMAGES_PER_MESSAGE) {
-        return wireError("invalid_input", `The message carries ${count} images; at most ${IMAGES_PER_MESSAGE} can be sent with one message.`, "Remove some images, or send them over several messages.");
+    imagesOverLimit(count2) {
+      if (count2 > IMAGES_PER_MESSAGE) {
+        return wireError("invalid_input", `The message carries ${count2} images; at most ${IMAGES_PER_MESSAGE} can be sent with one message.`, "Remove some images, or send them over several messages.");
       }
       const earlier = this.messages.flatMap((m) => m.content).filter((b) => b.type === "image").length;
-      if (count > 0 && earlier + count > IMAGES_PER_REQUEST) {
-        return wireError("invalid_input", `The conversation already carries ${earlier} images; with ${count} more it would be over the ${IMAGES_PER_REQUEST} one request can carry.`, "Start a new conversation for more images, or send the message without them.");
+      if (count2 > 0 && earlier + count2 > IMAGES_PER_REQUEST) {
+        return wireError("invalid_input", `The conversation already carries ${earlier} images; with ${count2} more it would be over the ${IMAGES_PER_REQUEST} one request can carry.`, "Start a new conversation for more images, or send the message without them.");
       }
       return null;
     }

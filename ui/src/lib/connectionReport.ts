@@ -1,11 +1,12 @@
 import { DEFAULT_CONTEXT_WINDOW } from "./agent/context";
 import { isSmallWindow, windowAdvice } from "./agent/promptBudget";
 import type { ModelInfo, Provider } from "./types";
+import { count } from "./format";
 
 /** Ollama's context when none is set: what Corral then sends as `num_ctx`. */
 export const OLLAMA_DEFAULT_WINDOW = 4096;
 
-const tokens = (n: number): string => n.toLocaleString("en");
+const tokens = count;
 
 /**
  * What Test connection says of the context window: the server's, the one

@@ -23,6 +23,7 @@ import type { Outgoing } from "./outgoing";
 import type { AgentIpc, RunControl } from "./ports";
 import type { Compaction } from "./state";
 import { addUsage, requestUsage } from "./usage";
+import { count } from "../format";
 
 /** The share of the conversation's room (the window below its compaction mark, less the fixed prefix) a summary keeps of the last messages. */
 export const KEPT_SHARE = 0.4;
@@ -228,7 +229,7 @@ export class ContextFitter {
     this.facts.learnWindow(window);
     const tooLarge = prefixTooLarge(this.facts.contextWindow.window, this.prefixTokens(specs));
     if (tooLarge) return tooLarge;
-    const sizes = used && window ? ` (${used.toLocaleString("en")} of ${window.toLocaleString("en")} tokens)` : "";
+    const sizes = used && window ? ` (${count(used)} of ${count(window)} tokens)` : "";
     this.board.notice(`The conversation no longer fit the model's context window${sizes}; compacting it and sending again.`);
     return null;
   }

@@ -7,6 +7,7 @@
 import type { ToolResultBlock } from "../types";
 import { CUT_NOTE } from "./fitting";
 import type { Cut } from "./state";
+import { count } from "../format";
 
 /** The note `cutLargeResults` puts in the middle of a cut result, with the count it left out. */
 const NOTE = new RegExp(`\\n\\[\\.\\.\\. (\\d+) ${CUT_NOTE}\\.[^\\]]*\\]\\n`);
@@ -49,6 +50,6 @@ export function pasteCut(total: number, first: number, parts: number): Cut {
 
 /** The sentence the window shows for a cut. */
 export function cutSentence(cut: Cut): string {
-  const n = (count: number) => count.toLocaleString("en");
+  const n = count;
   return `The model received ${n(cut.received)} of ${n(cut.total)} characters; it can read the rest with ${cut.rest}.`;
 }

@@ -5,6 +5,7 @@
 import { wireError } from "../errors";
 import type { Message, ToolResultBlock, WireError } from "../types";
 import { COMPACT_AT, replyFloor } from "./context";
+import { count } from "../format";
 
 /** The fewest tokens the conversation must have beside the fixed prefix and the reply. */
 export const MIN_CONVERSATION_TOKENS = 256;
@@ -55,7 +56,7 @@ function cutResult(block: ToolResultBlock, maxChars: number): ToolResultBlock {
  */
 export function prefixTooLarge(window: number, prefixTokens: number): WireError | null {
   if (window - prefixTokens - replyFloor(window) >= MIN_CONVERSATION_TOKENS) return null;
-  const size = (n: number) => n.toLocaleString("en");
+  const size = count;
   return wireError(
     "llm_context_overflow",
     `The model's context window (${size(window)} tokens) cannot hold Corral's fixed prompt (about ${size(prefixTokens)} tokens: the system prompt, the project's instructions and the tools) and a message, so nothing was sent.`,

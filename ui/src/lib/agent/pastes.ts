@@ -9,6 +9,7 @@ import type { StoredEntry, ToolResultBlock, ToolUseBlock } from "../types";
 import { pasteCut } from "./cutNotices";
 import type { OfferedTool } from "./promptBudget";
 import type { Cut } from "./state";
+import { count } from "../format";
 
 export const READ_PASTE = "read_paste";
 
@@ -63,7 +64,7 @@ export class PasteShelf {
     const parts = cut(text, Math.max(200, maxChars - 400));
     this.pastes.push(parts);
     const paste = this.pastes.length;
-    const sent = `[The user's message is ${text.length.toLocaleString("en")} characters, more than fits the model's context window at once. It is attachment ${paste}, in ${parts.length} parts; part 1 follows. Read the others with ${READ_PASTE} {"paste": ${paste}, "part": N}, ${NOTE_END}${parts[0]}`;
+    const sent = `[The user's message is ${count(text.length)} characters, more than fits the model's context window at once. It is attachment ${paste}, in ${parts.length} parts; part 1 follows. Read the others with ${READ_PASTE} {"paste": ${paste}, "part": N}, ${NOTE_END}${parts[0]}`;
     return { text: sent, cut: pasteCut(text.length, parts[0].length, parts.length) };
   }
 
