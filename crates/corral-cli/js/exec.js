@@ -2314,6 +2314,11 @@ More tools come with more_tools. A tool error is JSON with a hint: follow it. If
     pending = /* @__PURE__ */ new Map();
     /** What hooks did to each card's call, both events' together. */
     hookNotes = /* @__PURE__ */ new Map();
+    /** Lets go of the live output and hook notes of the conversation left: its cards show what was saved. */
+    forget() {
+      this.outputs.clear();
+      this.hookNotes.clear();
+    }
     decide(cardId, decision) {
       this.pending.get(cardId)?.(decision);
     }
@@ -2663,6 +2668,10 @@ ${said.join("\n\n")}` };
     tool() {
       return taskTool(this.types);
     }
+    /** Lets go of the live output of the conversation left. */
+    forget() {
+      this.outputs.clear();
+    }
     /** The live output of a command a subagent ran. */
     outputFor(cardId) {
       for (const runner of this.runners) {
@@ -2963,6 +2972,7 @@ ${said.join("\n\n")}` };
     load(conversation) {
       if (this.control) return;
       const opened = fromEntries(conversation.entries);
+      this.forgetOutputs();
       this.outgoing.restart(PasteShelf.fromEntries(conversation.entries));
       this.outgoing.resume(opened);
       this.round.foldersSeen = /* @__PURE__ */ new Set();
@@ -3150,12 +3160,22 @@ ${said.join("\n\n")}` };
     async clear() {
       if (this.control) return;
       await this.keeping.leaveForNew();
+      this.forgetOutputs();
       this.outgoing.restart();
       this.round.foldersSeen = /* @__PURE__ */ new Set();
       this.board.set(emptyState());
       this.grants.restart();
       this.keeping.startNew();
       this.sessionStarted = false;
+    }
+    /**
+     * The conversation left: its commands' live output goes (its cards
+     * show the results saved with them), or a long session would keep
+     * every command's output it ever ran.
+     */
+    forgetOutputs() {
+      this.tools.forget();
+      this.subagents.forget();
     }
     /** The key under which Rust holds what the user allowed in this conversation. */
     get grantsKey() {

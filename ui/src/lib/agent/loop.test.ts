@@ -232,5 +232,9 @@ describe("AgentLoop", () => {
       { stream: "stderr", text: "warn", sgr: "" },
     ]);
     expect(t.cards()[0]).toMatchObject({ status: "done", result: { exit_code: 1 } });
+    // A new conversation lets go of it: the old card shows what was saved.
+    const card = t.cards()[0].id;
+    await t.loop.clear();
+    expect(t.loop.outputFor(card)).toBeUndefined();
   });
 });

@@ -215,6 +215,7 @@ export class AgentLoop {
   load(conversation: ConversationData): void {
     if (this.control) return;
     const opened = fromEntries(conversation.entries);
+    this.forgetOutputs();
     this.outgoing.restart(PasteShelf.fromEntries(conversation.entries));
     this.outgoing.resume(opened);
     this.round.foldersSeen = new Set();
@@ -420,12 +421,23 @@ export class AgentLoop {
   async clear(): Promise<void> {
     if (this.control) return;
     await this.keeping.leaveForNew();
+    this.forgetOutputs();
     this.outgoing.restart();
     this.round.foldersSeen = new Set();
     this.board.set(emptyState());
     this.grants.restart();
     this.keeping.startNew();
     this.sessionStarted = false;
+  }
+
+  /**
+   * The conversation left: its commands' live output goes (its cards
+   * show the results saved with them), or a long session would keep
+   * every command's output it ever ran.
+   */
+  private forgetOutputs(): void {
+    this.tools.forget();
+    this.subagents.forget();
   }
 
   /** The key under which Rust holds what the user allowed in this conversation. */

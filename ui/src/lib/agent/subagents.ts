@@ -72,6 +72,11 @@ export class Subagents {
     return taskTool(this.types);
   }
 
+  /** Lets go of the live output of the conversation left. */
+  forget(): void {
+    this.outputs.clear();
+  }
+
   /** The live output of a command a subagent ran. */
   outputFor(cardId: string): OutputBuffer | undefined {
     for (const runner of this.runners) {

@@ -55,6 +55,12 @@ export class ToolRunner {
     private readonly hooks: Hooks,
   ) {}
 
+  /** Lets go of the live output and hook notes of the conversation left: its cards show what was saved. */
+  forget(): void {
+    this.outputs.clear();
+    this.hookNotes.clear();
+  }
+
   decide(cardId: string, decision: Decision): void {
     this.pending.get(cardId)?.(decision);
   }
