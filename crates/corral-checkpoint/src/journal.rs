@@ -208,7 +208,7 @@ impl Store {
         );
         let paths = changed_paths(chosen);
         let back = (|| -> Result<()> {
-            let now = scan::scan(root, &self.dir, &Cache::load(&self.dir), Keep::DryRun)?;
+            let now = scan::scan(root, &self.dir, Cache::load(&self.dir), Keep::DryRun)?;
             let loader = Loader {
                 store: &self.dir,
                 scan: Some(&now),

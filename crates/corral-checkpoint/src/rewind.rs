@@ -20,7 +20,7 @@ impl Store {
         let _locked = self.lock(root)?;
         let target = self.record(id)?;
         let scope = self.only(root, path)?;
-        let current = scan::scan(root, &self.dir, &Cache::load(&self.dir), Keep::DryRun)?;
+        let current = scan::scan(root, &self.dir, Cache::load(&self.dir), Keep::DryRun)?;
         let loader = Loader {
             store: &self.dir,
             scan: Some(&current),
@@ -55,7 +55,7 @@ impl Store {
                 (record.info.id.clone(), None, Store::tree_of(&record)?)
             }
             None => {
-                let scan = scan::scan(root, &self.dir, &Cache::load(&self.dir), Keep::DryRun)?;
+                let scan = scan::scan(root, &self.dir, Cache::load(&self.dir), Keep::DryRun)?;
                 let hash = scan.root;
                 ("current".to_string(), Some(scan), hash)
             }
@@ -109,7 +109,7 @@ impl Store {
         let _locked = self.lock(root)?;
         let before = self.record(id)?;
         let until = self.next_after(id)?;
-        let current = scan::scan(root, &self.dir, &Cache::load(&self.dir), Keep::DryRun)?;
+        let current = scan::scan(root, &self.dir, Cache::load(&self.dir), Keep::DryRun)?;
         let loader = Loader {
             store: &self.dir,
             scan: Some(&current),

@@ -15,8 +15,10 @@ use corral_fs::MAX_FILE_BYTES;
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
 use std::io::Read;
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// What the cache remembers of one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,91 +150,278 @@ pub(crate) struct Scan {
 /// the global excludes, ignore files of the folders above), hidden files
 /// kept (`.env`, `.eslintrc` are the project's too), `.git` never entered
 /// in any case, symlinks never followed.
-fn walker(root: &Path) -> ignore::WalkParallel {
-    ProjectWalk::new(root, Use::Snapshot).build_parallel()
+///
+/// The walk itself only says which entries the rules keep: its filter is
+/// told of each kept entry, and only folders go on to be visited. What the
+/// scan needs of an entry (its `lstat`, a link's target) is read once per
+/// folder, by [`list`], relative to the folder's own descriptor.
+fn walker(
+    root: &Path,
+    keep: impl Fn(&ignore::DirEntry) -> bool + Send + Sync + 'static,
+) -> ignore::WalkParallel {
+    ProjectWalk::new(root, Use::Snapshot)
+        .keeping(keep)
+        .build_parallel()
 }
 
-/// One entry the walk kept, with what the scan needs of it (gathered on
-/// the walk's threads: the `lstat`, a link's target).
-struct Listed {
-    path: PathBuf,
-    file_type: std::fs::FileType,
-    meta: Option<std::fs::Metadata>,
-    link: Option<PathBuf>,
+/// What the scan knows of one name in a folder, from the folder's listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum What {
+    /// A regular file: its stat and permission bits.
+    File {
+        stat: Stat,
+        mode: u32,
+    },
+    /// A symbolic link, and its target (`None`: unreadable).
+    Link(Option<Vec<u8>>),
+    Dir,
+    /// Sockets, pipes and devices, or a name gone before its `lstat`.
+    Other,
 }
 
-/// What the walk's threads send: an entry kept, the names a folder holds
-/// (kept or not), or a folder that could not be read.
+#[derive(Debug, Clone)]
+struct Named {
+    name: Vec<u8>,
+    what: What,
+}
+
+/// One folder's listing: every name in it (but `.git` and Corral's own
+/// temp files), with what the scan needs of each, and which of them the
+/// walk's rules keep (set by the walk's filter, on the walk's threads).
+struct Listing {
+    mode: Option<u32>,
+    names: Vec<Named>,
+    kept: Vec<AtomicBool>,
+}
+
+/// The names in folder `rel` of the project (`b""` for the root) and what
+/// the scan needs of each. The folder is opened from the root's handle
+/// without following a link in any component; each name is then looked
+/// at relative to it (`fstatat`, `readlinkat`: one component, never the
+/// whole path again). Plain `getdents` through rustix: cap-std's
+/// `read_dir` cost twice as much here.
+fn list(project: &Dir, rel: &[u8]) -> Option<Listing> {
+    let at = if rel.is_empty() {
+        Path::new(".")
+    } else {
+        Path::new(OsStr::from_bytes(rel))
+    };
+    let fd = object::folder_fd(project, at).ok()?;
+    let mode = rustix::fs::fstat(&fd).ok().map(|s| mode_bits(s.st_mode));
+    let mut names = Vec::new();
+    for entry in rustix::fs::Dir::read_from(&fd).ok()? {
+        let entry = entry.ok()?;
+        let name = entry.file_name();
+        let bytes = name.to_bytes();
+        if bytes == b"." || bytes == b".." || is_git_name(bytes) {
+            continue;
+        }
+        use rustix::fs::FileType;
+        let what = match entry.file_type() {
+            FileType::Directory => What::Dir,
+            FileType::Symlink => link_at(&fd, name),
+            FileType::RegularFile | FileType::Unknown => what_at(&fd, name),
+            _ => What::Other,
+        };
+        // Corral's own temp files are never the project's.
+        if what != What::Dir && corral_fs::temp::is_ours(bytes) {
+            continue;
+        }
+        names.push(Named {
+            name: bytes.to_vec(),
+            what,
+        });
+    }
+    let kept = names.iter().map(|_| AtomicBool::new(false)).collect();
+    Some(Listing { mode, names, kept })
+}
+
+/// The names in folder `rel` of the project (what [`list`] lists).
+#[cfg(test)]
+fn names_in(project: &Dir, rel: &Path) -> Option<Vec<Vec<u8>>> {
+    let listing = list(project, rel.as_os_str().as_bytes())?;
+    Some(listing.names.into_iter().map(|n| n.name).collect())
+}
+
+fn what_at(fd: &rustix::fd::OwnedFd, name: &std::ffi::CStr) -> What {
+    use rustix::fs::FileType;
+    let Ok(st) = rustix::fs::statat(fd, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) else {
+        return What::Other;
+    };
+    match FileType::from_raw_mode(st.st_mode) {
+        FileType::RegularFile => What::File {
+            stat: raw_stat(&st),
+            mode: mode_bits(st.st_mode),
+        },
+        FileType::Directory => What::Dir,
+        FileType::Symlink => link_at(fd, name),
+        _ => What::Other,
+    }
+}
+
+fn link_at(fd: &rustix::fd::OwnedFd, name: &std::ffi::CStr) -> What {
+    What::Link(
+        rustix::fs::readlinkat(fd, name, Vec::new())
+            .ok()
+            .map(std::ffi::CString::into_bytes),
+    )
+}
+
+/// What the scan needs of `rel`, looked up by its path (through the root's
+/// handle, never following a link): for an entry the walk kept in a
+/// folder whose listing did not have it (changed between the two reads).
+fn what_by_path(project: &Dir, rel: &[u8]) -> What {
+    let path = Path::new(OsStr::from_bytes(rel));
+    let Ok(meta) = project.symlink_metadata(path) else {
+        return What::Other;
+    };
+    let file_type = meta.file_type();
+    if file_type.is_file() {
+        What::File {
+            stat: stat_of(&meta),
+            mode: meta.mode() & 0o7777,
+        }
+    } else if file_type.is_dir() {
+        What::Dir
+    } else if file_type.is_symlink() {
+        What::Link(
+            project
+                .read_link_contents(path)
+                .ok()
+                .map(|t| t.into_os_string().into_vec()),
+        )
+    } else {
+        What::Other
+    }
+}
+
+/// The folder a walk's thread listed last, for the walk's filter: the
+/// entries it is told of next are that folder's (the walk reads a folder's
+/// entries right after visiting it, on the same thread), and are marked
+/// kept in its listing without a message. Anything else is sent.
+struct Current {
+    walk: u64,
+    dir: PathBuf,
+    listing: Arc<Listing>,
+    cursor: usize,
+}
+
+thread_local! {
+    static CURRENT: std::cell::RefCell<Option<Current>> = const { std::cell::RefCell::new(None) };
+}
+
+impl Current {
+    /// Marks `entry` kept if it is a name of this folder's listing.
+    fn mark(&mut self, walk: u64, entry: &ignore::DirEntry) -> bool {
+        let path = entry.path().as_os_str().as_bytes();
+        let dir = self.dir.as_os_str().as_bytes();
+        if self.walk != walk
+            || path.len() <= dir.len() + 1
+            || !path.starts_with(dir)
+            || path[dir.len()] != b'/'
+        {
+            return false;
+        }
+        let name = &path[dir.len() + 1..];
+        let names = &self.listing.names;
+        // Both reads of the folder see its names in the same order: the
+        // next kept name is at the cursor or a little after it.
+        let n = names.len();
+        let cursor = self.cursor.min(n);
+        let Some(i) = (cursor..n)
+            .chain(0..cursor)
+            .find(|i| names[*i].name == name)
+        else {
+            return false;
+        };
+        self.listing.kept[i].store(true, Ordering::Relaxed);
+        self.cursor = i + 1;
+        true
+    }
+}
+
+/// A folder the walk visited (so one its rules keep).
+struct Folder {
+    rel: Vec<u8>,
+    listing: Option<Arc<Listing>>,
+}
+
+/// What the walk's threads send: a folder visited, an entry kept that its
+/// folder's listing could not mark, or a folder that could not be read.
 enum Found {
-    Entry(Listed),
-    Names(PathBuf, Vec<Vec<u8>>),
+    Folder(Folder),
+    Kept(PathBuf),
     Unreadable(Option<PathBuf>),
 }
 
-/// What the walk found: the entries the rules keep (in no order), every
-/// folder's names (what the rules left out is what is named but not
-/// kept), and the folders that could not be read.
+/// What the walk found: the folders it visited, the kept entries their
+/// listings did not mark, and the folders that could not be read.
 struct Walked {
-    listed: Vec<Listed>,
-    names: Vec<(PathBuf, Vec<Vec<u8>>)>,
+    folders: Vec<Folder>,
+    kept: Vec<PathBuf>,
     unreadable: HashSet<PathBuf>,
 }
 
-/// The names in folder `rel` of the project. The walk reads the folder
-/// too, but keeps only what the rules keep; this second read (on the
-/// walk's threads, of names only, opened from the root's handle without
-/// following a link) is what lets a checkpoint record the rest. Plain
-/// `getdents` through rustix: cap-std's `read_dir` cost twice as much here.
-fn names_in(project: &Dir, rel: &Path) -> Option<Vec<Vec<u8>>> {
-    let at = if rel.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        rel
-    };
-    let fd = object::folder_fd(project, at).ok()?;
-    let mut names = Vec::new();
-    for entry in rustix::fs::Dir::read_from(&fd).ok()? {
-        let name = entry.ok()?.file_name().to_bytes().to_vec();
-        // Corral's own temp files are never the project's.
-        if name != b"." && name != b".." && !corral_fs::temp::is_ours(&name) {
-            names.push(name);
-        }
+fn rel_of<'a>(path: &'a Path, base: &Path) -> Option<&'a [u8]> {
+    let path = path.as_os_str().as_bytes();
+    let base = base.as_os_str().as_bytes();
+    if path == base {
+        return Some(b"");
     }
-    Some(names)
+    let rest = path.strip_prefix(base)?;
+    rest.strip_prefix(b"/")
 }
 
 fn walk(root: &Path, project: &Dir) -> Walked {
+    static WALKS: AtomicU64 = AtomicU64::new(1);
+    let id = WALKS.fetch_add(1, Ordering::Relaxed);
     let (tx, rx) = std::sync::mpsc::channel::<Found>();
-    walker(root).run(|| {
+    let filter_tx = tx.clone();
+    let filter = move |entry: &ignore::DirEntry| {
+        if entry.depth() == 0 {
+            return true;
+        }
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        if is_dir {
+            // Visited: its visit says it is kept.
+            return true;
+        }
+        let marked = CURRENT.with(|current| {
+            current
+                .borrow_mut()
+                .as_mut()
+                .is_some_and(|current| current.mark(id, entry))
+        });
+        if !marked {
+            let _ = filter_tx.send(Found::Kept(entry.path().to_path_buf()));
+        }
+        false
+    };
+    walker(root, filter).run(|| {
         let tx = tx.clone();
         Box::new(move |item| {
             let message = match item {
                 Ok(entry) => {
-                    let Some(file_type) = entry.file_type() else {
+                    let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+                    let Some(rel) = rel_of(entry.path(), root) else {
                         return ignore::WalkState::Continue;
                     };
-                    if file_type.is_dir() {
-                        let rel = entry.path().strip_prefix(root).unwrap_or(Path::new("/"));
-                        if let Some(names) = names_in(project, rel) {
-                            let _ = tx.send(Found::Names(entry.path().to_path_buf(), names));
-                        }
+                    if !is_dir {
+                        // Only the root could be one; a kept entry still.
+                        Found::Kept(entry.into_path())
+                    } else {
+                        let rel = rel.to_vec();
+                        let listing = list(project, &rel).map(Arc::new);
+                        CURRENT.with(|current| {
+                            *current.borrow_mut() = listing.as_ref().map(|listing| Current {
+                                walk: id,
+                                dir: entry.path().to_path_buf(),
+                                listing: Arc::clone(listing),
+                                cursor: 0,
+                            });
+                        });
+                        Found::Folder(Folder { rel, listing })
                     }
-                    if entry.depth() == 0 {
-                        return ignore::WalkState::Continue;
-                    }
-                    let meta = (file_type.is_file() || file_type.is_dir())
-                        .then(|| entry.metadata().ok())
-                        .flatten();
-                    let link = file_type
-                        .is_symlink()
-                        .then(|| std::fs::read_link(entry.path()).ok())
-                        .flatten();
-                    Found::Entry(Listed {
-                        path: entry.into_path(),
-                        file_type,
-                        meta,
-                        link,
-                    })
                 }
                 Err(e) => Found::Unreadable(error_path(&e).map(Path::to_path_buf)),
             };
@@ -242,14 +431,14 @@ fn walk(root: &Path, project: &Dir) -> Walked {
     });
     drop(tx);
     let mut walked = Walked {
-        listed: Vec::new(),
-        names: Vec::new(),
+        folders: Vec::new(),
+        kept: Vec::new(),
         unreadable: HashSet::new(),
     };
     for message in rx {
         match message {
-            Found::Entry(entry) => walked.listed.push(entry),
-            Found::Names(dir, names) => walked.names.push((dir, names)),
+            Found::Folder(folder) => walked.folders.push(folder),
+            Found::Kept(path) => walked.kept.push(path),
             Found::Unreadable(Some(path)) => {
                 walked.unreadable.insert(path);
             }
@@ -274,14 +463,36 @@ fn is_git_name(name: &[u8]) -> bool {
     name.eq_ignore_ascii_case(b".git")
 }
 
+/// `rel/name` (or `name` at the root) into `key`.
+fn join_key(key: &mut Vec<u8>, rel: &[u8], name: &[u8]) {
+    key.clear();
+    key.extend_from_slice(rel);
+    if !rel.is_empty() {
+        key.push(b'/');
+    }
+    key.extend_from_slice(name);
+}
+
+/// `rel`'s folder and name.
+fn split_key(rel: &[u8]) -> (&[u8], &[u8]) {
+    match rel.iter().rposition(|b| *b == b'/') {
+        Some(i) => (&rel[..i], &rel[i + 1..]),
+        None => (b"", rel),
+    }
+}
+
+/// One folder as the scan assembles it.
+struct Listed {
+    rel: Vec<u8>,
+    mode: u32,
+    names: Vec<Named>,
+    kept: Vec<bool>,
+}
+
 /// Scans the project.
-pub(crate) fn scan(root: &ProjectRoot, store: &Dir, old: &Cache, keep: Keep) -> Result<Scan> {
+pub(crate) fn scan(root: &ProjectRoot, store: &Dir, mut old: Cache, keep: Keep) -> Result<Scan> {
     let started = now_ns();
     let base = root.path();
-    let mut children: HashMap<Vec<u8>, Vec<Entry>> = HashMap::new();
-    let mut dirs: Vec<(Vec<u8>, u32)> = Vec::new();
-    // The names of the folders kept in each folder (their entries come later).
-    let mut subdirs: HashMap<Vec<u8>, Vec<Vec<u8>>> = HashMap::new();
     let mut out = Scan {
         root: Hash([0; 32]),
         trees: HashMap::new(),
@@ -294,124 +505,128 @@ pub(crate) fn scan(root: &ProjectRoot, store: &Dir, old: &Cache, keep: Keep) -> 
             usage: old.usage,
         },
         too_large: Vec::new(),
-        cache_changed: true,
+        cache_changed: false,
     };
-    children.insert(Vec::new(), Vec::new());
     let Walked {
-        listed,
-        names,
+        folders,
+        kept,
         unreadable,
     } = walk(base, root.dir());
-    for entry in &listed {
-        let Ok(rel) = entry.path.strip_prefix(base) else {
-            continue;
-        };
-        let key = rel.as_os_str().as_bytes().to_vec();
-        let name = rel
-            .file_name()
-            .map(|n| n.as_bytes().to_vec())
-            .unwrap_or_default();
-        let parent = rel
-            .parent()
-            .map(|p| p.as_os_str().as_bytes().to_vec())
-            .unwrap_or_default();
-        let file_type = entry.file_type;
-        if !file_type.is_dir() && corral_fs::temp::is_ours(&name) {
-            // A write's or a restore's temp file: gone once it is renamed,
-            // or swept once its process is; never part of a snapshot.
-            continue;
-        }
-        let kind = if file_type.is_dir() {
-            let mode = entry
-                .meta
-                .as_ref()
-                .map(|m| std::os::unix::fs::MetadataExt::mode(m) & 0o7777)
-                .unwrap_or(0o755);
-            children.entry(key.clone()).or_default();
-            subdirs.entry(parent).or_default().push(name);
-            dirs.push((key, mode));
-            continue;
-        } else if file_type.is_symlink() {
-            match &entry.link {
-                Some(target) => Kind::Symlink {
-                    target: target.as_os_str().as_bytes().to_vec(),
-                },
-                None => Kind::Ignored,
+    let mut listed: Vec<Listed> = folders
+        .into_iter()
+        .map(|folder| {
+            let (mode, names, kept) = match folder.listing {
+                Some(listing) => {
+                    let listing = Arc::try_unwrap(listing).unwrap_or_else(|shared| Listing {
+                        mode: shared.mode,
+                        names: shared.names.clone(),
+                        kept: shared
+                            .kept
+                            .iter()
+                            .map(|k| AtomicBool::new(k.load(Ordering::Relaxed)))
+                            .collect(),
+                    });
+                    let kept = listing
+                        .kept
+                        .into_iter()
+                        .map(AtomicBool::into_inner)
+                        .collect();
+                    (listing.mode, listing.names, kept)
+                }
+                None => (None, Vec::new(), Vec::new()),
+            };
+            Listed {
+                rel: folder.rel,
+                mode: mode.unwrap_or(0o755),
+                names,
+                kept,
             }
-        } else if file_type.is_file() {
-            out.files += 1;
-            file_kind(
-                root,
-                store,
-                rel,
-                entry.meta.as_ref(),
-                &key,
-                old,
-                keep,
-                started,
-                &mut out,
-            )?
+        })
+        .collect();
+    let index: HashMap<Vec<u8>, usize> = listed
+        .iter()
+        .enumerate()
+        .map(|(i, folder)| (folder.rel.clone(), i))
+        .collect();
+    // Kept entries a listing did not mark (a folder that could not be
+    // listed, or that changed between the two reads).
+    for path in &kept {
+        let Some(rel) = rel_of(path, base) else {
+            continue;
+        };
+        let (dir, name) = split_key(rel);
+        // A write's or a restore's temp file (not in any listing): gone
+        // once it is renamed, or swept once its process is; never part of
+        // a snapshot.
+        if name.is_empty() || corral_fs::temp::is_ours(name) {
+            continue;
+        }
+        let Some(&at) = index.get(dir) else {
+            continue;
+        };
+        let folder = &mut listed[at];
+        match folder.names.iter().position(|n| n.name == name) {
+            Some(i) => folder.kept[i] = true,
+            None => {
+                folder.names.push(Named {
+                    name: name.to_vec(),
+                    what: what_by_path(root.dir(), rel),
+                });
+                folder.kept.push(true);
+            }
+        }
+    }
+
+    // Trees, deepest folders first; each folder's own entry goes to its
+    // parent's list.
+    let depth = |rel: &[u8]| {
+        if rel.is_empty() {
+            0
         } else {
-            // Sockets, pipes and devices: not kept, and left be.
-            Kind::Ignored
-        };
-        children
-            .entry(parent)
-            .or_default()
-            .push(Entry { name, kind });
-    }
-
-    // Entries the rules left out, at every level: recorded by name (their
-    // content is never read), so that a restore never removes them.
-    // A folder that names no more than it kept (most of them) is passed
-    // by a count, without comparing its names.
-    let no_folders = Vec::new();
-    for (dir, names) in &names {
-        let Ok(rel) = dir.strip_prefix(base) else {
-            continue;
-        };
-        let key = rel.as_os_str().as_bytes();
-        if unreadable.contains(dir) {
+            1 + rel.iter().filter(|b| **b == b'/').count()
+        }
+    };
+    listed.sort_by_key(|folder| std::cmp::Reverse(depth(&folder.rel)));
+    let mut subdirs: HashMap<Vec<u8>, Vec<Entry>> = HashMap::new();
+    let mut key = Vec::new();
+    let mut root_hash = None;
+    for folder in listed {
+        let Listed {
+            rel,
+            mode,
+            names,
+            kept,
+        } = folder;
+        let mut entries = subdirs.remove(&rel).unwrap_or_default();
+        entries.reserve(names.len());
+        for (named, kept) in names.into_iter().zip(kept) {
+            let Named { name, what } = named;
+            let kind = match what {
+                // A folder the walk kept is visited, and gives its own
+                // entry; one it did not is recorded by name.
+                What::Dir => Kind::Ignored,
+                _ if !kept => Kind::Ignored,
+                What::File { stat, mode } => {
+                    out.files += 1;
+                    join_key(&mut key, &rel, &name);
+                    file_kind(
+                        root, store, &key, stat, mode, &mut old, keep, started, &mut out,
+                    )?
+                }
+                What::Link(Some(target)) => Kind::Symlink { target },
+                What::Link(None) | What::Other => Kind::Ignored,
+            };
+            entries.push(Entry { name, kind });
+        }
+        // A name both visited as a folder and listed otherwise (changed
+        // between the two reads): the folder's entry, pushed first, stays.
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        entries.dedup_by(|later, first| later.name == first.name);
+        if rel.is_empty() {
+            root_hash = Some(out.add_tree(store, Tree::new(entries), keep)?);
             continue;
         }
-        let Some(entries) = children.get_mut(key) else {
-            continue;
-        };
-        let folders = subdirs.get(key).unwrap_or(&no_folders);
-        let git = names.iter().filter(|name| is_git_name(name)).count();
-        if names.len() - git <= entries.len() + folders.len() {
-            continue;
-        }
-        let kept: HashSet<&[u8]> = entries
-            .iter()
-            .map(|e| e.name.as_slice())
-            .chain(folders.iter().map(Vec::as_slice))
-            .collect();
-        let left_out: Vec<Entry> = names
-            .iter()
-            .filter(|name| !is_git_name(name) && !kept.contains(name.as_slice()))
-            .map(|name| Entry {
-                name: name.clone(),
-                kind: Kind::Ignored,
-            })
-            .collect();
-        entries.extend(left_out);
-    }
-
-    // Trees, deepest folders first.
-    dirs.sort_by_key(|(key, _)| std::cmp::Reverse(key.iter().filter(|b| **b == b'/').count()));
-    for (key, mode) in dirs {
-        let path = Path::new(OsStr::from_bytes(&key));
-        let name = path
-            .file_name()
-            .map(|n| n.as_bytes().to_vec())
-            .unwrap_or_default();
-        let parent = path
-            .parent()
-            .map(|p| p.as_os_str().as_bytes().to_vec())
-            .unwrap_or_default();
-        let entries = children.remove(&key).unwrap_or_default();
-        let kind = if unreadable.contains(&base.join(path)) {
+        let kind = if unreadable.contains(&base.join(OsStr::from_bytes(&rel))) {
             Kind::Ignored
         } else {
             Kind::Dir {
@@ -419,15 +634,23 @@ pub(crate) fn scan(root: &ProjectRoot, store: &Dir, old: &Cache, keep: Keep) -> 
                 hash: out.add_tree(store, Tree::new(entries), keep)?,
             }
         };
-        children
-            .entry(parent)
-            .or_default()
-            .push(Entry { name, kind });
+        let (parent, name) = split_key(&rel);
+        subdirs.entry(parent.to_vec()).or_default().push(Entry {
+            name: name.to_vec(),
+            kind,
+        });
     }
-    let top = children.remove(&Vec::new()).unwrap_or_default();
-    out.root = out.add_tree(store, Tree::new(top), keep)?;
+    out.root = match root_hash {
+        Some(hash) => hash,
+        None => {
+            let top = subdirs.remove(&Vec::new()).unwrap_or_default();
+            out.add_tree(store, Tree::new(top), keep)?
+        }
+    };
     out.too_large.sort();
-    out.cache_changed = out.cache.map != old.map;
+    // Every entry of the old cache was taken as its file was met; one left
+    // is a file that is gone (or no longer cached).
+    out.cache_changed |= !old.map.is_empty();
     Ok(out)
 }
 
@@ -445,48 +668,46 @@ impl Scan {
     }
 }
 
-/// A regular file: its hash from the cache when its stat is unchanged,
-/// else read (through the root handle, never following a link) and hashed.
+/// A regular file: its hash from the cache when its stat (from the
+/// folder's listing) is unchanged, else read (through the root handle,
+/// never following a link) and hashed.
 #[allow(clippy::too_many_arguments)]
 fn file_kind(
     root: &ProjectRoot,
     store: &Dir,
-    rel: &Path,
-    listed: Option<&std::fs::Metadata>,
     key: &[u8],
-    old: &Cache,
+    stat: Stat,
+    mode: u32,
+    old: &mut Cache,
     keep: Keep,
     started: i64,
     out: &mut Scan,
 ) -> Result<Kind> {
-    let shown = RelPath::from_resolved(rel)?.display();
-    let Some(meta) = listed else {
-        // Gone since the walk listed it: not part of this snapshot.
-        return Ok(Kind::Ignored);
-    };
-    let stat = std_stat(meta);
-    let mode = std::os::unix::fs::MetadataExt::mode(meta) & 0o7777;
+    let rel = Path::new(OsStr::from_bytes(key));
+    let shown = || RelPath::from_resolved(rel).map(|r| r.display());
     if stat.size > MAX_FILE_BYTES {
-        out.too_large.push(shown);
+        out.too_large.push(shown()?);
         return Ok(Kind::Large {
             mode,
             size: stat.size,
         });
     }
-    if let Some((cached, hash)) = old.map.get(key) {
+    // The old cache's entry moves to the new one (its key with it).
+    if let Some((path, (cached, hash))) = old.map.remove_entry(key) {
         // The cache only names objects that are in the store (the
         // collector prunes it before it sweeps).
-        if *cached == stat {
-            out.cache.map.insert(key.to_vec(), (stat, *hash));
+        if cached == stat {
+            out.cache.map.insert(path, (stat, hash));
             if keep == Keep::DryRun {
-                out.disk.insert(*hash, rel.to_path_buf());
+                out.disk.insert(hash, rel.to_path_buf());
             }
             return Ok(Kind::File {
                 mode,
                 size: stat.size,
-                hash: *hash,
+                hash,
             });
         }
+        out.cache_changed = true;
     }
     let mut options = OpenOptions::new();
     options
@@ -496,9 +717,11 @@ fn file_kind(
     let mut file = match root.dir().open_with(rel, &options) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Kind::Ignored),
-        Err(e) => return Err(project_io(&e, &shown)),
+        Err(e) => return Err(project_io(&e, &shown()?)),
     };
-    let meta = file.metadata().map_err(|e| project_io(&e, &shown))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| project_io(&e, &shown().unwrap_or_default()))?;
     if !meta.is_file() {
         return Ok(Kind::Ignored);
     }
@@ -508,9 +731,9 @@ fn file_kind(
     Read::by_ref(&mut file)
         .take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| project_io(&e, &shown))?;
+        .map_err(|e| project_io(&e, &shown().unwrap_or_default()))?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
-        out.too_large.push(shown);
+        out.too_large.push(shown()?);
         return Ok(Kind::Large {
             mode,
             size: bytes.len() as u64,
@@ -529,6 +752,7 @@ fn file_kind(
     }
     if stat.mtime < started - RACY_NS && stat.size == bytes.len() as u64 {
         out.cache.map.insert(key.to_vec(), (stat, hash));
+        out.cache_changed = true;
     }
     Ok(Kind::File {
         mode,
@@ -546,14 +770,21 @@ fn stat_of(meta: &cap_std::fs::Metadata) -> Stat {
     }
 }
 
-fn std_stat(meta: &std::fs::Metadata) -> Stat {
-    use std::os::unix::fs::MetadataExt as _;
+/// The same fields from a raw `stat` (their integer types differ between
+/// targets, hence the casts).
+#[allow(clippy::unnecessary_cast, clippy::cast_possible_wrap)]
+fn raw_stat(st: &rustix::fs::Stat) -> Stat {
     Stat {
-        size: meta.len(),
-        mtime: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
-        ctime: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
-        ino: meta.ino(),
+        size: st.st_size as u64,
+        mtime: st.st_mtime as i64 * 1_000_000_000 + st.st_mtime_nsec as i64,
+        ctime: st.st_ctime as i64 * 1_000_000_000 + st.st_ctime_nsec as i64,
+        ino: st.st_ino as u64,
     }
+}
+
+#[allow(clippy::unnecessary_cast)]
+fn mode_bits(mode: rustix::fs::RawMode) -> u32 {
+    mode as u32 & 0o7777
 }
 
 fn now_ns() -> i64 {

@@ -135,8 +135,9 @@ impl Store {
     /// Takes a checkpoint of the project.
     pub fn checkpoint(&self, root: &ProjectRoot, new: NewCheckpoint) -> Result<Checkpoint> {
         let _locked = self.lock(root)?;
-        let (record, _) = self.checkpoint_locked(root, new)?;
-        let mut cache = Cache::load(&self.dir);
+        let (record, mut scan) = self.checkpoint_locked(root, new)?;
+        // The cache as the checkpoint left it (saved when it changed).
+        let mut cache = std::mem::take(&mut scan.cache);
         if cache.usage > self.cap {
             // The checkpoint is taken; a collection that fails (a damaged
             // older checkpoint) is tried again after the next one.
@@ -151,7 +152,7 @@ impl Store {
         new: NewCheckpoint,
     ) -> Result<(Record, Scan)> {
         let old = Cache::load(&self.dir);
-        let mut scan = scan::scan(root, &self.dir, &old, Keep::Store)?;
+        let mut scan = scan::scan(root, &self.dir, old, Keep::Store)?;
         self.sync_objects(&scan)?;
         let previous = self.latest()?;
         // What changed since the last one; a damaged older checkpoint only
@@ -214,6 +215,7 @@ impl Store {
         if scan.cache_changed || cache.usage != usage {
             cache.save(&self.dir)?;
         }
+        scan.cache = cache;
         Ok((record, scan))
     }
 
