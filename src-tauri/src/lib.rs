@@ -30,6 +30,7 @@ pub fn builder<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
     builder
         .plugin(navigation::guard())
         .manage(launch::LaunchListener::default())
+        .manage(commands::channels::Outbox::default())
         .invoke_handler(remote::route::<_, AppState>(commands::handler()))
 }
 
@@ -46,6 +47,9 @@ pub fn run() {
     let app =
         tauri::Builder::default().plugin(tauri_plugin_single_instance::init(launch::second_start));
     let app = updates::register(builder(app))
+        // A channel's messages reach the window in batches it comes for,
+        // not each in a script of its own (commands/channels.rs).
+        .channel_interceptor(commands::channels::intercept)
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
         .on_page_load(|_webview, payload| {

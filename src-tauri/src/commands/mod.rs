@@ -12,6 +12,7 @@
 //! command tables of `docs/ipc.md`; the test `command_list` (in
 //! `tests/all/`) regenerates both files and fails when they differ.
 
+pub mod channels;
 pub mod conversation;
 pub mod hooks;
 pub mod launch;
@@ -205,6 +206,13 @@ command_list! {
         /// its commands stopped, its worktree and branch removed; one not merged or holding
         /// changes only with `force`
         tasks::task_discard("task: string, force: boolean") -> "null";
+    }
+    "The window" {
+        /// the window's channel messages queued since it last came, in order, each `[channel,
+        /// index, message]`: the app sends a channel's messages this way, the window told to come
+        /// by one script that never changes (WebKit keeps something of every distinct script it
+        /// ran)
+        channels::drain_channels("") -> "[number, number, unknown][]";
     }
     "Updates" {
         /// the switch (`settings.check`, off until turned on) and the manifest's URL, the running

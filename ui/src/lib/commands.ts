@@ -79,6 +79,7 @@ export type Commands = {
   task_stop: { args: { task: string }; result: null };
   task_push: { args: { task: string, remote?: string }; result: string };
   task_discard: { args: { task: string, force: boolean }; result: null };
+  drain_channels: { args: Record<string, never>; result: [number, number, unknown][] };
   update_status: { args: Record<string, never>; result: UpdateStatus };
   save_update_settings: { args: { settings: UpdateSettings }; result: UpdateStatus };
   check_update: { args: Record<string, never>; result: UpdateOffer | null };
@@ -160,6 +161,7 @@ export const COMMAND_NAMES = [
   "task_stop",
   "task_push",
   "task_discard",
+  "drain_channels",
   "update_status",
   "save_update_settings",
   "check_update",

@@ -153,6 +153,8 @@ export const ipc = {
   updateStatus: () => call("update_status"),
   saveUpdateSettings: (settings: UpdateSettings) => call("save_update_settings", { settings }),
   checkUpdate: () => call("check_update"),
+  /** The channel messages queued for this window (lib/channels.ts). */
+  drainChannels: () => call("drain_channels"),
   installUpdate: (version: string) => call("install_update", { version }),
   // The user's MCP servers (kept in the app's config; values of their variables never come back)
   mcpSettings: () => call("mcp_settings"),
