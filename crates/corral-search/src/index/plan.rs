@@ -24,6 +24,9 @@ pub(crate) enum Query {
     Nothing,
     /// This trigram (ASCII folded), as `b0 << 16 | b1 << 8 | b2`.
     Gram(u32),
+    /// This string (ASCII folded, at least 4 bytes, no line break): all
+    /// its trigrams, each at the byte after the previous one's start.
+    Phrase(Vec<u8>),
     And(Vec<Query>),
     Or(Vec<Query>),
 }
@@ -82,7 +85,7 @@ impl Info {
 fn analyze(hir: &Hir) -> Info {
     match hir.kind() {
         HirKind::Empty | HirKind::Look(_) => Info::exact(vec![Vec::new()]),
-        HirKind::Literal(lit) => Info::exact(vec![lit.0.to_vec()]),
+        HirKind::Literal(lit) => Info::exact(vec![lit.0.to_ascii_lowercase()]),
         HirKind::Class(class) => match class_strings(class) {
             Some(set) => Info::exact(set),
             None => Info::unknown(Query::All),
@@ -162,8 +165,21 @@ fn cross(left: &[Vec<u8>], right: &[Vec<u8>]) -> Vec<Vec<u8>> {
     out
 }
 
-/// The strings of a small class, each character as its UTF-8 bytes.
+/// The strings of a small class, each character as its UTF-8 bytes, ASCII
+/// folded (trigrams and phrases are), so `[Dd]` is one string: a
+/// case-insensitive literal stays one run instead of doubling at each
+/// letter until the set is given up.
 fn class_strings(class: &Class) -> Option<Vec<Vec<u8>>> {
+    let mut out = class_bytes(class)?;
+    for s in &mut out {
+        s.make_ascii_lowercase();
+    }
+    out.sort_unstable();
+    out.dedup();
+    Some(out)
+}
+
+fn class_bytes(class: &Class) -> Option<Vec<Vec<u8>>> {
     let mut out = Vec::new();
     match class {
         Class::Unicode(class) => {
@@ -203,22 +219,37 @@ fn into_query(info: Info) -> Query {
     }
 }
 
-/// Any of the strings: an OR over each string's trigrams (ANDed). A string
-/// too short to have a trigram leaves no constraint.
+/// Any of the strings: an OR over each string's pieces between line breaks
+/// (ANDed), each a phrase (or the trigram of a 3-byte piece). A string too
+/// short to have a trigram leaves no constraint.
 fn flush(set: &[Vec<u8>]) -> Query {
     let mut alternatives = Vec::with_capacity(set.len());
     for s in set {
-        let grams: Vec<Query> = s
-            .windows(3)
-            .filter(|w| indexed_window(w))
-            .map(|w| Query::Gram(gram(w[0], w[1], w[2])))
+        let pieces: Vec<Query> = s
+            .split(|&b| b == b'\n')
+            .filter_map(|piece| match piece {
+                [a, b, c] => Some(Query::Gram(gram(*a, *b, *c))),
+                [_, _, _, ..] => Some(Query::Phrase(piece.to_ascii_lowercase())),
+                _ => None,
+            })
             .collect();
-        if grams.is_empty() {
+        if pieces.is_empty() {
             return Query::All;
         }
-        alternatives.push(and(grams));
+        alternatives.push(and(pieces));
     }
     or(alternatives)
+}
+
+/// The trigrams of a phrase, in order (one per byte offset).
+pub(crate) fn phrase_grams(phrase: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    phrase.windows(3).map(|w| gram(w[0], w[1], w[2]))
+}
+
+/// The bit standing for a byte (ASCII folded) in a posting's mask of the
+/// bytes that follow the trigram.
+pub(crate) fn next_bit(b: u8) -> u8 {
+    1 << (u32::from(b.to_ascii_lowercase()).wrapping_mul(0x9E37_79B1) >> 29)
 }
 
 fn and(parts: Vec<Query>) -> Query {
@@ -270,24 +301,46 @@ fn order(q: &Query) -> (u8, u32) {
 mod tests {
     use super::*;
 
+    /// A literal's plan: its trigram, or a phrase of all of them.
     fn grams(s: &str) -> Query {
-        let b = s.as_bytes();
-        and(b
-            .windows(3)
-            .map(|w| Query::Gram(gram(w[0], w[1], w[2])))
-            .collect())
+        match s.as_bytes() {
+            [a, b, c] => Query::Gram(gram(*a, *b, *c)),
+            b => Query::Phrase(b.to_ascii_lowercase()),
+        }
     }
 
     #[test]
-    fn a_literal_needs_all_its_trigrams() {
+    fn a_literal_needs_all_its_trigrams_in_a_row() {
         assert_eq!(plan("Hello", false, false), Some(grams("hello")));
         assert_eq!(plan("a.b(", false, false), Some(grams("a.b(")));
+        assert_eq!(plan("abc", false, false), Some(grams("abc")));
+    }
+
+    #[test]
+    fn a_case_insensitive_literal_stays_one_phrase() {
+        // Each letter is a class of two cases; folded, they are one string,
+        // not a set that doubles per letter and is cut every five.
+        assert_eq!(
+            plan("Deprecated since", false, true),
+            Some(or(vec![
+                grams("deprecated since"),
+                grams("deprecated \u{17F}ince")
+            ]))
+        );
     }
 
     #[test]
     fn a_regex_keeps_the_literal_runs_around_wildcards() {
         let q = plan(r"fn [a-z_]+_utf8_lossy\(", true, false);
         assert_eq!(q, Some(and(vec![grams("fn "), grams("_utf8_lossy(")])));
+    }
+
+    #[test]
+    fn a_line_break_splits_a_phrase() {
+        assert_eq!(
+            plan(r"abcd\nefgh", true, false),
+            Some(and(vec![grams("abcd"), grams("efgh")]))
+        );
     }
 
     #[test]
