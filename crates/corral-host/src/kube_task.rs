@@ -755,6 +755,26 @@ mod tests {
             }
         }
 
+        /// How many times the work in the pod was staged: how many times
+        /// the branch was brought back (or tried).
+        fn stages(&self) -> usize {
+            let all = "--all".to_string();
+            self.argvs().iter().filter(|a| a.contains(&all)).count()
+        }
+
+        /// Waits (at most 30 s) until the branch was brought back `times`.
+        fn wait_for_stages(&self, times: usize) {
+            let deadline = std::time::Instant::now() + Duration::from_secs(30);
+            while self.stages() < times && std::time::Instant::now() < deadline {
+                std::thread::yield_now();
+            }
+            assert!(
+                self.stages() >= times,
+                "brought back {} times",
+                self.stages()
+            );
+        }
+
         fn argvs(&self) -> Vec<Vec<String>> {
             self.ran
                 .lock()
@@ -1001,13 +1021,6 @@ mod tests {
         let mut task = task(&runner, Kind::Job);
         let pod = task.start(1_900_000_000).unwrap();
         let failures = Mutex::new(Vec::new());
-        let stages = || {
-            runner
-                .argvs()
-                .iter()
-                .filter(|a| a.contains(&"--all".to_string()))
-                .count()
-        };
         std::thread::scope(|scope| {
             let (stop, stopped) = std::sync::mpsc::channel::<Wake>();
             let (task, pod, failures) = (&task, &pod, &failures);
@@ -1017,14 +1030,10 @@ mod tests {
                     failures.lock().unwrap().push(e.message.clone());
                 });
             });
-            let deadline = std::time::Instant::now() + Duration::from_secs(30);
-            while stages() < 3 && std::time::Instant::now() < deadline {
-                std::thread::yield_now();
-            }
+            runner.wait_for_stages(3);
             drop(stop);
             bringing.join().unwrap();
         });
-        assert!(stages() >= 3, "brought back {} times", stages());
         let failures = failures.into_inner().unwrap();
         assert_eq!(failures.len(), 1, "{failures:?}");
         assert!(
@@ -1045,18 +1054,7 @@ mod tests {
         let pod = task.start(1_900_000_000).unwrap();
         let running = Running::new(task, pod, Duration::from_millis(1), Duration::ZERO);
         assert_eq!(running.remote().display(), format!("kube:agents/{POD}"));
-        let stages = || {
-            runner
-                .argvs()
-                .iter()
-                .filter(|a| a.contains(&"--all".to_string()))
-                .count()
-        };
-        let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        while stages() < 2 && std::time::Instant::now() < deadline {
-            std::thread::yield_now();
-        }
-        assert!(stages() >= 2, "brought back {} times", stages());
+        runner.wait_for_stages(2);
         /// Marks in the runner's record when it is let go.
         struct Session(&'static Recording);
         impl Drop for Session {
@@ -1099,22 +1097,13 @@ mod tests {
         let pod = task.start(1_900_000_000).unwrap();
         let hour = Duration::from_secs(3600);
         let running = Running::new(task, pod, hour, Duration::from_millis(50));
-        let stages = || {
-            runner
-                .argvs()
-                .iter()
-                .filter(|a| a.contains(&"--all".to_string()))
-                .count()
-        };
+        let stages = || runner.stages();
         assert_eq!(stages(), 0);
         let waker = running.waker();
         for _ in 0..3 {
             waker.send(Wake::Changed).unwrap();
         }
-        let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        while stages() < 1 && std::time::Instant::now() < deadline {
-            std::thread::yield_now();
-        }
+        runner.wait_for_stages(1);
         assert_eq!(stages(), 1, "three changes in a row, one time back");
         running.end(()).unwrap();
         // A waker held past the end wakes nothing.
