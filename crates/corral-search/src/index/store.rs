@@ -57,7 +57,10 @@ pub struct BuildProgress {
 
 /// The format's version is its last byte: an index of another version is
 /// not read, but rebuilt.
-const MAGIC: &[u8; 8] = b"CORRALX2";
+const MAGIC: &[u8; 8] = b"CORRALX3";
+/// A file larger than two blocks is indexed as blocks of about this size
+/// (see [`Blocks`]).
+const BLOCK: u64 = 64 << 10;
 const HEADER: usize = 8 + 8 * 8;
 /// Files larger than this are not indexed: a query searches them directly.
 const MAX_INDEXED_SIZE: u64 = 16 << 20;
@@ -107,6 +110,8 @@ struct Entry {
 pub(crate) struct Index {
     file: File,
     files: Vec<Entry>,
+    /// The file of each block (document `files.len() + i`).
+    blocks: Vec<u32>,
     grams: Map<Vec<u8>>,
     postings: (u64, u64),
 }
@@ -186,18 +191,20 @@ pub(crate) fn build(
         })
         .collect();
 
+    let blocks = Blocks::of(&entries)?;
+
     // Trigrams, one run of files per thread, the runs of about equal
-    // bytes: each thread's postings are in file order, and the runs'
-    // postings are joined end to end.
+    // bytes: each thread's postings are in file order (and block order),
+    // and the runs' postings are joined end to end, files then blocks.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let runs = split_by_size(&entries, threads);
     let results: Vec<(Share, Vec<u32>)> = std::thread::scope(|scope| {
-        let entries = &entries;
+        let (entries, blocks) = (&entries, &blocks);
         let workers: Vec<_> = runs
             .iter()
             .map(|run| {
                 let run = run.clone();
-                scope.spawn(move || index_share(root, entries, run, progress))
+                scope.spawn(move || index_share(root, entries, blocks, run, progress))
             })
             .collect();
         workers.into_iter().filter_map(|w| w.join().ok()).collect()
@@ -205,12 +212,14 @@ pub(crate) fn build(
     if results.len() != runs.len() {
         return Err(Broken("an indexing thread failed".into()));
     }
-    let mut postings: BTreeMap<u32, Posting> = BTreeMap::new();
+    let mut postings: BTreeMap<u32, [Posting; 2]> = BTreeMap::new();
     for (share, direct) in results {
-        for (g, part) in share {
+        for (g, parts) in share {
             let whole = postings.entry(g).or_default();
-            whole.bits |= part.bits;
-            whole.masks.extend_from_slice(&part.masks);
+            for (whole, part) in whole.iter_mut().zip(parts) {
+                whole.bits |= part.bits;
+                whole.masks.extend_from_slice(&part.masks);
+            }
         }
         for id in direct {
             if let Some(e) = entries.get_mut(id as usize) {
@@ -218,7 +227,51 @@ pub(crate) fn build(
             }
         }
     }
-    write(root, path, started, &entries, &postings)
+    let postings: BTreeMap<u32, Posting> = postings
+        .into_iter()
+        .map(|(g, [mut files, blocks])| {
+            files.bits |= blocks.bits;
+            files.masks.extend_from_slice(&blocks.masks);
+            (g, files)
+        })
+        .collect();
+    write(root, path, started, &entries, &blocks.owner, &postings)
+}
+
+/// A large file is indexed as blocks of lines, each a document of its own
+/// numbered after all the files: its trigrams' masks then say where in
+/// the file, not only whether, and a query rules out a large file none of
+/// whose blocks holds its phrase. Matches are within one line, and every
+/// line belongs to one block (the block its start falls in: `start /
+/// BLOCK`, at most the last), so a block holds all of a matching line's
+/// trigrams.
+struct Blocks {
+    /// The file of each block.
+    owner: Vec<u32>,
+    /// Per file: its first block's number (a document number) and how
+    /// many blocks it has (0: indexed whole).
+    first: Vec<(u32, u32)>,
+}
+
+impl Blocks {
+    fn of(entries: &[Entry]) -> Res<Blocks> {
+        let files = u32::try_from(entries.len())?;
+        let mut owner = Vec::new();
+        let mut first = Vec::with_capacity(entries.len());
+        for (id, e) in entries.iter().enumerate() {
+            if e.flags & DIRECT != 0 || e.stamp.size <= 2 * BLOCK {
+                first.push((0, 0));
+                continue;
+            }
+            let n = u32::try_from(e.stamp.size.div_ceil(BLOCK))?;
+            let at = files
+                .checked_add(u32::try_from(owner.len())?)
+                .ok_or_else(|| Broken("too many blocks".into()))?;
+            first.push((at, n));
+            owner.extend(std::iter::repeat_n(u32::try_from(id)?, n as usize));
+        }
+        Ok(Blocks { owner, first })
+    }
 }
 
 /// One trigram's files, and two masks for each (see the module's notes).
@@ -229,7 +282,8 @@ struct Posting {
     masks: Vec<u8>,
 }
 
-type Share = HashMap<u32, Posting>;
+/// A thread's postings: of whole files, and of blocks.
+type Share = HashMap<u32, [Posting; 2]>;
 
 /// `n` runs of consecutive files, of about the same total size each.
 fn split_by_size(entries: &[Entry], n: usize) -> Vec<std::ops::Range<usize>> {
@@ -261,6 +315,7 @@ fn split_by_size(entries: &[Entry], n: usize) -> Vec<std::ops::Range<usize>> {
 fn index_share(
     root: &ProjectRoot,
     entries: &[Entry],
+    blocks: &Blocks,
     run: std::ops::Range<usize>,
     progress: &BuildProgress,
 ) -> (Share, Vec<u32>) {
@@ -298,7 +353,24 @@ fn index_share(
             .position(|&b| b == 0)
             .map_or(buf.as_slice(), |nul| &buf[..nul]);
         grams.clear();
+        // A large file: the block of the current line.
+        let (first, count) = blocks.first.get(id as usize).copied().unwrap_or((0, 0));
+        let mut block = 0u32;
+        let mut line_start = 0usize;
         for (at, w) in text.windows(3).enumerate() {
+            if count > 0 {
+                if at > 0 && text.get(at - 1) == Some(&b'\n') {
+                    line_start = at;
+                }
+                let now = u32::try_from(line_start as u64 / BLOCK)
+                    .unwrap_or(u32::MAX)
+                    .min(count - 1);
+                if now != block {
+                    flush(&mut map, &mut seen, &grams, 1, first + block);
+                    grams.clear();
+                    block = now;
+                }
+            }
             if !indexed_window(w) {
                 continue;
             }
@@ -312,20 +384,34 @@ fn index_share(
                 *slot |= mark;
             }
         }
-        for &g in &grams {
-            let Some(slot) = seen.get_mut(g as usize) else {
-                continue;
-            };
-            let posting = map.entry(g).or_default();
-            // Files come in order: each is pushed at the bitmap's end.
-            posting.bits.push(id);
-            posting
-                .masks
-                .extend_from_slice(&[*slot as u8, (*slot >> 8) as u8]);
-            *slot = 0;
+        if count > 0 {
+            flush(&mut map, &mut seen, &grams, 1, first + block);
+        } else {
+            flush(&mut map, &mut seen, &grams, 0, id);
         }
     }
     (map, direct)
+}
+
+/// Adds document `doc` (of `part`: 0 files, 1 blocks) to the postings of
+/// `grams` with their masks from `seen`, and clears those.
+fn flush(map: &mut Share, seen: &mut [u16], grams: &[u32], part: usize, doc: u32) {
+    for &g in grams {
+        let Some(slot) = seen.get_mut(g as usize) else {
+            continue;
+        };
+        let Some(posting) = map.entry(g).or_default().get_mut(part) else {
+            continue;
+        };
+        // Documents come in order: each is pushed at the bitmap's end (a
+        // push out of order would be refused, its masks with it).
+        if posting.bits.push(doc) {
+            posting
+                .masks
+                .extend_from_slice(&[*slot as u8, (*slot >> 8) as u8]);
+        }
+        *slot = 0;
+    }
 }
 
 fn write(
@@ -333,6 +419,7 @@ fn write(
     path: &Path,
     started: i64,
     entries: &[Entry],
+    blocks: &[u32],
     postings: &BTreeMap<u32, Posting>,
 ) -> Res<()> {
     let mut files = Vec::new();
@@ -350,6 +437,10 @@ fn write(
             files.extend_from_slice(&v.to_le_bytes());
         }
         files.push(e.flags);
+    }
+    files.extend_from_slice(&(blocks.len() as u64).to_le_bytes());
+    for &owner in blocks {
+        files.extend_from_slice(&owner.to_le_bytes());
     }
 
     // The postings are written straight to the file (they are most of
@@ -547,7 +638,18 @@ impl Index {
                 flags,
             });
         }
-        if !c.0.is_empty() || files.windows(2).any(|w| w[0].path >= w[1].path) {
+        let count = c.u64()?;
+        let mut blocks = Vec::with_capacity(usize::try_from(count.min(1 << 24))?);
+        for _ in 0..count {
+            let mut owner = [0u8; 4];
+            owner.copy_from_slice(c.bytes(4)?);
+            blocks.push(u32::from_le_bytes(owner));
+        }
+        if !c.0.is_empty()
+            || files.windows(2).any(|w| w[0].path >= w[1].path)
+            || blocks.windows(2).any(|w| w[0] > w[1])
+            || blocks.last().is_some_and(|&b| b as usize >= files.len())
+        {
             return Err(Broken("damaged file list".into()));
         }
         let grams = Map::new(read_at(&file, dict_at, dict_len)?)?;
@@ -555,6 +657,7 @@ impl Index {
         Ok(Index {
             file,
             files,
+            blocks,
             grams,
             postings: (post_at, post_len),
         })
@@ -596,11 +699,23 @@ impl Index {
 
     /// The files that can match `query`; `None` for all of them.
     pub(crate) fn candidates(&self, query: &Query) -> Res<Option<RoaringBitmap>> {
-        Lookup {
+        let docs = Lookup {
             index: self,
             read: RefCell::new(HashMap::new()),
         }
-        .candidates(query, None)
+        .candidates(query, None)?;
+        // Blocks stand for their files.
+        let files = u32::try_from(self.files.len())?;
+        Ok(docs.map(|mut docs| {
+            let blocks: Vec<u32> = docs.range(files..).collect();
+            docs.remove_range(files..);
+            for b in blocks {
+                if let Some(&owner) = self.blocks.get((b - files) as usize) {
+                    docs.insert(owner);
+                }
+            }
+            docs
+        }))
     }
 
     /// The bitmap of trigram `g` (empty if no file has it), and where its
@@ -625,7 +740,10 @@ impl Index {
             return Err(Broken("damaged posting".into()));
         }
         let bits = RoaringBitmap::deserialize_from(bytes.as_slice())?;
-        if bits.max().is_some_and(|m| m as usize >= self.files.len()) {
+        if bits
+            .max()
+            .is_some_and(|m| m as usize >= self.files.len() + self.blocks.len())
+        {
             return Err(Broken("a posting names no file".into()));
         }
         let masks_at = at + 24 + size;
@@ -1011,6 +1129,89 @@ mod tests {
     }
 
     #[test]
+    fn a_large_file_is_ruled_out_by_its_blocks_and_never_loses_a_line() {
+        let filler = |n: usize| "filler text of no interest\n".repeat(n);
+        let block = BLOCK as usize;
+        // Every trigram of the phrase, each block holding only some.
+        let scattered = format!("{}deprecated\n{}since\n", filler(6000), filler(6000));
+        // The phrase in a line that starts just before a block's end and
+        // runs into the next one; then in a line longer than a block; then
+        // as the file's last bytes.
+        let mut straddling = "x".repeat(block - 10);
+        straddling.push('\n');
+        straddling.push_str(&format!(
+            "{}deprecated since\n{}",
+            "y".repeat(5),
+            filler(3000)
+        ));
+        let mut long = filler(3000);
+        long.push_str(&"z".repeat(2 * block));
+        long.push_str("deprecated since");
+        long.push_str(&"z".repeat(block));
+        long.push('\n');
+        let mut end = filler(9000);
+        end.push_str("Deprecated Since");
+        let files = vec![
+            file("scattered.txt", &scattered),
+            file("straddling.txt", &straddling),
+            file("long.txt", &long),
+            file("end.txt", &end),
+        ];
+        let (_dir, root, index, _) = indexed(&files);
+        assert!(!index.blocks.is_empty());
+        let q = input("deprecated since", false, true);
+        never_drops(&root, &index, &q);
+        assert_eq!(matching(&root, &q).len(), 3);
+        let allowed = allowed(&index, &q).unwrap();
+        assert!(!allowed.contains("scattered.txt"), "{allowed:?}");
+        for q in [
+            input(r"ted (since|later)", true, false),
+            input(r"(deprecated|since)$", true, false),
+            input("xxxxxxxxxx", false, false),
+            input(r"y+deprecated", true, false),
+        ] {
+            never_drops(&root, &index, &q);
+        }
+    }
+
+    #[test]
+    fn random_large_files_never_lose_a_match() {
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        let words = ["ab", "abc", "bca", "Cab", "é", " ", " ", "dd", "a\n", "\n"];
+        let files: Vec<_> = (0..4)
+            .map(|i| {
+                let mut text = String::new();
+                while text.len() < 150_000 + i * 40_000 {
+                    // Now and then a line far longer than a block.
+                    let n = if rng.below(50) == 0 { 40_000 } else { 1 };
+                    for _ in 0..n {
+                        let w = words[rng.below(words.len())];
+                        text.push_str(if n > 1 { w.trim_end() } else { w });
+                    }
+                }
+                file(&format!("big{i}.txt"), &text)
+            })
+            .collect();
+        let (_dir, root, index, _) = indexed(&files);
+        assert!(index.blocks.len() >= 8);
+        for _ in 0..150 {
+            let (_, bytes) = &files[rng.below(files.len())];
+            let at = rng.below(bytes.len() - 12);
+            let Some(piece) = std::str::from_utf8(&bytes[at..at + 4 + rng.below(8)]).ok() else {
+                continue;
+            };
+            let piece = piece
+                .split('\n')
+                .max_by_key(|p| p.len())
+                .unwrap_or_default();
+            if piece.len() < 4 {
+                continue;
+            }
+            never_drops(&root, &index, &input(piece, false, rng.below(2) == 0));
+        }
+    }
+
+    #[test]
     fn an_index_of_the_previous_format_is_rebuilt_not_read() {
         let files = vec![
             file("a.txt", "deprecated since 1.0\n"),
@@ -1024,16 +1225,18 @@ mod tests {
         let path = location(&config.dir, &root);
         let q = input("deprecated since", false, false);
         crate::search_files_indexed(&root, &q, &config).unwrap();
-        // An index of the first format: the same layout, its own magic.
-        let mut bytes = std::fs::read(&path).unwrap();
-        bytes[..8].copy_from_slice(b"CORRALX1");
-        std::fs::write(&path, &bytes).unwrap();
-        let err = Index::open(&root, &path).err().unwrap();
-        assert!(err.0.contains("version"), "{}", err.0);
-        let out = crate::search_files_indexed(&root, &q, &config).unwrap();
-        assert!(out.indexed);
-        assert_eq!(out.matches.len(), 1);
-        assert_eq!(&std::fs::read(&path).unwrap()[..8], MAGIC);
+        // Indexes of the earlier formats: their own magic.
+        for old in [b"CORRALX1", b"CORRALX2"] {
+            let mut bytes = std::fs::read(&path).unwrap();
+            bytes[..8].copy_from_slice(old);
+            std::fs::write(&path, &bytes).unwrap();
+            let err = Index::open(&root, &path).err().unwrap();
+            assert!(err.0.contains("version"), "{}", err.0);
+            let out = crate::search_files_indexed(&root, &q, &config).unwrap();
+            assert!(out.indexed);
+            assert_eq!(out.matches.len(), 1);
+            assert_eq!(&std::fs::read(&path).unwrap()[..8], MAGIC);
+        }
     }
 
     #[test]
