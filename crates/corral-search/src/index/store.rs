@@ -218,7 +218,11 @@ pub(crate) fn build(
             let whole = postings.entry(g).or_default();
             for (whole, part) in whole.iter_mut().zip(parts) {
                 whole.bits |= part.bits;
-                whole.masks.extend_from_slice(&part.masks);
+                if whole.masks.is_empty() {
+                    whole.masks = part.masks;
+                } else {
+                    whole.masks.extend_from_slice(&part.masks);
+                }
             }
         }
         for id in direct {
@@ -227,14 +231,11 @@ pub(crate) fn build(
             }
         }
     }
-    let postings: BTreeMap<u32, Posting> = postings
-        .into_iter()
-        .map(|(g, [mut files, blocks])| {
-            files.bits |= blocks.bits;
-            files.masks.extend_from_slice(&blocks.masks);
-            (g, files)
-        })
-        .collect();
+    // Each trigram's files then blocks: one bitmap, the masks written
+    // one after the other (not copied into one).
+    for [files, blocks] in postings.values_mut() {
+        files.bits |= std::mem::take(&mut blocks.bits);
+    }
     write(root, path, started, &entries, &blocks.owner, &postings)
 }
 
@@ -420,7 +421,7 @@ fn write(
     started: i64,
     entries: &[Entry],
     blocks: &[u32],
-    postings: &BTreeMap<u32, Posting>,
+    postings: &BTreeMap<u32, [Posting; 2]>,
 ) -> Res<()> {
     let mut files = Vec::new();
     files.extend_from_slice(&started.to_le_bytes());
@@ -447,13 +448,14 @@ fn write(
     // it); their offsets come first, from their sizes.
     let mut dict = MapBuilder::memory();
     let mut post_len = 0u64;
-    for (g, posting) in postings {
-        if posting.masks.len() as u64 != 2 * posting.bits.len() {
+    for (g, [files, blocks]) in postings {
+        let masks = files.masks.len() as u64 + blocks.masks.len() as u64;
+        if masks != 2 * files.bits.len() {
             return Err(Broken("masks out of step with their files".into()));
         }
         let key = [(g >> 16) as u8, (g >> 8) as u8, *g as u8];
         dict.insert(key, post_len)?;
-        post_len += 24 + posting.bits.serialized_size() as u64 + posting.masks.len() as u64;
+        post_len += 24 + files.bits.serialized_size() as u64 + masks;
     }
     let dict = dict.into_inner()?;
 
@@ -490,14 +492,15 @@ fn write(
         out.write_all(&files)?;
         out.write_all(&dict)?;
         let mut bytes = Vec::new();
-        for posting in postings.values() {
+        for [files, blocks] in postings.values() {
             bytes.clear();
-            posting.bits.serialize_into(&mut bytes)?;
+            files.bits.serialize_into(&mut bytes)?;
             out.write_all(&(bytes.len() as u64).to_le_bytes())?;
             out.write_all(&check(&bytes).to_le_bytes())?;
-            out.write_all(&check(&posting.masks).to_le_bytes())?;
+            out.write_all(&check_parts(&[&files.masks, &blocks.masks]).to_le_bytes())?;
             out.write_all(&bytes)?;
-            out.write_all(&posting.masks)?;
+            out.write_all(&files.masks)?;
+            out.write_all(&blocks.masks)?;
         }
         out.flush()?;
         dir.rename(&tmp, &dir, &name)?;
@@ -532,16 +535,46 @@ fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
 /// damage, not attacks (the index folder is the user's own). Each step is
 /// a bijection of the state, so a change in any one word always shows.
 fn check(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ bytes.len() as u64;
-    let mut words = bytes.chunks_exact(8);
-    for w in &mut words {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(w);
-        h = (h ^ u64::from_le_bytes(word))
+    check_parts(&[bytes])
+}
+
+/// [`check`] of the parts one after the other, without joining them.
+fn check_parts(parts: &[&[u8]]) -> u64 {
+    let step = |h: u64, word: [u8; 8]| {
+        (h ^ u64::from_le_bytes(word))
             .wrapping_mul(0x0100_0000_01b3)
-            .rotate_left(23);
+            .rotate_left(23)
+    };
+    let len: usize = parts.iter().map(|p| p.len()).sum();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ len as u64;
+    // A word begun at the end of one part, finished by the next.
+    let (mut word, mut n) = ([0u8; 8], 0);
+    for part in parts {
+        let mut rest = *part;
+        while n > 0 {
+            let Some((&b, tail)) = rest.split_first() else {
+                break;
+            };
+            word[n] = b;
+            n += 1;
+            rest = tail;
+            if n == 8 {
+                h = step(h, word);
+                n = 0;
+            }
+        }
+        let mut words = rest.chunks_exact(8);
+        for w in &mut words {
+            let mut full = [0u8; 8];
+            full.copy_from_slice(w);
+            h = step(h, full);
+        }
+        for &b in words.remainder() {
+            word[n] = b;
+            n += 1;
+        }
     }
-    for &b in words.remainder() {
+    for &b in &word[..n] {
         h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
     }
     h
@@ -1237,6 +1270,19 @@ mod tests {
             assert_eq!(out.matches.len(), 1);
             assert_eq!(&std::fs::read(&path).unwrap()[..8], MAGIC);
         }
+    }
+
+    #[test]
+    fn a_checksum_of_parts_is_that_of_the_whole() {
+        let bytes: Vec<u8> = (0..=255u8).cycle().take(1000).collect();
+        for cut in [0, 1, 5, 7, 8, 9, 15, 16, 17, 999, 1000] {
+            for cut2 in [cut, (cut + 3).min(1000), 1000] {
+                let (a, rest) = bytes.split_at(cut);
+                let (b, c) = rest.split_at(cut2 - cut);
+                assert_eq!(check_parts(&[a, b, c]), check(&bytes), "{cut} {cut2}");
+            }
+        }
+        assert_ne!(check(&bytes[..999]), check(&bytes));
     }
 
     #[test]
