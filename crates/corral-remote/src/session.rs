@@ -28,6 +28,9 @@ use tokio::sync::{mpsc, oneshot};
 
 /// How much of ssh's stderr is kept, for the error of a lost connection.
 const SAID_KEPT: usize = 4096;
+/// How long a Stop waits for the engine's `run` to end once its container
+/// was killed.
+const STOP_WAIT: Duration = Duration::from_secs(10);
 
 /// A session on a remote project.
 pub struct RemoteSession {
@@ -62,6 +65,8 @@ struct Shared {
     said: Mutex<Vec<u8>>,
     /// serve's questions on this link.
     questions: Questions,
+    /// ssh (or the engine's `run`) has exited: set once, by the reader.
+    ended: (Mutex<bool>, std::sync::Condvar),
 }
 
 /// A request that could not be sent: its link had ended.
@@ -123,6 +128,10 @@ impl RemoteSession {
         self.remote.stop_container()?;
         if let Some(link) = lock(&self.link).take() {
             link.close();
+            // The engine's `run` ends as it removes the killed container
+            // (`--rm`): until then a new one of the same name could be
+            // taken for it, or removed with it.
+            link.wait_ended(STOP_WAIT);
         }
         Ok(())
     }
@@ -285,6 +294,17 @@ impl Link {
         lock(&self.shared.pending).take();
     }
 
+    /// Waits, at most `limit`, for its process to have exited; whether it
+    /// has.
+    fn wait_ended(&self, limit: Duration) -> bool {
+        let (ended, changed) = &self.shared.ended;
+        let ended = lock(ended);
+        let (ended, _) = changed
+            .wait_timeout_while(ended, limit, |ended| !*ended)
+            .unwrap_or_else(PoisonError::into_inner);
+        *ended
+    }
+
     fn register(&self) -> Option<(u64, mpsc::UnboundedReceiver<Message>)> {
         let mut pending = lock(&self.shared.pending);
         let pending = pending.as_mut()?;
@@ -360,6 +380,7 @@ fn start(remote: &Remote, serve: &[String], listener: &Listener) -> Result<Start
         pending: Mutex::new(Some(HashMap::new())),
         said: Mutex::default(),
         questions: Questions::new(listener),
+        ended: Default::default(),
     });
     let (Some(mut stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -551,6 +572,8 @@ fn read_answers(mut stdout: BufReader<ChildStdout>, mut child: Child, shared: &S
     let _ = child.wait();
     // serve refused what waited as it stopped the commands.
     shared.questions.close_all();
+    *lock(&shared.ended.0) = true;
+    shared.ended.1.notify_all();
 }
 
 fn last_line(said: &str) -> &str {
