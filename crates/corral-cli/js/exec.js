@@ -858,11 +858,9 @@ ${skills.map((skill) => `- ${skill.name}: ${cut(skill.description, SKILL_DESCRIP
   };
 
   // src/lib/format.ts
-  var counts = new Intl.NumberFormat("en-US");
-  var tenths = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1 });
-  var moments = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "medium" });
-  var stamps = new Intl.DateTimeFormat("en", { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
-  var count = (n) => counts.format(n);
+  var intl = typeof Intl !== "undefined";
+  var counts;
+  var count = (n) => intl ? (counts ??= new Intl.NumberFormat("en-US")).format(n) : n.toLocaleString("en-US");
 
   // src/lib/agent/fitting.ts
   var MIN_CONVERSATION_TOKENS = 256;
