@@ -240,10 +240,6 @@ impl AppState {
         };
         let project = self.project_info().ok_or_else(corral_session::no_project)?;
         let session = Arc::new(RemoteProject::in_container(remote, settings.mode, project)?);
-        tauri::async_runtime::block_on(async {
-            session.use_settings(&self.store).await?;
-            session.listen_domains(self.domains.clone()).await
-        })?;
         self.placed(task, &tasks, session, None)?;
         Ok(place)
     }
@@ -262,12 +258,8 @@ impl AppState {
     ) -> Result<String, Error> {
         use corral_host::kube_task::{KubeTask, Programs, Running, BRING_BACK_EVERY, SETTLE};
         let spec = corral_host::kube_task::spec_for(task, chosen, kube, mode);
-        let kind = match kube.kind {
-            corral_config::KubeKind::Job => corral_host::kube::Kind::Job,
-            corral_config::KubeKind::Sandbox => corral_host::kube::Kind::Sandbox,
-        };
-        let mut started =
-            KubeTask::in_scratch(&Programs, spec, kind, tasks.project(), &tasks.folder(task))?;
+        let (kind, worktree) = (kube.kind.into(), tasks.folder(task));
+        let mut started = KubeTask::in_scratch(&Programs, spec, kind, tasks.project(), &worktree)?;
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
@@ -279,16 +271,13 @@ impl AppState {
         let session = Arc::new(RemoteProject::in_container(remote, mode, project)?);
         let running = Running::new(started, pod, BRING_BACK_EVERY, SETTLE);
         let place = session.info_place();
-        tauri::async_runtime::block_on(async {
-            session.use_settings(&self.store).await?;
-            session.listen_domains(self.domains.clone()).await
-        })?;
         self.placed(task, tasks, session, Some(running))?;
         Ok(place)
     }
 
-    /// Keeps `session` as the task `task`'s, and that it runs in a
-    /// container (so after a restart it goes on in one, not here).
+    /// Sends `session` its settings and listens to its questions, then
+    /// keeps it as the task `task`'s, and that it runs in a container (so
+    /// after a restart it goes on in one, not here).
     fn placed(
         &self,
         task: &str,
@@ -296,6 +285,7 @@ impl AppState {
         session: Arc<RemoteProject>,
         pod: Option<corral_host::kube_task::Running>,
     ) -> Result<(), Error> {
+        self.prepare(&session)?;
         let placed = Placed {
             session: Some(session),
             pod,
@@ -303,6 +293,16 @@ impl AppState {
         let previous = lock(&self.containers).insert(task.to_string(), placed);
         drop(previous);
         self.store.keep_task_in_container(&tasks.folder(task), true)
+    }
+
+    /// A session elsewhere, before the window asks anything of it: its
+    /// only settings (sent from here), and its commands' questions about
+    /// domains, asked in the window.
+    fn prepare(&self, remote: &RemoteProject) -> Result<(), Error> {
+        tauri::async_runtime::block_on(async {
+            remote.use_settings(&self.store).await?;
+            remote.listen_domains(self.domains.clone()).await
+        })
     }
 
     /// Brings the task `task`'s branch back from its pod now, if it runs
@@ -449,10 +449,7 @@ impl AppState {
         let remote = Arc::new(RemoteProject::open(remote?, mode, copy)?);
         // Its only settings, before the window asks anything of it; and
         // its commands' questions about domains, asked in the window.
-        tauri::async_runtime::block_on(async {
-            remote.use_settings(&self.store).await?;
-            remote.listen_domains(self.domains.clone()).await
-        })?;
+        self.prepare(&remote)?;
         let info = remote.info.clone();
         self.replace(OpenProject::Remote(remote.clone()));
         // The user's servers run there; their tools join once listed.

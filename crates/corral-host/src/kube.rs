@@ -638,6 +638,16 @@ pub enum Kind {
     Sandbox,
 }
 
+impl From<corral_config::KubeKind> for Kind {
+    /// What Settings chose.
+    fn from(kind: corral_config::KubeKind) -> Kind {
+        match kind {
+            corral_config::KubeKind::Job => Kind::Job,
+            corral_config::KubeKind::Sandbox => Kind::Sandbox,
+        }
+    }
+}
+
 /// Removes the task's objects (the Job's or Sandbox's pod with them).
 pub fn delete(spec: &TaskSpec, kind: Kind) -> Vec<String> {
     let name = spec.object_name();
